@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * compat.h - every kernel-version difference the BPF programs depend on,
+ * in one place.  Included by tracer.bpf.c after vmlinux.h and the libbpf
+ * headers.  Each helper says which kernel change it copes with, so that a
+ * new kernel that moves something again has exactly one place to look.
+ *
+ * Baseline: 5.8 with BTF (BPF ring buffer, tp_btf, bpf_probe_read_kernel/
+ * _user from 5.5, bounded loops from 5.3).  Nothing here needs a newer
+ * helper; where a newer kernel behaves differently we read both layouts.
+ */
+#ifndef TRACER_BPF_COMPAT_H
+#define TRACER_BPF_COMPAT_H
+
+/*
+ * include/linux/sched/signal.h: SIGNAL_GROUP_EXIT has been 0x4 since 2.6;
+ * it is a #define, so vmlinux.h does not carry it.
+ */
+#define TRACER_SIGNAL_GROUP_EXIT 0x00000004
+
+/*
+ * Atomics.  Only the plain "lock add" (BPF_XADD) form exists before v5.12,
+ * which added BPF_FETCH and the bitwise atomics (fetch_add, fetch_or,
+ * cmpxchg).  We therefore never use the value returned by
+ * __sync_fetch_and_add (clang refuses it below -mcpu=v3 anyway) and set flag
+ * bits with a plain read-modify-write: the only two writers of
+ * tracer_proc.flags (exec and OOM) do not race in practice.  Deciding which
+ * exiting thread is the last one therefore cannot rely on a fetched counter:
+ * tracer.bpf.c settles it with bpf_map_delete_elem(), which succeeds for
+ * exactly one caller.  Ordering between the per-thread "lock add"s and the
+ * final read relies on x86's total store order (the only __TARGET_ARCH we
+ * build for); a weakly ordered port should switch to fetch atomics (v5.12+).
+ */
+#define tracer_atomic_add(ptr, val) ((void)__sync_fetch_and_add((ptr), (val)))
+
+/*
+ * v2 cgroup id of a task: task->cgroups->dfl_cgrp->kn->id.  kernfs_node.id
+ * became a plain u64 in v5.5 ("kernfs: convert kernfs_node->id from union
+ * kernfs_node_id to u64"); on our 5.8+ baseline it is the value that
+ * bpf_get_current_cgroup_id() returns and the inode number of the cgroup
+ * directory on cgroup2.
+ */
+static __always_inline __u64 compat_task_cgroup_id(struct task_struct *task)
+{
+	return BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
+}
+
+/*
+ * I/O accounting.  struct task_io_accounting holds rchar/wchar/syscr/syscw
+ * only with CONFIG_TASK_XACCT and read_bytes/write_bytes/
+ * cancelled_write_bytes only with CONFIG_TASK_IO_ACCOUNTING; a kernel built
+ * without them has an empty struct.  Missing fields read as 0.
+ */
+struct compat_ioac {
+	__u64 rchar, wchar, syscr, syscw;
+	__u64 read_bytes, write_bytes, cancelled_write_bytes;
+};
+
+static __always_inline void compat_task_ioac(struct task_struct *task,
+					      struct compat_ioac *io)
+{
+	__builtin_memset(io, 0, sizeof(*io));
+	if (bpf_core_field_exists(task->ioac.rchar)) {
+		io->rchar = BPF_CORE_READ(task, ioac.rchar);
+		io->wchar = BPF_CORE_READ(task, ioac.wchar);
+		io->syscr = BPF_CORE_READ(task, ioac.syscr);
+		io->syscw = BPF_CORE_READ(task, ioac.syscw);
+	}
+	if (bpf_core_field_exists(task->ioac.read_bytes)) {
+		io->read_bytes = BPF_CORE_READ(task, ioac.read_bytes);
+		io->write_bytes = BPF_CORE_READ(task, ioac.write_bytes);
+		io->cancelled_write_bytes =
+			BPF_CORE_READ(task, ioac.cancelled_write_bytes);
+	}
+}
+
+/*
+ * Peak RSS of the exiting process, in pages.  do_exit() folds the mm's
+ * hiwater into signal->maxrss (setmax_mm_hiwater_rss) in the group-dead
+ * thread before trace_sched_process_exit on every kernel, and exec folds the
+ * old image's peak in too (exec_mmap), so signal->maxrss is what getrusage()
+ * and wait4() report.  Since v6.16 (3e816361e94a, "exit: move and extend
+ * sched_process_exit() tracepoint") the tracepoint fires before exit_mm(),
+ * so current->mm may still be set; its hiwater_rss can then only raise the
+ * value, never lower it.  On older kernels mm is already NULL here.  The
+ * live RSS counters are not read: since v6.2 (f1a7941243c1) they are per-CPU
+ * counters whose central value is approximate.
+ */
+static __always_inline __u64 compat_maxrss_pages(struct task_struct *task)
+{
+	__u64 maxrss = BPF_CORE_READ(task, signal, maxrss);
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+
+	if (mm) {
+		__u64 hiwater = BPF_CORE_READ(mm, hiwater_rss);
+
+		if (hiwater > maxrss)
+			maxrss = hiwater;
+	}
+	return maxrss;
+}
+
+/*
+ * oom:mark_victim.  The raw tracepoint arguments changed from (int pid) to
+ * (struct task_struct *, uid_t) when the event gained comm, RSS and uid
+ * fields, so tp_btf/raw_tp cannot serve both; the classic tracepoint record
+ * keeps `pid` as its first field in both layouts, and CO-RE relocates it.
+ */
+static __always_inline __s32 compat_oom_victim_pid(struct trace_event_raw_mark_victim *ctx)
+{
+	return BPF_CORE_READ(ctx, pid);
+}
+
+/*
+ * sched_process_exit gained a `bool group_dead` argument in v6.16
+ * (3e816361e94a).  We do not use it: the program only takes the task
+ * argument, which is first in both signatures, and decides "last thread"
+ * from its own count plus signal->live (decremented before the tracepoint
+ * on every kernel).
+ */
+
+#endif /* TRACER_BPF_COMPAT_H */

@@ -1,0 +1,545 @@
+// SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause)
+/*
+ * tracer.bpf.c - the kernel half of tracerd: follows every process of a
+ * tagged job from fork to exit and sends one record per fork, exec, exit
+ * and OOM kill through the `events` ring buffer (layouts in tracer.h).
+ *
+ * A process is tagged when its tgid is a key of `procs`: tracerd puts the
+ * registrant there, and sched_process_fork copies the tag to every child in
+ * the kernel, so no descendant escapes however short-lived.  A process whose
+ * v2 cgroup is in `tagged_cgroups`, or any process when trace_all is set, is
+ * tagged at its first fork or exec.  Untagged activity costs one hash lookup.
+ *
+ * Totals are summed per thread as each thread exits (sched_process_exit
+ * fires per thread) and the last thread sends them: the kernel only folds a
+ * thread's counters into signal_struct after the tracepoint, so reading the
+ * signal totals at the last exit would miss threads still on their way out.
+ *
+ * Kernel-version differences live in compat.h.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "tracer.h"
+#include "compat.h"
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+/* Settings, fixed by the loader before load. */
+const volatile bool trace_all = false;
+const volatile __u32 argv_max = 1024;
+const volatile __u32 self_tgid = 0;
+const volatile __u32 page_kb = 4;
+
+/* Number of keys in tagged_cgroups, kept by the loader: skips a lookup. */
+volatile __u32 nr_tagged_cgroups = 0;
+
+#define PATH_MASK (TRACER_PATH_MAX - 1)
+#define PATH_DEPTH_MAX 64 /* components walked before giving up */
+#define TASK_PF_KTHREAD 0x00200000 /* include/linux/sched.h, stable */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536); /* the loader sets max_procs */
+	__type(key, __u32);
+	__type(value, struct tracer_proc);
+} procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 4096);
+	__type(key, __u64);
+	__type(value, __u64);
+} tagged_cgroups SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TRACER_CNT__MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 24); /* the loader sets ringbuf_bytes */
+} events SEC(".maps");
+
+/*
+ * The exec record is built here and sent with only the argv bytes used;
+ * `tmp` holds the path while it is assembled right to left.  It is twice
+ * TRACER_PATH_MAX so that masked offset + masked length stays inside.
+ */
+struct exec_scratch {
+	struct tracer_exec_event ev;
+	char tmp[2 * TRACER_PATH_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct exec_scratch);
+} exec_scratch SEC(".maps");
+
+static __always_inline void count(__u32 idx)
+{
+	__u64 *v = bpf_map_lookup_elem(&counters, &idx);
+
+	if (v)
+		tracer_atomic_add(v, 1);
+}
+
+static __always_inline void fill_hdr(struct tracer_event_hdr *h, __u32 type,
+				     __u32 pid, __u64 job)
+{
+	h->type = type;
+	h->pid = pid;
+	h->job = job;
+	h->ts_ns = bpf_ktime_get_ns();
+}
+
+/*
+ * Job of a process that is not in `procs` yet: its cgroup's job, or the
+ * host job when tracing everything.  Returns 0 when it is not to be traced.
+ */
+static __always_inline bool untagged_job(__u32 tgid, __u64 cgroup_id, __u64 *job)
+{
+	__u64 *cg_job;
+
+	if (tgid == self_tgid)
+		return false;
+	if (nr_tagged_cgroups) {
+		cg_job = bpf_map_lookup_elem(&tagged_cgroups, &cgroup_id);
+		if (cg_job) {
+			*job = *cg_job;
+			return true;
+		}
+	}
+	if (trace_all) {
+		*job = TRACER_JOB_HOST;
+		return true;
+	}
+	return false;
+}
+
+static __always_inline int insert_proc(__u32 tgid, __u64 job, __s64 threads,
+				       __u64 start_ns)
+{
+	struct tracer_proc p = {};
+
+	p.job = job;
+	p.threads = threads;
+	p.start_ns = start_ns;
+	if (bpf_map_update_elem(&procs, &tgid, &p, BPF_ANY)) {
+		count(TRACER_CNT_DROP_PROCS_FULL);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- fork ---- */
+
+static __always_inline void emit_fork(struct task_struct *child, __u32 tgid,
+				      __u32 ppid, __u64 job, __u64 start_ns)
+{
+	struct tracer_fork_event *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(TRACER_CNT_DROP_RINGBUF);
+		return;
+	}
+	fill_hdr(&e->hdr, TRACER_EV_FORK, tgid, job);
+	e->ppid = ppid;
+	e->pad = 0;
+	e->start_ns = start_ns;
+	BPF_CORE_READ_STR_INTO(&e->comm, child, comm);
+	bpf_ringbuf_submit(e, 0);
+	count(TRACER_CNT_EVENTS);
+}
+
+static __always_inline int handle_fork(struct task_struct *parent,
+				       struct task_struct *child)
+{
+	__u32 ptgid = BPF_CORE_READ(parent, tgid);
+	__u32 ctgid = BPF_CORE_READ(child, tgid);
+	struct tracer_proc *p = bpf_map_lookup_elem(&procs, &ptgid);
+	__u64 start_ns, job;
+
+	if (ctgid == ptgid) { /* a new thread of the same process */
+		if (p)
+			tracer_atomic_add(&p->threads, 1);
+		return 0;
+	}
+	if (p) {
+		job = p->job;
+	} else {
+		if (BPF_CORE_READ(child, flags) & TASK_PF_KTHREAD)
+			return 0;
+		/* the child's cgroup: CLONE_INTO_CGROUP may differ from ours */
+		if (!untagged_job(ptgid, compat_task_cgroup_id(child), &job))
+			return 0;
+	}
+	start_ns = BPF_CORE_READ(child, start_time);
+	if (insert_proc(ctgid, job, 1, start_ns))
+		return 0;
+	count(TRACER_CNT_FORKS);
+	emit_fork(child, ctgid, ptgid, job, start_ns);
+	return 0;
+}
+
+/* ---- exec ---- */
+
+/*
+ * Resolve the executable's path the way d_path() does, into the right end
+ * of s->tmp: walk dentries up to the task's root, hopping from a mount's
+ * root to its mountpoint in the parent mount.  Returns the offset where the
+ * path starts, -1 when nothing could be resolved, or -2 when it did not fit.
+ */
+static __always_inline int resolve_path(struct task_struct *task,
+					struct file *file, char *tmp)
+{
+	struct dentry *root_dentry = BPF_CORE_READ(task, fs, root.dentry);
+	struct vfsmount *root_mnt = BPF_CORE_READ(task, fs, root.mnt);
+	struct dentry *dentry = BPF_CORE_READ(file, f_path.dentry);
+	struct vfsmount *vfsmnt = BPF_CORE_READ(file, f_path.mnt);
+	struct mount *mnt = container_of(vfsmnt, struct mount, mnt);
+	struct dentry *parent, *mnt_root;
+	struct mount *mnt_parent;
+	const unsigned char *name;
+	__u32 pos = TRACER_PATH_MAX - 1;
+	__u32 len;
+	int i;
+
+	if (!dentry || !vfsmnt)
+		return -1;
+	tmp[PATH_MASK] = '\0';
+	for (i = 0; i < PATH_DEPTH_MAX; i++) {
+		if (dentry == root_dentry && vfsmnt == root_mnt)
+			break;
+		mnt_root = BPF_CORE_READ(vfsmnt, mnt_root);
+		if (dentry == mnt_root) {
+			mnt_parent = BPF_CORE_READ(mnt, mnt_parent);
+			if (mnt_parent == mnt) /* top of the mount tree */
+				break;
+			dentry = BPF_CORE_READ(mnt, mnt_mountpoint);
+			mnt = mnt_parent;
+			vfsmnt = __builtin_preserve_access_index(&mnt_parent->mnt);
+			continue;
+		}
+		parent = BPF_CORE_READ(dentry, d_parent);
+		if (!parent || parent == dentry)
+			break;
+		len = BPF_CORE_READ(dentry, d_name.len);
+		name = BPF_CORE_READ(dentry, d_name.name);
+		if (len + 1 > pos)
+			return -2;
+		pos -= len;
+		if (bpf_probe_read_kernel(&tmp[pos & PATH_MASK], len & PATH_MASK, name))
+			return -1;
+		pos -= 1;
+		tmp[pos & PATH_MASK] = '/';
+		dentry = parent;
+	}
+	if (i == PATH_DEPTH_MAX)
+		return -2;
+	if (pos == TRACER_PATH_MAX - 1)
+		return -1;
+	return pos;
+}
+
+static __always_inline void fill_exec_path(struct exec_scratch *s,
+					   struct task_struct *task,
+					   struct linux_binprm *bprm)
+{
+	struct tracer_exec_event *e = &s->ev;
+	const char *filename = BPF_CORE_READ(bprm, filename);
+	struct file *file = BPF_CORE_READ(bprm, file);
+	int pos = -1, n;
+	__u32 size;
+
+	n = bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), filename);
+	e->filename_len = n > 0 ? n - 1 : 0;
+	if (n <= 0)
+		e->filename[0] = '\0';
+
+	if (file)
+		pos = resolve_path(task, file, s->tmp);
+	if (pos >= 0) {
+		size = TRACER_PATH_MAX - pos; /* with the NUL */
+		if (size > TRACER_PATH_MAX)
+			size = TRACER_PATH_MAX;
+		if (!bpf_probe_read_kernel(e->path, size, &s->tmp[pos & PATH_MASK])) {
+			e->path_len = size - 1;
+			return;
+		}
+	}
+	if (pos == -2)
+		e->flags |= TRACER_F_PATH_TRUNCATED;
+	e->flags |= TRACER_F_PATH_FROM_FILENAME;
+	n = bpf_probe_read_kernel_str(e->path, sizeof(e->path), filename);
+	e->path_len = n > 0 ? n - 1 : 0;
+	if (n <= 0)
+		e->path[0] = '\0';
+}
+
+/* argv as NUL-separated bytes from the new image's stack. */
+static __always_inline void fill_exec_argv(struct tracer_exec_event *e,
+					   struct task_struct *task,
+					   struct linux_binprm *bprm)
+{
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	__u64 start, end, len, cap = argv_max;
+
+	e->argc = BPF_CORE_READ(bprm, argc);
+	e->argv_len = 0;
+	if (!mm)
+		return;
+	start = BPF_CORE_READ(mm, arg_start);
+	end = BPF_CORE_READ(mm, arg_end);
+	if (end <= start)
+		return;
+	len = end - start;
+	if (cap > TRACER_ARGV_MAX)
+		cap = TRACER_ARGV_MAX;
+	if (len > cap) {
+		len = cap;
+		e->flags |= TRACER_F_ARGV_TRUNCATED;
+	}
+	if (len > TRACER_ARGV_MAX) /* for the verifier */
+		len = TRACER_ARGV_MAX;
+	if (len && !bpf_probe_read_user(e->argv, len, (const void *)start))
+		e->argv_len = len;
+}
+
+static __always_inline int handle_exec(struct task_struct *task,
+				       struct linux_binprm *bprm)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct tracer_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+	__u64 cgroup_id = 0, job, start_ns;
+	struct tracer_exec_event *e;
+	struct exec_scratch *s;
+	__u32 zero = 0, size;
+	__s64 threads;
+
+	if (p) {
+		job = p->job;
+	} else {
+		cgroup_id = bpf_get_current_cgroup_id();
+		if (!untagged_job(tgid, cgroup_id, &job))
+			return 0;
+		/* de_thread() has already made the process single-threaded */
+		threads = BPF_CORE_READ(task, signal, nr_threads);
+		if (insert_proc(tgid, job, threads > 0 ? threads : 1,
+				BPF_CORE_READ(task, start_time)))
+			return 0;
+		p = bpf_map_lookup_elem(&procs, &tgid);
+		if (!p)
+			return 0;
+	}
+	p->flags |= TRACER_F_EXECED;
+	count(TRACER_CNT_EXECS);
+
+	s = bpf_map_lookup_elem(&exec_scratch, &zero);
+	if (!s)
+		return 0;
+	e = &s->ev;
+	start_ns = BPF_CORE_READ(task, start_time);
+	fill_hdr(&e->hdr, TRACER_EV_EXEC, tgid, job);
+	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	e->flags = 0;
+	e->cgroup_id = cgroup_id ? cgroup_id : bpf_get_current_cgroup_id();
+	e->start_ns = start_ns;
+	bpf_get_current_comm(e->comm, sizeof(e->comm));
+	fill_exec_path(s, task, bprm);
+	fill_exec_argv(e, task, bprm);
+
+	size = e->argv_len;
+	if (size > TRACER_ARGV_MAX)
+		size = TRACER_ARGV_MAX;
+	size += offsetof(struct tracer_exec_event, argv);
+	if (bpf_ringbuf_output(&events, e, size, 0)) {
+		count(TRACER_CNT_DROP_RINGBUF);
+		return 0;
+	}
+	count(TRACER_CNT_EVENTS);
+	return 0;
+}
+
+/* ---- exit ---- */
+
+/* Add the exiting thread's own counters to the process totals. */
+static __always_inline void add_thread(struct tracer_proc *p,
+				       struct task_struct *task)
+{
+	struct compat_ioac io;
+
+	tracer_atomic_add(&p->acc.cpu_ns, BPF_CORE_READ(task, se.sum_exec_runtime));
+	tracer_atomic_add(&p->acc.utime_ns, BPF_CORE_READ(task, utime));
+	tracer_atomic_add(&p->acc.stime_ns, BPF_CORE_READ(task, stime));
+	tracer_atomic_add(&p->acc.nvcsw, BPF_CORE_READ(task, nvcsw));
+	tracer_atomic_add(&p->acc.nivcsw, BPF_CORE_READ(task, nivcsw));
+	tracer_atomic_add(&p->acc.min_flt, BPF_CORE_READ(task, min_flt));
+	tracer_atomic_add(&p->acc.maj_flt, BPF_CORE_READ(task, maj_flt));
+	compat_task_ioac(task, &io);
+	tracer_atomic_add(&p->acc.rchar, io.rchar);
+	tracer_atomic_add(&p->acc.wchar, io.wchar);
+	tracer_atomic_add(&p->acc.syscr, io.syscr);
+	tracer_atomic_add(&p->acc.syscw, io.syscw);
+	tracer_atomic_add(&p->acc.read_bytes, io.read_bytes);
+	tracer_atomic_add(&p->acc.write_bytes, io.write_bytes);
+	tracer_atomic_add(&p->acc.cancelled_write_bytes, io.cancelled_write_bytes);
+}
+
+/* wait(2) status word, as wait_task_zombie() computes it. */
+static __always_inline __s32 exit_status(struct task_struct *task)
+{
+	struct signal_struct *sig = BPF_CORE_READ(task, signal);
+
+	if (BPF_CORE_READ(sig, flags) & TRACER_SIGNAL_GROUP_EXIT)
+		return BPF_CORE_READ(sig, group_exit_code);
+	return BPF_CORE_READ(task, group_leader, exit_code);
+}
+
+static __always_inline void copy_totals(struct tracer_totals *dst,
+					const struct tracer_proc *p)
+{
+	dst->cpu_ns = p->acc.cpu_ns;
+	dst->utime_ns = p->acc.utime_ns;
+	dst->stime_ns = p->acc.stime_ns;
+	dst->rchar = p->acc.rchar;
+	dst->wchar = p->acc.wchar;
+	dst->syscr = p->acc.syscr;
+	dst->syscw = p->acc.syscw;
+	dst->read_bytes = p->acc.read_bytes;
+	dst->write_bytes = p->acc.write_bytes;
+	dst->cancelled_write_bytes = p->acc.cancelled_write_bytes;
+	dst->nvcsw = p->acc.nvcsw;
+	dst->nivcsw = p->acc.nivcsw;
+	dst->min_flt = p->acc.min_flt;
+	dst->maj_flt = p->acc.maj_flt;
+}
+
+/*
+ * Called by a thread that may be the last one.  Deleting the entry is the
+ * claim: if two threads get here at once only one delete succeeds, and the
+ * other discards its record.  The record is filled before the delete, while
+ * the element cannot yet be reused for another process.
+ */
+static __always_inline void emit_exit(struct tracer_proc *p,
+				      struct task_struct *task, __u32 tgid)
+{
+	struct task_struct *leader = BPF_CORE_READ(task, group_leader);
+	struct tracer_exit_event *e;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		if (bpf_map_delete_elem(&procs, &tgid) == 0) {
+			count(TRACER_CNT_EXITS);
+			count(TRACER_CNT_DROP_RINGBUF);
+		}
+		return;
+	}
+	fill_hdr(&e->hdr, TRACER_EV_EXIT, tgid, p->job);
+	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	e->flags = p->flags;
+	e->exit_status = exit_status(task);
+	e->nr_threads = p->nr_exited;
+	e->start_ns = BPF_CORE_READ(leader, start_time);
+	copy_totals(&e->totals, p);
+	e->totals.maxrss_kb = compat_maxrss_pages(task) * page_kb;
+	BPF_CORE_READ_STR_INTO(&e->comm, leader, comm);
+	if (bpf_map_delete_elem(&procs, &tgid)) {
+		bpf_ringbuf_discard(e, 0);
+		return;
+	}
+	count(TRACER_CNT_EXITS);
+	bpf_ringbuf_submit(e, 0);
+	count(TRACER_CNT_EVENTS);
+}
+
+/*
+ * Runs for every exiting thread.  The thread is the last one when our own
+ * count of live threads reaches zero AND signal->live is zero: do_exit()
+ * decrements signal->live before the tracepoint, so a zero there means no
+ * thread of the group is still short of it, even threads we never saw being
+ * created (io_uring workers are made without sched_process_fork, and threads
+ * created between tracerd reading /proc and tagging are not counted).
+ */
+static __always_inline int handle_exit(struct task_struct *task)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct tracer_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+
+	if (!p)
+		return 0;
+	add_thread(p, task);
+	tracer_atomic_add(&p->nr_exited, 1);
+	tracer_atomic_add(&p->threads, -1);
+	if (*(volatile __s64 *)&p->threads > 0)
+		return 0;
+	if (BPF_CORE_READ(task, signal, live.counter) > 0)
+		return 0;
+	emit_exit(p, task, tgid);
+	return 0;
+}
+
+/* ---- OOM ---- */
+
+static __always_inline int handle_oom(__u32 pid)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	struct tracer_proc *p = bpf_map_lookup_elem(&procs, &pid);
+	struct tracer_oom_event *e;
+
+	/*
+	 * The victim is normally a thread-group leader; when it is another
+	 * thread of the allocating process, current tells us its tgid.
+	 */
+	if (!p && (__u32)pid_tgid == pid) {
+		pid = pid_tgid >> 32;
+		p = bpf_map_lookup_elem(&procs, &pid);
+	}
+	if (!p)
+		return 0;
+	p->flags |= TRACER_F_OOM_KILLED;
+	count(TRACER_CNT_OOMS);
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		count(TRACER_CNT_DROP_RINGBUF);
+		return 0;
+	}
+	fill_hdr(&e->hdr, TRACER_EV_OOM, pid, p->job);
+	bpf_ringbuf_submit(e, 0);
+	count(TRACER_CNT_EVENTS);
+	return 0;
+}
+
+/* ---- attach points ---- */
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(tracer_fork, struct task_struct *parent, struct task_struct *child)
+{
+	return handle_fork(parent, child);
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(tracer_exec, struct task_struct *p, pid_t old_pid,
+	     struct linux_binprm *bprm)
+{
+	return handle_exec(p, bprm);
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(tracer_exit, struct task_struct *p)
+{
+	return handle_exit(p);
+}
+
+SEC("tp/oom/mark_victim")
+int tracer_oom(struct trace_event_raw_mark_victim *ctx)
+{
+	return handle_oom(compat_oom_victim_pid(ctx));
+}

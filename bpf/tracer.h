@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * tracer.h - the contract between the BPF programs (tracer.bpf.c) and
+ * user space (daemon/bpf_loader.c): event records sent through the ring
+ * buffer, the per-process state kept in the `procs` map, and the counters.
+ *
+ * Included from BPF (after vmlinux.h) and from user space (after
+ * <linux/types.h>), so it uses only __u32/__u64 style types.
+ */
+#ifndef TRACER_BPF_TRACER_H
+#define TRACER_BPF_TRACER_H
+
+#define TRACER_COMM_LEN 16
+#define TRACER_PATH_MAX 1024 /* resolved executable path / filename bytes */
+#define TRACER_ARGV_MAX 4096 /* hard ceiling; the runtime cap is argv_max */
+
+/* Job key 0 means "no job": only used when trace_all is on. */
+#define TRACER_JOB_HOST 0
+
+enum tracer_event_type {
+	TRACER_EV_FORK = 1, /* a tagged process created a new process */
+	TRACER_EV_EXEC = 2, /* a tagged process executed a new image */
+	TRACER_EV_EXIT = 3, /* the last thread of a tagged process exited */
+	TRACER_EV_OOM = 4,  /* the OOM killer chose a tagged process */
+};
+
+/* flags in tracer_exit_event.flags and tracer_proc.flags */
+#define TRACER_F_OOM_KILLED (1u << 0)
+#define TRACER_F_EXECED (1u << 1)
+#define TRACER_F_PATH_TRUNCATED (1u << 2) /* exe path hit TRACER_PATH_MAX */
+#define TRACER_F_ARGV_TRUNCATED (1u << 3) /* argv cut at argv_max */
+#define TRACER_F_PATH_FROM_FILENAME (1u << 4) /* dentry walk failed */
+
+/* Counters, one slot each in the per-CPU `counters` array. */
+enum tracer_counter {
+	TRACER_CNT_EVENTS = 0,     /* records submitted to the ring buffer */
+	TRACER_CNT_DROP_RINGBUF,   /* bpf_ringbuf_reserve returned NULL */
+	TRACER_CNT_DROP_PROCS_FULL, /* `procs` map insert failed */
+	TRACER_CNT_FORKS,
+	TRACER_CNT_EXECS,
+	TRACER_CNT_EXITS,
+	TRACER_CNT_OOMS,
+	TRACER_CNT__MAX,
+};
+
+/*
+ * Exact totals of one process (thread group), summed over all its threads
+ * as each thread exits.  Times are nanoseconds.
+ */
+struct tracer_totals {
+	__u64 cpu_ns;   /* sum of se.sum_exec_runtime: precise on-CPU time */
+	__u64 utime_ns; /* tick-sampled user time: only used for the split */
+	__u64 stime_ns; /* tick-sampled system time: only used for the split */
+	__u64 maxrss_kb; /* signal->maxrss (peak RSS over all images) */
+	__u64 rchar;
+	__u64 wchar;
+	__u64 syscr;
+	__u64 syscw;
+	__u64 read_bytes;
+	__u64 write_bytes;
+	__u64 cancelled_write_bytes;
+	__u64 nvcsw;
+	__u64 nivcsw;
+	__u64 min_flt;
+	__u64 maj_flt;
+};
+
+/* Value of the `procs` map, keyed by tgid. */
+struct tracer_proc {
+	__u64 job;       /* job key assigned by tracerd */
+	__s64 threads;   /* live threads we know of; the exit at 1 -> 0 emits */
+	__u64 start_ns;  /* task->start_time (CLOCK_MONOTONIC ns) */
+	__u32 flags;     /* TRACER_F_* */
+	__u32 nr_exited; /* threads that went through exit (was: pad) */
+	struct tracer_totals acc; /* totals of threads that already exited */
+};
+
+struct tracer_event_hdr {
+	__u32 type;  /* enum tracer_event_type */
+	__u32 pid;   /* tgid of the process concerned */
+	__u64 job;   /* job key */
+	__u64 ts_ns; /* bpf_ktime_get_ns() at the event (CLOCK_MONOTONIC) */
+};
+
+struct tracer_fork_event {
+	struct tracer_event_hdr hdr;
+	__u32 ppid;   /* tgid of the parent */
+	__u32 pad;
+	__u64 start_ns;
+	char comm[TRACER_COMM_LEN];
+};
+
+/*
+ * Exec: `path` is the resolved path of the executable file (dentry walk of
+ * bprm->file up to the task's root), `filename` the name as passed to
+ * execve (may be relative or a symlink).  argv holds argv_len bytes of
+ * NUL-separated arguments.  The record is variable length: user space
+ * must read only argv_len bytes of argv.
+ */
+struct tracer_exec_event {
+	struct tracer_event_hdr hdr;
+	__u32 ppid;
+	__u32 flags;       /* TRACER_F_*_TRUNCATED, TRACER_F_PATH_FROM_FILENAME */
+	__u32 path_len;    /* bytes in path, without the NUL */
+	__u32 filename_len;
+	__u32 argv_len;    /* bytes used in argv, including NULs */
+	__u32 argc;        /* number of arguments seen (may exceed what fits) */
+	__u64 cgroup_id;   /* v2 cgroup id of the task */
+	__u64 start_ns;
+	char comm[TRACER_COMM_LEN];
+	char path[TRACER_PATH_MAX];
+	char filename[TRACER_PATH_MAX];
+	char argv[TRACER_ARGV_MAX];
+};
+
+struct tracer_exit_event {
+	struct tracer_event_hdr hdr;
+	__u32 ppid;        /* real parent's tgid at exit */
+	__u32 flags;       /* TRACER_F_OOM_KILLED ... */
+	__s32 exit_status; /* wait(2) status word: (code << 8) | signal */
+	__u32 nr_threads;  /* threads counted for this process */
+	__u64 start_ns;
+	struct tracer_totals totals;
+	char comm[TRACER_COMM_LEN];
+};
+
+struct tracer_oom_event {
+	struct tracer_event_hdr hdr;
+};
+
+#endif /* TRACER_BPF_TRACER_H */

@@ -1,0 +1,68 @@
+/*
+ * bpf_loader.h - loads and attaches tracer's BPF programs (bpf/tracer.bpf.c)
+ * and gives tracerd the few operations it needs on them: tag and untag
+ * processes and cgroups, read the per-process state and the counters, and
+ * drain the event ring buffer.
+ */
+#ifndef TRACER_BPF_LOADER_H
+#define TRACER_BPF_LOADER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+#include "tracer.h" /* bpf/tracer.h */
+
+struct bpf_loader;
+
+/*
+ * Zero picks the default for a number: argv_max 1024 bytes (at most
+ * TRACER_ARGV_MAX), ringbuf_bytes 16 MiB (rounded up to a power of two of at
+ * least one page), max_procs 65536.  pin_dir NULL: maps are not pinned.
+ */
+struct bpf_loader_opts {
+	bool trace_all;
+	unsigned argv_max;
+	unsigned ringbuf_bytes;
+	unsigned max_procs;
+	const char *pin_dir;
+};
+
+/* event callback: data/size is one ring buffer record (starts with struct tracer_event_hdr) */
+typedef int (*bpf_event_fn)(void *ctx, void *data, size_t size);
+
+/*
+ * Raise RLIMIT_MEMLOCK if needed, mount bpffs (/sys/fs/bpf) and tracefs
+ * (/sys/kernel/tracing) if absent, open and load the skeleton with the
+ * settings (self_tgid = getpid(): tracerd is never traced), attach all
+ * programs, pin the maps under pin_dir (created with mode 0700, pins 0600;
+ * stale pins from a previous run are replaced) and create the ring buffer
+ * reader that calls fn(ctx, ...) per record.  NULL + message in err on
+ * failure.
+ */
+struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn fn,
+				   void *ctx, char *err, size_t errlen);
+
+int bpf_loader_ringbuf_fd(struct bpf_loader *l); /* epoll-able fd */
+int bpf_loader_consume(struct bpf_loader *l);    /* records consumed, or <0 */
+
+/*
+ * Tag a running process: its threads from /proc/<tgid>/status, its start
+ * time from /proc/<tgid>/stat.  A process already tagged keeps its totals
+ * and moves to `job`.  0, -ESRCH when it is gone, -EINVAL when tgid is not
+ * a thread-group leader, -ENOSPC when the map is full, other -errno.
+ */
+int bpf_loader_tag_pid(struct bpf_loader *l, pid_t tgid, __u64 job);
+int bpf_loader_untag_pid(struct bpf_loader *l, pid_t tgid); /* 0 or -ENOENT */
+
+/* cgroup_id: the v2 cgroup id (inode number of the cgroup2 directory). */
+int bpf_loader_tag_cgroup(struct bpf_loader *l, __u64 cgroup_id, __u64 job);
+int bpf_loader_untag_cgroup(struct bpf_loader *l, __u64 cgroup_id); /* 0 or -ENOENT */
+
+int bpf_loader_lookup_proc(struct bpf_loader *l, pid_t tgid, struct tracer_proc *out); /* 0 or -ENOENT */
+void bpf_loader_counters(struct bpf_loader *l, __u64 out[TRACER_CNT__MAX]); /* summed over CPUs */
+int bpf_loader_programs(struct bpf_loader *l, char names[][32], int max); /* attached program names */
+void bpf_loader_close(struct bpf_loader *l); /* detach, destroy, remove pins */
+
+#endif

@@ -1,0 +1,261 @@
+/*
+ * cmd_report.c - `tracer jobs` and `tracer show`: tables read from the
+ * file sink's summaries (docs/schema.md).  They work without tracerd.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define MAX_DEPTH 32
+
+static const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+static const char *exit_text(const cJSON *o, const char *code_key, char *buf, size_t len)
+{
+	double code = jnum(o, code_key), sig = jnum(o, "signal");
+
+	if (!isnan(sig))
+		snprintf(buf, len, "sig %.0f", sig);
+	else if (!isnan(code))
+		snprintf(buf, len, "%.0f", code);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+static bool take_json_flag(struct cli *c, int argc, char **argv, int *n)
+{
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			c->json = true;
+		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
+			*n = atoi(argv[++i]);
+	}
+	return c->json;
+}
+
+static void print_json(const cJSON *o)
+{
+	char *s = cJSON_Print(o);
+	if (s)
+		printf("%s\n", s);
+	cJSON_free(s);
+}
+
+int cmd_jobs(struct cli *c, int argc, char **argv)
+{
+	int n = 20;
+	const cJSON *s;
+	char b1[32], b2[32], b3[32], b4[32];
+
+	take_json_flag(c, argc, argv, &n);
+	if (n <= 0)
+		n = 20;
+	cJSON *all = summaries_tail(c->cfg.file_path, (size_t)n);
+	if (!all)
+		return 1;
+	if (c->json) {
+		print_json(all);
+		cJSON_Delete(all);
+		return 0;
+	}
+	printf("%-34s %-20s %-9s %-14s %-24s %9s %10s %5s %10s %7s %6s\n", "JOB", "NAME",
+	       "SCHED", "JOBID.STEP", "START", "WALL", "CPU", "EFF", "PEAK MEM", "PROCS", "EXIT");
+	cJSON_ArrayForEach(s, all) {
+		const cJSON *id = cJSON_GetObjectItem(s, "identity");
+		const cJSON *tot = cJSON_GetObjectItem(s, "totals");
+		const cJSON *mem = cJSON_GetObjectItem(s, "memory");
+		const cJSON *procs = cJSON_GetObjectItem(s, "processes");
+		char jobstep[300], ex[32];
+		const char *jid = jstr(id, "job_id"), *step = jstr(id, "step_id");
+		snprintf(jobstep, sizeof(jobstep), "%s%s%s", or_dash(jid), step ? "." : "",
+			 step ? step : "");
+		printf("%-34s %-20.20s %-9s %-14.14s %-24.24s %9s %10s %5s %10s %7.0f %6s\n",
+		       or_dash(jstr(s, "job")), or_dash(jstr(id, "task_name")),
+		       or_dash(jstr(id, "scheduler")), jobstep, or_dash(jstr(s, "start")),
+		       fmt_secs(jnum(s, "wall_s"), b1, sizeof(b1)),
+		       fmt_secs(jnum(tot, "cpu_s"), b2, sizeof(b2)),
+		       fmt_pct(jnum(s, "cpu_efficiency"), b3, sizeof(b3)),
+		       fmt_bytes((uint64_t)jnum(mem, "peak_bytes"), b4, sizeof(b4)),
+		       jnum(procs, "total"),
+		       exit_text(cJSON_GetObjectItem(s, "exit"), "code", ex, sizeof(ex)));
+	}
+	cJSON_Delete(all);
+	return 0;
+}
+
+static void print_header(const cJSON *s)
+{
+	const cJSON *id = cJSON_GetObjectItem(s, "identity");
+	const cJSON *host = cJSON_GetObjectItem(s, "host");
+	const cJSON *alloc = cJSON_GetObjectItem(id, "allocation");
+	const cJSON *tot = cJSON_GetObjectItem(s, "totals");
+	const cJSON *mem = cJSON_GetObjectItem(s, "memory");
+	const cJSON *procs = cJSON_GetObjectItem(s, "processes");
+	const cJSON *drops = cJSON_GetObjectItem(s, "drops");
+	char a[32], b[32], c2[32], d[32], ex[32];
+
+	printf("Run      %s  (name %s, pipeline %s)\n", or_dash(jstr(id, "run_id")),
+	       or_dash(jstr(id, "run_name")), or_dash(jstr(id, "pipeline")));
+	printf("Task     %s  [%s]  job %s", or_dash(jstr(id, "task_name")),
+	       or_dash(jstr(id, "scheduler")), or_dash(jstr(id, "job_id")));
+	if (jstr(id, "step_id"))
+		printf(" step %s", jstr(id, "step_id"));
+	if (!isnan(jnum(id, "array_index")))
+		printf(" array %s[%.0f]", or_dash(jstr(id, "array_job_id")), jnum(id, "array_index"));
+	printf("  user %s  queue %s\n", or_dash(jstr(id, "user")), or_dash(jstr(id, "queue")));
+	printf("Job      %s\n", or_dash(jstr(s, "job")));
+	printf("Host     %s: %.0f CPUs (%.0f cores, %.0f sockets, %.0f NUMA), %s, %s\n",
+	       or_dash(jstr(host, "hostname")), jnum(host, "cpus"), jnum(host, "cores"),
+	       jnum(host, "sockets"), jnum(host, "numa_nodes"),
+	       fmt_bytes((uint64_t)jnum(host, "mem_bytes"), a, sizeof(a)),
+	       or_dash(jstr(host, "cpu_model")));
+	if (alloc)
+		printf("Alloc    %.0f CPUs (%s), memory %s\n", jnum(alloc, "cpus"),
+		       or_dash(jstr(alloc, "cpuset")),
+		       isnan(jnum(alloc, "mem_bytes")) ? "-"
+			       : fmt_bytes((uint64_t)jnum(alloc, "mem_bytes"), a, sizeof(a)));
+	printf("Time     %s -> %s, wall %s, exit %s\n", or_dash(jstr(s, "start")),
+	       or_dash(jstr(s, "end")), fmt_secs(jnum(s, "wall_s"), a, sizeof(a)),
+	       exit_text(cJSON_GetObjectItem(s, "exit"), "code", ex, sizeof(ex)));
+	printf("CPU      %s (user %s, sys %s), efficiency %s of the %s\n",
+	       fmt_secs(jnum(tot, "cpu_s"), a, sizeof(a)), fmt_secs(jnum(tot, "user_s"), b, sizeof(b)),
+	       fmt_secs(jnum(tot, "sys_s"), c2, sizeof(c2)),
+	       fmt_pct(jnum(s, "cpu_efficiency"), d, sizeof(d)),
+	       or_dash(jstr(s, "cpu_efficiency_basis")));
+	printf("Memory   peak %s (all processes at once), largest process %s",
+	       fmt_bytes((uint64_t)jnum(mem, "peak_bytes"), a, sizeof(a)),
+	       fmt_bytes((uint64_t)jnum(tot, "max_rss_bytes"), b, sizeof(b)));
+	if (!isnan(jnum(mem, "efficiency")))
+		printf(", %s of the allocation", fmt_pct(jnum(mem, "efficiency"), c2, sizeof(c2)));
+	printf("\nI/O      read %s (storage %s), written %s (storage %s)\n",
+	       fmt_bytes((uint64_t)jnum(tot, "rchar"), a, sizeof(a)),
+	       fmt_bytes((uint64_t)jnum(tot, "read_bytes"), b, sizeof(b)),
+	       fmt_bytes((uint64_t)jnum(tot, "wchar"), c2, sizeof(c2)),
+	       fmt_bytes((uint64_t)jnum(tot, "write_bytes"), d, sizeof(d)));
+	printf("Procs    %.0f (exited %.0f, outlived %.0f, OOM-killed %.0f), events dropped %.0f\n",
+	       jnum(procs, "total"), jnum(procs, "exited"), jnum(procs, "outlived"),
+	       jnum(procs, "oom_killed"), jnum(drops, "events"));
+}
+
+static void print_tools(const cJSON *s)
+{
+	const cJSON *t;
+	char a[32], b[32], c2[32], d[32], e[32];
+
+	printf("\n%-32s %7s %10s %5s %10s %10s %10s  %s\n", "TOOL", "PROCS", "CPU", "EFF",
+	       "PEAK RSS", "READ", "WRITE", "EXIT CODES");
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(s, "tools")) {
+		char exits[128] = "";
+		size_t off = 0;
+		const cJSON *x;
+		double wall = jnum(t, "wall_s"), cpu = jnum(t, "cpu_s");
+		cJSON_ArrayForEach(x, cJSON_GetObjectItem(t, "exit_codes")) {
+			char one[32];
+			off += (size_t)snprintf(exits + off, off < sizeof(exits) ? sizeof(exits) - off : 0,
+						"%s%s x%.0f", off ? ", " : "",
+						exit_text(x, "code", one, sizeof(one)), jnum(x, "count"));
+			if (off >= sizeof(exits))
+				break;
+		}
+		printf("%-32.32s %7.0f %10s %5s %10s %10s %10s  %s\n", or_dash(jstr(t, "tool")),
+		       jnum(t, "processes"), fmt_secs(cpu, a, sizeof(a)),
+		       fmt_pct(wall > 0 ? cpu / wall : NAN, b, sizeof(b)),
+		       fmt_bytes((uint64_t)jnum(t, "peak_rss_bytes"), c2, sizeof(c2)),
+		       fmt_bytes((uint64_t)jnum(t, "rchar"), d, sizeof(d)),
+		       fmt_bytes((uint64_t)jnum(t, "wchar"), e, sizeof(e)), exits);
+	}
+}
+
+static void print_proc(const cJSON *p, int depth)
+{
+	char a[32], b[32], c2[32], d[32], e[32], ex[32], name[96];
+	double wall = jnum(p, "wall_s"), cpu = jnum(p, "cpu_s");
+
+	snprintf(name, sizeof(name), "%*s%s%s%s", depth * 2, "", or_dash(jstr(p, "tool")),
+		 cJSON_IsTrue(cJSON_GetObjectItem(p, "outlived")) ? " (outlived)" : "",
+		 cJSON_IsTrue(cJSON_GetObjectItem(p, "oom_killed")) ? " (OOM)" : "");
+	printf("%8.0f %-40.40s %10s %5s %10s %10s %10s %6s  %.60s\n", jnum(p, "pid"), name,
+	       fmt_secs(cpu, a, sizeof(a)), fmt_pct(wall > 0 ? cpu / wall : NAN, b, sizeof(b)),
+	       fmt_bytes((uint64_t)jnum(p, "peak_rss_bytes"), c2, sizeof(c2)),
+	       fmt_bytes((uint64_t)jnum(p, "rchar"), d, sizeof(d)),
+	       fmt_bytes((uint64_t)jnum(p, "wchar"), e, sizeof(e)),
+	       exit_text(p, "exit_code", ex, sizeof(ex)), or_dash(jstr(p, "cmdline")));
+}
+
+static bool has_pid(const cJSON *tree, double pid)
+{
+	const cJSON *p;
+	cJSON_ArrayForEach(p, tree)
+		if (jnum(p, "pid") == pid)
+			return true;
+	return false;
+}
+
+static void print_children(const cJSON *tree, double ppid, int depth)
+{
+	const cJSON *p;
+
+	if (depth > MAX_DEPTH)
+		return;
+	cJSON_ArrayForEach(p, tree) {
+		if (jnum(p, "ppid") != ppid || jnum(p, "pid") == ppid)
+			continue;
+		print_proc(p, depth);
+		print_children(tree, jnum(p, "pid"), depth + 1);
+	}
+}
+
+static void print_tree(const cJSON *s)
+{
+	const cJSON *tree = cJSON_GetObjectItem(s, "process_tree");
+	const cJSON *procs = cJSON_GetObjectItem(s, "processes");
+	const cJSON *p;
+
+	printf("\nPROCESS TREE (%d of %.0f processes kept)\n", cJSON_GetArraySize(tree),
+	       jnum(procs, "total"));
+	printf("%8s %-40s %10s %5s %10s %10s %10s %6s  %s\n", "PID", "TOOL", "CPU", "EFF",
+	       "PEAK RSS", "READ", "WRITE", "EXIT", "COMMAND");
+	/* roots: processes whose parent was not kept */
+	cJSON_ArrayForEach(p, tree) {
+		if (has_pid(tree, jnum(p, "ppid")))
+			continue;
+		print_proc(p, 0);
+		print_children(tree, jnum(p, "pid"), 1);
+	}
+}
+
+int cmd_show(struct cli *c, int argc, char **argv)
+{
+	const char *name = NULL;
+	int n = 0;
+
+	take_json_flag(c, argc, argv, &n);
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--json"))
+			name = argv[i];
+	if (!name) {
+		fprintf(stderr, "usage: tracer show JOB|last [--json]\n");
+		return 2;
+	}
+	cJSON *s = summary_find(c->cfg.file_path, name);
+	if (!s) {
+		fprintf(stderr, "tracer: no job %s in %s\n", name, c->cfg.file_path);
+		return 1;
+	}
+	if (c->json) {
+		print_json(s);
+	} else {
+		print_header(s);
+		print_tools(s);
+		print_tree(s);
+	}
+	cJSON_Delete(s);
+	return 0;
+}

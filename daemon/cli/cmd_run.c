@@ -1,0 +1,132 @@
+/*
+ * cmd_run.c - `tracer run -- CMD`: register as a local job, run CMD as
+ * our child (signals forwarded, zombies reaped), tell tracerd when it
+ * exits, exit with its status.  If tracerd cannot be reached, CMD runs
+ * all the same, untraced, after one warning.
+ */
+#include <libgen.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "client.h"
+#include "identity.h"
+#include "runner.h"
+
+struct run_opts {
+	const char *name, *run, *pipeline, *job_file;
+	char **cmd;
+};
+
+static int parse_run_args(int argc, char **argv, struct run_opts *o)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (a[0] != '-')
+			break;
+		if (i + 1 >= argc) {
+			fprintf(stderr, "tracer run: %s needs a value\n", a);
+			return -1;
+		}
+		if (!strcmp(a, "--name"))
+			o->name = argv[++i];
+		else if (!strcmp(a, "--run"))
+			o->run = argv[++i];
+		else if (!strcmp(a, "--pipeline"))
+			o->pipeline = argv[++i];
+		else if (!strcmp(a, "--job-file"))
+			o->job_file = argv[++i];
+		else {
+			fprintf(stderr, "tracer run: unknown option %s\n", a);
+			return -1;
+		}
+	}
+	if (i >= argc) {
+		fprintf(stderr, "usage: tracer run [--name N] [--run ID] [--pipeline P] "
+				"[--job-file F] -- CMD [ARGS]\n");
+		return -1;
+	}
+	o->cmd = argv + i;
+	return 0;
+}
+
+static void copy_env_or(char *dst, size_t len, const char *opt, const char *env)
+{
+	const char *v = opt ? opt : getenv(env);
+	if (v)
+		snprintf(dst, len, "%s", v);
+}
+
+static void build_identity(const struct run_opts *o, struct tracer_identity *id)
+{
+	struct passwd pw, *res = NULL;
+	char buf[4096], cmd[1024];
+
+	identity_init(id);
+	snprintf(id->scheduler, sizeof(id->scheduler), "local");
+	copy_env_or(id->run_id, sizeof(id->run_id), o->run, "TRACER_RUN_ID");
+	copy_env_or(id->run_name, sizeof(id->run_name), NULL, "TRACER_RUN_NAME");
+	copy_env_or(id->pipeline, sizeof(id->pipeline), o->pipeline, "TRACER_PIPELINE");
+	snprintf(cmd, sizeof(cmd), "%s", o->cmd[0]);
+	snprintf(id->task_name, sizeof(id->task_name), "%s", o->name ? o->name : basename(cmd));
+	id->uid = (long)getuid();
+	if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res)
+		snprintf(id->user, sizeof(id->user), "%s", pw.pw_name);
+}
+
+static void write_job_file(const char *path, const char *uid)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f) {
+		fprintf(stderr, "tracer run: cannot write %s: %m\n", path);
+		return;
+	}
+	fprintf(f, "%s\n", uid);
+	if (fclose(f) != 0)
+		fprintf(stderr, "tracer run: cannot write %s: %m\n", path);
+}
+
+int cmd_run(struct cli *c, int argc, char **argv)
+{
+	struct run_opts o;
+	struct tracer_identity *id = malloc(sizeof(*id));
+	struct runner r;
+	struct runner_opts ro = {.subreaper = true};
+	char uid[TRACER_JOB_UID_LEN] = "", err[256];
+	bool traced;
+	int status;
+
+	if (!id || parse_run_args(argc, argv, &o) != 0) {
+		free(id);
+		return 2;
+	}
+	build_identity(&o, id);
+	/* Register ourselves: the child inherits the tag in the kernel. */
+	traced = tracer_register(c->cfg.socket_path, c->cfg.client_timeout_ms, id, uid,
+				 sizeof(uid), err, sizeof(err)) == 0;
+	free(id);
+	if (!traced)
+		fprintf(stderr, "tracer run: not recorded (%s); running the command anyway\n", err);
+	else if (o.job_file)
+		write_job_file(o.job_file, uid);
+	if (runner_start(&r, o.cmd, &ro) != 0) {
+		status = 127 << 8; /* as a shell reports a command it cannot run */
+	} else {
+		status = runner_wait(&r);
+	}
+	if (traced &&
+	    tracer_end(c->cfg.socket_path, c->cfg.client_timeout_ms, uid, status, err, sizeof(err)) != 0)
+		fprintf(stderr, "tracer run: could not close job %s: %s\n", uid, err);
+	return runner_exit_code(status);
+}

@@ -1,0 +1,59 @@
+/*
+ * format.c - human units and JSON field access for the tables of the
+ * `tracer` command.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "cli.h"
+
+const char *fmt_bytes(uint64_t v, char *buf, size_t len)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	double d = (double)v;
+	int u = 0;
+
+	while (d >= 1024 && u < 5) {
+		d /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, len, "%llu B", (unsigned long long)v);
+	else
+		snprintf(buf, len, "%.1f %s", d, units[u]);
+	return buf;
+}
+
+const char *fmt_secs(double s, char *buf, size_t len)
+{
+	if (isnan(s))
+		snprintf(buf, len, "-");
+	else if (s < 10)
+		snprintf(buf, len, "%.3f s", s);
+	else if (s < 3600)
+		snprintf(buf, len, "%.1f s", s);
+	else
+		snprintf(buf, len, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+	return buf;
+}
+
+const char *fmt_pct(double ratio, char *buf, size_t len)
+{
+	if (isnan(ratio))
+		snprintf(buf, len, "-");
+	else
+		snprintf(buf, len, "%.0f%%", ratio * 100);
+	return buf;
+}
+
+double jnum(const cJSON *o, const char *key)
+{
+	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+const char *jstr(const cJSON *o, const char *key)
+{
+	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}

@@ -1,0 +1,140 @@
+/*
+ * sumfile.c - read job summaries back from the NDJSON file sink.  Lines
+ * that do not parse (a partial line from a full disk, say) are skipped
+ * and counted on stderr; the rest of the file is still read.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+struct reader {
+	FILE *f;
+	char *line;
+	size_t cap;
+	unsigned long bad;
+};
+
+static int reader_open(struct reader *r, const char *path)
+{
+	memset(r, 0, sizeof(*r));
+	r->f = fopen(path, "re");
+	if (!r->f) {
+		fprintf(stderr, "tracer: cannot read %s: %m\n", path);
+		return -1;
+	}
+	return 0;
+}
+
+static void reader_close(struct reader *r)
+{
+	if (r->bad)
+		fprintf(stderr, "tracer: %lu unreadable line(s) skipped\n", r->bad);
+	free(r->line);
+	if (r->f)
+		fclose(r->f);
+}
+
+static cJSON *parse_line(struct reader *r, ssize_t n)
+{
+	cJSON *o;
+
+	if (n <= 1)
+		return NULL;
+	o = cJSON_ParseWithLength(r->line, (size_t)n);
+	if (!o || !cJSON_IsObject(o)) {
+		r->bad++;
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+cJSON *summaries_tail(const char *path, size_t max)
+{
+	struct reader r;
+	cJSON **ring, *out = NULL;
+	size_t n = 0;
+	ssize_t len;
+
+	if (max == 0 || reader_open(&r, path) != 0)
+		return NULL;
+	ring = calloc(max, sizeof(*ring));
+	if (!ring)
+		goto cleanup;
+	while ((len = getline(&r.line, &r.cap, r.f)) > 0) {
+		cJSON *o = parse_line(&r, len);
+		if (!o)
+			continue;
+		cJSON_Delete(ring[n % max]);
+		ring[n % max] = o;
+		n++;
+	}
+	out = cJSON_CreateArray();
+	size_t first = n > max ? n - max : 0;
+	for (size_t i = first; i < n; i++) {
+		cJSON_AddItemToArray(out, ring[i % max]);
+		ring[i % max] = NULL;
+	}
+cleanup:
+	if (ring) {
+		for (size_t i = 0; i < max; i++)
+			cJSON_Delete(ring[i]);
+		free(ring);
+	}
+	reader_close(&r);
+	return out;
+}
+
+static int matches(const cJSON *s, const char *name)
+{
+	const cJSON *id = cJSON_GetObjectItem(s, "identity");
+	const char *uid = jstr(s, "job");
+
+	if (uid && !strcmp(uid, name))
+		return 2;
+	if (id) {
+		const char *job_id = jstr(id, "job_id");
+		const char *step = jstr(id, "step_id");
+		char both[600];
+		if (job_id && step) {
+			snprintf(both, sizeof(both), "%s.%s", job_id, step);
+			if (!strcmp(both, name))
+				return 1;
+		}
+		if (job_id && !strcmp(job_id, name))
+			return 1;
+		const char *task = jstr(id, "task_name");
+		if (task && !strcmp(task, name))
+			return 1;
+	}
+	return 0;
+}
+
+cJSON *summary_find(const char *path, const char *name)
+{
+	struct reader r;
+	cJSON *best = NULL;
+	ssize_t len;
+	bool last = !strcmp(name, "last");
+
+	if (reader_open(&r, path) != 0)
+		return NULL;
+	/* the newest match wins: read to the end */
+	while ((len = getline(&r.line, &r.cap, r.f)) > 0) {
+		if (!last && !strstr(r.line, name))
+			continue;
+		cJSON *o = parse_line(&r, len);
+		if (!o)
+			continue;
+		if (last || matches(o, name)) {
+			cJSON_Delete(best);
+			best = o;
+		} else {
+			cJSON_Delete(o);
+		}
+	}
+	reader_close(&r);
+	return best;
+}

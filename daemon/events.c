@@ -1,0 +1,152 @@
+/*
+ * events.c - apply ring buffer records to jobs (events.h).  Records of
+ * jobs already closed (processes that outlived their job and were not
+ * untagged in time) are counted and ignored.
+ */
+#include "events.h"
+
+#include <linux/types.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "jobs.h"
+#include "log.h"
+#include "tracer.h"
+
+/* A record shorter than its type's fixed part is a bug or a mismatch
+ * between the BPF object and this build: count it, never read past it. */
+static int too_short(size_t size, size_t need)
+{
+	return size < need;
+}
+
+/* The process, or a new record for it when its fork was not seen
+ * (registered root, or a lost event). */
+static struct job_proc *proc_of(struct jobs *js, struct djob *dj, __u32 pid,
+				__u32 ppid, __u64 start_mono, const char *comm)
+{
+	struct job_proc *p = job_proc_find(dj->job, (pid_t)pid);
+
+	if (p)
+		return p;
+	js->stats.unknown_procs++;
+	dj->empty_since_ns = 0;
+	return job_proc_add(dj->job, (pid_t)pid, (pid_t)ppid,
+			    jobs_real_ns(js, start_mono), comm);
+}
+
+static void on_fork(struct jobs *js, struct djob *dj, const struct tracer_fork_event *e)
+{
+	char comm[TRACER_COMM_LEN + 1];
+
+	memcpy(comm, e->comm, TRACER_COMM_LEN);
+	comm[TRACER_COMM_LEN] = '\0';
+	dj->empty_since_ns = 0;
+	job_proc_add(dj->job, (pid_t)e->hdr.pid, (pid_t)e->ppid,
+		     jobs_real_ns(js, e->start_ns), comm);
+}
+
+static void on_exec(struct jobs *js, struct djob *dj, const struct tracer_exec_event *e,
+		    size_t size)
+{
+	char comm[TRACER_COMM_LEN + 1];
+	char path[TRACER_PATH_MAX + 1];
+	size_t argv_len = e->argv_len, path_len = e->path_len;
+	size_t argv_off = offsetof(struct tracer_exec_event, argv);
+	const char *src = e->path;
+	struct job_proc *p;
+
+	memcpy(comm, e->comm, TRACER_COMM_LEN);
+	comm[TRACER_COMM_LEN] = '\0';
+	if (e->flags & TRACER_F_PATH_FROM_FILENAME) {
+		src = e->filename;
+		path_len = e->filename_len;
+	}
+	if (path_len > TRACER_PATH_MAX)
+		path_len = TRACER_PATH_MAX;
+	memcpy(path, src, path_len);
+	path[path_len] = '\0';
+	/* variable-length record: argv is cut to what arrived */
+	if (argv_len > TRACER_ARGV_MAX)
+		argv_len = TRACER_ARGV_MAX;
+	if (argv_off + argv_len > size)
+		argv_len = size > argv_off ? size - argv_off : 0;
+	p = proc_of(js, dj, e->hdr.pid, e->ppid, e->start_ns, comm);
+	if (!p)
+		return;
+	memcpy(p->comm, comm, sizeof(p->comm) - 1);
+	job_proc_exec(dj->job, p, path, e->argv, argv_len, js->rules,
+		      !!(e->flags & TRACER_F_ARGV_TRUNCATED));
+}
+
+static void on_exit_event(struct jobs *js, struct djob *dj, const struct tracer_exit_event *e)
+{
+	char comm[TRACER_COMM_LEN + 1];
+	struct proc_totals t;
+	const struct tracer_totals *k = &e->totals;
+	struct job_proc *p;
+
+	memcpy(comm, e->comm, TRACER_COMM_LEN);
+	comm[TRACER_COMM_LEN] = '\0';
+	p = proc_of(js, dj, e->hdr.pid, e->ppid, e->start_ns, comm);
+	if (!p)
+		return;
+	memset(&t, 0, sizeof(t));
+	proc_totals_split_cpu(&t, k->cpu_ns, k->utime_ns, k->stime_ns);
+	t.maxrss_bytes = k->maxrss_kb * 1024;
+	t.rchar = k->rchar;
+	t.wchar = k->wchar;
+	t.syscr = k->syscr;
+	t.syscw = k->syscw;
+	t.read_bytes = k->read_bytes;
+	t.write_bytes = k->write_bytes;
+	t.cancelled_write_bytes = k->cancelled_write_bytes;
+	t.nvcsw = k->nvcsw;
+	t.nivcsw = k->nivcsw;
+	t.min_flt = k->min_flt;
+	t.maj_flt = k->maj_flt;
+	/* a re-parented process (daemonizer) keeps the parent it had in the job */
+	job_proc_exit(dj->job, p, e->exit_status, jobs_real_ns(js, e->hdr.ts_ns), &t,
+		      (e->flags & TRACER_F_OOM_KILLED) ? PROC_F_OOM_KILLED : 0);
+	jobs_note_exit(js, dj);
+}
+
+int events_handle(void *ctx, void *data, size_t size)
+{
+	struct jobs *js = ctx;
+	const struct tracer_event_hdr *h = data;
+	struct djob *dj;
+
+	if (too_short(size, sizeof(*h)))
+		return 0;
+	js->stats.events++;
+	dj = jobs_find_key(js, h->job);
+	if (!dj) {
+		js->stats.late_events++;
+		return 0;
+	}
+	switch (h->type) {
+	case TRACER_EV_FORK:
+		if (!too_short(size, sizeof(struct tracer_fork_event)))
+			on_fork(js, dj, data);
+		break;
+	case TRACER_EV_EXEC:
+		if (!too_short(size, offsetof(struct tracer_exec_event, argv)))
+			on_exec(js, dj, data, size);
+		break;
+	case TRACER_EV_EXIT:
+		if (!too_short(size, sizeof(struct tracer_exit_event)))
+			on_exit_event(js, dj, data);
+		break;
+	case TRACER_EV_OOM: {
+		struct job_proc *p = job_proc_find(dj->job, (pid_t)h->pid);
+		if (p)
+			p->flags |= PROC_F_OOM_KILLED;
+		break;
+	}
+	default:
+		log_debug("unknown event type %u", h->type);
+		break;
+	}
+	return 0;
+}

@@ -1,0 +1,390 @@
+/*
+ * jobs.c - the life of a job in tracerd (jobs.h): a registration opens
+ * it (or joins the open job of the same Slurm step / AWS Batch attempt),
+ * its registrant's "end" closes it, and so does the exit of its last
+ * process when the registrant is gone.  Closing writes the summary.
+ */
+#include "jobs.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bpf_loader.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "procfs.h"
+#include "proto.h"
+#include "sampler.h"
+#include "summary.h"
+
+/* How long a job whose processes have all exited waits for its end
+ * message before it is closed anyway (its registrant is gone). */
+#define EMPTY_GRACE_NS (1000ull * 1000000ull)
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t mono_now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+uint64_t real_now_ns(void) { return clock_ns(CLOCK_REALTIME); }
+
+static void update_clock_offset(struct jobs *js)
+{
+	js->mono_to_real_ns = (int64_t)(real_now_ns() - mono_now_ns());
+}
+
+uint64_t jobs_real_ns(const struct jobs *js, uint64_t mono_ns)
+{
+	return mono_ns ? (uint64_t)((int64_t)mono_ns + js->mono_to_real_ns) : 0;
+}
+
+int jobs_init(struct jobs *js, const struct tracer_config *cfg,
+	      const struct host_info *host, const struct rules *rules,
+	      struct sinks *sinks, struct bpf_loader *bpf)
+{
+	memset(js, 0, sizeof(*js));
+	js->cfg = cfg;
+	js->host = host;
+	js->rules = rules;
+	js->sinks = sinks;
+	js->bpf = bpf;
+	js->next_key = 1;
+	update_clock_offset(js);
+	return 0;
+}
+
+static char *reply_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *reply_error(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return proto_error_reply(msg);
+}
+
+static char *reply_ok(const char *job, uint64_t key)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *line;
+
+	if (!o)
+		return NULL;
+	cJSON_AddTrueToObject(o, "ok");
+	if (job) {
+		json_add_str(o, "job", job);
+		json_add_u64(o, "key", key);
+	}
+	line = proto_render_line(o);
+	cJSON_Delete(o);
+	return line;
+}
+
+struct djob *jobs_find_key(struct jobs *js, uint64_t key)
+{
+	if (js->last_hit && js->last_hit->job->key == key)
+		return js->last_hit;
+	for (size_t i = 0; i < js->nopen; i++) {
+		if (js->open[i]->job->key == key) {
+			js->last_hit = js->open[i];
+			return js->open[i];
+		}
+	}
+	return NULL;
+}
+
+struct djob *jobs_find_name(struct jobs *js, const char *name)
+{
+	if (!name[0])
+		return NULL;
+	for (size_t i = 0; i < js->nopen; i++)
+		if (strcmp(js->open[i]->job->uid, name) == 0 ||
+		    strcmp(js->open[i]->key, name) == 0)
+			return js->open[i];
+	return NULL;
+}
+
+static int open_add(struct jobs *js, struct djob *dj)
+{
+	if (js->nopen == js->cap) {
+		size_t cap = js->cap ? js->cap * 2 : 16;
+		struct djob **v = realloc(js->open, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		js->open = v;
+		js->cap = cap;
+	}
+	js->open[js->nopen++] = dj;
+	return 0;
+}
+
+static void open_remove(struct jobs *js, struct djob *dj)
+{
+	for (size_t i = 0; i < js->nopen; i++) {
+		if (js->open[i] == dj) {
+			js->open[i] = js->open[--js->nopen];
+			break;
+		}
+	}
+	if (js->last_hit == dj)
+		js->last_hit = NULL;
+}
+
+static uint64_t drop_count(struct jobs *js)
+{
+	__u64 c[TRACER_CNT__MAX];
+
+	bpf_loader_counters(js->bpf, c);
+	return c[TRACER_CNT_DROP_RINGBUF] + c[TRACER_CNT_DROP_PROCS_FULL];
+}
+
+static struct djob *job_open(struct jobs *js, const struct tracer_identity *id)
+{
+	struct djob *dj = calloc(1, sizeof(*dj));
+	char uid[64];
+
+	if (!dj)
+		return NULL;
+	/* unique per host: hostname, daemon start, sequence */
+	snprintf(uid, sizeof(uid), "%.30s-%llx-%llu", js->host->hostname,
+		 (unsigned long long)(real_now_ns() / 1000000000ull),
+		 (unsigned long long)++js->uid_seq);
+	dj->job = job_new(uid, id, (size_t)js->cfg->keep_procs);
+	if (!dj->job) {
+		free(dj);
+		return NULL;
+	}
+	dj->job->key = js->next_key++;
+	dj->job->start_ns = real_now_ns();
+	identity_job_key(id, dj->key, sizeof(dj->key));
+	dj->drops_at_start = drop_count(js);
+	if (open_add(js, dj) != 0) {
+		job_free(dj->job);
+		free(dj);
+		return NULL;
+	}
+	return dj;
+}
+
+/* The registered process: what it is now (it has not exec'd the job's
+ * command yet when the SPANK plugin registers it). */
+static void add_root_proc(struct jobs *js, struct djob *dj, pid_t pid)
+{
+	struct procfs_stat st;
+	struct job_proc *p;
+	char exe[1024];
+	char argv[4096];
+	ssize_t n;
+	uint64_t start = real_now_ns();
+
+	memset(&st, 0, sizeof(st));
+	if (procfs_read_stat(pid, &st) == 0 && js->host->clk_tck > 0) {
+		uint64_t mono = st.start_ticks * (1000000000ull / (uint64_t)js->host->clk_tck);
+		start = jobs_real_ns(js, mono);
+	}
+	p = job_proc_add(dj->job, pid, st.ppid, start, st.comm);
+	if (!p)
+		return;
+	p->flags |= PROC_F_ROOT;
+	if (procfs_read_exe(pid, exe, sizeof(exe)) != 0)
+		exe[0] = '\0';
+	n = procfs_read_cmdline(pid, argv, sizeof(argv));
+	job_proc_exec(dj->job, p, exe, argv, n > 0 ? (size_t)n : 0, js->rules, false);
+}
+
+char *jobs_register(struct jobs *js, const struct tracer_identity *id,
+		    const struct ucred *peer)
+{
+	struct djob *dj;
+	char key[300];
+	int err;
+
+	if (peer->pid <= 0)
+		return reply_error("peer pid not visible from tracerd's pid namespace");
+	identity_job_key(id, key, sizeof(key));
+	dj = key[0] ? jobs_find_name(js, key) : NULL;
+	if (dj) {
+		js->stats.joined++;
+	} else {
+		dj = job_open(js, id);
+		if (!dj)
+			return reply_error("out of memory");
+		js->stats.registered++;
+	}
+	err = bpf_loader_tag_pid(js->bpf, peer->pid, dj->job->key);
+	if (err) {
+		js->stats.tag_failures++;
+		log_warn("register pid %d: cannot tag: %s", (int)peer->pid, strerror(-err));
+		if (dj->job->ntasks == 0) {
+			open_remove(js, dj);
+			job_free(dj->job);
+			free(dj);
+		}
+		return reply_error("cannot tag pid %d: %s", (int)peer->pid, strerror(-err));
+	}
+	dj->job->ntasks++;
+	dj->empty_since_ns = 0;
+	add_root_proc(js, dj, peer->pid);
+	log_info("job %s: pid %d registered (%s%s%s, task %d)", dj->job->uid,
+		 (int)peer->pid, id->scheduler[0] ? id->scheduler : "local",
+		 dj->key[0] ? " " : "", dj->key, dj->job->ntasks);
+	return reply_ok(dj->job->uid, dj->job->key);
+}
+
+char *jobs_task_exit(struct jobs *js, const char *name, int status)
+{
+	struct djob *dj = jobs_find_name(js, name);
+
+	if (!dj)
+		return reply_error("no open job %s", name);
+	dj->job->ntasks_exited++;
+	if (status > 0 && !dj->job->task_failed_status)
+		dj->job->task_failed_status = status;
+	return reply_ok(NULL, 0);
+}
+
+static void remember_recent(struct jobs *js, const char *uid)
+{
+	snprintf(js->recent[js->nrecent % RECENT_JOBS], sizeof(js->recent[0]), "%s", uid);
+	js->nrecent++;
+}
+
+/* Write the summary and forget the job. */
+static void job_finish(struct jobs *js, struct djob *dj, const char *why)
+{
+	struct job *j = dj->job;
+	struct summary_opts so = {.source = "tracerd",
+				  .sample_interval_ms = js->cfg->sample_interval_ms};
+	cJSON *summary;
+
+	/* Outliving processes: their totals so far, then they are no longer ours. */
+	JOB_FOREACH_LIVE(j, p) {
+		sampler_read_totals(p, js->host);
+		bpf_loader_untag_pid(js->bpf, p->pid);
+	}
+	job_close(j, real_now_ns());
+	j->events_dropped = drop_count(js) - dj->drops_at_start;
+	summary = summary_build(j, js->host, &so);
+	if (!summary || sinks_write(js->sinks, summary) != 0)
+		log_error("job %s: summary not delivered to every sink", j->uid);
+	cJSON_Delete(summary);
+	log_info("job %s closed (%s): %llu processes, %zu tools", j->uid, why,
+		 (unsigned long long)j->procs_total, j->ntools);
+	remember_recent(js, j->uid);
+	js->stats.closed++;
+	open_remove(js, dj);
+	job_free(j);
+	free(dj);
+}
+
+char *jobs_end(struct jobs *js, const char *name, int status,
+	       const struct ucred *peer)
+{
+	struct djob *dj = jobs_find_name(js, name);
+	struct job_proc *registrant;
+
+	if (!dj)
+		return reply_error("no open job %s", name);
+	/* Events already in the ring buffer belong to the job: take them
+	 * before closing (the child's exit is there before its parent
+	 * could wait for it). */
+	bpf_loader_consume(js->bpf);
+	if (status >= 0)
+		dj->job->exit_status = status;
+	/* A wrapper that registered itself and now reports is not an
+	 * outliving process: it ends with its job. */
+	registrant = job_proc_find(dj->job, peer->pid);
+	if (registrant) {
+		sampler_read_totals(registrant, js->host);
+		bpf_loader_untag_pid(js->bpf, registrant->pid);
+		job_proc_exit(dj->job, registrant, -1, real_now_ns(),
+			      &registrant->totals, 0);
+	}
+	js->stats.closed_by_end++;
+	job_finish(js, dj, "end");
+	return reply_ok(NULL, 0);
+}
+
+void jobs_note_exit(struct jobs *js, struct djob *dj)
+{
+	if (dj->job->nlive == 0 && !dj->empty_since_ns)
+		dj->empty_since_ns = mono_now_ns();
+}
+
+void jobs_tick(struct jobs *js)
+{
+	uint64_t now = mono_now_ns();
+
+	update_clock_offset(js);
+	for (size_t i = 0; i < js->nopen;) {
+		struct djob *dj = js->open[i];
+		if (dj->job->nlive == 0 && dj->empty_since_ns &&
+		    now - dj->empty_since_ns >= EMPTY_GRACE_NS) {
+			js->stats.closed_empty++;
+			job_finish(js, dj, "all processes exited");
+			continue; /* open[i] now holds another job */
+		}
+		i++;
+	}
+}
+
+void jobs_close_all(struct jobs *js, const char *why)
+{
+	while (js->nopen)
+		job_finish(js, js->open[0], why);
+}
+
+void jobs_fini(struct jobs *js)
+{
+	for (size_t i = 0; i < js->nopen; i++) {
+		job_free(js->open[i]->job);
+		free(js->open[i]);
+	}
+	free(js->open);
+	js->open = NULL;
+	js->nopen = 0;
+}
+
+cJSON *jobs_status_json(const struct jobs *js)
+{
+	cJSON *o = cJSON_CreateObject(), *arr;
+
+	if (!o)
+		return NULL;
+	json_add_u64(o, "open", js->nopen);
+	json_add_u64(o, "registered", js->stats.registered);
+	json_add_u64(o, "joined", js->stats.joined);
+	json_add_u64(o, "closed", js->stats.closed);
+	json_add_u64(o, "closed_by_end", js->stats.closed_by_end);
+	json_add_u64(o, "closed_empty", js->stats.closed_empty);
+	json_add_u64(o, "tag_failures", js->stats.tag_failures);
+	json_add_u64(o, "late_events", js->stats.late_events);
+	json_add_u64(o, "unknown_procs", js->stats.unknown_procs);
+	arr = cJSON_AddArrayToObject(o, "open_jobs");
+	for (size_t i = 0; arr && i < js->nopen; i++) {
+		cJSON *e = cJSON_CreateObject();
+		const struct job *j = js->open[i]->job;
+		if (!e)
+			break;
+		json_add_str(e, "job", j->uid);
+		json_add_str(e, "task_name", j->id.task_name);
+		json_add_u64(e, "live", j->nlive);
+		json_add_u64(e, "processes", j->procs_total);
+		cJSON_AddItemToArray(arr, e);
+	}
+	arr = cJSON_AddArrayToObject(o, "recent");
+	unsigned n = js->nrecent < RECENT_JOBS ? js->nrecent : RECENT_JOBS;
+	for (unsigned i = 0; arr && i < n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(
+			js->recent[(js->nrecent - 1 - i) % RECENT_JOBS]));
+	return o;
+}

@@ -1,0 +1,87 @@
+/*
+ * jobs.h - tracerd's table of open jobs: registration, the end of a job
+ * (said by its registrant, or when all its processes are gone), and the
+ * writing of its summary.  events.c feeds it kernel events, sampler.c
+ * the periodic /proc readings.
+ */
+#ifndef TRACERD_JOBS_H
+#define TRACERD_JOBS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+#include <cjson/cJSON.h>
+
+#include "config.h"
+#include "hostinfo.h"
+#include "job.h"
+#include "rules.h"
+#include "sink.h"
+
+struct bpf_loader;
+
+/* tracerd's view of one open job */
+struct djob {
+	struct job *job;
+	char key[300];            /* identity_job_key(); "" = never joined */
+	uint64_t empty_since_ns;  /* monotonic; 0 while processes are alive */
+	uint64_t drops_at_start;
+};
+
+#define RECENT_JOBS 32
+
+struct jobs_stats {
+	uint64_t registered, joined, closed, closed_by_end, closed_empty;
+	uint64_t events, late_events, unknown_procs, tag_failures;
+};
+
+struct jobs {
+	const struct tracer_config *cfg;
+	const struct host_info *host;
+	const struct rules *rules;
+	struct sinks *sinks;
+	struct bpf_loader *bpf;
+
+	struct djob **open;
+	size_t nopen, cap;
+	struct djob *last_hit;     /* events come in runs per job */
+	uint64_t next_key;
+	uint64_t uid_seq;
+	int64_t mono_to_real_ns;   /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	char recent[RECENT_JOBS][64];
+	unsigned nrecent;
+	struct jobs_stats stats;
+};
+
+int jobs_init(struct jobs *js, const struct tracer_config *cfg,
+	      const struct host_info *host, const struct rules *rules,
+	      struct sinks *sinks, struct bpf_loader *bpf);
+void jobs_fini(struct jobs *js);
+
+/* Protocol operations; each returns the reply line (malloc'd). */
+char *jobs_register(struct jobs *js, const struct tracer_identity *id,
+		    const struct ucred *peer);
+char *jobs_task_exit(struct jobs *js, const char *job, int status);
+char *jobs_end(struct jobs *js, const char *job, int status,
+	       const struct ucred *peer);
+
+struct djob *jobs_find_key(struct jobs *js, uint64_t key);
+struct djob *jobs_find_name(struct jobs *js, const char *uid_or_key);
+
+/* A process of dj exited or was dropped: note when the job empties. */
+void jobs_note_exit(struct jobs *js, struct djob *dj);
+
+/* Periodic: close jobs empty for the grace period. */
+void jobs_tick(struct jobs *js);
+
+/* Close every open job (daemon shutdown). */
+void jobs_close_all(struct jobs *js, const char *why);
+
+/* CLOCK_MONOTONIC ns (kernel timestamps) to CLOCK_REALTIME ns */
+uint64_t jobs_real_ns(const struct jobs *js, uint64_t mono_ns);
+uint64_t mono_now_ns(void);
+uint64_t real_now_ns(void);
+
+cJSON *jobs_status_json(const struct jobs *js);
+
+#endif

@@ -1,0 +1,18 @@
+/*
+ * sampler.h - the periodic /proc view of live tagged processes: the sum
+ * of their RSS (the job's concurrent memory peak) and, at the end of a
+ * job, the totals so far of processes that outlive it.
+ */
+#ifndef TRACERD_SAMPLER_H
+#define TRACERD_SAMPLER_H
+
+#include "job.h"
+#include "hostinfo.h"
+
+/* Read RSS of every live process of j, update j->mem_peak_bytes. */
+void sampler_sample_job(struct job *j, const struct host_info *host);
+
+/* Fill p->totals from /proc (for a process still alive). 0 or -1 (gone). */
+int sampler_read_totals(struct job_proc *p, const struct host_info *host);
+
+#endif

@@ -1,0 +1,294 @@
+/*
+ * server.c - the registration socket (server.h).  Requests are small and
+ * answered at once, so a connection lives for one exchange; a client that
+ * sends nothing, too much, or garbage gets an error reply (when it can)
+ * and is closed, and the daemon goes on serving.
+ */
+#include "server.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "proto.h"
+
+#define MAX_CONNS 256
+#define CONN_IDLE_NS (2ull * 1000000000ull)
+
+struct conn {
+	struct watch w; /* first: epoll data points here */
+	int fd;
+	struct ucred peer;
+	uint64_t opened_ns;
+	size_t len;
+	char buf[PROTO_MAX_MSG + 1];
+	struct conn *next;
+};
+
+struct server {
+	struct watch w;
+	int fd, epfd;
+	char path[108];
+	server_handler_fn fn;
+	void *ctx;
+	struct conn *conns;
+	int nconns;
+	struct server_stats stats;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int make_socket_dir(const char *path)
+{
+	char dir[108];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+struct server *server_open(const char *path, int epfd, server_handler_fn fn,
+			   void *ctx, char *err, size_t errlen)
+{
+	struct server *s = calloc(1, sizeof(*s));
+	struct sockaddr_un addr = {.sun_family = AF_UNIX};
+	struct epoll_event ev = {.events = EPOLLIN};
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	s->w.kind = WATCH_LISTEN;
+	s->fd = -1;
+	s->epfd = epfd;
+	s->fn = fn;
+	s->ctx = ctx;
+	if (strlen(path) >= sizeof(addr.sun_path)) {
+		snprintf(err, errlen, "socket path too long: %s", path);
+		goto fail;
+	}
+	snprintf(s->path, sizeof(s->path), "%s", path);
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s", path);
+	if (make_socket_dir(path) != 0) {
+		snprintf(err, errlen, "mkdir for %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (s->fd < 0) {
+		snprintf(err, errlen, "socket: %s", strerror(errno));
+		goto fail;
+	}
+	if (unlink(path) != 0 && errno != ENOENT) {
+		snprintf(err, errlen, "unlink stale %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (bind(s->fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
+		snprintf(err, errlen, "bind %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	/* Jobs of every user register: the socket is world-writable; the
+	 * daemon trusts only the kernel's peer credentials. */
+	if (chmod(path, 0666) != 0) {
+		snprintf(err, errlen, "chmod %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (listen(s->fd, 128) != 0) {
+		snprintf(err, errlen, "listen %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	ev.data.ptr = &s->w;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, s->fd, &ev) != 0) {
+		snprintf(err, errlen, "epoll_ctl listen: %s", strerror(errno));
+		goto fail;
+	}
+	return s;
+fail:
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s);
+	return NULL;
+}
+
+static void conn_close(struct server *s, struct conn *c)
+{
+	struct conn **pp;
+
+	for (pp = &s->conns; *pp; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	s->nconns--;
+	free(c);
+}
+
+/* Best effort: the reply is small, the socket buffer empty. */
+static void send_reply(struct server *s, struct conn *c, char *reply)
+{
+	size_t len, off = 0;
+
+	if (!reply) {
+		s->stats.reply_failed++;
+		return;
+	}
+	len = strlen(reply);
+	while (off < len) {
+		ssize_t n = send(c->fd, reply + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			s->stats.reply_failed++;
+			break;
+		}
+		off += (size_t)n;
+	}
+	free(reply);
+}
+
+void server_accept(struct server *s)
+{
+	for (;;) {
+		int fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP};
+		socklen_t len = sizeof(struct ucred);
+		struct conn *c;
+
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EINTR)
+				log_warn("accept on %s: %s", s->path, strerror(errno));
+			return;
+		}
+		s->stats.accepted++;
+		if (s->nconns >= MAX_CONNS) {
+			s->stats.too_many++;
+			close(fd);
+			continue;
+		}
+		c = malloc(sizeof(*c));
+		if (!c) {
+			close(fd);
+			continue;
+		}
+		memset(c, 0, offsetof(struct conn, buf));
+		c->w.kind = WATCH_CONN;
+		c->fd = fd;
+		c->opened_ns = now_ns();
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->peer, &len) != 0) {
+			log_warn("SO_PEERCRED: %s", strerror(errno));
+			free(c);
+			close(fd);
+			continue;
+		}
+		ev.data.ptr = &c->w;
+		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+			log_warn("epoll_ctl conn: %s", strerror(errno));
+			free(c);
+			close(fd);
+			continue;
+		}
+		c->next = s->conns;
+		s->conns = c;
+		s->nconns++;
+	}
+}
+
+void server_conn_ready(struct server *s, struct watch *w, uint32_t events)
+{
+	struct conn *c = (struct conn *)w;
+	char *nl;
+
+	for (;;) {
+		ssize_t n = recv(c->fd, c->buf + c->len, PROTO_MAX_MSG + 1 - c->len, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return; /* wait for the rest of the line */
+		if (n <= 0) {
+			if (c->len > 0) {
+				/* no newline before EOF: a truncated message */
+				s->stats.bad_requests++;
+				log_warn("pid %d: request without end of line (%zu bytes)",
+					 (int)c->peer.pid, c->len);
+			}
+			conn_close(s, c);
+			return;
+		}
+		c->len += (size_t)n;
+		nl = memchr(c->buf, '\n', c->len);
+		if (nl) {
+			s->stats.requests++;
+			send_reply(s, c, s->fn(s->ctx, c->buf, (size_t)(nl - c->buf), &c->peer));
+			conn_close(s, c);
+			return;
+		}
+		if (c->len > PROTO_MAX_MSG) {
+			s->stats.bad_requests++;
+			log_warn("pid %d: request over %d bytes", (int)c->peer.pid, PROTO_MAX_MSG);
+			send_reply(s, c, proto_error_reply("request too large"));
+			conn_close(s, c);
+			return;
+		}
+	}
+	(void)events;
+}
+
+void server_expire(struct server *s)
+{
+	uint64_t now = now_ns();
+
+	for (struct conn *c = s->conns, *next; c; c = next) {
+		next = c->next;
+		if (now - c->opened_ns > CONN_IDLE_NS) {
+			s->stats.timeouts++;
+			log_warn("pid %d: no complete request in 2 s, closing",
+				 (int)c->peer.pid);
+			send_reply(s, c, proto_error_reply("timeout waiting for request"));
+			conn_close(s, c);
+		}
+	}
+}
+
+void server_count_bad(struct server *s)
+{
+	s->stats.bad_requests++;
+}
+
+const struct server_stats *server_get_stats(const struct server *s)
+{
+	return &s->stats;
+}
+
+void server_close(struct server *s)
+{
+	if (!s)
+		return;
+	while (s->conns)
+		conn_close(s, s->conns);
+	epoll_ctl(s->epfd, EPOLL_CTL_DEL, s->fd, NULL);
+	close(s->fd);
+	unlink(s->path);
+	free(s);
+}

@@ -1,0 +1,43 @@
+/*
+ * server.h - tracerd's registration socket: a unix stream socket, one
+ * JSON request line per message, one reply line.  Connections are
+ * non-blocking and served from the daemon's epoll loop; the peer's
+ * credentials come from SO_PEERCRED, never from the message.
+ */
+#ifndef TRACERD_SERVER_H
+#define TRACERD_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+/* Every epoll registration of tracerd starts with this, to tell them apart. */
+enum watch_kind { WATCH_RINGBUF, WATCH_LISTEN, WATCH_CONN, WATCH_SIGNAL, WATCH_TIMER };
+struct watch {
+	enum watch_kind kind;
+};
+
+/* Returns the reply line (malloc'd, '\n' terminated). */
+typedef char *(*server_handler_fn)(void *ctx, const char *line, size_t len,
+				   const struct ucred *peer);
+
+struct server;
+
+struct server_stats {
+	uint64_t accepted, requests, bad_requests, too_many, timeouts, reply_failed;
+};
+
+struct server *server_open(const char *path, int epfd, server_handler_fn fn,
+			   void *ctx, char *err, size_t errlen);
+/* epoll said the listening socket is readable */
+void server_accept(struct server *s);
+/* epoll said this connection is readable (w is its struct watch) */
+void server_conn_ready(struct server *s, struct watch *w, uint32_t events);
+/* close connections idle for longer than the limit */
+void server_expire(struct server *s);
+/* count a request the handler rejected */
+void server_count_bad(struct server *s);
+const struct server_stats *server_get_stats(const struct server *s);
+void server_close(struct server *s);
+
+#endif

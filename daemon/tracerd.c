@@ -1,0 +1,419 @@
+/*
+ * tracerd.c - the node daemon: load the BPF programs, serve the
+ * registration socket, apply kernel events to jobs, sample live
+ * processes, write summaries.  Runs in the foreground (systemd, or a
+ * test's background job) until SIGTERM or SIGINT.
+ *
+ * One thread, one epoll loop: ring buffer, socket, signalfd, timerfd.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/signalfd.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+#include "bpf_loader.h"
+#include "config.h"
+#include "events.h"
+#include "hostinfo.h"
+#include "jobs.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "proto.h"
+#include "rules.h"
+#include "sampler.h"
+#include "server.h"
+#include "sink.h"
+#include "summary.h"
+
+/* Housekeeping runs this often; sampling every sample_interval_ms. */
+#define TICK_MS 250
+
+struct tracerd {
+	struct tracer_config cfg;
+	struct host_info host;
+	struct rules *rules;
+	struct sinks *sinks;
+	struct bpf_loader *bpf;
+	struct server *server;
+	struct jobs jobs;
+	int epfd, sigfd, timerfd;
+	struct watch ringbuf_w, signal_w, timer_w;
+	uint64_t started_mono_ns, last_sample_ns;
+	bool stop;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tracerd [-c CONFIG] [-o KEY=VALUE]... [-v]\n"
+		"  Node daemon of tracer: records every process of registered jobs.\n"
+		"  -c, --config FILE   configuration (default " TRACER_DEFAULT_CONFIG ")\n"
+		"  -o, --set KEY=VAL   override one configuration key (see docs/configuration.md)\n"
+		"  -v, --verbose       debug messages\n"
+		"  -h, --help          this help\n"
+		"      --version       print the version\n");
+}
+
+static void config_warn(const char *msg)
+{
+	log_warn("config: %s", msg);
+}
+
+static int parse_args(struct tracerd *d, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"set", required_argument, NULL, 'o'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *config_path = TRACER_DEFAULT_CONFIG;
+	bool config_given = false;
+	char *overrides[64];
+	int noverrides = 0, c;
+
+	while ((c = getopt_long(argc, argv, "c:o:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			config_path = optarg;
+			config_given = true;
+			break;
+		case 'o':
+			if (noverrides == 64) {
+				log_error("too many -o options");
+				return -1;
+			}
+			overrides[noverrides++] = optarg;
+			break;
+		case 'v':
+			log_set_level(LOG_DEBUG);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case 'V':
+			printf("tracerd %s\n", TRACER_VERSION);
+			exit(0);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return -1;
+	}
+	config_defaults(&d->cfg);
+	if (config_load(&d->cfg, config_path, !config_given, config_warn) != 0 && config_given)
+		return -1;
+	for (int i = 0; i < noverrides; i++) {
+		char err[256], *eq = strchr(overrides[i], '=');
+		if (!eq) {
+			log_error("-o %s: expected KEY=VALUE", overrides[i]);
+			return -1;
+		}
+		*eq = '\0';
+		if (config_set(&d->cfg, overrides[i], eq + 1, err, sizeof(err)) != 0) {
+			log_error("-o %s: %s", overrides[i], err);
+			return -1;
+		}
+	}
+	int lvl = log_parse_level(d->cfg.log_level);
+	if (lvl >= 0 && lvl != LOG_DEBUG)
+		log_set_level((enum log_level)lvl);
+	return 0;
+}
+
+static char *status_reply(struct tracerd *d)
+{
+	cJSON *o = cJSON_CreateObject(), *st, *arr, *cnt;
+	__u64 c[TRACER_CNT__MAX];
+	char names[16][32];
+	const struct server_stats *ss = server_get_stats(d->server);
+	char *line;
+	int n;
+
+	if (!o)
+		return NULL;
+	cJSON_AddTrueToObject(o, "ok");
+	st = cJSON_AddObjectToObject(o, "status");
+	json_add_str(st, "version", TRACER_VERSION);
+	json_add_u64(st, "pid", (uint64_t)getpid());
+	json_add_secs(st, "uptime_s", mono_now_ns() - d->started_mono_ns);
+	json_add_str(st, "hostname", d->host.hostname);
+	cJSON_AddBoolToObject(st, "trace_all", d->cfg.trace_all);
+	json_add_str(st, "socket", d->cfg.socket_path);
+	json_add_str(st, "sinks", d->cfg.sinks);
+	json_add_str(st, "file", d->cfg.file_path);
+	arr = cJSON_AddArrayToObject(st, "programs");
+	n = bpf_loader_programs(d->bpf, names, 16);
+	for (int i = 0; arr && i < n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(names[i]));
+	bpf_loader_counters(d->bpf, c);
+	cnt = cJSON_AddObjectToObject(st, "kernel");
+	json_add_u64(cnt, "events", c[TRACER_CNT_EVENTS]);
+	json_add_u64(cnt, "forks", c[TRACER_CNT_FORKS]);
+	json_add_u64(cnt, "execs", c[TRACER_CNT_EXECS]);
+	json_add_u64(cnt, "exits", c[TRACER_CNT_EXITS]);
+	json_add_u64(cnt, "ooms", c[TRACER_CNT_OOMS]);
+	json_add_u64(cnt, "drops_ringbuf", c[TRACER_CNT_DROP_RINGBUF]);
+	json_add_u64(cnt, "drops_procs_full", c[TRACER_CNT_DROP_PROCS_FULL]);
+	json_add_u64(st, "drops", c[TRACER_CNT_DROP_RINGBUF] + c[TRACER_CNT_DROP_PROCS_FULL]);
+	cnt = cJSON_AddObjectToObject(st, "socket_stats");
+	json_add_u64(cnt, "accepted", ss->accepted);
+	json_add_u64(cnt, "requests", ss->requests);
+	json_add_u64(cnt, "bad_requests", ss->bad_requests);
+	json_add_u64(cnt, "too_many_connections", ss->too_many);
+	json_add_u64(cnt, "timeouts", ss->timeouts);
+	json_add_u64(cnt, "reply_failed", ss->reply_failed);
+	cnt = cJSON_AddObjectToObject(st, "summaries");
+	json_add_u64(cnt, "written", sinks_written(d->sinks));
+	json_add_u64(cnt, "failed", sinks_failed(d->sinks));
+	cJSON_AddItemToObject(st, "jobs", jobs_status_json(&d->jobs));
+	line = proto_render_line(o);
+	cJSON_Delete(o);
+	return line;
+}
+
+/* server_handler_fn: one request line -> one reply line */
+static char *handle_request(void *ctx, const char *line, size_t len,
+			    const struct ucred *peer)
+{
+	struct tracerd *d = ctx;
+	struct proto_request *req = malloc(sizeof(*req));
+	char err[256];
+	char *reply = NULL;
+
+	if (!req)
+		return proto_error_reply("out of memory");
+	if (proto_parse_request(line, len, req, err, sizeof(err)) != 0) {
+		server_count_bad(d->server);
+		log_warn("bad request from pid %d uid %d: %s", (int)peer->pid,
+			 (int)peer->uid, err);
+		reply = proto_error_reply(err);
+		goto out;
+	}
+	switch (req->op) {
+	case PROTO_OP_REGISTER:
+		reply = jobs_register(&d->jobs, &req->identity, peer);
+		break;
+	case PROTO_OP_TASK_EXIT:
+		reply = jobs_task_exit(&d->jobs, req->job, req->status);
+		break;
+	case PROTO_OP_END:
+		reply = jobs_end(&d->jobs, req->job, req->status, peer);
+		break;
+	case PROTO_OP_STATUS:
+		reply = status_reply(d);
+		break;
+	default:
+		server_count_bad(d->server);
+		reply = proto_error_reply("unknown op");
+		break;
+	}
+out:
+	free(req);
+	return reply;
+}
+
+static int epoll_add(int epfd, int fd, struct watch *w)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = w};
+	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
+}
+
+static int setup_signals(struct tracerd *d)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0) {
+		log_error("sigprocmask: %s", strerror(errno));
+		return -1;
+	}
+	/* A registrant that hangs up must not kill us. */
+	signal(SIGPIPE, SIG_IGN);
+	d->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (d->sigfd < 0) {
+		log_error("signalfd: %s", strerror(errno));
+		return -1;
+	}
+	d->signal_w.kind = WATCH_SIGNAL;
+	return epoll_add(d->epfd, d->sigfd, &d->signal_w);
+}
+
+static int setup_timer(struct tracerd *d)
+{
+	struct itimerspec its = {
+		.it_interval = {.tv_sec = 0, .tv_nsec = TICK_MS * 1000000L},
+		.it_value = {.tv_sec = 0, .tv_nsec = TICK_MS * 1000000L},
+	};
+
+	d->timerfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (d->timerfd < 0) {
+		log_error("timerfd_create: %s", strerror(errno));
+		return -1;
+	}
+	if (timerfd_settime(d->timerfd, 0, &its, NULL) != 0) {
+		log_error("timerfd_settime: %s", strerror(errno));
+		return -1;
+	}
+	d->timer_w.kind = WATCH_TIMER;
+	return epoll_add(d->epfd, d->timerfd, &d->timer_w);
+}
+
+static void on_signal(struct tracerd *d)
+{
+	struct signalfd_siginfo si;
+
+	while (read(d->sigfd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP) {
+			log_info("SIGHUP: nothing to reload yet; restart to apply configuration");
+			continue;
+		}
+		log_info("signal %u: shutting down", si.ssi_signo);
+		d->stop = true;
+	}
+}
+
+static void on_timer(struct tracerd *d)
+{
+	uint64_t expirations, now = mono_now_ns();
+
+	if (read(d->timerfd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
+		log_warn("timerfd read: %s", strerror(errno));
+	/* events first, so the jobs' views are current */
+	bpf_loader_consume(d->bpf);
+	server_expire(d->server);
+	if (now - d->last_sample_ns >= (uint64_t)d->cfg.sample_interval_ms * 1000000ull) {
+		d->last_sample_ns = now;
+		for (size_t i = 0; i < d->jobs.nopen; i++)
+			sampler_sample_job(d->jobs.open[i]->job, &d->host);
+	}
+	jobs_tick(&d->jobs);
+}
+
+static int run_loop(struct tracerd *d)
+{
+	struct epoll_event evs[64];
+
+	while (!d->stop) {
+		int n = epoll_wait(d->epfd, evs, 64, -1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			log_error("epoll_wait: %s", strerror(errno));
+			return -1;
+		}
+		for (int i = 0; i < n; i++) {
+			struct watch *w = evs[i].data.ptr;
+			switch (w->kind) {
+			case WATCH_RINGBUF:
+				bpf_loader_consume(d->bpf);
+				break;
+			case WATCH_LISTEN:
+				server_accept(d->server);
+				break;
+			case WATCH_CONN:
+				server_conn_ready(d->server, w, evs[i].events);
+				break;
+			case WATCH_SIGNAL:
+				on_signal(d);
+				break;
+			case WATCH_TIMER:
+				on_timer(d);
+				break;
+			}
+		}
+	}
+	return 0;
+}
+
+static void rules_warn(const char *msg)
+{
+	log_warn("rules: %s", msg);
+}
+
+int main(int argc, char **argv)
+{
+	static struct tracerd d; /* large: keep it off the stack */
+	char err[512];
+	int rc = 1;
+
+	log_set_prefix("tracerd");
+	d.epfd = d.sigfd = d.timerfd = -1;
+	if (parse_args(&d, argc, argv) != 0)
+		return 2;
+	d.started_mono_ns = mono_now_ns();
+	host_info_read(&d.host);
+	d.rules = rules_load(d.cfg.rules_path, rules_warn);
+	if (!d.rules) {
+		log_error("cannot load tool rules");
+		goto cleanup;
+	}
+	d.sinks = sinks_open(&d.cfg, err, sizeof(err));
+	if (!d.sinks) {
+		log_error("sinks: %s", err);
+		goto cleanup;
+	}
+	d.epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (d.epfd < 0) {
+		log_error("epoll_create1: %s", strerror(errno));
+		goto cleanup;
+	}
+	if (setup_signals(&d) != 0 || setup_timer(&d) != 0)
+		goto cleanup;
+	struct bpf_loader_opts bo = {
+		.trace_all = d.cfg.trace_all,
+		.argv_max = (unsigned)d.cfg.argv_max,
+		.ringbuf_bytes = d.cfg.ringbuf_bytes,
+		.max_procs = d.cfg.max_procs,
+		.pin_dir = d.cfg.pin_dir,
+	};
+	d.bpf = bpf_loader_open(&bo, events_handle, &d.jobs, err, sizeof(err));
+	if (!d.bpf) {
+		log_error("BPF: %s", err);
+		goto cleanup;
+	}
+	jobs_init(&d.jobs, &d.cfg, &d.host, d.rules, d.sinks, d.bpf);
+	d.ringbuf_w.kind = WATCH_RINGBUF;
+	if (epoll_add(d.epfd, bpf_loader_ringbuf_fd(d.bpf), &d.ringbuf_w) != 0) {
+		log_error("epoll_ctl ring buffer: %s", strerror(errno));
+		goto cleanup;
+	}
+	d.server = server_open(d.cfg.socket_path, d.epfd, handle_request, &d, err, sizeof(err));
+	if (!d.server) {
+		log_error("socket: %s", err);
+		goto cleanup;
+	}
+	log_info("ready: socket %s, sinks %s (%s), %s", d.cfg.socket_path, d.cfg.sinks,
+		 d.cfg.file_path, d.cfg.trace_all ? "tracing every process" : "tracing registered jobs");
+	if (run_loop(&d) == 0)
+		rc = 0;
+	bpf_loader_consume(d.bpf);
+	jobs_close_all(&d.jobs, "tracerd stopping");
+cleanup:
+	server_close(d.server);
+	jobs_fini(&d.jobs);
+	bpf_loader_close(d.bpf);
+	sinks_close(d.sinks);
+	rules_free(d.rules);
+	if (d.timerfd >= 0)
+		close(d.timerfd);
+	if (d.sigfd >= 0)
+		close(d.sigfd);
+	if (d.epfd >= 0)
+		close(d.epfd);
+	return rc;
+}

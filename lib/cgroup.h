@@ -1,0 +1,37 @@
+/*
+ * cgroup.h - a job's own cgroup counters, v2 or v1.  v2: cpu.stat
+ * usage_usec, memory.peak (or memory.current when absent), io.stat.
+ * v1: cpuacct.usage, memory.max_usage_in_bytes / usage_in_bytes,
+ * blkio.throttle.io_service_bytes.  Paths are relative to the mount
+ * points found in /proc/self/mountinfo.
+ */
+#ifndef TRACER_CGROUP_H
+#define TRACER_CGROUP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cgroup_stats {
+	bool have_cpu, have_mem, have_io;
+	uint64_t cpu_ns;
+	uint64_t mem_current_bytes, mem_peak_bytes;
+	uint64_t io_read_bytes, io_write_bytes;
+	uint64_t oom_kills; /* memory.events oom_kill (v2), memory.oom_control (v1) */
+};
+
+struct cgroup_ref {
+	char v2[512];     /* absolute directory in the v2 hierarchy, or "" */
+	char mem_v1[512]; /* absolute memory controller directory, or "" */
+	char cpu_v1[512]; /* absolute cpuacct directory, or "" */
+};
+
+/* Find the cgroup directories of pid (v2 first, then v1). 0 or -1. */
+int cgroup_ref_for_pid(int pid, struct cgroup_ref *ref);
+/* Read what is available; 0 if anything was read, -1 if nothing. */
+int cgroup_read_stats(const struct cgroup_ref *ref, struct cgroup_stats *st);
+/* Pure parsers for unit tests. */
+int cgroup_parse_cpu_stat(const char *buf, uint64_t *usage_ns);
+int cgroup_parse_io_stat(const char *buf, uint64_t *rbytes, uint64_t *wbytes);
+int cgroup_parse_blkio_v1(const char *buf, uint64_t *rbytes, uint64_t *wbytes);
+
+#endif

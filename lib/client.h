@@ -1,0 +1,50 @@
+/*
+ * client.h - the registrant side of the tracerd protocol, shared by the
+ * SPANK plugin, tracer-wrap and `tracer run`.
+ *
+ * Every call is bounded by a hard timeout (the whole exchange: connect,
+ * send, reply) and never blocks the caller longer; on any failure it
+ * returns -1 with a one-line reason in err, and the caller goes on
+ * untagged.  No call touches signals, the environment or global state.
+ */
+#ifndef TRACER_CLIENT_H
+#define TRACER_CLIENT_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+#include "identity.h"
+
+#define TRACER_DEFAULT_SOCKET "/run/tracer/tracerd.sock"
+#define TRACER_DEFAULT_TIMEOUT_MS 200
+#define TRACER_JOB_UID_LEN 64
+
+/*
+ * Register the CALLING PROCESS (tracerd reads the pid from SO_PEERCRED)
+ * as a process of the job named by id.  On success the job's uid is in
+ * job_uid (tasks of one Slurm step share it) and 0 is returned.
+ */
+int tracer_register(const char *socket_path, int timeout_ms,
+		    const struct tracer_identity *id, char *job_uid,
+		    size_t job_uid_len, char *err, size_t errlen);
+
+/* One task of the job ended with this wait(2) status (SPANK task_exit). */
+int tracer_task_exit(const char *socket_path, int timeout_ms,
+		     const char *job_uid, int wait_status, char *err,
+		     size_t errlen);
+
+/*
+ * The job is over (the registrant's child exited, the Slurm step ended):
+ * tracerd writes the summary.  wait_status < 0 means "unknown".
+ */
+int tracer_end(const char *socket_path, int timeout_ms, const char *job_uid,
+	       int wait_status, char *err, size_t errlen);
+
+/*
+ * Generic exchange: send req (one JSON object), return the parsed reply
+ * object in *reply (caller frees with cJSON_Delete).  Used by the above
+ * and by `tracer status`.
+ */
+int tracer_request(const char *socket_path, int timeout_ms, const cJSON *req,
+		   cJSON **reply, char *err, size_t errlen);
+
+#endif

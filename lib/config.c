@@ -1,0 +1,410 @@
+/*
+ * config.c - tracer.conf: "key = value" lines.  Each key has a parser
+ * that checks its range; a bad value, an unknown key or a line that is
+ * too long is reported through the warn callback and skipped, so one
+ * typo never stops the daemon: the key keeps its default.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/un.h>
+
+#define CONFIG_LINE_MAX 4096
+
+enum kind { K_PATH, K_STR, K_URL, K_INT, K_UINT_POW2, K_UINT, K_BOOL,
+	    K_SINKS, K_LEVEL };
+
+struct key_def {
+	const char *name;
+	enum kind kind;
+	size_t off, size;   /* member offset and size */
+	long long min, max; /* K_INT, K_UINT, K_UINT_POW2 */
+};
+
+#define M(f) offsetof(struct tracer_config, f), \
+	     sizeof(((struct tracer_config *)0)->f)
+
+static const struct key_def keys[] = {
+	{"socket", K_PATH, M(socket_path), 0, 0},
+	{"client_timeout_ms", K_INT, M(client_timeout_ms), 1, 5000},
+	{"pin_dir", K_PATH, M(pin_dir), 0, 0},
+	{"trace_all", K_BOOL, M(trace_all), 0, 0},
+	{"argv_max", K_INT, M(argv_max), 64, 4096},
+	{"sample_interval_ms", K_INT, M(sample_interval_ms), 100, 60000},
+	{"rules", K_PATH, M(rules_path), 0, 0},
+	{"keep_procs", K_INT, M(keep_procs), 1, 100000},
+	{"ringbuf_bytes", K_UINT_POW2, M(ringbuf_bytes), 65536, 1LL << 30},
+	{"max_procs", K_UINT, M(max_procs), 1024, 4194304},
+	{"sinks", K_SINKS, M(sinks), 0, 0},
+	{"file", K_PATH, M(file_path), 0, 0},
+	{"http_url", K_URL, M(http_url), 0, 0},
+	{"http_timeout_ms", K_INT, M(http_timeout_ms), 100, 120000},
+	{"clickhouse_url", K_URL, M(clickhouse_url), 0, 0},
+	{"clickhouse_table", K_STR, M(clickhouse_table), 0, 0},
+	{"imds_endpoint", K_URL, M(imds_endpoint), 0, 0},
+	{"metadata_timeout_ms", K_INT, M(metadata_timeout_ms), 10, 1000},
+	{"log_level", K_LEVEL, M(log_level), 0, 0},
+};
+
+#define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+void config_defaults(struct tracer_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	snprintf(cfg->socket_path, sizeof(cfg->socket_path), "%s",
+		 "/run/tracer/tracerd.sock");
+	cfg->client_timeout_ms = 200;
+	snprintf(cfg->pin_dir, sizeof(cfg->pin_dir), "%s", "/sys/fs/bpf/tracer");
+	cfg->trace_all = false;
+	cfg->argv_max = 1024;
+	cfg->sample_interval_ms = 1000;
+	snprintf(cfg->rules_path, sizeof(cfg->rules_path), "%s",
+		 "/etc/tracer/tools.rules");
+	cfg->keep_procs = 200;
+	cfg->ringbuf_bytes = 16777216;
+	cfg->max_procs = 65536;
+	snprintf(cfg->sinks, sizeof(cfg->sinks), "%s", "file");
+	snprintf(cfg->file_path, sizeof(cfg->file_path), "%s",
+		 "/var/lib/tracer/jobs.ndjson");
+	cfg->http_timeout_ms = 5000;
+	snprintf(cfg->clickhouse_table, sizeof(cfg->clickhouse_table), "%s",
+		 "tracer.jobs");
+	cfg->metadata_timeout_ms = 300;
+	snprintf(cfg->log_level, sizeof(cfg->log_level), "%s", "info");
+}
+
+static int fail_msg(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int fail_msg(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err && errlen) {
+		va_start(ap, fmt);
+		vsnprintf(err, errlen, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+static int parse_integer(const char *v, long long *out)
+{
+	char *end;
+
+	if (!*v)
+		return -1;
+	errno = 0;
+	/* base 10, or hex with 0x: a leading zero must not mean octal */
+	*out = strtoll(v, &end,
+		       v[0] == '0' && (v[1] == 'x' || v[1] == 'X') ? 16 : 10);
+	return errno || *end ? -1 : 0;
+}
+
+static int parse_bool(const char *v, bool *out)
+{
+	static const char *const yes[] = {"true", "yes", "on", "1"};
+	static const char *const no[] = {"false", "no", "off", "0"};
+
+	for (size_t i = 0; i < 4; i++) {
+		if (strcasecmp(v, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcasecmp(v, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* "file", "file,http", "http, clickhouse": known names, no repeats. */
+static int check_sinks(const char *v, char *err, size_t errlen)
+{
+	static const char *const names[] = {"file", "http", "clickhouse"};
+	int seen[3] = {0, 0, 0}, count = 0;
+	const char *p = v;
+
+	while (*p) {
+		size_t n;
+		int found = -1;
+
+		p += strspn(p, " \t,");
+		n = strcspn(p, " \t,");
+		if (n == 0)
+			break;
+		for (int i = 0; i < 3; i++)
+			if (strlen(names[i]) == n && strncmp(p, names[i], n) == 0)
+				found = i;
+		if (found < 0)
+			return fail_msg(err, errlen,
+					"unknown sink \"%.*s\" (known: file, http, clickhouse)",
+					(int)(n > 40 ? 40 : n), p);
+		if (seen[found]++)
+			return fail_msg(err, errlen, "sink \"%s\" listed twice",
+					names[found]);
+		count++;
+		p += n;
+	}
+	if (count == 0)
+		return fail_msg(err, errlen,
+				"no sink listed (at least one of file, http, clickhouse)");
+	return 0;
+}
+
+static int check_string(const struct key_def *k, const char *v, char *err,
+			size_t errlen)
+{
+	size_t n = strlen(v);
+
+	if (n >= k->size)
+		return fail_msg(err, errlen, "%s: value too long (at most %zu bytes)",
+				k->name, k->size - 1);
+	for (const char *p = v; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return fail_msg(err, errlen,
+					"%s: control character in value", k->name);
+	switch (k->kind) {
+	case K_PATH:
+		if (v[0] != '/')
+			return fail_msg(err, errlen,
+					"%s: expected an absolute path", k->name);
+		if (strcmp(k->name, "socket") == 0 &&
+		    n >= sizeof(((struct sockaddr_un *)0)->sun_path))
+			return fail_msg(err, errlen,
+					"socket: path too long for a unix socket (at most %zu bytes)",
+					sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+		break;
+	case K_URL:
+		if (n && strncmp(v, "http://", 7) != 0 &&
+		    strncmp(v, "https://", 8) != 0)
+			return fail_msg(err, errlen,
+					"%s: expected an http:// or https:// URL (or nothing)",
+					k->name);
+		break;
+	case K_STR:
+		if (n == 0)
+			return fail_msg(err, errlen, "%s: empty value", k->name);
+		break;
+	case K_SINKS:
+		return check_sinks(v, err, errlen);
+	case K_LEVEL:
+		if (strcmp(v, "debug") && strcmp(v, "info") &&
+		    strcmp(v, "warn") && strcmp(v, "error"))
+			return fail_msg(err, errlen,
+					"log_level: expected debug, info, warn or error");
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static int set_number(struct tracer_config *cfg, const struct key_def *k,
+		      const char *v, char *err, size_t errlen)
+{
+	char *dst = (char *)cfg + k->off;
+	long long n;
+
+	if (parse_integer(v, &n) < 0)
+		return fail_msg(err, errlen, "%s: \"%.40s\" is not an integer",
+				k->name, v);
+	if (n < k->min || n > k->max)
+		return fail_msg(err, errlen, "%s: %lld out of range (%lld..%lld)",
+				k->name, n, k->min, k->max);
+	if (k->kind == K_UINT_POW2 && (n & (n - 1)) != 0)
+		return fail_msg(err, errlen, "%s: %lld is not a power of 2",
+				k->name, n);
+	if (k->kind == K_INT)
+		*(int *)dst = (int)n;
+	else
+		*(unsigned *)dst = (unsigned)n;
+	return 0;
+}
+
+int config_set(struct tracer_config *cfg, const char *key, const char *value,
+	       char *err, size_t errlen)
+{
+	const struct key_def *k = NULL;
+	char *dst;
+	bool b;
+
+	if (!key || !value)
+		return fail_msg(err, errlen, "missing key or value");
+	for (size_t i = 0; i < NKEYS; i++)
+		if (strcmp(keys[i].name, key) == 0)
+			k = &keys[i];
+	if (!k)
+		return fail_msg(err, errlen, "unknown key \"%.64s\"", key);
+	dst = (char *)cfg + k->off;
+	switch (k->kind) {
+	case K_INT:
+	case K_UINT:
+	case K_UINT_POW2:
+		return set_number(cfg, k, value, err, errlen);
+	case K_BOOL:
+		if (parse_bool(value, &b) < 0)
+			return fail_msg(err, errlen,
+					"%s: expected true or false", k->name);
+		*(bool *)dst = b;
+		return 0;
+	default:
+		if (check_string(k, value, err, errlen) < 0)
+			return -1;
+		memcpy(dst, value, strlen(value) + 1);
+		return 0;
+	}
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' ||
+			 e[-1] == '\n'))
+		*--e = '\0';
+	return s;
+}
+
+/*
+ * The value part: "quoted" or 'quoted' (taken as is), or bare, where a
+ * '#' after whitespace starts a comment.  NULL when a quote is unclosed
+ * or followed by something other than a comment.
+ */
+static char *parse_value(char *v)
+{
+	char *p;
+
+	v = trim(v);
+	if (*v == '"' || *v == '\'') {
+		char *close = strchr(v + 1, *v);
+
+		if (!close)
+			return NULL;
+		*close = '\0';
+		p = trim(close + 1);
+		if (*p && *p != '#')
+			return NULL;
+		return v + 1;
+	}
+	for (p = v; *p; p++)
+		if (*p == '#' && (p == v || p[-1] == ' ' || p[-1] == '\t')) {
+			*p = '\0';
+			break;
+		}
+	return trim(v);
+}
+
+static void warnf(config_warn_fn warn, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static void warnf(config_warn_fn warn, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (!warn)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	warn(msg);
+}
+
+static void config_line(struct tracer_config *cfg, char *line,
+			const char *path, int lineno, config_warn_fn warn)
+{
+	char err[512], *key, *eq, *value;
+
+	key = trim(line);
+	if (*key == '\0' || *key == '#')
+		return;
+	eq = strchr(key, '=');
+	if (!eq) {
+		warnf(warn, "%s:%d: expected \"key = value\", line skipped",
+		      path, lineno);
+		return;
+	}
+	*eq = '\0';
+	key = trim(key);
+	value = parse_value(eq + 1);
+	if (!value) {
+		warnf(warn, "%s:%d: %s: unbalanced quotes, line skipped", path,
+		      lineno, key);
+		return;
+	}
+	if (config_set(cfg, key, value, err, sizeof(err)) < 0)
+		warnf(warn, "%s:%d: %s; keeping the previous value", path,
+		      lineno, err);
+}
+
+/*
+ * One line into buf (without '\n').  Returns 0, or -1 at end of file.
+ * A line longer than the buffer is consumed whole and flagged, as is a
+ * line holding a NUL byte.
+ */
+static int read_line(FILE *f, char *buf, size_t cap, bool *too_long,
+		     bool *has_nul)
+{
+	size_t n = 0;
+	int c;
+
+	*too_long = *has_nul = false;
+	while ((c = getc(f)) != EOF && c != '\n') {
+		if (c == '\0')
+			*has_nul = true;
+		if (n + 1 < cap)
+			buf[n++] = (char)c;
+		else
+			*too_long = true;
+	}
+	buf[n] = '\0';
+	return c == EOF && n == 0 && !*too_long && !*has_nul ? -1 : 0;
+}
+
+int config_load(struct tracer_config *cfg, const char *path, bool missing_ok,
+		config_warn_fn warn)
+{
+	char line[CONFIG_LINE_MAX];
+	bool too_long, has_nul;
+	int lineno = 0, ret = -1;
+	FILE *f;
+
+	if (!path)
+		path = TRACER_DEFAULT_CONFIG;
+	f = fopen(path, "re");
+	if (!f) {
+		if (errno == ENOENT && missing_ok)
+			return 0;
+		warnf(warn, "cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (read_line(f, line, sizeof(line), &too_long, &has_nul) == 0) {
+		lineno++;
+		if (too_long)
+			warnf(warn, "%s:%d: line longer than %d bytes, skipped",
+			      path, lineno, CONFIG_LINE_MAX - 1);
+		else if (has_nul)
+			warnf(warn, "%s:%d: NUL byte in line, skipped", path,
+			      lineno);
+		else
+			config_line(cfg, line, path, lineno, warn);
+	}
+	if (ferror(f)) {
+		warnf(warn, "reading %s: %s", path, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	fclose(f);
+	return ret;
+}

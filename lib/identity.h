@@ -1,0 +1,77 @@
+/*
+ * identity.h - who a job is: the identity a registrant (SPANK plugin,
+ * tracer-wrap, `tracer run`) sends to tracerd, and the allocation it was
+ * given.  One struct, one JSON form (see docs/schema.md), used by the
+ * protocol, the daemon and the summary alike.
+ */
+#ifndef TRACER_IDENTITY_H
+#define TRACER_IDENTITY_H
+
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+#define ID_STR 256       /* every string field, including the NUL */
+#define ID_CPUSET 1024
+#define ID_MAX_LABELS 32 /* free-form scheduler/cloud labels */
+
+struct tracer_label {
+	char key[64];
+	char value[ID_STR];
+};
+
+struct tracer_allocation {
+	int cpus;               /* allocated CPUs (0 = unknown) */
+	char cpuset[ID_CPUSET]; /* list form, e.g. "0-3,8" ("" = unknown) */
+	uint64_t mem_bytes;     /* allocated memory (0 = unknown) */
+};
+
+struct tracer_identity {
+	char run_id[ID_STR];
+	char run_name[ID_STR];
+	char pipeline[ID_STR];
+	char task_name[ID_STR];  /* task or job name */
+	char scheduler[32];      /* "slurm", "aws-batch", "local" */
+	char cluster[ID_STR];
+	char job_id[ID_STR];
+	char step_id[64];        /* "batch", "extern", "interactive", "0", ... */
+	char array_job_id[ID_STR];
+	long array_index;        /* -1 when not an array task */
+	long attempt;            /* -1 when unknown */
+	char user[ID_STR];
+	long uid;                /* -1 when unknown */
+	char queue[ID_STR];      /* Slurm partition, AWS Batch job queue */
+	long node_id;            /* -1 when unknown */
+	long node_count;         /* -1 when unknown */
+	long local_task_id;      /* -1 when unknown */
+	long global_task_id;     /* -1 when unknown */
+	struct tracer_allocation alloc;
+	int nlabels;
+	struct tracer_label labels[ID_MAX_LABELS]; /* e.g. aws.ce_name, container.image */
+};
+
+/* Fill with "unknown" values (empty strings, -1). */
+void identity_init(struct tracer_identity *id);
+
+/* Add or replace a label; returns 0, or -1 when the table is full. */
+int identity_set_label(struct tracer_identity *id, const char *key,
+		       const char *value);
+const char *identity_label(const struct tracer_identity *id, const char *key);
+
+/*
+ * The key under which tracerd groups registrations into one job:
+ * "slurm:<job>.<step>" and "aws-batch:<job>#<attempt>" join tasks of the
+ * same step; an empty key (local) means "always a new job".
+ */
+void identity_job_key(const struct tracer_identity *id, char *buf, size_t len);
+
+/* JSON form (an object); unknown fields are omitted. NULL on OOM. */
+cJSON *identity_to_json(const struct tracer_identity *id);
+
+/*
+ * Parse the JSON form.  Unknown keys are ignored, wrong types and
+ * over-long strings are errors: returns 0, or -1 with a message in err.
+ */
+int identity_from_json(const cJSON *obj, struct tracer_identity *id,
+		       char *err, size_t errlen);
+
+#endif

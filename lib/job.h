@@ -1,0 +1,151 @@
+/*
+ * job.h - the in-memory record of one job while it runs, and the fold of
+ * finished processes into per-tool aggregates.  Memory stays bounded
+ * whatever the number of processes: live processes are kept one by one,
+ * finished ones are folded into their tool and only the heaviest
+ * `keep_procs` of them are kept for the process tree.
+ *
+ * Filled by tracerd from kernel events and by tracer-wrap (standalone
+ * mode) from wait4/proc; turned into the summary by summary.c.
+ */
+#ifndef TRACER_JOB_H
+#define TRACER_JOB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "identity.h"
+
+#define JOB_COMM_LEN 16
+#define JOB_MAX_EXIT_CODES 8 /* distinct exit statuses kept per tool */
+
+/* Exact totals of one process (same meaning as the kernel's). */
+struct proc_totals {
+	uint64_t cpu_ns;      /* precise on-CPU time */
+	uint64_t user_ns;     /* cpu_ns split as the kernel does (cputime_adjust) */
+	uint64_t sys_ns;
+	uint64_t maxrss_bytes;
+	uint64_t rchar, wchar, syscr, syscw;
+	uint64_t read_bytes, write_bytes, cancelled_write_bytes;
+	uint64_t nvcsw, nivcsw, min_flt, maj_flt;
+};
+
+#define PROC_F_OOM_KILLED (1u << 0)
+#define PROC_F_OUTLIVED (1u << 1)   /* still alive when the job ended */
+#define PROC_F_ROOT (1u << 2)       /* registered by the registrant */
+#define PROC_F_ARGV_TRUNCATED (1u << 3)
+#define PROC_F_TOTALS_PARTIAL (1u << 4) /* totals from /proc, not exit */
+
+struct job_proc {
+	pid_t pid, ppid;
+	uint64_t start_ns;  /* CLOCK_REALTIME ns */
+	uint64_t end_ns;    /* CLOCK_REALTIME ns; 0 while alive */
+	char comm[JOB_COMM_LEN];
+	char *exe;          /* resolved executable path (may be NULL) */
+	char *cmdline;      /* redacted argv, joined by spaces (may be NULL) */
+	char *tool;         /* tool name after the rules (never NULL once execed) */
+	char *interpreter;  /* interpreter path when the tool is a script */
+	int exit_status;    /* wait(2) status; -1 unknown */
+	uint32_t flags;     /* PROC_F_* */
+	uint64_t rss_bytes; /* last sampled RSS (live processes) */
+	struct proc_totals totals;
+	struct job_proc *next; /* hash chain (job.c) */
+};
+
+struct tool_exit_count {
+	int status; /* wait status */
+	uint64_t count;
+};
+
+struct tool_agg {
+	char *tool;
+	char *interpreter;
+	char *exe;
+	uint64_t procs;
+	struct proc_totals sum; /* maxrss_bytes here is the max, not a sum */
+	uint64_t first_start_ns, last_end_ns;
+	uint64_t oom_kills;
+	struct tool_exit_count exits[JOB_MAX_EXIT_CODES];
+	int nexits;
+	uint64_t other_exits; /* statuses beyond JOB_MAX_EXIT_CODES distinct */
+	struct tool_agg *next;
+};
+
+struct job {
+	char uid[64];
+	uint64_t key;               /* kernel job key (tracerd) */
+	struct tracer_identity id;
+	uint64_t start_ns, end_ns;  /* CLOCK_REALTIME ns */
+	int exit_status;            /* registrant's wait status; -1 unknown */
+	int ntasks, ntasks_exited;
+	int task_failed_status;     /* first non-zero task status; 0 none */
+	bool ended;
+
+	/* live processes: hash by pid */
+	struct job_proc **live;
+	size_t live_buckets, nlive;
+
+	/* finished processes, folded */
+	struct tool_agg *tools;     /* list, most recent first */
+	size_t ntools;
+	struct proc_totals totals;  /* sum over finished processes; maxrss = max */
+	uint64_t procs_total;       /* every process seen */
+	uint64_t procs_exited;
+	uint64_t oom_kills;
+
+	/* the heaviest finished processes (by cpu_ns), a min-heap */
+	struct job_proc **kept;
+	size_t nkept, keep_max;
+	uint64_t procs_not_kept;
+
+	/* sampled */
+	uint64_t mem_peak_bytes;    /* peak of the concurrent RSS sum */
+	uint64_t samples;
+	bool cgroup_stats;          /* the job has a cgroup of its own */
+	char cgroup_path[512];
+	uint64_t cgroup_mem_peak_bytes;
+	uint64_t cgroup_cpu_ns;
+
+	uint64_t events_dropped;    /* drops seen while the job ran */
+};
+
+/* Create an empty job; keep_procs bounds the process tree. */
+struct job *job_new(const char *uid, const struct tracer_identity *id,
+		    size_t keep_procs);
+void job_free(struct job *j);
+
+/* A process appeared (fork or registration). Returns it, or the existing one. */
+struct job_proc *job_proc_add(struct job *j, pid_t pid, pid_t ppid,
+			      uint64_t start_ns, const char *comm);
+struct job_proc *job_proc_find(struct job *j, pid_t pid);
+
+/*
+ * Record an exec: exe/argv (argv as NUL-separated bytes) become the
+ * process's tool through the rules (see rules.h); argv is redacted.
+ */
+struct rules;
+void job_proc_exec(struct job *j, struct job_proc *p, const char *exe,
+		   const char *argv, size_t argv_len, const struct rules *rules,
+		   bool argv_truncated);
+
+/* The process exited with these totals: fold it and free it. */
+void job_proc_exit(struct job *j, struct job_proc *p, int exit_status,
+		   uint64_t end_ns, const struct proc_totals *t, uint32_t flags);
+
+/*
+ * At job end: fold the processes still alive as outliving the job, with
+ * the totals known so far (the caller fills p->totals first).
+ */
+void job_close(struct job *j, uint64_t end_ns);
+
+/* Iterate live processes. */
+#define JOB_FOREACH_LIVE(j, p)                                   \
+	for (size_t _b = 0; _b < (j)->live_buckets; _b++)           \
+		for (struct job_proc *p = (j)->live[_b]; p; p = p->next)
+
+/* Split precise cpu_ns into user/system as the kernel's cputime_adjust. */
+void proc_totals_split_cpu(struct proc_totals *t, uint64_t cpu_ns,
+			   uint64_t utime_ns, uint64_t stime_ns);
+
+#endif

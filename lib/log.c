@@ -1,0 +1,37 @@
+/* log.c - see log.h. */
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+static enum log_level min_level = LOG_INFO;
+static const char *log_prefix = "tracer";
+
+void log_set_level(enum log_level lvl) { min_level = lvl; }
+void log_set_prefix(const char *prefix) { log_prefix = prefix; }
+
+int log_parse_level(const char *s)
+{
+	static const char *const names[] = {"debug", "info", "warn", "error"};
+	for (int i = 0; i < 4; i++)
+		if (strcasecmp(s, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+void log_msg(enum log_level lvl, const char *fmt, ...)
+{
+	static const char *const tags[] = {"debug", "info", "warning", "error"};
+	char line[2048];
+	va_list ap;
+
+	if (lvl < min_level)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	/* one write per line so concurrent writers do not interleave */
+	fprintf(stderr, "%s: %s: %s\n", log_prefix, tags[lvl], line);
+}

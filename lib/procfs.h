@@ -1,0 +1,65 @@
+/*
+ * procfs.h - reading /proc/<pid> robustly: comm may hold spaces and
+ * parentheses, files may vanish between open and read, fields may be
+ * missing on old kernels.  Pure parsers (procfs_parse_*) are separate
+ * from the readers so the unit tests can feed them odd input.
+ * Never reads /proc/<pid>/environ.
+ */
+#ifndef TRACER_PROCFS_H
+#define TRACER_PROCFS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct procfs_stat {
+	pid_t pid, ppid;
+	char comm[16];
+	char state;
+	uint64_t minflt, majflt;
+	uint64_t utime_ticks, stime_ticks;
+	long num_threads;
+	uint64_t start_ticks;   /* since boot, in clock ticks */
+	uint64_t rss_pages;
+};
+
+struct procfs_io {
+	uint64_t rchar, wchar, syscr, syscw;
+	uint64_t read_bytes, write_bytes, cancelled_write_bytes;
+};
+
+struct procfs_status {
+	uint64_t vm_rss_kb, vm_hwm_kb;
+	long threads;
+	uint64_t voluntary_ctxt_switches, nonvoluntary_ctxt_switches;
+	uid_t uid;
+};
+
+int procfs_parse_stat(const char *buf, size_t len, struct procfs_stat *out);
+int procfs_parse_io(const char *buf, size_t len, struct procfs_io *out);
+int procfs_parse_status(const char *buf, size_t len, struct procfs_status *out);
+
+/* Read /proc/<pid>/{stat,io,status}: 0, or -1 with errno (ENOENT: gone). */
+int procfs_read_stat(pid_t pid, struct procfs_stat *out);
+int procfs_read_io(pid_t pid, struct procfs_io *out);
+int procfs_read_status(pid_t pid, struct procfs_status *out);
+
+/* /proc/<pid>/exe target into buf; -1 when gone or unreadable. */
+int procfs_read_exe(pid_t pid, char *buf, size_t len);
+/* /proc/<pid>/cmdline: NUL-separated bytes, returns length or -1. */
+ssize_t procfs_read_cmdline(pid_t pid, char *buf, size_t len);
+
+/*
+ * The process's cgroup: the v2 path ("0::/path") into v2 (may be "" in a
+ * hybrid setup without v2 membership), and the v1 memory and cpuacct
+ * paths into mem_v1/cpu_v1 ("" when absent).
+ */
+int procfs_parse_cgroup(const char *buf, size_t len, char *v2, size_t v2len,
+			char *mem_v1, size_t mem_len, char *cpu_v1, size_t cpu_len);
+int procfs_read_cgroup(pid_t pid, char *v2, size_t v2len, char *mem_v1,
+		       size_t mem_len, char *cpu_v1, size_t cpu_len);
+
+/* All pids in /proc (numeric entries). Returns count, fills up to max. */
+size_t procfs_list_pids(pid_t *pids, size_t max);
+
+#endif

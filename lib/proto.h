@@ -1,0 +1,58 @@
+/*
+ * proto.h - the registration protocol between registrants and tracerd.
+ *
+ * Transport: a unix stream socket; each message is ONE JSON object on one
+ * line ('\n' terminated), at most PROTO_MAX_MSG bytes.  Each request gets
+ * exactly one reply line: {"ok":true,...} or {"ok":false,"error":"..."}.
+ *
+ * Requests ("op"):
+ *   register   {"op":"register","v":1,"identity":{...}}
+ *              -> {"ok":true,"job":"<uid>","key":<n>}
+ *              The pid to tag is the peer's (SO_PEERCRED), never a field.
+ *   task_exit  {"op":"task_exit","v":1,"job":"<uid>","status":<wait status>}
+ *   end        {"op":"end","v":1,"job":"<uid>","status":<wait status or -1>}
+ *   status     {"op":"status","v":1} -> {"ok":true,"status":{...}}
+ */
+#ifndef TRACER_PROTO_H
+#define TRACER_PROTO_H
+
+#include <stddef.h>
+#include <cjson/cJSON.h>
+#include "identity.h"
+
+#define PROTO_VERSION 1
+#define PROTO_MAX_MSG 65536
+
+enum proto_op {
+	PROTO_OP_INVALID = 0,
+	PROTO_OP_REGISTER,
+	PROTO_OP_TASK_EXIT,
+	PROTO_OP_END,
+	PROTO_OP_STATUS,
+};
+
+struct proto_request {
+	enum proto_op op;
+	struct tracer_identity identity; /* register */
+	char job[64];                    /* task_exit, end */
+	int status;                      /* task_exit, end; -1 = unknown */
+};
+
+/*
+ * Parse one request line (len bytes, need not be NUL-terminated).
+ * Returns 0, or -1 with a reason in err (the daemon sends it back).
+ */
+int proto_parse_request(const char *buf, size_t len, struct proto_request *req,
+			char *err, size_t errlen);
+
+/* Build request objects (caller frees). */
+cJSON *proto_register_request(const struct tracer_identity *id);
+cJSON *proto_job_request(const char *op, const char *job, int status);
+
+/* Render an error reply line {"ok":false,"error":msg}\n into a malloc'd string. */
+char *proto_error_reply(const char *msg);
+
+/* Serialize obj unformatted with a trailing '\n' (malloc'd), NULL on OOM. */
+char *proto_render_line(const cJSON *obj);
+
+#endif

@@ -1,0 +1,41 @@
+/*
+ * rules.h - tool attribution: which executable, script or subcommand a
+ * process is.  The rules file (contrib/rules/tools.rules, installed as
+ * /etc/tracer/tools.rules) lets users add interpreters and multi-command
+ * tools without recompiling; built-in defaults apply when it is missing.
+ *
+ * File format (one rule per line, '#' comments, fields split by spaces):
+ *   interpreter <name-glob>...       e.g. "interpreter python python3* Rscript perl bash sh"
+ *   java <name-glob>...              java-style: tool is "-jar X.jar" or the main class
+ *   subcommand <tool-name> [depth]   e.g. "subcommand samtools", "subcommand gatk"
+ */
+#ifndef TRACER_RULES_H
+#define TRACER_RULES_H
+
+#include <stddef.h>
+
+struct rules;
+
+typedef void (*rules_warn_fn)(const char *msg);
+
+/* Built-in rules only. */
+struct rules *rules_default(void);
+/* Built-in rules plus the file's (missing file: just the built-ins, reported via warn). */
+struct rules *rules_load(const char *path, rules_warn_fn warn);
+void rules_free(struct rules *r);
+
+struct tool_id {
+	char tool[512];        /* display and aggregation name: "samtools sort", "align.py" */
+	char path[1024];       /* the tool's file: executable, script or jar */
+	char interpreter[1024];/* interpreter executable when a script; "" otherwise */
+};
+
+/*
+ * Resolve the tool of an exec.  exe is the executable path, argv the
+ * NUL-separated argument bytes (argv_len bytes).  Never fails: an unknown
+ * executable is its own tool (basename of exe).
+ */
+void rules_resolve(const struct rules *r, const char *exe, const char *argv,
+		   size_t argv_len, struct tool_id *out);
+
+#endif

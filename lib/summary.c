@@ -1,0 +1,311 @@
+/*
+ * summary.c - turn a closed job (job.h) into the summary object of
+ * docs/schema.md.  The one place where the schema is written.
+ */
+#include "summary.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "jsonutil.h"
+
+/* {code_key: exit code or null, "signal": signal or null} from a wait status */
+static void add_exit_as(cJSON *obj, const char *code_key, int status)
+{
+	if (status < 0) {
+		cJSON_AddNullToObject(obj, code_key);
+		cJSON_AddNullToObject(obj, "signal");
+	} else if (WIFSIGNALED(status)) {
+		cJSON_AddNullToObject(obj, code_key);
+		cJSON_AddNumberToObject(obj, "signal", WTERMSIG(status));
+	} else {
+		cJSON_AddNumberToObject(obj, code_key, WEXITSTATUS(status));
+		cJSON_AddNullToObject(obj, "signal");
+	}
+}
+
+static void add_exit(cJSON *obj, int status)
+{
+	add_exit_as(obj, "exit_code", status);
+}
+
+static void add_cpu(cJSON *o, const struct proc_totals *t)
+{
+	json_add_secs(o, "cpu_s", t->cpu_ns);
+	json_add_secs(o, "user_s", t->user_ns);
+	json_add_secs(o, "sys_s", t->sys_ns);
+}
+
+static void add_io(cJSON *o, const struct proc_totals *t)
+{
+	json_add_u64(o, "rchar", t->rchar);
+	json_add_u64(o, "wchar", t->wchar);
+	json_add_u64(o, "read_bytes", t->read_bytes);
+	json_add_u64(o, "write_bytes", t->write_bytes);
+}
+
+static cJSON *totals_json(const struct proc_totals *t)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o)
+		return NULL;
+	add_cpu(o, t);
+	add_io(o, t);
+	json_add_u64(o, "syscr", t->syscr);
+	json_add_u64(o, "syscw", t->syscw);
+	json_add_u64(o, "cancelled_write_bytes", t->cancelled_write_bytes);
+	json_add_u64(o, "nvcsw", t->nvcsw);
+	json_add_u64(o, "nivcsw", t->nivcsw);
+	json_add_u64(o, "min_flt", t->min_flt);
+	json_add_u64(o, "maj_flt", t->maj_flt);
+	json_add_u64(o, "max_rss_bytes", t->maxrss_bytes);
+	return o;
+}
+
+static uint64_t span_ns(uint64_t start, uint64_t end)
+{
+	return end > start ? end - start : 0;
+}
+
+static cJSON *exit_codes_json(const struct tool_agg *t)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	if (!arr)
+		return NULL;
+	for (int i = 0; i < t->nexits; i++) {
+		cJSON *e = cJSON_CreateObject();
+		if (!e)
+			break;
+		add_exit_as(e, "code", t->exits[i].status);
+		json_add_u64(e, "count", t->exits[i].count);
+		cJSON_AddItemToArray(arr, e);
+	}
+	if (t->other_exits) {
+		cJSON *e = cJSON_CreateObject();
+		if (e) {
+			json_add_str(e, "other", "more distinct exit statuses");
+			json_add_u64(e, "count", t->other_exits);
+			cJSON_AddItemToArray(arr, e);
+		}
+	}
+	return arr;
+}
+
+static cJSON *tool_json(const struct tool_agg *t)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o)
+		return NULL;
+	json_add_str(o, "tool", t->tool);
+	json_add_str(o, "path", t->exe);
+	if (t->interpreter)
+		json_add_str(o, "interpreter", t->interpreter);
+	json_add_u64(o, "processes", t->procs);
+	add_cpu(o, &t->sum);
+	json_add_u64(o, "peak_rss_bytes", t->sum.maxrss_bytes);
+	add_io(o, &t->sum);
+	json_add_time(o, "first_start", t->first_start_ns);
+	json_add_time(o, "last_end", t->last_end_ns);
+	json_add_secs(o, "wall_s", span_ns(t->first_start_ns, t->last_end_ns));
+	json_add_u64(o, "oom_kills", t->oom_kills);
+	cJSON_AddItemToObject(o, "exit_codes", exit_codes_json(t));
+	return o;
+}
+
+static int cmp_tool_cpu(const void *a, const void *b)
+{
+	const struct tool_agg *x = *(struct tool_agg *const *)a;
+	const struct tool_agg *y = *(struct tool_agg *const *)b;
+
+	if (x->sum.cpu_ns != y->sum.cpu_ns)
+		return x->sum.cpu_ns < y->sum.cpu_ns ? 1 : -1;
+	return strcmp(x->tool, y->tool);
+}
+
+static cJSON *tools_json(const struct job *j)
+{
+	cJSON *arr = cJSON_CreateArray();
+	struct tool_agg **v;
+	size_t n = 0;
+
+	if (!arr || j->ntools == 0)
+		return arr;
+	v = calloc(j->ntools, sizeof(*v));
+	if (!v)
+		return arr;
+	for (struct tool_agg *t = j->tools; t && n < j->ntools; t = t->next)
+		v[n++] = t;
+	qsort(v, n, sizeof(*v), cmp_tool_cpu);
+	for (size_t i = 0; i < n; i++)
+		cJSON_AddItemToArray(arr, tool_json(v[i]));
+	free(v);
+	return arr;
+}
+
+static cJSON *proc_json(const struct job_proc *p)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o)
+		return NULL;
+	cJSON_AddNumberToObject(o, "pid", p->pid);
+	cJSON_AddNumberToObject(o, "ppid", p->ppid);
+	json_add_str(o, "tool", p->tool ? p->tool : p->comm);
+	json_add_str(o, "comm", p->comm);
+	json_add_str(o, "exe", p->exe);
+	if (p->interpreter)
+		json_add_str(o, "interpreter", p->interpreter);
+	json_add_str(o, "cmdline", p->cmdline);
+	if (p->flags & PROC_F_ARGV_TRUNCATED)
+		cJSON_AddTrueToObject(o, "argv_truncated");
+	json_add_time(o, "start", p->start_ns);
+	json_add_time(o, "end", p->end_ns);
+	json_add_secs(o, "wall_s", span_ns(p->start_ns, p->end_ns));
+	add_cpu(o, &p->totals);
+	json_add_u64(o, "peak_rss_bytes", p->totals.maxrss_bytes);
+	add_io(o, &p->totals);
+	json_add_u64(o, "min_flt", p->totals.min_flt);
+	json_add_u64(o, "maj_flt", p->totals.maj_flt);
+	json_add_u64(o, "nvcsw", p->totals.nvcsw);
+	json_add_u64(o, "nivcsw", p->totals.nivcsw);
+	add_exit(o, (p->flags & PROC_F_OUTLIVED) ? -1 : p->exit_status);
+	cJSON_AddBoolToObject(o, "oom_killed", !!(p->flags & PROC_F_OOM_KILLED));
+	cJSON_AddBoolToObject(o, "outlived", !!(p->flags & PROC_F_OUTLIVED));
+	if (p->flags & PROC_F_ROOT)
+		cJSON_AddTrueToObject(o, "root");
+	return o;
+}
+
+static int cmp_proc_start(const void *a, const void *b)
+{
+	const struct job_proc *x = *(struct job_proc *const *)a;
+	const struct job_proc *y = *(struct job_proc *const *)b;
+
+	if (x->start_ns != y->start_ns)
+		return x->start_ns < y->start_ns ? -1 : 1;
+	return x->pid - y->pid;
+}
+
+static cJSON *tree_json(const struct job *j)
+{
+	cJSON *arr = cJSON_CreateArray();
+	struct job_proc **v;
+
+	if (!arr || j->nkept == 0)
+		return arr;
+	v = malloc(j->nkept * sizeof(*v));
+	if (!v)
+		return arr;
+	memcpy(v, j->kept, j->nkept * sizeof(*v));
+	qsort(v, j->nkept, sizeof(*v), cmp_proc_start);
+	for (size_t i = 0; i < j->nkept; i++)
+		cJSON_AddItemToArray(arr, proc_json(v[i]));
+	free(v);
+	return arr;
+}
+
+static void add_efficiency(cJSON *root, const struct job *j,
+			   const struct host_info *host, uint64_t wall_ns)
+{
+	int cpus = j->id.alloc.cpus;
+	const char *basis = "allocation";
+
+	if (cpus <= 0) {
+		cpus = host->cpus;
+		basis = "host";
+	}
+	if (cpus > 0 && wall_ns > 0)
+		cJSON_AddNumberToObject(root, "cpu_efficiency",
+					(double)j->totals.cpu_ns / ((double)wall_ns * cpus));
+	else
+		cJSON_AddNullToObject(root, "cpu_efficiency");
+	json_add_str(root, "cpu_efficiency_basis", basis);
+}
+
+static cJSON *memory_json(const struct job *j)
+{
+	cJSON *m = cJSON_CreateObject();
+	uint64_t peak = j->mem_peak_bytes;
+
+	if (!m)
+		return NULL;
+	/* A process that lived between two samples still counts. */
+	if (j->totals.maxrss_bytes > peak)
+		peak = j->totals.maxrss_bytes;
+	json_add_u64(m, "peak_bytes", peak);
+	json_add_u64(m, "samples", j->samples);
+	if (j->id.alloc.mem_bytes) {
+		json_add_u64(m, "allocated_bytes", j->id.alloc.mem_bytes);
+		cJSON_AddNumberToObject(m, "efficiency",
+					(double)peak / (double)j->id.alloc.mem_bytes);
+	}
+	if (j->cgroup_stats) {
+		json_add_u64(m, "cgroup_peak_bytes", j->cgroup_mem_peak_bytes);
+		json_add_secs(m, "cgroup_cpu_s", j->cgroup_cpu_ns);
+	}
+	return m;
+}
+
+cJSON *summary_build(const struct job *j, const struct host_info *host,
+		     const struct summary_opts *opts)
+{
+	cJSON *root = cJSON_CreateObject(), *o;
+	uint64_t wall = span_ns(j->start_ns, j->end_ns);
+	int status = j->exit_status;
+
+	if (!root)
+		return NULL;
+	json_add_str(root, "schema", SUMMARY_SCHEMA);
+	json_add_str(root, "job", j->uid);
+	cJSON_AddItemToObject(root, "identity", identity_to_json(&j->id));
+	cJSON_AddItemToObject(root, "host", host_info_to_json(host));
+	json_add_time(root, "start", j->start_ns);
+	json_add_time(root, "end", j->end_ns);
+	json_add_u64(root, "start_ns", j->start_ns);
+	json_add_u64(root, "end_ns", j->end_ns);
+	json_add_secs(root, "wall_s", wall);
+
+	/* A Slurm step is as good as its first failing task. */
+	if ((status < 0 || status == 0) && j->task_failed_status)
+		status = j->task_failed_status;
+	o = cJSON_AddObjectToObject(root, "exit");
+	if (o) {
+		if (status >= 0)
+			cJSON_AddNumberToObject(o, "status", status);
+		else
+			cJSON_AddNullToObject(o, "status");
+		add_exit_as(o, "code", status);
+	}
+
+	cJSON_AddItemToObject(root, "totals", totals_json(&j->totals));
+	add_efficiency(root, j, host, wall);
+	cJSON_AddItemToObject(root, "memory", memory_json(j));
+	cJSON *tree = tree_json(j);
+	o = cJSON_AddObjectToObject(root, "processes");
+	if (o) {
+		json_add_u64(o, "total", j->procs_total);
+		json_add_u64(o, "exited", j->procs_exited);
+		json_add_u64(o, "outlived", j->procs_total - j->procs_exited);
+		json_add_u64(o, "oom_killed", j->oom_kills);
+		json_add_u64(o, "kept", j->nkept);
+		json_add_u64(o, "not_kept", j->procs_not_kept);
+	}
+	json_add_u64(root, "oom_kills", j->oom_kills);
+	cJSON_AddItemToObject(root, "tools", tools_json(j));
+	cJSON_AddItemToObject(root, "process_tree", tree);
+	o = cJSON_AddObjectToObject(root, "drops");
+	if (o)
+		json_add_u64(o, "events", j->events_dropped);
+	o = cJSON_AddObjectToObject(root, "tracer");
+	if (o) {
+		json_add_str(o, "version", TRACER_VERSION);
+		json_add_str(o, "source", opts && opts->source ? opts->source : "tracerd");
+		cJSON_AddNumberToObject(o, "sample_interval_ms",
+					opts ? opts->sample_interval_ms : 0);
+	}
+	return root;
+}

@@ -1,0 +1,79 @@
+/*
+ * spank_args.c - the plugin's plugstack.conf arguments:
+ *   socket=PATH      tracerd's registration socket
+ *   timeout_ms=N     hard limit of each exchange with tracerd (1..1000)
+ * A bad argument is reported and skipped; the default stays in force.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/un.h>
+
+#include "spank_tracer.h"
+
+static int parse_timeout(const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (end == s || *end || errno || v < SPANK_TIMEOUT_MIN_MS ||
+	    v > SPANK_TIMEOUT_MAX_MS)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+/* Append one complaint to err, keeping it a single line. */
+static void complain(char *err, size_t errlen, const char *what,
+		     const char *arg)
+{
+	size_t used = strlen(err);
+
+	if (used >= errlen - 1)
+		return;
+	snprintf(err + used, errlen - used, "%s%s '%.200s'",
+		 used ? "; " : "", what, arg);
+}
+
+int spank_parse_args(int ac, char **av, struct spank_settings *set,
+		     char *err, size_t errlen)
+{
+	int bad = 0;
+
+	err[0] = '\0';
+	for (int i = 0; i < ac; i++) {
+		const char *a = av[i];
+
+		if (!a || !*a)
+			continue;
+		if (!strncmp(a, "socket=", 7)) {
+			const char *path = a + 7;
+
+			if (path[0] != '/' ||
+			    strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path) ||
+			    strlen(path) >= sizeof(set->socket_path)) {
+				complain(err, errlen,
+					 "socket must be an absolute path of at most 107 bytes, ignored",
+					 a);
+				bad++;
+				continue;
+			}
+			snprintf(set->socket_path, sizeof(set->socket_path),
+				 "%s", path);
+		} else if (!strncmp(a, "timeout_ms=", 11)) {
+			if (parse_timeout(a + 11, &set->timeout_ms) < 0) {
+				complain(err, errlen,
+					 "timeout_ms must be an integer 1..1000, ignored",
+					 a);
+				bad++;
+			}
+		} else {
+			complain(err, errlen, "unknown argument, ignored", a);
+			bad++;
+		}
+	}
+	return bad;
+}

@@ -1,0 +1,180 @@
+/*
+ * spank_tracer.c - the Slurm SPANK plugin: registers every task of every
+ * job step with tracerd before any user code runs, and tells tracerd when
+ * tasks and steps end, so each step gets its summary.
+ *
+ * The plugin must never harm a job: every callback returns 0 whatever
+ * happens, every exchange with tracerd is bounded by timeout_ms, and a
+ * failure costs one log line and leaves the job untraced.
+ *
+ *   optional spank_tracer.so [socket=/run/tracer/tracerd.sock] [timeout_ms=200]
+ */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "spank_tracer.h"
+
+SPANK_PLUGIN(tracer, 1);
+
+enum { OPT_TRACER = 1, OPT_RUN, OPT_PIPELINE };
+
+/*
+ * Set in slurm_spank_init and by the option callbacks, both of which run
+ * in slurmstepd before tasks are forked, so every task process and the
+ * task_exit / exit callbacks see the same values.
+ */
+static struct spank_settings settings = {
+	.socket_path = TRACER_DEFAULT_SOCKET,
+	.timeout_ms = TRACER_DEFAULT_TIMEOUT_MS,
+};
+static struct spank_user_opts user_opts;
+
+static int opt_cb(int val, const char *optarg, int remote);
+
+static struct spank_option options[] = {
+	{ "tracer", "on|off",
+	  "Execution tracing of this job by tracerd (default on).", 1,
+	  OPT_TRACER, opt_cb },
+	{ "tracer-run", "NAME",
+	  "Group this job into the tracer run NAME (default: TRACER_RUN_ID, "
+	  "else the job is its own run).",
+	  1, OPT_RUN, opt_cb },
+	{ "tracer-pipeline", "NAME",
+	  "Record NAME as the pipeline of this job's run (default: "
+	  "TRACER_PIPELINE).",
+	  1, OPT_PIPELINE, opt_cb },
+	SPANK_OPTIONS_TABLE_END
+};
+
+static void set_switch(const char *arg)
+{
+	if (!strcasecmp(arg, "off") || !strcasecmp(arg, "no") ||
+	    !strcmp(arg, "0") || !strcasecmp(arg, "false"))
+		user_opts.off = true;
+	else if (!strcasecmp(arg, "on") || !strcasecmp(arg, "yes") ||
+		 !strcmp(arg, "1") || !strcasecmp(arg, "true"))
+		user_opts.off = false;
+	else
+		slurm_error("spank_tracer: --tracer=%.64s: expected on or off, tracing stays on",
+			    arg);
+}
+
+/* Never fails: a bad value is reported and the job goes on. */
+static int opt_cb(int val, const char *optarg, int remote)
+{
+	const char *arg = optarg ? optarg : "";
+
+	switch (val) {
+	case OPT_TRACER:
+		set_switch(arg);
+		break;
+	case OPT_RUN:
+		snprintf(user_opts.run, sizeof(user_opts.run), "%s", arg);
+		break;
+	case OPT_PIPELINE:
+		snprintf(user_opts.pipeline, sizeof(user_opts.pipeline), "%s",
+			 arg);
+		break;
+	}
+	return 0;
+}
+
+int slurm_spank_init(spank_t sp, int ac, char **av)
+{
+	char err[512];
+
+	for (struct spank_option *o = options; o->name; o++) {
+		spank_err_t rc = spank_option_register(sp, o);
+
+		if (rc != ESPANK_SUCCESS)
+			slurm_error("spank_tracer: cannot register option --%s: %s",
+				    o->name, spank_strerror(rc));
+	}
+	/* Only slurmstepd talks to tracerd: complain there, not in every srun. */
+	if (spank_context() != S_CTX_REMOTE)
+		return 0;
+	if (spank_parse_args(ac, av, &settings, err, sizeof(err)) > 0)
+		slurm_error("spank_tracer: plugstack.conf: %s", err);
+	return 0;
+}
+
+/*
+ * Runs in the task's own process, as root, before it becomes the user and
+ * execs: tracerd tags this process (the peer of the socket), so every
+ * process the task starts is traced from its first instruction.
+ */
+int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
+{
+	struct tracer_identity id;
+	char job_uid[TRACER_JOB_UID_LEN];
+	char err[256];
+
+	if (user_opts.off || !spank_remote(sp))
+		return 0;
+	if (spank_task_identity(sp, &user_opts, &id, err, sizeof(err)) < 0) {
+		slurm_info("spank_tracer: task not traced: %s", err);
+		return 0;
+	}
+	if (tracer_register(settings.socket_path, settings.timeout_ms, &id,
+			    job_uid, sizeof(job_uid), err, sizeof(err)) < 0) {
+		slurm_info("spank_tracer: job %s step %s task %ld not traced: %s",
+			   id.job_id, id.step_id, id.global_task_id, err);
+		return 0;
+	}
+	slurm_debug("spank_tracer: job %s step %s task %ld registered as %s",
+		    id.job_id, id.step_id, id.global_task_id, job_uid);
+	return 0;
+}
+
+/*
+ * task_exit and exit run in slurmstepd itself, which never saw the job
+ * uid tracerd returned to the task process: tracerd also accepts the job
+ * key, which both sides derive from the step ids.
+ */
+static int step_key(spank_t sp, char *key, size_t len)
+{
+	struct tracer_identity id;
+	char err[256];
+
+	identity_init(&id);
+	if (spank_step_ids(sp, &id, err, sizeof(err)) < 0) {
+		slurm_debug("spank_tracer: %s", err);
+		return -1;
+	}
+	identity_job_key(&id, key, len);
+	return key[0] ? 0 : -1;
+}
+
+int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+{
+	char key[TRACER_JOB_UID_LEN], err[256];
+	int status = 0;
+
+	if (user_opts.off || !spank_remote(sp))
+		return 0;
+	if (step_key(sp, key, sizeof(key)) < 0)
+		return 0;
+	if (spank_get_item(sp, S_TASK_EXIT_STATUS, &status) != ESPANK_SUCCESS)
+		status = -1;
+	/* Failures here are expected whenever registration failed too. */
+	if (tracer_task_exit(settings.socket_path, settings.timeout_ms, key,
+			     status, err, sizeof(err)) < 0)
+		slurm_debug("spank_tracer: task exit of %s not sent: %s", key,
+			    err);
+	return 0;
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av)
+{
+	char key[TRACER_JOB_UID_LEN], err[256];
+
+	if (user_opts.off || spank_context() != S_CTX_REMOTE)
+		return 0;
+	if (step_key(sp, key, sizeof(key)) < 0)
+		return 0;
+	if (tracer_end(settings.socket_path, settings.timeout_ms, key, -1, err,
+		       sizeof(err)) < 0)
+		slurm_debug("spank_tracer: end of %s not sent: %s", key, err);
+	return 0;
+}

@@ -1,0 +1,158 @@
+# cluster.sh - a real single-node Slurm cluster in a temporary directory:
+# munge with a key of its own, slurmctld and slurmd on loopback, the
+# plugin under test in plugstack.conf.  Sourced by run.sh; every daemon
+# started here is recorded in CLUSTER_PIDS and stopped by cluster_stop.
+#
+# Needs: CLUSTER_DIR (empty temporary directory).  Sets SLURM_CONF.
+
+CLUSTER_PIDS=""
+CLUSTER_NAME=tracertest
+CLUSTER_PARTITION=debug
+
+cluster_log() { echo "cluster: $*" >&2; }
+
+# Install what is missing (Debian/Ubuntu); fail loudly when we cannot.
+cluster_install_deps() {
+	missing=""
+	for p in slurm-wlm munge python3; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q "install ok installed" || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	cluster_log "installing$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -q >/dev/null &&
+		apt-get install -y -q --no-install-recommends $missing >/dev/null
+}
+
+# A free TCP port on loopback.
+cluster_free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# Start a daemon in the background, record its pid (also in SPAWNED).
+cluster_spawn() {
+	log=$1
+	shift
+	"$@" >"$log" 2>&1 </dev/null &
+	SPAWNED=$!
+	CLUSTER_PIDS="$CLUSTER_PIDS $SPAWNED"
+}
+
+cluster_start_munge() {
+	mdir=$CLUSTER_DIR/munge
+	mkdir -p "$mdir" && chmod 0700 "$mdir" || return 1
+	mungekey --create --keyfile="$mdir/munge.key" >/dev/null 2>&1 ||
+		dd if=/dev/urandom of="$mdir/munge.key" bs=1024 count=1 2>/dev/null
+	chmod 0400 "$mdir/munge.key"
+	MUNGE_SOCKET=$mdir/munge.socket
+	cluster_spawn "$mdir/munged.out" munged --foreground --force \
+		--key-file="$mdir/munge.key" --socket="$MUNGE_SOCKET" \
+		--pid-file="$mdir/munged.pid" --seed-file="$mdir/munged.seed" \
+		--log-file="$mdir/munged.log"
+	MUNGE_PID=$SPAWNED
+	for _ in $(seq 50); do
+		[ -S "$MUNGE_SOCKET" ] && return 0
+		kill -0 "$MUNGE_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cluster_log "munged did not start:"
+	cat "$mdir/munged.out" "$mdir/munged.log" >&2 2>/dev/null
+	return 1
+}
+
+# plugstack.conf is re-read at every job launch: tests rewrite it freely.
+cluster_set_plugstack() {
+	printf '%s\n' "$@" >"$CLUSTER_DIR/plugstack.conf"
+}
+
+cluster_write_conf() {
+	host=$(hostname)
+	cpus=$(nproc)
+	mem_mb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
+	ctld_port=$(cluster_free_port)
+	slurmd_port=$(cluster_free_port)
+	mkdir -p "$CLUSTER_DIR/state" "$CLUSTER_DIR/spool" "$CLUSTER_DIR/log"
+	cat >"$CLUSTER_DIR/slurm.conf" <<EOF
+ClusterName=$CLUSTER_NAME
+SlurmctldHost=$host(127.0.0.1)
+SlurmctldPort=$ctld_port
+SlurmdPort=$slurmd_port
+SlurmUser=root
+SlurmdUser=root
+AuthType=auth/munge
+CredType=cred/munge
+AuthInfo=socket=$MUNGE_SOCKET
+StateSaveLocation=$CLUSTER_DIR/state
+SlurmdSpoolDir=$CLUSTER_DIR/spool
+SlurmctldPidFile=$CLUSTER_DIR/slurmctld.pid
+SlurmdPidFile=$CLUSTER_DIR/slurmd.pid
+SlurmctldLogFile=$CLUSTER_DIR/log/slurmctld.log
+SlurmdLogFile=$CLUSTER_DIR/log/slurmd.log
+SlurmdDebug=debug
+PlugStackConfig=$CLUSTER_DIR/plugstack.conf
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core_Memory
+DefMemPerCPU=100
+MpiDefault=none
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+SchedulerType=sched/backfill
+ReturnToService=2
+KillWait=5
+MinJobAge=600
+InactiveLimit=0
+Waittime=0
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
+PartitionName=$CLUSTER_PARTITION Nodes=$host Default=YES MaxTime=INFINITE State=UP
+EOF
+	export SLURM_CONF=$CLUSTER_DIR/slurm.conf
+	CLUSTER_HOST=$host
+	CLUSTER_CPUS=$cpus
+}
+
+cluster_wait_idle() {
+	for _ in $(seq 150); do
+		state=$(sinfo -h -n "$CLUSTER_HOST" -o %T 2>/dev/null)
+		case $state in
+		idle*) return 0 ;;
+		esac
+		sleep 0.2
+	done
+	cluster_log "node $CLUSTER_HOST not idle (state '$state')"
+	tail -n 20 "$CLUSTER_DIR/log/slurmctld.log" "$CLUSTER_DIR/log/slurmd.log" >&2
+	return 1
+}
+
+# cluster_start PLUGSTACK_LINE...: munge, slurmctld, slurmd; node idle.
+cluster_start() {
+	cluster_start_munge || return 1
+	cluster_write_conf
+	cluster_set_plugstack "$@"
+	cluster_spawn "$CLUSTER_DIR/log/slurmctld.out" \
+		slurmctld -D -i -f "$SLURM_CONF"
+	SLURMCTLD_PID=$SPAWNED
+	cluster_spawn "$CLUSTER_DIR/log/slurmd.out" \
+		slurmd -D -f "$SLURM_CONF" -N "$CLUSTER_HOST"
+	SLURMD_PID=$SPAWNED
+	cluster_wait_idle
+}
+
+# Stop what we started, by pid, newest first; SIGKILL stragglers.
+cluster_stop() {
+	pids=""
+	for p in $CLUSTER_PIDS; do pids="$p $pids"; done
+	for p in $pids; do kill -TERM "$p" 2>/dev/null; done
+	for _ in $(seq 50); do
+		alive=""
+		for p in $pids; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
+		[ -z "$alive" ] && break
+		sleep 0.1
+	done
+	for p in $alive; do kill -KILL "$p" 2>/dev/null; done
+	for p in $pids; do wait "$p" 2>/dev/null; done
+	CLUSTER_PIDS=""
+}

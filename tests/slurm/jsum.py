@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""jsum.py - read tracerd's NDJSON job summaries for the Slurm tests.
+
+  jsum.py FILE count  [KEY=VALUE...]        number of matching summaries
+  jsum.py FILE wait N SECS [KEY=VALUE...]   wait until N match; exit 1 if not
+  jsum.py FILE get PATH [KEY=VALUE...]      a field of the one matching summary
+  jsum.py FILE tools [KEY=VALUE...]         its tool names, sorted, one line
+  jsum.py FILE tool NAME FIELD [KEY=VALUE...]  a field of one of its tools
+
+KEY=VALUE filters on identity fields (job_id=12 step_id=batch ...).
+PATH is dotted (identity.allocation.cpus, exit.code).  Strings print raw,
+other values as JSON ("null" when absent).  A tool NAME matches the tool
+name or the base name of its path.
+"""
+import json
+import os
+import sys
+import time
+
+
+def load(path):
+    out = []
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    out.append(json.loads(line))
+                except ValueError as e:
+                    print(f"jsum: invalid JSON line in {path}: {e}", file=sys.stderr)
+                    sys.exit(3)
+    except FileNotFoundError:
+        pass
+    return out
+
+
+def matches(summary, filters):
+    ident = summary.get("identity", {})
+    return all(str(ident.get(k, "")) == v for k, v in filters)
+
+
+def select(path, filters):
+    return [s for s in load(path) if matches(s, filters)]
+
+
+def parse_filters(args):
+    filters = []
+    for a in args:
+        if "=" not in a:
+            print(f"jsum: bad filter '{a}' (want KEY=VALUE)", file=sys.stderr)
+            sys.exit(2)
+        k, v = a.split("=", 1)
+        filters.append((k, v))
+    return filters
+
+
+def one(path, filters):
+    found = select(path, filters)
+    if len(found) != 1:
+        print(f"jsum: {len(found)} summaries match {filters}, want 1", file=sys.stderr)
+        sys.exit(1)
+    return found[0]
+
+
+def dig(obj, dotted):
+    for part in dotted.split("."):
+        if isinstance(obj, dict) and part in obj:
+            obj = obj[part]
+        else:
+            return None
+    return obj
+
+
+def show(v):
+    print(v if isinstance(v, str) else json.dumps(v))
+
+
+def tool_names(summary):
+    names = set()
+    for t in summary.get("tools", []):
+        names.add(t.get("tool", ""))
+        if t.get("path"):
+            names.add(os.path.basename(t["path"]))
+    return names
+
+
+def find_tool(summary, name):
+    for t in summary.get("tools", []):
+        if t.get("tool") == name or os.path.basename(t.get("path", "")) == name:
+            return t
+    return None
+
+
+def main(argv):
+    if len(argv) < 3:
+        print(__doc__, file=sys.stderr)
+        return 2
+    path, cmd, rest = argv[1], argv[2], argv[3:]
+    if cmd == "count":
+        print(len(select(path, parse_filters(rest))))
+    elif cmd == "wait":
+        n, secs, filters = int(rest[0]), float(rest[1]), parse_filters(rest[2:])
+        deadline = time.monotonic() + secs
+        while len(select(path, filters)) < n:
+            if time.monotonic() > deadline:
+                return 1
+            time.sleep(0.05)
+    elif cmd == "get":
+        show(dig(one(path, parse_filters(rest[1:])), rest[0]))
+    elif cmd == "tools":
+        print(" ".join(sorted(n for n in tool_names(one(path, parse_filters(rest))) if n)))
+    elif cmd == "tool":
+        t = find_tool(one(path, parse_filters(rest[2:])), rest[0])
+        show(None if t is None else t.get(rest[1]))
+    else:
+        print(__doc__, file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
