@@ -25,7 +25,7 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/pp
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(WARN) -fPIC -D_GNU_SOURCE -Ilib -I$(BUILD) -Ibpf
-LDLIBS  := -lcjson -lcurl -lhwloc
+LDLIBS  := -lcjson -lcurl -lhwloc -lm
 ifeq ($(SAN),1)
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
@@ -89,9 +89,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libtracer.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcunit $(LDLIBS)
 
+# Test workloads: static, unsanitized, so their counted bytes and CPU are
+# their own (no loader reads, no sanitizer runtime).
 $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+	$(CC) -O2 -g -Wall -Wextra -Werror -static -o $@ $<
 
 # ---- tests ----
 # Every suite runs; make test fails if any failed.

@@ -69,9 +69,13 @@ struct {
  * The exec record is built here and sent with only the argv bytes used;
  * `tmp` holds the path while it is assembled right to left.  It is twice
  * TRACER_PATH_MAX so that masked offset + masked length stays inside.
+ * `pos` (start of the path in tmp) is kept in map memory on purpose: the
+ * verifier then sees an unknown value at each turn of the path loop instead
+ * of one exact value per possible walk, and can prune the walks together.
  */
 struct exec_scratch {
 	struct tracer_exec_event ev;
+	__u32 pos;
 	char tmp[2 * TRACER_PATH_MAX];
 };
 
@@ -194,11 +198,12 @@ static __always_inline int handle_fork(struct task_struct *parent,
 /*
  * Resolve the executable's path the way d_path() does, into the right end
  * of s->tmp: walk dentries up to the task's root, hopping from a mount's
- * root to its mountpoint in the parent mount.  Returns the offset where the
- * path starts, -1 when nothing could be resolved, or -2 when it did not fit.
+ * root to its mountpoint in the parent mount.  On success s->pos is where
+ * the path starts.  Returns 0, -1 when nothing could be resolved, or -2 when
+ * the path is too long or too deep.
  */
-static __always_inline int resolve_path(struct task_struct *task,
-					struct file *file, char *tmp)
+static __always_inline int resolve_path(struct exec_scratch *s,
+					struct task_struct *task, struct file *file)
 {
 	struct dentry *root_dentry = BPF_CORE_READ(task, fs, root.dentry);
 	struct vfsmount *root_mnt = BPF_CORE_READ(task, fs, root.mnt);
@@ -208,13 +213,13 @@ static __always_inline int resolve_path(struct task_struct *task,
 	struct dentry *parent, *mnt_root;
 	struct mount *mnt_parent;
 	const unsigned char *name;
-	__u32 pos = TRACER_PATH_MAX - 1;
-	__u32 len;
+	__u32 pos, len;
 	int i;
 
 	if (!dentry || !vfsmnt)
 		return -1;
-	tmp[PATH_MASK] = '\0';
+	s->tmp[PATH_MASK] = '\0';
+	s->pos = PATH_MASK;
 	for (i = 0; i < PATH_DEPTH_MAX; i++) {
 		if (dentry == root_dentry && vfsmnt == root_mnt)
 			break;
@@ -233,20 +238,22 @@ static __always_inline int resolve_path(struct task_struct *task,
 			break;
 		len = BPF_CORE_READ(dentry, d_name.len);
 		name = BPF_CORE_READ(dentry, d_name.name);
+		pos = s->pos;
 		if (len + 1 > pos)
 			return -2;
 		pos -= len;
-		if (bpf_probe_read_kernel(&tmp[pos & PATH_MASK], len & PATH_MASK, name))
+		if (bpf_probe_read_kernel(&s->tmp[pos & PATH_MASK], len & PATH_MASK, name))
 			return -1;
 		pos -= 1;
-		tmp[pos & PATH_MASK] = '/';
+		s->tmp[pos & PATH_MASK] = '/';
+		s->pos = pos;
 		dentry = parent;
 	}
 	if (i == PATH_DEPTH_MAX)
 		return -2;
-	if (pos == TRACER_PATH_MAX - 1)
+	if (s->pos >= PATH_MASK)
 		return -1;
-	return pos;
+	return 0;
 }
 
 static __always_inline void fill_exec_path(struct exec_scratch *s,
@@ -256,8 +263,8 @@ static __always_inline void fill_exec_path(struct exec_scratch *s,
 	struct tracer_exec_event *e = &s->ev;
 	const char *filename = BPF_CORE_READ(bprm, filename);
 	struct file *file = BPF_CORE_READ(bprm, file);
-	int pos = -1, n;
-	__u32 size;
+	int rc = -1, n;
+	__u64 size;
 
 	n = bpf_probe_read_kernel_str(e->filename, sizeof(e->filename), filename);
 	e->filename_len = n > 0 ? n - 1 : 0;
@@ -265,17 +272,17 @@ static __always_inline void fill_exec_path(struct exec_scratch *s,
 		e->filename[0] = '\0';
 
 	if (file)
-		pos = resolve_path(task, file, s->tmp);
-	if (pos >= 0) {
-		size = TRACER_PATH_MAX - pos; /* with the NUL */
-		if (size > TRACER_PATH_MAX)
-			size = TRACER_PATH_MAX;
-		if (!bpf_probe_read_kernel(e->path, size, &s->tmp[pos & PATH_MASK])) {
+		rc = resolve_path(s, task, file);
+	if (rc == 0) {
+		/* 1 <= pos < TRACER_PATH_MAX - 1: the masks only help the verifier */
+		size = (TRACER_PATH_MAX - s->pos) & PATH_MASK; /* with the NUL */
+		if (size > 1 &&
+		    !bpf_probe_read_kernel(e->path, size, &s->tmp[s->pos & PATH_MASK])) {
 			e->path_len = size - 1;
 			return;
 		}
 	}
-	if (pos == -2)
+	if (rc == -2)
 		e->flags |= TRACER_F_PATH_TRUNCATED;
 	e->flags |= TRACER_F_PATH_FROM_FILENAME;
 	n = bpf_probe_read_kernel_str(e->path, sizeof(e->path), filename);

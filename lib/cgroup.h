@@ -3,7 +3,9 @@
  * usage_usec, memory.peak (or memory.current when absent), io.stat.
  * v1: cpuacct.usage, memory.max_usage_in_bytes / usage_in_bytes,
  * blkio.throttle.io_service_bytes.  Paths are relative to the mount
- * points found in /proc/self/mountinfo.
+ * points found in /proc/self/mountinfo.  Where a v1 controller is
+ * mounted (hybrid hierarchies) its counters are used: the v2 tree then
+ * carries no controllers and its cpu.stat is not the job's.
  */
 #ifndef TRACER_CGROUP_H
 #define TRACER_CGROUP_H
@@ -23,6 +25,7 @@ struct cgroup_ref {
 	char v2[512];     /* absolute directory in the v2 hierarchy, or "" */
 	char mem_v1[512]; /* absolute memory controller directory, or "" */
 	char cpu_v1[512]; /* absolute cpuacct directory, or "" */
+	char blkio_v1[512]; /* absolute blkio directory, or "" */
 };
 
 /* Find the cgroup directories of pid (v2 first, then v1). 0 or -1. */

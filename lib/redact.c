@@ -308,8 +308,11 @@ static int grow_buffers(char **arg, char **prev, size_t *cap, size_t need)
 
 char *redact_join_argv(const char *argv, size_t len, size_t max_out)
 {
-	/* each masked value grows by at most 2 bytes, plus one space per arg */
-	size_t bound = len * 4 + 8, olen = 0, acap = 0;
+	/*
+	 * An argument of n bytes redacts to at most 3n + 3 bytes, plus its
+	 * separator, and every argument uses at least one input byte.
+	 */
+	size_t bound = len * 7 + 8, olen = 0, acap = 0;
 	size_t cap = (max_out < bound ? max_out : bound) + 4;
 	char *out = malloc(cap), *arg = NULL, *prev = NULL;
 	bool have_prev = false;

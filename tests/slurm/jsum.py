@@ -4,6 +4,7 @@
   jsum.py FILE count  [KEY=VALUE...]        number of matching summaries
   jsum.py FILE wait N SECS [KEY=VALUE...]   wait until N match; exit 1 if not
   jsum.py FILE get PATH [KEY=VALUE...]      a field of the one matching summary
+  jsum.py FILE values PATH [KEY=VALUE...]   that field of every match, sorted, one line
   jsum.py FILE tools [KEY=VALUE...]         its tool names, sorted, one line
   jsum.py FILE tool NAME FIELD [KEY=VALUE...]  a field of one of its tools
 
@@ -109,6 +110,9 @@ def main(argv):
             time.sleep(0.05)
     elif cmd == "get":
         show(dig(one(path, parse_filters(rest[1:])), rest[0]))
+    elif cmd == "values":
+        vals = [dig(s, rest[0]) for s in select(path, parse_filters(rest[1:]))]
+        print(" ".join(sorted(v if isinstance(v, str) else json.dumps(v) for v in vals)))
     elif cmd == "tools":
         print(" ".join(sorted(n for n in tool_names(one(path, parse_filters(rest))) if n)))
     elif cmd == "tool":

@@ -1,0 +1,497 @@
+/*
+ * bpf_loader.c - loads bpf/tracer.bpf.c through its skeleton, attaches it,
+ * pins its maps for inspection (bpftool, `tracer status`) and wraps the map
+ * operations tracerd needs.  Everything kernel-facing that tracerd does with
+ * BPF goes through here.
+ */
+#include "bpf_loader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "log.h"
+#include "tracer.skel.h"
+
+#define DEFAULT_ARGV_MAX 1024u
+#define DEFAULT_RINGBUF (16u << 20)
+#define DEFAULT_MAX_PROCS 65536u
+#define BPFFS_DIR "/sys/fs/bpf"
+#define TRACEFS_DIR "/sys/kernel/tracing"
+
+struct bpf_loader {
+	struct tracer_bpf *skel;
+	struct ring_buffer *rb;
+	int ncpus;
+	char pin_dir[PATH_MAX];
+	int npinned; /* maps pinned so far, in pin_maps() order */
+};
+
+/* The maps worth pinning: the state and counters `tracer status` reads. */
+static struct bpf_map *pinned_map(struct tracer_bpf *skel, int i)
+{
+	struct bpf_map *maps[] = {skel->maps.procs, skel->maps.tagged_cgroups,
+				  skel->maps.counters, skel->maps.events};
+
+	return i < (int)(sizeof(maps) / sizeof(maps[0])) ? maps[i] : NULL;
+}
+
+static void raise_memlock(void)
+{
+	struct rlimit rl;
+
+	/* kernels before 5.11 charge BPF maps against RLIMIT_MEMLOCK */
+	if (getrlimit(RLIMIT_MEMLOCK, &rl) != 0) {
+		log_warn("getrlimit(RLIMIT_MEMLOCK): %s", strerror(errno));
+		return;
+	}
+	if (rl.rlim_cur == RLIM_INFINITY)
+		return;
+	rl.rlim_cur = rl.rlim_max = RLIM_INFINITY;
+	if (setrlimit(RLIMIT_MEMLOCK, &rl) != 0)
+		log_warn("setrlimit(RLIMIT_MEMLOCK, unlimited): %s "
+			 "(map creation may fail on kernels before 5.11)", strerror(errno));
+}
+
+static int ensure_mounted(const char *dir, long magic, const char *type,
+			  const char *opts, char *err, size_t errlen)
+{
+	struct statfs st;
+
+	if (statfs(dir, &st) == 0 && st.f_type == magic)
+		return 0;
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		snprintf(err, errlen, "mkdir %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (mount(type, dir, type, 0, opts) != 0) {
+		snprintf(err, errlen, "mount %s on %s: %s", type, dir, strerror(errno));
+		return -1;
+	}
+	log_info("mounted %s on %s", type, dir);
+	return 0;
+}
+
+/* mkdir -p, each created level mode 0700. */
+static int make_dirs(const char *path, char *err, size_t errlen)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n == 0 || n >= sizeof(buf)) {
+		snprintf(err, errlen, "pin directory \"%s\": bad length", path);
+		return -1;
+	}
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(buf, 0700) != 0 && errno != EEXIST) {
+			snprintf(err, errlen, "mkdir %s: %s", buf, strerror(errno));
+			return -1;
+		}
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+	if (chmod(path, 0700) != 0) {
+		snprintf(err, errlen, "chmod 0700 %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int pin_path(const struct bpf_loader *l, struct bpf_map *m, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/%s", l->pin_dir, bpf_map__name(m));
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+static int pin_maps(struct bpf_loader *l, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct bpf_map *m;
+	int rc;
+
+	if (make_dirs(l->pin_dir, err, errlen) != 0)
+		return -1;
+	for (int i = 0; (m = pinned_map(l->skel, i)) != NULL; i++) {
+		if (pin_path(l, m, path, sizeof(path)) != 0) {
+			snprintf(err, errlen, "pin path under %s: too long", l->pin_dir);
+			return -1;
+		}
+		/* a pin left by a run that did not stop cleanly */
+		if (unlink(path) != 0 && errno != ENOENT) {
+			snprintf(err, errlen, "unlink stale pin %s: %s", path, strerror(errno));
+			return -1;
+		}
+		rc = bpf_map__pin(m, path);
+		if (rc != 0) {
+			snprintf(err, errlen, "pin map %s at %s: %s", bpf_map__name(m),
+				 path, strerror(-rc));
+			return -1;
+		}
+		l->npinned = i + 1;
+		if (chmod(path, 0600) != 0) {
+			snprintf(err, errlen, "chmod 0600 %s: %s", path, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static void unpin_maps(struct bpf_loader *l)
+{
+	for (int i = 0; i < l->npinned; i++) {
+		struct bpf_map *m = pinned_map(l->skel, i);
+		int rc = bpf_map__unpin(m, NULL);
+
+		if (rc != 0)
+			log_warn("unpin map %s: %s", bpf_map__name(m), strerror(-rc));
+	}
+	if (l->npinned > 0 && rmdir(l->pin_dir) != 0 && errno != ENOENT)
+		log_warn("rmdir %s: %s", l->pin_dir, strerror(errno));
+	l->npinned = 0;
+}
+
+static unsigned round_pow2(unsigned v, unsigned min)
+{
+	unsigned r = min;
+
+	while (r < v && r < (1u << 31))
+		r <<= 1;
+	return r;
+}
+
+static int configure(struct tracer_bpf *skel, const struct bpf_loader_opts *o,
+		     char *err, size_t errlen)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	unsigned argv_max = o->argv_max ? o->argv_max : DEFAULT_ARGV_MAX;
+	unsigned rb = o->ringbuf_bytes ? o->ringbuf_bytes : DEFAULT_RINGBUF;
+	unsigned procs = o->max_procs ? o->max_procs : DEFAULT_MAX_PROCS;
+	int rc;
+
+	if (page <= 0) {
+		snprintf(err, errlen, "sysconf(_SC_PAGESIZE): %s", strerror(errno));
+		return -1;
+	}
+	if (argv_max > TRACER_ARGV_MAX) {
+		snprintf(err, errlen, "argv_max %u is above the limit of %u bytes",
+			 argv_max, TRACER_ARGV_MAX);
+		return -1;
+	}
+	skel->rodata->trace_all = o->trace_all;
+	skel->rodata->argv_max = argv_max;
+	skel->rodata->self_tgid = (__u32)getpid();
+	skel->rodata->page_kb = (__u32)(page / 1024);
+	rc = bpf_map__set_max_entries(skel->maps.procs, procs);
+	if (rc == 0)
+		rc = bpf_map__set_max_entries(skel->maps.events, round_pow2(rb, (unsigned)page));
+	if (rc != 0) {
+		snprintf(err, errlen, "set map sizes: %s", strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
+static int attach_all(struct tracer_bpf *skel, char *err, size_t errlen)
+{
+	struct {
+		struct bpf_program *prog;
+		struct bpf_link **link;
+	} t[] = {
+		{skel->progs.tracer_fork, &skel->links.tracer_fork},
+		{skel->progs.tracer_exec, &skel->links.tracer_exec},
+		{skel->progs.tracer_exit, &skel->links.tracer_exit},
+		{skel->progs.tracer_oom, &skel->links.tracer_oom},
+	};
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		*t[i].link = bpf_program__attach(t[i].prog);
+		if (!*t[i].link) {
+			snprintf(err, errlen, "attach %s (%s): %s", bpf_program__name(t[i].prog),
+				 bpf_program__section_name(t[i].prog), strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn fn,
+				   void *ctx, char *err, size_t errlen)
+{
+	struct bpf_loader *l = calloc(1, sizeof(*l));
+	int rc;
+
+	if (!l) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	if (o->pin_dir && snprintf(l->pin_dir, sizeof(l->pin_dir), "%s", o->pin_dir) >=
+				  (int)sizeof(l->pin_dir)) {
+		snprintf(err, errlen, "pin directory name too long");
+		goto fail;
+	}
+	raise_memlock();
+	if (ensure_mounted(BPFFS_DIR, BPF_FS_MAGIC, "bpf", "mode=0700", err, errlen) != 0 ||
+	    ensure_mounted(TRACEFS_DIR, TRACEFS_MAGIC, "tracefs", NULL, err, errlen) != 0)
+		goto fail;
+	l->ncpus = libbpf_num_possible_cpus();
+	if (l->ncpus <= 0) {
+		snprintf(err, errlen, "count possible CPUs: %s", strerror(-l->ncpus));
+		goto fail;
+	}
+	l->skel = tracer_bpf__open();
+	if (!l->skel) {
+		snprintf(err, errlen, "open BPF object: %s", strerror(errno));
+		goto fail;
+	}
+	if (configure(l->skel, o, err, errlen) != 0)
+		goto fail;
+	rc = tracer_bpf__load(l->skel);
+	if (rc != 0) {
+		snprintf(err, errlen, "load BPF programs (verifier log above): %s", strerror(-rc));
+		goto fail;
+	}
+	if (attach_all(l->skel, err, errlen) != 0)
+		goto fail;
+	if (l->pin_dir[0] && pin_maps(l, err, errlen) != 0)
+		goto fail;
+	l->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), fn, ctx, NULL);
+	if (!l->rb) {
+		snprintf(err, errlen, "ring buffer reader: %s", strerror(errno));
+		goto fail;
+	}
+	return l;
+fail:
+	bpf_loader_close(l);
+	return NULL;
+}
+
+int bpf_loader_ringbuf_fd(struct bpf_loader *l)
+{
+	return ring_buffer__epoll_fd(l->rb);
+}
+
+int bpf_loader_consume(struct bpf_loader *l)
+{
+	return ring_buffer__consume(l->rb);
+}
+
+/* ---- tagging ---- */
+
+/* Read a small /proc file into buf (NUL-terminated); -errno on failure. */
+static int read_proc(pid_t pid, const char *name, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd, rc = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, len - 1);
+	if (n < 0)
+		rc = errno == ESRCH ? -ESRCH : -errno;
+	else
+		buf[n] = '\0';
+	close(fd);
+	return rc;
+}
+
+/* Tgid: and Threads: of /proc/<pid>/status. */
+static int proc_threads(pid_t pid, long *threads)
+{
+	char buf[4096];
+	const char *t, *g;
+	int rc = read_proc(pid, "status", buf, sizeof(buf));
+
+	if (rc != 0)
+		return rc;
+	g = strstr(buf, "\nTgid:");
+	t = strstr(buf, "\nThreads:");
+	if (!g || !t)
+		return -EIO;
+	if (strtol(g + 6, NULL, 10) != pid)
+		return -EINVAL;
+	*threads = strtol(t + 9, NULL, 10);
+	return *threads > 0 ? 0 : -EIO;
+}
+
+/*
+ * Start time as task->start_time has it (CLOCK_MONOTONIC ns).  /proc gives
+ * field 22 of stat in clock ticks of CLOCK_BOOTTIME; the two clocks differ
+ * by the time spent suspended.
+ */
+static int proc_start_ns(pid_t pid, __u64 *start_ns)
+{
+	char buf[1024];
+	struct timespec boot, mono;
+	unsigned long long ticks;
+	long hz = sysconf(_SC_CLK_TCK);
+	const char *p;
+	__s64 ns, delta;
+	int rc = read_proc(pid, "stat", buf, sizeof(buf));
+
+	if (rc != 0)
+		return rc;
+	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
+	if (!p || hz <= 0)
+		return -EIO;
+	/* after ")": state is field 3, starttime field 22 */
+	for (int field = 2; field < 21; field++) {
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return -EIO;
+	}
+	if (sscanf(p + 1, "%llu", &ticks) != 1)
+		return -EIO;
+	if (clock_gettime(CLOCK_BOOTTIME, &boot) != 0 || clock_gettime(CLOCK_MONOTONIC, &mono) != 0)
+		return -errno;
+	delta = (boot.tv_sec - mono.tv_sec) * 1000000000LL + (boot.tv_nsec - mono.tv_nsec);
+	ns = (__s64)(ticks * (1000000000ULL / (unsigned long long)hz)) - delta;
+	*start_ns = ns > 0 ? (__u64)ns : 0;
+	return 0;
+}
+
+int bpf_loader_tag_pid(struct bpf_loader *l, pid_t tgid, __u64 job)
+{
+	int fd = bpf_map__fd(l->skel->maps.procs);
+	__u32 key = (__u32)tgid;
+	struct tracer_proc p;
+	long threads;
+	int rc;
+
+	if (tgid <= 0)
+		return -EINVAL;
+	/*
+	 * Already tagged (inherited from a parent job): only the job moves.
+	 * Writing back the whole value could lose a thread exit that races
+	 * with us; the registrant is blocked on our reply, so it does not.
+	 */
+	if (bpf_map_lookup_elem(fd, &key, &p) == 0) {
+		p.job = job;
+		rc = bpf_map_update_elem(fd, &key, &p, BPF_EXIST);
+		return rc == 0 ? 0 : -errno;
+	}
+	memset(&p, 0, sizeof(p));
+	rc = proc_threads(tgid, &threads);
+	if (rc == 0)
+		rc = proc_start_ns(tgid, &p.start_ns);
+	if (rc != 0)
+		return rc;
+	p.job = job;
+	p.threads = threads;
+	if (bpf_map_update_elem(fd, &key, &p, BPF_ANY) != 0)
+		return errno == E2BIG ? -ENOSPC : -errno;
+	return 0;
+}
+
+int bpf_loader_untag_pid(struct bpf_loader *l, pid_t tgid)
+{
+	__u32 key = (__u32)tgid;
+
+	if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.procs), &key) != 0)
+		return -errno;
+	return 0;
+}
+
+int bpf_loader_tag_cgroup(struct bpf_loader *l, __u64 cgroup_id, __u64 job)
+{
+	int fd = bpf_map__fd(l->skel->maps.tagged_cgroups);
+
+	if (bpf_map_update_elem(fd, &cgroup_id, &job, BPF_NOEXIST) == 0) {
+		__atomic_add_fetch(&l->skel->bss->nr_tagged_cgroups, 1, __ATOMIC_SEQ_CST);
+		return 0;
+	}
+	if (errno != EEXIST)
+		return errno == E2BIG ? -ENOSPC : -errno;
+	return bpf_map_update_elem(fd, &cgroup_id, &job, BPF_EXIST) == 0 ? 0 : -errno;
+}
+
+int bpf_loader_untag_cgroup(struct bpf_loader *l, __u64 cgroup_id)
+{
+	int fd = bpf_map__fd(l->skel->maps.tagged_cgroups);
+
+	if (bpf_map_delete_elem(fd, &cgroup_id) != 0)
+		return -errno;
+	__atomic_sub_fetch(&l->skel->bss->nr_tagged_cgroups, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int bpf_loader_lookup_proc(struct bpf_loader *l, pid_t tgid, struct tracer_proc *out)
+{
+	__u32 key = (__u32)tgid;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.procs), &key, out) != 0)
+		return -ENOENT;
+	return 0;
+}
+
+void bpf_loader_counters(struct bpf_loader *l, __u64 out[TRACER_CNT__MAX])
+{
+	int fd = bpf_map__fd(l->skel->maps.counters);
+	__u64 *percpu = calloc((size_t)l->ncpus, sizeof(*percpu));
+
+	memset(out, 0, sizeof(__u64) * TRACER_CNT__MAX);
+	if (!percpu) {
+		log_error("counters: out of memory");
+		return;
+	}
+	for (__u32 k = 0; k < TRACER_CNT__MAX; k++) {
+		if (bpf_map_lookup_elem(fd, &k, percpu) != 0) {
+			log_error("read counter %u: %s", k, strerror(errno));
+			continue;
+		}
+		for (int c = 0; c < l->ncpus; c++)
+			out[k] += percpu[c];
+	}
+	free(percpu);
+}
+
+int bpf_loader_programs(struct bpf_loader *l, char names[][32], int max)
+{
+	struct bpf_link *links[] = {l->skel->links.tracer_fork, l->skel->links.tracer_exec,
+				    l->skel->links.tracer_exit, l->skel->links.tracer_oom};
+	struct bpf_program *progs[] = {l->skel->progs.tracer_fork, l->skel->progs.tracer_exec,
+				       l->skel->progs.tracer_exit, l->skel->progs.tracer_oom};
+	int n = 0;
+
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]) && n < max; i++) {
+		if (!links[i])
+			continue;
+		snprintf(names[n], 32, "%s", bpf_program__name(progs[i]));
+		n++;
+	}
+	return n;
+}
+
+void bpf_loader_close(struct bpf_loader *l)
+{
+	if (!l)
+		return;
+	ring_buffer__free(l->rb);
+	if (l->skel) {
+		unpin_maps(l);
+		tracer_bpf__destroy(l->skel); /* detaches the links too */
+	}
+	free(l);
+}

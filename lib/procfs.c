@@ -1,0 +1,498 @@
+/*
+ * procfs.c - /proc/<pid> readers for live processes (sampling, standalone
+ * mode).  The parsers never trust the text: comm may hold spaces and
+ * parentheses (the comm ends at the LAST ')'), numbers may be missing,
+ * files may be cut short or vanish between open and read.
+ */
+#include "procfs.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define STAT_BUF 4096
+#define STATUS_MAX (1u << 20) /* /proc/PID/status grows with CPU and node masks */
+
+/* Parse an unsigned decimal at *p (bounded by end); advances *p. */
+static int parse_u64(const char **p, const char *end, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+
+	if (s >= end || !isdigit((unsigned char)*s))
+		return -1;
+	for (; s < end && isdigit((unsigned char)*s); s++) {
+		unsigned d = (unsigned)(*s - '0');
+
+		if (v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	*p = s;
+	*out = v;
+	return 0;
+}
+
+/* A signed decimal (stat has a few negative fields). */
+static int parse_i64(const char **p, const char *end, int64_t *out)
+{
+	const char *s = *p;
+	uint64_t v;
+	int neg = 0;
+
+	if (s < end && *s == '-') {
+		neg = 1;
+		s++;
+	}
+	if (parse_u64(&s, end, &v) < 0 || v > (uint64_t)INT64_MAX)
+		return -1;
+	*p = s;
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return 0;
+}
+
+static void skip_spaces(const char **p, const char *end)
+{
+	while (*p < end && (**p == ' ' || **p == '\t'))
+		(*p)++;
+}
+
+int procfs_parse_stat(const char *buf, size_t len, struct procfs_stat *out)
+{
+	/* fields after comm, numbered as in proc(5): 3 = state ... 24 = rss */
+	int64_t f[25];
+	const char *p = buf, *end = buf + len, *open, *close = NULL;
+	uint64_t pid;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (!buf)
+		return -1;
+	if (parse_u64(&p, end, &pid) < 0 || pid > INT32_MAX)
+		return -1;
+	skip_spaces(&p, end);
+	if (p >= end || *p != '(')
+		return -1;
+	open = p;
+	for (const char *q = open + 1; q < end; q++)
+		if (*q == ')')
+			close = q;
+	if (!close)
+		return -1;
+	n = (size_t)(close - open - 1);
+	if (n >= sizeof(out->comm))
+		n = sizeof(out->comm) - 1;
+	memcpy(out->comm, open + 1, n);
+	out->comm[n] = '\0';
+	out->pid = (pid_t)pid;
+
+	p = close + 1;
+	skip_spaces(&p, end);
+	if (p >= end || !isalpha((unsigned char)*p))
+		return -1;
+	out->state = *p++;
+	for (int i = 4; i <= 24; i++) {
+		if (p >= end || (*p != ' ' && *p != '\t'))
+			return -1;
+		skip_spaces(&p, end);
+		if (parse_i64(&p, end, &f[i]) < 0)
+			return -1;
+	}
+	if (f[4] < 0 || f[10] < 0 || f[12] < 0 || f[14] < 0 || f[15] < 0 ||
+	    f[22] < 0)
+		return -1;
+	out->ppid = (pid_t)f[4];
+	out->minflt = (uint64_t)f[10];
+	out->majflt = (uint64_t)f[12];
+	out->utime_ticks = (uint64_t)f[14];
+	out->stime_ticks = (uint64_t)f[15];
+	out->num_threads = (long)f[20];
+	out->start_ticks = (uint64_t)f[22];
+	out->rss_pages = f[24] > 0 ? (uint64_t)f[24] : 0;
+	return 0;
+}
+
+/*
+ * Walk "Key: value" lines.  For each line, cb gets the key (not
+ * terminated, klen bytes) and the value text up to the end of the line.
+ */
+typedef int (*kv_fn)(void *ctx, const char *key, size_t klen, const char *v,
+		     const char *vend);
+
+static int walk_kv(const char *buf, size_t len, kv_fn cb, void *ctx)
+{
+	const char *p = buf, *end = buf + len;
+	int found = 0;
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *colon;
+
+		if (!eol)
+			eol = end;
+		colon = memchr(p, ':', (size_t)(eol - p));
+		if (colon) {
+			const char *v = colon + 1;
+
+			skip_spaces(&v, eol);
+			found += cb(ctx, p, (size_t)(colon - p), v, eol);
+		}
+		p = eol + 1;
+	}
+	return found;
+}
+
+static int key_is(const char *key, size_t klen, const char *name)
+{
+	return strlen(name) == klen && memcmp(key, name, klen) == 0;
+}
+
+static int io_field(void *ctx, const char *key, size_t klen, const char *v,
+		    const char *vend)
+{
+	struct procfs_io *io = ctx;
+	static const struct {
+		const char *name;
+		size_t off;
+	} fields[] = {
+		{"rchar", offsetof(struct procfs_io, rchar)},
+		{"wchar", offsetof(struct procfs_io, wchar)},
+		{"syscr", offsetof(struct procfs_io, syscr)},
+		{"syscw", offsetof(struct procfs_io, syscw)},
+		{"read_bytes", offsetof(struct procfs_io, read_bytes)},
+		{"write_bytes", offsetof(struct procfs_io, write_bytes)},
+		{"cancelled_write_bytes",
+		 offsetof(struct procfs_io, cancelled_write_bytes)},
+	};
+
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
+		if (key_is(key, klen, fields[i].name))
+			return parse_u64(&v, vend,
+					 (uint64_t *)((char *)io + fields[i].off)) == 0;
+	return 0;
+}
+
+int procfs_parse_io(const char *buf, size_t len, struct procfs_io *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!buf)
+		return -1;
+	/* missing fields stay 0; nothing recognised at all is an error */
+	return walk_kv(buf, len, io_field, out) > 0 ? 0 : -1;
+}
+
+static int status_field(void *ctx, const char *key, size_t klen, const char *v,
+			const char *vend)
+{
+	struct procfs_status *st = ctx;
+	uint64_t x;
+
+	if (parse_u64(&v, vend, &x) < 0)
+		return 0;
+	if (key_is(key, klen, "VmRSS"))
+		st->vm_rss_kb = x;
+	else if (key_is(key, klen, "VmHWM"))
+		st->vm_hwm_kb = x;
+	else if (key_is(key, klen, "Threads"))
+		st->threads = (long)x;
+	else if (key_is(key, klen, "voluntary_ctxt_switches"))
+		st->voluntary_ctxt_switches = x;
+	else if (key_is(key, klen, "nonvoluntary_ctxt_switches"))
+		st->nonvoluntary_ctxt_switches = x;
+	else if (key_is(key, klen, "Uid") && x <= UINT32_MAX)
+		st->uid = (uid_t)x; /* the real uid comes first */
+	else
+		return 0;
+	return 1;
+}
+
+int procfs_parse_status(const char *buf, size_t len, struct procfs_status *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->uid = (uid_t)-1;
+	if (!buf)
+		return -1;
+	/* kernel threads have no Vm* lines: whatever is there is fine */
+	return walk_kv(buf, len, status_field, out) > 0 ? 0 : -1;
+}
+
+/*
+ * Read a whole file into buf (cap bytes, NUL-terminated).  Returns the
+ * length, or -1 with errno.  Short reads are retried until EOF.
+ */
+static ssize_t read_file(const char *path, char *buf, size_t cap)
+{
+	size_t len = 0;
+	int fd, saved;
+
+	if (cap == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (len < cap - 1) {
+		ssize_t n = read(fd, buf + len, cap - 1 - len);
+
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			saved = errno;
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+static void pid_path(char *buf, size_t len, pid_t pid, const char *file)
+{
+	snprintf(buf, len, "/proc/%d/%s", (int)pid, file);
+}
+
+int procfs_read_stat(pid_t pid, struct procfs_stat *out)
+{
+	char path[64], buf[STAT_BUF];
+	ssize_t n;
+
+	pid_path(path, sizeof(path), pid, "stat");
+	n = read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return -1;
+	if (procfs_parse_stat(buf, (size_t)n, out) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+int procfs_read_io(pid_t pid, struct procfs_io *out)
+{
+	char path[64], buf[STAT_BUF];
+	ssize_t n;
+
+	pid_path(path, sizeof(path), pid, "io");
+	n = read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return -1;
+	if (procfs_parse_io(buf, (size_t)n, out) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * status can be tens of KiB on machines with many CPUs or NUMA nodes:
+ * read with a growing buffer until the file fits.
+ */
+int procfs_read_status(pid_t pid, struct procfs_status *out)
+{
+	char path[64], *buf = NULL, *nb;
+	size_t cap = 8192;
+	ssize_t n = -1;
+	int ret = -1, saved;
+
+	pid_path(path, sizeof(path), pid, "status");
+	for (; cap <= STATUS_MAX; cap *= 2) {
+		nb = realloc(buf, cap);
+		if (!nb)
+			goto out;
+		buf = nb;
+		n = read_file(path, buf, cap);
+		if (n < 0 || (size_t)n < cap - 1)
+			break;
+	}
+	if (n < 0)
+		goto out;
+	if (procfs_parse_status(buf, (size_t)n, out) < 0) {
+		errno = EINVAL;
+		goto out;
+	}
+	ret = 0;
+out:
+	saved = errno;
+	free(buf);
+	errno = saved;
+	return ret;
+}
+
+int procfs_read_exe(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+
+	if (!buf || len == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	pid_path(path, sizeof(path), pid, "exe");
+	n = readlink(path, buf, len);
+	if (n < 0)
+		return -1;
+	if ((size_t)n >= len) {
+		buf[len - 1] = '\0';
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	buf[n] = '\0';
+	return 0;
+}
+
+ssize_t procfs_read_cmdline(pid_t pid, char *buf, size_t len)
+{
+	char path[64];
+	ssize_t n;
+	int fd, saved;
+	size_t got = 0;
+
+	if (!buf || len == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	pid_path(path, sizeof(path), pid, "cmdline");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* raw bytes, no terminator added: the caller gets exactly argv */
+	while (got < len) {
+		n = read(fd, buf + got, len - got);
+		if (n == 0)
+			break;
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			saved = errno;
+			close(fd);
+			errno = saved;
+			return -1;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	return (ssize_t)got;
+}
+
+/* Copy a path of n bytes; -1 when it does not fit. */
+static int copy_path(char *dst, size_t cap, const char *s, size_t n)
+{
+	if (!dst || cap == 0)
+		return 0;
+	if (n >= cap) {
+		dst[0] = '\0';
+		return -1;
+	}
+	memcpy(dst, s, n);
+	dst[n] = '\0';
+	return 0;
+}
+
+/* Is name one of the comma-separated controllers in list (n bytes)? */
+static int has_controller(const char *list, size_t n, const char *name)
+{
+	size_t w = strlen(name);
+	const char *p = list, *end = list + n;
+
+	while (p < end) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		size_t len = comma ? (size_t)(comma - p) : (size_t)(end - p);
+
+		if (len == w && memcmp(p, name, w) == 0)
+			return 1;
+		p += len + 1;
+	}
+	return 0;
+}
+
+int procfs_parse_cgroup(const char *buf, size_t len, char *v2, size_t v2len,
+			char *mem_v1, size_t mem_len, char *cpu_v1, size_t cpu_len)
+{
+	const char *p = buf, *end = buf + len;
+	int lines = 0, bad = 0;
+
+	if (v2 && v2len)
+		v2[0] = '\0';
+	if (mem_v1 && mem_len)
+		mem_v1[0] = '\0';
+	if (cpu_v1 && cpu_len)
+		cpu_v1[0] = '\0';
+	if (!buf)
+		return -1;
+	/* "hierarchy-id:controller-list:path"; the path may hold ':' */
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *c1, *c2;
+
+		if (!eol)
+			eol = end;
+		c1 = memchr(p, ':', (size_t)(eol - p));
+		c2 = c1 ? memchr(c1 + 1, ':', (size_t)(eol - c1 - 1)) : NULL;
+		if (c1 && c2 && c2 + 1 < eol && c2[1] == '/') {
+			const char *path = c2 + 1;
+			size_t plen = (size_t)(eol - path);
+			size_t clen = (size_t)(c2 - c1 - 1);
+
+			lines++;
+			if (c1 - p == 1 && *p == '0' && clen == 0)
+				bad |= copy_path(v2, v2len, path, plen);
+			if (has_controller(c1 + 1, clen, "memory"))
+				bad |= copy_path(mem_v1, mem_len, path, plen);
+			if (has_controller(c1 + 1, clen, "cpuacct"))
+				bad |= copy_path(cpu_v1, cpu_len, path, plen);
+		}
+		p = eol + 1;
+	}
+	if (lines == 0 || bad) {
+		errno = lines ? ENAMETOOLONG : EINVAL;
+		return -1;
+	}
+	return 0;
+}
+
+int procfs_read_cgroup(pid_t pid, char *v2, size_t v2len, char *mem_v1,
+		       size_t mem_len, char *cpu_v1, size_t cpu_len)
+{
+	char path[64], buf[STAT_BUF];
+	ssize_t n;
+
+	pid_path(path, sizeof(path), pid, "cgroup");
+	n = read_file(path, buf, sizeof(buf));
+	if (n < 0)
+		return -1;
+	return procfs_parse_cgroup(buf, (size_t)n, v2, v2len, mem_v1, mem_len,
+				   cpu_v1, cpu_len);
+}
+
+size_t procfs_list_pids(pid_t *pids, size_t max)
+{
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+
+	d = opendir("/proc");
+	if (!d)
+		return 0;
+	while (n < max && (de = readdir(d)) != NULL) {
+		const char *s = de->d_name;
+		uint64_t v;
+
+		if (parse_u64(&s, s + strlen(s), &v) < 0 || *s || v == 0 ||
+		    v > INT32_MAX)
+			continue;
+		pids[n++] = (pid_t)v;
+	}
+	closedir(d);
+	return n;
+}

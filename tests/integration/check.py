@@ -1,0 +1,118 @@
+#!/usr/bin/env python3
+"""check.py - assertions on a job summary written by tracerd.
+
+usage: check.py SUMMARY_FILE JOB_FILE CHECK [ARGS...]
+Finds the summary of the job named in JOB_FILE (written by `tracer run
+--job-file`) and runs one check; exit 0 when it holds, 1 with the reason.
+"""
+import json
+import sys
+
+
+def load(path, jobfile):
+    with open(jobfile) as f:
+        uid = f.read().strip()
+    found = None
+    with open(path, "rb") as f:
+        for raw in f:
+            # strict: every line must be valid UTF-8 and valid JSON
+            s = json.loads(raw.decode("utf-8"))
+            if s.get("job") == uid:
+                found = s
+    if found is None:
+        sys.exit(f"no summary for job {uid!r} in {path}")
+    return found
+
+
+def tool(s, name):
+    for t in s["tools"]:
+        if t["tool"] == name:
+            return t
+    sys.exit(f"tool {name!r} not in summary; tools: {[t['tool'] for t in s['tools']]}")
+
+
+def within(what, got, want, rel):
+    if want == 0 or abs(got - want) / want > rel:
+        sys.exit(f"{what}: got {got}, want {want} (tolerance {rel:.0%})")
+    print(f"{what}: got {got}, want {want}, error {abs(got - want) / want:.3%}")
+
+
+def exits(t):
+    out = {}
+    for e in t["exit_codes"]:
+        key = f"sig{e['signal']}" if e.get("signal") is not None else str(e.get("code"))
+        out[key] = out.get(key, 0) + e["count"]
+    return out
+
+
+def main():
+    path, jobfile, check, *args = sys.argv[1:]
+    s = load(path, jobfile)
+    if check == "storm":
+        n, truth = int(args[0]), json.load(open(args[1]))
+        t = tool(s, args[2])
+        if t["processes"] != n:
+            sys.exit(f"{args[2]}: {t['processes']} processes recorded, {n} ran")
+        if not t["path"].endswith("/" + args[2]):
+            sys.exit(f"executable path {t['path']}")
+        got = exits(t)
+        if got != truth["exit_counts"]:
+            sys.exit(f"exit codes {got} != ground truth {truth['exit_counts']}")
+        if s["drops"]["events"] != 0:
+            sys.exit(f"drops: {s['drops']}")
+        print(f"{n} processes, exit codes {got}, drops 0")
+    elif check == "cpu":
+        truth = json.load(open(args[0]))
+        within("cpu_s", tool(s, args[1])["cpu_s"], truth["cpu_s"], 0.02)
+    elif check == "rss":
+        truth = json.load(open(args[0]))
+        within("peak_rss_bytes", tool(s, args[1])["peak_rss_bytes"], truth["maxrss_kb"] * 1024, 0.02)
+    elif check == "io":
+        n, t = int(args[0]), tool(s, args[1])
+        if t["rchar"] != n or t["wchar"] != n:
+            sys.exit(f"rchar {t['rchar']} wchar {t['wchar']}, want {n} each")
+        print(f"rchar = wchar = {n}")
+    elif check == "exit":
+        t, want = tool(s, args[0]), args[1]
+        got = exits(t)
+        if want not in got:
+            sys.exit(f"{args[0]} exits {got}, want {want}")
+        job_want = args[2] if len(args) > 2 else None
+        if job_want:
+            e = s["exit"]
+            job_got = f"sig{e['signal']}" if e.get("signal") is not None else str(e.get("code"))
+            if job_got != job_want:
+                sys.exit(f"job exit {e}, want {job_want}")
+    elif check == "oom":
+        victims = [p for p in s["process_tree"] if p.get("oom_killed")]
+        if not victims or s["oom_kills"] < 1:
+            sys.exit(f"no OOM victim recorded (oom_kills={s['oom_kills']})")
+        if victims[0].get("signal") != 9:
+            sys.exit(f"victim {victims[0]['tool']} signal {victims[0].get('signal')}")
+        print(f"victim {victims[0]['tool']} pid {victims[0]['pid']} killed by signal 9")
+    elif check == "daemon":
+        t = tool(s, args[0])
+        got = exits(t)
+        if t["processes"] != 3 or got.get("7") != 1:
+            sys.exit(f"daemonizer: {t['processes']} processes, exits {got}")
+        print(f"3 processes of the daemonizer, the daemon exited 7 inside the job")
+    elif check == "outlived":
+        procs = [p for p in s["process_tree"] if p.get("outlived")]
+        if not procs or s["processes"]["outlived"] < 1:
+            sys.exit("no outliving process listed")
+        print(f"outliving: {[(p['pid'], p['tool']) for p in procs]}")
+    elif check == "tool":
+        t = tool(s, args[0])
+        if len(args) > 1 and not (t.get("interpreter") or "").split("/")[-1].startswith(args[1]):
+            sys.exit(f"interpreter {t.get('interpreter')!r}, want {args[1]}")
+        if len(args) > 2 and t["processes"] != int(args[2]):
+            sys.exit(f"{t['processes']} processes, want {args[2]}")
+    elif check == "absent":
+        raw = open(path, "rb").read()
+        if args[0].encode() in raw:
+            sys.exit(f"{args[0]!r} found in {path}")
+    else:
+        sys.exit(f"unknown check {check}")
+
+
+main()

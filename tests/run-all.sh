@@ -1,0 +1,39 @@
+#!/bin/bash
+# run-all.sh - every suite of `make test`, in order; each runs even when
+# an earlier one failed.  Exits non-zero if anything failed, and ends with
+# the total of the checks of all suites.
+set -u
+cd "$(dirname "$0")/.."
+total_pass=0
+total_fail=0
+failed_suites=()
+
+suite() {
+	name=$1; shift
+	echo
+	echo "######## $name"
+	log=$(mktemp /tmp/tracer-suite.XXXXXX)
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	p=$(grep -c '^PASS' "$log"); f=$(grep -c '^FAIL' "$log")
+	rm -f "$log"
+	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
+	total_pass=$((total_pass + p)); total_fail=$((total_fail + f))
+	[ "$rc" -ne 0 ] && failed_suites+=("$name")
+	echo "######## $name: rc=$rc, $p passed, $f failed"
+}
+
+suite "unit tests" ./tests/run-unit.sh build
+suite "unit tests (ASan+UBSan)" ./tests/run-unit.sh build-asan
+suite "BPF programs" ./build/tests/test_bpf
+suite "tracerd integration" ./tests/integration/run.sh build
+suite "tracerd integration (ASan+UBSan)" ./tests/integration/run.sh build-asan
+suite "Slurm SPANK plugin" ./tests/slurm/run.sh build
+suite "tracer-wrap" ./tests/wrapper/run.sh build
+
+echo
+if [ ${#failed_suites[@]} -ne 0 ]; then
+	echo "failed suites: ${failed_suites[*]}"
+fi
+echo "$total_pass passed, $total_fail failed"
+[ "$total_fail" -eq 0 ] && [ ${#failed_suites[@]} -eq 0 ]

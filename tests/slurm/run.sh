@@ -1,0 +1,175 @@
+#!/bin/bash
+# run.sh [BUILD_DIR] - the Slurm integration suite.
+#
+# Starts a real single-node Slurm cluster on this machine (munge,
+# slurmctld, slurmd on loopback, configuration in a temporary directory),
+# loads the freshly built spank_tracer.so through plugstack.conf, starts
+# tracerd with a file sink, runs real jobs through srun and sbatch and
+# checks the summaries tracerd writes; then stops tracerd (and plays a
+# hung one) to check that jobs are never harmed.  Needs root.  Prints one
+# PASS/FAIL line per check and "N passed, M failed"; exits non-zero on any
+# failure.  Everything started is stopped by pid on exit, even on failure.
+set -u
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+BUILD=$(cd "$ROOT" && realpath -m "${1:-build}")
+PLUGIN=$BUILD/spank_tracer.so
+TRACERD=$BUILD/tracerd
+JSUM="python3 $HERE/jsum.py"
+
+PASSED=0
+FAILED=0
+pass() { echo "PASS: $*"; PASSED=$((PASSED + 1)); }
+fail() { echo "FAIL: $*"; FAILED=$((FAILED + 1)); }
+
+# expect DESC ACTUAL EXPECTED
+expect() {
+	if [ "$2" = "$3" ]; then
+		pass "$1"
+	else
+		fail "$1: got '$2', want '$3'"
+	fi
+}
+
+# expect_match DESC ACTUAL EXTENDED_REGEX
+expect_match() {
+	if printf '%s' "$2" | grep -Eq -- "$3"; then
+		pass "$1"
+	else
+		fail "$1: got '$2', want /$3/"
+	fi
+}
+
+finish() {
+	echo "$PASSED passed, $FAILED failed"
+	[ "$FAILED" -eq 0 ]
+}
+
+if [ "$(id -u)" != 0 ]; then
+	fail "the Slurm suite needs root (it runs slurmd and munged)"
+	finish
+	exit 1
+fi
+
+T=$(mktemp -d /tmp/tracer-slurm.XXXXXX) || {
+	fail "mktemp: cannot create a temporary directory"
+	finish
+	exit 1
+}
+chmod 0755 "$T"
+CLUSTER_DIR=$T/cluster
+mkdir -p "$CLUSTER_DIR"
+SOCK=$T/tracerd.sock
+NDJSON=$T/jobs.ndjson
+PIN_DIR=/sys/fs/bpf/tracer-slurmtest-$$
+TRACERD_PID=""
+HANG_PID=""
+
+# shellcheck source=tests/slurm/cluster.sh
+. "$HERE/cluster.sh"
+# shellcheck source=tests/slurm/checks.sh
+. "$HERE/checks.sh"
+
+# Jobs first (they hold slurmstepd processes), then our daemons, by pid.
+cleanup() {
+	if [ -n "${SLURM_CONF:-}" ] && [ -n "$CLUSTER_PIDS" ]; then
+		for j in $(squeue -h -o %A 2>/dev/null); do scancel "$j" 2>/dev/null; done
+		for _ in $(seq 100); do
+			[ -z "$(squeue -h -o %A 2>/dev/null)" ] && break
+			sleep 0.1
+		done
+	fi
+	tracerd_stop
+	[ -n "$HANG_PID" ] && kill -TERM "$HANG_PID" 2>/dev/null && wait "$HANG_PID" 2>/dev/null
+	cluster_stop
+	[ -d "$PIN_DIR" ] && rm -rf "$PIN_DIR"
+	if [ "$FAILED" -eq 0 ]; then
+		rm -rf "$T"
+	else
+		echo "logs kept in $T" >&2
+	fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+tracerd_start() {
+	cat >"$T/tracer.conf" <<EOF
+socket = $SOCK
+sinks = file
+file = $NDJSON
+pin_dir = $PIN_DIR
+sample_interval_ms = 200
+EOF
+	[ -f "$ROOT/contrib/rules/tools.rules" ] &&
+		echo "rules = $ROOT/contrib/rules/tools.rules" >>"$T/tracer.conf"
+	"$TRACERD" -c "$T/tracer.conf" >"$T/tracerd.log" 2>&1 </dev/null &
+	TRACERD_PID=$!
+	for _ in $(seq 100); do
+		[ -S "$SOCK" ] && return 0
+		kill -0 "$TRACERD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo "tracerd did not come up; its log:" >&2
+	tail -n 20 "$T/tracerd.log" >&2
+	tracerd_stop
+	return 1
+}
+
+tracerd_stop() {
+	[ -z "$TRACERD_PID" ] && return 0
+	kill -TERM "$TRACERD_PID" 2>/dev/null
+	for _ in $(seq 100); do
+		kill -0 "$TRACERD_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$TRACERD_PID" 2>/dev/null
+	wait "$TRACERD_PID" 2>/dev/null
+	TRACERD_PID=""
+}
+
+# ---- set-up ----
+if ! cluster_install_deps; then
+	fail "cannot install slurm-wlm, munge, python3 (apt-get failed)"
+	exit 1
+fi
+if [ ! -f "$PLUGIN" ]; then
+	fail "plugin not built: $PLUGIN (run make first)"
+	exit 1
+fi
+PLUGSTACK_LINE="optional $PLUGIN socket=$SOCK"
+if ! cluster_start "$PLUGSTACK_LINE"; then
+	fail "the Slurm cluster did not start (logs in $CLUSTER_DIR)"
+	exit 1
+fi
+pass "single-node Slurm cluster up ($(sinfo -V), node $CLUSTER_HOST, $CLUSTER_CPUS CPUs)"
+
+TRACERD_OK=0
+if [ ! -x "$TRACERD" ]; then
+	fail "tracerd not built: $TRACERD (run make first)"
+elif tracerd_start; then
+	TRACERD_OK=1
+	pass "tracerd up on $SOCK"
+else
+	fail "tracerd did not start (log in $T/tracerd.log)"
+fi
+
+# ---- with tracerd: summaries ----
+for c in check_pipeline check_batch check_array check_runs check_exit \
+	check_cancel check_off check_bad_args check_other_user; do
+	if [ "$TRACERD_OK" = 1 ]; then
+		$c
+	else
+		fail "$c: not run, tracerd is not running"
+	fi
+done
+[ "$TRACERD_OK" = 1 ] && measure_latency live
+[ -n "$TRACERD_PID" ] && ! kill -0 "$TRACERD_PID" 2>/dev/null &&
+	fail "tracerd died during the tests (log in $T/tracerd.log)"
+
+# ---- without tracerd: the job must not notice ----
+tracerd_stop
+check_no_daemon
+check_latency
+
+finish
