@@ -38,7 +38,7 @@ static void complain(char *err, size_t errlen, const char *what,
 		 used ? "; " : "", what, arg);
 }
 
-int spank_parse_args(int ac, char **av, struct spank_settings *set,
+int plugin_parse_args(int ac, char **av, struct spank_settings *set,
 		     char *err, size_t errlen)
 {
 	int bad = 0;

@@ -24,7 +24,7 @@
 
 #define MB 1048576ULL
 
-int cpuset_count(const char *list)
+int plugin_cpuset_count(const char *list)
 {
 	const char *p = list;
 	long count = 0;
@@ -89,7 +89,7 @@ static void name_step(uint32_t step, char *buf, size_t len)
 		snprintf(buf, len, "%u", step);
 }
 
-int spank_step_ids(spank_t sp, struct tracer_identity *id, char *err,
+int plugin_step_ids(spank_t sp, struct tracer_identity *id, char *err,
 		   size_t errlen)
 {
 	uint32_t job = 0, step = 0;
@@ -179,7 +179,7 @@ static void fill_allocation(spank_t sp, struct tracer_identity *id)
 
 	if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores) == ESPANK_SUCCESS &&
 	    cores) {
-		n = cpuset_count(cores);
+		n = plugin_cpuset_count(cores);
 		if (n > 0)
 			snprintf(id->alloc.cpuset, sizeof(id->alloc.cpuset),
 				 "%s", cores);
@@ -230,11 +230,11 @@ static void fill_run(spank_t sp, const struct spank_user_opts *opts,
 			   sizeof(id->pipeline));
 }
 
-int spank_task_identity(spank_t sp, const struct spank_user_opts *opts,
+int plugin_task_identity(spank_t sp, const struct spank_user_opts *opts,
 			struct tracer_identity *id, char *err, size_t errlen)
 {
 	identity_init(id);
-	if (spank_step_ids(sp, id, err, errlen) < 0)
+	if (plugin_step_ids(sp, id, err, errlen) < 0)
 		return -1;
 	job_getenv(sp, "SLURM_CLUSTER_NAME", id->cluster, sizeof(id->cluster));
 	job_getenv(sp, "SLURM_JOB_NAME", id->task_name, sizeof(id->task_name));

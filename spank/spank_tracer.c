@@ -94,7 +94,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 	/* Only slurmstepd talks to tracerd: complain there, not in every srun. */
 	if (spank_context() != S_CTX_REMOTE)
 		return 0;
-	if (spank_parse_args(ac, av, &settings, err, sizeof(err)) > 0)
+	if (plugin_parse_args(ac, av, &settings, err, sizeof(err)) > 0)
 		slurm_error("spank_tracer: plugstack.conf: %s", err);
 	return 0;
 }
@@ -112,7 +112,7 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 
 	if (user_opts.off || !spank_remote(sp))
 		return 0;
-	if (spank_task_identity(sp, &user_opts, &id, err, sizeof(err)) < 0) {
+	if (plugin_task_identity(sp, &user_opts, &id, err, sizeof(err)) < 0) {
 		slurm_info("spank_tracer: task not traced: %s", err);
 		return 0;
 	}
@@ -138,7 +138,7 @@ static int step_key(spank_t sp, char *key, size_t len)
 	char err[256];
 
 	identity_init(&id);
-	if (spank_step_ids(sp, &id, err, sizeof(err)) < 0) {
+	if (plugin_step_ids(sp, &id, err, sizeof(err)) < 0) {
 		slurm_debug("spank_tracer: %s", err);
 		return -1;
 	}

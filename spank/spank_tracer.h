@@ -10,6 +10,12 @@
 #include "client.h"
 #include "identity.h"
 
+/*
+ * The plugin's own functions stay inside the .so: slurmstepd and other
+ * plugins must never bind to them, nor they to Slurm's symbols.
+ */
+#define PLUGIN_LOCAL __attribute__((visibility("hidden")))
+
 #define SPANK_TIMEOUT_MIN_MS 1
 #define SPANK_TIMEOUT_MAX_MS 1000
 
@@ -31,26 +37,29 @@ struct spank_user_opts {
  * described in err (one line; the caller logs it) and skipped, so the
  * defaults stay in force.  Returns the number of bad arguments.
  */
-int spank_parse_args(int ac, char **av, struct spank_settings *set,
-		     char *err, size_t errlen);
+PLUGIN_LOCAL int plugin_parse_args(int ac, char **av,
+				   struct spank_settings *set, char *err,
+				   size_t errlen);
 
 /* Number of CPUs in a list such as "0-3,8"; -1 when it is not a list. */
-int cpuset_count(const char *list);
+PLUGIN_LOCAL int plugin_cpuset_count(const char *list);
 
 /*
  * The fields that name the job step (scheduler, job id, step id): enough
  * for identity_job_key(), and available in every remote callback.
  * Returns 0, or -1 with a reason in err when the job id is not known.
  */
-int spank_step_ids(spank_t sp, struct tracer_identity *id, char *err,
-		   size_t errlen);
+PLUGIN_LOCAL int plugin_step_ids(spank_t sp, struct tracer_identity *id,
+				 char *err, size_t errlen);
 
 /*
  * The whole identity of the task being launched (task_init_privileged):
  * step ids, user, array, placement, allocation and run.  Fields SPANK
  * cannot give stay unknown.  Returns 0, or -1 with a reason in err.
  */
-int spank_task_identity(spank_t sp, const struct spank_user_opts *opts,
-			struct tracer_identity *id, char *err, size_t errlen);
+PLUGIN_LOCAL int plugin_task_identity(spank_t sp,
+				      const struct spank_user_opts *opts,
+				      struct tracer_identity *id, char *err,
+				      size_t errlen);
 
 #endif

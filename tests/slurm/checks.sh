@@ -347,37 +347,36 @@ median() {
 
 LAT_ROUNDS=7
 
-# measure_latency CFG...: LAT_ROUNDS samples of each configuration,
-# interleaved so that drift hits them alike.
+# measure_latency PHASE CFG...: LAT_ROUNDS samples of no plugin and of each
+# configuration, interleaved so that drift hits them alike, into
+# $T/lat.PHASE.CFG; prints the medians.
 measure_latency() {
-	for cfg in none "$@"; do : >"$T/lat.$cfg"; done
+	phase=$1
+	shift
+	for cfg in none "$@"; do : >"$T/lat.$phase.$cfg"; done
 	for _ in $(seq "$LAT_ROUNDS"); do
 		for cfg in none "$@"; do
 			plugstack_for "$cfg"
-			latency_sample >>"$T/lat.$cfg"
+			latency_sample >>"$T/lat.$phase.$cfg"
 		done
 	done
 	plugstack_for live
 	for cfg in none "$@"; do
-		echo "latency: $cfg: median $(median "$T/lat.$cfg") ms (samples: $(tr '\n' ' ' <"$T/lat.$cfg"))"
+		echo "latency: $cfg: median $(median "$T/lat.$phase.$cfg") ms (samples: $(tr '\n' ' ' <"$T/lat.$phase.$cfg"))"
 	done
-	[ -f "$T/lat.live" ] && cp "$T/lat.live" "$T/lat.live.keep"
-	[ -f "$T/lat.none" ] && cp "$T/lat.none" "$T/lat.none.live"
 }
 
 check_latency() {
-	measure_latency stopped stale hung
-	base=$(median "$T/lat.none")
-	if [ -f "$T/lat.live.keep" ]; then
-		echo "latency: with tracerd running: median $(median "$T/lat.live.keep") ms vs $(median "$T/lat.none.live") ms without the plugin"
-	fi
+	measure_latency down stopped stale hung
+	base=$(median "$T/lat.down.none")
 	for cfg in stopped stale hung; do
-		m=$(median "$T/lat.$cfg")
+		m=$(median "$T/lat.down.$cfg")
 		d=$((m - base))
+		msg="start latency with tracerd $cfg: +$d ms over no plugin (median $m vs $base ms, limit +250)"
 		if [ "$d" -le 250 ]; then
-			pass "start latency with tracerd $cfg: +$d ms over no plugin (median $m vs $base ms, limit +250)"
+			pass "$msg"
 		else
-			fail "start latency with tracerd $cfg: +$d ms over no plugin (median $m vs $base ms, limit +250)"
+			fail "$msg"
 		fi
 	done
 }

@@ -163,7 +163,7 @@ for c in check_pipeline check_batch check_array check_runs check_exit \
 		fail "$c: not run, tracerd is not running"
 	fi
 done
-[ "$TRACERD_OK" = 1 ] && measure_latency live
+[ "$TRACERD_OK" = 1 ] && measure_latency up live
 [ -n "$TRACERD_PID" ] && ! kill -0 "$TRACERD_PID" 2>/dev/null &&
 	fail "tracerd died during the tests (log in $T/tracerd.log)"
 

@@ -1,0 +1,97 @@
+#!/bin/bash
+# run.sh BUILD - tracer's overhead and accuracy benchmark (make bench).
+# Every ratio is measured side by side in one run: repetitions alternate
+# "without tracerd" and "with tracerd tracking the workload", and the
+# table shows medians.  Results are reported in docs/benchmarks.md.
+set -u
+TOP=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "${1:-$TOP/build}" && pwd)
+H=$BUILD/tests/helpers
+TMP=$(mktemp -d /tmp/tracer-bench.XXXXXX)
+REPS=${REPS:-5}
+STORM=${STORM:-20000}
+. "$TOP/tests/lib.sh"
+trap 'stop_tracerd; rm -rf "$TMP"' EXIT
+need_root
+
+# seconds of wall time of a command
+timeit() {
+	local s e
+	s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N)
+	echo "$e - $s" | bc -l
+}
+median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
+tracerd_cpu() { awk '{print ($14 + $15) / 100}' "/proc/$TRACERD_PID/stat"; }
+tracerd_hwm_kb() { awk '/VmHWM/ {print $2}' "/proc/$TRACERD_PID/status"; }
+
+declare -A base track
+workloads=(storm cpu io)
+cmd_storm=("$H/spawner" /dev/null "$STORM" "$H/tiny" 0)
+cmd_cpu=("$H/spin" 3000)
+cmd_io=("$H/iorw" "$TMP/io.dat" 1073741824)
+
+for rep in $(seq 1 "$REPS"); do
+	echo "repetition $rep/$REPS" >&2
+	for w in "${workloads[@]}"; do
+		eval "cmd=(\"\${cmd_$w[@]}\")"
+		base[$w]+="$(timeit "${cmd[@]}") "
+	done
+	start_tracerd bench >/dev/null || exit 1
+	for w in "${workloads[@]}"; do
+		eval "cmd=(\"\${cmd_$w[@]}\")"
+		track[$w]+="$(timeit tr_cli run -- "${cmd[@]}") "
+	done
+	stop_tracerd
+done
+
+# Processes recorded, drops and tracerd's own cost: one daemon, storms of
+# $STORM processes until 200,000 were tracked.
+start_tracerd bench >/dev/null || exit 1
+cpu0=$(tracerd_cpu)
+trun "$TMP/job1" -- "${cmd_storm[@]}"
+cpu1=$(tracerd_cpu)
+sleep 1.5
+recorded=$(python3 -c '
+import json, sys
+uid = open(sys.argv[2]).read().strip()
+for l in open(sys.argv[1]):
+    s = json.loads(l)
+    if s["job"] == uid:
+        t = [t for t in s["tools"] if t["tool"] == "tiny"]
+        print(t[0]["processes"] if t else 0, s["drops"]["events"])' "$TRACERD_FILE" "$TMP/job1")
+hwm20=$(tracerd_hwm_kb)
+total=$STORM
+while [ "$total" -lt 200000 ]; do
+	tr_cli run -- "${cmd_storm[@]}" >/dev/null 2>&1
+	total=$((total + STORM))
+done
+hwm200=$(tracerd_hwm_kb)
+drops=$(tr_cli status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["drops"])')
+stop_tracerd
+
+row() { printf "| %-46s | %12s | %12s | %8s | %-10s |\n" "$@"; }
+ratio() { echo "scale=4; $2 / $1" | bc -l; }
+echo
+echo "tracer benchmark: $(nproc) CPUs, kernel $(uname -r), $REPS repetitions, medians"
+echo
+row "measure" "without" "with tracer" "ratio" "target"
+row "----------------------------------------------" "------------" "------------" "--------" "----------"
+for w in "${workloads[@]}"; do
+	b=$(echo "${base[$w]}" | tr ' ' '\n' | grep . | median)
+	t=$(echo "${track[$w]}" | tr ' ' '\n' | grep . | median)
+	case $w in
+	storm) label="(a) exec storm, $STORM fork+exec+exit (s)"; target="<= 1.05" ;;
+	cpu) label="(b) CPU-bound, 3 s of spinning (s)"; target="<= 1.01" ;;
+	io) label="(c) I/O-bound, 1 GiB write+read (s)"; target="<= 1.01" ;;
+	esac
+	row "$label" "$(printf %.3f "$b")" "$(printf %.3f "$t")" "$(printf %.3f "$(ratio "$b" "$t")")" "$target"
+done
+set -- $recorded
+row "processes recorded / run (exec storm)" "$STORM" "${1:-0}" "$(printf %.3f "$(ratio "$STORM" "${1:-0}")")" "1.000"
+row "events dropped (storm job / whole run)" "" "${2:-?} / $drops" "" "0"
+row "tracerd CPU s per 1,000 processes" "" "$(printf %.4f "$(echo "($cpu1 - $cpu0) * 1000 / $STORM" | bc -l)")" "" ""
+row "tracerd peak RSS after $STORM processes (MiB)" "" "$(printf %.1f "$(echo "$hwm20 / 1024" | bc -l)")" "" "< 32"
+row "tracerd peak RSS after $total processes (MiB)" "" "$(printf %.1f "$(echo "$hwm200 / 1024" | bc -l)")" "" "< 32, flat"
+if [ -x "$TOP/bench/wrapper_startup.sh" ]; then
+	"$TOP/bench/wrapper_startup.sh" "$BUILD"
+fi
