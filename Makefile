@@ -95,6 +95,17 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -Wall -Wextra -Werror -static -o $@ $<
 
+# BPF programs + loader on the running kernel (root): make bpf-test.
+# BPF_TEST_BIN is not in `all`; add it where wanted.
+BPF_TEST_BIN := $(BUILD)/tests/test_bpf
+$(BUILD)/daemon/bpf_loader.o: $(BPF_SKELS)
+$(BPF_TEST_BIN): tests/bpf/test_bpf.c $(BUILD)/daemon/bpf_loader.o $(BUILD)/libtracer.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Idaemon $(LDFLAGS) -o $@ $^ -lbpf -lelf -lz -lcjson -lcunit -lpthread
+.PHONY: bpf-test
+bpf-test: $(BPF_TEST_BIN)
+	$(BPF_TEST_BIN)
+
 # ---- tests ----
 # Every suite runs; make test fails if any failed.
 test: deps

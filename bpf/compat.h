@@ -14,7 +14,13 @@
 
 /*
  * include/linux/sched/signal.h: SIGNAL_GROUP_EXIT has been 0x4 since 2.6;
- * it is a #define, so vmlinux.h does not carry it.
+ * it is a #define, so vmlinux.h does not carry it.  Exit status: older
+ * kernels report the leader's exit_code unless a group exit happened.
+ * Since "signal: Guarantee that SIGNAL_GROUP_EXIT is set on process exit"
+ * (2022, synchronize_group_exit() at the top of do_exit()) the last thread
+ * to start exiting sets SIGNAL_GROUP_EXIT with its own code.  Reading
+ * signal->flags from the last thread's exit tracepoint gives what wait4()
+ * reports on both.
  */
 #define TRACER_SIGNAL_GROUP_EXIT 0x00000004
 

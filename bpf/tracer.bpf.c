@@ -400,7 +400,11 @@ static __always_inline void add_thread(struct tracer_proc *p,
 	tracer_atomic_add(&p->acc.cancelled_write_bytes, io.cancelled_write_bytes);
 }
 
-/* wait(2) status word, as wait_task_zombie() computes it. */
+/*
+ * wait(2) status word, as wait_task_zombie() computes it.  Read by the last
+ * thread, after every thread has passed do_exit()'s start, so it also sees
+ * the SIGNAL_GROUP_EXIT that newer kernels set there (compat.h).
+ */
 static __always_inline __s32 exit_status(struct task_struct *task)
 {
 	struct signal_struct *sig = BPF_CORE_READ(task, signal);

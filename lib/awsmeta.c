@@ -130,7 +130,7 @@ int awsmeta_from_env(struct tracer_identity *id, awsmeta_env_fn get,
 		  get(arg, "TRACER_PIPELINE"), "TRACER_PIPELINE", err, errlen,
 		  &bad);
 	if (!job || !*job)
-		return bad ? -1 : 0;
+		return bad;
 
 	set_field(id->scheduler, sizeof(id->scheduler), "aws-batch",
 		  "scheduler", err, errlen, &bad);
@@ -161,7 +161,7 @@ int awsmeta_from_env(struct tracer_identity *id, awsmeta_env_fn get,
 		  errlen, &bad);
 	env_label(get, arg, "AWS_BATCH_JOB_MAIN_NODE_INDEX", id,
 		  "aws.main_node_index", err, errlen, &bad);
-	return bad ? -1 : 0;
+	return bad;
 }
 
 /* Parse len bytes as one JSON object (NULL + err otherwise). */
@@ -265,7 +265,7 @@ int awsmeta_parse_ecs_container(const char *json, size_t len,
 	apply_tracer_keys(cJSON_GetObjectItemCaseSensitive(obj, "Labels"), id,
 			  err, errlen, &bad);
 	cJSON_Delete(obj);
-	return 0;
+	return bad;
 }
 
 /* "arn:aws:ecs:region:acct:cluster/name" -> "name"; a short name stays. */
@@ -309,7 +309,7 @@ int awsmeta_parse_ecs_task(const char *json, size_t len,
 	apply_tracer_keys(cJSON_GetObjectItemCaseSensitive(obj, "TaskTags"), id,
 			  err, errlen, &bad);
 	cJSON_Delete(obj);
-	return 0;
+	return bad;
 }
 
 int awsmeta_parse_imds_document(const char *json, size_t len,
@@ -330,7 +330,7 @@ int awsmeta_parse_imds_document(const char *json, size_t len,
 	set_label(id, "aws.availability_zone",
 		  obj_str(obj, "availabilityZone"), err, errlen, &bad);
 	cJSON_Delete(obj);
-	return 0;
+	return bad;
 }
 
 int awsmeta_parse_lifecycle(const char *text, size_t len,
@@ -356,7 +356,7 @@ int awsmeta_parse_lifecycle(const char *text, size_t len,
 	}
 	value[len] = '\0';
 	set_label(id, "aws.lifecycle", value, err, errlen, &bad);
-	return bad ? -1 : 0;
+	return bad;
 }
 
 static bool starts_ec2(const char *s)

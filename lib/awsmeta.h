@@ -4,9 +4,11 @@
  * I/O) so the unit tests can feed them odd input; tracer-wrap does the
  * fetching (wrapper/metadata.c).
  *
- * Every parser fills what it can and never clears what is already set by
- * a higher-priority source (options, TRACER_* variables).  A field with a
- * bad value is skipped and named in err; the others are still used.
+ * Every parser fills what it can and never overwrites what is already set
+ * by a higher-priority source (options, TRACER_* variables).  A field with
+ * a bad value is skipped and named in err; the others are still used.
+ * Return values: 0 all read, 1 some field refused (reason in err), -1 the
+ * document is not a JSON object (reason in err; nothing was used).
  */
 #ifndef TRACER_AWSMETA_H
 #define TRACER_AWSMETA_H
@@ -24,8 +26,7 @@ typedef const char *(*awsmeta_env_fn)(void *arg, const char *name);
  * AWS_BATCH_JOB_NODE_INDEX, AWS_BATCH_JOB_MAIN_NODE_INDEX,
  * AWS_BATCH_JOB_NUM_NODES, and TRACER_RUN_ID, TRACER_RUN_NAME,
  * TRACER_PIPELINE.  The scheduler becomes "aws-batch" when
- * AWS_BATCH_JOB_ID is set.  Returns 0, or -1 when some value was bad
- * (first reason in err).
+ * AWS_BATCH_JOB_ID is set.  Returns 0 or 1 (some value refused).
  */
 int awsmeta_from_env(struct tracer_identity *id, awsmeta_env_fn get,
 		     void *arg, char *err, size_t errlen);
@@ -34,7 +35,6 @@ int awsmeta_from_env(struct tracer_identity *id, awsmeta_env_fn get,
  * ${ECS_CONTAINER_METADATA_URI_V4}: DockerId, Name, Image -> labels
  * container.id/name/image; Limits.CPU (CPU units; vCPUs = units / 1024,
  * rounded up) and Limits.Memory (MiB) -> allocation; Labels tracer.*.
- * Returns 0, or -1 when the text is not a JSON object.
  */
 int awsmeta_parse_ecs_container(const char *json, size_t len,
 				struct tracer_identity *id, char *err,

@@ -54,9 +54,6 @@ static void read_topology(struct host_info *h)
 		h->cores = count_type(topo, HWLOC_OBJ_CORE);
 		h->sockets = count_type(topo, HWLOC_OBJ_PACKAGE);
 		h->numa_nodes = count_type(topo, HWLOC_OBJ_NUMANODE);
-		hwloc_obj_t root = hwloc_get_root_obj(topo);
-		if (root && root->total_memory)
-			h->mem_bytes = root->total_memory;
 	}
 	hwloc_topology_destroy(topo);
 }

@@ -132,12 +132,16 @@ static int redact_urls(char *arg, size_t size)
 
 	while ((p = strstr(arg + i, "://")) != NULL) {
 		size_t start = (size_t)(p - arg) + 3;
-		size_t auth_len = strcspn(arg + start, "/?#@ \t");
-		char *colon;
+		size_t host_len = strcspn(arg + start, "/?# \t");
+		size_t auth_len;
+		char *colon, *at;
 
 		i = start;
-		if (arg[start + auth_len] != '@')
+		/* the user part ends at the LAST '@': a raw '@' in a password must not leak */
+		at = memrchr(arg + start, '@', host_len);
+		if (!at)
 			continue;
+		auth_len = (size_t)(at - (arg + start));
 		colon = memchr(arg + start, ':', auth_len);
 		if (colon) {
 			size_t from = (size_t)(colon - arg) + 1;

@@ -7,7 +7,15 @@
  * File format (one rule per line, '#' comments, fields split by spaces):
  *   interpreter <name-glob>...       e.g. "interpreter python python3* Rscript perl bash sh"
  *   java <name-glob>...              java-style: tool is "-jar X.jar" or the main class
- *   subcommand <tool-name> [depth]   e.g. "subcommand samtools", "subcommand gatk"
+ *   subcommand <tool-name> [depth] [option...]
+ *                                    e.g. "subcommand samtools", "subcommand gatk"
+ *       depth: how many words make the subcommand (default 1);
+ *       options: the tool's options that take the next argument as their
+ *       value, skipped when looking for the subcommand
+ *       ("subcommand git 1 -C -c" makes "git -C dir log" "git log").
+ * Tool names are the basename of the executable, script or jar, plus
+ * " <subcommand>" when a subcommand rule matches that name (or the jar's
+ * name without ".jar").
  */
 #ifndef TRACER_RULES_H
 #define TRACER_RULES_H

@@ -1,8 +1,11 @@
 /*
- * spank_args.c - the plugin's plugstack.conf arguments:
+ * spank_args.c - the plain-text inputs of the plugin, kept apart from
+ * the SPANK calls so that unit tests can run them:
+ * the plugstack.conf arguments
  *   socket=PATH      tracerd's registration socket
  *   timeout_ms=N     hard limit of each exchange with tracerd (1..1000)
- * A bad argument is reported and skipped; the default stays in force.
+ * (a bad argument is reported and skipped; the default stays in force),
+ * and Slurm's CPU lists ("0-3,8").
  */
 #include <errno.h>
 #include <stdio.h>
@@ -38,8 +41,20 @@ static void complain(char *err, size_t errlen, const char *what,
 		 used ? "; " : "", what, arg);
 }
 
+/* An absolute path that fits a unix socket address. */
+static int parse_socket(const char *path, struct spank_settings *set)
+{
+	size_t max = sizeof(((struct sockaddr_un *)0)->sun_path);
+
+	if (path[0] != '/' || strlen(path) >= max ||
+	    strlen(path) >= sizeof(set->socket_path))
+		return -1;
+	snprintf(set->socket_path, sizeof(set->socket_path), "%s", path);
+	return 0;
+}
+
 int plugin_parse_args(int ac, char **av, struct spank_settings *set,
-		     char *err, size_t errlen)
+		      char *err, size_t errlen)
 {
 	int bad = 0;
 
@@ -50,19 +65,12 @@ int plugin_parse_args(int ac, char **av, struct spank_settings *set,
 		if (!a || !*a)
 			continue;
 		if (!strncmp(a, "socket=", 7)) {
-			const char *path = a + 7;
-
-			if (path[0] != '/' ||
-			    strlen(path) >= sizeof(((struct sockaddr_un *)0)->sun_path) ||
-			    strlen(path) >= sizeof(set->socket_path)) {
+			if (parse_socket(a + 7, set) < 0) {
 				complain(err, errlen,
 					 "socket must be an absolute path of at most 107 bytes, ignored",
 					 a);
 				bad++;
-				continue;
 			}
-			snprintf(set->socket_path, sizeof(set->socket_path),
-				 "%s", path);
 		} else if (!strncmp(a, "timeout_ms=", 11)) {
 			if (parse_timeout(a + 11, &set->timeout_ms) < 0) {
 				complain(err, errlen,
@@ -76,4 +84,39 @@ int plugin_parse_args(int ac, char **av, struct spank_settings *set,
 		}
 	}
 	return bad;
+}
+
+int plugin_cpuset_count(const char *list)
+{
+	const char *p = list;
+	long count = 0;
+
+	if (!list || !*list)
+		return -1;
+	while (*p) {
+		char *end;
+		long lo, hi;
+
+		errno = 0;
+		lo = strtol(p, &end, 10);
+		if (end == p || errno || lo < 0)
+			return -1;
+		hi = lo;
+		p = end;
+		if (*p == '-') {
+			p++;
+			hi = strtol(p, &end, 10);
+			if (end == p || errno || hi < lo)
+				return -1;
+			p = end;
+		}
+		count += hi - lo + 1;
+		if (count > 1L << 20)
+			return -1;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -1;
+	}
+	return (int)count;
 }

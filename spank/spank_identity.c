@@ -3,7 +3,6 @@
  * plugin: SPANK items, and the job's environment as given to slurmstepd
  * (spank_getenv), never the environment of a running user process.
  */
-#include <errno.h>
 #include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -23,41 +22,6 @@
 #define NO_VAL32 0xfffffffeU
 
 #define MB 1048576ULL
-
-int plugin_cpuset_count(const char *list)
-{
-	const char *p = list;
-	long count = 0;
-
-	if (!list || !*list)
-		return -1;
-	while (*p) {
-		char *end;
-		long lo, hi;
-
-		errno = 0;
-		lo = strtol(p, &end, 10);
-		if (end == p || errno || lo < 0)
-			return -1;
-		hi = lo;
-		p = end;
-		if (*p == '-') {
-			p++;
-			hi = strtol(p, &end, 10);
-			if (end == p || errno || hi < lo)
-				return -1;
-			p = end;
-		}
-		count += hi - lo + 1;
-		if (count > 1L << 20)
-			return -1;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return -1;
-	}
-	return (int)count;
-}
 
 /*
  * A variable of the job's environment, copied into buf (truncated to fit).
@@ -90,7 +54,7 @@ static void name_step(uint32_t step, char *buf, size_t len)
 }
 
 int plugin_step_ids(spank_t sp, struct tracer_identity *id, char *err,
-		   size_t errlen)
+		    size_t errlen)
 {
 	uint32_t job = 0, step = 0;
 	spank_err_t rc;
@@ -231,7 +195,7 @@ static void fill_run(spank_t sp, const struct spank_user_opts *opts,
 }
 
 int plugin_task_identity(spank_t sp, const struct spank_user_opts *opts,
-			struct tracer_identity *id, char *err, size_t errlen)
+			 struct tracer_identity *id, char *err, size_t errlen)
 {
 	identity_init(id);
 	if (plugin_step_ids(sp, id, err, errlen) < 0)

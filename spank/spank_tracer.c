@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "spank_tracer.h"
 
@@ -29,6 +30,20 @@ static struct spank_settings settings = {
 	.timeout_ms = TRACER_DEFAULT_TIMEOUT_MS,
 };
 static struct spank_user_opts user_opts;
+
+/*
+ * slurmstepd's own calls (task_exit, exit) stop once one of them used up
+ * its whole timeout: a hung tracerd then costs a step's end one timeout,
+ * not one per task.
+ */
+static bool daemon_hung;
+
+/*
+ * The step's exit as the summary reports it: the wait status of the first
+ * task that failed, else 0 once tasks ended (-1: none seen).  Both task
+ * exits and the step's end run in the same slurmstepd process.
+ */
+static int step_status = -1;
 
 static int opt_cb(int val, const char *optarg, int remote);
 
@@ -131,6 +146,9 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
  * task_exit and exit run in slurmstepd itself, which never saw the job
  * uid tracerd returned to the task process: tracerd also accepts the job
  * key, which both sides derive from the step ids.
+ *
+ * slurmstepd runs no task callbacks in the extern step (it only holds a
+ * sleep): nothing was registered there, and there is no key to end.
  */
 static int step_key(spank_t sp, char *key, size_t len)
 {
@@ -142,39 +160,70 @@ static int step_key(spank_t sp, char *key, size_t len)
 		slurm_debug("spank_tracer: %s", err);
 		return -1;
 	}
+	if (!strcmp(id.step_id, "extern"))
+		return -1;
 	identity_job_key(&id, key, len);
 	return key[0] ? 0 : -1;
 }
 
-int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+static long elapsed_ms(const struct timespec *since)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - since->tv_sec) * 1000L +
+	       (now.tv_nsec - since->tv_nsec) / 1000000L;
+}
+
+/*
+ * Tell tracerd that a task of the step ended, or (is_end) the step.  The
+ * task already logged why it was not traced, so failures here (expected
+ * then) are debug messages.
+ */
+static void notify(spank_t sp, bool is_end, int status)
 {
 	char key[TRACER_JOB_UID_LEN], err[256];
+	struct timespec t0;
+	int rc;
+
+	if (daemon_hung || step_key(sp, key, sizeof(key)) < 0)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (is_end)
+		rc = tracer_end(settings.socket_path, settings.timeout_ms, key,
+				status, err, sizeof(err));
+	else
+		rc = tracer_task_exit(settings.socket_path, settings.timeout_ms,
+				      key, status, err, sizeof(err));
+	if (rc == 0)
+		return;
+	slurm_debug("spank_tracer: %s of %s not sent: %s",
+		    is_end ? "end" : "task exit", key, err);
+	if (elapsed_ms(&t0) >= settings.timeout_ms) {
+		daemon_hung = true;
+		slurm_debug("spank_tracer: tracerd did not answer within %d ms, no more calls for %s",
+			    settings.timeout_ms, key);
+	}
+}
+
+int slurm_spank_task_exit(spank_t sp, int ac, char **av)
+{
 	int status = 0;
 
 	if (user_opts.off || !spank_remote(sp))
 		return 0;
-	if (step_key(sp, key, sizeof(key)) < 0)
-		return 0;
 	if (spank_get_item(sp, S_TASK_EXIT_STATUS, &status) != ESPANK_SUCCESS)
 		status = -1;
-	/* Failures here are expected whenever registration failed too. */
-	if (tracer_task_exit(settings.socket_path, settings.timeout_ms, key,
-			     status, err, sizeof(err)) < 0)
-		slurm_debug("spank_tracer: task exit of %s not sent: %s", key,
-			    err);
+	if (status >= 0 && (step_status < 0 || (step_status == 0 && status)))
+		step_status = status;
+	notify(sp, false, status);
 	return 0;
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
-	char key[TRACER_JOB_UID_LEN], err[256];
-
 	if (user_opts.off || spank_context() != S_CTX_REMOTE)
 		return 0;
-	if (step_key(sp, key, sizeof(key)) < 0)
-		return 0;
-	if (tracer_end(settings.socket_path, settings.timeout_ms, key, -1, err,
-		       sizeof(err)) < 0)
-		slurm_debug("spank_tracer: end of %s not sent: %s", key, err);
+	notify(sp, true, step_status);
 	return 0;
 }

@@ -111,12 +111,12 @@ static void print_header(const cJSON *s)
 		printf(" array %s[%.0f]", or_dash(jstr(id, "array_job_id")), jnum(id, "array_index"));
 	printf("  user %s  queue %s\n", or_dash(jstr(id, "user")), or_dash(jstr(id, "queue")));
 	printf("Job      %s\n", or_dash(jstr(s, "job")));
-	printf("Host     %s: %.0f CPUs (%.0f cores, %.0f sockets, %.0f NUMA), %s, %s\n",
+	printf("Host     %s: %.0f CPUs (%.0f cores, %.0f socket(s), %.0f NUMA node(s)), %s, %s\n",
 	       or_dash(jstr(host, "hostname")), jnum(host, "cpus"), jnum(host, "cores"),
 	       jnum(host, "sockets"), jnum(host, "numa_nodes"),
 	       fmt_bytes((uint64_t)jnum(host, "mem_bytes"), a, sizeof(a)),
 	       or_dash(jstr(host, "cpu_model")));
-	if (alloc)
+	if (alloc && !isnan(jnum(alloc, "cpus")))
 		printf("Alloc    %.0f CPUs (%s), memory %s\n", jnum(alloc, "cpus"),
 		       or_dash(jstr(alloc, "cpuset")),
 		       isnan(jnum(alloc, "mem_bytes")) ? "-"

@@ -67,34 +67,34 @@ check_pipeline() {
 		fail "srun -n2 pipeline: summary written ${ms} ms after srun returned (>= 1 s)"
 	fi
 	sleep 0.5
-	f="job_id=$j step_id=0"
+	f=(job_id="$j" step_id=0)
 	expect "srun -n2 pipeline: one summary for the step" \
 		"$($JSUM "$NDJSON" count job_id="$j")" 1
-	expect "srun -n2 pipeline: scheduler" "$(get identity.scheduler $f)" slurm
-	expect "srun -n2 pipeline: cluster" "$(get identity.cluster $f)" "$CLUSTER_NAME"
-	expect "srun -n2 pipeline: step id" "$(get identity.step_id $f)" 0
-	expect "srun -n2 pipeline: job name" "$(get identity.task_name $f)" tpipe
-	expect "srun -n2 pipeline: user" "$(get identity.user $f)" root
-	expect "srun -n2 pipeline: uid" "$(get identity.uid $f)" 0
-	expect "srun -n2 pipeline: partition" "$(get identity.queue $f)" "$CLUSTER_PARTITION"
-	expect "srun -n2 pipeline: node count" "$(get identity.node_count $f)" 1
+	expect "srun -n2 pipeline: scheduler" "$(get identity.scheduler "${f[@]}")" slurm
+	expect "srun -n2 pipeline: cluster" "$(get identity.cluster "${f[@]}")" "$CLUSTER_NAME"
+	expect "srun -n2 pipeline: step id" "$(get identity.step_id "${f[@]}")" 0
+	expect "srun -n2 pipeline: job name" "$(get identity.task_name "${f[@]}")" tpipe
+	expect "srun -n2 pipeline: user" "$(get identity.user "${f[@]}")" root
+	expect "srun -n2 pipeline: uid" "$(get identity.uid "${f[@]}")" 0
+	expect "srun -n2 pipeline: partition" "$(get identity.queue "${f[@]}")" "$CLUSTER_PARTITION"
+	expect "srun -n2 pipeline: node count" "$(get identity.node_count "${f[@]}")" 1
 	expect "srun -n2 pipeline: run id (the job is its own run)" \
-		"$(get identity.run_id $f)" "slurm-$j"
-	expect "srun -n2 pipeline: allocated CPUs" "$(get identity.allocation.cpus $f)" 2
+		"$(get identity.run_id "${f[@]}")" "slurm-$j"
+	expect "srun -n2 pipeline: allocated CPUs" "$(get identity.allocation.cpus "${f[@]}")" 2
 	expect_match "srun -n2 pipeline: allocated cores as a cpuset list" \
-		"$(get identity.allocation.cpuset $f)" '^[0-9]+([-,][0-9]+)*$'
+		"$(get identity.allocation.cpuset "${f[@]}")" '^[0-9]+([-,][0-9]+)*$'
 	expect "srun -n2 pipeline: allocated memory (2 CPUs x DefMemPerCPU=100 MB)" \
-		"$(get identity.allocation.mem_bytes $f)" $((200 * 1048576))
+		"$(get identity.allocation.mem_bytes "${f[@]}")" $((200 * 1048576))
 	expect "srun -n2 pipeline: CPU efficiency against the allocation" \
-		"$(get cpu_efficiency_basis $f)" allocation
-	expect "srun -n2 pipeline: exit code" "$(get exit.code $f)" 0
+		"$(get cpu_efficiency_basis "${f[@]}")" allocation
+	expect "srun -n2 pipeline: exit code" "$(get exit.code "${f[@]}")" 0
 	expect_tools "srun -n2 pipeline: every tool, including 1 ms ones" \
-		"seq gzip sort tail true echo" $f
+		"seq gzip sort tail true echo" "${f[@]}"
 	expect "srun -n2 pipeline: /bin/true ran 10 times (5 per task)" \
-		"$($JSUM "$NDJSON" tool true processes $f)" 10
+		"$($JSUM "$NDJSON" tool true processes "${f[@]}")" 10
 	expect "srun -n2 pipeline: gzip ran 4 times" \
-		"$($JSUM "$NDJSON" tool gzip processes $f)" 4
-	total=$(get processes.total $f)
+		"$($JSUM "$NDJSON" tool gzip processes "${f[@]}")" 4
+	total=$(get processes.total "${f[@]}")
 	if [ "${total:-0}" -ge 22 ] 2>/dev/null; then
 		pass "srun -n2 pipeline: $total processes recorded (>= 22)"
 	else
@@ -199,6 +199,17 @@ check_exit() {
 	fi
 	expect "job exiting 3: exit code in the summary" "$(get exit.code job_id="$j")" 3
 	expect "job exiting 3: no signal" "$(get exit.signal job_id="$j")" null
+	# Two tasks, one fails: the step reports the failing task.
+	srun -n2 -J texit2 sh -c 'exit $((SLURM_PROCID * 3))' 2>/dev/null
+	rc=$?
+	expect "srun -n2, task 1 exits 3: srun exit status" "$rc" 3
+	j=$(jobid_by_name texit2)
+	if ! wait_sum 1 10 job_id="$j"; then
+		fail "srun -n2, task 1 exits 3: no summary for job $j"
+		return
+	fi
+	expect "srun -n2, task 1 exits 3: the step's exit code is the failing task's" \
+		"$(get exit.code job_id="$j")" 3
 }
 
 check_cancel() {
@@ -312,8 +323,9 @@ check_no_daemon() {
 	for cfg in stopped stale hung; do
 		what="tracerd $cfg"
 		expect "$what: srun exit status as without the plugin" "$(cat "$T/down.$cfg.rc")" 5
+		# srun's own "task exited" line races with the task's stderr.
 		if cmp -s "$T/down.none.out" "$T/down.$cfg.out" &&
-			cmp -s "$T/down.none.err" "$T/down.$cfg.err"; then
+			[ "$(sort "$T/down.none.err")" = "$(sort "$T/down.$cfg.err")" ]; then
 			pass "$what: srun stdout and stderr as without the plugin"
 		else
 			fail "$what: srun output differs from the run without the plugin (see $T/down.$cfg.*)"
@@ -333,9 +345,18 @@ check_no_daemon() {
 		"$(cat "$T/hung.count" 2>/dev/null)" '^[1-9][0-9]*$'
 }
 
+# Until the previous job has left the node: a new job would wait for it.
+wait_no_jobs() {
+	for _ in $(seq 100); do
+		[ -z "$(squeue -h -o %A)" ] && return 0
+		sleep 0.05
+	done
+}
+
 # One start-latency sample (ms): from just before srun to the task's first
 # instruction.
 latency_sample() {
+	wait_no_jobs
 	t0=$(date +%s%N)
 	t1=$(srun -n1 -J tlat /bin/date +%s%N 2>/dev/null)
 	echo $(((t1 - t0) / 1000000))

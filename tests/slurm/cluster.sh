@@ -21,6 +21,7 @@ cluster_install_deps() {
 	[ -z "$missing" ] && return 0
 	cluster_log "installing$missing"
 	export DEBIAN_FRONTEND=noninteractive
+	# shellcheck disable=SC2086
 	apt-get update -q >/dev/null &&
 		apt-get install -y -q --no-install-recommends $missing >/dev/null
 }
@@ -41,7 +42,7 @@ cluster_spawn() {
 
 cluster_start_munge() {
 	mdir=$CLUSTER_DIR/munge
-	mkdir -p "$mdir" && chmod 0700 "$mdir" || return 1
+	mkdir -p "$mdir" && chmod 0755 "$mdir" || return 1
 	mungekey --create --keyfile="$mdir/munge.key" >/dev/null 2>&1 ||
 		dd if=/dev/urandom of="$mdir/munge.key" bs=1024 count=1 2>/dev/null
 	chmod 0400 "$mdir/munge.key"
@@ -134,10 +135,8 @@ cluster_start() {
 	cluster_set_plugstack "$@"
 	cluster_spawn "$CLUSTER_DIR/log/slurmctld.out" \
 		slurmctld -D -i -f "$SLURM_CONF"
-	SLURMCTLD_PID=$SPAWNED
 	cluster_spawn "$CLUSTER_DIR/log/slurmd.out" \
 		slurmd -D -f "$SLURM_CONF" -N "$CLUSTER_HOST"
-	SLURMD_PID=$SPAWNED
 	cluster_wait_idle
 }
 

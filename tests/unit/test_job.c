@@ -1,0 +1,169 @@
+/*
+ * test_job.c - the job model and the summary: folding processes into
+ * tools, the bounded process tree, outliving processes, CPU split, and a
+ * summary that is valid JSON whatever the bytes of argv.
+ */
+#include <CUnit/Basic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "job.h"
+#include "rules.h"
+#include "summary.h"
+
+static struct rules *rules;
+
+static void exec_proc(struct job *j, struct job_proc *p, const char *exe, const char *argv,
+		      size_t len)
+{
+	job_proc_exec(j, p, exe, argv, len, rules, false);
+}
+
+/* Exact integers are raw JSON numbers: read them as a consumer would. */
+static cJSON *reparse(cJSON *s)
+{
+	char *text = cJSON_PrintUnformatted(s);
+	cJSON *back = text ? cJSON_Parse(text) : NULL;
+
+	free(text);
+	cJSON_Delete(s);
+	return back;
+}
+
+static const cJSON *find_tool(const cJSON *s, const char *name)
+{
+	const cJSON *t;
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(s, "tools"))
+		if (!strcmp(cJSON_GetObjectItem(t, "tool")->valuestring, name))
+			return t;
+	return NULL;
+}
+
+static void test_fold_tools(void)
+{
+	struct tracer_identity id;
+	struct host_info host = {.cpus = 4};
+	struct summary_opts so = {.source = "test", .sample_interval_ms = 1000};
+	struct job *j;
+
+	identity_init(&id);
+	snprintf(id.task_name, sizeof(id.task_name), "t");
+	id.alloc.cpus = 2;
+	j = job_new("job-1", &id, 3);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	j->start_ns = 1000000000ull;
+	for (int i = 0; i < 10; i++) {
+		struct job_proc *p = job_proc_add(j, 100 + i, 1, 1000000000ull + i, "samtools");
+		struct proc_totals t = {0};
+		static const char argv[] = "samtools\0sort\0-o\0x.bam\0";
+		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+		exec_proc(j, p, "/usr/bin/samtools", argv, sizeof(argv) - 1);
+		proc_totals_split_cpu(&t, 1000000000ull * (uint64_t)(i + 1), 3, 1);
+		t.maxrss_bytes = (uint64_t)(i + 1) << 20;
+		t.rchar = 10;
+		job_proc_exit(j, p, i == 9 ? (3 << 8) : 0, 3000000000ull, &t, 0);
+	}
+	CU_ASSERT_EQUAL(j->nlive, 0);
+	CU_ASSERT_EQUAL(j->nkept, 3);
+	CU_ASSERT_EQUAL(j->procs_not_kept, 7);
+	/* the kept ones are the heaviest: 8, 9, 10 s */
+	for (size_t i = 0; i < j->nkept; i++)
+		CU_ASSERT(j->kept[i]->totals.cpu_ns >= 8000000000ull);
+	j->end_ns = 0;
+	job_close(j, 5000000000ull);
+	cJSON *s = reparse(summary_build(j, &host, &so));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	const cJSON *t = find_tool(s, "samtools sort");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+	CU_ASSERT_EQUAL(cJSON_GetObjectItem(t, "processes")->valueint, 10);
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItem(t, "cpu_s")->valuedouble, 55.0, 1e-6);
+	CU_ASSERT_EQUAL(cJSON_GetObjectItem(t, "rchar")->valueint, 100);
+	CU_ASSERT_EQUAL((uint64_t)cJSON_GetObjectItem(t, "peak_rss_bytes")->valuedouble, 10u << 20);
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItem(t, "exit_codes")), 2);
+	/* efficiency against the allocation: 55 s over 4 s x 2 CPUs */
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItem(s, "cpu_efficiency")->valuedouble, 55.0 / 8.0, 1e-6);
+	cJSON_Delete(s);
+	job_free(j);
+}
+
+static void test_outlived_and_inherit(void)
+{
+	struct host_info host = {.cpus = 1};
+	struct job *j = job_new("job-2", NULL, 10);
+	struct job_proc *parent, *child;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	parent = job_proc_add(j, 10, 1, 1, "bash");
+	static const char argv[] = "bash\0run.sh\0";
+	exec_proc(j, parent, "/usr/bin/bash", argv, sizeof(argv) - 1);
+	child = job_proc_add(j, 11, 10, 2, "bash");
+	/* a fork that never execs runs its parent's program */
+	CU_ASSERT_STRING_EQUAL(child->tool, parent->tool);
+	job_close(j, 10);
+	CU_ASSERT_EQUAL(j->nlive, 0);
+	CU_ASSERT_EQUAL(j->procs_exited, 0);
+	cJSON *s = reparse(summary_build(j, &host, NULL));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	CU_ASSERT_EQUAL(cJSON_GetObjectItem(cJSON_GetObjectItem(s, "processes"), "outlived")->valueint, 2);
+	cJSON_Delete(s);
+	job_free(j);
+}
+
+static void test_cpu_split(void)
+{
+	struct proc_totals t = {0};
+
+	proc_totals_split_cpu(&t, 1000, 0, 0);
+	CU_ASSERT_EQUAL(t.user_ns, 1000);
+	proc_totals_split_cpu(&t, 1000, 0, 5);
+	CU_ASSERT_EQUAL(t.sys_ns, 1000);
+	proc_totals_split_cpu(&t, 1000, 3, 1);
+	CU_ASSERT_EQUAL(t.sys_ns, 250);
+	CU_ASSERT_EQUAL(t.user_ns, 750);
+}
+
+static void test_hostile_argv_json(void)
+{
+	struct host_info host = {.cpus = 1};
+	struct job *j = job_new("job-\xff", NULL, 10);
+	static const char argv[] = "/bin/x\xc3\0--password=hunter2\0\x01\x02\"\\\0";
+	struct job_proc *p = job_proc_add(j, 5, 1, 1, "x\xff");
+
+	exec_proc(j, p, "/bin/x\xc3", argv, sizeof(argv) - 1);
+	job_close(j, 2);
+	cJSON *s = summary_build(j, &host, NULL);
+	char *text = cJSON_PrintUnformatted(s);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+	CU_ASSERT_PTR_NULL(strstr(text, "hunter2"));
+	cJSON *back = cJSON_Parse(text);
+	CU_ASSERT_PTR_NOT_NULL(back);
+	/* every byte is valid UTF-8 */
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+		CU_ASSERT(*c < 0x80);
+	cJSON_Delete(back);
+	free(text);
+	cJSON_Delete(s);
+	job_free(j);
+}
+
+int main(void)
+{
+	CU_pSuite suite;
+	unsigned failures;
+
+	rules = rules_default();
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	suite = CU_add_suite("job", NULL, NULL);
+	CU_add_test(suite, "fold processes into tools", test_fold_tools);
+	CU_add_test(suite, "outliving processes, inherited tool", test_outlived_and_inherit);
+	CU_add_test(suite, "cputime_adjust split", test_cpu_split);
+	CU_add_test(suite, "hostile argv gives valid JSON", test_hostile_argv_json);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
+	CU_cleanup_registry();
+	rules_free(rules);
+	return failures ? 1 : 0;
+}

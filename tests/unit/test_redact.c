@@ -1,0 +1,254 @@
+/* test_redact.c - secrets in argv never reach a summary. */
+#include <CUnit/Basic.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "redact.h"
+
+/* Join a NULL-terminated list as argv bytes and redact it. */
+static char *join(size_t max_out, ...)
+{
+	char buf[8192];
+	size_t len = 0;
+	const char *s;
+	va_list ap;
+
+	va_start(ap, max_out);
+	while ((s = va_arg(ap, const char *)) != NULL) {
+		size_t n = strlen(s) + 1;
+
+		if (len + n > sizeof(buf))
+			break;
+		memcpy(buf + len, s, n);
+		len += n;
+	}
+	va_end(ap);
+	return redact_join_argv(buf, len, max_out);
+}
+
+static int same(const char *got, const char *want)
+{
+	if (got && strcmp(got, want) == 0)
+		return 1;
+	fprintf(stderr, "\n  got \"%s\"\n want \"%s\"\n", got ? got : "(null)",
+		want);
+	return 0;
+}
+
+#define JOIN_IS(want, ...)                                   \
+	do {                                                 \
+		char *_s = join(100000, __VA_ARGS__, NULL);  \
+		CU_ASSERT(same(_s, want));                   \
+		free(_s);                                    \
+	} while (0)
+
+static void test_options(void)
+{
+	JOIN_IS("tool --password=*** x", "tool", "--password=hunter2", "x");
+	JOIN_IS("tool --password *** x", "tool", "--password", "hunter2", "x");
+	JOIN_IS("tool --passwd=*** --pass=***", "tool", "--passwd=a",
+		"--pass=b");
+	JOIN_IS("tool --token *** --secret=***", "tool", "--token", "t0k",
+		"--secret=s");
+	JOIN_IS("aws --api-key *** --apikey=*** --access-key=*** --secret-key ***",
+		"aws", "--api-key", "K", "--apikey=K", "--access-key=K",
+		"--secret-key", "S");
+	JOIN_IS("x --auth *** --credentials=*** --private-key ***", "x",
+		"--auth", "user:pw", "--credentials=c", "--private-key", "pk");
+	JOIN_IS("x --db-password *** --github-token=*** --client_secret ***",
+		"x", "--db-password", "p", "--github-token=g",
+		"--client_secret", "c");
+	JOIN_IS("keytool -storepass *** -keypass ***", "keytool", "-storepass",
+		"changeit", "-keypass", "k");
+	JOIN_IS("x --Password=*** --TOKEN ***", "x", "--Password=a", "--TOKEN",
+		"b");
+	/* -p is too broad (ports, paths, threads): kept */
+	JOIN_IS("mysql -p secretless -P 3306", "mysql", "-p", "secretless",
+		"-P", "3306");
+	/* look-alikes that are not secrets */
+	JOIN_IS("hf --tokenizer bert --passes 3 -o out", "hf", "--tokenizer",
+		"bert", "--passes", "3", "-o", "out");
+}
+
+static void test_env_style(void)
+{
+	/* the key id is not secret, but hiding it too costs little */
+	JOIN_IS("env AWS_SECRET_ACCESS_KEY=*** AWS_ACCESS_KEY_ID=*** x", "env",
+		"AWS_SECRET_ACCESS_KEY=abc/def", "AWS_ACCESS_KEY_ID=AKIA", "x");
+	JOIN_IS("env API_KEY=*** GITHUB_TOKEN=*** MY_SECRET=*** DB_PASSWORD=***",
+		"env", "API_KEY=k", "GITHUB_TOKEN=t", "MY_SECRET=s",
+		"DB_PASSWORD=p");
+	JOIN_IS("env STRIPE_KEY=*** PATH=/usr/bin", "env", "STRIPE_KEY=sk_live",
+		"PATH=/usr/bin");
+	JOIN_IS("docker run -e MYSQL_ROOT_PASSWORD=*** img", "docker", "run",
+		"-e", "MYSQL_ROOT_PASSWORD=pw", "img");
+	JOIN_IS("x --env=SERVICE_TOKEN=***", "x", "--env=SERVICE_TOKEN=abc");
+	JOIN_IS("java -Djavax.net.ssl.trustStorePassword=*** -jar a.jar",
+		"java", "-Djavax.net.ssl.trustStorePassword=changeit", "-jar",
+		"a.jar");
+	/* picard style I=/O= is data, kept */
+	JOIN_IS("picard SortSam I=in.bam O=out.bam SORT_ORDER=coordinate",
+		"picard", "SortSam", "I=in.bam", "O=out.bam",
+		"SORT_ORDER=coordinate");
+}
+
+static void test_anywhere(void)
+{
+	JOIN_IS("x password:***", "x", "password:hunter2");
+	JOIN_IS("x my_secret_value=***", "x", "my_secret_value=1");
+	JOIN_IS("curl https://h/x?token=***", "curl",
+		"https://h/x?token=abc&b=1");
+	JOIN_IS("x chr1:100-200 a=b", "x", "chr1:100-200", "a=b");
+}
+
+static void test_urls(void)
+{
+	JOIN_IS("git clone https://user:***@github.com/o/r.git", "git",
+		"clone", "https://user:ghp_abc@github.com/o/r.git");
+	JOIN_IS("psql postgres://app:***@db:5432/x", "psql",
+		"postgres://app:pw@db:5432/x");
+	JOIN_IS("x --url=mongodb://u:***@h1,h2/db", "x",
+		"--url=mongodb://u:p@ss@h1,h2/db");
+	JOIN_IS("x a=ftp://u:***@h,b=s3://k:***@bucket", "x",
+		"a=ftp://u:p1@h,b=s3://k:s2@bucket");
+	JOIN_IS("git clone https://***@github.com/o/r", "git", "clone",
+		"https://ghp_0123456789abcdefghij@github.com/o/r");
+	/* no credentials: unchanged */
+	JOIN_IS("wget https://example.org/a:b@c ssh://git@host/x", "wget",
+		"https://example.org/a:b@c", "ssh://git@host/x");
+}
+
+static void test_headers(void)
+{
+	JOIN_IS("curl -H Authorization: Bearer ***", "curl", "-H",
+		"Authorization: Bearer eyJhbGciOi");
+	JOIN_IS("curl --header=authorization: Basic ***", "curl",
+		"--header=authorization: Basic dXNlcjpwYXNz");
+	JOIN_IS("curl -H X-Api-Key: ***", "curl", "-H", "X-Api-Key: abc");
+	JOIN_IS("curl -H Cookie: ***", "curl", "-H", "Cookie: session=1");
+	JOIN_IS("curl -H Authorization:***", "curl", "-H", "Authorization:tok");
+}
+
+static void test_redact_arg_direct(void)
+{
+	char small[16], tiny[12];
+
+	/* the mask never overflows the buffer: it shrinks instead */
+	strcpy(tiny, "--token=ab");
+	CU_ASSERT_EQUAL(redact_arg(tiny, sizeof(tiny), NULL), 1);
+	CU_ASSERT_STRING_EQUAL(tiny, "--token=***");
+	strcpy(tiny, "--token=a");
+	CU_ASSERT_EQUAL(redact_arg(tiny, 10, NULL), 1);
+	CU_ASSERT_STRING_EQUAL(tiny, "--token=*");
+	strcpy(small, "plain");
+	CU_ASSERT_EQUAL(redact_arg(small, sizeof(small), NULL), 0);
+	CU_ASSERT_STRING_EQUAL(small, "plain");
+	strcpy(small, "hunter2");
+	CU_ASSERT_EQUAL(redact_arg(small, sizeof(small), "--password"), 1);
+	CU_ASSERT_STRING_EQUAL(small, "***");
+	strcpy(small, "");
+	CU_ASSERT_EQUAL(redact_arg(small, sizeof(small), "--password"), 0);
+	CU_ASSERT_EQUAL(redact_arg(NULL, 10, NULL), 0);
+	/* not NUL-terminated within size: left alone */
+	memset(small, 'a', sizeof(small));
+	CU_ASSERT_EQUAL(redact_arg(small, sizeof(small), "--token"), 0);
+}
+
+static void test_join_shape(void)
+{
+	char *s;
+
+	/* empty, no final NUL, empty arguments, non-UTF-8 kept as bytes */
+	s = redact_join_argv("", 0, 100);
+	CU_ASSERT(same(s, ""));
+	free(s);
+	s = redact_join_argv(NULL, 0, 100);
+	CU_ASSERT(same(s, ""));
+	free(s);
+	s = redact_join_argv("ls\0-l", 5, 100);
+	CU_ASSERT(same(s, "ls -l"));
+	free(s);
+	s = redact_join_argv("a\0\0b\0", 5, 100);
+	CU_ASSERT(same(s, "a  b"));
+	free(s);
+	s = redact_join_argv("x\0\xff\xfe\0", 5, 100);
+	CU_ASSERT(same(s, "x \xff\xfe"));
+	free(s);
+	/* no final NUL after a secret option's value */
+	s = redact_join_argv("x\0--token\0abc", 13, 100);
+	CU_ASSERT(same(s, "x --token ***"));
+	free(s);
+}
+
+static void test_join_bound(void)
+{
+	char *s, big[5000];
+
+	s = join(10, "abcdef", "ghijkl", NULL);
+	CU_ASSERT(same(s, "abcdef ..."));
+	CU_ASSERT(strlen(s) <= 10);
+	free(s);
+	s = join(12, "abcdef", "ghijkl", NULL);
+	CU_ASSERT(same(s, "abcdef gh..."));
+	free(s);
+	s = join(13, "abcdef", "ghijkl", NULL); /* exactly fits */
+	CU_ASSERT(same(s, "abcdef ghijkl"));
+	free(s);
+	s = join(13, "abcdef", "ghijk", NULL);
+	CU_ASSERT(same(s, "abcdef ghijk"));
+	free(s);
+	s = join(2, "abcdef", NULL);
+	CU_ASSERT(same(s, ".."));
+	free(s);
+	s = join(0, "abcdef", NULL);
+	CU_ASSERT(same(s, ""));
+	free(s);
+	/* a cut never splits a UTF-8 character */
+	s = join(5, "\xc3\xa9\xc3\xa9\xc3\xa9", NULL);
+	CU_ASSERT(same(s, "\xc3\xa9..."));
+	free(s);
+	s = join(4, "\xc3\xa9\xc3\xa9\xc3\xa9", NULL);
+	CU_ASSERT(same(s, "..."));
+	free(s);
+	/* redaction happens before the cut: the secret is not shown cut */
+	s = join(20, "run", "--password=abcdefghijklmnop", NULL);
+	CU_ASSERT(same(s, "run --password=***"));
+	free(s);
+	/* many one-byte secrets: the output may grow, never overflows */
+	memset(big, 0, sizeof(big));
+	for (size_t i = 0; i + 10 <= sizeof(big); i += 10)
+		memcpy(big + i, "--token\0a", 10);
+	s = redact_join_argv(big, sizeof(big) - 5, 1 << 20);
+	CU_ASSERT_FATAL(s != NULL);
+	CU_ASSERT(strstr(s, "--token *** --token ***") != NULL);
+	CU_ASSERT(strchr(s, 'a') == NULL);
+	free(s);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failed;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("redact", NULL, NULL);
+	if (!s || !CU_add_test(s, "secret options", test_options) ||
+	    !CU_add_test(s, "NAME=value", test_env_style) ||
+	    !CU_add_test(s, "secret words anywhere", test_anywhere) ||
+	    !CU_add_test(s, "URL credentials", test_urls) ||
+	    !CU_add_test(s, "authorization headers", test_headers) ||
+	    !CU_add_test(s, "redact_arg", test_redact_arg_direct) ||
+	    !CU_add_test(s, "join shape", test_join_shape) ||
+	    !CU_add_test(s, "join bound", test_join_bound)) {
+		fprintf(stderr, "test_redact: cannot register tests\n");
+		return 1;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_tests_failed() + CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}

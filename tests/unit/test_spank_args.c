@@ -1,0 +1,112 @@
+/*
+ * test_spank_args.c - the SPANK plugin's plain-text inputs: plugstack.conf
+ * arguments (bad ones reported, defaults kept) and Slurm CPU lists.
+ */
+#include <CUnit/Basic.h>
+#include <string.h>
+
+/* The plugin is a .so of its own: compile its parser into the test. */
+#include "../../spank/spank_args.c"
+
+static void defaults(struct spank_settings *s)
+{
+	snprintf(s->socket_path, sizeof(s->socket_path), "%s",
+		 TRACER_DEFAULT_SOCKET);
+	s->timeout_ms = TRACER_DEFAULT_TIMEOUT_MS;
+}
+
+static void test_args_good(void)
+{
+	struct spank_settings s;
+	char *av[] = {"socket=/tmp/x.sock", "timeout_ms=50"};
+	char err[256];
+
+	defaults(&s);
+	CU_ASSERT_EQUAL(plugin_parse_args(2, av, &s, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(s.socket_path, "/tmp/x.sock");
+	CU_ASSERT_EQUAL(s.timeout_ms, 50);
+	CU_ASSERT_STRING_EQUAL(err, "");
+}
+
+static void test_args_none(void)
+{
+	struct spank_settings s;
+	char err[256];
+
+	defaults(&s);
+	CU_ASSERT_EQUAL(plugin_parse_args(0, NULL, &s, err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(s.socket_path, TRACER_DEFAULT_SOCKET);
+	CU_ASSERT_EQUAL(s.timeout_ms, TRACER_DEFAULT_TIMEOUT_MS);
+}
+
+static void test_args_bad(void)
+{
+	struct spank_settings s;
+	char long_path[200];
+	char *av[] = {"timeout_ms=0", "timeout_ms=1001", "timeout_ms=12x",
+		      "timeout_ms=", "socket=relative.sock", "frob=1",
+		      long_path, "", "timeout_ms=99999999999999999999"};
+	char err[256];
+
+	memset(long_path, 'a', sizeof(long_path) - 1);
+	long_path[sizeof(long_path) - 1] = '\0';
+	memcpy(long_path, "socket=/", 8);
+	defaults(&s);
+	CU_ASSERT_EQUAL(plugin_parse_args(9, av, &s, err, sizeof(err)), 8);
+	CU_ASSERT_STRING_EQUAL(s.socket_path, TRACER_DEFAULT_SOCKET);
+	CU_ASSERT_EQUAL(s.timeout_ms, TRACER_DEFAULT_TIMEOUT_MS);
+	/* one line, bounded, naming the first offender */
+	CU_ASSERT_PTR_NULL(strchr(err, '\n'));
+	CU_ASSERT(strlen(err) < sizeof(err));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "timeout_ms=0"));
+}
+
+static void test_args_mixed(void)
+{
+	struct spank_settings s;
+	char *av[] = {"timeout_ms=banana", "socket=/run/t.sock", "x"};
+	char err[256];
+
+	defaults(&s);
+	CU_ASSERT_EQUAL(plugin_parse_args(3, av, &s, err, sizeof(err)), 2);
+	CU_ASSERT_STRING_EQUAL(s.socket_path, "/run/t.sock");
+	CU_ASSERT_EQUAL(s.timeout_ms, TRACER_DEFAULT_TIMEOUT_MS);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "banana"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "'x'"));
+}
+
+static void test_cpuset_count(void)
+{
+	CU_ASSERT_EQUAL(plugin_cpuset_count("0"), 1);
+	CU_ASSERT_EQUAL(plugin_cpuset_count("0-1"), 2);
+	CU_ASSERT_EQUAL(plugin_cpuset_count("0-3,8"), 5);
+	CU_ASSERT_EQUAL(plugin_cpuset_count("2,4,6-7,10-15"), 10);
+	CU_ASSERT_EQUAL(plugin_cpuset_count(""), -1);
+	CU_ASSERT_EQUAL(plugin_cpuset_count(NULL), -1);
+	CU_ASSERT_EQUAL(plugin_cpuset_count("3-1"), -1);
+	CU_ASSERT_EQUAL(plugin_cpuset_count("1-"), -1);
+	CU_ASSERT_EQUAL(plugin_cpuset_count("a"), -1);
+	CU_ASSERT_EQUAL(plugin_cpuset_count("1,,2"), -1);
+	CU_ASSERT_EQUAL(plugin_cpuset_count("0-99999999999"), -1);
+	CU_ASSERT_EQUAL(plugin_cpuset_count("-1"), -1);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failures;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("spank_args", NULL, NULL);
+	CU_add_test(s, "plugstack arguments", test_args_good);
+	CU_add_test(s, "no arguments", test_args_none);
+	CU_add_test(s, "bad arguments keep the defaults", test_args_bad);
+	CU_add_test(s, "good and bad arguments", test_args_mixed);
+	CU_add_test(s, "CPU lists", test_cpuset_count);
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failures = CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failures ? 1 : 0;
+}

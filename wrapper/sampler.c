@@ -1,0 +1,592 @@
+/*
+ * sampler.c - standalone mode: follow the wrapper's process tree through
+ * /proc and wait4, and fold what is seen into the job (see sampler.h).
+ *
+ * CPU time is kept "inclusive" the way the kernel keeps it: a process's
+ * own time (utime/stime) plus its reaped children's (cutime/cstime), and
+ * wait4 reports own + children's.  When a child vanishes between two
+ * samples, its parent's children time grows by the child's final
+ * inclusive time; that growth, less what the vanished children had at
+ * their last sample, is shared among them by their recent CPU rates.
+ */
+#include "sampler.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "procfs.h"
+#include "proctree.h"
+
+#define NBUCKETS 1024
+
+struct sproc {
+	pid_t pid, ppid;
+	uint64_t start_ticks;      /* 0: not known yet */
+	struct job_proc *jp;
+	/* last sample; CPU in ns */
+	uint64_t utime, stime, cutime, cstime;
+	uint64_t minflt, majflt, hwm_bytes, nvcsw, nivcsw;
+	struct procfs_io io;
+	uint64_t last_ms;          /* monotonic ms of the last sample, 0 never */
+	double rate;               /* own CPU ns per ms lately */
+	/* children time already shared out (cutime/cstime at that point) */
+	uint64_t rec_cutime, rec_cstime;
+	/* CPU of children never seen by name, counted as ours */
+	uint64_t extra_user, extra_sys;
+	struct procfs_io child_io; /* I/O of folded children (in ours) */
+	bool vanished, folded;
+	uint64_t vanish_ms, vanish_ns;
+	uint32_t gen;
+	struct sproc *next;
+};
+
+struct sampler {
+	struct job *job;
+	const struct rules *rules;
+	int argv_max;
+	pid_t self;
+	bool proc_ok;              /* /proc shows our pid namespace */
+	struct sproc *buckets[NBUCKETS];
+	uint32_t gen;
+	uint64_t ns_per_tick;
+	long page_size;
+	int64_t boot_to_real_ns;
+	struct proctree tree;
+	uint64_t samples, cost_ns;
+};
+
+static uint64_t clock_ns(clockid_t clk)
+{
+	struct timespec ts;
+
+	clock_gettime(clk, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t mono_ms(void) { return clock_ns(CLOCK_MONOTONIC) / 1000000; }
+
+static uint64_t tv_ns(const struct timeval *tv)
+{
+	return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000;
+}
+
+static struct sproc *sp_find(struct sampler *s, pid_t pid)
+{
+	for (struct sproc *sp = s->buckets[(unsigned)pid % NBUCKETS]; sp;
+	     sp = sp->next)
+		if (sp->pid == pid && !sp->folded)
+			return sp;
+	return NULL;
+}
+
+static struct sproc *sp_new(struct sampler *s, pid_t pid)
+{
+	struct sproc *sp = calloc(1, sizeof(*sp));
+
+	if (!sp) {
+		log_error("sampler: out of memory: process %d not followed",
+			  (int)pid);
+		return NULL;
+	}
+	sp->pid = pid;
+	sp->next = s->buckets[(unsigned)pid % NBUCKETS];
+	s->buckets[(unsigned)pid % NBUCKETS] = sp;
+	return sp;
+}
+
+/* Free folded entries (kept until now so no pointer dangles mid-walk). */
+static void sp_sweep(struct sampler *s)
+{
+	for (size_t b = 0; b < NBUCKETS; b++) {
+		struct sproc **pp = &s->buckets[b];
+
+		while (*pp) {
+			struct sproc *sp = *pp;
+
+			if (sp->folded) {
+				*pp = sp->next;
+				free(sp);
+			} else {
+				pp = &sp->next;
+			}
+		}
+	}
+}
+
+/* The executable and argv of pid into the job (an exec happened). */
+static void sp_exec(struct sampler *s, struct sproc *sp, const char *comm)
+{
+	char exe[1024];
+	char *argv = malloc((size_t)s->argv_max + 1);
+	ssize_t len = -1;
+
+	if (procfs_read_exe(sp->pid, exe, sizeof(exe)) < 0)
+		snprintf(exe, sizeof(exe), "%s", comm); /* gone or not ours */
+	if (argv)
+		len = procfs_read_cmdline(sp->pid, argv, (size_t)s->argv_max + 1);
+	if (len < 0)
+		len = 0;
+	job_proc_exec(s->job, sp->jp, exe, argv ? argv : "", (size_t)len >
+		      (size_t)s->argv_max ? (size_t)s->argv_max : (size_t)len,
+		      s->rules, len > s->argv_max);
+	free(argv);
+}
+
+static uint64_t start_real_ns(const struct sampler *s, uint64_t ticks)
+{
+	return (uint64_t)((int64_t)(ticks * s->ns_per_tick) + s->boot_to_real_ns);
+}
+
+struct sampler *sampler_new(struct job *j, const struct rules *rules,
+			    int argv_max)
+{
+	struct sampler *s = calloc(1, sizeof(*s));
+	char self[32];
+	long tck;
+	ssize_t n;
+
+	if (!s) {
+		log_error("sampler: out of memory");
+		return NULL;
+	}
+	s->job = j;
+	s->rules = rules;
+	s->argv_max = argv_max > 0 ? argv_max : 1024;
+	s->self = getpid();
+	tck = sysconf(_SC_CLK_TCK);
+	s->ns_per_tick = 1000000000ull / (uint64_t)(tck > 0 ? tck : 100);
+	s->page_size = sysconf(_SC_PAGESIZE);
+	s->boot_to_real_ns = (int64_t)clock_ns(CLOCK_REALTIME) -
+			     (int64_t)clock_ns(CLOCK_BOOTTIME);
+	/* a /proc of another pid namespace would name other processes */
+	n = readlink("/proc/self", self, sizeof(self) - 1);
+	if (n > 0) {
+		self[n] = '\0';
+		s->proc_ok = atoi(self) == (int)s->self;
+	}
+	if (!s->proc_ok)
+		log_warn("/proc does not show this pid namespace: only the "
+			 "processes the wrapper reaps are recorded");
+	return s;
+}
+
+void sampler_free(struct sampler *s)
+{
+	if (!s)
+		return;
+	for (size_t b = 0; b < NBUCKETS; b++)
+		while (s->buckets[b]) {
+			struct sproc *sp = s->buckets[b];
+
+			s->buckets[b] = sp->next;
+			free(sp);
+		}
+	proctree_free(&s->tree);
+	free(s);
+}
+
+/* Store one sample of sp; the rate is its own CPU per ms since the last. */
+static void sp_update(struct sampler *s, struct sproc *sp,
+		      const struct pstat *st, uint64_t now_ms)
+{
+	uint64_t self_old = sp->utime + sp->stime, self_new, age_ms;
+	struct procfs_status pst;
+
+	sp->ppid = st->ppid;
+	sp->jp->ppid = st->ppid;
+	sp->utime = st->utime * s->ns_per_tick;
+	sp->stime = st->stime * s->ns_per_tick;
+	sp->cutime = st->cutime * s->ns_per_tick;
+	sp->cstime = st->cstime * s->ns_per_tick;
+	sp->minflt = st->minflt;
+	sp->majflt = st->majflt;
+	self_new = sp->utime + sp->stime;
+	if (sp->last_ms && now_ms > sp->last_ms) {
+		sp->rate = self_new > self_old ?
+			(double)(self_new - self_old) / (double)(now_ms - sp->last_ms) : 0;
+	} else {
+		age_ms = (clock_ns(CLOCK_REALTIME) - sp->jp->start_ns) / 1000000;
+		sp->rate = (double)self_new / (double)(age_ms ? age_ms : 1);
+	}
+	sp->last_ms = now_ms;
+	/* a zombie has no memory or I/O left to read: keep the last */
+	if (st->state != 'Z') {
+		procfs_read_io(sp->pid, &sp->io);
+		if (procfs_read_status(sp->pid, &pst) == 0) {
+			if (pst.vm_hwm_kb * 1024 > sp->hwm_bytes)
+				sp->hwm_bytes = pst.vm_hwm_kb * 1024;
+			sp->nvcsw = pst.voluntary_ctxt_switches;
+			sp->nivcsw = pst.nonvoluntary_ctxt_switches;
+		}
+		sp->jp->rss_bytes = st->rss_pages * (uint64_t)s->page_size;
+	} else {
+		sp->jp->rss_bytes = 0;
+	}
+}
+
+static uint64_t sub0(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+/* Totals of a process from its last sample (own share, not its children's). */
+static void sp_totals(const struct sproc *sp, uint64_t user, uint64_t sys,
+		      struct proc_totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->user_ns = user;
+	t->sys_ns = sys;
+	t->cpu_ns = user + sys;
+	t->maxrss_bytes = sp->hwm_bytes;
+	t->rchar = sub0(sp->io.rchar, sp->child_io.rchar);
+	t->wchar = sub0(sp->io.wchar, sp->child_io.wchar);
+	t->syscr = sub0(sp->io.syscr, sp->child_io.syscr);
+	t->syscw = sub0(sp->io.syscw, sp->child_io.syscw);
+	t->read_bytes = sub0(sp->io.read_bytes, sp->child_io.read_bytes);
+	t->write_bytes = sub0(sp->io.write_bytes, sp->child_io.write_bytes);
+	t->cancelled_write_bytes = sub0(sp->io.cancelled_write_bytes,
+					sp->child_io.cancelled_write_bytes);
+	t->min_flt = sp->minflt;
+	t->maj_flt = sp->majflt;
+	t->nvcsw = sp->nvcsw;
+	t->nivcsw = sp->nivcsw;
+}
+
+static void io_add(struct procfs_io *a, const struct procfs_io *b)
+{
+	a->rchar += b->rchar;
+	a->wchar += b->wchar;
+	a->syscr += b->syscr;
+	a->syscw += b->syscw;
+	a->read_bytes += b->read_bytes;
+	a->write_bytes += b->write_bytes;
+	a->cancelled_write_bytes += b->cancelled_write_bytes;
+}
+
+/* Vanished children of parent not folded yet, into out (at most max). */
+static size_t pending_children(struct sampler *s, pid_t parent,
+			       struct sproc **out, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t b = 0; b < NBUCKETS; b++)
+		for (struct sproc *sp = s->buckets[b]; sp; sp = sp->next)
+			if (sp->vanished && !sp->folded && sp->ppid == parent &&
+			    n < max)
+				out[n++] = sp;
+	return n;
+}
+
+#define MAX_SHARE 256
+
+static void sp_fold(struct sampler *s, struct sproc *sp, uint64_t incl_user,
+		    uint64_t incl_sys, int status, uint64_t end_ns,
+		    uint64_t end_ms, const struct rusage *ru);
+
+/*
+ * Share extra CPU (user, sys) among kids by weight; when self_w > 0 the
+ * parent's own growth takes a share too, returned in *self_user/sys.
+ */
+static void share_out(struct sampler *s, struct sproc **kids, size_t n,
+		      uint64_t extra_user, uint64_t extra_sys, double self_w,
+		      uint64_t *self_user, uint64_t *self_sys)
+{
+	double w[MAX_SHARE], total = self_w;
+
+	for (size_t i = 0; i < n; i++) {
+		w[i] = kids[i]->rate * (double)sub0(kids[i]->vanish_ms,
+						    kids[i]->last_ms);
+		total += w[i];
+	}
+	if (total <= 0) { /* nothing to go by: equal shares among the kids */
+		for (size_t i = 0; i < n; i++)
+			w[i] = 1;
+		total = n ? (double)n : 1;
+		self_w = n ? 0 : 1;
+	}
+	if (self_user) {
+		*self_user = (uint64_t)((double)extra_user * self_w / total);
+		*self_sys = (uint64_t)((double)extra_sys * self_w / total);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct sproc *k = kids[i];
+
+		sp_fold(s, k,
+			k->utime + k->rec_cutime +
+				(uint64_t)((double)extra_user * w[i] / total),
+			k->stime + k->rec_cstime +
+				(uint64_t)((double)extra_sys * w[i] / total),
+			-1, k->vanish_ns, k->vanish_ms, NULL);
+	}
+}
+
+/*
+ * sp ended with these inclusive CPU times (own + reaped children's).
+ * What its last sample does not explain is shared between its own last
+ * moments and its vanished children; then it is folded into the job.
+ */
+static void sp_fold(struct sampler *s, struct sproc *sp, uint64_t incl_user,
+		    uint64_t incl_sys, int status, uint64_t end_ns,
+		    uint64_t end_ms, const struct rusage *ru)
+{
+	struct sproc *kids[MAX_SHARE];
+	uint64_t known_u = sp->utime + sp->rec_cutime;
+	uint64_t known_s = sp->stime + sp->rec_cstime;
+	uint64_t own_u = 0, own_s = 0;
+	struct proc_totals t;
+	uint32_t flags = PROC_F_TOTALS_PARTIAL;
+	bool exact;
+	size_t n;
+
+	sp->folded = true; /* before recursing: a kid never folds its parent */
+	n = pending_children(s, sp->pid, kids, MAX_SHARE);
+	for (size_t i = 0; i < n; i++) {
+		known_u += kids[i]->utime + kids[i]->rec_cutime;
+		known_s += kids[i]->stime + kids[i]->rec_cstime;
+	}
+	share_out(s, kids, n, sub0(incl_user, known_u), sub0(incl_sys, known_s),
+		  sp->rate * (double)sub0(end_ms, sp->last_ms), &own_u, &own_s);
+	for (size_t i = 0; i < n; i++)
+		io_add(&sp->child_io, &kids[i]->io);
+
+	sp_totals(sp, sp->utime + own_u + sp->extra_user,
+		  sp->stime + own_s + sp->extra_sys, &t);
+	/* wait4 of a process without children is exact for all it reports */
+	exact = ru && n == 0 && sp->cutime == 0 && sp->cstime == 0 &&
+		sp->extra_user == 0 && sp->extra_sys == 0;
+	if (exact) {
+		t.user_ns = incl_user;
+		t.sys_ns = incl_sys;
+		t.cpu_ns = incl_user + incl_sys;
+		if ((uint64_t)ru->ru_maxrss * 1024 > t.maxrss_bytes)
+			t.maxrss_bytes = (uint64_t)ru->ru_maxrss * 1024;
+		t.min_flt = (uint64_t)ru->ru_minflt;
+		t.maj_flt = (uint64_t)ru->ru_majflt;
+		t.nvcsw = (uint64_t)ru->ru_nvcsw;
+		t.nivcsw = (uint64_t)ru->ru_nivcsw;
+		if (!sp->last_ms) { /* never sampled: block I/O from wait4 */
+			t.read_bytes = (uint64_t)ru->ru_inblock * 512;
+			t.write_bytes = (uint64_t)ru->ru_oublock * 512;
+		}
+		flags = 0;
+	}
+	job_proc_exit(s->job, sp->jp, status, end_ns, &t, flags);
+	sp->jp = NULL;
+}
+
+void sampler_add_root(struct sampler *s, pid_t pid, char *const argv[])
+{
+	const char *base = strrchr(argv[0], '/');
+	struct pstat st;
+	struct sproc *sp = sp_new(s, pid);
+
+	if (!sp)
+		return;
+	sp->ppid = s->self;
+	sp->jp = job_proc_add(s->job, pid, s->self, clock_ns(CLOCK_REALTIME),
+			      base ? base + 1 : argv[0]);
+	if (!sp->jp) {
+		sp->folded = true;
+		return;
+	}
+	sp->jp->flags |= PROC_F_ROOT;
+	if (pstat_read(pid, &st) == 0)
+		sp->start_ticks = st.start;
+	sp_exec(s, sp, base ? base + 1 : argv[0]);
+}
+
+/* Track one descendant seen in this scan. */
+static void see_process(struct sampler *s, const struct pstat *st,
+			uint64_t now_ms)
+{
+	struct sproc *sp = sp_find(s, st->pid);
+	char exe[1024];
+
+	if (sp && sp->start_ticks && sp->start_ticks != st->start) {
+		/* the pid was reused: the old process ended unseen */
+		sp_fold(s, sp, sp->utime + sp->rec_cutime,
+			sp->stime + sp->rec_cstime, -1,
+			clock_ns(CLOCK_REALTIME), now_ms, NULL);
+		sp = NULL;
+	}
+	if (!sp) {
+		sp = sp_new(s, st->pid);
+		if (!sp)
+			return;
+		sp->start_ticks = st->start;
+		sp->jp = job_proc_add(s->job, st->pid, st->ppid,
+				      start_real_ns(s, st->start), st->comm);
+		if (!sp->jp) {
+			sp->folded = true;
+			return;
+		}
+		/*
+		 * rec_cutime stays 0: children it reaped before we saw it were
+		 * never seen by name, their time is counted as its own.
+		 */
+		sp_exec(s, sp, st->comm);
+	} else {
+		if (!sp->start_ticks)
+			sp->start_ticks = st->start;
+		if (st->state != 'Z' &&
+		    procfs_read_exe(st->pid, exe, sizeof(exe)) == 0 &&
+		    (!sp->jp->exe || strcmp(exe, sp->jp->exe) != 0))
+			sp_exec(s, sp, st->comm);
+	}
+	sp->vanished = false; /* a broken ppid chain made it look gone */
+	sp_update(s, sp, st, now_ms);
+	sp->gen = s->gen;
+}
+
+/*
+ * Share the growth of a live parent's children time among its children
+ * that vanished; with none, it belongs to children never seen by name.
+ */
+static void reconcile_parent(struct sampler *s, struct sproc *a)
+{
+	struct sproc *kids[MAX_SHARE];
+	uint64_t cu = a->cutime, cs = a->cstime, du, ds, ku = 0, ks = 0;
+	struct pstat fresh;
+	size_t n = pending_children(s, a->pid, kids, MAX_SHARE);
+
+	/* re-read after the kids are gone: their reaping is in cutime now */
+	if (n && pstat_read(a->pid, &fresh) == 0 && fresh.start == a->start_ticks) {
+		cu = fresh.cutime * s->ns_per_tick;
+		cs = fresh.cstime * s->ns_per_tick;
+	}
+	du = sub0(cu, a->rec_cutime);
+	ds = sub0(cs, a->rec_cstime);
+	a->rec_cutime = cu > a->rec_cutime ? cu : a->rec_cutime;
+	a->rec_cstime = cs > a->rec_cstime ? cs : a->rec_cstime;
+	if (!n) {
+		a->extra_user += du;
+		a->extra_sys += ds;
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		ku += kids[i]->utime + kids[i]->rec_cutime;
+		ks += kids[i]->stime + kids[i]->rec_cstime;
+		io_add(&a->child_io, &kids[i]->io);
+	}
+	share_out(s, kids, n, sub0(du, ku), sub0(ds, ks), 0, NULL, NULL);
+}
+
+void sampler_sample(struct sampler *s)
+{
+	uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), now_ms = mono_ms();
+	uint64_t now_ns = clock_ns(CLOCK_REALTIME), rss_sum = 0;
+	struct pstat st;
+
+	if (!s || !s->proc_ok)
+		return;
+	s->gen++;
+	proctree_scan(&s->tree);
+	for (size_t i = 0; i < s->tree.n; i++)
+		if (s->tree.v[i].pid != s->self &&
+		    proctree_descends(&s->tree, &s->tree.v[i], s->self))
+			see_process(s, &s->tree.v[i], now_ms);
+
+	/* not seen: gone, or moving to us as an orphan during the scan */
+	for (size_t b = 0; b < NBUCKETS; b++)
+		for (struct sproc *sp = s->buckets[b]; sp; sp = sp->next) {
+			if (sp->folded || sp->vanished || sp->gen == s->gen)
+				continue;
+			if (pstat_read(sp->pid, &st) == 0 &&
+			    st.start == sp->start_ticks)
+				continue;
+			sp->vanished = true;
+			/* it ended somewhere since its last sample */
+			sp->vanish_ms = (sp->last_ms + now_ms) / 2;
+			sp->vanish_ns = now_ns - (now_ms - sp->vanish_ms) * 1000000;
+			sp->jp->rss_bytes = 0;
+		}
+
+	for (size_t b = 0; b < NBUCKETS; b++)
+		for (struct sproc *sp = s->buckets[b]; sp; sp = sp->next) {
+			struct sproc *parent;
+
+			if (sp->folded)
+				continue;
+			if (!sp->vanished) {
+				reconcile_parent(s, sp);
+				rss_sum += sp->jp->rss_bytes;
+				continue;
+			}
+			parent = sp_find(s, sp->ppid);
+			if (!parent && sp->ppid != s->self) /* reaper unknown */
+				sp_fold(s, sp, sp->utime + sp->rec_cutime,
+					sp->stime + sp->rec_cstime, -1,
+					sp->vanish_ns, sp->vanish_ms, NULL);
+		}
+	sp_sweep(s);
+
+	if (rss_sum > s->job->mem_peak_bytes)
+		s->job->mem_peak_bytes = rss_sum;
+	s->job->samples++;
+	s->samples++;
+	s->cost_ns += clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+}
+
+void sampler_reaped(struct sampler *s, pid_t pid, int status,
+		    const struct rusage *ru)
+{
+	uint64_t now_ns = clock_ns(CLOCK_REALTIME);
+	struct proc_totals t;
+	struct job_proc *jp;
+	struct sproc *sp;
+
+	if (!s)
+		return;
+	sp = sp_find(s, pid);
+	if (sp) {
+		sp_fold(s, sp, tv_ns(&ru->ru_utime), tv_ns(&ru->ru_stime),
+			status, now_ns, mono_ms(), ru);
+		sp_sweep(s);
+		return;
+	}
+	/* an orphan that lived and died between two samples: no name left */
+	jp = job_proc_add(s->job, pid, s->self, now_ns, "?");
+	if (!jp)
+		return;
+	memset(&t, 0, sizeof(t));
+	t.user_ns = tv_ns(&ru->ru_utime);
+	t.sys_ns = tv_ns(&ru->ru_stime);
+	t.cpu_ns = t.user_ns + t.sys_ns;
+	t.maxrss_bytes = (uint64_t)ru->ru_maxrss * 1024;
+	t.read_bytes = (uint64_t)ru->ru_inblock * 512;
+	t.write_bytes = (uint64_t)ru->ru_oublock * 512;
+	t.min_flt = (uint64_t)ru->ru_minflt;
+	t.maj_flt = (uint64_t)ru->ru_majflt;
+	t.nvcsw = (uint64_t)ru->ru_nvcsw;
+	t.nivcsw = (uint64_t)ru->ru_nivcsw;
+	job_proc_exit(s->job, jp, status, now_ns, &t, 0);
+}
+
+void sampler_finish(struct sampler *s)
+{
+	if (!s)
+		return;
+	sampler_sample(s);
+	/* vanished ones whose parent is still alive: fold what we know */
+	for (size_t b = 0; b < NBUCKETS; b++)
+		for (struct sproc *sp = s->buckets[b]; sp; sp = sp->next)
+			if (!sp->folded && sp->vanished)
+				sp_fold(s, sp, sp->utime + sp->rec_cutime,
+					sp->stime + sp->rec_cstime, -1,
+					sp->vanish_ns, sp->vanish_ms, NULL);
+	/* live ones outlive the job: their totals so far */
+	for (size_t b = 0; b < NBUCKETS; b++)
+		for (struct sproc *sp = s->buckets[b]; sp; sp = sp->next)
+			if (!sp->folded && sp->jp) {
+				sp_totals(sp, sp->utime + sp->extra_user,
+					  sp->stime + sp->extra_sys,
+					  &sp->jp->totals);
+				sp->jp->flags |= PROC_F_TOTALS_PARTIAL;
+			}
+}
+
+uint64_t sampler_samples(const struct sampler *s) { return s ? s->samples : 0; }
+uint64_t sampler_cost_ns(const struct sampler *s) { return s ? s->cost_ns : 0; }
