@@ -18,7 +18,7 @@
 #include "identity.h"
 
 #define JOB_COMM_LEN 16
-#define JOB_MAX_EXIT_CODES 8 /* distinct exit statuses kept per tool */
+#define JOB_MAX_EXIT_CODES 32 /* distinct exit statuses kept per tool */
 
 /* Exact totals of one process (same meaning as the kernel's). */
 struct proc_totals {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client.h"
 #include "log.h"
 #include "summary.h"
 

@@ -7,6 +7,7 @@
 #define TRACER_WRAP_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 #include "config.h"
 #include "identity.h"
 

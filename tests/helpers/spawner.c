@@ -2,7 +2,7 @@
  * spawner OUT N PROG [ARGS...] - run PROG N times one after another,
  * wait4 each, and write the ground truth to OUT as JSON: the sum of
  * ru_utime+ru_stime, the largest ru_maxrss, and each exit status.  "%i"
- * in an argument is replaced by the run's index modulo 256.
+ * in an argument is replaced by the run's index modulo 32.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +25,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < n; i++) {
 		char idx[16], *args[64];
 		int k;
-		snprintf(idx, sizeof(idx), "%d", i % 256);
+		snprintf(idx, sizeof(idx), "%d", i % 32);
 		for (k = 0; k + 3 < argc && k < 63; k++)
 			args[k] = strcmp(argv[k + 3], "%i") ? argv[k + 3] : idx;
 		args[k] = NULL;

@@ -69,9 +69,11 @@ def main():
         within("peak_rss_bytes", tool(s, args[1])["peak_rss_bytes"], truth["maxrss_kb"] * 1024, 0.02)
     elif check == "io":
         n, t = int(args[0]), tool(s, args[1])
-        if t["rchar"] != n or t["wchar"] != n:
-            sys.exit(f"rchar {t['rchar']} wchar {t['wchar']}, want {n} each")
-        print(f"rchar = wchar = {n}")
+        base = tool(load(path, args[2]), args[1])
+        r, w = t["rchar"] - base["rchar"], t["wchar"] - base["wchar"]
+        if r != n or w != n:
+            sys.exit(f"rchar {t['rchar']} - {base['rchar']}, wchar {t['wchar']} - {base['wchar']}: want {n} each")
+        print(f"rchar and wchar: {n} bytes more than the same binary doing no I/O (base {base['rchar']} B of exec reads)")
     elif check == "exit":
         t, want = tool(s, args[0]), args[1]
         got = exits(t)

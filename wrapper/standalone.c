@@ -1,0 +1,212 @@
+/*
+ * standalone.c - the job without a node daemon (Fargate, no socket): the
+ * wrapper runs it as init and records it itself, through the sampler
+ * (/proc + wait4) and the container's cgroup counters, then writes the
+ * same summary as tracerd to the configured sinks.  Any failure of the
+ * recording leaves the job running untouched: at worst no summary.
+ */
+#include "wrap.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "hostinfo.h"
+#include "job.h"
+#include "log.h"
+#include "rules.h"
+#include "runner.h"
+#include "sampler.h"
+#include "sink.h"
+#include "summary.h"
+
+struct standalone {
+	struct job *job;
+	struct sampler *smp;
+	bool have_cg;
+	struct cgroup_ref cg;
+	uint64_t oom_seen;
+};
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void rules_warn(const char *msg)
+{
+	log_debug("%s", msg);
+}
+
+static void read_cgroup(struct standalone *sa)
+{
+	struct cgroup_stats st;
+
+	if (!sa->have_cg || cgroup_read_stats(&sa->cg, &st) < 0)
+		return;
+	sa->job->cgroup_stats = true;
+	if (st.have_mem) {
+		uint64_t peak = st.mem_peak_bytes > st.mem_current_bytes ?
+					st.mem_peak_bytes : st.mem_current_bytes;
+		if (peak > sa->job->cgroup_mem_peak_bytes)
+			sa->job->cgroup_mem_peak_bytes = peak;
+	}
+	if (st.have_cpu)
+		sa->job->cgroup_cpu_ns = st.cpu_ns;
+}
+
+static void on_tick(void *arg)
+{
+	struct standalone *sa = arg;
+
+	sampler_sample(sa->smp);
+	read_cgroup(sa);
+}
+
+/* A SIGKILL while the cgroup's OOM count grew: the OOM killer's victim. */
+static void mark_oom(struct standalone *sa, pid_t pid, int status)
+{
+	struct cgroup_stats st;
+	struct job_proc *jp;
+
+	if (!sa->have_cg || !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+		return;
+	if (cgroup_read_stats(&sa->cg, &st) < 0 || st.oom_kills <= sa->oom_seen)
+		return;
+	sa->oom_seen++;
+	jp = job_proc_find(sa->job, pid);
+	if (jp)
+		jp->flags |= PROC_F_OOM_KILLED;
+}
+
+static void on_reap(void *arg, pid_t pid, int status, const struct rusage *ru)
+{
+	struct standalone *sa = arg;
+
+	mark_oom(sa, pid, status);
+	sampler_reaped(sa->smp, pid, status, ru);
+}
+
+/*
+ * The container's cgroup is the job's own only when we are its init;
+ * elsewhere the cgroup holds whatever else the session runs.
+ */
+static void find_cgroup(struct standalone *sa)
+{
+	struct cgroup_stats st;
+
+	if (getpid() != 1 || cgroup_ref_for_pid(getpid(), &sa->cg) < 0)
+		return;
+	sa->have_cg = true;
+	if (cgroup_read_stats(&sa->cg, &st) == 0)
+		sa->oom_seen = st.oom_kills;
+	snprintf(sa->job->cgroup_path, sizeof(sa->job->cgroup_path), "%s",
+		 sa->cg.v2[0] ? sa->cg.v2 : sa->cg.mem_v1);
+}
+
+static void job_uid(const struct tracer_identity *id, char *buf, size_t len)
+{
+	char host[128] = "";
+
+	identity_job_key(id, buf, len);
+	if (buf[0])
+		return;
+	gethostname(host, sizeof(host) - 1);
+	snprintf(buf, len, "%s-wrap-%d-%llu", host[0] ? host : "localhost",
+		 (int)getpid(), (unsigned long long)(realtime_ns() / 1000000));
+}
+
+static void write_summary(const struct tracer_config *cfg,
+			  const struct job *j)
+{
+	struct summary_opts sopts = {
+		.source = "tracer-wrap",
+		.sample_interval_ms = cfg->sample_interval_ms,
+	};
+	struct host_info host;
+	struct sinks *sinks;
+	cJSON *summary;
+	char err[256] = "";
+
+	host_info_read(&host);
+	summary = summary_build(j, &host, &sopts);
+	if (!summary) {
+		log_error("summary: out of memory: job %s not written", j->uid);
+		return;
+	}
+	sinks = sinks_open(cfg, err, sizeof(err));
+	if (!sinks) {
+		log_error("summary of job %s not written: %s", j->uid, err);
+	} else {
+		if (sinks_write(sinks, summary) > 0)
+			log_error("summary of job %s: a sink failed", j->uid);
+		sinks_close(sinks);
+	}
+	cJSON_Delete(summary);
+}
+
+int standalone_run(const struct wrap_opts *o, const struct tracer_config *cfg,
+		   const struct tracer_identity *id)
+{
+	struct standalone sa;
+	struct runner r;
+	struct runner_opts ropts = {
+		.signal_pgroup = o->pgroup,
+		.subreaper = true,
+	};
+	struct rules *rules = rules_load(cfg->rules_path, rules_warn);
+	char uid[sizeof(((struct job *)0)->uid)];
+	uint64_t wall0 = realtime_ns();
+	int status;
+
+	memset(&sa, 0, sizeof(sa));
+	job_uid(id, uid, sizeof(uid));
+	sa.job = job_new(uid, id, (size_t)cfg->keep_procs);
+	if (sa.job) {
+		sa.job->start_ns = wall0;
+		sa.smp = sampler_new(sa.job, rules, cfg->argv_max);
+		find_cgroup(&sa);
+	}
+	if (!sa.job || !sa.smp)
+		log_error("out of memory: job runs without being recorded");
+	else {
+		ropts.tick_ms = cfg->sample_interval_ms;
+		ropts.on_tick = on_tick;
+		ropts.on_reap = on_reap;
+		ropts.arg = &sa;
+	}
+
+	if (runner_start(&r, o->cmd, &ropts) < 0) {
+		status = r.child_status;
+	} else {
+		if (sa.smp)
+			sampler_add_root(sa.smp, r.child, o->cmd);
+		wrap_forward_early_signals(r.child, o->pgroup);
+		status = runner_wait(&r);
+	}
+
+	if (sa.job && sa.smp) {
+		sampler_finish(sa.smp);
+		read_cgroup(&sa);
+		sa.job->exit_status = status;
+		job_close(sa.job, realtime_ns());
+		write_summary(cfg, sa.job);
+		log_debug("standalone: %llu samples, %.3f ms of CPU in all, "
+			  "%.4f%% of one core",
+			  (unsigned long long)sampler_samples(sa.smp),
+			  (double)sampler_cost_ns(sa.smp) / 1e6,
+			  100.0 * (double)sampler_cost_ns(sa.smp) /
+				  (double)(realtime_ns() - wall0 + 1));
+	}
+	sampler_free(sa.smp);
+	job_free(sa.job);
+	rules_free(rules);
+	return runner_exit_code(status);
+}
