@@ -135,7 +135,7 @@ bench: deps
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
-		--suppress=missingIncludeSystem -Ilib lib daemon wrapper spank
+		--suppress=missingIncludeSystem --suppress=unknownMacro -Ilib lib daemon wrapper spank
 
 install: all
 	install -D -m 0755 $(BUILD)/tracerd $(DESTDIR)$(PREFIX)/sbin/tracerd

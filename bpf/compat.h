@@ -121,8 +121,29 @@ static __always_inline __s32 compat_oom_victim_pid(struct trace_event_raw_mark_v
  * sched_process_exit gained a `bool group_dead` argument in v6.16
  * (3e816361e94a).  We do not use it: the program only takes the task
  * argument, which is first in both signatures, and decides "last thread"
- * from its own count plus signal->live (decremented before the tracepoint
- * on every kernel).
+ * from its own count plus signal->live (decremented early in do_exit() on
+ * every kernel).
  */
+
+/*
+ * A thread's last switch: do_task_dead() sets TASK_DEAD (0x80 since v4.14,
+ * a #define, so not in BTF) before the final __schedule().  task->state was
+ * renamed __state in v5.14 (2f064a59a1); read whichever exists, directly
+ * (tp_btf gives a trusted pointer), because this runs on every switch.
+ * sched_switch's own prev_state argument only exists since v5.18 (moved to
+ * the end by 9c2136be0878), so we do not rely on it.
+ */
+#define TRACER_TASK_DEAD 0x00000080
+
+struct task_struct___pre514 {
+	long state;
+} __attribute__((preserve_access_index));
+
+static __always_inline unsigned int compat_task_state(struct task_struct *task)
+{
+	if (bpf_core_field_exists(task->__state))
+		return task->__state;
+	return ((struct task_struct___pre514 *)task)->state;
+}
 
 #endif /* TRACER_BPF_COMPAT_H */

@@ -10,10 +10,11 @@
  * v2 cgroup is in `tagged_cgroups`, or any process when trace_all is set, is
  * tagged at its first fork or exec.  Untagged activity costs one hash lookup.
  *
- * Totals are summed per thread as each thread exits (sched_process_exit
- * fires per thread) and the last thread sends them: the kernel only folds a
- * thread's counters into signal_struct after the tracepoint, so reading the
- * signal totals at the last exit would miss threads still on their way out.
+ * Totals are summed per thread at each thread's last context switch (the
+ * first moment its CPU time is final) and the last thread sends them: the
+ * kernel folds a thread's counters into signal_struct at times that vary
+ * with the thread's role, so reading the signal totals would miss threads
+ * still on their way out or count some twice.
  *
  * Kernel-version differences live in compat.h.
  */
@@ -377,7 +378,32 @@ static __always_inline int handle_exec(struct task_struct *task,
 
 /* ---- exit ---- */
 
-/* Add the exiting thread's own counters to the process totals. */
+/*
+ * sched_process_exit, per thread.  Only the leader's own exit matters here:
+ * it keeps what the exit record needs from the leader (exit code, comm,
+ * parent, start time) while the leader is certainly alive, because the
+ * record is sent later, possibly by another thread, when the leader may
+ * already have been reaped.
+ */
+static __always_inline int handle_exit(struct task_struct *task)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32;
+	struct tracer_proc *p;
+
+	if ((__u32)pid_tgid != tgid) /* not the leader */
+		return 0;
+	p = bpf_map_lookup_elem(&procs, &tgid);
+	if (!p)
+		return 0;
+	p->leader_exit_code = BPF_CORE_READ(task, exit_code);
+	p->ppid = BPF_CORE_READ(task, real_parent, tgid);
+	p->start_ns = BPF_CORE_READ(task, start_time);
+	BPF_CORE_READ_STR_INTO(&p->comm, task, comm);
+	return 0;
+}
+
+/* Add a dead thread's own counters, final at its last switch, to the totals. */
 static __always_inline void add_thread(struct tracer_proc *p,
 				       struct task_struct *task)
 {
@@ -401,17 +427,19 @@ static __always_inline void add_thread(struct tracer_proc *p,
 }
 
 /*
- * wait(2) status word, as wait_task_zombie() computes it.  Read by the last
- * thread, after every thread has passed do_exit()'s start, so it also sees
- * the SIGNAL_GROUP_EXIT that newer kernels set there (compat.h).
+ * wait(2) status word, as wait_task_zombie() computes it.  Every thread has
+ * passed do_exit() by now, so signal->flags is final (compat.h explains
+ * why newer kernels always set SIGNAL_GROUP_EXIT).  Otherwise it is the
+ * leader's exit_code, kept at the leader's exit.
  */
-static __always_inline __s32 exit_status(struct task_struct *task)
+static __always_inline __s32 exit_status(const struct tracer_proc *p,
+					 struct task_struct *task, bool kept)
 {
 	struct signal_struct *sig = BPF_CORE_READ(task, signal);
 
 	if (BPF_CORE_READ(sig, flags) & TRACER_SIGNAL_GROUP_EXIT)
 		return BPF_CORE_READ(sig, group_exit_code);
-	return BPF_CORE_READ(task, group_leader, exit_code);
+	return kept ? p->leader_exit_code : BPF_CORE_READ(task, exit_code);
 }
 
 static __always_inline void copy_totals(struct tracer_totals *dst,
@@ -437,13 +465,14 @@ static __always_inline void copy_totals(struct tracer_totals *dst,
  * Called by a thread that may be the last one.  Deleting the entry is the
  * claim: if two threads get here at once only one delete succeeds, and the
  * other discards its record.  The record is filled before the delete, while
- * the element cannot yet be reused for another process.
+ * the element cannot yet be reused for another process.  Only `task` (the
+ * thread switching out, still referenced) and its signal_struct are read.
  */
 static __always_inline void emit_exit(struct tracer_proc *p,
 				      struct task_struct *task, __u32 tgid)
 {
-	struct task_struct *leader = BPF_CORE_READ(task, group_leader);
 	struct tracer_exit_event *e;
+	bool kept = p->comm[0] != '\0'; /* the leader's exit was seen */
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
@@ -454,14 +483,19 @@ static __always_inline void emit_exit(struct tracer_proc *p,
 		return;
 	}
 	fill_hdr(&e->hdr, TRACER_EV_EXIT, tgid, p->job);
-	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
 	e->flags = p->flags;
-	e->exit_status = exit_status(task);
+	e->exit_status = exit_status(p, task, kept);
 	e->nr_threads = p->nr_exited;
-	e->start_ns = BPF_CORE_READ(leader, start_time);
+	e->start_ns = p->start_ns;
 	copy_totals(&e->totals, p);
 	e->totals.maxrss_kb = compat_maxrss_pages(task) * page_kb;
-	BPF_CORE_READ_STR_INTO(&e->comm, leader, comm);
+	if (kept) {
+		e->ppid = p->ppid;
+		__builtin_memcpy(e->comm, p->comm, sizeof(e->comm));
+	} else {
+		e->ppid = BPF_CORE_READ(task, real_parent, tgid);
+		BPF_CORE_READ_STR_INTO(&e->comm, task, comm);
+	}
 	if (bpf_map_delete_elem(&procs, &tgid)) {
 		bpf_ringbuf_discard(e, 0);
 		return;
@@ -472,28 +506,38 @@ static __always_inline void emit_exit(struct tracer_proc *p,
 }
 
 /*
- * Runs for every exiting thread.  The thread is the last one when our own
- * count of live threads reaches zero AND signal->live is zero: do_exit()
- * decrements signal->live before the tracepoint, so a zero there means no
- * thread of the group is still short of it, even threads we never saw being
- * created (io_uring workers are made without sched_process_fork, and threads
- * created between tracerd reading /proc and tagging are not counted).
+ * sched_switch away from a dead thread (state TASK_DEAD): its last switch.
+ * Only here is se.sum_exec_runtime final: at sched_process_exit it still
+ * lacks the time since the last tick or switch, which is most of the CPU of
+ * a process that lives a millisecond.  wait4() reads the final value, so we
+ * do too.  Any other switch costs one field read and a compare.
+ *
+ * The thread is the last one when our count of live threads reaches zero
+ * AND signal->live is zero: do_exit() decrements signal->live long before
+ * this point, so zero there means no thread of the group is still short of
+ * it, even threads we never saw being created (io_uring workers are made
+ * without sched_process_fork, and threads created between tracerd reading
+ * /proc and tagging are not counted).
  */
-static __always_inline int handle_exit(struct task_struct *task)
+static __always_inline int handle_switch(struct task_struct *prev)
 {
-	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct tracer_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+	struct tracer_proc *p;
+	__u32 tgid;
 
+	if (compat_task_state(prev) != TRACER_TASK_DEAD)
+		return 0;
+	tgid = BPF_CORE_READ(prev, tgid);
+	p = bpf_map_lookup_elem(&procs, &tgid);
 	if (!p)
 		return 0;
-	add_thread(p, task);
+	add_thread(p, prev);
 	tracer_atomic_add(&p->nr_exited, 1);
 	tracer_atomic_add(&p->threads, -1);
 	if (*(volatile __s64 *)&p->threads > 0)
 		return 0;
-	if (BPF_CORE_READ(task, signal, live.counter) > 0)
+	if (BPF_CORE_READ(prev, signal, live.counter) > 0)
 		return 0;
-	emit_exit(p, task, tgid);
+	emit_exit(p, prev, tgid);
 	return 0;
 }
 
@@ -547,6 +591,13 @@ SEC("tp_btf/sched_process_exit")
 int BPF_PROG(tracer_exit, struct task_struct *p)
 {
 	return handle_exit(p);
+}
+
+/* only the first two arguments: prev_state was added in v5.18 */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(tracer_switch, bool preempt, struct task_struct *prev)
+{
+	return handle_switch(prev);
 }
 
 SEC("tp/oom/mark_victim")

@@ -73,6 +73,10 @@ struct tracer_proc {
 	__u32 flags;     /* TRACER_F_* */
 	__u32 nr_exited; /* threads that went through exit (was: pad) */
 	struct tracer_totals acc; /* totals of threads that already exited */
+	/* kept when the leader thread exits, for the exit record */
+	char comm[TRACER_COMM_LEN];
+	__s32 leader_exit_code;
+	__u32 ppid;
 };
 
 struct tracer_event_hdr {

@@ -62,7 +62,7 @@ static void raise_memlock(void)
 		return;
 	rl.rlim_cur = rl.rlim_max = RLIM_INFINITY;
 	if (setrlimit(RLIMIT_MEMLOCK, &rl) != 0)
-		log_warn("setrlimit(RLIMIT_MEMLOCK, unlimited): %s "
+		log_info("setrlimit(RLIMIT_MEMLOCK, unlimited): %s "
 			 "(map creation may fail on kernels before 5.11)", strerror(errno));
 }
 
@@ -220,6 +220,7 @@ static int attach_all(struct tracer_bpf *skel, char *err, size_t errlen)
 		{skel->progs.tracer_fork, &skel->links.tracer_fork},
 		{skel->progs.tracer_exec, &skel->links.tracer_exec},
 		{skel->progs.tracer_exit, &skel->links.tracer_exit},
+		{skel->progs.tracer_switch, &skel->links.tracer_switch},
 		{skel->progs.tracer_oom, &skel->links.tracer_oom},
 	};
 
@@ -470,9 +471,11 @@ void bpf_loader_counters(struct bpf_loader *l, __u64 out[TRACER_CNT__MAX])
 int bpf_loader_programs(struct bpf_loader *l, char names[][32], int max)
 {
 	struct bpf_link *links[] = {l->skel->links.tracer_fork, l->skel->links.tracer_exec,
-				    l->skel->links.tracer_exit, l->skel->links.tracer_oom};
+				    l->skel->links.tracer_exit, l->skel->links.tracer_switch,
+				    l->skel->links.tracer_oom};
 	struct bpf_program *progs[] = {l->skel->progs.tracer_fork, l->skel->progs.tracer_exec,
-				       l->skel->progs.tracer_exit, l->skel->progs.tracer_oom};
+				       l->skel->progs.tracer_exit, l->skel->progs.tracer_switch,
+				       l->skel->progs.tracer_oom};
 	int n = 0;
 
 	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]) && n < max; i++) {

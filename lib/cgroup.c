@@ -328,12 +328,13 @@ int cgroup_parse_blkio_v1(const char *buf, uint64_t *rbytes, uint64_t *wbytes)
 	if (!buf)
 		return -1;
 	for (const char *p = buf; *p;) {
-		char dev[32], op[16];
-		unsigned long long v;
 		size_t n = strcspn(p, "\n");
 		char line[128];
 
 		if (n < sizeof(line)) {
+			char dev[32], op[16];
+			unsigned long long v;
+
 			memcpy(line, p, n);
 			line[n] = '\0';
 			if (sscanf(line, "%31s %15s %llu", dev, op, &v) == 3 &&

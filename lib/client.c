@@ -33,9 +33,9 @@ static int fail_msg(char *err, size_t errlen, const char *fmt, ...)
 
 static int fail_msg(char *err, size_t errlen, const char *fmt, ...)
 {
-	va_list ap;
-
 	if (err && errlen) {
+		va_list ap;
+
 		va_start(ap, fmt);
 		vsnprintf(err, errlen, fmt, ap);
 		va_end(ap);
@@ -164,6 +164,9 @@ static int send_all(int fd, const char *buf, size_t len, int64_t deadline,
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
+			return fail_msg(err, errlen,
+					"connection closed before the request was sent");
 		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
 			return fail_msg(err, errlen, "send: %s",
 					strerror(errno));
@@ -210,14 +213,15 @@ static char *recv_line(int fd, int64_t deadline, char *err, size_t errlen)
 			}
 			continue;
 		}
-		if (n == 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		/* a reset is a close that found our request still unread */
+		if (n == 0 || errno == ECONNRESET) {
 			fail_msg(err, errlen,
 				 len ? "connection closed in the middle of the reply"
 				     : "connection closed without a reply");
 			goto fail;
 		}
-		if (errno == EINTR)
-			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK) {
 			fail_msg(err, errlen, "recv: %s", strerror(errno));
 			goto fail;

@@ -83,9 +83,9 @@ static int fail_msg(char *err, size_t errlen, const char *fmt, ...)
 
 static int fail_msg(char *err, size_t errlen, const char *fmt, ...)
 {
-	va_list ap;
-
 	if (err && errlen) {
+		va_list ap;
+
 		va_start(ap, fmt);
 		vsnprintf(err, errlen, fmt, ap);
 		va_end(ap);
@@ -124,12 +124,18 @@ static int parse_bool(const char *v, bool *out)
 	return -1;
 }
 
-/* "file", "file,http", "http, clickhouse": known names, no repeats. */
-static int check_sinks(const char *v, char *err, size_t errlen)
+/*
+ * "file", "file,http", "http, clickhouse": known names, no repeats.
+ * The value is stored in one canonical form ("file,http") so that readers
+ * need not know every separator.
+ */
+static int set_sinks(char *dst, size_t size, const char *v, char *err,
+		     size_t errlen)
 {
 	static const char *const names[] = {"file", "http", "clickhouse"};
 	int seen[3] = {0, 0, 0}, count = 0;
 	const char *p = v;
+	char out[64] = "";
 
 	while (*p) {
 		size_t n;
@@ -149,12 +155,16 @@ static int check_sinks(const char *v, char *err, size_t errlen)
 		if (seen[found]++)
 			return fail_msg(err, errlen, "sink \"%s\" listed twice",
 					names[found]);
+		/* at most "file,http,clickhouse": always fits */
+		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s",
+			 count ? "," : "", names[found]);
 		count++;
 		p += n;
 	}
 	if (count == 0)
 		return fail_msg(err, errlen,
 				"no sink listed (at least one of file, http, clickhouse)");
+	snprintf(dst, size, "%s", out);
 	return 0;
 }
 
@@ -192,8 +202,6 @@ static int check_string(const struct key_def *k, const char *v, char *err,
 		if (n == 0)
 			return fail_msg(err, errlen, "%s: empty value", k->name);
 		break;
-	case K_SINKS:
-		return check_sinks(v, err, errlen);
 	case K_LEVEL:
 		if (strcmp(v, "debug") && strcmp(v, "info") &&
 		    strcmp(v, "warn") && strcmp(v, "error"))
@@ -254,6 +262,8 @@ int config_set(struct tracer_config *cfg, const char *key, const char *value,
 					"%s: expected true or false", k->name);
 		*(bool *)dst = b;
 		return 0;
+	case K_SINKS:
+		return set_sinks(dst, k->size, value, err, errlen);
 	default:
 		if (check_string(k, value, err, errlen) < 0)
 			return -1;

@@ -181,9 +181,9 @@ static int fail_msg(char *err, size_t errlen, const char *fmt, ...)
 
 static int fail_msg(char *err, size_t errlen, const char *fmt, ...)
 {
-	va_list ap;
-
 	if (err && errlen) {
+		va_list ap;
+
 		va_start(ap, fmt);
 		vsnprintf(err, errlen, fmt, ap);
 		va_end(ap);

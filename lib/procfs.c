@@ -103,6 +103,9 @@ int procfs_parse_stat(const char *buf, size_t len, struct procfs_stat *out)
 		if (parse_i64(&p, end, &f[i]) < 0)
 			return -1;
 	}
+	/* a number at the very end may have been cut by a short read */
+	if (p >= end || (*p != ' ' && *p != '\n'))
+		return -1;
 	if (f[4] < 0 || f[10] < 0 || f[12] < 0 || f[14] < 0 || f[15] < 0 ||
 	    f[22] < 0)
 		return -1;
@@ -120,6 +123,7 @@ int procfs_parse_stat(const char *buf, size_t len, struct procfs_stat *out)
 /*
  * Walk "Key: value" lines.  For each line, cb gets the key (not
  * terminated, klen bytes) and the value text up to the end of the line.
+ * Returns how many lines cb recognised.
  */
 typedef int (*kv_fn)(void *ctx, const char *key, size_t klen, const char *v,
 		     const char *vend);
@@ -134,7 +138,7 @@ static int walk_kv(const char *buf, size_t len, kv_fn cb, void *ctx)
 		const char *colon;
 
 		if (!eol)
-			eol = end;
+			break; /* an unterminated last line may have been cut */
 		colon = memchr(p, ':', (size_t)(eol - p));
 		if (colon) {
 			const char *v = colon + 1;
@@ -354,7 +358,6 @@ int procfs_read_exe(pid_t pid, char *buf, size_t len)
 ssize_t procfs_read_cmdline(pid_t pid, char *buf, size_t len)
 {
 	char path[64];
-	ssize_t n;
 	int fd, saved;
 	size_t got = 0;
 
@@ -368,7 +371,7 @@ ssize_t procfs_read_cmdline(pid_t pid, char *buf, size_t len)
 		return -1;
 	/* raw bytes, no terminator added: the caller gets exactly argv */
 	while (got < len) {
-		n = read(fd, buf + got, len - got);
+		ssize_t n = read(fd, buf + got, len - got);
 		if (n == 0)
 			break;
 		if (n < 0) {
@@ -436,7 +439,7 @@ int procfs_parse_cgroup(const char *buf, size_t len, char *v2, size_t v2len,
 		const char *c1, *c2;
 
 		if (!eol)
-			eol = end;
+			break; /* an unterminated last line may have been cut */
 		c1 = memchr(p, ':', (size_t)(eol - p));
 		c2 = c1 ? memchr(c1 + 1, ':', (size_t)(eol - c1 - 1)) : NULL;
 		if (c1 && c2 && c2 + 1 < eol && c2[1] == '/') {

@@ -59,7 +59,8 @@ int procfs_parse_cgroup(const char *buf, size_t len, char *v2, size_t v2len,
 int procfs_read_cgroup(pid_t pid, char *v2, size_t v2len, char *mem_v1,
 		       size_t mem_len, char *cpu_v1, size_t cpu_len);
 
-/* All pids in /proc (numeric entries). Returns count, fills up to max. */
+/* All pids in /proc (numeric entries). Returns the count stored in pids,
+ * at most max (== max: there may be more). */
 size_t procfs_list_pids(pid_t *pids, size_t max);
 
 #endif

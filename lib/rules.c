@@ -411,11 +411,13 @@ static void set_str(char *dst, size_t cap, const char *src)
 static void split_args(const char *argv, size_t len, char *buf,
 		       struct rules_args *a)
 {
-	size_t n = len < SCAN_BYTES ? len : SCAN_BYTES;
+	size_t n = len;
 
 	a->n = 0;
-	if (!argv || n == 0)
+	if (!argv || len == 0)
 		return;
+	if (n > SCAN_BYTES)
+		n = SCAN_BYTES;
 	memcpy(buf, argv, n);
 	buf[n] = '\0'; /* argv without a final NUL still ends here */
 	for (size_t i = 0; i < n && a->n < RULES_MAX_ARGS;) {

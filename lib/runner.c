@@ -144,8 +144,7 @@ int runner_start(struct runner *r, char *const argv[],
 		close(pipefd[0]);
 		child_setup(r, &ttin, &ttou);
 		execvp(argv[0], argv);
-		err = errno;
-		dprintf(STDERR_FILENO, "%s: %s\n", argv[0], strerror(err));
+		err = errno; /* the parent says what failed */
 		if (write(pipefd[1], &err, sizeof(err)) < 0)
 			_exit(127);
 		_exit(err == ENOENT ? 127 : 126);

@@ -11,6 +11,15 @@
 #include "identity.h"
 
 /*
+ * Everything the plugin uses exists, with the same types, from Slurm 22.05
+ * on; an older spank.h is refused here rather than misread at run time.
+ */
+#if !defined(SLURM_VERSION_NUMBER) || \
+	SLURM_VERSION_NUMBER < SLURM_VERSION_NUM(22, 5, 0)
+#error "spank_tracer needs the headers of Slurm 22.05 or later"
+#endif
+
+/*
  * The plugin's own functions stay inside the .so: slurmstepd and other
  * plugins must never bind to them, nor they to Slurm's symbols.
  */

@@ -32,7 +32,7 @@ enum fetch_kind {
 
 static const char *const fetch_name[NFETCH] = {
 	"ECS container metadata", "ECS task metadata", "ECS task metadata",
-	"IMDS token", "EC2 identity document", "EC2 instance-life-cycle",
+	"IMDS token", "EC2 instance identity document", "instance-life-cycle",
 };
 
 struct fetch {
@@ -65,8 +65,13 @@ static void problem(struct meta *m, const char *what, const char *why)
 {
 	size_t used = strlen(m->problems);
 
-	snprintf(m->problems + used, sizeof(m->problems) - used, "%s%s (%s)",
-		 used ? "; " : "", what, why);
+	/* the parsers' reasons already start with what they parsed */
+	if (strncmp(why, what, strlen(what)) == 0)
+		snprintf(m->problems + used, sizeof(m->problems) - used, "%s%s",
+			 used ? "; " : "", why);
+	else
+		snprintf(m->problems + used, sizeof(m->problems) - used,
+			 "%s%s: %s", used ? "; " : "", what, why);
 }
 
 /* Read the first line of a small sysfs file; NULL when unreadable. */

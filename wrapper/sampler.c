@@ -41,7 +41,8 @@ struct sproc {
 	uint64_t extra_user, extra_sys;
 	struct procfs_io child_io; /* I/O of folded children (in ours) */
 	bool vanished, folded;
-	uint64_t vanish_ms, vanish_ns;
+	uint64_t vanish_ms, vanish_ns; /* estimated end */
+	uint64_t gone_ms;             /* when we saw it gone */
 	uint32_t gen;
 	struct sproc *next;
 };
@@ -138,9 +139,13 @@ static void sp_exec(struct sampler *s, struct sproc *sp, const char *comm)
 	free(argv);
 }
 
+/* Start ticks have 10 ms steps: never before the job's own start. */
 static uint64_t start_real_ns(const struct sampler *s, uint64_t ticks)
 {
-	return (uint64_t)((int64_t)(ticks * s->ns_per_tick) + s->boot_to_real_ns);
+	uint64_t t = (uint64_t)((int64_t)(ticks * s->ns_per_tick) +
+				s->boot_to_real_ns);
+
+	return t < s->job->start_ns ? s->job->start_ns : t;
 }
 
 struct sampler *sampler_new(struct job *j, const struct rules *rules,
@@ -287,6 +292,24 @@ static void sp_fold(struct sampler *s, struct sproc *sp, uint64_t incl_user,
 		    uint64_t end_ms, const struct rusage *ru);
 
 /*
+ * A busy process ended about when its last CPU share was spent at its
+ * recent rate; an idle one somewhere in the interval (the midpoint).
+ */
+static void refine_end(struct sproc *k, uint64_t share_ns)
+{
+	uint64_t end_ms;
+
+	if (k->rate <= 0 || !k->last_ms)
+		return;
+	end_ms = k->last_ms + (uint64_t)((double)share_ns / k->rate);
+	if (end_ms > k->gone_ms)
+		end_ms = k->gone_ms;
+	k->vanish_ns = (uint64_t)((int64_t)k->vanish_ns +
+				  ((int64_t)end_ms - (int64_t)k->vanish_ms) * 1000000);
+	k->vanish_ms = end_ms;
+}
+
+/*
  * Share extra CPU (user, sys) among kids by weight; when self_w > 0 the
  * parent's own growth takes a share too, returned in *self_user/sys.
  */
@@ -313,13 +336,13 @@ static void share_out(struct sampler *s, struct sproc **kids, size_t n,
 	}
 	for (size_t i = 0; i < n; i++) {
 		struct sproc *k = kids[i];
+		uint64_t su = (uint64_t)((double)extra_user * w[i] / total);
+		uint64_t ss = (uint64_t)((double)extra_sys * w[i] / total);
 
-		sp_fold(s, k,
-			k->utime + k->rec_cutime +
-				(uint64_t)((double)extra_user * w[i] / total),
-			k->stime + k->rec_cstime +
-				(uint64_t)((double)extra_sys * w[i] / total),
-			-1, k->vanish_ns, k->vanish_ms, NULL);
+		refine_end(k, su + ss);
+		sp_fold(s, k, k->utime + k->rec_cutime + su,
+			k->stime + k->rec_cstime + ss, -1, k->vanish_ns,
+			k->vanish_ms, NULL);
 	}
 }
 
@@ -349,8 +372,12 @@ static void sp_fold(struct sampler *s, struct sproc *sp, uint64_t incl_user,
 	}
 	share_out(s, kids, n, sub0(incl_user, known_u), sub0(incl_sys, known_s),
 		  sp->rate * (double)sub0(end_ms, sp->last_ms), &own_u, &own_s);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		io_add(&sp->child_io, &kids[i]->io);
+		/* a parent does not end before the children it waited for */
+		if (kids[i]->vanish_ns > end_ns && !ru)
+			end_ns = kids[i]->vanish_ns;
+	}
 
 	sp_totals(sp, sp->utime + own_u + sp->extra_user,
 		  sp->stime + own_s + sp->extra_sys, &t);
@@ -499,6 +526,7 @@ void sampler_sample(struct sampler *s)
 				continue;
 			sp->vanished = true;
 			/* it ended somewhere since its last sample */
+			sp->gone_ms = now_ms;
 			sp->vanish_ms = (sp->last_ms + now_ms) / 2;
 			sp->vanish_ns = now_ns - (now_ms - sp->vanish_ms) * 1000000;
 			sp->jp->rss_bytes = 0;

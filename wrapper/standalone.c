@@ -10,6 +10,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -152,6 +153,25 @@ static void write_summary(const struct tracer_config *cfg,
 	cJSON_Delete(summary);
 }
 
+/* The wrapper's own cost, for the tests and the curious (-v). */
+static void report_cost(const struct standalone *sa, uint64_t wall0)
+{
+	double wall = (double)(realtime_ns() - wall0) / 1e9;
+	struct rusage ru;
+	double own;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return;
+	own = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+	log_debug("cost: %llu samples took %.3f ms of CPU (%.3f%% of one core); "
+		  "the wrapper used %.3f ms of CPU in %.3f s (%.3f%% of one core)",
+		  (unsigned long long)sampler_samples(sa->smp),
+		  (double)sampler_cost_ns(sa->smp) / 1e6,
+		  wall > 0 ? (double)sampler_cost_ns(sa->smp) / 1e7 / wall : 0,
+		  own * 1e3, wall, wall > 0 ? own * 100 / wall : 0);
+}
+
 int standalone_run(const struct wrap_opts *o, const struct tracer_config *cfg,
 		   const struct tracer_identity *id)
 {
@@ -198,12 +218,7 @@ int standalone_run(const struct wrap_opts *o, const struct tracer_config *cfg,
 		sa.job->exit_status = status;
 		job_close(sa.job, realtime_ns());
 		write_summary(cfg, sa.job);
-		log_debug("standalone: %llu samples, %.3f ms of CPU in all, "
-			  "%.4f%% of one core",
-			  (unsigned long long)sampler_samples(sa.smp),
-			  (double)sampler_cost_ns(sa.smp) / 1e6,
-			  100.0 * (double)sampler_cost_ns(sa.smp) /
-				  (double)(realtime_ns() - wall0 + 1));
+		report_cost(&sa, wall0);
 	}
 	sampler_free(sa.smp);
 	job_free(sa.job);

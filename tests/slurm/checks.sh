@@ -94,6 +94,8 @@ check_pipeline() {
 		"$($JSUM "$NDJSON" tool true processes "${f[@]}")" 10
 	expect "srun -n2 pipeline: gzip ran 4 times" \
 		"$($JSUM "$NDJSON" tool gzip processes "${f[@]}")" 4
+	show=$("$BUILD/tracer" -o file="$NDJSON" show "$j.0" 2>&1)
+	expect_match "srun -n2 pipeline: tracer show $j.0 lists its tools" "$show" 'gzip'
 	total=$(get processes.total "${f[@]}")
 	if [ "${total:-0}" -ge 22 ] 2>/dev/null; then
 		pass "srun -n2 pipeline: $total processes recorded (>= 22)"
@@ -306,7 +308,7 @@ check_no_daemon() {
 	python3 -c 'import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])' \
 		"$T/stale.sock"
 	python3 "$HERE/hang_server.py" "$T/hung.sock" "$T/hung.count" &
-	HANG_PID=$!
+	HANG_PID=$(proc_tag $!)
 	for _ in $(seq 50); do [ -S "$T/hung.sock" ] && break; sleep 0.1; done
 	for cfg in none stopped stale hung; do
 		plugstack_for $cfg

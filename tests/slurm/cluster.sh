@@ -31,12 +31,34 @@ cluster_free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-# Start a daemon in the background, record its pid (also in SPAWNED).
+# Start time of process PID (clock ticks since boot), empty when gone:
+# with it a pid we started is told from a later process given the same
+# pid (pids wrap quickly when other tests fork 100,000s of processes).
+proc_start() {
+	sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $20 }'
+}
+
+# "pid:start" of a process we just started.
+proc_tag() {
+	echo "$1:$(proc_start "$1")"
+}
+
+# alive_ours PID:START - that process is still running.
+alive_ours() {
+	[ -n "${1#*:}" ] && [ "$(proc_start "${1%%:*}")" = "${1#*:}" ]
+}
+
+# kill_ours SIGNAL PID:START - signal it only if it is still ours.
+kill_ours() {
+	alive_ours "$2" && kill "-$1" "${2%%:*}" 2>/dev/null
+}
+
+# Start a daemon in the background, record it (also in SPAWNED, pid:start).
 cluster_spawn() {
 	log=$1
 	shift
 	"$@" >"$log" 2>&1 </dev/null &
-	SPAWNED=$!
+	SPAWNED=$(proc_tag $!)
 	CLUSTER_PIDS="$CLUSTER_PIDS $SPAWNED"
 }
 
@@ -54,7 +76,7 @@ cluster_start_munge() {
 	MUNGE_PID=$SPAWNED
 	for _ in $(seq 50); do
 		[ -S "$MUNGE_SOCKET" ] && return 0
-		kill -0 "$MUNGE_PID" 2>/dev/null || break
+		alive_ours "$MUNGE_PID" || break
 		sleep 0.1
 	done
 	cluster_log "munged did not start:"
@@ -142,16 +164,17 @@ cluster_start() {
 
 # Stop what we started, by pid, newest first; SIGKILL stragglers.
 cluster_stop() {
-	pids=""
-	for p in $CLUSTER_PIDS; do pids="$p $pids"; done
-	for p in $pids; do kill -TERM "$p" 2>/dev/null; done
+	tags=""
+	for t in $CLUSTER_PIDS; do tags="$t $tags"; done
+	for t in $tags; do kill_ours TERM "$t"; done
+	alive=""
 	for _ in $(seq 50); do
 		alive=""
-		for p in $pids; do kill -0 "$p" 2>/dev/null && alive="$alive $p"; done
+		for t in $tags; do alive_ours "$t" && alive="$alive $t"; done
 		[ -z "$alive" ] && break
 		sleep 0.1
 	done
-	for p in $alive; do kill -KILL "$p" 2>/dev/null; done
-	for p in $pids; do wait "$p" 2>/dev/null; done
+	for t in $alive; do kill_ours KILL "$t"; done
+	for t in $tags; do wait "${t%%:*}" 2>/dev/null; done
 	CLUSTER_PIDS=""
 }

@@ -81,7 +81,10 @@ cleanup() {
 		done
 	fi
 	tracerd_stop
-	[ -n "$HANG_PID" ] && kill -TERM "$HANG_PID" 2>/dev/null && wait "$HANG_PID" 2>/dev/null
+	if [ -n "$HANG_PID" ]; then
+		kill_ours TERM "$HANG_PID"
+		wait "${HANG_PID%%:*}" 2>/dev/null
+	fi
 	cluster_stop
 	[ -d "$PIN_DIR" ] && rm -rf "$PIN_DIR"
 	if [ "$FAILED" -eq 0 ]; then
@@ -104,10 +107,10 @@ EOF
 	[ -f "$ROOT/contrib/rules/tools.rules" ] &&
 		echo "rules = $ROOT/contrib/rules/tools.rules" >>"$T/tracer.conf"
 	"$TRACERD" -c "$T/tracer.conf" >"$T/tracerd.log" 2>&1 </dev/null &
-	TRACERD_PID=$!
+	TRACERD_PID=$(proc_tag $!)
 	for _ in $(seq 100); do
 		[ -S "$SOCK" ] && return 0
-		kill -0 "$TRACERD_PID" 2>/dev/null || break
+		alive_ours "$TRACERD_PID" || break
 		sleep 0.1
 	done
 	echo "tracerd did not come up; its log:" >&2
@@ -118,13 +121,13 @@ EOF
 
 tracerd_stop() {
 	[ -z "$TRACERD_PID" ] && return 0
-	kill -TERM "$TRACERD_PID" 2>/dev/null
+	kill_ours TERM "$TRACERD_PID"
 	for _ in $(seq 100); do
-		kill -0 "$TRACERD_PID" 2>/dev/null || break
+		alive_ours "$TRACERD_PID" || break
 		sleep 0.1
 	done
-	kill -KILL "$TRACERD_PID" 2>/dev/null
-	wait "$TRACERD_PID" 2>/dev/null
+	kill_ours KILL "$TRACERD_PID"
+	wait "${TRACERD_PID%%:*}" 2>/dev/null
 	TRACERD_PID=""
 }
 
@@ -164,7 +167,7 @@ for c in check_pipeline check_batch check_array check_runs check_exit \
 	fi
 done
 [ "$TRACERD_OK" = 1 ] && measure_latency up live
-[ -n "$TRACERD_PID" ] && ! kill -0 "$TRACERD_PID" 2>/dev/null &&
+[ -n "$TRACERD_PID" ] && ! alive_ours "$TRACERD_PID" &&
 	fail "tracerd died during the tests (log in $T/tracerd.log)"
 
 # ---- without tracerd: the job must not notice ----

@@ -7,6 +7,9 @@
 
 #include "redact.h"
 
+/* variadic list terminator (a typed null pointer, not a bare NULL) */
+#define END ((const char *)NULL)
+
 /* Join a NULL-terminated list as argv bytes and redact it. */
 static char *join(size_t max_out, ...)
 {
@@ -39,7 +42,7 @@ static int same(const char *got, const char *want)
 
 #define JOIN_IS(want, ...)                                   \
 	do {                                                 \
-		char *_s = join(100000, __VA_ARGS__, NULL);  \
+		char *_s = join(100000, __VA_ARGS__, END);  \
 		CU_ASSERT(same(_s, want));                   \
 		free(_s);                                    \
 	} while (0)
@@ -186,34 +189,34 @@ static void test_join_bound(void)
 {
 	char *s, big[5000];
 
-	s = join(10, "abcdef", "ghijkl", NULL);
+	s = join(10, "abcdef", "ghijkl", END);
 	CU_ASSERT(same(s, "abcdef ..."));
 	CU_ASSERT(strlen(s) <= 10);
 	free(s);
-	s = join(12, "abcdef", "ghijkl", NULL);
+	s = join(12, "abcdef", "ghijkl", END);
 	CU_ASSERT(same(s, "abcdef gh..."));
 	free(s);
-	s = join(13, "abcdef", "ghijkl", NULL); /* exactly fits */
+	s = join(13, "abcdef", "ghijkl", END); /* exactly fits */
 	CU_ASSERT(same(s, "abcdef ghijkl"));
 	free(s);
-	s = join(13, "abcdef", "ghijk", NULL);
+	s = join(13, "abcdef", "ghijk", END);
 	CU_ASSERT(same(s, "abcdef ghijk"));
 	free(s);
-	s = join(2, "abcdef", NULL);
+	s = join(2, "abcdef", END);
 	CU_ASSERT(same(s, ".."));
 	free(s);
-	s = join(0, "abcdef", NULL);
+	s = join(0, "abcdef", END);
 	CU_ASSERT(same(s, ""));
 	free(s);
 	/* a cut never splits a UTF-8 character */
-	s = join(5, "\xc3\xa9\xc3\xa9\xc3\xa9", NULL);
+	s = join(5, "\xc3\xa9\xc3\xa9\xc3\xa9", END);
 	CU_ASSERT(same(s, "\xc3\xa9..."));
 	free(s);
-	s = join(4, "\xc3\xa9\xc3\xa9\xc3\xa9", NULL);
+	s = join(4, "\xc3\xa9\xc3\xa9\xc3\xa9", END);
 	CU_ASSERT(same(s, "..."));
 	free(s);
 	/* redaction happens before the cut: the secret is not shown cut */
-	s = join(20, "run", "--password=abcdefghijklmnop", NULL);
+	s = join(20, "run", "--password=abcdefghijklmnop", END);
 	CU_ASSERT(same(s, "run --password=***"));
 	free(s);
 	/* many one-byte secrets: the output may grow, never overflows */

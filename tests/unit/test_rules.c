@@ -8,6 +8,9 @@
 
 #include "rules.h"
 
+/* variadic list terminator (a typed null pointer, not a bare NULL) */
+#define END ((const char *)NULL)
+
 static struct rules *R;
 static char warned[4096];
 static int nwarn;
@@ -72,91 +75,93 @@ static void check(const char *exe, const char *tool, const char *path,
 static void test_plain_and_subcommands(void)
 {
 	check("/usr/bin/samtools", "samtools sort", "/usr/bin/samtools", "",
-	      "samtools", "sort", "-@", "4", "-o", "out.bam", "in.bam", NULL);
+	      "samtools", "sort", "-@", "4", "-o", "out.bam", "in.bam", END);
 	check("/usr/bin/bwa", "bwa mem", "/usr/bin/bwa", "", "bwa", "mem", "-t",
-	      "8", "ref.fa", "r1.fq", NULL);
+	      "8", "ref.fa", "r1.fq", END);
 	check("/opt/bin/bwa-mem2.avx2", "bwa-mem2.avx2 mem", NULL, "",
-	      "bwa-mem2.avx2", "mem", "ref", NULL);
+	      "bwa-mem2.avx2", "mem", "ref", END);
 	check("/usr/bin/samtools", "samtools", NULL, "", "samtools",
-	      "--version", NULL);
-	check("/usr/bin/samtools", "samtools", NULL, "", "samtools", NULL);
+	      "--version", END);
+	check("/usr/bin/samtools", "samtools", NULL, "", "samtools", END);
 	check("/usr/bin/bcftools", "bcftools call", NULL, "", "bcftools",
-	      "call", "-mv", "x.vcf", NULL);
+	      "call", "-mv", "x.vcf", END);
 	check("/usr/bin/bedtools", "bedtools intersect", NULL, "", "bedtools",
-	      "intersect", "-a", "a.bed", "-b", "b.bed", NULL);
+	      "intersect", "-a", "a.bed", "-b", "b.bed", END);
 	check("/usr/bin/git", "git status", NULL, "", "git", "-C", "/tmp",
-	      "status", NULL);
+	      "status", END);
 	check("/usr/bin/git", "git log", NULL, "", "git", "--no-pager", "log",
-	      NULL);
+	      END);
 	check("/usr/bin/aws", "aws s3 cp", NULL, "", "aws", "--region",
-	      "us-east-1", "s3", "cp", "a", "s3://b/", NULL);
+	      "us-east-1", "s3", "cp", "a", "s3://b/", END);
 	/* not multi-command tools: no subcommand */
 	check("/usr/bin/minimap2", "minimap2", NULL, "", "minimap2", "-ax",
-	      "sr", "ref.fa", "r.fq", NULL);
+	      "sr", "ref.fa", "r.fq", END);
 	check("/usr/local/bin/STAR", "STAR", NULL, "", "STAR", "--runThreadN",
-	      "4", NULL);
+	      "4", END);
 	check("/usr/bin/gzip", "gzip", "/usr/bin/gzip", "", "gzip", "-9", "x",
-	      NULL);
+	      END);
 	/* env is its own tool for its short life */
 	check("/usr/bin/env", "env", NULL, "", "/usr/bin/env", "python3",
-	      "x.py", NULL);
+	      "x.py", END);
 }
 
 static void test_subcommand_must_be_a_word(void)
 {
 	check("/usr/bin/samtools", "samtools", NULL, "", "samtools",
-	      "/data/x.bam", NULL);
+	      "/data/x.bam", END);
 	check("/usr/bin/samtools", "samtools", NULL, "", "samtools", "so rt",
-	      NULL);
+	      END);
 	check("/usr/bin/samtools", "samtools", NULL, "", "samtools",
-	      "s\xff\xfe", NULL);
+	      "s\xff\xfe", END);
 	{
 		char w65[66], want[80];
 
 		memset(w65, 'a', 65);
 		w65[65] = '\0';
 		check("/usr/bin/samtools", "samtools", NULL, "", "samtools",
-		      w65, NULL);
+		      w65, END);
 		w65[64] = '\0';
 		snprintf(want, sizeof(want), "samtools %s", w65);
 		check("/usr/bin/samtools", want, NULL, "", "samtools", w65,
-		      NULL);
+		      END);
 	}
 }
 
 static void test_python(void)
 {
 	check("/usr/bin/python3.11", "script.py", "script.py",
-	      "/usr/bin/python3.11", "python3", "-u", "script.py", "a", NULL);
+	      "/usr/bin/python3.11", "python3", "-u", "script.py", "a", END);
 	check("/usr/bin/python3", "script.py", "/home/u/script.py",
 	      "/usr/bin/python3", "/usr/bin/python3", "/home/u/script.py",
-	      NULL);
+	      END);
 	check("/usr/bin/python3", "pkg.mod", NULL, "/usr/bin/python3",
-	      "python3", "-m", "pkg.mod", "--flag", NULL);
+	      "python3", "-m", "pkg.mod", "--flag", END);
 	/* "-upkg" is a cluster of flags: no program named */
 	check("/usr/bin/python3", "python3", NULL, "", "python3", "-upkg",
-	      NULL);
+	      END);
 	check("/usr/bin/python3", "mod", NULL, "/usr/bin/python3", "python3",
-	      "-um", "mod", NULL);
-	check("/usr/bin/python3", "mod", NULL, NULL, "python3", "-mmod", NULL);
+	      "-um", "mod", END);
+	check("/usr/bin/python3", "mod", "/usr/bin/python3", "/usr/bin/python3",
+	      "python", "-u", "-m", "mod", "x.py", END);
+	check("/usr/bin/python3", "mod", NULL, NULL, "python3", "-mmod", END);
 	check("/usr/bin/python3", "python3", "/usr/bin/python3", "", "python3",
-	      "-c", "import sys; print(1)", NULL);
+	      "-c", "import sys; print(1)", END);
 	check("/usr/bin/python3", "x.py", NULL, NULL, "python3", "-W",
-	      "ignore", "-X", "dev", "x.py", NULL);
+	      "ignore", "-X", "dev", "x.py", END);
 	check("/usr/bin/python3", "x.py", NULL, NULL, "python3", "-Wignore",
-	      "-OO", "-B", "x.py", NULL);
-	check("/usr/bin/python3", "python3", NULL, "", "python3", NULL);
-	check("/usr/bin/python3", "python3", NULL, "", "python3", "-", NULL);
+	      "-OO", "-B", "x.py", END);
+	check("/usr/bin/python3", "python3", NULL, "", "python3", END);
+	check("/usr/bin/python3", "python3", NULL, "", "python3", "-", END);
 	check("/usr/bin/python3", "-x.py", NULL, NULL, "python3", "--",
-	      "-x.py", NULL);
+	      "-x.py", END);
 	check("/usr/bin/python3", "pip install", NULL, "/usr/bin/python3",
-	      "python3", "-m", "pip", "install", "numpy", NULL);
+	      "python3", "-m", "pip", "install", "numpy", END);
 	/* a python entry-point script with subcommands (#! re-exec form) */
 	check("/usr/bin/python3.11", "gatk HaplotypeCaller", "/opt/gatk/gatk",
 	      "/usr/bin/python3.11", "/usr/bin/python3", "/opt/gatk/gatk",
 	      "--java-options", "-Xmx4g", "HaplotypeCaller", "-R", "ref.fa",
-	      NULL);
-	check("/usr/bin/pypy3", "a.py", NULL, NULL, "pypy3", "a.py", NULL);
+	      END);
+	check("/usr/bin/pypy3", "a.py", NULL, NULL, "pypy3", "a.py", END);
 }
 
 static void test_gatk_direct(void)
@@ -164,31 +169,31 @@ static void test_gatk_direct(void)
 	/* when gatk is an executable of its own (a compiled launcher) */
 	check("/opt/gatk/gatk", "gatk HaplotypeCaller", NULL, "", "gatk",
 	      "--java-options", "-Xmx4g", "HaplotypeCaller", "-I", "x.bam",
-	      NULL);
+	      END);
 	check("/opt/gatk/gatk", "gatk Mutect2", NULL, "", "gatk",
-	      "--java-options", "-Xmx4g -XX:+UseParallelGC", "Mutect2", NULL);
+	      "--java-options", "-Xmx4g -XX:+UseParallelGC", "Mutect2", END);
 }
 
 static void test_r(void)
 {
 	check("/usr/lib/R/bin/Rscript", "x.R", "x.R", "/usr/lib/R/bin/Rscript",
-	      "Rscript", "x.R", "arg", NULL);
+	      "Rscript", "x.R", "arg", END);
 	check("/usr/bin/Rscript", "analysis.R", NULL, NULL, "Rscript",
-	      "--vanilla", "--default-packages=stats", "analysis.R", NULL);
+	      "--vanilla", "--default-packages=stats", "analysis.R", END);
 	check("/usr/bin/Rscript", "Rscript", NULL, "", "Rscript", "-e",
-	      "print(1)", NULL);
+	      "print(1)", END);
 	check("/usr/lib/R/bin/exec/R", "x.R", "x.R", "/usr/lib/R/bin/exec/R",
 	      "/usr/lib/R/bin/exec/R", "--no-echo", "--no-restore",
-	      "--file=x.R", "--args", "a", NULL);
+	      "--file=x.R", "--args", "a", END);
 	check("/usr/lib/R/bin/exec/R", "y.R", "y.R", NULL, "R", "-f", "y.R",
-	      NULL);
-	check("/usr/lib/R/bin/exec/R", "R", NULL, "", "R", "--vanilla", NULL);
+	      END);
+	check("/usr/lib/R/bin/exec/R", "R", NULL, "", "R", "--vanilla", END);
 	check("/usr/lib/R/bin/exec/R", "R", NULL, "", "R", "--args", "-f",
-	      "z.R", NULL);
+	      "z.R", END);
 	/* R's start-up shell script run by sh: followed to the R script */
 	check("/usr/bin/dash", "x.R", "x.R", "/usr/lib/R/bin/R", "/bin/sh",
 	      "/usr/lib/R/bin/R", "--no-echo", "--no-restore", "--file=x.R",
-	      NULL);
+	      END);
 }
 
 static void test_java(void)
@@ -196,74 +201,74 @@ static void test_java(void)
 	check("/usr/lib/jvm/java-17/bin/java", "picard.jar SortSam",
 	      "/opt/picard.jar", "/usr/lib/jvm/java-17/bin/java", "java",
 	      "-Xmx4g", "-jar", "/opt/picard.jar", "SortSam", "I=a.bam",
-	      "O=b.bam", NULL);
+	      "O=b.bam", END);
 	check("/usr/bin/java", "org.Main", "/usr/bin/java", "/usr/bin/java",
-	      "java", "-cp", "a.jar", "org.Main", "x", NULL);
+	      "java", "-cp", "a.jar", "org.Main", "x", END);
 	check("/usr/bin/java", "org.Main", NULL, NULL, "java", "-classpath",
-	      "a.jar:b.jar", "-Dx=y", "-XX:+UseG1GC", "org.Main", NULL);
+	      "a.jar:b.jar", "-Dx=y", "-XX:+UseG1GC", "org.Main", END);
 	check("/usr/bin/java", "app.jar", "app.jar", "/usr/bin/java", "java",
-	      "-jar", "app.jar", "/data/in", NULL);
+	      "-jar", "app.jar", "/data/in", END);
 	check("/usr/bin/java", "gatk-package-4.4.0.0-local.jar HaplotypeCaller",
 	      NULL, NULL, "java", "-Xmx8g", "-jar",
-	      "/gatk/gatk-package-4.4.0.0-local.jar", "HaplotypeCaller", NULL);
+	      "/gatk/gatk-package-4.4.0.0-local.jar", "HaplotypeCaller", END);
 	check("/usr/bin/java", "org.x.Main", NULL, NULL, "java", "-m",
-	      "my.mod/org.x.Main", NULL);
+	      "my.mod/org.x.Main", END);
 	check("/usr/bin/java", "Hello.java", "Hello.java", NULL, "java",
-	      "--source", "17", "Hello.java", NULL);
+	      "--source", "17", "Hello.java", END);
 	check("/usr/bin/java", "java", "/usr/bin/java", "", "java", "-version",
-	      NULL);
-	check("/usr/bin/java", "java", NULL, "", "java", "-jar", NULL);
+	      END);
+	check("/usr/bin/java", "java", NULL, "", "java", "-jar", END);
 	check("/usr/bin/java",
 	      "picard.cmdline.PicardCommandLine MarkDuplicates", NULL, NULL,
 	      "java", "-cp", "picard.jar", "picard.cmdline.PicardCommandLine",
-	      "MarkDuplicates", NULL);
+	      "MarkDuplicates", END);
 }
 
 static void test_shells(void)
 {
 	check("/usr/bin/bash", "script.sh", "script.sh", "/usr/bin/bash",
-	      "bash", "script.sh", "a", NULL);
+	      "bash", "script.sh", "a", END);
 	check("/usr/bin/bash", "bash", "/usr/bin/bash", "", "bash", "-c",
-	      "echo hi; ls", NULL);
-	check("/usr/bin/bash", "bash", NULL, "", "bash", "-ec", "x", NULL);
+	      "echo hi; ls", END);
+	check("/usr/bin/bash", "bash", NULL, "", "bash", "-ec", "x", END);
 	check("/usr/bin/bash", "run.sh", NULL, NULL, "bash", "-e", "-o",
-	      "pipefail", "+O", "extglob", "--rcfile", "rc", "run.sh", NULL);
+	      "pipefail", "+O", "extglob", "--rcfile", "rc", "run.sh", END);
 	check("/usr/bin/dash", "job.sh", "/tmp/job.sh", "/usr/bin/dash", "sh",
-	      "/tmp/job.sh", NULL);
-	check("/usr/bin/zsh", "a.zsh", NULL, NULL, "zsh", "a.zsh", NULL);
-	check("/usr/bin/bash", "bash", NULL, "", "bash", "-s", "arg", NULL);
-	check("/usr/bin/bash", "bash", NULL, "", "bash", NULL);
+	      "/tmp/job.sh", END);
+	check("/usr/bin/zsh", "a.zsh", NULL, NULL, "zsh", "a.zsh", END);
+	check("/usr/bin/bash", "bash", NULL, "", "bash", "-s", "arg", END);
+	check("/usr/bin/bash", "bash", NULL, "", "bash", END);
 	/* a shell-script wrapper with subcommands (nextflow, conda picard) */
 	check("/usr/bin/bash", "nextflow run", "/usr/local/bin/nextflow", NULL,
-	      "bash", "/usr/local/bin/nextflow", "run", "main.nf", NULL);
+	      "bash", "/usr/local/bin/nextflow", "run", "main.nf", END);
 	check("/usr/bin/bash", "picard SortSam", NULL, NULL, "bash",
-	      "/opt/conda/bin/picard", "SortSam", "-I", "x", NULL);
+	      "/opt/conda/bin/picard", "SortSam", "-I", "x", END);
 	/* busybox: matched by argv[0] */
 	check("/bin/busybox", "s.sh", "s.sh", "/bin/busybox", "sh", "s.sh",
-	      NULL);
+	      END);
 }
 
 static void test_perl_ruby_node(void)
 {
 	check("/usr/bin/perl", "x.pl", "x.pl", "/usr/bin/perl", "perl", "-w",
-	      "x.pl", NULL);
+	      "x.pl", END);
 	check("/usr/bin/perl", "x.pl", NULL, NULL, "perl", "-I", "lib",
-	      "-MData::Dumper", "-T", "x.pl", NULL);
+	      "-MData::Dumper", "-T", "x.pl", END);
 	check("/usr/bin/perl", "perl", NULL, "", "perl", "-wle", "print 1",
-	      NULL);
+	      END);
 	check("/usr/bin/perl", "perl", NULL, "", "perl", "-i.bak", "-pe",
-	      "s/a/b/", "f", NULL);
+	      "s/a/b/", "f", END);
 	check("/usr/bin/perl", "y.pl", NULL, NULL, "perl", "-l0", "-Ilib",
-	      "y.pl", NULL);
+	      "y.pl", END);
 	check("/usr/bin/ruby3.1", "app.rb", NULL, "/usr/bin/ruby3.1", "ruby",
-	      "-r", "json", "-W0", "app.rb", NULL);
-	check("/usr/bin/ruby", "ruby", NULL, "", "ruby", "-e", "puts 1", NULL);
+	      "-r", "json", "-W0", "app.rb", END);
+	check("/usr/bin/ruby", "ruby", NULL, "", "ruby", "-e", "puts 1", END);
 	check("/usr/bin/node", "server.js", "server.js", "/usr/bin/node",
 	      "node", "--max-old-space-size=4096", "-r", "dotenv/config",
-	      "server.js", NULL);
+	      "server.js", END);
 	check("/usr/bin/node", "node", NULL, "", "node", "--eval", "1+1",
-	      NULL);
-	check("/usr/bin/node", "node", NULL, "", "node", "-p", "1", NULL);
+	      END);
+	check("/usr/bin/node", "node", NULL, "", "node", "-p", "1", END);
 }
 
 /* Resolve raw bytes (not built from strings). */
@@ -429,17 +434,20 @@ static void test_rules_file(void)
 /* A file of the source tree: from the current directory or from the binary's. */
 static const char *source_file(const char *rel)
 {
-	static char path[4096];
-	char exe[4000], *slash;
+	char exe[4000];
 	ssize_t n;
 
 	if (access(rel, R_OK) == 0)
 		return rel;
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
+		char *slash;
+
 		exe[n] = '\0';
 		slash = strrchr(exe, '/'); /* BUILD/tests/test_rules */
 		if (slash) {
+			static char path[4096];
+
 			*slash = '\0';
 			snprintf(path, sizeof(path), "%s/../../%s", exe, rel);
 			if (access(path, R_OK) == 0)

@@ -1,0 +1,308 @@
+/*
+ * test_cgroup.c - cgroup counter parsers, and the real hierarchy: our own
+ * cgroup found through /proc/self/mountinfo, and a memory cgroup made
+ * for the test with a child that touches a known amount of memory.
+ */
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+
+static void test_parse_cpu_stat(void)
+{
+	uint64_t ns = 0;
+
+	CU_ASSERT_EQUAL(cgroup_parse_cpu_stat("usage_usec 54173196\nuser_usec 1\n"
+					      "system_usec 2\n", &ns), 0);
+	CU_ASSERT_EQUAL(ns, 54173196000ull);
+	CU_ASSERT_EQUAL(cgroup_parse_cpu_stat("user_usec 1\nusage_usec 7\n", &ns), 0);
+	CU_ASSERT_EQUAL(ns, 7000);
+	CU_ASSERT_EQUAL(cgroup_parse_cpu_stat("usage_usec_x 5\n", &ns), -1);
+	CU_ASSERT_EQUAL(cgroup_parse_cpu_stat("usage_usec abc\n", &ns), -1);
+	CU_ASSERT_EQUAL(cgroup_parse_cpu_stat("", &ns), -1);
+	CU_ASSERT_EQUAL(cgroup_parse_cpu_stat(NULL, &ns), -1);
+	CU_ASSERT_EQUAL(cgroup_parse_cpu_stat("usage_usec 99999999999999999999\n",
+					      &ns), -1);
+}
+
+static void test_parse_io_stat(void)
+{
+	uint64_t r = 1, w = 1;
+
+	CU_ASSERT_EQUAL(cgroup_parse_io_stat(
+				"8:0 rbytes=100 wbytes=200 rios=1 wios=2 dbytes=0 dios=0\n"
+				"259:0 rbytes=1 wbytes=2 rios=3 wios=4 dbytes=5 dios=6\n",
+				&r, &w), 0);
+	CU_ASSERT_EQUAL(r, 101);
+	CU_ASSERT_EQUAL(w, 202);
+	/* no I/O yet: an empty file */
+	CU_ASSERT_EQUAL(cgroup_parse_io_stat("", &r, &w), 0);
+	CU_ASSERT_EQUAL(r, 0);
+	CU_ASSERT_EQUAL(w, 0);
+	/* look-alike keys do not count */
+	CU_ASSERT_EQUAL(cgroup_parse_io_stat("8:0 xrbytes=5 rbytes=x wbytes=3\n",
+					     &r, &w), 0);
+	CU_ASSERT_EQUAL(r, 0);
+	CU_ASSERT_EQUAL(w, 3);
+	CU_ASSERT_EQUAL(cgroup_parse_io_stat(NULL, &r, &w), -1);
+}
+
+static void test_parse_blkio(void)
+{
+	uint64_t r = 1, w = 1;
+
+	CU_ASSERT_EQUAL(cgroup_parse_blkio_v1("8:0 Read 4096\n8:0 Write 8192\n"
+					      "8:0 Sync 0\n8:0 Async 0\n"
+					      "8:0 Discard 0\n8:0 Total 12288\n"
+					      "8:16 Read 1\nTotal 12289\n",
+					      &r, &w), 0);
+	CU_ASSERT_EQUAL(r, 4097);
+	CU_ASSERT_EQUAL(w, 8192);
+	CU_ASSERT_EQUAL(cgroup_parse_blkio_v1("Total 0\n", &r, &w), 0);
+	CU_ASSERT_EQUAL(r, 0);
+	CU_ASSERT_EQUAL(cgroup_parse_blkio_v1("garbage line here\n", &r, &w), 0);
+	CU_ASSERT_EQUAL(r, 0);
+}
+
+/* Is pid listed in dir/cgroup.procs? */
+static int lists_pid(const char *dir, pid_t pid)
+{
+	char path[700];
+	FILE *f;
+	long p;
+	int found = 0;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	f = fopen(path, "r");
+	if (!f) {
+		fprintf(stderr, "\n  cannot open %s: %s\n", path, strerror(errno));
+		return 0;
+	}
+	while (fscanf(f, "%ld", &p) == 1)
+		found |= p == pid;
+	fclose(f);
+	return found;
+}
+
+static void test_own_cgroup(void)
+{
+	struct cgroup_ref ref;
+	struct cgroup_stats a, b;
+	struct timespec t0, t1;
+	volatile uint64_t x = 0;
+
+	if (cgroup_ref_for_pid(getpid(), &ref) != 0) {
+		fprintf(stderr, "\n  no cgroup found for ourselves: is a cgroup "
+				"file system mounted?\n");
+		CU_FAIL_FATAL("cgroup_ref_for_pid(self)");
+	}
+	/* every directory found really is our cgroup */
+	if (ref.v2[0])
+		CU_ASSERT(lists_pid(ref.v2, getpid()));
+	if (ref.mem_v1[0])
+		CU_ASSERT(lists_pid(ref.mem_v1, getpid()));
+	if (ref.cpu_v1[0])
+		CU_ASSERT(lists_pid(ref.cpu_v1, getpid()));
+	if (ref.blkio_v1[0])
+		CU_ASSERT(lists_pid(ref.blkio_v1, getpid()));
+	CU_ASSERT(ref.v2[0] || ref.mem_v1[0]);
+
+	CU_ASSERT_EQUAL_FATAL(cgroup_read_stats(&ref, &a), 0);
+	CU_ASSERT(a.have_cpu);
+	/* burn 50 ms of CPU: the counter must move by about as much */
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
+	do {
+		for (int i = 0; i < 100000; i++)
+			x += (uint64_t)i;
+		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t1);
+	} while ((t1.tv_sec - t0.tv_sec) * 1000000000L + t1.tv_nsec - t0.tv_nsec <
+		 50000000L);
+	CU_ASSERT_EQUAL_FATAL(cgroup_read_stats(&ref, &b), 0);
+	CU_ASSERT(b.cpu_ns >= a.cpu_ns + 40000000ull);
+	if (a.have_mem) {
+		CU_ASSERT(a.mem_current_bytes > 0);
+		CU_ASSERT(a.mem_peak_bytes >= a.mem_current_bytes);
+	}
+}
+
+static void test_missing_dirs(void)
+{
+	struct cgroup_ref ref;
+	struct cgroup_stats st;
+
+	memset(&ref, 0, sizeof(ref));
+	CU_ASSERT_EQUAL(cgroup_read_stats(&ref, &st), -1);
+	strcpy(ref.v2, "/nonexistent/cgroup");
+	strcpy(ref.mem_v1, "/nonexistent/mem");
+	CU_ASSERT_EQUAL(cgroup_read_stats(&ref, &st), -1);
+	CU_ASSERT_FALSE(st.have_cpu || st.have_mem || st.have_io);
+	CU_ASSERT_EQUAL(cgroup_ref_for_pid(-5, &ref), -1);
+	CU_ASSERT_EQUAL(cgroup_ref_for_pid(999999999, &ref), -1);
+}
+
+/*
+ * A memory cgroup of our own: v1 memory controller where it is mounted,
+ * else v2 (with memory enabled for children).  Returns the parent dir.
+ */
+static int memory_hierarchy(char *dir, size_t len, int *v1)
+{
+	char line[4096], mnt[1024], opts[1024], fstype[64];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *dash = strstr(line, " - ");
+
+		if (!dash || sscanf(line, "%*s %*s %*s %*s %1023s", mnt) != 1 ||
+		    sscanf(dash + 3, "%63s %*s %1023s", fstype, opts) != 2)
+			continue;
+		if (strcmp(fstype, "cgroup") == 0 &&
+		    (strstr(opts, ",memory") || strncmp(opts, "memory", 6) == 0)) {
+			snprintf(dir, len, "%s", mnt);
+			*v1 = 1;
+			found = 1;
+		}
+	}
+	fclose(f);
+	if (found)
+		return 0;
+	f = fopen("/sys/fs/cgroup/cgroup.subtree_control", "r");
+	if (f && fgets(line, sizeof(line), f) && strstr(line, "memory")) {
+		snprintf(dir, len, "/sys/fs/cgroup");
+		*v1 = 0;
+		found = 1;
+	}
+	if (f)
+		fclose(f);
+	return found ? 0 : -1;
+}
+
+static int write_str(const char *path, const char *s)
+{
+	FILE *f = fopen(path, "w");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fputs(s, f) >= 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static void test_memory_cgroup(void)
+{
+	char parent[1024], dir[1200], path[1300], buf[32];
+	int v1, go[2], done[2];
+	struct cgroup_ref ref;
+	struct cgroup_stats st;
+	pid_t child;
+	char c = 0;
+
+	if (memory_hierarchy(parent, sizeof(parent), &v1) != 0) {
+		fprintf(stderr, "\n  no memory controller (v1 mount or v2 "
+				"subtree_control) to test with\n");
+		CU_FAIL_FATAL("memory controller");
+	}
+	snprintf(dir, sizeof(dir), "%s/tracer_test_%d", parent, (int)getpid());
+	if (mkdir(dir, 0755) != 0) {
+		fprintf(stderr, "\n  mkdir %s: %s (tests run as root)\n", dir,
+			strerror(errno));
+		CU_FAIL_FATAL("mkdir cgroup");
+	}
+	if (pipe(go) != 0 || pipe(done) != 0 || (child = fork()) < 0) {
+		CU_FAIL("pipe/fork");
+		rmdir(dir);
+		return;
+	}
+	if (child == 0) {
+		size_t n = 32u << 20;
+		volatile char *m;
+
+		if (read(go[0], &c, 1) != 1)
+			_exit(1);
+		m = malloc(n);
+		if (!m)
+			_exit(1);
+		/* touch every page (volatile: the stores must happen) */
+		for (size_t i = 0; i < n; i += 4096)
+			m[i] = 1;
+		if (write(done[1], &c, 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	/* from here on, no fatal assertion: the child and the cgroup must go */
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(buf, sizeof(buf), "%d", (int)child);
+	if (write_str(path, buf) != 0) {
+		CU_FAIL("move the child into the test cgroup");
+		goto cleanup;
+	}
+	if (write(go[1], &c, 1) != 1 || read(done[0], &c, 1) != 1) {
+		CU_FAIL("child did not touch its memory");
+		goto cleanup;
+	}
+	CU_ASSERT_EQUAL(cgroup_ref_for_pid(child, &ref), 0);
+	if (v1) {
+		if (strcmp(ref.mem_v1, dir) != 0)
+			fprintf(stderr, "\n  mem_v1 \"%s\", want \"%s\"\n", ref.mem_v1, dir);
+		CU_ASSERT_STRING_EQUAL(ref.mem_v1, dir);
+	} else {
+		CU_ASSERT_STRING_EQUAL(ref.v2, dir);
+	}
+	CU_ASSERT_EQUAL(cgroup_read_stats(&ref, &st), 0);
+	CU_ASSERT(st.have_mem);
+	if (st.mem_peak_bytes < (32u << 20) || st.mem_current_bytes < (30u << 20))
+		fprintf(stderr, "\n  %s: peak %llu current %llu\n", dir,
+			(unsigned long long)st.mem_peak_bytes,
+			(unsigned long long)st.mem_current_bytes);
+	CU_ASSERT(st.mem_peak_bytes >= (32u << 20));
+	CU_ASSERT(st.mem_current_bytes >= (30u << 20));
+	CU_ASSERT(st.mem_peak_bytes < (64u << 20));
+	CU_ASSERT_EQUAL(st.oom_kills, 0);
+
+cleanup:
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	close(go[0]);
+	close(go[1]);
+	close(done[0]);
+	close(done[1]);
+	/* the cgroup is empty once the child is reaped; removal may lag a little */
+	for (int i = 0; i < 100 && rmdir(dir) != 0; i++)
+		usleep(10000);
+	CU_ASSERT(access(dir, F_OK) != 0);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failed;
+
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("cgroup", NULL, NULL);
+	if (!s || !CU_add_test(s, "cpu.stat", test_parse_cpu_stat) ||
+	    !CU_add_test(s, "io.stat", test_parse_io_stat) ||
+	    !CU_add_test(s, "blkio v1", test_parse_blkio) ||
+	    !CU_add_test(s, "our own cgroup", test_own_cgroup) ||
+	    !CU_add_test(s, "missing directories", test_missing_dirs) ||
+	    !CU_add_test(s, "memory cgroup with a known load", test_memory_cgroup)) {
+		fprintf(stderr, "test_cgroup: cannot register tests\n");
+		return 1;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_tests_failed() + CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,345 @@
+/* test_config.c - tracer.conf: defaults, ranges, bad lines, the shipped file. */
+#include <CUnit/Basic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+
+static char dir[] = "/tmp/test_config.XXXXXX";
+static char warned[8192];
+static int nwarn;
+
+static void collect(const char *msg)
+{
+	nwarn++;
+	snprintf(warned + strlen(warned), sizeof(warned) - strlen(warned),
+		 "%s\n", msg);
+}
+
+static void reset_warnings(void)
+{
+	nwarn = 0;
+	warned[0] = '\0';
+}
+
+static const char *write_conf(const char *text, size_t len)
+{
+	static char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tracer.conf", dir);
+	f = fopen(path, "w");
+	CU_ASSERT_FATAL(f != NULL);
+	fwrite(text, 1, len, f);
+	fclose(f);
+	return path;
+}
+
+static void test_defaults(void)
+{
+	struct tracer_config c;
+
+	config_defaults(&c);
+	CU_ASSERT_STRING_EQUAL(c.socket_path, "/run/tracer/tracerd.sock");
+	CU_ASSERT_EQUAL(c.client_timeout_ms, 200);
+	CU_ASSERT_STRING_EQUAL(c.pin_dir, "/sys/fs/bpf/tracer");
+	CU_ASSERT_FALSE(c.trace_all);
+	CU_ASSERT_EQUAL(c.argv_max, 1024);
+	CU_ASSERT_EQUAL(c.sample_interval_ms, 1000);
+	CU_ASSERT_STRING_EQUAL(c.rules_path, "/etc/tracer/tools.rules");
+	CU_ASSERT_EQUAL(c.keep_procs, 200);
+	CU_ASSERT_EQUAL(c.ringbuf_bytes, 16777216u);
+	CU_ASSERT_EQUAL(c.max_procs, 65536u);
+	CU_ASSERT_STRING_EQUAL(c.sinks, "file");
+	CU_ASSERT_STRING_EQUAL(c.file_path, "/var/lib/tracer/jobs.ndjson");
+	CU_ASSERT_STRING_EQUAL(c.http_url, "");
+	CU_ASSERT_EQUAL(c.http_timeout_ms, 5000);
+	CU_ASSERT_STRING_EQUAL(c.clickhouse_url, "");
+	CU_ASSERT_STRING_EQUAL(c.clickhouse_table, "tracer.jobs");
+	CU_ASSERT_STRING_EQUAL(c.imds_endpoint, "");
+	CU_ASSERT_EQUAL(c.metadata_timeout_ms, 300);
+	CU_ASSERT_STRING_EQUAL(c.log_level, "info");
+}
+
+static void test_load_good(void)
+{
+	static const char text[] =
+		"# a comment\n"
+		"\n"
+		"   # indented comment\n"
+		"socket = /tmp/t.sock\n"
+		"client_timeout_ms=150\n"
+		"trace_all = yes\n"
+		"argv_max = 4096   # trailing comment\n"
+		"sample_interval_ms = 250\r\n"
+		"rules = \"/etc/my rules/tools.rules\"\n"
+		"keep_procs = 0x10\n"
+		"ringbuf_bytes = 1048576\n"
+		"max_procs = 2048\n"
+		"sinks = file,\thttp \n"
+		"file = '/var/log/a#b.ndjson'\n"
+		"http_url = https://collector.example/ingest#frag\n"
+		"log_level = debug\n"
+		"imds_endpoint = http://127.0.0.1:1338\n"
+		"\tmetadata_timeout_ms\t=\t500\n"
+		"clickhouse_table = db.t";
+	struct tracer_config c;
+
+	config_defaults(&c);
+	reset_warnings();
+	CU_ASSERT_EQUAL(config_load(&c, write_conf(text, sizeof(text) - 1), false,
+				    collect), 0);
+	if (nwarn)
+		fprintf(stderr, "\n%s", warned);
+	CU_ASSERT_EQUAL(nwarn, 0);
+	CU_ASSERT_STRING_EQUAL(c.socket_path, "/tmp/t.sock");
+	CU_ASSERT_EQUAL(c.client_timeout_ms, 150);
+	CU_ASSERT_TRUE(c.trace_all);
+	CU_ASSERT_EQUAL(c.argv_max, 4096);
+	CU_ASSERT_EQUAL(c.sample_interval_ms, 250);
+	CU_ASSERT_STRING_EQUAL(c.rules_path, "/etc/my rules/tools.rules");
+	CU_ASSERT_EQUAL(c.keep_procs, 16);
+	CU_ASSERT_EQUAL(c.ringbuf_bytes, 1048576u);
+	CU_ASSERT_EQUAL(c.max_procs, 2048u);
+	CU_ASSERT_STRING_EQUAL(c.sinks, "file,http"); /* canonical form */
+	CU_ASSERT_STRING_EQUAL(c.file_path, "/var/log/a#b.ndjson");
+	/* '#' without a space before it is part of the value */
+	CU_ASSERT_STRING_EQUAL(c.http_url, "https://collector.example/ingest#frag");
+	CU_ASSERT_STRING_EQUAL(c.log_level, "debug");
+	CU_ASSERT_STRING_EQUAL(c.imds_endpoint, "http://127.0.0.1:1338");
+	CU_ASSERT_EQUAL(c.metadata_timeout_ms, 500);
+	CU_ASSERT_STRING_EQUAL(c.clickhouse_table, "db.t");
+}
+
+/* One bad line: a warning naming the line, the default kept. */
+static void bad_line(const char *line, const char *want)
+{
+	struct tracer_config c, d;
+	char text[8192];
+
+	snprintf(text, sizeof(text), "# first line\n%s\n", line);
+	config_defaults(&c);
+	config_defaults(&d);
+	reset_warnings();
+	CU_ASSERT_EQUAL(config_load(&c, write_conf(text, strlen(text)), false,
+				    collect), 0);
+	if (nwarn != 1 || !strstr(warned, want) || !strstr(warned, ":2: "))
+		fprintf(stderr, "\n  %.60s: got %d warnings \"%s\", want \"%s\"\n",
+			line, nwarn, warned, want);
+	CU_ASSERT_EQUAL(nwarn, 1);
+	CU_ASSERT(strstr(warned, want) != NULL);
+	CU_ASSERT(strstr(warned, ":2: ") != NULL);
+	CU_ASSERT_EQUAL(memcmp(&c, &d, sizeof(c)), 0);
+}
+
+static void test_bad_lines(void)
+{
+	char long_line[5000];
+
+	bad_line("no_such_key = 1", "unknown key \"no_such_key\"");
+	bad_line("just words", "expected \"key = value\"");
+	bad_line("client_timeout_ms = 0", "out of range (1..5000)");
+	bad_line("client_timeout_ms = 5001", "out of range");
+	bad_line("client_timeout_ms = 10ms", "is not an integer");
+	bad_line("client_timeout_ms =", "is not an integer");
+	bad_line("argv_max = 63", "out of range (64..4096)");
+	bad_line("sample_interval_ms = 99", "out of range (100..60000)");
+	bad_line("keep_procs = 100001", "out of range");
+	bad_line("keep_procs = -5", "out of range");
+	bad_line("keep_procs = 99999999999999999999", "is not an integer");
+	bad_line("ringbuf_bytes = 3000000", "not a power of 2");
+	bad_line("ringbuf_bytes = 4096", "out of range");
+	bad_line("max_procs = 10", "out of range");
+	bad_line("trace_all = maybe", "expected true or false");
+	bad_line("socket = relative.sock", "expected an absolute path");
+	bad_line("socket = /a/very/long/path/that/does/not/fit/into/the/sun_path/"
+		 "field/of/a/unix/socket/address/which/is/108/bytes.sock",
+		 "path too long for a unix socket");
+	bad_line("pin_dir = sys/fs/bpf", "absolute path");
+	bad_line("sinks = file,kafka", "unknown sink \"kafka\"");
+	bad_line("sinks = file,file", "listed twice");
+	bad_line("sinks = ,", "no sink listed");
+	bad_line("http_url = ftp://x", "expected an http:// or https:// URL");
+	bad_line("log_level = verbose", "expected debug, info, warn or error");
+	bad_line("clickhouse_table = \"\"", "empty value");
+	bad_line("file = \"/unterminated", "unbalanced quotes");
+	bad_line("file = \"/a\" junk", "unbalanced quotes");
+	bad_line("file = /a\x01z", "control character");
+	memset(long_line, 'a', sizeof(long_line) - 1);
+	long_line[sizeof(long_line) - 1] = '\0';
+	memcpy(long_line, "file = /", 8);
+	bad_line(long_line, "line longer than");
+	memset(long_line, 'b', 600);
+	memcpy(long_line, "file = /", 8);
+	long_line[600] = '\0';
+	bad_line(long_line, "value too long");
+}
+
+static void test_nul_and_recovery(void)
+{
+	static const char text[] = "argv_max = 128\nkeep_procs = 5\0junk\n"
+				   "log_level = warn\n";
+	struct tracer_config c;
+
+	config_defaults(&c);
+	reset_warnings();
+	CU_ASSERT_EQUAL(config_load(&c, write_conf(text, sizeof(text) - 1), false,
+				    collect), 0);
+	CU_ASSERT_EQUAL(nwarn, 1);
+	CU_ASSERT(strstr(warned, ":2: NUL byte") != NULL);
+	/* the lines around the bad one still count */
+	CU_ASSERT_EQUAL(c.argv_max, 128);
+	CU_ASSERT_EQUAL(c.keep_procs, 200);
+	CU_ASSERT_STRING_EQUAL(c.log_level, "warn");
+}
+
+static void test_missing_and_unreadable(void)
+{
+	struct tracer_config c;
+	char path[300];
+
+	config_defaults(&c);
+	reset_warnings();
+	CU_ASSERT_EQUAL(config_load(&c, "/nonexistent/tracer.conf", true, collect), 0);
+	CU_ASSERT_EQUAL(nwarn, 0);
+	CU_ASSERT_EQUAL(config_load(&c, "/nonexistent/tracer.conf", false, collect), -1);
+	CU_ASSERT_EQUAL(nwarn, 1);
+	CU_ASSERT(strstr(warned, "cannot open /nonexistent/tracer.conf") != NULL);
+	/* a directory cannot be read as a file */
+	reset_warnings();
+	CU_ASSERT_EQUAL(config_load(&c, dir, true, collect), -1);
+	CU_ASSERT_EQUAL(nwarn, 1);
+	/* no warn callback: still no crash */
+	snprintf(path, sizeof(path), "%s", write_conf("bad line\n", 9));
+	CU_ASSERT_EQUAL(config_load(&c, path, false, NULL), 0);
+}
+
+static void test_set(void)
+{
+	struct tracer_config c;
+	char err[200];
+
+	config_defaults(&c);
+	CU_ASSERT_EQUAL(config_set(&c, "keep_procs", "50", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.keep_procs, 50);
+	CU_ASSERT_EQUAL(config_set(&c, "keep_procs", "0", err, sizeof(err)), -1);
+	CU_ASSERT(strstr(err, "keep_procs: 0 out of range (1..100000)") != NULL);
+	CU_ASSERT_EQUAL(c.keep_procs, 50);
+	CU_ASSERT_EQUAL(config_set(&c, "trace_all", "ON", err, sizeof(err)), 0);
+	CU_ASSERT_TRUE(c.trace_all);
+	CU_ASSERT_EQUAL(config_set(&c, "trace_all", "0", err, sizeof(err)), 0);
+	CU_ASSERT_FALSE(c.trace_all);
+	CU_ASSERT_EQUAL(config_set(&c, "argv_max", "010", err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(config_set(&c, "argv_max", "0100", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.argv_max, 100); /* decimal, not octal */
+	CU_ASSERT_EQUAL(config_set(&c, "http_url", "", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_set(&c, "nope", "1", err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(config_set(&c, NULL, "1", err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(config_set(&c, "keep_procs", "x", NULL, 0), -1);
+}
+
+/* A file of the source tree, from the current directory or the binary's. */
+static const char *source_file(const char *rel)
+{
+	char exe[4000];
+	ssize_t n;
+
+	if (access(rel, R_OK) == 0)
+		return rel;
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash) {
+			static char path[4096];
+
+			*slash = '\0';
+			snprintf(path, sizeof(path), "%s/../../%s", exe, rel);
+			if (access(path, R_OK) == 0)
+				return path;
+		}
+	}
+	fprintf(stderr, "\n  cannot find %s (run from the source tree)\n", rel);
+	return rel;
+}
+
+/*
+ * contrib/tracer.conf loads cleanly, and with every "# key = value" line
+ * uncommented it still equals the defaults: the file documents them
+ * truly, and names all 19 keys.
+ */
+static void test_shipped_file(void)
+{
+	struct tracer_config c, d;
+	char line[1024], *text;
+	size_t len = 0;
+	int keys = 0;
+	FILE *f;
+
+	config_defaults(&c);
+	config_defaults(&d);
+	reset_warnings();
+	CU_ASSERT_EQUAL(config_load(&c, source_file("contrib/tracer.conf"), false,
+				    collect), 0);
+	CU_ASSERT_EQUAL(nwarn, 0);
+	CU_ASSERT_EQUAL(memcmp(&c, &d, sizeof(c)), 0);
+
+	text = calloc(1, 65536);
+	CU_ASSERT_FATAL(text != NULL);
+	f = fopen(source_file("contrib/tracer.conf"), "r");
+	CU_ASSERT_FATAL(f != NULL);
+	while (fgets(line, sizeof(line), f)) {
+		char key[64], eq[2];
+
+		if (sscanf(line, "# %63[a-z_] %1[=]", key, eq) != 2)
+			continue;
+		keys++;
+		len += (size_t)snprintf(text + len, 65536 - len, "%s", line + 2);
+	}
+	fclose(f);
+	CU_ASSERT_EQUAL(keys, 19);
+	reset_warnings();
+	CU_ASSERT_EQUAL(config_load(&c, write_conf(text, len), false, collect), 0);
+	if (nwarn)
+		fprintf(stderr, "\n%s", warned);
+	CU_ASSERT_EQUAL(nwarn, 0);
+	CU_ASSERT_EQUAL(memcmp(&c, &d, sizeof(c)), 0);
+	free(text);
+}
+
+int main(void)
+{
+	CU_pSuite s;
+	unsigned failed;
+	char cmd[300];
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("config", NULL, NULL);
+	if (!s || !CU_add_test(s, "defaults", test_defaults) ||
+	    !CU_add_test(s, "good file", test_load_good) ||
+	    !CU_add_test(s, "bad lines", test_bad_lines) ||
+	    !CU_add_test(s, "NUL byte", test_nul_and_recovery) ||
+	    !CU_add_test(s, "missing file", test_missing_and_unreadable) ||
+	    !CU_add_test(s, "config_set", test_set) ||
+	    !CU_add_test(s, "shipped tracer.conf", test_shipped_file)) {
+		fprintf(stderr, "test_config: cannot register tests\n");
+		return 1;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_tests_failed() + CU_get_number_of_failures();
+	CU_cleanup_registry();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "test_config: could not remove %s\n", dir);
+	return failed ? 1 : 0;
+}

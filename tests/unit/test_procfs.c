@@ -1,0 +1,360 @@
+/* test_procfs.c - /proc parsers on odd input, and the readers on /proc/self. */
+#include <CUnit/Basic.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+static const char *self_argv0;
+
+/* Parse from an exact-size heap copy: any read past len is caught by ASan/valgrind. */
+static int parse_stat_exact(const char *text, size_t len, struct procfs_stat *st)
+{
+	char *copy = malloc(len ? len : 1);
+	int r;
+
+	CU_ASSERT_FATAL(copy != NULL);
+	memcpy(copy, text, len);
+	r = procfs_parse_stat(copy, len, st);
+	free(copy);
+	return r;
+}
+
+#define STAT_TAIL " S 1 1234 1234 34816 1234 4194560 1000 2000 3 4 50 60 0 0 20 0 " \
+		  "3 0 123456 12345678 789 18446744073709551615 1 1 0 0 0 0 0 0 0 " \
+		  "0 0 0 17 1 0 0 0 0 0\n"
+
+static void test_stat_normal(void)
+{
+	static const char line[] = "1234 (bash)" STAT_TAIL;
+	struct procfs_stat st;
+
+	CU_ASSERT_EQUAL(parse_stat_exact(line, strlen(line), &st), 0);
+	CU_ASSERT_EQUAL(st.pid, 1234);
+	CU_ASSERT_STRING_EQUAL(st.comm, "bash");
+	CU_ASSERT_EQUAL(st.state, 'S');
+	CU_ASSERT_EQUAL(st.ppid, 1);
+	CU_ASSERT_EQUAL(st.minflt, 1000);
+	CU_ASSERT_EQUAL(st.majflt, 3);
+	CU_ASSERT_EQUAL(st.utime_ticks, 50);
+	CU_ASSERT_EQUAL(st.stime_ticks, 60);
+	CU_ASSERT_EQUAL(st.num_threads, 3);
+	CU_ASSERT_EQUAL(st.start_ticks, 123456);
+	CU_ASSERT_EQUAL(st.rss_pages, 789);
+}
+
+static void test_stat_odd_comm(void)
+{
+	static const char odd[] = "42 (a) b (c)" STAT_TAIL;
+	static const char paren[] = "43 ())" STAT_TAIL;
+	static const char fake[] = "44 (x) R 9 9 9) " STAT_TAIL;
+	static const char spaces[] = "45 (  )" STAT_TAIL;
+	static const char nl[] = "46 (a\nb)" STAT_TAIL;
+	static const char longc[] = "47 (0123456789abcdefXYZ)" STAT_TAIL;
+	struct procfs_stat st;
+
+	CU_ASSERT_EQUAL(parse_stat_exact(odd, strlen(odd), &st), 0);
+	CU_ASSERT_STRING_EQUAL(st.comm, "a) b (c");
+	CU_ASSERT_EQUAL(st.state, 'S');
+	CU_ASSERT_EQUAL(st.ppid, 1);
+	CU_ASSERT_EQUAL(st.rss_pages, 789);
+	CU_ASSERT_EQUAL(parse_stat_exact(paren, strlen(paren), &st), 0);
+	CU_ASSERT_STRING_EQUAL(st.comm, ")");
+	/* a comm that imitates the following fields: the LAST ')' decides */
+	CU_ASSERT_EQUAL(parse_stat_exact(fake, strlen(fake), &st), 0);
+	CU_ASSERT_STRING_EQUAL(st.comm, "x) R 9 9 9");
+	CU_ASSERT_EQUAL(st.ppid, 1);
+	CU_ASSERT_EQUAL(parse_stat_exact(spaces, strlen(spaces), &st), 0);
+	CU_ASSERT_STRING_EQUAL(st.comm, "  ");
+	CU_ASSERT_EQUAL(parse_stat_exact(nl, strlen(nl), &st), 0);
+	CU_ASSERT_STRING_EQUAL(st.comm, "a\nb");
+	CU_ASSERT_EQUAL(parse_stat_exact(longc, strlen(longc), &st), 0);
+	CU_ASSERT_STRING_EQUAL(st.comm, "0123456789abcde");
+}
+
+static void test_stat_broken(void)
+{
+	static const char full[] = "1234 (bash)" STAT_TAIL;
+	struct procfs_stat st;
+	const char *bad[] = {
+		"",
+		"1234",
+		"1234 bash S 1",
+		"1234 (bash S 1 2 3",
+		"(bash) S 1 2 3",
+		"-5 (bash)" STAT_TAIL,
+		"1234 (bash) 7 1 2",
+		"1234 (bash) S 1 1234 1234",              /* missing fields */
+		"1234 (bash) S x 1234 1234 34816 1234 4194560 1000 2000 3 4 50 60 0 0 20 0 3 0 1 2 3",
+		"99999999999999999999 (x)" STAT_TAIL,
+		"1234 (bash) S 1 1234 1234 34816 1234 4194560 -1000 2000 3 4 50 60 0 0 20 0 3 0 1 2 3",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		int r = parse_stat_exact(bad[i], strlen(bad[i]), &st);
+
+		if (r != -1)
+			fprintf(stderr, "\n  accepted: \"%s\"\n", bad[i]);
+		CU_ASSERT_EQUAL(r, -1);
+	}
+	/* every truncation of a good line that cuts into the first 24 fields fails */
+	for (size_t len = 0; len < strlen(full); len++) {
+		int r = parse_stat_exact(full, len, &st);
+		const char *rss_end = strstr(full, " 789 ") + 4;
+
+		if (len < (size_t)(rss_end - full))
+			CU_ASSERT_EQUAL(r, -1);
+	}
+	CU_ASSERT_EQUAL(procfs_parse_stat(NULL, 10, &st), -1);
+}
+
+static void test_io(void)
+{
+	static const char io[] = "rchar: 100\nwchar: 200\nsyscr: 3\nsyscw: 4\n"
+				 "read_bytes: 4096\nwrite_bytes: 8192\n"
+				 "cancelled_write_bytes: 512\n";
+	static const char partial[] = "rchar: 7\nwchar: 8";
+	struct procfs_io st;
+
+	CU_ASSERT_EQUAL(procfs_parse_io(io, strlen(io), &st), 0);
+	CU_ASSERT_EQUAL(st.rchar, 100);
+	CU_ASSERT_EQUAL(st.wchar, 200);
+	CU_ASSERT_EQUAL(st.syscr, 3);
+	CU_ASSERT_EQUAL(st.syscw, 4);
+	CU_ASSERT_EQUAL(st.read_bytes, 4096);
+	CU_ASSERT_EQUAL(st.write_bytes, 8192);
+	CU_ASSERT_EQUAL(st.cancelled_write_bytes, 512);
+	/* missing fields are 0; an unterminated last line may be cut: ignored */
+	CU_ASSERT_EQUAL(procfs_parse_io(partial, strlen(partial), &st), 0);
+	CU_ASSERT_EQUAL(st.rchar, 7);
+	CU_ASSERT_EQUAL(st.wchar, 0);
+	CU_ASSERT_EQUAL(st.read_bytes, 0);
+	CU_ASSERT_EQUAL(procfs_parse_io(partial, 12, &st), 0); /* "rchar: 7\nwch" */
+	CU_ASSERT_EQUAL(st.rchar, 7);
+	CU_ASSERT_EQUAL(procfs_parse_io(partial, 8, &st), -1); /* "rchar: 7" */
+	CU_ASSERT_EQUAL(procfs_parse_io("garbage", 7, &st), -1);
+	CU_ASSERT_EQUAL(procfs_parse_io("rchar: x\n", 9, &st), -1);
+	CU_ASSERT_EQUAL(procfs_parse_io("", 0, &st), -1);
+	CU_ASSERT_EQUAL(procfs_parse_io("rchar: 99999999999999999999\n", 28, &st), -1);
+}
+
+static void test_status(void)
+{
+	static const char status[] =
+		"Name:\tpython3\nUmask:\t0022\nState:\tS (sleeping)\n"
+		"Uid:\t1000\t1001\t1002\t1003\nGid:\t100\t100\t100\t100\n"
+		"VmHWM:\t   20480 kB\nVmRSS:\t   10240 kB\nThreads:\t4\n"
+		"voluntary_ctxt_switches:\t55\nnonvoluntary_ctxt_switches:\t6\n";
+	static const char kthread[] = "Name:\tkworker/0:1\nState:\tI (idle)\n"
+				      "Uid:\t0\t0\t0\t0\nThreads:\t1\n";
+	struct procfs_status st;
+
+	CU_ASSERT_EQUAL(procfs_parse_status(status, strlen(status), &st), 0);
+	CU_ASSERT_EQUAL(st.vm_rss_kb, 10240);
+	CU_ASSERT_EQUAL(st.vm_hwm_kb, 20480);
+	CU_ASSERT_EQUAL(st.threads, 4);
+	CU_ASSERT_EQUAL(st.voluntary_ctxt_switches, 55);
+	CU_ASSERT_EQUAL(st.nonvoluntary_ctxt_switches, 6);
+	CU_ASSERT_EQUAL(st.uid, 1000);
+	/* kernel threads have no Vm lines */
+	CU_ASSERT_EQUAL(procfs_parse_status(kthread, strlen(kthread), &st), 0);
+	CU_ASSERT_EQUAL(st.vm_rss_kb, 0);
+	CU_ASSERT_EQUAL(st.uid, 0);
+	CU_ASSERT_EQUAL(procfs_parse_status("Name:\tx\n", 8, &st), -1);
+	CU_ASSERT_EQUAL(procfs_parse_status("VmRSS:\t12", 10, &st), -1);
+	CU_ASSERT_EQUAL(st.uid, (uid_t)-1);
+}
+
+static void test_cgroup_parse(void)
+{
+	static const char hybrid[] =
+		"9:name=systemd:/\n8:pids:/\n4:memory:/slurm/uid_0/job_5/step_0\n"
+		"2:cpuacct:/slurm/uid_0/job_5\n1:cpu:/\n0::/\n";
+	static const char v2[] = "0::/system.slice/slurmstepd.scope/job_7\n";
+	static const char joined[] = "5:cpu,cpuacct:/a:b/c\n3:memory:/m\n";
+	char a[256], b[256], c[256], small[8];
+
+	CU_ASSERT_EQUAL(procfs_parse_cgroup(hybrid, strlen(hybrid), a, sizeof(a),
+					    b, sizeof(b), c, sizeof(c)), 0);
+	CU_ASSERT_STRING_EQUAL(a, "/");
+	CU_ASSERT_STRING_EQUAL(b, "/slurm/uid_0/job_5/step_0");
+	CU_ASSERT_STRING_EQUAL(c, "/slurm/uid_0/job_5");
+	CU_ASSERT_EQUAL(procfs_parse_cgroup(v2, strlen(v2), a, sizeof(a), b,
+					    sizeof(b), c, sizeof(c)), 0);
+	CU_ASSERT_STRING_EQUAL(a, "/system.slice/slurmstepd.scope/job_7");
+	CU_ASSERT_STRING_EQUAL(b, "");
+	CU_ASSERT_STRING_EQUAL(c, "");
+	/* a joined controller list; a path holding ':' */
+	CU_ASSERT_EQUAL(procfs_parse_cgroup(joined, strlen(joined), a, sizeof(a),
+					    b, sizeof(b), c, sizeof(c)), 0);
+	CU_ASSERT_STRING_EQUAL(a, "");
+	CU_ASSERT_STRING_EQUAL(b, "/m");
+	CU_ASSERT_STRING_EQUAL(c, "/a:b/c");
+	/* too long for the caller's buffer: an error, not a cut path */
+	CU_ASSERT_EQUAL(procfs_parse_cgroup(v2, strlen(v2), small, sizeof(small),
+					    b, sizeof(b), c, sizeof(c)), -1);
+	CU_ASSERT_STRING_EQUAL(small, "");
+	CU_ASSERT_EQUAL(procfs_parse_cgroup("", 0, a, sizeof(a), b, sizeof(b), c,
+					    sizeof(c)), -1);
+	CU_ASSERT_EQUAL(procfs_parse_cgroup("garbage\n", 8, a, sizeof(a), b,
+					    sizeof(b), c, sizeof(c)), -1);
+	/* only the v2 path wanted */
+	CU_ASSERT_EQUAL(procfs_parse_cgroup(hybrid, strlen(hybrid), a, sizeof(a),
+					    NULL, 0, NULL, 0), 0);
+}
+
+static void test_read_self(void)
+{
+	struct procfs_stat st;
+	struct procfs_io io;
+	struct procfs_status ps;
+	char exe[4096], cmd[4096], v2[512], mem[512], cpu[512];
+	ssize_t n;
+
+	CU_ASSERT_EQUAL_FATAL(procfs_read_stat(getpid(), &st), 0);
+	CU_ASSERT_EQUAL(st.pid, getpid());
+	CU_ASSERT_EQUAL(st.ppid, getppid());
+	{
+		/* the kernel's own view (under valgrind, comm is the tool's) */
+		char comm[64] = "";
+		FILE *f = fopen("/proc/self/comm", "r");
+
+		CU_ASSERT_FATAL(f != NULL);
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = '\0';
+		fclose(f);
+		CU_ASSERT_STRING_EQUAL(st.comm, comm);
+	}
+	CU_ASSERT_EQUAL(st.state, 'R');
+	CU_ASSERT(st.rss_pages > 0);
+	CU_ASSERT(st.start_ticks > 0);
+	CU_ASSERT(st.num_threads >= 1);
+
+	CU_ASSERT_EQUAL(procfs_read_io(getpid(), &io), 0);
+	CU_ASSERT(io.rchar > 0);
+	CU_ASSERT(io.syscr > 0);
+
+	CU_ASSERT_EQUAL(procfs_read_status(getpid(), &ps), 0);
+	CU_ASSERT(ps.vm_rss_kb > 0);
+	CU_ASSERT(ps.vm_hwm_kb >= ps.vm_rss_kb);
+	CU_ASSERT_EQUAL(ps.uid, getuid());
+	CU_ASSERT_EQUAL(ps.threads, st.num_threads);
+
+	CU_ASSERT_EQUAL(procfs_read_exe(getpid(), exe, sizeof(exe)), 0);
+	CU_ASSERT(strlen(exe) > 12 &&
+		  strcmp(exe + strlen(exe) - 12, "/test_procfs") == 0);
+	CU_ASSERT_EQUAL(procfs_read_exe(getpid(), exe, 4), -1);
+	CU_ASSERT_EQUAL(errno, ENAMETOOLONG);
+	CU_ASSERT_EQUAL(exe[3], '\0');
+
+	n = procfs_read_cmdline(getpid(), cmd, sizeof(cmd));
+	CU_ASSERT((size_t)n == strlen(self_argv0) + 1);
+	CU_ASSERT(memcmp(cmd, self_argv0, strlen(self_argv0) + 1) == 0);
+	/* a short buffer gets the first bytes */
+	CU_ASSERT_EQUAL(procfs_read_cmdline(getpid(), cmd, 3), 3);
+
+	CU_ASSERT_EQUAL(procfs_read_cgroup(getpid(), v2, sizeof(v2), mem,
+					   sizeof(mem), cpu, sizeof(cpu)), 0);
+	CU_ASSERT(v2[0] == '/' || mem[0] == '/');
+	/* pid 1 is readable too (we are root in the tests) */
+	CU_ASSERT_EQUAL(procfs_read_stat(1, &st), 0);
+	CU_ASSERT_EQUAL(st.pid, 1);
+}
+
+static void test_gone(void)
+{
+	struct procfs_stat st;
+	struct procfs_io io;
+	struct procfs_status ps;
+	char buf[256], a[64], b[64], c[64];
+	pid_t pid = fork();
+
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	CU_ASSERT_EQUAL(waitpid(pid, NULL, 0), pid);
+	CU_ASSERT_EQUAL(procfs_read_stat(pid, &st), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	CU_ASSERT_EQUAL(procfs_read_io(pid, &io), -1);
+	CU_ASSERT_EQUAL(procfs_read_status(pid, &ps), -1);
+	CU_ASSERT_EQUAL(errno, ENOENT);
+	CU_ASSERT_EQUAL(procfs_read_exe(pid, buf, sizeof(buf)), -1);
+	CU_ASSERT_EQUAL(procfs_read_cmdline(pid, buf, sizeof(buf)), -1);
+	CU_ASSERT_EQUAL(procfs_read_cgroup(pid, a, sizeof(a), b, sizeof(b), c,
+					   sizeof(c)), -1);
+	CU_ASSERT_EQUAL(procfs_read_stat(-1, &st), -1);
+}
+
+static void test_zombie(void)
+{
+	struct procfs_stat st;
+	char buf[64];
+	pid_t pid = fork();
+
+	CU_ASSERT_FATAL(pid >= 0);
+	if (pid == 0)
+		_exit(3);
+	/* wait until it is a zombie without reaping it */
+	for (int i = 0; i < 200; i++) {
+		if (procfs_read_stat(pid, &st) == 0 && st.state == 'Z')
+			break;
+		usleep(5000);
+	}
+	CU_ASSERT_EQUAL(st.state, 'Z');
+	CU_ASSERT_EQUAL(procfs_read_cmdline(pid, buf, sizeof(buf)), 0);
+	CU_ASSERT_EQUAL(procfs_read_exe(pid, buf, sizeof(buf)), -1);
+	waitpid(pid, NULL, 0);
+}
+
+static void test_list_pids(void)
+{
+	pid_t pids[65536], few[2];
+	size_t n = procfs_list_pids(pids, 65536);
+	int self = 0, init = 0;
+
+	CU_ASSERT(n > 2);
+	for (size_t i = 0; i < n; i++) {
+		self |= pids[i] == getpid();
+		init |= pids[i] == 1;
+		CU_ASSERT(pids[i] > 0);
+	}
+	CU_ASSERT(self);
+	CU_ASSERT(init);
+	/* never more than max */
+	CU_ASSERT_EQUAL(procfs_list_pids(few, 2), 2);
+	CU_ASSERT_EQUAL(procfs_list_pids(few, 0), 0);
+}
+
+int main(int argc, char **argv)
+{
+	CU_pSuite s;
+	unsigned failed;
+
+	(void)argc;
+	self_argv0 = argv[0];
+	if (CU_initialize_registry() != CUE_SUCCESS)
+		return 1;
+	s = CU_add_suite("procfs", NULL, NULL);
+	if (!s || !CU_add_test(s, "stat", test_stat_normal) ||
+	    !CU_add_test(s, "stat odd comm", test_stat_odd_comm) ||
+	    !CU_add_test(s, "stat broken", test_stat_broken) ||
+	    !CU_add_test(s, "io", test_io) ||
+	    !CU_add_test(s, "status", test_status) ||
+	    !CU_add_test(s, "cgroup lines", test_cgroup_parse) ||
+	    !CU_add_test(s, "read /proc/self", test_read_self) ||
+	    !CU_add_test(s, "vanished process", test_gone) ||
+	    !CU_add_test(s, "zombie", test_zombie) ||
+	    !CU_add_test(s, "list pids", test_list_pids)) {
+		fprintf(stderr, "test_procfs: cannot register tests\n");
+		return 1;
+	}
+	CU_basic_set_mode(CU_BRM_VERBOSE);
+	CU_basic_run_tests();
+	failed = CU_get_number_of_tests_failed() + CU_get_number_of_failures();
+	CU_cleanup_registry();
+	return failed ? 1 : 0;
+}

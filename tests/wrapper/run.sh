@@ -1,0 +1,279 @@
+#!/bin/bash
+# run.sh BUILD - tracer-wrap on the real kernel: a correct init as PID 1 of
+# a new pid namespace and as a subreaper outside one, AWS identity from a
+# loopback server playing ECS task metadata v4 and IMDSv2, standalone
+# recording against wait4 ground truth, and daemon mode through tracerd
+# across a pid namespace.  Needs root (pid namespaces, tracerd).
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "${1:-$TOP/build}" && pwd)
+H=$BUILD/tests/helpers
+W=$BUILD/tracer-wrap
+HERE=$TOP/tests/wrapper
+TMP=$(mktemp -d /tmp/tracer-wrap-test.XXXXXX)
+. "$TOP/tests/lib.sh"
+CHECK=$HERE/check.py
+BG_PIDS=()
+
+cleanup() {
+	for p in "${BG_PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	stop_tracerd
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+need_root
+
+for f in "$W" "$H/spin" "$H/spawner"; do
+	[ -x "$f" ] || { echo "FAIL: $f missing (make all)"; finish; exit 1; }
+done
+for c in python3 unshare ps strace; do
+	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; finish; exit 1; }
+done
+# tools with names of their own, so that each is a tool of its own
+mkdir -p "$TMP/bin"
+for t in a b c; do cp "$H/spin" "$TMP/bin/spin_$t"; done
+cp "$H/spawner" "$TMP/bin/spawner"
+B=$TMP/bin
+# the suite must not see the machine's own settings or metadata
+unset ECS_CONTAINER_METADATA_URI_V4 AWS_EC2_METADATA_SERVICE_ENDPOINT TRACER_OPTIONS \
+	TRACER_CONFIG TRACER_RUN_ID TRACER_RUN_NAME TRACER_PIPELINE
+for v in $(env | sed -n 's/^\(AWS_BATCH_[A-Z_]*\)=.*/\1/p'); do unset "$v"; done
+NOSOCK=$TMP/no-such.sock
+
+# wrap MODE ARGS...: tracer-wrap as PID 1 of a new pid namespace (ns) or
+# as a subreaper in ours (sub); never finds a daemon unless told.
+wrap() {
+	mode=$1; shift
+	if [ "$mode" = ns ]; then
+		unshare --pid --fork --mount-proc "$W" --socket "$NOSOCK" -o file="$TMP/init.ndjson" "$@"
+	else
+		"$W" --socket "$NOSOCK" -o file="$TMP/init.ndjson" "$@"
+	fi
+}
+
+# the host pid of the wrapper: itself, or the child of unshare
+wrapper_pid() {
+	if [ "$1" = ns ]; then ps -o pid= --ppid "$2" | tr -d ' ' | head -1; else echo "$2"; fi
+}
+
+wait_file() {
+	for _ in $(seq 1 100); do [ -s "$1" ] && return 0; sleep 0.05; done
+	return 1
+}
+
+for mode in ns sub; do
+	echo "== init behaviour ($mode: $([ $mode = ns ] && echo 'PID 1 of a new pid namespace' || echo 'child subreaper'))"
+	for code in 0 3 137 143; do
+		wrap $mode -- sh -c "exit $code"
+		rc=$?
+		[ "$rc" = "$code" ] && pass "$mode: exit code $code comes through" \
+			|| fail "$mode: exit code $code came out as $rc"
+	done
+	for sig in KILL TERM; do
+		want=$([ $sig = KILL ] && echo 137 || echo 143)
+		wrap $mode -- sh -c "kill -$sig \$\$"
+		rc=$?
+		[ "$rc" = "$want" ] && pass "$mode: death by SIG$sig gives $want" \
+			|| fail "$mode: death by SIG$sig gave $rc, not $want"
+	done
+
+	# SIGTERM to the wrapper reaches the child, which exits on its own terms
+	rm -f "$TMP/ready" "$TMP/term"
+	wrap $mode -- sh -c "trap 'echo got-TERM >$TMP/term; exit 7' TERM; echo \$\$ >$TMP/ready; while :; do sleep 0.05; done" &
+	bg=$!
+	BG_PIDS+=("$bg")
+	if wait_file "$TMP/ready"; then
+		wp=$(wrapper_pid $mode $bg)
+		kill -TERM "$wp"
+		wait "$bg"
+		rc=$?
+		if [ -s "$TMP/term" ] && [ "$rc" = 7 ]; then
+			pass "$mode: SIGTERM to the wrapper reaches the child (exit 7 back)"
+		else
+			fail "$mode: SIGTERM: child saw '$(cat "$TMP/term" 2>/dev/null)', wrapper exit $rc"
+		fi
+	else
+		fail "$mode: the child did not start"
+		kill -KILL "$bg" 2>/dev/null
+	fi
+
+	# 100 orphaned grandchildren: re-parented to the wrapper, all reaped
+	out=$TMP/orphans.$mode
+	wrap $mode -- sh -c '
+		w=$PPID
+		for i in $(seq 100); do (sleep 0.5 &); done
+		sleep 0.2
+		echo adopted $(ps -o comm= --ppid $w | grep -c "^sleep")
+		sleep 1
+		echo zombies $(ps -o stat= --ppid $w | grep -c "^Z")
+		echo left $(ps -o comm= --ppid $w | grep -c "^sleep")' >"$out"
+	rc=$?
+	if [ "$rc" = 0 ] && grep -qx "adopted 100" "$out" && grep -qx "zombies 0" "$out" &&
+		grep -qx "left 0" "$out"; then
+		pass "$mode: 100 orphaned grandchildren adopted and reaped, no zombie left"
+	else
+		fail "$mode: orphans (rc $rc): $(tr '\n' ' ' <"$out")"
+	fi
+
+	# stdin, stdout and stderr pass through
+	got=$(printf 'line one\nline two\n' | wrap $mode -- sh -c 'cat; echo err >&2' 2>"$TMP/err")
+	if [ "$got" = "$(printf 'line one\nline two')" ] && [ "$(cat "$TMP/err")" = err ]; then
+		pass "$mode: stdin piped through, stdout and stderr untouched"
+	else
+		fail "$mode: stdin/stdout: got '$got', stderr '$(cat "$TMP/err")'"
+	fi
+done
+
+echo "== options and failures"
+wrap sub -- /nonexistent/command 2>"$TMP/err"
+rc=$?
+[ "$rc" = 127 ] && grep -q "could not run /nonexistent/command" "$TMP/err" \
+	&& pass "a missing command: exit 127 with a message" \
+	|| fail "a missing command: exit $rc, stderr: $(cat "$TMP/err")"
+wrap sub -- sh -c 'exit 0' && [ -s "$TMP/init.ndjson" ] \
+	&& pass "standalone writes a summary without any option" \
+	|| fail "no standalone summary in $TMP/init.ndjson"
+"$W" --bogus-option -- true 2>/dev/null
+[ $? = 2 ] && pass "a bad option is a usage error (2)" || fail "bad option not refused"
+out=$(cd "$TMP" && "$W" --socket "$NOSOCK" -o file="$TMP/x.ndjson" echo -n plain 2>&1)
+[ "$out" = plain ] && pass "the command may follow the options without --" \
+	|| fail "without --: '$out'"
+
+echo "== metadata from a loopback server"
+# meta MODE: start the server, sets PORT; stopped by pid at exit
+meta() {
+	rm -f "$TMP/port.$1"
+	python3 "$HERE/metaserver.py" "$TMP/port.$1" "$TMP/meta.$1.log" "$1" 120 &
+	BG_PIDS+=("$!")
+	wait_file "$TMP/port.$1" || { fail "metadata server ($1) did not start"; return 1; }
+	PORT=$(cat "$TMP/port.$1")
+}
+aws_env() {
+	env AWS_BATCH_JOB_ID=8c3e2f8a-1b2c-4d5e-9f00-aabbccddeeff:12 AWS_BATCH_JOB_ATTEMPT=2 \
+		AWS_BATCH_JQ_NAME=genomics-spot AWS_BATCH_CE_NAME=spot-ce AWS_BATCH_JOB_ARRAY_INDEX=12 \
+		AWS_BATCH_JOB_ARRAY_SIZE=50 ECS_CONTAINER_METADATA_URI_V4="http://127.0.0.1:$PORT/v4/8f03e412-1234" \
+		AWS_EC2_METADATA_SERVICE_ENDPOINT="http://127.0.0.1:$PORT/" "$@"
+}
+AWS_IDENTITY=(scheduler=aws-batch job_id=8c3e2f8a-1b2c-4d5e-9f00-aabbccddeeff:12
+	array_job_id=8c3e2f8a-1b2c-4d5e-9f00-aabbccddeeff array_index=12 attempt=2
+	run_id=8c3e2f8a-1b2c-4d5e-9f00-aabbccddeeff queue=genomics-spot labels.aws.ce_name=spot-ce
+	labels.aws.array_size=50)
+META_IDENTITY=(allocation.cpus=2 allocation.mem_bytes=4294967296 cluster=AWSBatch-ce-spot-4f1e
+	run_name=nightly-2024-03-02
+	labels.container.image=123456789012.dkr.ecr.us-east-1.amazonaws.com/bwa:0.7.17
+	labels.container.name=default labels.ecs.task_family=bwa-jobdef labels.ecs.task_revision=7
+	labels.ecs.launch_type=EC2 labels.aws.availability_zone=us-east-1b
+	labels.ecs.task_arn=arn:aws:ecs:us-east-1:123456789012:task/AWSBatch-ce-spot-4f1e/8f03e41243824aea923aca126495f665
+	labels.aws.instance_id=i-0abcdef1234567890 labels.aws.instance_type=c5.2xlarge
+	labels.aws.region=us-east-1 labels.aws.lifecycle=spot)
+if meta normal; then
+	aws_env "$W" --socket "$NOSOCK" -o file="$TMP/meta.ndjson" -- true 2>"$TMP/meta.err"
+	check "AWS Batch variables read into the identity" python3 "$CHECK" identity "$TMP/meta.ndjson" "${AWS_IDENTITY[@]}"
+	check "ECS container/task and IMDS identity and allocation read" python3 "$CHECK" identity "$TMP/meta.ndjson" "${META_IDENTITY[@]}"
+	[ ! -s "$TMP/meta.err" ] && pass "no warning with good metadata" || fail "warnings: $(cat "$TMP/meta.err")"
+	check "IMDSv2: token by PUT with a TTL, then GETs with the token" python3 -c '
+import json, sys
+reqs = [json.loads(l) for l in open(sys.argv[1])]
+put = [r for r in reqs if r["method"] == "PUT" and r["path"] == "/latest/api/token"]
+assert put and "X-aws-ec2-metadata-token-ttl-seconds" in put[0]["headers"], reqs
+gets = [r for r in reqs if r["path"].startswith("/latest/") and r["method"] == "GET"]
+assert len(gets) == 2 and all(r["headers"].get("X-aws-ec2-metadata-token") for r in gets), gets
+' "$TMP/meta.normal.log"
+fi
+if meta hang; then
+	for t in 300 1000; do
+		s=$(date +%s%N)
+		aws_env "$W" --socket "$NOSOCK" -o file="$TMP/hang.ndjson" -o metadata_timeout_ms=$t -- true 2>"$TMP/hang.err"
+		rc=$?
+		ms=$((($(date +%s%N) - s) / 1000000))
+		if [ "$rc" = 0 ] && [ "$ms" -lt 1200 ] && [ "$(grep -c warning "$TMP/hang.err")" = 1 ]; then
+			pass "hanging endpoints (per-call timeout $t ms): job ran after $ms ms in all, one warning"
+		else
+			fail "hanging endpoints (per-call $t ms): rc $rc after $ms ms; $(cat "$TMP/hang.err")"
+		fi
+	done
+	check "a hanging endpoint still leaves the environment's identity" python3 "$CHECK" identity "$TMP/hang.ndjson" "${AWS_IDENTITY[@]}"
+fi
+if meta garbage; then
+	aws_env "$W" --socket "$NOSOCK" -o file="$TMP/garbage.ndjson" -- sh -c 'exit 4' 2>"$TMP/garbage.err"
+	rc=$?
+	n=$(grep -c warning "$TMP/garbage.err")
+	[ "$rc" = 4 ] && [ "$n" = 1 ] && pass "garbage JSON ignored with one warning" \
+		|| fail "garbage JSON: rc $rc, $n warnings: $(cat "$TMP/garbage.err")"
+	check "garbage JSON: the environment's identity kept, nothing from the garbage" \
+		python3 "$CHECK" identity "$TMP/garbage.ndjson" "${AWS_IDENTITY[@]}" allocation.cpus=null \
+		labels.container.id=null labels.aws.lifecycle=spot
+fi
+# off EC2 and with no endpoint set: no connection at all, none to IMDS
+strace -f -qq -e trace=connect -o "$TMP/strace.log" \
+	env AWS_BATCH_JOB_ID=x "$W" --socket "$NOSOCK" -o file="$TMP/off.ndjson" -- true
+if [ -f /sys/class/dmi/id/sys_vendor ] && grep -q "Amazon EC2" /sys/class/dmi/id/sys_vendor; then
+	fail "this machine says it is EC2: the off-EC2 check cannot run here"
+elif grep -q "169.254" "$TMP/strace.log" || grep -q "AF_INET" "$TMP/strace.log"; then
+	fail "network traffic off EC2: $(grep connect "$TMP/strace.log" | head -3)"
+else
+	pass "off EC2 without endpoints: no connection attempted, nothing to 169.254.169.254"
+fi
+
+echo "== standalone recording against wait4"
+S=$TMP/standalone.ndjson
+for mode in sub ns; do
+	rm -f "$S" "$TMP"/truth.*
+	script="cd $TMP; $B/spawner truth.a 1 $B/spin_a 2500; $B/spawner truth.b 1 $B/spin_b 3000 &
+		$B/spawner truth.c 1 $B/spin_c 2000; wait; sleep 1.3; exit 0"
+	if [ $mode = ns ]; then
+		unshare --pid --fork --mount-proc "$W" -v --socket "$NOSOCK" -o file="$S" -- bash -c "$script" 2>"$TMP/sa.err"
+	else
+		"$W" -v --socket "$NOSOCK" -o file="$S" -- bash -c "$script" 2>"$TMP/sa.err"
+	fi
+	rc=$?
+	[ "$rc" = 0 ] && [ -s "$S" ] && pass "$mode: standalone job ran and wrote its summary" \
+		|| fail "$mode: standalone rc $rc; $(cat "$TMP/sa.err")"
+	check "$mode: per-tool CPU within 5% of wait4 for tools of 2 s and more" \
+		python3 "$CHECK" cpu "$S" spin_a="$TMP/truth.a" spin_b="$TMP/truth.b" spin_c="$TMP/truth.c"
+	check "$mode: every tool that lived one sampling interval is listed" \
+		python3 "$CHECK" tools "$S" bash spawner spin_a spin_b spin_c sleep
+	check "$mode: summary source, exit status and process count" \
+		python3 "$CHECK" field "$S" tracer.source=tracer-wrap exit.code=0 processes.total=9 \
+		tracer.sample_interval_ms=1000
+	cost=$(sed -n 's/.*the wrapper used .* (\([0-9.]*\)% of one core).*/\1/p' "$TMP/sa.err")
+	if [ -n "$cost" ] && python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 1.0 else 1)" "$cost"; then
+		pass "$mode: the wrapper's own CPU is $cost% of one core (< 1%)"
+	else
+		fail "$mode: the wrapper's own CPU: '${cost:-unknown}'% of one core; $(grep cost "$TMP/sa.err")"
+	fi
+done
+
+echo "== daemon mode across a pid namespace"
+if [ ! -x "$BUILD/tracerd" ]; then
+	fail "$BUILD/tracerd missing (make all)"
+elif start_tracerd wrap && meta normal; then
+	rm -f "$TMP"/truth.*
+	aws_env unshare --pid --fork --mount-proc "$W" -v --socket "$TRACERD_SOCK" -- bash -c \
+		"cd $TMP; $B/spawner truth.a 1 $B/spin_a 700; $B/spawner truth.t 30 $H/tiny 0; sleep 0.2; exit 6" \
+		2>"$TMP/daemon.err"
+	rc=$?
+	[ "$rc" = 6 ] && grep -q "registered with tracerd" "$TMP/daemon.err" \
+		&& pass "daemon mode: registered, exit code 6 back" \
+		|| fail "daemon mode: rc $rc; $(cat "$TMP/daemon.err")"
+	for _ in $(seq 1 50); do [ -s "$TRACERD_FILE" ] && break; sleep 0.1; done
+	check "daemon mode: tracerd's summary carries the AWS identity" \
+		python3 "$CHECK" identity "$TRACERD_FILE" "${AWS_IDENTITY[@]}" "${META_IDENTITY[@]}"
+	check "daemon mode: every tool is in tracerd's summary" \
+		python3 "$CHECK" tools "$TRACERD_FILE" tracer-wrap bash spawner spin_a tiny sleep
+	check "daemon mode: all 30 short processes and the exit status" \
+		python3 -c '
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if l.strip()][-1]
+tiny = [t for t in s["tools"] if t["tool"] == "tiny"][0]
+assert tiny["processes"] == 30, tiny
+assert s["exit"]["code"] == 6, s["exit"]
+assert s["tracer"]["source"] == "tracerd", s["tracer"]
+' "$TRACERD_FILE"
+	stop_tracerd
+fi
+
+finish
