@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "bpf_loader.h"
@@ -20,6 +21,10 @@
 #include "proto.h"
 #include "sampler.h"
 #include "summary.h"
+
+/* In trace_all mode, everything not in a job goes to a "host" job whose
+ * summary is written at this interval (and when tracerd stops). */
+#define HOST_JOB_PERIOD_NS (600ull * 1000000000ull)
 
 /* How long a job whose processes have all exited waits for its end
  * message before it is closed anyway (its registrant is gone). */
@@ -45,6 +50,8 @@ uint64_t jobs_real_ns(const struct jobs *js, uint64_t mono_ns)
 	return mono_ns ? (uint64_t)((int64_t)mono_ns + js->mono_to_real_ns) : 0;
 }
 
+static void open_host_job(struct jobs *js);
+
 int jobs_init(struct jobs *js, const struct tracer_config *cfg,
 	      const struct host_info *host, const struct rules *rules,
 	      struct sinks *sinks, struct bpf_loader *bpf)
@@ -57,6 +64,8 @@ int jobs_init(struct jobs *js, const struct tracer_config *cfg,
 	js->bpf = bpf;
 	js->next_key = 1;
 	update_clock_offset(js);
+	if (cfg->trace_all)
+		open_host_job(js);
 	return 0;
 }
 
@@ -201,6 +210,27 @@ static void add_root_proc(struct jobs *js, struct djob *dj, pid_t pid)
 	job_proc_exec(dj->job, p, exe, argv, n > 0 ? (size_t)n : 0, js->rules, false);
 }
 
+/*
+ * A job with a cgroup of its own: its counters are read at every sample,
+ * and (v2) every process that enters the cgroup is the job's, even one
+ * that did not descend from the registered process.
+ */
+static void attach_job_cgroup(struct jobs *js, struct djob *dj, pid_t pid)
+{
+	struct stat st;
+
+	if (dj->job->cgroup_stats || !sampler_job_cgroup(pid, &dj->cgroup))
+		return;
+	dj->job->cgroup_stats = true;
+	snprintf(dj->job->cgroup_path, sizeof(dj->job->cgroup_path), "%s",
+		 dj->cgroup.v2[0] ? dj->cgroup.v2 : dj->cgroup.mem_v1[0] ? dj->cgroup.mem_v1
+									: dj->cgroup.cpu_v1);
+	if (dj->cgroup.v2[0] && stat(dj->cgroup.v2, &st) == 0 &&
+	    bpf_loader_tag_cgroup(js->bpf, (__u64)st.st_ino, dj->job->key) == 0)
+		dj->cgroup_id = (uint64_t)st.st_ino;
+	log_info("job %s: own cgroup %s", dj->job->uid, dj->job->cgroup_path);
+}
+
 char *jobs_register(struct jobs *js, const struct tracer_identity *id,
 		    const struct ucred *peer)
 {
@@ -234,6 +264,7 @@ char *jobs_register(struct jobs *js, const struct tracer_identity *id,
 	dj->job->ntasks++;
 	dj->empty_since_ns = 0;
 	add_root_proc(js, dj, peer->pid);
+	attach_job_cgroup(js, dj, peer->pid);
 	log_info("job %s: pid %d registered (%s%s%s, task %d)", dj->job->uid,
 		 (int)peer->pid, id->scheduler[0] ? id->scheduler : "local",
 		 dj->key[0] ? " " : "", dj->key, dj->job->ntasks);
@@ -266,6 +297,10 @@ static void job_finish(struct jobs *js, struct djob *dj, const char *why)
 				  .sample_interval_ms = js->cfg->sample_interval_ms};
 	cJSON *summary;
 
+	if (j->cgroup_stats)
+		sampler_sample_cgroup(j, &dj->cgroup);
+	if (dj->cgroup_id)
+		bpf_loader_untag_cgroup(js->bpf, dj->cgroup_id);
 	/* Outliving processes: their totals so far, then they are no longer ours. */
 	JOB_FOREACH_LIVE(j, p) {
 		sampler_read_totals(p, js->host);
@@ -320,14 +355,41 @@ void jobs_note_exit(struct jobs *js, struct djob *dj)
 		dj->empty_since_ns = mono_now_ns();
 }
 
+static void open_host_job(struct jobs *js)
+{
+	struct tracer_identity id;
+	struct djob *dj;
+
+	identity_init(&id);
+	snprintf(id.scheduler, sizeof(id.scheduler), "host");
+	snprintf(id.task_name, sizeof(id.task_name), "host activity outside jobs");
+	dj = job_open(js, &id);
+	if (!dj) {
+		log_error("trace_all: cannot open the host job: out of memory");
+		return;
+	}
+	js->next_key--; /* the host job has the reserved key */
+	dj->job->key = TRACER_JOB_HOST;
+	js->host_job = dj;
+	js->host_job_opened_ns = mono_now_ns();
+}
+
 void jobs_tick(struct jobs *js)
 {
 	uint64_t now = mono_now_ns();
 
 	update_clock_offset(js);
+	if (js->cfg->trace_all && js->host_job &&
+	    now - js->host_job_opened_ns >= HOST_JOB_PERIOD_NS) {
+		struct djob *old = js->host_job;
+		js->host_job = NULL;
+		job_finish(js, old, "host period");
+	}
+	if (js->cfg->trace_all && !js->host_job)
+		open_host_job(js);
 	for (size_t i = 0; i < js->nopen;) {
 		struct djob *dj = js->open[i];
-		if (dj->job->nlive == 0 && dj->empty_since_ns &&
+		if (dj != js->host_job && dj->job->nlive == 0 && dj->empty_since_ns &&
 		    now - dj->empty_since_ns >= EMPTY_GRACE_NS) {
 			js->stats.closed_empty++;
 			job_finish(js, dj, "all processes exited");
@@ -339,6 +401,7 @@ void jobs_tick(struct jobs *js)
 
 void jobs_close_all(struct jobs *js, const char *why)
 {
+	js->host_job = NULL;
 	while (js->nopen)
 		job_finish(js, js->open[0], why);
 }

@@ -12,6 +12,7 @@
 #include <sys/socket.h>
 #include <cjson/cJSON.h>
 
+#include "cgroup.h"
 #include "config.h"
 #include "hostinfo.h"
 #include "job.h"
@@ -26,6 +27,8 @@ struct djob {
 	char key[300];            /* identity_job_key(); "" = never joined */
 	uint64_t empty_since_ns;  /* monotonic; 0 while processes are alive */
 	uint64_t drops_at_start;
+	struct cgroup_ref cgroup;  /* valid when job->cgroup_stats */
+	uint64_t cgroup_id;        /* v2 cgroup tagged in the kernel, or 0 */
 };
 
 #define RECENT_JOBS 32
@@ -48,6 +51,8 @@ struct jobs {
 	uint64_t next_key;
 	uint64_t uid_seq;
 	int64_t mono_to_real_ns;   /* CLOCK_REALTIME - CLOCK_MONOTONIC */
+	struct djob *host_job;      /* trace_all: activity outside jobs */
+	uint64_t host_job_opened_ns;
 	char recent[RECENT_JOBS][64];
 	unsigned nrecent;
 	struct jobs_stats stats;

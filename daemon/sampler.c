@@ -6,7 +6,61 @@
  */
 #include "sampler.h"
 
+#include <stdio.h>
+#include <string.h>
+
 #include "procfs.h"
+
+/* Path components that only cgroups made for one job or container have. */
+static const char *const job_cgroup_marks[] = {
+	"/job_",       /* Slurm task/cgroup: .../job_<id>/step_<id> */
+	"/docker/", "/docker-", "/libpod-", "/crio-", "/cri-containerd-",
+	"/ecs/",       /* ECS agent: /ecs/<task>/<container> */
+	"/kubepods",
+	"/tracer-job", /* made by hand for a job */
+};
+
+static bool is_job_cgroup(const char *path)
+{
+	if (!path[0])
+		return false;
+	for (size_t i = 0; i < sizeof(job_cgroup_marks) / sizeof(job_cgroup_marks[0]); i++)
+		if (strstr(path, job_cgroup_marks[i]))
+			return true;
+	return false;
+}
+
+bool sampler_job_cgroup(pid_t pid, struct cgroup_ref *ref)
+{
+	if (cgroup_ref_for_pid(pid, ref) != 0)
+		return false;
+	/* keep only the directories that are the job's own */
+	if (!is_job_cgroup(ref->v2))
+		ref->v2[0] = '\0';
+	if (!is_job_cgroup(ref->mem_v1))
+		ref->mem_v1[0] = '\0';
+	if (!is_job_cgroup(ref->cpu_v1))
+		ref->cpu_v1[0] = '\0';
+	if (!is_job_cgroup(ref->blkio_v1))
+		ref->blkio_v1[0] = '\0';
+	return ref->v2[0] || ref->mem_v1[0] || ref->cpu_v1[0];
+}
+
+void sampler_sample_cgroup(struct job *j, const struct cgroup_ref *ref)
+{
+	struct cgroup_stats st;
+
+	if (cgroup_read_stats(ref, &st) != 0)
+		return;
+	if (st.have_mem) {
+		uint64_t peak = st.mem_peak_bytes > st.mem_current_bytes ? st.mem_peak_bytes
+									  : st.mem_current_bytes;
+		if (peak > j->cgroup_mem_peak_bytes)
+			j->cgroup_mem_peak_bytes = peak;
+	}
+	if (st.have_cpu)
+		j->cgroup_cpu_ns = st.cpu_ns;
+}
 
 void sampler_sample_job(struct job *j, const struct host_info *host)
 {

@@ -298,8 +298,12 @@ static void on_timer(struct tracerd *d)
 	server_expire(d->server);
 	if (now - d->last_sample_ns >= (uint64_t)d->cfg.sample_interval_ms * 1000000ull) {
 		d->last_sample_ns = now;
-		for (size_t i = 0; i < d->jobs.nopen; i++)
-			sampler_sample_job(d->jobs.open[i]->job, &d->host);
+		for (size_t i = 0; i < d->jobs.nopen; i++) {
+			struct djob *dj = d->jobs.open[i];
+			sampler_sample_job(dj->job, &d->host);
+			if (dj->job->cgroup_stats)
+				sampler_sample_cgroup(dj->job, &dj->cgroup);
+		}
 	}
 	jobs_tick(&d->jobs);
 }

@@ -244,6 +244,7 @@ static cJSON *memory_json(const struct job *j)
 					(double)peak / (double)j->id.alloc.mem_bytes);
 	}
 	if (j->cgroup_stats) {
+		json_add_str(m, "cgroup", j->cgroup_path);
 		json_add_u64(m, "cgroup_peak_bytes", j->cgroup_mem_peak_bytes);
 		json_add_secs(m, "cgroup_cpu_s", j->cgroup_cpu_ns);
 	}

@@ -131,8 +131,10 @@ static void fill_placement(spank_t sp, struct tracer_identity *id)
 }
 
 /*
- * The step's allocation on this node.  The core list is the count of CPUs
- * seff uses; S_JOB_NCPUS only when the list is missing or unreadable.
+ * The step's allocation on this node.  The CPU count is slurmstepd's own
+ * (S_JOB_NCPUS, the step's CPUs here): it counts hardware threads, as seff
+ * does, where the core list counts cores; the list's length only when the
+ * count is missing.
  */
 static void fill_allocation(spank_t sp, struct tracer_identity *id)
 {
@@ -148,7 +150,8 @@ static void fill_allocation(spank_t sp, struct tracer_identity *id)
 			snprintf(id->alloc.cpuset, sizeof(id->alloc.cpuset),
 				 "%s", cores);
 	}
-	if (n <= 0 && spank_get_item(sp, S_JOB_NCPUS, &ncpus) == ESPANK_SUCCESS)
+	if (spank_get_item(sp, S_JOB_NCPUS, &ncpus) == ESPANK_SUCCESS &&
+	    ncpus > 0)
 		n = ncpus;
 	if (n > 0)
 		id->alloc.cpus = n;

@@ -103,6 +103,12 @@ def main():
         if not procs or s["processes"]["outlived"] < 1:
             sys.exit("no outliving process listed")
         print(f"outliving: {[(p['pid'], p['tool']) for p in procs]}")
+    elif check == "cgroup":
+        m = s["memory"]
+        if "cgroup" not in m:
+            sys.exit(f"no cgroup counters in memory: {m}")
+        within("cgroup_peak_bytes", m["cgroup_peak_bytes"], int(args[0]), 0.10)
+        print(f"cgroup {m['cgroup']}")
     elif check == "tool":
         t = tool(s, args[0])
         if len(args) > 1 and not (t.get("interpreter") or "").split("/")[-1].startswith(args[1]):

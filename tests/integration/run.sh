@@ -74,6 +74,29 @@ chk "daemonized grandchild attributed to the job" "$TMP/j.daemon" daemon daemoni
 trun "$TMP/j.outlive" -- "$H/daemonize" 3000
 chk "daemon still alive at the end listed as outliving" "$TMP/j.outlive" outlived
 
+echo "== registrant killed: the job ends when its last process exits"
+"$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run --job-file "$TMP/j.vanish" -- "$H/spin" 400 &
+rpid=$!
+sleep 0.2
+kill -KILL "$rpid"; wait "$rpid" 2>/dev/null
+sleep 2.5 # spin's 400 ms of CPU, then the 1 s grace
+chk "job closed after its registrant was killed" "$TMP/j.vanish" tool spin "" 1
+
+echo "== a job with a cgroup of its own"
+JOB_CG=
+if [ -d /sys/fs/cgroup/memory ] && [ ! -f /sys/fs/cgroup/cgroup.controllers ]; then
+	JOB_CG=/sys/fs/cgroup/memory/tracer-job-it-$$
+elif [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+	JOB_CG=/sys/fs/cgroup/tracer-job-it-$$
+fi
+if [ -n "$JOB_CG" ] && mkdir "$JOB_CG"; then
+	/bin/sh -c "echo \$\$ > $JOB_CG/cgroup.procs && exec $BUILD/tracer -o socket=$TRACERD_SOCK run --job-file $TMP/j.cg -- $H/touchmem 200 1500"
+	chk "cgroup counters read for the job" "$TMP/j.cg" cgroup $((200 << 20))
+	rmdir "$JOB_CG"
+else
+	fail "job cgroup test: cannot create a memory cgroup"
+fi
+
 echo "== interpreters and privacy"
 cat >"$TMP/step.py" <<'PY'
 import subprocess
@@ -131,4 +154,17 @@ if [ $rc -eq 4 ] && grep -q hello "$TMP/absent.out"; then pass "untraced run kee
 
 stop_tracerd
 if grep -qiE "AddressSanitizer|runtime error" "$TRACERD_LOG"; then fail "sanitizer report in tracerd log"; sed 's/^/    /' "$TRACERD_LOG"; fi
+
+echo "== trace_all: processes outside any job go to the host job"
+start_tracerd all -o trace_all=true || exit 1
+"$H/tiny" 42
+sleep 0.5
+stop_tracerd
+check "unregistered process recorded in the host job" python3 - "$TRACERD_FILE" <<'PY'
+import json, sys
+hosts = [s for s in map(json.loads, open(sys.argv[1])) if s["identity"].get("scheduler") == "host"]
+assert hosts, "no host job summary"
+tiny = [t for h in hosts for t in h["tools"] if t["tool"] == "tiny"]
+assert tiny and any(e.get("code") == 42 for e in tiny[0]["exit_codes"]), [t["tool"] for h in hosts for t in h["tools"]]
+PY
 finish

@@ -152,6 +152,10 @@ cluster_wait_idle() {
 
 # cluster_start PLUGSTACK_LINE...: munge, slurmctld, slurmd; node idle.
 cluster_start() {
+	case ${CLUSTER_DIR:-} in
+	/?*) [ -d "$CLUSTER_DIR" ] || { cluster_log "no directory $CLUSTER_DIR"; return 1; } ;;
+	*) cluster_log "CLUSTER_DIR must be an absolute directory, not '${CLUSTER_DIR:-}'"; return 1 ;;
+	esac
 	cluster_start_munge || return 1
 	cluster_write_conf
 	cluster_set_plugstack "$@"
