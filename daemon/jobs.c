@@ -438,10 +438,19 @@ cJSON *jobs_status_json(const struct jobs *js)
 		const struct job *j = js->open[i]->job;
 		if (!e)
 			break;
+		uint64_t rss = 0;
+		JOB_FOREACH_LIVE(j, p)
+			rss += p->rss_bytes;
 		json_add_str(e, "job", j->uid);
-		json_add_str(e, "task_name", j->id.task_name);
+		cJSON_AddItemToObject(e, "identity", identity_to_json(&j->id));
+		json_add_time(e, "start", j->start_ns);
+		json_add_secs(e, "wall_s", real_now_ns() - j->start_ns);
 		json_add_u64(e, "live", j->nlive);
 		json_add_u64(e, "processes", j->procs_total);
+		/* finished processes only: live ones report at their exit */
+		json_add_secs(e, "cpu_s_exited", j->totals.cpu_ns);
+		json_add_u64(e, "rss_bytes", rss);
+		json_add_u64(e, "mem_peak_bytes", j->mem_peak_bytes);
 		cJSON_AddItemToArray(arr, e);
 	}
 	arr = cJSON_AddArrayToObject(o, "recent");

@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
+#include "client.h"
 
 #define MAX_DEPTH 32
 
@@ -48,6 +50,37 @@ static void print_json(const cJSON *o)
 	cJSON_free(s);
 }
 
+/* Jobs still running, from tracerd (silently none when it is not up). */
+static void print_running(struct cli *c)
+{
+	cJSON *req = cJSON_CreateObject(), *reply = NULL;
+	const cJSON *j;
+	char err[256], b1[32], b2[32], b3[32];
+
+	cJSON_AddStringToObject(req, "op", "status");
+	if (tracer_request(c->cfg.socket_path, c->cfg.client_timeout_ms, req, &reply, err,
+			   sizeof(err)) != 0)
+		goto cleanup;
+	const cJSON *open = cJSON_GetObjectItem(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(reply, "status"), "jobs"), "open_jobs");
+	if (cJSON_GetArraySize(open) == 0)
+		goto cleanup;
+	printf("RUNNING\n%-34s %-20s %-9s %9s %7s %7s %10s %10s\n", "JOB", "NAME", "SCHED",
+	       "WALL", "LIVE", "PROCS", "RSS NOW", "PEAK");
+	cJSON_ArrayForEach(j, open) {
+		const cJSON *id = cJSON_GetObjectItem(j, "identity");
+		printf("%-34s %-20.20s %-9s %9s %7.0f %7.0f %10s %10s\n", or_dash(jstr(j, "job")),
+		       or_dash(jstr(id, "task_name")), or_dash(jstr(id, "scheduler")),
+		       fmt_secs(jnum(j, "wall_s"), b1, sizeof(b1)), jnum(j, "live"),
+		       jnum(j, "processes"), fmt_bytes((uint64_t)jnum(j, "rss_bytes"), b2, sizeof(b2)),
+		       fmt_bytes((uint64_t)jnum(j, "mem_peak_bytes"), b3, sizeof(b3)));
+	}
+	printf("\nFINISHED\n");
+cleanup:
+	cJSON_Delete(req);
+	cJSON_Delete(reply);
+}
+
 int cmd_jobs(struct cli *c, int argc, char **argv)
 {
 	int n = 20;
@@ -57,6 +90,15 @@ int cmd_jobs(struct cli *c, int argc, char **argv)
 	take_json_flag(c, argc, argv, &n);
 	if (n <= 0)
 		n = 20;
+	if (!c->json)
+		print_running(c);
+	if (access(c->cfg.file_path, F_OK) != 0) {
+		if (c->json)
+			printf("[]\n");
+		else
+			printf("no finished job yet (%s does not exist)\n", c->cfg.file_path);
+		return 0;
+	}
 	cJSON *all = summaries_tail(c->cfg.file_path, (size_t)n);
 	if (!all)
 		return 1;
