@@ -44,6 +44,10 @@ UNIT_BINS    := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 HELPER_BINS  := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
 
 BINS := $(BUILD)/tracerd $(BUILD)/tracer $(BUILD)/tracer-wrap $(BUILD)/spank_tracer.so
+ifeq ($(SAN),1)
+# slurmstepd cannot load a plugin that needs the sanitizer runtime
+BINS := $(filter-out %.so,$(BINS))
+endif
 
 .PHONY: all deps test unit integration slurm-test wrapper-test asan asan-test demo bench install clean check-deps cppcheck valgrind
 all: $(BINS) $(UNIT_BINS) $(HELPER_BINS)
@@ -82,8 +86,10 @@ $(BUILD)/tracer-wrap: $(WRAP_OBJS) $(BUILD)/libtracer.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The plugin is loaded into slurmstepd: no sanitizer runtime in it.
+# --exclude-libs: only the slurm_spank_* entry points are exported, so
+# libtracer's names never clash with Slurm's or another plugin's.
 $(BUILD)/spank_tracer.so: $(SPANK_OBJS) $(BUILD)/libtracer.a
-	$(CC) -shared $(filter-out -fsanitize%,$(LDFLAGS)) -o $@ $^ -lcjson
+	$(CC) -shared -Wl,--exclude-libs,ALL -o $@ $^ -lcjson
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libtracer.a
 	@mkdir -p $(@D)
@@ -121,6 +127,12 @@ integration: all
 
 asan:
 	$(MAKE) BUILD=build-asan SAN=1 all
+
+slurm-test: all
+	./tests/slurm/run.sh $(BUILD)
+
+wrapper-test: all
+	./tests/wrapper/run.sh $(BUILD)
 
 asan-test: asan
 	./tests/run-unit.sh build-asan

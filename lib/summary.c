@@ -273,6 +273,8 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 	/* A Slurm step is as good as its first failing task. */
 	if ((status < 0 || status == 0) && j->task_failed_status)
 		status = j->task_failed_status;
+	else if (status < 0 && j->ntasks_exited > 0)
+		status = 0;
 	o = cJSON_AddObjectToObject(root, "exit");
 	if (o) {
 		if (status >= 0)

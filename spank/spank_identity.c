@@ -6,9 +6,7 @@
 #include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/types.h>
 
 #include "spank_tracer.h"

@@ -34,6 +34,7 @@
 static struct bpf_loader *L;
 static char tmpdir[PATH_MAX];
 static char true_path[PATH_MAX]; /* realpath of /bin/true */
+static char self_exe[PATH_MAX];  /* this program, for the I/O child */
 
 /* ---- event store: copies of every record, reset per test ---- */
 
@@ -328,7 +329,7 @@ static void test_maxrss(void)
 }
 
 /*
- * The I/O child is this program again (exec of /proc/self/exe), so that it
+ * The I/O child is this program again (exec of our own path), so that it
  * runs natively even when the test runs under valgrind, whose own reads and
  * writes would otherwise count.  It reads its /proc/self/io first (what the
  * dynamic loader did before main) and reports it with the length of that
@@ -388,7 +389,7 @@ static void exec_io_child(void *p)
 	char fd[16];
 
 	snprintf(fd, sizeof(fd), "%d", a->fd);
-	execl("/proc/self/exe", "test_bpf", "--io-child", a->path, fd, (char *)NULL);
+	execl(self_exe, "test_bpf", "--io-child", a->path, fd, (char *)NULL);
 	_exit(127);
 }
 
@@ -407,10 +408,10 @@ static void test_io(void)
 	a.path = path;
 	a.fd = fds[1];
 	pid = spawn(exec_io_child, &a);
-	CU_ASSERT_EQUAL(reap(pid, NULL), 0);
-	CU_ASSERT(read(fds[0], &r, sizeof(r)) == sizeof(r));
-	close(fds[0]);
 	close(fds[1]);
+	CU_ASSERT_EQUAL(reap(pid, NULL), 0);
+	CU_ASSERT_FATAL(read(fds[0], &r, sizeof(r)) == sizeof(r));
+	close(fds[0]);
 	unlink(path);
 	x = find(pid, TRACER_EV_EXIT);
 	CU_ASSERT_FATAL(x != NULL);
@@ -884,8 +885,8 @@ static int suite_init(void)
 		fprintf(stderr, "test_bpf must run as root (loads BPF programs)\n");
 		return -1;
 	}
-	if (!realpath("/bin/true", true_path)) {
-		perror("realpath /bin/true");
+	if (!realpath("/bin/true", true_path) || !realpath("/proc/self/exe", self_exe)) {
+		perror("realpath /bin/true or /proc/self/exe");
 		return -1;
 	}
 	snprintf(tmpdir, sizeof(tmpdir), "/tmp/tracer-bpf-XXXXXX");

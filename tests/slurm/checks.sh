@@ -171,10 +171,13 @@ check_runs() {
 		sbatch --parsable --wait -J trun3 -o /dev/null --wrap /bin/true)
 	TRACER_RUN_ID=envrun-$$ srun -J trun4 /bin/true
 	r4=$(jobid_by_name trun4)
+	salloc --tracer-run=sallocrun -J trun5 srun -n1 /bin/true 2>/dev/null
+	r5=$(jobid_by_name trun5)
 	wait_sum 2 10 job_id="$r1"
 	wait_sum 1 10 job_id="$r2"
 	wait_sum 1 10 job_id="$r3"
 	wait_sum 1 10 job_id="$r4"
+	wait_sum 1 10 job_id="$r5"
 	sleep 0.5
 	expect "--tracer-run=myrun on 2 jobs: their 3 steps in run myrun" \
 		"$($JSUM "$NDJSON" values identity.job_id run_id=myrun)" \
@@ -188,6 +191,8 @@ check_runs() {
 		"$(printf '%s\n' "$r3" "$r4" | sort | tr '\n' ' ' | sed 's/ $//')"
 	expect "TRACER_RUN_NAME" "$(get identity.run_name job_id="$r3")" nightly
 	expect "TRACER_PIPELINE" "$(get identity.pipeline job_id="$r3")" envpipe
+	expect "salloc --tracer-run: the run reaches srun inside the allocation" \
+		"$(get identity.run_id job_id="$r5" step_id=0)" sallocrun
 }
 
 check_exit() {

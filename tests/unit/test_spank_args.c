@@ -17,7 +17,7 @@ static void defaults(struct spank_settings *s)
 
 static void test_args_good(void)
 {
-	struct spank_settings s;
+	struct spank_settings s = {.timeout_ms = 0};
 	char *av[] = {"socket=/tmp/x.sock", "timeout_ms=50"};
 	char err[256];
 
@@ -30,7 +30,7 @@ static void test_args_good(void)
 
 static void test_args_none(void)
 {
-	struct spank_settings s;
+	struct spank_settings s = {.timeout_ms = 0};
 	char err[256];
 
 	defaults(&s);
@@ -41,7 +41,7 @@ static void test_args_none(void)
 
 static void test_args_bad(void)
 {
-	struct spank_settings s;
+	struct spank_settings s = {.timeout_ms = 0};
 	char long_path[200];
 	char *av[] = {"timeout_ms=0", "timeout_ms=1001", "timeout_ms=12x",
 		      "timeout_ms=", "socket=relative.sock", "frob=1",
@@ -63,7 +63,7 @@ static void test_args_bad(void)
 
 static void test_args_mixed(void)
 {
-	struct spank_settings s;
+	struct spank_settings s = {.timeout_ms = 0};
 	char *av[] = {"timeout_ms=banana", "socket=/run/t.sock", "x"};
 	char err[256];
 
