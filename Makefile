@@ -50,7 +50,7 @@ BINS := $(filter-out %.so,$(BINS))
 endif
 
 .PHONY: all deps test unit integration slurm-test wrapper-test asan asan-test demo bench install clean check-deps cppcheck valgrind
-all: $(BINS) $(UNIT_BINS) $(HELPER_BINS)
+all: $(BINS) $(UNIT_BINS) $(HELPER_BINS) $(BUILD)/tests/bpf/test_bpf
 
 deps:
 	./scripts/install-deps.sh
@@ -82,8 +82,9 @@ $(BUILD)/tracerd: $(TRACERD_OBJS) $(BUILD)/libtracer.a
 $(BUILD)/tracer: $(CLI_OBJS) $(BUILD)/libtracer.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# --as-needed: libcurl is loaded at run time only when used (start-up cost)
 $(BUILD)/tracer-wrap: $(WRAP_OBJS) $(BUILD)/libtracer.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(LDLIBS) -ldl
 
 # The plugin is loaded into slurmstepd: no sanitizer runtime in it.
 # --exclude-libs: only the slurm_spank_* entry points are exported, so
@@ -102,12 +103,11 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	$(CC) -O2 -g -Wall -Wextra -Werror -static -o $@ $<
 
 # BPF programs + loader on the running kernel (root): make bpf-test.
-# BPF_TEST_BIN is not in `all`; add it where wanted.
-BPF_TEST_BIN := $(BUILD)/tests/test_bpf
+BPF_TEST_BIN := $(BUILD)/tests/bpf/test_bpf
 $(BUILD)/daemon/bpf_loader.o: $(BPF_SKELS)
-$(BPF_TEST_BIN): tests/bpf/test_bpf.c $(BUILD)/daemon/bpf_loader.o $(BUILD)/libtracer.a
+$(BPF_TEST_BIN): $(wildcard tests/bpf/*.c tests/bpf/*.h) $(BUILD)/daemon/bpf_loader.o $(BUILD)/libtracer.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Idaemon $(LDFLAGS) -o $@ $^ -lbpf -lelf -lz -lcjson -lcunit -lpthread
+	$(CC) $(CFLAGS) -Idaemon $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lbpf -lelf -lz -lcjson -lcunit -lpthread
 .PHONY: bpf-test
 bpf-test: $(BPF_TEST_BIN)
 	$(BPF_TEST_BIN)

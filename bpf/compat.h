@@ -19,8 +19,9 @@
  * Since "signal: Guarantee that SIGNAL_GROUP_EXIT is set on process exit"
  * (2022, synchronize_group_exit() at the top of do_exit()) the last thread
  * to start exiting sets SIGNAL_GROUP_EXIT with its own code.  Reading
- * signal->flags from the last thread's exit tracepoint gives what wait4()
- * reports on both.
+ * signal->flags once every thread has exited, falling back to the leader's
+ * exit_code (kept at the leader's own exit), gives what wait4() reports on
+ * both.
  */
 #define TRACER_SIGNAL_GROUP_EXIT 0x00000004
 
@@ -86,11 +87,12 @@ static __always_inline void compat_task_ioac(struct task_struct *task,
  * thread before trace_sched_process_exit on every kernel, and exec folds the
  * old image's peak in too (exec_mmap), so signal->maxrss is what getrusage()
  * and wait4() report.  Since v6.16 (3e816361e94a, "exit: move and extend
- * sched_process_exit() tracepoint") the tracepoint fires before exit_mm(),
- * so current->mm may still be set; its hiwater_rss can then only raise the
- * value, never lower it.  On older kernels mm is already NULL here.  The
- * live RSS counters are not read: since v6.2 (f1a7941243c1) they are per-CPU
- * counters whose central value is approximate.
+ * sched_process_exit() tracepoint") that tracepoint fires before exit_mm(),
+ * so a caller there may still see task->mm; its hiwater_rss can only raise
+ * the value.  (At a thread's final switch, where tracer.bpf.c reads it, mm
+ * is gone on every kernel.)  The live RSS counters are not read: since v6.2
+ * (f1a7941243c1) they are per-CPU counters whose central value is
+ * approximate.
  */
 static __always_inline __u64 compat_maxrss_pages(struct task_struct *task)
 {

@@ -211,17 +211,20 @@ static int configure(struct tracer_bpf *skel, const struct bpf_loader_opts *o,
 	return 0;
 }
 
+/*
+ * Programs that end a process's entry are attached before those that
+ * create entries, so that no entry is made whose end we could miss.
+ */
 static int attach_all(struct tracer_bpf *skel, char *err, size_t errlen)
 {
 	struct {
 		struct bpf_program *prog;
 		struct bpf_link **link;
 	} t[] = {
-		{skel->progs.tracer_fork, &skel->links.tracer_fork},
-		{skel->progs.tracer_exec, &skel->links.tracer_exec},
 		{skel->progs.tracer_exit, &skel->links.tracer_exit},
 		{skel->progs.tracer_switch, &skel->links.tracer_switch},
-		{skel->progs.tracer_oom, &skel->links.tracer_oom},
+		{skel->progs.tracer_exec, &skel->links.tracer_exec},
+		{skel->progs.tracer_fork, &skel->links.tracer_fork},
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
@@ -233,6 +236,25 @@ static int attach_all(struct tracer_bpf *skel, char *err, size_t errlen)
 		}
 	}
 	return 0;
+}
+
+/*
+ * oom:mark_victim is a classic tracepoint and needs tracefs.  Without it
+ * tracing still works, only OOM kills are not flagged: say so loudly (and
+ * bpf_loader_programs() will not list it) rather than trace nothing.
+ */
+static void attach_oom(struct tracer_bpf *skel)
+{
+	char err[256];
+
+	if (ensure_mounted(TRACEFS_DIR, TRACEFS_MAGIC, "tracefs", NULL, err, sizeof(err)) != 0) {
+		log_warn("%s: OOM kills will not be flagged", err);
+		return;
+	}
+	skel->links.tracer_oom = bpf_program__attach(skel->progs.tracer_oom);
+	if (!skel->links.tracer_oom)
+		log_warn("attach tracer_oom (tp/oom/mark_victim): %s: OOM kills will not be flagged",
+			 strerror(errno));
 }
 
 struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn fn,
@@ -251,8 +273,7 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 		goto fail;
 	}
 	raise_memlock();
-	if (ensure_mounted(BPFFS_DIR, BPF_FS_MAGIC, "bpf", "mode=0700", err, errlen) != 0 ||
-	    ensure_mounted(TRACEFS_DIR, TRACEFS_MAGIC, "tracefs", NULL, err, errlen) != 0)
+	if (ensure_mounted(BPFFS_DIR, BPF_FS_MAGIC, "bpf", "mode=0700", err, errlen) != 0)
 		goto fail;
 	l->ncpus = libbpf_num_possible_cpus();
 	if (l->ncpus <= 0) {
@@ -273,6 +294,7 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 	}
 	if (attach_all(l->skel, err, errlen) != 0)
 		goto fail;
+	attach_oom(l->skel);
 	if (l->pin_dir[0] && pin_maps(l, err, errlen) != 0)
 		goto fail;
 	l->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), fn, ctx, NULL);
@@ -357,8 +379,8 @@ static int proc_start_ns(pid_t pid, __u64 *start_ns)
 	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
 	if (!p || hz <= 0)
 		return -EIO;
-	/* after ")": state is field 3, starttime field 22 */
-	for (int field = 2; field < 21; field++) {
+	/* comm is field 2; each space moves one field on, to starttime (22) */
+	for (int field = 2; field < 22; field++) {
 		p = strchr(p + 1, ' ');
 		if (!p)
 			return -EIO;

@@ -39,7 +39,14 @@ typedef int (*bpf_event_fn)(void *ctx, void *data, size_t size);
  * programs, pin the maps under pin_dir (created with mode 0700, pins 0600;
  * stale pins from a previous run are replaced) and create the ring buffer
  * reader that calls fn(ctx, ...) per record.  NULL + message in err on
- * failure.
+ * failure.  The one exception is the OOM program, which needs tracefs: if
+ * it cannot be attached, a warning is logged, tracing goes on without OOM
+ * flags and bpf_loader_programs() does not list it.
+ *
+ * Exit records are sent at the last thread's final context switch, which
+ * can come a moment after the parent's wait4() returned: a consumer that
+ * learns of an exit by another way should drain the ring buffer (and allow
+ * a short wait for the record) before treating the process as missing.
  */
 struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn fn,
 				   void *ctx, char *err, size_t errlen);

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "bpf_loader.h"
 #include "jsonutil.h"
@@ -289,6 +290,38 @@ static void remember_recent(struct jobs *js, const char *uid)
 	js->nrecent++;
 }
 
+static bool has_exited(pid_t pid)
+{
+	struct procfs_stat st;
+
+	return procfs_read_stat(pid, &st) != 0 || st.state == 'Z' || st.state == 'X';
+}
+
+static bool exit_record_pending(struct job *j)
+{
+	JOB_FOREACH_LIVE(j, p)
+		if (has_exited(p->pid))
+			return true;
+	return false;
+}
+
+/*
+ * The kernel sends a process's exit record at its last thread's final
+ * context switch, which can come a moment after its parent's wait4()
+ * returned.  A process that is gone (or a zombie) but has no record yet
+ * is waited for, briefly, instead of being called outliving.
+ */
+static void await_exit_records(struct jobs *js, struct job *j)
+{
+	for (int i = 0; i < 50; i++) {
+		bpf_loader_consume(js->bpf);
+		if (!exit_record_pending(j))
+			return;
+		usleep(1000);
+	}
+	log_warn("job %s: exit records of finished processes did not arrive in 50 ms", j->uid);
+}
+
 /* Write the summary and forget the job. */
 static void job_finish(struct jobs *js, struct djob *dj, const char *why)
 {
@@ -301,6 +334,7 @@ static void job_finish(struct jobs *js, struct djob *dj, const char *why)
 		sampler_sample_cgroup(j, &dj->cgroup);
 	if (dj->cgroup_id)
 		bpf_loader_untag_cgroup(js->bpf, dj->cgroup_id);
+	await_exit_records(js, j);
 	/* Outliving processes: their totals so far, then they are no longer ours. */
 	JOB_FOREACH_LIVE(j, p) {
 		sampler_read_totals(p, js->host);

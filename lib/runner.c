@@ -225,6 +225,22 @@ static void forward_signal(const struct runner *r, int sig)
 			(int)target, strerror(errno));
 }
 
+/*
+ * ^C, ^\ and a window resize go from the terminal to its whole foreground
+ * group: a child in our group already has them, and a second copy from
+ * us would interrupt its handler.  Signals sent with kill() (SI_USER)
+ * are always passed on.
+ */
+static bool from_our_tty(const struct runner *r, const siginfo_t *info)
+{
+	if (r->opts.signal_pgroup || info->si_code != SI_KERNEL)
+		return false;
+	if (info->si_signo != SIGINT && info->si_signo != SIGQUIT &&
+	    info->si_signo != SIGWINCH)
+		return false;
+	return getpgid(r->child) == getpgrp();
+}
+
 /* Take the terminal back if we gave it to the child's group. */
 static void reclaim_terminal(const struct runner *r)
 {
@@ -273,7 +289,7 @@ int runner_wait(struct runner *r)
 			fprintf(stderr, "runner: sigtimedwait: %s\n",
 				strerror(errno));
 			nanosleep(&pause, NULL); /* never spin on an error */
-		} else if (sig > 0 && sig != SIGCHLD) {
+		} else if (sig > 0 && sig != SIGCHLD && !from_our_tty(r, &info)) {
 			forward_signal(r, sig);
 		}
 		/* reap after every wake-up: SIGCHLDs coalesce */

@@ -25,7 +25,8 @@ suite() {
 
 suite "unit tests" ./tests/run-unit.sh build
 suite "unit tests (ASan+UBSan)" ./tests/run-unit.sh build-asan
-suite "BPF programs" ./build/tests/test_bpf
+suite "BPF programs" ./build/tests/bpf/test_bpf
+suite "BPF programs (ASan+UBSan loader)" ./build-asan/tests/bpf/test_bpf
 suite "tracerd integration" ./tests/integration/run.sh build
 suite "tracerd integration (ASan+UBSan)" ./tests/integration/run.sh build-asan
 suite "Slurm SPANK plugin" ./tests/slurm/run.sh build

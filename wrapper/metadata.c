@@ -49,6 +49,7 @@ struct meta {
 	const char *ecs, *imds;
 	int per_call_ms;
 	long long deadline_ms;
+	int started;        /* transfers started so far */
 	char token[256];
 	char problems[512]; /* one warning at the end */
 };
@@ -167,7 +168,9 @@ static void fetch_start(struct meta *m, enum fetch_kind k, const char *url)
 		problem(m, fetch_name[k], "curl_multi_add_handle failed");
 		curl_easy_cleanup(f->h);
 		f->h = NULL;
+		return;
 	}
+	m->started++;
 }
 
 static void start_url(struct meta *m, enum fetch_kind k, const char *base,
@@ -268,17 +271,18 @@ static void finished(struct meta *m, CURL *h, CURLcode res,
 
 static void run_transfers(struct meta *m, struct tracer_identity *id)
 {
-	int running = 1, left, msgs;
+	int running = 0, left, msgs, started;
 	CURLMsg *msg;
 
-	while (running) {
+	for (;;) {
 		if (curl_multi_perform(m->multi, &running) != CURLM_OK)
 			break;
+		/* a finished token or /taskWithTags may start transfers */
+		started = m->started;
 		while ((msg = curl_multi_info_read(m->multi, &msgs)))
 			if (msg->msg == CURLMSG_DONE)
 				finished(m, msg->easy_handle, msg->data.result, id);
-		/* a finished token or /taskWithTags may have added transfers */
-		if (curl_multi_perform(m->multi, &running) != CURLM_OK)
+		if (!running && started == m->started)
 			break;
 		left = (int)(m->deadline_ms - now_ms());
 		if (left <= 0)

@@ -11,8 +11,6 @@
  */
 #include "sampler.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -399,6 +397,9 @@ static void sp_fold(struct sampler *s, struct sproc *sp, uint64_t incl_user,
 			t.write_bytes = (uint64_t)ru->ru_oublock * 512;
 		}
 		flags = 0;
+	} else if (ru && t.maxrss_bytes == 0) {
+		/* never sampled: wait4's peak covers its children too */
+		t.maxrss_bytes = (uint64_t)ru->ru_maxrss * 1024;
 	}
 	job_proc_exit(s->job, sp->jp, status, end_ns, &t, flags);
 	sp->jp = NULL;
@@ -576,7 +577,7 @@ void sampler_reaped(struct sampler *s, pid_t pid, int status,
 		return;
 	}
 	/* an orphan that lived and died between two samples: no name left */
-	jp = job_proc_add(s->job, pid, s->self, now_ns, "?");
+	jp = job_proc_add(s->job, pid, s->self, now_ns, "(unseen)");
 	if (!jp)
 		return;
 	memset(&t, 0, sizeof(t));

@@ -21,7 +21,8 @@ cleanup() {
 		wait "$p" 2>/dev/null
 	done
 	stop_tracerd
-	rm -rf "$TMP"
+	umount "$TMP/root/proc" 2>/dev/null
+	rm -rf --one-file-system "$TMP"
 }
 trap cleanup EXIT
 need_root
@@ -82,12 +83,19 @@ for mode in ns sub; do
 
 	# SIGTERM to the wrapper reaches the child, which exits on its own terms
 	rm -f "$TMP/ready" "$TMP/term"
-	wrap $mode -- sh -c "trap 'echo got-TERM >$TMP/term; exit 7' TERM; echo \$\$ >$TMP/ready; while :; do sleep 0.05; done" &
+	child="trap 'echo got-TERM >$TMP/term; exit 7' TERM; echo \$\$ >$TMP/ready; while :; do sleep 0.05; done"
+	if [ $mode = ns ]; then
+		unshare --pid --fork --mount-proc "$W" --socket "$NOSOCK" -o file="$TMP/init.ndjson" -- sh -c "$child" &
+	else
+		"$W" --socket "$NOSOCK" -o file="$TMP/init.ndjson" -- sh -c "$child" &
+	fi
 	bg=$!
 	BG_PIDS+=("$bg")
 	if wait_file "$TMP/ready"; then
 		wp=$(wrapper_pid $mode $bg)
 		kill -TERM "$wp"
+		for _ in $(seq 1 50); do kill -0 "$bg" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$bg" 2>/dev/null
 		wait "$bg"
 		rc=$?
 		if [ -s "$TMP/term" ] && [ "$rc" = 7 ]; then
@@ -126,6 +134,63 @@ for mode in ns sub; do
 		fail "$mode: stdin/stdout: got '$got', stderr '$(cat "$TMP/err")'"
 	fi
 done
+
+echo "== terminal and process group"
+if command -v script >/dev/null; then
+	for pg in "" --pgroup; do
+		out=$(script -qec "$W --socket $NOSOCK -o file=$TMP/tty.ndjson $pg -- sh -c 'test -t 0 && ps -o pgid=,tpgid= -p \$\$ && echo me \$\$ wrapper \$PPID'" /dev/null | tr -d '\r')
+		set -- $out
+		# pgid tpgid me PID wrapper PPID
+		if [ "$pg" = --pgroup ]; then
+			[ "${1:-}" = "${4:-x}" ] && [ "${2:-}" = "${4:-x}" ] \
+				&& pass "--pgroup: the child leads its own group, which has the terminal's foreground" \
+				|| fail "--pgroup on a terminal: '$out'"
+		else
+			[ "${1:-}" = "${2:-x}" ] && [ "${1:-}" != "${4:-x}" ] \
+				&& pass "the child shares the terminal's foreground group with the wrapper" \
+				|| fail "on a terminal: '$out'"
+		fi
+	done
+	# ^C on the terminal: the child gets one SIGINT, not a second one from us
+	cat >"$TMP/intcount.py" <<'PY'
+import signal, time
+n = [0]
+signal.signal(signal.SIGINT, lambda s, f: n.__setitem__(0, n[0] + 1))
+t = time.time()
+while time.time() - t < 1.5:
+    time.sleep(0.05)
+print("sigint", n[0])
+PY
+	for pg in "" --pgroup; do
+		out=$( (sleep 0.7; printf '\003'; sleep 1.5) | script -qec \
+			"$W --socket $NOSOCK -o file=$TMP/tty.ndjson $pg -- python3 $TMP/intcount.py" /dev/null |
+			tr -d '\r' | grep -o 'sigint [0-9]*')
+		[ "$out" = "sigint 1" ] && pass "^C on the terminal reaches the child once${pg:+ ($pg)}" \
+			|| fail "^C on the terminal${pg:+ ($pg)}: '$out'"
+	done
+else
+	fail "script (util-linux) is not installed: terminal checks cannot run"
+fi
+# --pgroup: a signal reaches the whole group, grandchildren included
+rm -f "$TMP/ready"
+"$W" --socket "$NOSOCK" -o file="$TMP/pg.ndjson" --pgroup -- sh -c \
+	"sleep 30 & echo \$! >$TMP/ready; wait" &
+bg=$!
+BG_PIDS+=("$bg")
+if wait_file "$TMP/ready"; then
+	gc=$(cat "$TMP/ready")
+	kill -TERM "$bg"
+	for _ in $(seq 1 50); do kill -0 "$gc" 2>/dev/null || break; sleep 0.1; done
+	if kill -0 "$gc" 2>/dev/null; then
+		fail "--pgroup: SIGTERM did not reach the grandchild $gc"
+		kill -KILL "$gc"
+	else
+		pass "--pgroup: SIGTERM reaches the child's whole process group"
+	fi
+	wait "$bg"
+else
+	fail "--pgroup: the child did not start"
+fi
 
 echo "== options and failures"
 wrap sub -- /nonexistent/command 2>"$TMP/err"
@@ -237,7 +302,7 @@ for mode in sub ns; do
 	check "$mode: every tool that lived one sampling interval is listed" \
 		python3 "$CHECK" tools "$S" bash spawner spin_a spin_b spin_c sleep
 	check "$mode: summary source, exit status and process count" \
-		python3 "$CHECK" field "$S" tracer.source=tracer-wrap exit.code=0 processes.total=9 \
+		python3 "$CHECK" field "$S" tracer.source=tracer-wrap exit.code=0 processes.total=8 \
 		tracer.sample_interval_ms=1000
 	cost=$(sed -n 's/.*the wrapper used .* (\([0-9.]*\)% of one core).*/\1/p' "$TMP/sa.err")
 	if [ -n "$cost" ] && python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 1.0 else 1)" "$cost"; then
@@ -246,6 +311,33 @@ for mode in sub ns; do
 		fail "$mode: the wrapper's own CPU: '${cost:-unknown}'% of one core; $(grep cost "$TMP/sa.err")"
 	fi
 done
+
+echo "== the self-contained bundle in an empty root (contrib/aws-batch)"
+ROOT=$TMP/root
+if ! command -v patchelf >/dev/null; then
+	fail "patchelf is not installed: contrib/aws-batch/bundle.sh cannot be tested"
+elif ! PREFIX=/opt/tracer "$TOP/contrib/aws-batch/bundle.sh" "$W" "$ROOT/opt/tracer" >"$TMP/bundle.log" 2>&1; then
+	fail "bundle.sh failed: $(cat "$TMP/bundle.log")"
+else
+	mkdir -p "$ROOT/proc" "$ROOT/tmp"
+	cp "$H/spin" "$ROOT/spin"
+	# only the bundle and a static command: no libc, no shell in the root
+	if mount -t proc proc "$ROOT/proc"; then
+		meta normal
+		aws_env chroot "$ROOT" /opt/tracer/bin/tracer-wrap --socket /none -o file=/jobs.ndjson \
+			-- /spin 200 2>"$TMP/bundle.err"
+		rc=$?
+		umount "$ROOT/proc"
+		[ "$rc" = 0 ] && [ -s "$ROOT/jobs.ndjson" ] \
+			&& pass "the bundle runs in a root without any library and writes the summary" \
+			|| fail "bundle in an empty root: rc $rc; $(cat "$TMP/bundle.err")"
+		check "the bundle's own libcurl fetched the metadata" \
+			python3 "$CHECK" identity "$ROOT/jobs.ndjson" labels.container.image=123456789012.dkr.ecr.us-east-1.amazonaws.com/bwa:0.7.17 \
+			labels.aws.lifecycle=spot
+	else
+		fail "cannot mount /proc in the test root"
+	fi
+fi
 
 echo "== daemon mode across a pid namespace"
 if [ ! -x "$BUILD/tracerd" ]; then
