@@ -32,6 +32,11 @@ const volatile bool trace_all = false;
 const volatile __u32 argv_max = 1024;
 const volatile __u32 self_tgid = 0;
 const volatile __u32 page_kb = 4;
+/* Wake tracerd only once this much is waiting (0: at every record).
+ * tracerd drains the buffer on its own timer anyway; a wake-up per record
+ * costs more than the record on an exec storm. */
+const volatile __u32 wakeup_bytes = 0;
+
 
 /* Number of keys in tagged_cgroups, kept by the loader: skips a lookup. */
 volatile __u32 nr_tagged_cgroups = 0;
@@ -65,6 +70,14 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 1 << 24); /* the loader sets ringbuf_bytes */
 } events SEC(".maps");
+
+static __always_inline __u64 wakeup_flag(void)
+{
+	if (!wakeup_bytes)
+		return 0;
+	return bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes
+		       ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
+}
 
 /*
  * The exec record is built here and sent with only the argv bytes used;
@@ -160,7 +173,7 @@ static __always_inline void emit_fork(struct task_struct *child, __u32 tgid,
 	e->pad = 0;
 	e->start_ns = start_ns;
 	BPF_CORE_READ_STR_INTO(&e->comm, child, comm);
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, wakeup_flag());
 	count(TRACER_CNT_EVENTS);
 }
 
@@ -368,7 +381,7 @@ static __always_inline int handle_exec(struct task_struct *task,
 	if (size > TRACER_ARGV_MAX)
 		size = TRACER_ARGV_MAX;
 	size += offsetof(struct tracer_exec_event, argv);
-	if (bpf_ringbuf_output(&events, e, size, 0)) {
+	if (bpf_ringbuf_output(&events, e, size, wakeup_flag())) {
 		count(TRACER_CNT_DROP_RINGBUF);
 		return 0;
 	}
@@ -501,7 +514,7 @@ static __always_inline void emit_exit(struct tracer_proc *p,
 		return;
 	}
 	count(TRACER_CNT_EXITS);
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, wakeup_flag());
 	count(TRACER_CNT_EVENTS);
 }
 
@@ -567,7 +580,7 @@ static __always_inline int handle_oom(__u32 pid)
 		return 0;
 	}
 	fill_hdr(&e->hdr, TRACER_EV_OOM, pid, p->job);
-	bpf_ringbuf_submit(e, 0);
+	bpf_ringbuf_submit(e, wakeup_flag());
 	count(TRACER_CNT_EVENTS);
 	return 0;
 }

@@ -201,6 +201,7 @@ static int configure(struct tracer_bpf *skel, const struct bpf_loader_opts *o,
 	skel->rodata->argv_max = argv_max;
 	skel->rodata->self_tgid = (__u32)getpid();
 	skel->rodata->page_kb = (__u32)(page / 1024);
+	skel->rodata->wakeup_bytes = o->wakeup_bytes;
 	rc = bpf_map__set_max_entries(skel->maps.procs, procs);
 	if (rc == 0)
 		rc = bpf_map__set_max_entries(skel->maps.events, round_pow2(rb, (unsigned)page));

@@ -27,6 +27,9 @@ struct bpf_loader_opts {
 	unsigned ringbuf_bytes;
 	unsigned max_procs;
 	const char *pin_dir;
+	/* wake the reader only when this much data waits (0: every record);
+	 * the reader must then also drain on a timer */
+	unsigned wakeup_bytes;
 };
 
 /* event callback: data/size is one ring buffer record (starts with struct tracer_event_hdr) */

@@ -31,8 +31,10 @@
 #include "sink.h"
 #include "summary.h"
 
-/* Housekeeping runs this often; sampling every sample_interval_ms. */
-#define TICK_MS 250
+/* Housekeeping (and draining the ring buffer, which wakes us only when
+ * an eighth of it is full) runs this often; sampling every
+ * sample_interval_ms. */
+#define TICK_MS 100
 
 struct tracerd {
 	struct tracer_config cfg;
@@ -384,6 +386,7 @@ int main(int argc, char **argv)
 		.ringbuf_bytes = d.cfg.ringbuf_bytes,
 		.max_procs = d.cfg.max_procs,
 		.pin_dir = d.cfg.pin_dir,
+		.wakeup_bytes = d.cfg.ringbuf_bytes / 8,
 	};
 	d.bpf = bpf_loader_open(&bo, events_handle, &d.jobs, err, sizeof(err));
 	if (!d.bpf) {

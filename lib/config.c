@@ -66,7 +66,7 @@ void config_defaults(struct tracer_config *cfg)
 	snprintf(cfg->rules_path, sizeof(cfg->rules_path), "%s",
 		 "/etc/tracer/tools.rules");
 	cfg->keep_procs = 200;
-	cfg->ringbuf_bytes = 16777216;
+	cfg->ringbuf_bytes = 4194304;
 	cfg->max_procs = 65536;
 	snprintf(cfg->sinks, sizeof(cfg->sinks), "%s", "file");
 	snprintf(cfg->file_path, sizeof(cfg->file_path), "%s",

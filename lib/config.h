@@ -22,7 +22,7 @@ struct tracer_config {
 	int sample_interval_ms;     /* sample_interval_ms = 1000 (100..60000) */
 	char rules_path[512];       /* rules = /etc/tracer/tools.rules */
 	int keep_procs;             /* keep_procs = 200 (1..100000) */
-	unsigned ringbuf_bytes;     /* ringbuf_bytes = 16777216 (power of 2) */
+	unsigned ringbuf_bytes;     /* ringbuf_bytes = 4194304 (power of 2) */
 	unsigned max_procs;         /* max_procs = 65536 (live tagged processes) */
 	char sinks[128];            /* sinks = file   (comma list: file,http) */
 	char file_path[512];        /* file = /var/lib/tracer/jobs.ndjson */

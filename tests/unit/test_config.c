@@ -50,7 +50,7 @@ static void test_defaults(void)
 	CU_ASSERT_EQUAL(c.sample_interval_ms, 1000);
 	CU_ASSERT_STRING_EQUAL(c.rules_path, "/etc/tracer/tools.rules");
 	CU_ASSERT_EQUAL(c.keep_procs, 200);
-	CU_ASSERT_EQUAL(c.ringbuf_bytes, 16777216u);
+	CU_ASSERT_EQUAL(c.ringbuf_bytes, 4194304u);
 	CU_ASSERT_EQUAL(c.max_procs, 65536u);
 	CU_ASSERT_STRING_EQUAL(c.sinks, "file");
 	CU_ASSERT_STRING_EQUAL(c.file_path, "/var/lib/tracer/jobs.ndjson");
