@@ -6,8 +6,12 @@
  */
 #include "sampler.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "procfs.h"
 
@@ -78,6 +82,51 @@ void sampler_sample_job(struct job *j, const struct host_info *host)
 		j->mem_peak_bytes = sum;
 }
 
+/*
+ * I/O of the process's own live threads.  /proc/<pid>/io is no good
+ * here: the kernel adds the I/O of every child the process reaped to it
+ * (wait_task_zombie), and those children have their own records.
+ */
+static int read_threads_io(pid_t pid, struct procfs_io *sum)
+{
+	char path[64], buf[1024];
+	struct dirent *de;
+	DIR *dir;
+	int n = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir))) {
+		struct procfs_io io;
+		ssize_t len;
+		int fd;
+
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%s/io", (int)pid, de->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue; /* the thread exited */
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (len <= 0 || procfs_parse_io(buf, (size_t)len, &io) != 0)
+			continue;
+		sum->rchar += io.rchar;
+		sum->wchar += io.wchar;
+		sum->syscr += io.syscr;
+		sum->syscw += io.syscw;
+		sum->read_bytes += io.read_bytes;
+		sum->write_bytes += io.write_bytes;
+		sum->cancelled_write_bytes += io.cancelled_write_bytes;
+		n++;
+	}
+	closedir(dir);
+	return n > 0 ? 0 : -1;
+}
+
 int sampler_read_totals(struct job_proc *p, const struct host_info *host)
 {
 	struct procfs_stat st;
@@ -91,7 +140,7 @@ int sampler_read_totals(struct job_proc *p, const struct host_info *host)
 			      st.utime_ticks, st.stime_ticks);
 	p->totals.min_flt = st.minflt;
 	p->totals.maj_flt = st.majflt;
-	if (procfs_read_io(p->pid, &io) == 0) {
+	if (read_threads_io(p->pid, &io) == 0) {
 		p->totals.rchar = io.rchar;
 		p->totals.wchar = io.wchar;
 		p->totals.syscr = io.syscr;

@@ -27,11 +27,11 @@ echo "[2/7] align (bwa index + bwa mem) and sort (samtools sort)"
 bwa index ref.fa 2>/dev/null
 bwa mem -t 2 ref.fa reads.fq 2>/dev/null | samtools sort -@1 -o aln.bam - 2>/dev/null
 samtools index aln.bam
-samtools flagstat aln.bam | head -1
+samtools flagstat aln.bam | sed -n 1p
 
 echo "[3/7] compress (gzip) and sort text (sort)"
 gzip -c reads.fq > reads.fq.gz
-zcat reads.fq.gz | awk 'NR % 4 == 2' | sort | uniq -c | sort -rn | head -1
+zcat reads.fq.gz | awk 'NR % 4 == 2' | sort | uniq -c | sort -rn | sed -n 1p
 
 echo "[4/7] a Python step that spawns subprocesses"
 python3 - <<'PY'
