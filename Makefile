@@ -49,7 +49,7 @@ ifeq ($(SAN),1)
 BINS := $(filter-out %.so,$(BINS))
 endif
 
-.PHONY: all deps test unit integration slurm-test wrapper-test asan asan-test demo bench install clean check-deps cppcheck valgrind
+.PHONY: rpm all deps test unit integration slurm-test wrapper-test asan asan-test demo bench install clean check-deps cppcheck valgrind
 all: $(BINS) $(UNIT_BINS) $(HELPER_BINS) $(BUILD)/tests/bpf/test_bpf
 
 deps:
@@ -144,6 +144,9 @@ demo: deps
 bench: deps
 	$(MAKE) all
 	./bench/run.sh $(BUILD)
+
+rpm:
+	./rpm/build.sh $(BUILD)/rpm
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
