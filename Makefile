@@ -92,9 +92,9 @@ $(BUILD)/tracer-wrap: $(WRAP_OBJS) $(BUILD)/libtracer.a
 $(BUILD)/spank_tracer.so: $(SPANK_OBJS) $(BUILD)/libtracer.a
 	$(CC) -shared -Wl,--exclude-libs,ALL -o $@ $^ -lcjson
 
-$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/libtracer.a
+$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libtracer.a
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ -lcunit $(LDLIBS)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lcunit $(LDLIBS)
 
 # Test workloads: static, unsanitized, so their counted bytes and CPU are
 # their own (no loader reads, no sanitizer runtime).

@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <poll.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,25 +22,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "errmsg.h"
 #include "proto.h"
 
 /* Retry pause when a unix socket's backlog is full (connect: EAGAIN). */
 #define CONNECT_RETRY_MS 5
-
-static int fail_msg(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail_msg(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
-}
 
 /* Deadlines are CLOCK_MONOTONIC nanoseconds: wall clock steps do not matter. */
 static int64_t now_ns(void)

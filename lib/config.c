@@ -7,12 +7,13 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/un.h>
+
+#include "errmsg.h"
 
 #define CONFIG_LINE_MAX 4096
 
@@ -76,21 +77,6 @@ void config_defaults(struct tracer_config *cfg)
 		 "tracer.jobs");
 	cfg->metadata_timeout_ms = 300;
 	snprintf(cfg->log_level, sizeof(cfg->log_level), "%s", "info");
-}
-
-static int fail_msg(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail_msg(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
 }
 
 static int parse_integer(const char *v, long long *out)
@@ -312,22 +298,6 @@ static char *parse_value(char *v)
 			break;
 		}
 	return trim(v);
-}
-
-static void warnf(config_warn_fn warn, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void warnf(config_warn_fn warn, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	if (!warn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	warn(msg);
 }
 
 static void config_line(struct tracer_config *cfg, char *line,

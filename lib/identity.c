@@ -8,12 +8,12 @@
  */
 #include "identity.h"
 
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "jsonutil.h"
 
 /* Largest integer a JSON double holds exactly (2^53). */
@@ -174,21 +174,6 @@ cJSON *identity_to_json(const struct tracer_identity *id)
 fail:
 	cJSON_Delete(o);
 	return NULL;
-}
-
-static int fail_msg(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static int fail_msg(char *err, size_t errlen, const char *fmt, ...)
-{
-	if (err && errlen) {
-		va_list ap;
-
-		va_start(ap, fmt);
-		vsnprintf(err, errlen, fmt, ap);
-		va_end(ap);
-	}
-	return -1;
 }
 
 /* Copy a string member; absent or null keeps the default. */

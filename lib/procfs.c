@@ -225,24 +225,28 @@ int procfs_parse_status(const char *buf, size_t len, struct procfs_status *out)
 	return walk_kv(buf, len, status_field, out) > 0 ? 0 : -1;
 }
 
-/*
- * Read a whole file into buf (cap bytes, NUL-terminated).  Returns the
- * length, or -1 with errno.  Short reads are retried until EOF.
- */
-static ssize_t read_file(const char *path, char *buf, size_t cap)
+static void pid_path(char *buf, size_t len, pid_t pid, const char *file)
 {
-	size_t len = 0;
+	snprintf(buf, len, "/proc/%d/%s", (int)pid, file);
+}
+
+/*
+ * Up to len raw bytes of /proc/PID/FILE, no terminator added.  Returns
+ * the count, or -1 with errno.  Short reads are retried until EOF.
+ */
+static ssize_t read_pid_file(pid_t pid, const char *file, char *buf,
+			     size_t len)
+{
+	char path[64];
+	size_t got = 0;
 	int fd, saved;
 
-	if (cap == 0) {
-		errno = EINVAL;
-		return -1;
-	}
+	pid_path(path, sizeof(path), pid, file);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	while (len < cap - 1) {
-		ssize_t n = read(fd, buf + len, cap - 1 - len);
+	while (got < len) {
+		ssize_t n = read(fd, buf + got, len - got);
 
 		if (n == 0)
 			break;
@@ -254,48 +258,52 @@ static ssize_t read_file(const char *path, char *buf, size_t cap)
 			errno = saved;
 			return -1;
 		}
-		len += (size_t)n;
+		got += (size_t)n;
 	}
 	close(fd);
-	buf[len] = '\0';
-	return (ssize_t)len;
+	return (ssize_t)got;
 }
 
-static void pid_path(char *buf, size_t len, pid_t pid, const char *file)
+/* /proc/PID/FILE as text in buf (cap bytes, NUL-terminated): the length or -1. */
+static ssize_t read_pid_text(pid_t pid, const char *file, char *buf,
+			     size_t cap)
 {
-	snprintf(buf, len, "/proc/%d/%s", (int)pid, file);
+	ssize_t n;
+
+	if (cap == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	n = read_pid_file(pid, file, buf, cap - 1);
+	if (n >= 0)
+		buf[n] = '\0';
+	return n;
+}
+
+/* A file that was read but does not parse is EINVAL to the caller. */
+static int parsed(int rc)
+{
+	if (rc < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
 }
 
 int procfs_read_stat(pid_t pid, struct procfs_stat *out)
 {
-	char path[64], buf[STAT_BUF];
-	ssize_t n;
+	char buf[STAT_BUF];
+	ssize_t n = read_pid_text(pid, "stat", buf, sizeof(buf));
 
-	pid_path(path, sizeof(path), pid, "stat");
-	n = read_file(path, buf, sizeof(buf));
-	if (n < 0)
-		return -1;
-	if (procfs_parse_stat(buf, (size_t)n, out) < 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	return 0;
+	return n < 0 ? -1 : parsed(procfs_parse_stat(buf, (size_t)n, out));
 }
 
 int procfs_read_io(pid_t pid, struct procfs_io *out)
 {
-	char path[64], buf[STAT_BUF];
-	ssize_t n;
+	char buf[STAT_BUF];
+	ssize_t n = read_pid_text(pid, "io", buf, sizeof(buf));
 
-	pid_path(path, sizeof(path), pid, "io");
-	n = read_file(path, buf, sizeof(buf));
-	if (n < 0)
-		return -1;
-	if (procfs_parse_io(buf, (size_t)n, out) < 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	return 0;
+	return n < 0 ? -1 : parsed(procfs_parse_io(buf, (size_t)n, out));
 }
 
 /*
@@ -304,28 +312,23 @@ int procfs_read_io(pid_t pid, struct procfs_io *out)
  */
 int procfs_read_status(pid_t pid, struct procfs_status *out)
 {
-	char path[64], *buf = NULL, *nb;
+	char *buf = NULL, *nb;
 	size_t cap = 8192;
 	ssize_t n = -1;
 	int ret = -1, saved;
 
-	pid_path(path, sizeof(path), pid, "status");
 	for (; cap <= STATUS_MAX; cap *= 2) {
 		nb = realloc(buf, cap);
 		if (!nb)
 			goto out;
 		buf = nb;
-		n = read_file(path, buf, cap);
+		n = read_pid_text(pid, "status", buf, cap);
 		if (n < 0 || (size_t)n < cap - 1)
 			break;
 	}
 	if (n < 0)
 		goto out;
-	if (procfs_parse_status(buf, (size_t)n, out) < 0) {
-		errno = EINVAL;
-		goto out;
-	}
-	ret = 0;
+	ret = parsed(procfs_parse_status(buf, (size_t)n, out));
 out:
 	saved = errno;
 	free(buf);
@@ -357,35 +360,12 @@ int procfs_read_exe(pid_t pid, char *buf, size_t len)
 
 ssize_t procfs_read_cmdline(pid_t pid, char *buf, size_t len)
 {
-	char path[64];
-	int fd, saved;
-	size_t got = 0;
-
 	if (!buf || len == 0) {
 		errno = EINVAL;
 		return -1;
 	}
-	pid_path(path, sizeof(path), pid, "cmdline");
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
 	/* raw bytes, no terminator added: the caller gets exactly argv */
-	while (got < len) {
-		ssize_t n = read(fd, buf + got, len - got);
-		if (n == 0)
-			break;
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			saved = errno;
-			close(fd);
-			errno = saved;
-			return -1;
-		}
-		got += (size_t)n;
-	}
-	close(fd);
-	return (ssize_t)got;
+	return read_pid_file(pid, "cmdline", buf, len);
 }
 
 /* Copy a path of n bytes; -1 when it does not fit. */
@@ -467,11 +447,9 @@ int procfs_parse_cgroup(const char *buf, size_t len, char *v2, size_t v2len,
 int procfs_read_cgroup(pid_t pid, char *v2, size_t v2len, char *mem_v1,
 		       size_t mem_len, char *cpu_v1, size_t cpu_len)
 {
-	char path[64], buf[STAT_BUF];
-	ssize_t n;
+	char buf[STAT_BUF];
+	ssize_t n = read_pid_text(pid, "cgroup", buf, sizeof(buf));
 
-	pid_path(path, sizeof(path), pid, "cgroup");
-	n = read_file(path, buf, sizeof(buf));
 	if (n < 0)
 		return -1;
 	return procfs_parse_cgroup(buf, (size_t)n, v2, v2len, mem_v1, mem_len,

@@ -12,12 +12,12 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "errmsg.h"
 #include "rules_argv.h"
 
 #define RULE_LINE_MAX 1024
@@ -79,22 +79,6 @@ static const char builtin_rules[] =
 	"subcommand singularity\n"
 	"subcommand apptainer\n"
 	"subcommand aws 2 --profile --region --output --endpoint-url\n";
-
-static void warnf(rules_warn_fn warn, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void warnf(rules_warn_fn warn, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	if (!warn)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	warn(msg);
-}
 
 void rules_free(struct rules *r)
 {

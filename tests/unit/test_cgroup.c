@@ -3,7 +3,6 @@
  * cgroup found through /proc/self/mountinfo, and a memory cgroup made
  * for the test with a child that touches a known amount of memory.
  */
-#include <CUnit/Basic.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "unit.h"
 
 static void test_parse_cpu_stat(void)
 {
@@ -285,24 +285,14 @@ cleanup:
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{"cpu.stat", test_parse_cpu_stat},
+		{"io.stat", test_parse_io_stat},
+		{"blkio v1", test_parse_blkio},
+		{"our own cgroup", test_own_cgroup},
+		{"missing directories", test_missing_dirs},
+		{"memory cgroup with a known load", test_memory_cgroup},
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("cgroup", NULL, NULL);
-	if (!s || !CU_add_test(s, "cpu.stat", test_parse_cpu_stat) ||
-	    !CU_add_test(s, "io.stat", test_parse_io_stat) ||
-	    !CU_add_test(s, "blkio v1", test_parse_blkio) ||
-	    !CU_add_test(s, "our own cgroup", test_own_cgroup) ||
-	    !CU_add_test(s, "missing directories", test_missing_dirs) ||
-	    !CU_add_test(s, "memory cgroup with a known load", test_memory_cgroup)) {
-		fprintf(stderr, "test_cgroup: cannot register tests\n");
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_tests_failed() + CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("cgroup", tests);
 }

@@ -4,7 +4,6 @@
  * oversized replies, full backlog), and every call must come back on
  * time with a reason.
  */
-#include <CUnit/Basic.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -20,6 +19,7 @@
 
 #include "client.h"
 #include "proto.h"
+#include "unit.h"
 
 enum mode {
 	M_OK,         /* proper replies */
@@ -529,37 +529,24 @@ static void test_no_fd_leak(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
-	char cmd[300];
+	static const struct unit_test tests[] = {
+		{"register, task_exit, end", test_register_ok},
+		{"bad servers", test_bad_servers},
+		{"timeouts", test_timeouts},
+		{"full backlog", test_full_backlog},
+		{"no daemon", test_no_daemon},
+		{"reply shapes", test_reply_shapes},
+		{"EINTR", test_eintr},
+		{"no SIGPIPE", test_no_sigpipe},
+		{"request too long", test_request_too_long},
+		{"no fd leak", test_no_fd_leak},
+	};
+	int rc;
 
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
+	if (unit_make_dir(dir) < 0)
 		return 1;
-	}
 	snprintf(sock_path, sizeof(sock_path), "%s/tracerd.sock", dir);
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("client", NULL, NULL);
-	if (!s || !CU_add_test(s, "register, task_exit, end", test_register_ok) ||
-	    !CU_add_test(s, "bad servers", test_bad_servers) ||
-	    !CU_add_test(s, "timeouts", test_timeouts) ||
-	    !CU_add_test(s, "full backlog", test_full_backlog) ||
-	    !CU_add_test(s, "no daemon", test_no_daemon) ||
-	    !CU_add_test(s, "reply shapes", test_reply_shapes) ||
-	    !CU_add_test(s, "EINTR", test_eintr) ||
-	    !CU_add_test(s, "no SIGPIPE", test_no_sigpipe) ||
-	    !CU_add_test(s, "request too long", test_request_too_long) ||
-	    !CU_add_test(s, "no fd leak", test_no_fd_leak)) {
-		fprintf(stderr, "test_client: cannot register tests\n");
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_tests_failed() + CU_get_number_of_failures();
-	CU_cleanup_registry();
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "test_client: could not remove %s\n", dir);
-	return failed ? 1 : 0;
+	rc = UNIT_RUN("client", tests);
+	unit_remove_dir(dir);
+	return rc;
 }

@@ -1,11 +1,11 @@
 /* test_config.c - tracer.conf: defaults, ranges, bad lines, the shipped file. */
-#include <CUnit/Basic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "config.h"
+#include "unit.h"
 
 static char dir[] = "/tmp/test_config.XXXXXX";
 static char warned[8192];
@@ -240,33 +240,6 @@ static void test_set(void)
 	CU_ASSERT_EQUAL(config_set(&c, "keep_procs", "x", NULL, 0), -1);
 }
 
-/* A file of the source tree, from the current directory or the binary's. */
-static const char *source_file(const char *rel)
-{
-	char exe[4000];
-	ssize_t n;
-
-	if (access(rel, R_OK) == 0)
-		return rel;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		char *slash;
-
-		exe[n] = '\0';
-		slash = strrchr(exe, '/');
-		if (slash) {
-			static char path[4096];
-
-			*slash = '\0';
-			snprintf(path, sizeof(path), "%s/../../%s", exe, rel);
-			if (access(path, R_OK) == 0)
-				return path;
-		}
-	}
-	fprintf(stderr, "\n  cannot find %s (run from the source tree)\n", rel);
-	return rel;
-}
-
 /*
  * contrib/tracer.conf loads cleanly, and with every "# key = value" line
  * uncommented it still equals the defaults: the file documents them
@@ -313,33 +286,20 @@ static void test_shipped_file(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
-	char cmd[300];
+	static const struct unit_test tests[] = {
+		{"defaults", test_defaults},
+		{"good file", test_load_good},
+		{"bad lines", test_bad_lines},
+		{"NUL byte", test_nul_and_recovery},
+		{"missing file", test_missing_and_unreadable},
+		{"config_set", test_set},
+		{"shipped tracer.conf", test_shipped_file},
+	};
+	int rc;
 
-	if (!mkdtemp(dir)) {
-		perror("mkdtemp");
+	if (unit_make_dir(dir) < 0)
 		return 1;
-	}
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("config", NULL, NULL);
-	if (!s || !CU_add_test(s, "defaults", test_defaults) ||
-	    !CU_add_test(s, "good file", test_load_good) ||
-	    !CU_add_test(s, "bad lines", test_bad_lines) ||
-	    !CU_add_test(s, "NUL byte", test_nul_and_recovery) ||
-	    !CU_add_test(s, "missing file", test_missing_and_unreadable) ||
-	    !CU_add_test(s, "config_set", test_set) ||
-	    !CU_add_test(s, "shipped tracer.conf", test_shipped_file)) {
-		fprintf(stderr, "test_config: cannot register tests\n");
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_tests_failed() + CU_get_number_of_failures();
-	CU_cleanup_registry();
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
-	if (system(cmd) != 0)
-		fprintf(stderr, "test_config: could not remove %s\n", dir);
-	return failed ? 1 : 0;
+	rc = UNIT_RUN("config", tests);
+	unit_remove_dir(dir);
+	return rc;
 }

@@ -1,10 +1,10 @@
 /* test_identity.c - the job identity, its key and its JSON form. */
-#include <CUnit/Basic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "identity.h"
+#include "unit.h"
 
 static void fill(struct tracer_identity *id)
 {
@@ -263,23 +263,13 @@ static void test_from_json_errors(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{"init and labels", test_init_and_labels},
+		{"job key", test_job_key},
+		{"to json", test_to_json},
+		{"round trip", test_roundtrip},
+		{"from json errors", test_from_json_errors},
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("identity", NULL, NULL);
-	if (!s || !CU_add_test(s, "init and labels", test_init_and_labels) ||
-	    !CU_add_test(s, "job key", test_job_key) ||
-	    !CU_add_test(s, "to json", test_to_json) ||
-	    !CU_add_test(s, "round trip", test_roundtrip) ||
-	    !CU_add_test(s, "from json errors", test_from_json_errors)) {
-		fprintf(stderr, "test_identity: cannot register tests\n");
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_tests_failed() + CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("identity", tests);
 }

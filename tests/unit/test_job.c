@@ -3,7 +3,6 @@
  * tools, the bounded process tree, outliving processes, CPU split, and a
  * summary that is valid JSON whatever the bytes of argv.
  */
-#include <CUnit/Basic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -11,6 +10,7 @@
 #include "job.h"
 #include "rules.h"
 #include "summary.h"
+#include "unit.h"
 
 static struct rules *rules;
 
@@ -149,21 +149,16 @@ static void test_hostile_argv_json(void)
 
 int main(void)
 {
-	CU_pSuite suite;
-	unsigned failures;
+	static const struct unit_test tests[] = {
+		{"fold processes into tools", test_fold_tools},
+		{"outliving processes, inherited tool", test_outlived_and_inherit},
+		{"cputime_adjust split", test_cpu_split},
+		{"hostile argv gives valid JSON", test_hostile_argv_json},
+	};
+	int rc;
 
 	rules = rules_default();
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	suite = CU_add_suite("job", NULL, NULL);
-	CU_add_test(suite, "fold processes into tools", test_fold_tools);
-	CU_add_test(suite, "outliving processes, inherited tool", test_outlived_and_inherit);
-	CU_add_test(suite, "cputime_adjust split", test_cpu_split);
-	CU_add_test(suite, "hostile argv gives valid JSON", test_hostile_argv_json);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
+	rc = UNIT_RUN("job", tests);
 	rules_free(rules);
-	return failures ? 1 : 0;
+	return rc;
 }

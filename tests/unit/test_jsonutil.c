@@ -1,11 +1,11 @@
 /* test_jsonutil.c - JSON output stays valid and exact whatever the input. */
-#include <CUnit/Basic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "jsonutil.h"
+#include "unit.h"
 
 /* Print obj, parse it back: the output must always be valid JSON. */
 static cJSON *roundtrip(const cJSON *obj)
@@ -211,24 +211,14 @@ static void test_fuzz_roundtrip(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{"utf-8 sanitize", test_sanitize},
+		{"strings round trip", test_strings_roundtrip},
+		{"exact integers", test_numbers},
+		{"getters and wrong types", test_get_wrong_types},
+		{"seconds and times", test_secs_and_time},
+		{"random bytes round trip", test_fuzz_roundtrip},
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("jsonutil", NULL, NULL);
-	if (!s || !CU_add_test(s, "utf-8 sanitize", test_sanitize) ||
-	    !CU_add_test(s, "strings round trip", test_strings_roundtrip) ||
-	    !CU_add_test(s, "exact integers", test_numbers) ||
-	    !CU_add_test(s, "getters and wrong types", test_get_wrong_types) ||
-	    !CU_add_test(s, "seconds and times", test_secs_and_time) ||
-	    !CU_add_test(s, "random bytes round trip", test_fuzz_roundtrip)) {
-		fprintf(stderr, "test_jsonutil: cannot register tests\n");
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_tests_failed() + CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("jsonutil", tests);
 }

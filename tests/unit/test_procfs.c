@@ -1,5 +1,4 @@
 /* test_procfs.c - /proc parsers on odd input, and the readers on /proc/self. */
-#include <CUnit/Basic.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +7,7 @@
 #include <unistd.h>
 
 #include "procfs.h"
+#include "unit.h"
 
 static const char *self_argv0;
 
@@ -331,30 +331,20 @@ static void test_list_pids(void)
 
 int main(int argc, char **argv)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{"stat", test_stat_normal},
+		{"stat odd comm", test_stat_odd_comm},
+		{"stat broken", test_stat_broken},
+		{"io", test_io},
+		{"status", test_status},
+		{"cgroup lines", test_cgroup_parse},
+		{"read /proc/self", test_read_self},
+		{"vanished process", test_gone},
+		{"zombie", test_zombie},
+		{"list pids", test_list_pids},
+	};
 
 	(void)argc;
 	self_argv0 = argv[0];
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("procfs", NULL, NULL);
-	if (!s || !CU_add_test(s, "stat", test_stat_normal) ||
-	    !CU_add_test(s, "stat odd comm", test_stat_odd_comm) ||
-	    !CU_add_test(s, "stat broken", test_stat_broken) ||
-	    !CU_add_test(s, "io", test_io) ||
-	    !CU_add_test(s, "status", test_status) ||
-	    !CU_add_test(s, "cgroup lines", test_cgroup_parse) ||
-	    !CU_add_test(s, "read /proc/self", test_read_self) ||
-	    !CU_add_test(s, "vanished process", test_gone) ||
-	    !CU_add_test(s, "zombie", test_zombie) ||
-	    !CU_add_test(s, "list pids", test_list_pids)) {
-		fprintf(stderr, "test_procfs: cannot register tests\n");
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_tests_failed() + CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("procfs", tests);
 }

@@ -1,10 +1,10 @@
 /* test_proto.c - request parsing (hostile input) and message building. */
-#include <CUnit/Basic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "proto.h"
+#include "unit.h"
 
 static struct proto_request req;
 static char err[512];
@@ -200,22 +200,12 @@ static void test_builders(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{"valid requests", test_valid},
+		{"invalid requests", test_invalid},
+		{"bytes and bounds", test_bytes},
+		{"builders", test_builders},
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("proto", NULL, NULL);
-	if (!s || !CU_add_test(s, "valid requests", test_valid) ||
-	    !CU_add_test(s, "invalid requests", test_invalid) ||
-	    !CU_add_test(s, "bytes and bounds", test_bytes) ||
-	    !CU_add_test(s, "builders", test_builders)) {
-		fprintf(stderr, "test_proto: cannot register tests\n");
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_tests_failed() + CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("proto", tests);
 }

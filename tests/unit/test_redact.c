@@ -1,11 +1,11 @@
 /* test_redact.c - secrets in argv never reach a summary. */
-#include <CUnit/Basic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "redact.h"
+#include "unit.h"
 
 /* variadic list terminator (a typed null pointer, not a bare NULL) */
 #define END ((const char *)NULL)
@@ -232,26 +232,16 @@ static void test_join_bound(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{"secret options", test_options},
+		{"NAME=value", test_env_style},
+		{"secret words anywhere", test_anywhere},
+		{"URL credentials", test_urls},
+		{"authorization headers", test_headers},
+		{"redact_arg", test_redact_arg_direct},
+		{"join shape", test_join_shape},
+		{"join bound", test_join_bound},
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("redact", NULL, NULL);
-	if (!s || !CU_add_test(s, "secret options", test_options) ||
-	    !CU_add_test(s, "NAME=value", test_env_style) ||
-	    !CU_add_test(s, "secret words anywhere", test_anywhere) ||
-	    !CU_add_test(s, "URL credentials", test_urls) ||
-	    !CU_add_test(s, "authorization headers", test_headers) ||
-	    !CU_add_test(s, "redact_arg", test_redact_arg_direct) ||
-	    !CU_add_test(s, "join shape", test_join_shape) ||
-	    !CU_add_test(s, "join bound", test_join_bound)) {
-		fprintf(stderr, "test_redact: cannot register tests\n");
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_tests_failed() + CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failed ? 1 : 0;
+	return UNIT_RUN("redact", tests);
 }

@@ -1,5 +1,4 @@
 /* test_rules.c - tool attribution on real-world and hostile command lines. */
-#include <CUnit/Basic.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -7,6 +6,7 @@
 #include <unistd.h>
 
 #include "rules.h"
+#include "unit.h"
 
 /* variadic list terminator (a typed null pointer, not a bare NULL) */
 #define END ((const char *)NULL)
@@ -431,33 +431,6 @@ static void test_rules_file(void)
 	}
 }
 
-/* A file of the source tree: from the current directory or from the binary's. */
-static const char *source_file(const char *rel)
-{
-	char exe[4000];
-	ssize_t n;
-
-	if (access(rel, R_OK) == 0)
-		return rel;
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		char *slash;
-
-		exe[n] = '\0';
-		slash = strrchr(exe, '/'); /* BUILD/tests/test_rules */
-		if (slash) {
-			static char path[4096];
-
-			*slash = '\0';
-			snprintf(path, sizeof(path), "%s/../../%s", exe, rel);
-			if (access(path, R_OK) == 0)
-				return path;
-		}
-	}
-	fprintf(stderr, "\n  cannot find %s (run from the source tree)\n", rel);
-	return rel;
-}
-
 static void test_shipped_file(void)
 {
 	/* contrib/rules/tools.rules loads without a warning and agrees */
@@ -481,47 +454,31 @@ static void test_shipped_file(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failed;
+	static const struct unit_test tests[] = {
+		{"plain tools and subcommands", test_plain_and_subcommands},
+		{"subcommand must look like a word", test_subcommand_must_be_a_word},
+		{"python", test_python},
+		{"gatk launcher", test_gatk_direct},
+		{"R and Rscript", test_r},
+		{"java", test_java},
+		{"shells", test_shells},
+		{"perl ruby node", test_perl_ruby_node},
+		{"hostile argv", test_hostile},
+		{"long script argument", test_long_script_arg},
+		{"no rules", test_default_without_rules},
+		{"rules file", test_rules_file},
+		{"shipped rules file", test_shipped_file},
+	};
+	int rc = 1;
 
-	if (!mkdtemp(tmpdir)) {
-		perror("mkdtemp");
+	if (unit_make_dir(tmpdir) < 0)
 		return 1;
-	}
 	R = rules_default();
-	if (!R || CU_initialize_registry() != CUE_SUCCESS) {
+	if (!R)
 		fprintf(stderr, "test_rules: setup failed\n");
-		return 1;
-	}
-	s = CU_add_suite("rules", NULL, NULL);
-	if (!s ||
-	    !CU_add_test(s, "plain tools and subcommands", test_plain_and_subcommands) ||
-	    !CU_add_test(s, "subcommand must look like a word", test_subcommand_must_be_a_word) ||
-	    !CU_add_test(s, "python", test_python) ||
-	    !CU_add_test(s, "gatk launcher", test_gatk_direct) ||
-	    !CU_add_test(s, "R and Rscript", test_r) ||
-	    !CU_add_test(s, "java", test_java) ||
-	    !CU_add_test(s, "shells", test_shells) ||
-	    !CU_add_test(s, "perl ruby node", test_perl_ruby_node) ||
-	    !CU_add_test(s, "hostile argv", test_hostile) ||
-	    !CU_add_test(s, "long script argument", test_long_script_arg) ||
-	    !CU_add_test(s, "no rules", test_default_without_rules) ||
-	    !CU_add_test(s, "rules file", test_rules_file) ||
-	    !CU_add_test(s, "shipped rules file", test_shipped_file)) {
-		fprintf(stderr, "test_rules: cannot register tests\n");
-		return 1;
-	}
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failed = CU_get_number_of_tests_failed() + CU_get_number_of_failures();
-	CU_cleanup_registry();
+	else
+		rc = UNIT_RUN("rules", tests);
 	rules_free(R);
-	{
-		char cmd[300];
-
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);
-		if (system(cmd) != 0)
-			fprintf(stderr, "test_rules: could not remove %s\n", tmpdir);
-	}
-	return failed ? 1 : 0;
+	unit_remove_dir(tmpdir);
+	return rc;
 }

@@ -2,8 +2,9 @@
  * test_spank_args.c - the SPANK plugin's plain-text inputs: plugstack.conf
  * arguments (bad ones reported, defaults kept) and Slurm CPU lists.
  */
-#include <CUnit/Basic.h>
 #include <string.h>
+
+#include "unit.h"
 
 /* The plugin is a .so of its own: compile its parser into the test. */
 #include "../../spank/spank_args.c"
@@ -93,20 +94,13 @@ static void test_cpuset_count(void)
 
 int main(void)
 {
-	CU_pSuite s;
-	unsigned failures;
+	static const struct unit_test tests[] = {
+		{"plugstack arguments", test_args_good},
+		{"no arguments", test_args_none},
+		{"bad arguments keep the defaults", test_args_bad},
+		{"good and bad arguments", test_args_mixed},
+		{"CPU lists", test_cpuset_count},
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	s = CU_add_suite("spank_args", NULL, NULL);
-	CU_add_test(s, "plugstack arguments", test_args_good);
-	CU_add_test(s, "no arguments", test_args_none);
-	CU_add_test(s, "bad arguments keep the defaults", test_args_bad);
-	CU_add_test(s, "good and bad arguments", test_args_mixed);
-	CU_add_test(s, "CPU lists", test_cpuset_count);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
+	return UNIT_RUN("spank_args", tests);
 }

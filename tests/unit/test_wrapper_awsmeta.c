@@ -5,13 +5,13 @@
  * life cycle, EC2 detection, the Nextflow work directory, and garbage of
  * every kind.  Also the runner's exit-code convention.
  */
-#include <CUnit/Basic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 
 #include "awsmeta.h"
 #include "runner.h"
+#include "unit.h"
 
 /* A NULL-terminated list of "NAME=value" strings as the environment. */
 static const char *table_env(void *arg, const char *name)
@@ -321,27 +321,20 @@ static void test_exit_code(void)
 
 int main(void)
 {
-	CU_pSuite suite;
-	unsigned failures;
+	static const struct unit_test tests[] = {
+		{"AWS Batch array child", test_env_array_child},
+		{"TRACER_RUN_ID wins", test_env_run_id_wins},
+		{"single and multi-node jobs", test_env_single_and_multinode},
+		{"bad variable values", test_env_bad_values},
+		{"ECS container and task documents", test_ecs_documents},
+		{"Fargate task limits", test_ecs_fargate_limits},
+		{"garbage documents", test_garbage_documents},
+		{"IMDS document and life cycle", test_imds},
+		{"higher-priority values kept", test_priority_kept},
+		{"EC2 detection", test_is_ec2},
+		{"Nextflow work directory", test_nextflow},
+		{"exit codes", test_exit_code},
+	};
 
-	if (CU_initialize_registry() != CUE_SUCCESS)
-		return 1;
-	suite = CU_add_suite("wrapper awsmeta", NULL, NULL);
-	CU_add_test(suite, "AWS Batch array child", test_env_array_child);
-	CU_add_test(suite, "TRACER_RUN_ID wins", test_env_run_id_wins);
-	CU_add_test(suite, "single and multi-node jobs", test_env_single_and_multinode);
-	CU_add_test(suite, "bad variable values", test_env_bad_values);
-	CU_add_test(suite, "ECS container and task documents", test_ecs_documents);
-	CU_add_test(suite, "Fargate task limits", test_ecs_fargate_limits);
-	CU_add_test(suite, "garbage documents", test_garbage_documents);
-	CU_add_test(suite, "IMDS document and life cycle", test_imds);
-	CU_add_test(suite, "higher-priority values kept", test_priority_kept);
-	CU_add_test(suite, "EC2 detection", test_is_ec2);
-	CU_add_test(suite, "Nextflow work directory", test_nextflow);
-	CU_add_test(suite, "exit codes", test_exit_code);
-	CU_basic_set_mode(CU_BRM_VERBOSE);
-	CU_basic_run_tests();
-	failures = CU_get_number_of_failures() + CU_get_number_of_tests_failed();
-	CU_cleanup_registry();
-	return failures ? 1 : 0;
+	return UNIT_RUN("wrapper awsmeta", tests);
 }
