@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "bpf_loader.h"
 #include "jobs.h"
 #include "log.h"
 #include "tracer.h"
@@ -122,7 +123,13 @@ int events_handle(void *ctx, void *data, size_t size)
 	js->stats.events++;
 	dj = jobs_find_key(js, h->job);
 	if (!dj) {
+		/* A process of a closed job (forked while it closed): stop
+		 * following it, unless it has moved to a job since. */
+		struct tracer_proc kp;
 		js->stats.late_events++;
+		if (h->type != TRACER_EV_EXIT &&
+		    bpf_loader_lookup_proc(js->bpf, (pid_t)h->pid, &kp) == 0 && kp.job == h->job)
+			bpf_loader_untag_pid(js->bpf, (pid_t)h->pid);
 		return 0;
 	}
 	switch (h->type) {

@@ -7,6 +7,7 @@
 #include "jobs.h"
 
 #include <errno.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,11 @@
 
 /* How long a job whose processes have all exited waits for its end
  * message before it is closed anyway (its registrant is gone). */
+/* Open jobs one non-root user may have at once. */
+#define MAX_OPEN_JOBS_PER_USER 64
+/* Open jobs listed in a status reply (the newest). */
+#define STATUS_MAX_JOBS 50
+
 #define EMPTY_GRACE_NS (1000ull * 1000000ull)
 
 static uint64_t clock_ns(clockid_t id)
@@ -220,7 +226,15 @@ static void attach_job_cgroup(struct jobs *js, struct djob *dj, pid_t pid)
 {
 	struct stat st;
 
+	bool scheduled = !strcmp(dj->job->id.scheduler, "slurm") ||
+			 !strcmp(dj->job->id.scheduler, "aws-batch");
+
 	if (dj->job->cgroup_stats || !sampler_job_cgroup(pid, &dj->cgroup))
+		return;
+	/* Schedulers make a cgroup per job; a local command's container or
+	 * session cgroup holds other work too, unless made for it by hand. */
+	if (!scheduled && !strstr(dj->cgroup.v2, "/tracer-job") &&
+	    !strstr(dj->cgroup.mem_v1, "/tracer-job") && !strstr(dj->cgroup.cpu_v1, "/tracer-job"))
 		return;
 	dj->job->cgroup_stats = true;
 	snprintf(dj->job->cgroup_path, sizeof(dj->job->cgroup_path), "%s",
@@ -232,23 +246,79 @@ static void attach_job_cgroup(struct jobs *js, struct djob *dj, pid_t pid)
 	log_info("job %s: own cgroup %s", dj->job->uid, dj->job->cgroup_path);
 }
 
-char *jobs_register(struct jobs *js, const struct tracer_identity *id,
+/* Only root (slurmstepd, a container's entrypoint) speaks for others. */
+static const char *vet_identity(struct tracer_identity *id, const struct ucred *peer)
+{
+	struct passwd pw, *res = NULL;
+	char buf[2048];
+
+	if (peer->uid == 0)
+		return NULL;
+	if (!strcmp(id->scheduler, "slurm"))
+		return "only root (the SPANK plugin) registers Slurm tasks";
+	id->uid = (long)peer->uid;
+	id->user[0] = '\0';
+	if (getpwuid_r(peer->uid, &pw, buf, sizeof(buf), &res) == 0 && res)
+		snprintf(id->user, sizeof(id->user), "%s", pw.pw_name);
+	return NULL;
+}
+
+static unsigned open_jobs_of(const struct jobs *js, uid_t uid)
+{
+	unsigned n = 0;
+
+	for (size_t i = 0; i < js->nopen; i++)
+		if (js->open[i]->owner_uid == uid)
+			n++;
+	return n;
+}
+
+static bool may_act_on(const struct jobs *js, const struct djob *dj, const struct ucred *peer)
+{
+	return dj != js->host_job && (peer->uid == 0 || peer->uid == dj->owner_uid);
+}
+
+/* A process registered again (nested `tracer run`): it leaves its old job. */
+static void detach_from_other_jobs(struct jobs *js, struct djob *keep, pid_t pid)
+{
+	for (size_t i = 0; i < js->nopen; i++) {
+		struct djob *dj = js->open[i];
+		struct job_proc *p;
+
+		if (dj == keep || !(p = job_proc_find(dj->job, pid)))
+			continue;
+		job_proc_forget(dj->job, p);
+		jobs_note_exit(js, dj);
+	}
+}
+
+char *jobs_register(struct jobs *js, struct tracer_identity *id,
 		    const struct ucred *peer)
 {
 	struct djob *dj;
+	const char *why;
 	char key[300];
 	int err;
 
 	if (peer->pid <= 0)
 		return reply_error("peer pid not visible from tracerd's pid namespace");
+	why = vet_identity(id, peer);
+	if (why)
+		return reply_error("%s", why);
 	identity_job_key(id, key, sizeof(key));
 	dj = key[0] ? jobs_find_name(js, key) : NULL;
+	if (dj && (dj == js->host_job || dj->owner_uid != peer->uid))
+		return reply_error("job %s belongs to another user", key);
 	if (dj) {
 		js->stats.joined++;
 	} else {
+		if (peer->uid != 0 && open_jobs_of(js, peer->uid) >= MAX_OPEN_JOBS_PER_USER)
+			return reply_error("too many open jobs for uid %d (%d)", (int)peer->uid,
+					   MAX_OPEN_JOBS_PER_USER);
 		dj = job_open(js, id);
 		if (!dj)
 			return reply_error("out of memory");
+		dj->owner_uid = peer->uid;
 		js->stats.registered++;
 	}
 	err = bpf_loader_tag_pid(js->bpf, peer->pid, dj->job->key);
@@ -264,6 +334,7 @@ char *jobs_register(struct jobs *js, const struct tracer_identity *id,
 	}
 	dj->job->ntasks++;
 	dj->empty_since_ns = 0;
+	detach_from_other_jobs(js, dj, peer->pid);
 	add_root_proc(js, dj, peer->pid);
 	attach_job_cgroup(js, dj, peer->pid);
 	log_info("job %s: pid %d registered (%s%s%s, task %d)", dj->job->uid,
@@ -272,12 +343,13 @@ char *jobs_register(struct jobs *js, const struct tracer_identity *id,
 	return reply_ok(dj->job->uid, dj->job->key);
 }
 
-char *jobs_task_exit(struct jobs *js, const char *name, int status)
+char *jobs_task_exit(struct jobs *js, const char *name, int status,
+		     const struct ucred *peer)
 {
 	struct djob *dj = jobs_find_name(js, name);
 
-	if (!dj)
-		return reply_error("no open job %s", name);
+	if (!dj || !may_act_on(js, dj, peer))
+		return reply_error("no open job %s of yours", name);
 	dj->job->ntasks_exited++;
 	if (status > 0 && !dj->job->task_failed_status)
 		dj->job->task_failed_status = status;
@@ -337,8 +409,13 @@ static void job_finish(struct jobs *js, struct djob *dj, const char *why)
 	await_exit_records(js, j);
 	/* Outliving processes: their totals so far, then they are no longer ours. */
 	JOB_FOREACH_LIVE(j, p) {
+		struct tracer_proc kp;
 		sampler_read_totals(p, js->host);
-		bpf_loader_untag_pid(js->bpf, p->pid);
+		/* untag what is still ours: not a pid that moved to another
+		 * job, nor host processes that simply go on to the next period */
+		if (dj != js->host_job && bpf_loader_lookup_proc(js->bpf, p->pid, &kp) == 0 &&
+		    kp.job == j->key)
+			bpf_loader_untag_pid(js->bpf, p->pid);
 	}
 	job_close(j, real_now_ns());
 	j->events_dropped = drop_count(js) - dj->drops_at_start;
@@ -361,8 +438,8 @@ char *jobs_end(struct jobs *js, const char *name, int status,
 	struct djob *dj = jobs_find_name(js, name);
 	struct job_proc *registrant;
 
-	if (!dj)
-		return reply_error("no open job %s", name);
+	if (!dj || !may_act_on(js, dj, peer))
+		return reply_error("no open job %s of yours", name);
 	/* Events already in the ring buffer belong to the job: take them
 	 * before closing (the child's exit is there before its parent
 	 * could wait for it). */
@@ -467,7 +544,9 @@ cJSON *jobs_status_json(const struct jobs *js)
 	json_add_u64(o, "late_events", js->stats.late_events);
 	json_add_u64(o, "unknown_procs", js->stats.unknown_procs);
 	arr = cJSON_AddArrayToObject(o, "open_jobs");
-	for (size_t i = 0; arr && i < js->nopen; i++) {
+	size_t first = js->nopen > STATUS_MAX_JOBS ? js->nopen - STATUS_MAX_JOBS : 0;
+	json_add_u64(o, "open_jobs_omitted", first);
+	for (size_t i = first; arr && i < js->nopen; i++) {
 		cJSON *e = cJSON_CreateObject();
 		const struct job *j = js->open[i]->job;
 		if (!e)

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include <cjson/cJSON.h>
 
 #include "cgroup.h"
@@ -29,6 +30,7 @@ struct djob {
 	uint64_t drops_at_start;
 	struct cgroup_ref cgroup;  /* valid when job->cgroup_stats */
 	uint64_t cgroup_id;        /* v2 cgroup tagged in the kernel, or 0 */
+	uid_t owner_uid;           /* who registered it: may join, report, end */
 };
 
 #define RECENT_JOBS 32
@@ -64,9 +66,10 @@ int jobs_init(struct jobs *js, const struct tracer_config *cfg,
 void jobs_fini(struct jobs *js);
 
 /* Protocol operations; each returns the reply line (malloc'd). */
-char *jobs_register(struct jobs *js, const struct tracer_identity *id,
+char *jobs_register(struct jobs *js, struct tracer_identity *id,
 		    const struct ucred *peer);
-char *jobs_task_exit(struct jobs *js, const char *job, int status);
+char *jobs_task_exit(struct jobs *js, const char *job, int status,
+		     const struct ucred *peer);
 char *jobs_end(struct jobs *js, const char *job, int status,
 	       const struct ucred *peer);
 

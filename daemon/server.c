@@ -22,7 +22,11 @@
 #include "proto.h"
 
 #define MAX_CONNS 256
-#define CONN_IDLE_NS (2ull * 1000000000ull)
+#define MAX_CONNS_PER_UID 8    /* one user cannot take every slot */
+#define ROOT_RESERVED_CONNS 32 /* registrants run as root (slurmstepd) */
+#define MAX_ACCEPTS_PER_WAKEUP 64
+/* clients give up after their own timeout (200 ms by default) */
+#define CONN_IDLE_NS (500ull * 1000000ull)
 
 struct conn {
 	struct watch w; /* first: epoll data points here */
@@ -67,6 +71,40 @@ static int make_socket_dir(const char *path)
 	return 0;
 }
 
+/* Is a daemon listening there?  Then it is not a stale socket. */
+static bool socket_in_use(const struct sockaddr_un *addr)
+{
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bool in_use;
+
+	if (fd < 0)
+		return false;
+	in_use = connect(fd, (const struct sockaddr *)addr, sizeof(*addr)) == 0;
+	close(fd);
+	return in_use;
+}
+
+static int conns_of_uid(const struct server *s, uid_t uid)
+{
+	int n = 0;
+
+	for (const struct conn *c = s->conns; c; c = c->next)
+		if (c->peer.uid == uid)
+			n++;
+	return n;
+}
+
+/* Fair share of the connection slots: a few per user, a reserve for root. */
+static bool conn_allowed(const struct server *s, uid_t uid)
+{
+	if (s->nconns >= MAX_CONNS)
+		return false;
+	if (uid == 0)
+		return true;
+	return s->nconns < MAX_CONNS - ROOT_RESERVED_CONNS &&
+	       conns_of_uid(s, uid) < MAX_CONNS_PER_UID;
+}
+
 struct server *server_open(const char *path, int epfd, server_handler_fn fn,
 			   void *ctx, char *err, size_t errlen)
 {
@@ -96,6 +134,10 @@ struct server *server_open(const char *path, int epfd, server_handler_fn fn,
 	s->fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (s->fd < 0) {
 		snprintf(err, errlen, "socket: %s", strerror(errno));
+		goto fail;
+	}
+	if (socket_in_use(&addr)) {
+		snprintf(err, errlen, "%s: another tracerd is serving it", path);
 		goto fail;
 	}
 	if (unlink(path) != 0 && errno != ENOENT) {
@@ -170,7 +212,8 @@ static void send_reply(struct server *s, struct conn *c, char *reply)
 
 void server_accept(struct server *s)
 {
-	for (;;) {
+	/* bounded: a connect flood must not starve the ring buffer */
+	for (int i = 0; i < MAX_ACCEPTS_PER_WAKEUP; i++) {
 		int fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP};
 		socklen_t len = sizeof(struct ucred);
@@ -182,11 +225,6 @@ void server_accept(struct server *s)
 			return;
 		}
 		s->stats.accepted++;
-		if (s->nconns >= MAX_CONNS) {
-			s->stats.too_many++;
-			close(fd);
-			continue;
-		}
 		c = malloc(sizeof(*c));
 		if (!c) {
 			close(fd);
@@ -198,6 +236,12 @@ void server_accept(struct server *s)
 		c->opened_ns = now_ns();
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->peer, &len) != 0) {
 			log_warn("SO_PEERCRED: %s", strerror(errno));
+			free(c);
+			close(fd);
+			continue;
+		}
+		if (!conn_allowed(s, c->peer.uid)) {
+			s->stats.too_many++;
 			free(c);
 			close(fd);
 			continue;
@@ -263,7 +307,7 @@ void server_expire(struct server *s)
 		next = c->next;
 		if (now - c->opened_ns > CONN_IDLE_NS) {
 			s->stats.timeouts++;
-			log_warn("pid %d: no complete request in 2 s, closing",
+			log_warn("pid %d: no complete request in 500 ms, closing",
 				 (int)c->peer.pid);
 			send_reply(s, c, proto_error_reply("timeout waiting for request"));
 			conn_close(s, c);

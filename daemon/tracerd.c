@@ -48,6 +48,7 @@ struct tracerd {
 	struct watch ringbuf_w, signal_w, timer_w;
 	uint64_t started_mono_ns, last_sample_ns;
 	bool stop;
+	bool expire_due;
 };
 
 static void usage(FILE *f)
@@ -81,6 +82,7 @@ static int parse_args(struct tracerd *d, int argc, char **argv)
 	bool config_given = false;
 	char *overrides[64];
 	int noverrides = 0, c;
+	bool verbose = false;
 
 	while ((c = getopt_long(argc, argv, "c:o:vh", opts, NULL)) != -1) {
 		switch (c) {
@@ -97,6 +99,7 @@ static int parse_args(struct tracerd *d, int argc, char **argv)
 			break;
 		case 'v':
 			log_set_level(LOG_DEBUG);
+			verbose = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -129,7 +132,7 @@ static int parse_args(struct tracerd *d, int argc, char **argv)
 		}
 	}
 	int lvl = log_parse_level(d->cfg.log_level);
-	if (lvl >= 0 && lvl != LOG_DEBUG)
+	if (lvl >= 0 && !verbose)
 		log_set_level((enum log_level)lvl);
 	return 0;
 }
@@ -198,6 +201,10 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 		return proto_error_reply("out of memory");
 	if (proto_parse_request(line, len, req, err, sizeof(err)) != 0) {
 		server_count_bad(d->server);
+		/* the reason may quote the request: keep the log line one line */
+		for (char *c = err; *c; c++)
+			if ((unsigned char)*c < 0x20 || *c == 0x7f)
+				*c = '?';
 		log_warn("bad request from pid %d uid %d: %s", (int)peer->pid,
 			 (int)peer->uid, err);
 		reply = proto_error_reply(err);
@@ -208,7 +215,7 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 		reply = jobs_register(&d->jobs, &req->identity, peer);
 		break;
 	case PROTO_OP_TASK_EXIT:
-		reply = jobs_task_exit(&d->jobs, req->job, req->status);
+		reply = jobs_task_exit(&d->jobs, req->job, req->status, peer);
 		break;
 	case PROTO_OP_END:
 		reply = jobs_end(&d->jobs, req->job, req->status, peer);
@@ -297,7 +304,7 @@ static void on_timer(struct tracerd *d)
 		log_warn("timerfd read: %s", strerror(errno));
 	/* events first, so the jobs' views are current */
 	bpf_loader_consume(d->bpf);
-	server_expire(d->server);
+	d->expire_due = true; /* after this epoll batch: it frees connections */
 	if (now - d->last_sample_ns >= (uint64_t)d->cfg.sample_interval_ms * 1000000ull) {
 		d->last_sample_ns = now;
 		for (size_t i = 0; i < d->jobs.nopen; i++) {
@@ -341,6 +348,12 @@ static int run_loop(struct tracerd *d)
 				on_timer(d);
 				break;
 			}
+		}
+		/* Later entries of a batch may point at connections that expiry
+		 * frees: expire only once the batch is done. */
+		if (d->expire_due) {
+			d->expire_due = false;
+			server_expire(d->server);
 		}
 	}
 	return 0;

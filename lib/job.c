@@ -208,16 +208,26 @@ static int str_eq(const char *a, const char *b)
 static struct tool_agg *tool_get(struct job *j, const struct job_proc *p)
 {
 	const char *name = p->tool ? p->tool : (p->comm[0] ? p->comm : "?");
+	const char *exe = p->exe, *interp = p->interpreter;
 
 	for (struct tool_agg *t = j->tools; t; t = t->next)
-		if (strcmp(t->tool, name) == 0 && str_eq(t->exe, p->exe))
+		if (strcmp(t->tool, name) == 0 && str_eq(t->exe, exe))
 			return t;
+	/* Bounded: a workflow with a script path per task (.command.sh)
+	 * would otherwise grow the list with every task. */
+	if (j->ntools >= JOB_MAX_TOOLS) {
+		name = JOB_OTHER_TOOLS;
+		exe = interp = NULL;
+		for (struct tool_agg *t = j->tools; t; t = t->next)
+			if (strcmp(t->tool, name) == 0 && !t->exe)
+				return t;
+	}
 	struct tool_agg *t = calloc(1, sizeof(*t));
 	if (!t)
 		return NULL;
 	t->tool = strdup(name);
-	t->exe = dup_or_null(p->exe);
-	t->interpreter = dup_or_null(p->interpreter);
+	t->exe = dup_or_null(exe);
+	t->interpreter = dup_or_null(interp);
 	if (!t->tool) {
 		free(t->exe);
 		free(t->interpreter);
@@ -338,6 +348,13 @@ static void live_unlink(struct job *j, struct job_proc *p)
 			return;
 		}
 	}
+}
+
+void job_proc_forget(struct job *j, struct job_proc *p)
+{
+	live_unlink(j, p);
+	j->procs_total--;
+	proc_free(p);
 }
 
 static void fold_proc(struct job *j, struct job_proc *p)

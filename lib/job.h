@@ -19,6 +19,8 @@
 
 #define JOB_COMM_LEN 16
 #define JOB_MAX_EXIT_CODES 32 /* distinct exit statuses kept per tool */
+#define JOB_MAX_TOOLS 512     /* beyond: folded into JOB_OTHER_TOOLS */
+#define JOB_OTHER_TOOLS "(other tools)"
 
 /* Exact totals of one process (same meaning as the kernel's). */
 struct proc_totals {
@@ -138,6 +140,9 @@ void job_proc_exit(struct job *j, struct job_proc *p, int exit_status,
  * the totals known so far (the caller fills p->totals first).
  */
 void job_close(struct job *j, uint64_t end_ns);
+
+/* The process moved to another job (re-registered): drop it uncounted. */
+void job_proc_forget(struct job *j, struct job_proc *p);
 
 /* Iterate live processes. */
 #define JOB_FOREACH_LIVE(j, p)                                   \

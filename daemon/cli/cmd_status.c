@@ -7,6 +7,12 @@
 #include "cli.h"
 #include "client.h"
 
+static const char *text(const cJSON *o, const char *key)
+{
+	const char *s = jstr(o, key);
+	return s ? s : "-";
+}
+
 static void print_status(const cJSON *st)
 {
 	const cJSON *k = cJSON_GetObjectItem(st, "kernel");
@@ -16,16 +22,17 @@ static void print_status(const cJSON *st)
 	const cJSON *p;
 	char buf[64];
 
-	printf("tracerd %s, pid %.0f, up %s, on %s\n", jstr(st, "version"),
+	printf("tracerd %s, pid %.0f, up %s, on %s\n", text(st, "version"),
 	       jnum(st, "pid"), fmt_secs(jnum(st, "uptime_s"), buf, sizeof(buf)),
-	       jstr(st, "hostname"));
-	printf("socket:   %s\n", jstr(st, "socket"));
-	printf("sinks:    %s (%s)\n", jstr(st, "sinks"), jstr(st, "file"));
+	       text(st, "hostname"));
+	printf("socket:   %s\n", text(st, "socket"));
+	printf("sinks:    %s (%s)\n", text(st, "sinks"), text(st, "file"));
 	printf("tracing:  %s\n", cJSON_IsTrue(cJSON_GetObjectItem(st, "trace_all"))
 				     ? "every process on the host" : "registered jobs");
 	printf("programs: %d attached:", cJSON_GetArraySize(progs));
 	cJSON_ArrayForEach(p, progs)
-		printf(" %s", p->valuestring);
+		if (cJSON_IsString(p))
+			printf(" %s", p->valuestring);
 	printf("\nevents:   %.0f (forks %.0f, execs %.0f, exits %.0f, OOM %.0f)\n",
 	       jnum(k, "events"), jnum(k, "forks"), jnum(k, "execs"), jnum(k, "exits"),
 	       jnum(k, "ooms"));

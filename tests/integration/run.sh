@@ -147,6 +147,39 @@ check "tracer status reports the daemon" tr_cli status
 check "tracer jobs lists jobs" tr_cli jobs
 check "tracer show prints a job" tr_cli show "$(cat "$TMP/j.py")"
 
+echo "== another user cannot end, join or impersonate"
+trun "$TMP/j.owned" -- /bin/sleep 1.5 &
+opid=$!
+for _ in $(seq 1 50); do [ -s "$TMP/j.owned" ] && break; sleep 0.05; done
+cat >"$TMP/other.py" <<'PY'
+import json, socket, sys
+def ask(req):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(5)
+    s.connect(sys.argv[1])
+    s.sendall(json.dumps(req).encode() + b"\n")
+    out = b""
+    while not out.endswith(b"\n"):
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        out += chunk
+    return json.loads(out)
+job = sys.argv[2]
+r = ask({"op": "end", "v": 1, "job": job, "status": 2304}); print("end:", r); assert not r["ok"], r
+r = ask({"op": "task_exit", "v": 1, "job": job, "status": 35584}); print("task_exit:", r); assert not r["ok"], r
+r = ask({"op": "register", "v": 1, "identity": {"scheduler": "slurm", "job_id": "77", "step_id": "0"}})
+print("slurm register:", r); assert not r["ok"], r
+PY
+chmod 755 "$TMP"; chmod 644 "$TMP/other.py" # nobody reaches the socket and the script
+if setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 "$TMP/other.py" "$TRACERD_SOCK" "$(cat "$TMP/j.owned")" >"$TMP/other.out" 2>&1; then
+	pass "a non-root user cannot end or report on root's job, nor register a Slurm task"
+else
+	fail "other user's requests"; sed 's/^/    /' "$TMP/other.out"
+fi
+wait "$opid"
+chk "the job closed by its own registrant, exit 0" "$TMP/j.owned" exit sleep 0 0
+
 echo "== tracerd absent: the command still runs with its status"
 "$BUILD/tracer" -o socket="$TMP/nothing.sock" run -- /bin/sh -c 'echo hello; exit 4' >"$TMP/absent.out" 2>&1
 rc=$?

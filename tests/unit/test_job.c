@@ -110,6 +110,27 @@ static void test_outlived_and_inherit(void)
 	job_free(j);
 }
 
+static void test_tools_bounded(void)
+{
+	struct job *j = job_new("job-3", NULL, 4);
+	char exe[64];
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	for (int i = 0; i < JOB_MAX_TOOLS + 100; i++) {
+		struct job_proc *p = job_proc_add(j, 1000 + i, 1, 1, "t");
+		snprintf(exe, sizeof(exe), "/work/%d/.command.sh", i);
+		job_proc_exec(j, p, exe, "", 0, rules, false);
+		job_proc_exit(j, p, 0, 2, NULL, 0);
+	}
+	CU_ASSERT_EQUAL(j->ntools, JOB_MAX_TOOLS + 1);
+	uint64_t other = 0;
+	for (struct tool_agg *t = j->tools; t; t = t->next)
+		if (!strcmp(t->tool, JOB_OTHER_TOOLS))
+			other = t->procs;
+	CU_ASSERT_EQUAL(other, 100);
+	job_free(j);
+}
+
 static void test_cpu_split(void)
 {
 	struct proc_totals t = {0};
@@ -153,6 +174,7 @@ int main(void)
 		{"fold processes into tools", test_fold_tools},
 		{"outliving processes, inherited tool", test_outlived_and_inherit},
 		{"cputime_adjust split", test_cpu_split},
+		{"tool list bounded", test_tools_bounded},
 		{"hostile argv gives valid JSON", test_hostile_argv_json},
 	};
 	int rc;
