@@ -204,8 +204,11 @@ static void add_root_proc(struct jobs *js, struct djob *dj, pid_t pid)
 
 	memset(&st, 0, sizeof(st));
 	if (procfs_read_stat(pid, &st) == 0 && js->host->clk_tck > 0) {
-		uint64_t mono = st.start_ticks * (1000000000ull / (uint64_t)js->host->clk_tck);
-		start = jobs_real_ns(js, mono);
+		/* /proc start times count from boot including suspend
+		 * (CLOCK_BOOTTIME), not CLOCK_MONOTONIC */
+		uint64_t boot = st.start_ticks * (1000000000ull / (uint64_t)js->host->clk_tck);
+		uint64_t boot_now = clock_ns(CLOCK_BOOTTIME);
+		start = real_now_ns() - (boot_now > boot ? boot_now - boot : 0);
 	}
 	p = job_proc_add(dj->job, pid, st.ppid, start, st.comm);
 	if (!p)
@@ -557,7 +560,8 @@ cJSON *jobs_status_json(const struct jobs *js)
 		json_add_str(e, "job", j->uid);
 		cJSON_AddItemToObject(e, "identity", identity_to_json(&j->id));
 		json_add_time(e, "start", j->start_ns);
-		json_add_secs(e, "wall_s", real_now_ns() - j->start_ns);
+		uint64_t now = real_now_ns();
+		json_add_secs(e, "wall_s", now > j->start_ns ? now - j->start_ns : 0);
 		json_add_u64(e, "live", j->nlive);
 		json_add_u64(e, "processes", j->procs_total);
 		/* finished processes only: live ones report at their exit */

@@ -220,7 +220,7 @@ check_exit() {
 }
 
 check_cancel() {
-	j=$(sbatch --parsable -J tcancel -o /dev/null --wrap 'sleep 300')
+	j=$(sbatch --parsable -J tcancel -o /dev/null --wrap 'exec sleep 300')
 	state=""
 	for _ in $(seq 100); do
 		state=$(squeue -h -j "$j" -o %T)
