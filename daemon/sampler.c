@@ -114,13 +114,7 @@ static int read_threads_io(pid_t pid, struct procfs_io *sum)
 		close(fd);
 		if (len <= 0 || procfs_parse_io(buf, (size_t)len, &io) != 0)
 			continue;
-		sum->rchar += io.rchar;
-		sum->wchar += io.wchar;
-		sum->syscr += io.syscr;
-		sum->syscw += io.syscw;
-		sum->read_bytes += io.read_bytes;
-		sum->write_bytes += io.write_bytes;
-		sum->cancelled_write_bytes += io.cancelled_write_bytes;
+		procfs_io_add(sum, &io);
 		n++;
 	}
 	closedir(dir);

@@ -181,6 +181,17 @@ static int io_field(void *ctx, const char *key, size_t klen, const char *v,
 	return 0;
 }
 
+void procfs_io_add(struct procfs_io *sum, const struct procfs_io *add)
+{
+	sum->rchar += add->rchar;
+	sum->wchar += add->wchar;
+	sum->syscr += add->syscr;
+	sum->syscw += add->syscw;
+	sum->read_bytes += add->read_bytes;
+	sum->write_bytes += add->write_bytes;
+	sum->cancelled_write_bytes += add->cancelled_write_bytes;
+}
+
 int procfs_parse_io(const char *buf, size_t len, struct procfs_io *out)
 {
 	memset(out, 0, sizeof(*out));

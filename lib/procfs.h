@@ -39,6 +39,9 @@ int procfs_parse_stat(const char *buf, size_t len, struct procfs_stat *out);
 int procfs_parse_io(const char *buf, size_t len, struct procfs_io *out);
 int procfs_parse_status(const char *buf, size_t len, struct procfs_status *out);
 
+/* sum += add, field by field. */
+void procfs_io_add(struct procfs_io *sum, const struct procfs_io *add);
+
 /* Read /proc/<pid>/{stat,io,status}: 0, or -1 with errno (ENOENT: gone). */
 int procfs_read_stat(pid_t pid, struct procfs_stat *out);
 int procfs_read_io(pid_t pid, struct procfs_io *out);

@@ -258,17 +258,6 @@ static void sp_totals(const struct sproc *sp, uint64_t user, uint64_t sys,
 	t->nivcsw = sp->nivcsw;
 }
 
-static void io_add(struct procfs_io *a, const struct procfs_io *b)
-{
-	a->rchar += b->rchar;
-	a->wchar += b->wchar;
-	a->syscr += b->syscr;
-	a->syscw += b->syscw;
-	a->read_bytes += b->read_bytes;
-	a->write_bytes += b->write_bytes;
-	a->cancelled_write_bytes += b->cancelled_write_bytes;
-}
-
 /* Vanished children of parent not folded yet, into out (at most max). */
 static size_t pending_children(struct sampler *s, pid_t parent,
 			       struct sproc **out, size_t max)
@@ -371,7 +360,7 @@ static void sp_fold(struct sampler *s, struct sproc *sp, uint64_t incl_user,
 	share_out(s, kids, n, sub0(incl_user, known_u), sub0(incl_sys, known_s),
 		  sp->rate * (double)sub0(end_ms, sp->last_ms), &own_u, &own_s);
 	for (size_t i = 0; i < n; i++) {
-		io_add(&sp->child_io, &kids[i]->io);
+		procfs_io_add(&sp->child_io, &kids[i]->io);
 		/* a parent does not end before the children it waited for */
 		if (kids[i]->vanish_ns > end_ns && !ru)
 			end_ns = kids[i]->vanish_ns;
@@ -497,7 +486,7 @@ static void reconcile_parent(struct sampler *s, struct sproc *a)
 	for (size_t i = 0; i < n; i++) {
 		ku += kids[i]->utime + kids[i]->rec_cutime;
 		ks += kids[i]->stime + kids[i]->rec_cstime;
-		io_add(&a->child_io, &kids[i]->io);
+		procfs_io_add(&a->child_io, &kids[i]->io);
 	}
 	share_out(s, kids, n, sub0(du, ku), sub0(ds, ks), 0, NULL, NULL);
 }
