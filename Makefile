@@ -25,7 +25,7 @@ ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/pp
 WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=gnu11 $(WARN) -fPIC -D_GNU_SOURCE -Ilib -I$(BUILD) -Ibpf
-LDLIBS  := -lcjson -lcurl -lhwloc -lm
+LDLIBS  := -lcjson -lhwloc -lm -ldl
 ifeq ($(SAN),1)
 CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
@@ -84,7 +84,7 @@ $(BUILD)/tracer: $(CLI_OBJS) $(BUILD)/libtracer.a
 
 # --as-needed: libcurl is loaded at run time only when used (start-up cost)
 $(BUILD)/tracer-wrap: $(WRAP_OBJS) $(BUILD)/libtracer.a
-	$(CC) $(LDFLAGS) -Wl,--as-needed -o $@ $^ $(LDLIBS) -ldl
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The plugin is loaded into slurmstepd: no sanitizer runtime in it.
 # --exclude-libs: only the slurm_spank_* entry points are exported, so
@@ -95,6 +95,11 @@ $(BUILD)/spank_tracer.so: $(SPANK_OBJS) $(BUILD)/libtracer.a
 $(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libtracer.a
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lcunit $(LDLIBS)
+
+# tests of wrapper/ code: every wrapper object but the one with main()
+$(BUILD)/tests/test_wrapper_%: tests/unit/test_wrapper_%.c tests/unit/unit.h $(filter-out %/main.o,$(WRAP_OBJS)) $(BUILD)/libtracer.a
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Iwrapper $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lcunit $(LDLIBS)
 
 # Test workloads: static, unsanitized, so their counted bytes and CPU are
 # their own (no loader reads, no sanitizer runtime).

@@ -29,7 +29,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Settings, fixed by the loader before load. */
 const volatile bool trace_all = false;
-const volatile __u32 argv_max = 1024;
+const volatile __u32 argv_max = TRACER_DEFAULT_ARGV_MAX;
 const volatile __u32 self_tgid = 0;
 const volatile __u32 page_kb = 4;
 /* Wake tracerd only once this much is waiting (0: at every record).
@@ -47,14 +47,14 @@ volatile __u32 nr_tagged_cgroups = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536); /* the loader sets max_procs */
+	__uint(max_entries, TRACER_DEFAULT_MAX_PROCS); /* the loader sets max_procs */
 	__type(key, __u32);
 	__type(value, struct tracer_proc);
 } procs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 4096);
+	__uint(max_entries, TRACER_MAX_TAGGED_CGROUPS);
 	__type(key, __u64);
 	__type(value, __u64);
 } tagged_cgroups SEC(".maps");
@@ -68,7 +68,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 1 << 24); /* the loader sets ringbuf_bytes */
+	__uint(max_entries, TRACER_DEFAULT_RINGBUF_BYTES); /* the loader sets ringbuf_bytes */
 } events SEC(".maps");
 
 static __always_inline __u64 wakeup_flag(void)

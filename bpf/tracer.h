@@ -10,9 +10,9 @@
 #ifndef TRACER_BPF_TRACER_H
 #define TRACER_BPF_TRACER_H
 
-#define TRACER_COMM_LEN 16
-#define TRACER_PATH_MAX 1024 /* resolved executable path / filename bytes */
-#define TRACER_ARGV_MAX 4096 /* hard ceiling; the runtime cap is argv_max */
+/* TRACER_COMM_LEN, TRACER_PATH_MAX, TRACER_ARGV_MAX and the default map
+ * sizes: the one definition, shared with the configuration */
+#include "../lib/defaults.h"
 
 /* Job key 0 means "no job": only used when trace_all is on. */
 #define TRACER_JOB_HOST 0

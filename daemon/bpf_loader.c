@@ -7,6 +7,7 @@
 #include "bpf_loader.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -24,11 +25,9 @@
 #include <bpf/libbpf.h>
 
 #include "log.h"
+#include "procfs.h"
 #include "tracer.skel.h"
 
-#define DEFAULT_ARGV_MAX 1024u
-#define DEFAULT_RINGBUF (16u << 20)
-#define DEFAULT_MAX_PROCS 65536u
 #define BPFFS_DIR "/sys/fs/bpf"
 #define TRACEFS_DIR "/sys/kernel/tracing"
 
@@ -47,6 +46,23 @@ static struct bpf_map *pinned_map(struct tracer_bpf *skel, int i)
 				  skel->maps.counters, skel->maps.events};
 
 	return i < (int)(sizeof(maps) / sizeof(maps[0])) ? maps[i] : NULL;
+}
+
+/* libbpf's messages go through our logger, at the matching level. */
+static int libbpf_message(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char msg[1024];
+	size_t n;
+
+	if (level == LIBBPF_DEBUG && !log_enabled(LOG_DEBUG))
+		return 0;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	log_msg(level == LIBBPF_WARN ? LOG_WARN : level == LIBBPF_INFO ? LOG_INFO : LOG_DEBUG,
+		"libbpf: %s", msg);
+	return 0;
 }
 
 static void raise_memlock(void)
@@ -183,9 +199,9 @@ static int configure(struct tracer_bpf *skel, const struct bpf_loader_opts *o,
 		     char *err, size_t errlen)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	unsigned argv_max = o->argv_max ? o->argv_max : DEFAULT_ARGV_MAX;
-	unsigned rb = o->ringbuf_bytes ? o->ringbuf_bytes : DEFAULT_RINGBUF;
-	unsigned procs = o->max_procs ? o->max_procs : DEFAULT_MAX_PROCS;
+	unsigned argv_max = o->argv_max ? o->argv_max : TRACER_DEFAULT_ARGV_MAX;
+	unsigned rb = o->ringbuf_bytes ? o->ringbuf_bytes : TRACER_DEFAULT_RINGBUF_BYTES;
+	unsigned procs = o->max_procs ? o->max_procs : TRACER_DEFAULT_MAX_PROCS;
 	int rc;
 
 	if (page <= 0) {
@@ -273,6 +289,7 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 		snprintf(err, errlen, "pin directory name too long");
 		goto fail;
 	}
+	libbpf_set_print(libbpf_message);
 	raise_memlock();
 	if (ensure_mounted(BPFFS_DIR, BPF_FS_MAGIC, "bpf", "mode=0700", err, errlen) != 0)
 		goto fail;
@@ -321,78 +338,23 @@ int bpf_loader_consume(struct bpf_loader *l)
 
 /* ---- tagging ---- */
 
-/* Read a small /proc file into buf (NUL-terminated); -errno on failure. */
-static int read_proc(pid_t pid, const char *name, char *buf, size_t len)
-{
-	char path[64];
-	ssize_t n;
-	int fd, rc = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/%s", (int)pid, name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		rc = errno == ESRCH ? -ESRCH : -errno;
-	else
-		buf[n] = '\0';
-	close(fd);
-	return rc;
-}
-
-/* Tgid: and Threads: of /proc/<pid>/status. */
-static int proc_threads(pid_t pid, long *threads)
-{
-	char buf[4096];
-	const char *t, *g;
-	int rc = read_proc(pid, "status", buf, sizeof(buf));
-
-	if (rc != 0)
-		return rc;
-	g = strstr(buf, "\nTgid:");
-	t = strstr(buf, "\nThreads:");
-	if (!g || !t)
-		return -EIO;
-	if (strtol(g + 6, NULL, 10) != pid)
-		return -EINVAL;
-	*threads = strtol(t + 9, NULL, 10);
-	return *threads > 0 ? 0 : -EIO;
-}
-
 /*
- * Start time as task->start_time has it (CLOCK_MONOTONIC ns).  /proc gives
- * field 22 of stat in clock ticks of CLOCK_BOOTTIME; the two clocks differ
- * by the time spent suspended.
+ * What the procs map needs of a running process: its live threads and its
+ * start time as task->start_time has it (CLOCK_MONOTONIC).  -errno.
  */
-static int proc_start_ns(pid_t pid, __u64 *start_ns)
+static int read_proc_entry(pid_t pid, struct tracer_proc *p)
 {
-	char buf[1024];
-	struct timespec boot, mono;
-	unsigned long long ticks;
-	long hz = sysconf(_SC_CLK_TCK);
-	const char *p;
-	__s64 ns, delta;
-	int rc = read_proc(pid, "stat", buf, sizeof(buf));
+	struct procfs_status status;
+	struct procfs_stat st;
 
-	if (rc != 0)
-		return rc;
-	p = strrchr(buf, ')'); /* comm may hold spaces and parentheses */
-	if (!p || hz <= 0)
+	if (procfs_read_status(pid, &status) != 0 || procfs_read_stat(pid, &st) != 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	if (status.tgid != pid)
+		return -EINVAL; /* a thread id, not a process */
+	if (status.threads <= 0)
 		return -EIO;
-	/* comm is field 2; each space moves one field on, to starttime (22) */
-	for (int field = 2; field < 22; field++) {
-		p = strchr(p + 1, ' ');
-		if (!p)
-			return -EIO;
-	}
-	if (sscanf(p + 1, "%llu", &ticks) != 1)
-		return -EIO;
-	if (clock_gettime(CLOCK_BOOTTIME, &boot) != 0 || clock_gettime(CLOCK_MONOTONIC, &mono) != 0)
-		return -errno;
-	delta = (boot.tv_sec - mono.tv_sec) * 1000000000LL + (boot.tv_nsec - mono.tv_nsec);
-	ns = (__s64)(ticks * (1000000000ULL / (unsigned long long)hz)) - delta;
-	*start_ns = ns > 0 ? (__u64)ns : 0;
+	p->threads = status.threads;
+	p->start_ns = procfs_start_ns(&st, CLOCK_MONOTONIC);
 	return 0;
 }
 
@@ -401,7 +363,6 @@ int bpf_loader_tag_pid(struct bpf_loader *l, pid_t tgid, __u64 job)
 	int fd = bpf_map__fd(l->skel->maps.procs);
 	__u32 key = (__u32)tgid;
 	struct tracer_proc p;
-	long threads;
 	int rc;
 
 	if (tgid <= 0)
@@ -417,13 +378,10 @@ int bpf_loader_tag_pid(struct bpf_loader *l, pid_t tgid, __u64 job)
 		return rc == 0 ? 0 : -errno;
 	}
 	memset(&p, 0, sizeof(p));
-	rc = proc_threads(tgid, &threads);
-	if (rc == 0)
-		rc = proc_start_ns(tgid, &p.start_ns);
+	rc = read_proc_entry(tgid, &p);
 	if (rc != 0)
 		return rc;
 	p.job = job;
-	p.threads = threads;
 	if (bpf_map_update_elem(fd, &key, &p, BPF_ANY) != 0)
 		return errno == E2BIG ? -ENOSPC : -errno;
 	return 0;

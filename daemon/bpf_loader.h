@@ -17,9 +17,10 @@
 struct bpf_loader;
 
 /*
- * Zero picks the default for a number: argv_max 1024 bytes (at most
- * TRACER_ARGV_MAX), ringbuf_bytes 16 MiB (rounded up to a power of two of at
- * least one page), max_procs 65536.  pin_dir NULL: maps are not pinned.
+ * Zero picks the default for a number (lib/defaults.h, the same as the
+ * configuration's): argv_max (at most TRACER_ARGV_MAX), ringbuf_bytes
+ * (rounded up to a power of two of at least one page), max_procs.
+ * pin_dir NULL: maps are not pinned.
  */
 struct bpf_loader_opts {
 	bool trace_all;

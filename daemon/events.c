@@ -23,31 +23,31 @@ static int too_short(size_t size, size_t need)
 
 /* The process, or a new record for it when its fork was not seen
  * (registered root, or a lost event). */
-static struct job_proc *proc_of(struct jobs *js, struct djob *dj, __u32 pid,
+static struct job_proc *proc_of(struct jobs *js, struct open_job *oj, __u32 pid,
 				__u32 ppid, __u64 start_mono, const char *comm)
 {
-	struct job_proc *p = job_proc_find(dj->job, (pid_t)pid);
+	struct job_proc *p = job_proc_find(oj->job, (pid_t)pid);
 
 	if (p)
 		return p;
 	js->stats.unknown_procs++;
-	dj->empty_since_ns = 0;
-	return job_proc_add(dj->job, (pid_t)pid, (pid_t)ppid,
+	oj->empty_since_ns = 0;
+	return job_proc_add(oj->job, (pid_t)pid, (pid_t)ppid,
 			    jobs_real_ns(js, start_mono), comm);
 }
 
-static void on_fork(struct jobs *js, struct djob *dj, const struct tracer_fork_event *e)
+static void on_fork(struct jobs *js, struct open_job *oj, const struct tracer_fork_event *e)
 {
 	char comm[TRACER_COMM_LEN + 1];
 
 	memcpy(comm, e->comm, TRACER_COMM_LEN);
 	comm[TRACER_COMM_LEN] = '\0';
-	dj->empty_since_ns = 0;
-	job_proc_add(dj->job, (pid_t)e->hdr.pid, (pid_t)e->ppid,
+	oj->empty_since_ns = 0;
+	job_proc_add(oj->job, (pid_t)e->hdr.pid, (pid_t)e->ppid,
 		     jobs_real_ns(js, e->start_ns), comm);
 }
 
-static void on_exec(struct jobs *js, struct djob *dj, const struct tracer_exec_event *e,
+static void on_exec(struct jobs *js, struct open_job *oj, const struct tracer_exec_event *e,
 		    size_t size)
 {
 	char comm[TRACER_COMM_LEN + 1];
@@ -72,15 +72,15 @@ static void on_exec(struct jobs *js, struct djob *dj, const struct tracer_exec_e
 		argv_len = TRACER_ARGV_MAX;
 	if (argv_off + argv_len > size)
 		argv_len = size > argv_off ? size - argv_off : 0;
-	p = proc_of(js, dj, e->hdr.pid, e->ppid, e->start_ns, comm);
+	p = proc_of(js, oj, e->hdr.pid, e->ppid, e->start_ns, comm);
 	if (!p)
 		return;
 	memcpy(p->comm, comm, sizeof(p->comm) - 1);
-	job_proc_exec(dj->job, p, path, e->argv, argv_len, js->rules,
+	job_proc_exec(oj->job, p, path, e->argv, argv_len, js->rules,
 		      !!(e->flags & TRACER_F_ARGV_TRUNCATED));
 }
 
-static void on_exit_event(struct jobs *js, struct djob *dj, const struct tracer_exit_event *e)
+static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tracer_exit_event *e)
 {
 	char comm[TRACER_COMM_LEN + 1];
 	struct proc_totals t;
@@ -89,7 +89,7 @@ static void on_exit_event(struct jobs *js, struct djob *dj, const struct tracer_
 
 	memcpy(comm, e->comm, TRACER_COMM_LEN);
 	comm[TRACER_COMM_LEN] = '\0';
-	p = proc_of(js, dj, e->hdr.pid, e->ppid, e->start_ns, comm);
+	p = proc_of(js, oj, e->hdr.pid, e->ppid, e->start_ns, comm);
 	if (!p)
 		return;
 	memset(&t, 0, sizeof(t));
@@ -107,22 +107,22 @@ static void on_exit_event(struct jobs *js, struct djob *dj, const struct tracer_
 	t.min_flt = k->min_flt;
 	t.maj_flt = k->maj_flt;
 	/* a re-parented process (daemonizer) keeps the parent it had in the job */
-	job_proc_exit(dj->job, p, e->exit_status, jobs_real_ns(js, e->hdr.ts_ns), &t,
+	job_proc_exit(oj->job, p, e->exit_status, jobs_real_ns(js, e->hdr.ts_ns), &t,
 		      (e->flags & TRACER_F_OOM_KILLED) ? PROC_F_OOM_KILLED : 0);
-	jobs_note_exit(js, dj);
+	jobs_note_exit(js, oj);
 }
 
 int events_handle(void *ctx, void *data, size_t size)
 {
 	struct jobs *js = ctx;
 	const struct tracer_event_hdr *h = data;
-	struct djob *dj;
+	struct open_job *oj;
 
 	if (too_short(size, sizeof(*h)))
 		return 0;
 	js->stats.events++;
-	dj = jobs_find_key(js, h->job);
-	if (!dj) {
+	oj = jobs_find_tag(js, h->job);
+	if (!oj) {
 		/* A process of a closed job (forked while it closed): stop
 		 * following it, unless it has moved to a job since. */
 		struct tracer_proc kp;
@@ -135,18 +135,18 @@ int events_handle(void *ctx, void *data, size_t size)
 	switch (h->type) {
 	case TRACER_EV_FORK:
 		if (!too_short(size, sizeof(struct tracer_fork_event)))
-			on_fork(js, dj, data);
+			on_fork(js, oj, data);
 		break;
 	case TRACER_EV_EXEC:
 		if (!too_short(size, offsetof(struct tracer_exec_event, argv)))
-			on_exec(js, dj, data, size);
+			on_exec(js, oj, data, size);
 		break;
 	case TRACER_EV_EXIT:
 		if (!too_short(size, sizeof(struct tracer_exit_event)))
-			on_exit_event(js, dj, data);
+			on_exit_event(js, oj, data);
 		break;
 	case TRACER_EV_OOM: {
-		struct job_proc *p = job_proc_find(dj->job, (pid_t)h->pid);
+		struct job_proc *p = job_proc_find(oj->job, (pid_t)h->pid);
 		if (p)
 			p->flags |= PROC_F_OOM_KILLED;
 		break;

@@ -7,7 +7,6 @@
 #include "jobs.h"
 
 #include <errno.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,11 +16,12 @@
 #include <unistd.h>
 
 #include "bpf_loader.h"
+#include "clock.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "procfs.h"
 #include "proto.h"
-#include "sampler.h"
+#include "livestats.h"
 #include "summary.h"
 
 /* In trace_all mode, everything not in a job goes to a "host" job whose
@@ -49,7 +49,7 @@ uint64_t real_now_ns(void) { return clock_ns(CLOCK_REALTIME); }
 
 static void update_clock_offset(struct jobs *js)
 {
-	js->mono_to_real_ns = (int64_t)(real_now_ns() - mono_now_ns());
+	js->mono_to_real_ns = (int64_t)(clock_real_ns() - clock_mono_ns());
 }
 
 uint64_t jobs_real_ns(const struct jobs *js, uint64_t mono_ns)
@@ -69,7 +69,7 @@ int jobs_init(struct jobs *js, const struct tracer_config *cfg,
 	js->rules = rules;
 	js->sinks = sinks;
 	js->bpf = bpf;
-	js->next_key = 1;
+	js->next_tag = 1;
 	update_clock_offset(js);
 	if (cfg->trace_all)
 		open_host_job(js);
@@ -88,7 +88,7 @@ static char *reply_error(const char *fmt, ...)
 	return proto_error_reply(msg);
 }
 
-static char *reply_ok(const char *job, uint64_t key)
+static char *reply_ok(const char *job, uint64_t tag)
 {
 	cJSON *o = cJSON_CreateObject();
 	char *line;
@@ -98,19 +98,19 @@ static char *reply_ok(const char *job, uint64_t key)
 	cJSON_AddTrueToObject(o, "ok");
 	if (job) {
 		json_add_str(o, "job", job);
-		json_add_u64(o, "key", key);
+		json_add_u64(o, "tag", tag);
 	}
 	line = proto_render_line(o);
 	cJSON_Delete(o);
 	return line;
 }
 
-struct djob *jobs_find_key(struct jobs *js, uint64_t key)
+struct open_job *jobs_find_tag(struct jobs *js, uint64_t tag)
 {
-	if (js->last_hit && js->last_hit->job->key == key)
+	if (js->last_hit && js->last_hit->job->tag == tag)
 		return js->last_hit;
 	for (size_t i = 0; i < js->nopen; i++) {
-		if (js->open[i]->job->key == key) {
+		if (js->open[i]->job->tag == tag) {
 			js->last_hit = js->open[i];
 			return js->open[i];
 		}
@@ -118,40 +118,40 @@ struct djob *jobs_find_key(struct jobs *js, uint64_t key)
 	return NULL;
 }
 
-struct djob *jobs_find_name(struct jobs *js, const char *name)
+struct open_job *jobs_find_name(struct jobs *js, const char *name)
 {
 	if (!name[0])
 		return NULL;
 	for (size_t i = 0; i < js->nopen; i++)
 		if (strcmp(js->open[i]->job->uid, name) == 0 ||
-		    strcmp(js->open[i]->key, name) == 0)
+		    strcmp(js->open[i]->join_key, name) == 0)
 			return js->open[i];
 	return NULL;
 }
 
-static int open_add(struct jobs *js, struct djob *dj)
+static int open_add(struct jobs *js, struct open_job *oj)
 {
 	if (js->nopen == js->cap) {
 		size_t cap = js->cap ? js->cap * 2 : 16;
-		struct djob **v = realloc(js->open, cap * sizeof(*v));
+		struct open_job **v = realloc(js->open, cap * sizeof(*v));
 		if (!v)
 			return -1;
 		js->open = v;
 		js->cap = cap;
 	}
-	js->open[js->nopen++] = dj;
+	js->open[js->nopen++] = oj;
 	return 0;
 }
 
-static void open_remove(struct jobs *js, struct djob *dj)
+static void open_remove(struct jobs *js, struct open_job *oj)
 {
 	for (size_t i = 0; i < js->nopen; i++) {
-		if (js->open[i] == dj) {
+		if (js->open[i] == oj) {
 			js->open[i] = js->open[--js->nopen];
 			break;
 		}
 	}
-	if (js->last_hit == dj)
+	if (js->last_hit == oj)
 		js->last_hit = NULL;
 }
 
@@ -163,61 +163,56 @@ static uint64_t drop_count(struct jobs *js)
 	return c[TRACER_CNT_DROP_RINGBUF] + c[TRACER_CNT_DROP_PROCS_FULL];
 }
 
-static struct djob *job_open(struct jobs *js, const struct tracer_identity *id)
+static struct open_job *job_open(struct jobs *js, const struct tracer_identity *id)
 {
-	struct djob *dj = calloc(1, sizeof(*dj));
-	char uid[64];
+	struct open_job *oj = calloc(1, sizeof(*oj));
+	char uid[TRACER_JOB_UID_LEN];
 
-	if (!dj)
+	if (!oj)
 		return NULL;
 	/* unique per host: hostname, daemon start, sequence */
 	snprintf(uid, sizeof(uid), "%.30s-%llx-%llu", js->host->hostname,
-		 (unsigned long long)(real_now_ns() / 1000000000ull),
+		 (unsigned long long)(clock_real_ns() / 1000000000ull),
 		 (unsigned long long)++js->uid_seq);
-	dj->job = job_new(uid, id, (size_t)js->cfg->keep_procs);
-	if (!dj->job) {
-		free(dj);
+	oj->job = job_new(uid, id, (size_t)js->cfg->keep_procs);
+	if (!oj->job) {
+		free(oj);
 		return NULL;
 	}
-	dj->job->key = js->next_key++;
-	dj->job->start_ns = real_now_ns();
-	identity_job_key(id, dj->key, sizeof(dj->key));
-	dj->drops_at_start = drop_count(js);
-	if (open_add(js, dj) != 0) {
-		job_free(dj->job);
-		free(dj);
+	oj->job->tag = js->next_tag++;
+	oj->job->start_ns = clock_real_ns();
+	identity_join_key(id, oj->join_key, sizeof(oj->join_key));
+	oj->drops_at_start = drop_count(js);
+	if (open_add(js, oj) != 0) {
+		job_free(oj->job);
+		free(oj);
 		return NULL;
 	}
-	return dj;
+	return oj;
 }
 
 /* The registered process: what it is now (it has not exec'd the job's
  * command yet when the SPANK plugin registers it). */
-static void add_root_proc(struct jobs *js, struct djob *dj, pid_t pid)
+static void add_root_proc(struct jobs *js, struct open_job *oj, pid_t pid)
 {
 	struct procfs_stat st;
 	struct job_proc *p;
-	char exe[1024];
-	char argv[4096];
+	char exe[TRACER_PATH_MAX];
+	char argv[TRACER_ARGV_MAX];
+	uint64_t start = clock_real_ns();
 	ssize_t n;
-	uint64_t start = real_now_ns();
 
 	memset(&st, 0, sizeof(st));
-	if (procfs_read_stat(pid, &st) == 0 && js->host->clk_tck > 0) {
-		/* /proc start times count from boot including suspend
-		 * (CLOCK_BOOTTIME), not CLOCK_MONOTONIC */
-		uint64_t boot = st.start_ticks * (1000000000ull / (uint64_t)js->host->clk_tck);
-		uint64_t boot_now = clock_ns(CLOCK_BOOTTIME);
-		start = real_now_ns() - (boot_now > boot ? boot_now - boot : 0);
-	}
-	p = job_proc_add(dj->job, pid, st.ppid, start, st.comm);
+	if (procfs_read_stat(pid, &st) == 0)
+		start = procfs_start_ns(&st, CLOCK_REALTIME);
+	p = job_proc_add(oj->job, pid, st.ppid, start, st.comm);
 	if (!p)
 		return;
 	p->flags |= PROC_F_ROOT;
 	if (procfs_read_exe(pid, exe, sizeof(exe)) != 0)
 		exe[0] = '\0';
 	n = procfs_read_cmdline(pid, argv, sizeof(argv));
-	job_proc_exec(dj->job, p, exe, argv, n > 0 ? (size_t)n : 0, js->rules, false);
+	job_proc_exec(oj->job, p, exe, argv, n > 0 ? (size_t)n : 0, js->rules, false);
 }
 
 /*
@@ -225,44 +220,38 @@ static void add_root_proc(struct jobs *js, struct djob *dj, pid_t pid)
  * and (v2) every process that enters the cgroup is the job's, even one
  * that did not descend from the registered process.
  */
-static void attach_job_cgroup(struct jobs *js, struct djob *dj, pid_t pid)
+static void attach_job_cgroup(struct jobs *js, struct open_job *oj, pid_t pid)
 {
 	struct stat st;
 
-	bool scheduled = !strcmp(dj->job->id.scheduler, "slurm") ||
-			 !strcmp(dj->job->id.scheduler, "aws-batch");
+	bool scheduled = !strcmp(oj->job->id.scheduler, "slurm") ||
+			 !strcmp(oj->job->id.scheduler, "aws-batch");
 
-	if (dj->job->cgroup_stats || !sampler_job_cgroup(pid, &dj->cgroup))
+	if (oj->job->cgroup_stats || !livestats_job_cgroup(pid, &oj->cgroup))
 		return;
 	/* Schedulers make a cgroup per job; a local command's container or
 	 * session cgroup holds other work too, unless made for it by hand. */
-	if (!scheduled && !strstr(dj->cgroup.v2, "/tracer-job") &&
-	    !strstr(dj->cgroup.mem_v1, "/tracer-job") && !strstr(dj->cgroup.cpu_v1, "/tracer-job"))
+	if (!scheduled && !strstr(oj->cgroup.v2, "/tracer-job") &&
+	    !strstr(oj->cgroup.mem_v1, "/tracer-job") && !strstr(oj->cgroup.cpu_v1, "/tracer-job"))
 		return;
-	dj->job->cgroup_stats = true;
-	snprintf(dj->job->cgroup_path, sizeof(dj->job->cgroup_path), "%s",
-		 dj->cgroup.v2[0] ? dj->cgroup.v2 : dj->cgroup.mem_v1[0] ? dj->cgroup.mem_v1
-									: dj->cgroup.cpu_v1);
-	if (dj->cgroup.v2[0] && stat(dj->cgroup.v2, &st) == 0 &&
-	    bpf_loader_tag_cgroup(js->bpf, (__u64)st.st_ino, dj->job->key) == 0)
-		dj->cgroup_id = (uint64_t)st.st_ino;
-	log_info("job %s: own cgroup %s", dj->job->uid, dj->job->cgroup_path);
+	oj->job->cgroup_stats = true;
+	snprintf(oj->job->cgroup_path, sizeof(oj->job->cgroup_path), "%s",
+		 oj->cgroup.v2[0] ? oj->cgroup.v2 : oj->cgroup.mem_v1[0] ? oj->cgroup.mem_v1
+									: oj->cgroup.cpu_v1);
+	if (oj->cgroup.v2[0] && stat(oj->cgroup.v2, &st) == 0 &&
+	    bpf_loader_tag_cgroup(js->bpf, (__u64)st.st_ino, oj->job->tag) == 0)
+		oj->cgroup_id = (uint64_t)st.st_ino;
+	log_info("job %s: own cgroup %s", oj->job->uid, oj->job->cgroup_path);
 }
 
 /* Only root (slurmstepd, a container's entrypoint) speaks for others. */
 static const char *vet_identity(struct tracer_identity *id, const struct ucred *peer)
 {
-	struct passwd pw, *res = NULL;
-	char buf[2048];
-
 	if (peer->uid == 0)
 		return NULL;
 	if (!strcmp(id->scheduler, "slurm"))
 		return "only root (the SPANK plugin) registers Slurm tasks";
-	id->uid = (long)peer->uid;
-	id->user[0] = '\0';
-	if (getpwuid_r(peer->uid, &pw, buf, sizeof(buf), &res) == 0 && res)
-		snprintf(id->user, sizeof(id->user), "%s", pw.pw_name);
+	identity_set_user(id, peer->uid);
 	return NULL;
 }
 
@@ -276,31 +265,31 @@ static unsigned open_jobs_of(const struct jobs *js, uid_t uid)
 	return n;
 }
 
-static bool may_act_on(const struct jobs *js, const struct djob *dj, const struct ucred *peer)
+static bool may_act_on(const struct jobs *js, const struct open_job *oj, const struct ucred *peer)
 {
-	return dj != js->host_job && (peer->uid == 0 || peer->uid == dj->owner_uid);
+	return oj != js->host_job && (peer->uid == 0 || peer->uid == oj->owner_uid);
 }
 
 /* A process registered again (nested `tracer run`): it leaves its old job. */
-static void detach_from_other_jobs(struct jobs *js, struct djob *keep, pid_t pid)
+static void detach_from_other_jobs(struct jobs *js, struct open_job *keep, pid_t pid)
 {
 	for (size_t i = 0; i < js->nopen; i++) {
-		struct djob *dj = js->open[i];
+		struct open_job *oj = js->open[i];
 		struct job_proc *p;
 
-		if (dj == keep || !(p = job_proc_find(dj->job, pid)))
+		if (oj == keep || !(p = job_proc_find(oj->job, pid)))
 			continue;
-		job_proc_forget(dj->job, p);
-		jobs_note_exit(js, dj);
+		job_proc_forget(oj->job, p);
+		jobs_note_exit(js, oj);
 	}
 }
 
 char *jobs_register(struct jobs *js, struct tracer_identity *id,
 		    const struct ucred *peer)
 {
-	struct djob *dj;
+	struct open_job *oj;
 	const char *why;
-	char key[300];
+	char key[TRACER_JOIN_KEY_LEN];
 	int err;
 
 	if (peer->pid <= 0)
@@ -308,54 +297,54 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id,
 	why = vet_identity(id, peer);
 	if (why)
 		return reply_error("%s", why);
-	identity_job_key(id, key, sizeof(key));
-	dj = key[0] ? jobs_find_name(js, key) : NULL;
-	if (dj && (dj == js->host_job || dj->owner_uid != peer->uid))
+	identity_join_key(id, key, sizeof(key));
+	oj = key[0] ? jobs_find_name(js, key) : NULL;
+	if (oj && (oj == js->host_job || oj->owner_uid != peer->uid))
 		return reply_error("job %s belongs to another user", key);
-	if (dj) {
+	if (oj) {
 		js->stats.joined++;
 	} else {
 		if (peer->uid != 0 && open_jobs_of(js, peer->uid) >= MAX_OPEN_JOBS_PER_USER)
 			return reply_error("too many open jobs for uid %d (%d)", (int)peer->uid,
 					   MAX_OPEN_JOBS_PER_USER);
-		dj = job_open(js, id);
-		if (!dj)
+		oj = job_open(js, id);
+		if (!oj)
 			return reply_error("out of memory");
-		dj->owner_uid = peer->uid;
+		oj->owner_uid = peer->uid;
 		js->stats.registered++;
 	}
-	err = bpf_loader_tag_pid(js->bpf, peer->pid, dj->job->key);
+	err = bpf_loader_tag_pid(js->bpf, peer->pid, oj->job->tag);
 	if (err) {
 		js->stats.tag_failures++;
 		log_warn("register pid %d: cannot tag: %s", (int)peer->pid, strerror(-err));
-		if (dj->job->ntasks == 0) {
-			open_remove(js, dj);
-			job_free(dj->job);
-			free(dj);
+		if (oj->job->ntasks == 0) {
+			open_remove(js, oj);
+			job_free(oj->job);
+			free(oj);
 		}
 		return reply_error("cannot tag pid %d: %s", (int)peer->pid, strerror(-err));
 	}
-	dj->job->ntasks++;
-	dj->empty_since_ns = 0;
-	detach_from_other_jobs(js, dj, peer->pid);
-	add_root_proc(js, dj, peer->pid);
-	attach_job_cgroup(js, dj, peer->pid);
-	log_info("job %s: pid %d registered (%s%s%s, task %d)", dj->job->uid,
+	oj->job->ntasks++;
+	oj->empty_since_ns = 0;
+	detach_from_other_jobs(js, oj, peer->pid);
+	add_root_proc(js, oj, peer->pid);
+	attach_job_cgroup(js, oj, peer->pid);
+	log_info("job %s: pid %d registered (%s%s%s, task %d)", oj->job->uid,
 		 (int)peer->pid, id->scheduler[0] ? id->scheduler : "local",
-		 dj->key[0] ? " " : "", dj->key, dj->job->ntasks);
-	return reply_ok(dj->job->uid, dj->job->key);
+		 oj->join_key[0] ? " " : "", oj->join_key, oj->job->ntasks);
+	return reply_ok(oj->job->uid, oj->job->tag);
 }
 
 char *jobs_task_exit(struct jobs *js, const char *name, int status,
 		     const struct ucred *peer)
 {
-	struct djob *dj = jobs_find_name(js, name);
+	struct open_job *oj = jobs_find_name(js, name);
 
-	if (!dj || !may_act_on(js, dj, peer))
+	if (!oj || !may_act_on(js, oj, peer))
 		return reply_error("no open job %s of yours", name);
-	dj->job->ntasks_exited++;
-	if (status > 0 && !dj->job->task_failed_status)
-		dj->job->task_failed_status = status;
+	oj->job->ntasks_exited++;
+	if (status > 0 && !oj->job->task_failed_status)
+		oj->job->task_failed_status = status;
 	return reply_ok(NULL, 0);
 }
 
@@ -398,115 +387,118 @@ static void await_exit_records(struct jobs *js, struct job *j)
 }
 
 /* Write the summary and forget the job. */
-static void job_finish(struct jobs *js, struct djob *dj, const char *why)
+static void job_finish(struct jobs *js, struct open_job *oj, const char *why)
 {
-	struct job *j = dj->job;
+	struct job *j = oj->job;
 	struct summary_opts so = {.source = "tracerd",
 				  .sample_interval_ms = js->cfg->sample_interval_ms};
+	char err[768];
 	cJSON *summary;
 
 	if (j->cgroup_stats)
-		sampler_sample_cgroup(j, &dj->cgroup);
-	if (dj->cgroup_id)
-		bpf_loader_untag_cgroup(js->bpf, dj->cgroup_id);
+		livestats_sample_cgroup(j, &oj->cgroup);
+	if (oj->cgroup_id)
+		bpf_loader_untag_cgroup(js->bpf, oj->cgroup_id);
 	await_exit_records(js, j);
 	/* Outliving processes: their totals so far, then they are no longer ours. */
 	JOB_FOREACH_LIVE(j, p) {
 		struct tracer_proc kp;
-		sampler_read_totals(p, js->host);
+		livestats_read_totals(p);
 		/* untag what is still ours: not a pid that moved to another
 		 * job, nor host processes that simply go on to the next period */
-		if (dj != js->host_job && bpf_loader_lookup_proc(js->bpf, p->pid, &kp) == 0 &&
-		    kp.job == j->key)
+		if (oj != js->host_job && bpf_loader_lookup_proc(js->bpf, p->pid, &kp) == 0 &&
+		    kp.job == j->tag)
 			bpf_loader_untag_pid(js->bpf, p->pid);
 	}
-	job_close(j, real_now_ns());
-	j->events_dropped = drop_count(js) - dj->drops_at_start;
+	job_close(j, clock_real_ns());
+	j->events_dropped = drop_count(js) - oj->drops_at_start;
 	summary = summary_build(j, js->host, &so);
-	if (!summary || sinks_write(js->sinks, summary) != 0)
-		log_error("job %s: summary not delivered to every sink", j->uid);
+	if (!summary)
+		log_error("job %s: summary not written: out of memory", j->uid);
+	else if (sinks_write(js->sinks, summary, err, sizeof(err)) != 0)
+		log_error("job %s: summary not delivered to every sink: %s", j->uid, err);
 	cJSON_Delete(summary);
 	log_info("job %s closed (%s): %llu processes, %zu tools", j->uid, why,
 		 (unsigned long long)j->procs_total, j->ntools);
 	remember_recent(js, j->uid);
 	js->stats.closed++;
-	open_remove(js, dj);
+	open_remove(js, oj);
 	job_free(j);
-	free(dj);
+	free(oj);
 }
 
 char *jobs_end(struct jobs *js, const char *name, int status,
 	       const struct ucred *peer)
 {
-	struct djob *dj = jobs_find_name(js, name);
+	struct open_job *oj = jobs_find_name(js, name);
 	struct job_proc *registrant;
 
-	if (!dj || !may_act_on(js, dj, peer))
+	if (!oj || !may_act_on(js, oj, peer))
 		return reply_error("no open job %s of yours", name);
 	/* Events already in the ring buffer belong to the job: take them
 	 * before closing (the child's exit is there before its parent
 	 * could wait for it). */
 	bpf_loader_consume(js->bpf);
 	if (status >= 0)
-		dj->job->exit_status = status;
+		oj->job->exit_status = status;
 	/* A wrapper that registered itself and now reports is not an
 	 * outliving process: it ends with its job. */
-	registrant = job_proc_find(dj->job, peer->pid);
+	registrant = job_proc_find(oj->job, peer->pid);
 	if (registrant) {
-		sampler_read_totals(registrant, js->host);
+		livestats_read_totals(registrant);
 		bpf_loader_untag_pid(js->bpf, registrant->pid);
-		job_proc_exit(dj->job, registrant, -1, real_now_ns(),
+		job_proc_exit(oj->job, registrant, -1, clock_real_ns(),
 			      &registrant->totals, 0);
 	}
 	js->stats.closed_by_end++;
-	job_finish(js, dj, "end");
+	job_finish(js, oj, "end");
 	return reply_ok(NULL, 0);
 }
 
-void jobs_note_exit(struct jobs *js, struct djob *dj)
+void jobs_note_exit(struct jobs *js, struct open_job *oj)
 {
-	if (dj->job->nlive == 0 && !dj->empty_since_ns)
-		dj->empty_since_ns = mono_now_ns();
+	if (oj->job->nlive == 0 && !oj->empty_since_ns)
+		oj->empty_since_ns = clock_mono_ns();
 }
 
 static void open_host_job(struct jobs *js)
 {
 	struct tracer_identity id;
-	struct djob *dj;
+	struct open_job *oj;
 
 	identity_init(&id);
 	snprintf(id.scheduler, sizeof(id.scheduler), "host");
 	snprintf(id.task_name, sizeof(id.task_name), "host activity outside jobs");
-	dj = job_open(js, &id);
-	if (!dj) {
+	oj = job_open(js, &id);
+	if (!oj) {
 		log_error("trace_all: cannot open the host job: out of memory");
 		return;
 	}
-	js->next_key--; /* the host job has the reserved key */
-	dj->job->key = TRACER_JOB_HOST;
-	js->host_job = dj;
-	js->host_job_opened_ns = mono_now_ns();
+	js->next_tag--; /* the host job has the reserved tag */
+	oj->job->tag = TRACER_JOB_HOST;
+	js->host_job = oj;
+	js->host_job_opened_ns = clock_mono_ns();
 }
 
 void jobs_tick(struct jobs *js)
 {
-	uint64_t now = mono_now_ns();
+	uint64_t now = clock_mono_ns();
 
 	update_clock_offset(js);
 	if (js->cfg->trace_all && js->host_job &&
 	    now - js->host_job_opened_ns >= HOST_JOB_PERIOD_NS) {
-		struct djob *old = js->host_job;
+		struct open_job *old = js->host_job;
 		js->host_job = NULL;
 		job_finish(js, old, "host period");
 	}
 	if (js->cfg->trace_all && !js->host_job)
 		open_host_job(js);
 	for (size_t i = 0; i < js->nopen;) {
-		struct djob *dj = js->open[i];
-		if (dj != js->host_job && dj->job->nlive == 0 && dj->empty_since_ns &&
-		    now - dj->empty_since_ns >= EMPTY_GRACE_NS) {
+		struct open_job *oj = js->open[i];
+		if (oj != js->host_job && oj->job->nlive == 0 && oj->empty_since_ns &&
+		    now - oj->empty_since_ns >= EMPTY_GRACE_NS) {
 			js->stats.closed_empty++;
-			job_finish(js, dj, "all processes exited");
+			job_finish(js, oj, "all processes exited");
 			continue; /* open[i] now holds another job */
 		}
 		i++;
@@ -560,7 +552,7 @@ cJSON *jobs_status_json(const struct jobs *js)
 		json_add_str(e, "job", j->uid);
 		cJSON_AddItemToObject(e, "identity", identity_to_json(&j->id));
 		json_add_time(e, "start", j->start_ns);
-		uint64_t now = real_now_ns();
+		uint64_t now = clock_real_ns();
 		json_add_secs(e, "wall_s", now > j->start_ns ? now - j->start_ns : 0);
 		json_add_u64(e, "live", j->nlive);
 		json_add_u64(e, "processes", j->procs_total);

@@ -22,10 +22,11 @@
 
 struct bpf_loader;
 
-/* tracerd's view of one open job */
-struct djob {
+/* tracerd's view of one open job: the job model plus what only tracerd
+ * needs to keep it (who may act on it, its cgroup, its drops) */
+struct open_job {
 	struct job *job;
-	char key[300];            /* identity_job_key(); "" = never joined */
+	char join_key[TRACER_JOIN_KEY_LEN]; /* identity_join_key(); "" = never joined */
 	uint64_t empty_since_ns;  /* monotonic; 0 while processes are alive */
 	uint64_t drops_at_start;
 	struct cgroup_ref cgroup;  /* valid when job->cgroup_stats */
@@ -47,15 +48,15 @@ struct jobs {
 	struct sinks *sinks;
 	struct bpf_loader *bpf;
 
-	struct djob **open;
+	struct open_job **open;
 	size_t nopen, cap;
-	struct djob *last_hit;     /* events come in runs per job */
-	uint64_t next_key;
+	struct open_job *last_hit;     /* events come in runs per job */
+	uint64_t next_tag;
 	uint64_t uid_seq;
 	int64_t mono_to_real_ns;   /* CLOCK_REALTIME - CLOCK_MONOTONIC */
-	struct djob *host_job;      /* trace_all: activity outside jobs */
+	struct open_job *host_job;      /* trace_all: activity outside jobs */
 	uint64_t host_job_opened_ns;
-	char recent[RECENT_JOBS][64];
+	char recent[RECENT_JOBS][TRACER_JOB_UID_LEN];
 	unsigned nrecent;
 	struct jobs_stats stats;
 };
@@ -73,11 +74,11 @@ char *jobs_task_exit(struct jobs *js, const char *job, int status,
 char *jobs_end(struct jobs *js, const char *job, int status,
 	       const struct ucred *peer);
 
-struct djob *jobs_find_key(struct jobs *js, uint64_t key);
-struct djob *jobs_find_name(struct jobs *js, const char *uid_or_key);
+struct open_job *jobs_find_tag(struct jobs *js, uint64_t tag);
+struct open_job *jobs_find_name(struct jobs *js, const char *uid_or_join_key);
 
-/* A process of dj exited or was dropped: note when the job empties. */
-void jobs_note_exit(struct jobs *js, struct djob *dj);
+/* A process of oj exited or was dropped: note when the job empties. */
+void jobs_note_exit(struct jobs *js, struct open_job *oj);
 
 /* Periodic: close jobs empty for the grace period. */
 void jobs_tick(struct jobs *js);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "bpf_loader.h"
+#include "clock.h"
 #include "config.h"
 #include "events.h"
 #include "hostinfo.h"
@@ -26,7 +27,7 @@
 #include "log.h"
 #include "proto.h"
 #include "rules.h"
-#include "sampler.h"
+#include "livestats.h"
 #include "server.h"
 #include "sink.h"
 #include "summary.h"
@@ -120,14 +121,10 @@ static int parse_args(struct tracerd *d, int argc, char **argv)
 	if (config_load(&d->cfg, config_path, !config_given, config_warn) != 0 && config_given)
 		return -1;
 	for (int i = 0; i < noverrides; i++) {
-		char err[256], *eq = strchr(overrides[i], '=');
-		if (!eq) {
-			log_error("-o %s: expected KEY=VALUE", overrides[i]);
-			return -1;
-		}
-		*eq = '\0';
-		if (config_set(&d->cfg, overrides[i], eq + 1, err, sizeof(err)) != 0) {
-			log_error("-o %s: %s", overrides[i], err);
+		char err[256];
+
+		if (config_set_pair(&d->cfg, overrides[i], err, sizeof(err)) != 0) {
+			log_error("-o %s", err);
 			return -1;
 		}
 	}
@@ -152,7 +149,7 @@ static char *status_reply(struct tracerd *d)
 	st = cJSON_AddObjectToObject(o, "status");
 	json_add_str(st, "version", TRACER_VERSION);
 	json_add_u64(st, "pid", (uint64_t)getpid());
-	json_add_secs(st, "uptime_s", mono_now_ns() - d->started_mono_ns);
+	json_add_secs(st, "uptime_s", clock_mono_ns() - d->started_mono_ns);
 	json_add_str(st, "hostname", d->host.hostname);
 	cJSON_AddBoolToObject(st, "trace_all", d->cfg.trace_all);
 	json_add_str(st, "socket", d->cfg.socket_path);
@@ -298,7 +295,7 @@ static void on_signal(struct tracerd *d)
 
 static void on_timer(struct tracerd *d)
 {
-	uint64_t expirations, now = mono_now_ns();
+	uint64_t expirations, now = clock_mono_ns();
 
 	if (read(d->timerfd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
 		log_warn("timerfd read: %s", strerror(errno));
@@ -308,10 +305,10 @@ static void on_timer(struct tracerd *d)
 	if (now - d->last_sample_ns >= (uint64_t)d->cfg.sample_interval_ms * 1000000ull) {
 		d->last_sample_ns = now;
 		for (size_t i = 0; i < d->jobs.nopen; i++) {
-			struct djob *dj = d->jobs.open[i];
-			sampler_sample_job(dj->job, &d->host);
-			if (dj->job->cgroup_stats)
-				sampler_sample_cgroup(dj->job, &dj->cgroup);
+			struct open_job *oj = d->jobs.open[i];
+			livestats_sample_rss(oj->job, &d->host);
+			if (oj->job->cgroup_stats)
+				livestats_sample_cgroup(oj->job, &oj->cgroup);
 		}
 	}
 	jobs_tick(&d->jobs);
@@ -374,7 +371,7 @@ int main(int argc, char **argv)
 	d.epfd = d.sigfd = d.timerfd = -1;
 	if (parse_args(&d, argc, argv) != 0)
 		return 2;
-	d.started_mono_ns = mono_now_ns();
+	d.started_mono_ns = clock_mono_ns();
 	host_info_read(&d.host);
 	d.rules = rules_load(d.cfg.rules_path, rules_warn);
 	if (!d.rules) {

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "errmsg.h"
 #include "proto.h"
 
@@ -31,11 +32,7 @@
 /* Deadlines are CLOCK_MONOTONIC nanoseconds: wall clock steps do not matter. */
 static int64_t now_ns(void)
 {
-	struct timespec ts;
-
-	/* CLOCK_MONOTONIC cannot fail with a valid clock id and pointer */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return (int64_t)clock_mono_ns();
 }
 
 /* Milliseconds left before the deadline, rounded up; 0 when passed. */
@@ -316,7 +313,7 @@ static int simple_request(const char *socket_path, int timeout_ms, cJSON *req,
 }
 
 int tracer_register(const char *socket_path, int timeout_ms,
-		    const struct tracer_identity *id, char *job_uid,
+		    const struct tracer_identity *id, bool stays, char *job_uid,
 		    size_t job_uid_len, char *err, size_t errlen)
 {
 	cJSON *req = NULL, *reply = NULL;
@@ -329,7 +326,7 @@ int tracer_register(const char *socket_path, int timeout_ms,
 		fail_msg(err, errlen, "no identity or job uid buffer");
 		goto out;
 	}
-	req = proto_register_request(id);
+	req = proto_register_request(id, stays);
 	if (!req) {
 		fail_msg(err, errlen, "out of memory building the request");
 		goto out;

@@ -10,21 +10,22 @@
 #ifndef TRACER_CLIENT_H
 #define TRACER_CLIENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <cjson/cJSON.h>
+#include "defaults.h"
 #include "identity.h"
 
-#define TRACER_DEFAULT_SOCKET "/run/tracer/tracerd.sock"
-#define TRACER_DEFAULT_TIMEOUT_MS 200
-#define TRACER_JOB_UID_LEN 64
 
 /*
  * Register the CALLING PROCESS (tracerd reads the pid from SO_PEERCRED)
- * as a process of the job named by id.  On success the job's uid is in
- * job_uid (tasks of one Slurm step share it) and 0 is returned.
+ * as a process of the job named by id.  stays: the caller stays the
+ * job's parent and is its registrant, not its work (proto.h).  On
+ * success the job's uid is in job_uid (tasks of one Slurm step share it)
+ * and 0 is returned.
  */
 int tracer_register(const char *socket_path, int timeout_ms,
-		    const struct tracer_identity *id, char *job_uid,
+		    const struct tracer_identity *id, bool stays, char *job_uid,
 		    size_t job_uid_len, char *err, size_t errlen);
 
 /* One task of the job ended with this wait(2) status (SPANK task_exit). */

@@ -13,11 +13,12 @@
 #include <strings.h>
 #include <sys/un.h>
 
+#include "defaults.h"
 #include "errmsg.h"
 
 #define CONFIG_LINE_MAX 4096
 
-enum kind { K_PATH, K_STR, K_URL, K_INT, K_UINT_POW2, K_UINT, K_BOOL,
+enum kind { K_PATH, K_URL, K_INT, K_UINT_POW2, K_UINT, K_BOOL,
 	    K_SINKS, K_LEVEL };
 
 struct key_def {
@@ -35,7 +36,7 @@ static const struct key_def keys[] = {
 	{"client_timeout_ms", K_INT, M(client_timeout_ms), 1, 5000},
 	{"pin_dir", K_PATH, M(pin_dir), 0, 0},
 	{"trace_all", K_BOOL, M(trace_all), 0, 0},
-	{"argv_max", K_INT, M(argv_max), 64, 4096},
+	{"argv_max", K_INT, M(argv_max), 64, TRACER_ARGV_MAX},
 	{"sample_interval_ms", K_INT, M(sample_interval_ms), 100, 60000},
 	{"rules", K_PATH, M(rules_path), 0, 0},
 	{"keep_procs", K_INT, M(keep_procs), 1, 100000},
@@ -45,8 +46,6 @@ static const struct key_def keys[] = {
 	{"file", K_PATH, M(file_path), 0, 0},
 	{"http_url", K_URL, M(http_url), 0, 0},
 	{"http_timeout_ms", K_INT, M(http_timeout_ms), 100, 120000},
-	{"clickhouse_url", K_URL, M(clickhouse_url), 0, 0},
-	{"clickhouse_table", K_STR, M(clickhouse_table), 0, 0},
 	{"imds_endpoint", K_URL, M(imds_endpoint), 0, 0},
 	{"metadata_timeout_ms", K_INT, M(metadata_timeout_ms), 10, 1000},
 	{"log_level", K_LEVEL, M(log_level), 0, 0},
@@ -58,25 +57,24 @@ void config_defaults(struct tracer_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	snprintf(cfg->socket_path, sizeof(cfg->socket_path), "%s",
-		 "/run/tracer/tracerd.sock");
-	cfg->client_timeout_ms = 200;
-	snprintf(cfg->pin_dir, sizeof(cfg->pin_dir), "%s", "/sys/fs/bpf/tracer");
+		 TRACER_DEFAULT_SOCKET);
+	cfg->client_timeout_ms = TRACER_DEFAULT_TIMEOUT_MS;
+	snprintf(cfg->pin_dir, sizeof(cfg->pin_dir), "%s", TRACER_DEFAULT_PIN_DIR);
 	cfg->trace_all = false;
-	cfg->argv_max = 1024;
-	cfg->sample_interval_ms = 1000;
+	cfg->argv_max = TRACER_DEFAULT_ARGV_MAX;
+	cfg->sample_interval_ms = TRACER_DEFAULT_SAMPLE_MS;
 	snprintf(cfg->rules_path, sizeof(cfg->rules_path), "%s",
-		 "/etc/tracer/tools.rules");
-	cfg->keep_procs = 200;
-	cfg->ringbuf_bytes = 4194304;
-	cfg->max_procs = 65536;
-	snprintf(cfg->sinks, sizeof(cfg->sinks), "%s", "file");
+		 TRACER_DEFAULT_RULES);
+	cfg->keep_procs = TRACER_DEFAULT_KEEP_PROCS;
+	cfg->ringbuf_bytes = TRACER_DEFAULT_RINGBUF_BYTES;
+	cfg->max_procs = TRACER_DEFAULT_MAX_PROCS;
+	snprintf(cfg->sinks, sizeof(cfg->sinks), "%s", TRACER_DEFAULT_SINKS);
 	snprintf(cfg->file_path, sizeof(cfg->file_path), "%s",
-		 "/var/lib/tracer/jobs.ndjson");
-	cfg->http_timeout_ms = 5000;
-	snprintf(cfg->clickhouse_table, sizeof(cfg->clickhouse_table), "%s",
-		 "tracer.jobs");
-	cfg->metadata_timeout_ms = 300;
-	snprintf(cfg->log_level, sizeof(cfg->log_level), "%s", "info");
+		 TRACER_DEFAULT_FILE);
+	cfg->http_timeout_ms = TRACER_DEFAULT_HTTP_TIMEOUT_MS;
+	cfg->metadata_timeout_ms = TRACER_DEFAULT_METADATA_TIMEOUT_MS;
+	snprintf(cfg->log_level, sizeof(cfg->log_level), "%s",
+		 TRACER_DEFAULT_LOG_LEVEL);
 }
 
 static int parse_integer(const char *v, long long *out)
@@ -111,15 +109,15 @@ static int parse_bool(const char *v, bool *out)
 }
 
 /*
- * "file", "file,http", "http, clickhouse": known names, no repeats.
+ * "file", "file,http", "http, file": known names, no repeats.
  * The value is stored in one canonical form ("file,http") so that readers
  * need not know every separator.
  */
 static int set_sinks(char *dst, size_t size, const char *v, char *err,
 		     size_t errlen)
 {
-	static const char *const names[] = {"file", "http", "clickhouse"};
-	int seen[3] = {0, 0, 0}, count = 0;
+	static const char *const names[] = {"file", "http"};
+	int seen[2] = {0, 0}, count = 0;
 	const char *p = v;
 	char out[64] = "";
 
@@ -131,17 +129,17 @@ static int set_sinks(char *dst, size_t size, const char *v, char *err,
 		n = strcspn(p, " \t,");
 		if (n == 0)
 			break;
-		for (int i = 0; i < 3; i++)
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 			if (strlen(names[i]) == n && strncmp(p, names[i], n) == 0)
 				found = i;
 		if (found < 0)
 			return fail_msg(err, errlen,
-					"unknown sink \"%.*s\" (known: file, http, clickhouse)",
+					"unknown sink \"%.*s\" (known: file, http)",
 					(int)(n > 40 ? 40 : n), p);
 		if (seen[found]++)
 			return fail_msg(err, errlen, "sink \"%s\" listed twice",
 					names[found]);
-		/* at most "file,http,clickhouse": always fits */
+		/* at most "file,http": always fits */
 		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s",
 			 count ? "," : "", names[found]);
 		count++;
@@ -149,7 +147,7 @@ static int set_sinks(char *dst, size_t size, const char *v, char *err,
 	}
 	if (count == 0)
 		return fail_msg(err, errlen,
-				"no sink listed (at least one of file, http, clickhouse)");
+				"no sink listed (at least one of file, http)");
 	snprintf(dst, size, "%s", out);
 	return 0;
 }
@@ -183,10 +181,6 @@ static int check_string(const struct key_def *k, const char *v, char *err,
 			return fail_msg(err, errlen,
 					"%s: expected an http:// or https:// URL (or nothing)",
 					k->name);
-		break;
-	case K_STR:
-		if (n == 0)
-			return fail_msg(err, errlen, "%s: empty value", k->name);
 		break;
 	case K_LEVEL:
 		if (strcmp(v, "debug") && strcmp(v, "info") &&
@@ -387,4 +381,22 @@ int config_load(struct tracer_config *cfg, const char *path, bool missing_ok,
 out:
 	fclose(f);
 	return ret;
+}
+
+int config_set_pair(struct tracer_config *cfg, const char *pair, char *err,
+		    size_t errlen)
+{
+	const char *eq = pair ? strchr(pair, '=') : NULL;
+	char key[64];
+	size_t klen;
+
+	if (!eq || eq == pair)
+		return fail_msg(err, errlen, "\"%s\": expected KEY=VALUE",
+				pair ? pair : "");
+	klen = (size_t)(eq - pair);
+	if (klen >= sizeof(key))
+		return fail_msg(err, errlen, "unknown key \"%.32s...\"", pair);
+	memcpy(key, pair, klen);
+	key[klen] = '\0';
+	return config_set(cfg, key, eq + 1, err, errlen);
 }

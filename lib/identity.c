@@ -8,6 +8,11 @@
  */
 #include "identity.h"
 
+#include <errno.h>
+#include <pwd.h>
+#include <stdlib.h>
+#include <unistd.h>
+
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,7 +91,32 @@ const char *identity_label(const struct tracer_identity *id, const char *key)
 	return NULL;
 }
 
-void identity_job_key(const struct tracer_identity *id, char *buf, size_t len)
+void identity_set_user(struct tracer_identity *id, uid_t uid)
+{
+	struct passwd pw, *res = NULL;
+	long max = sysconf(_SC_GETPW_R_SIZE_MAX);
+	size_t cap = max > 0 && max < (1 << 20) ? (size_t)max : 16384;
+	char *buf = malloc(cap);
+
+	id->uid = (long)uid;
+	/* the buffer glibc asks for; a long GECOS or shell may still need more */
+	while (buf && getpwuid_r(uid, &pw, buf, cap, &res) == ERANGE &&
+	       cap < (1 << 20)) {
+		char *nb = realloc(buf, cap * 2);
+
+		if (!nb)
+			break;
+		buf = nb;
+		cap *= 2;
+	}
+	if (buf && res)
+		snprintf(id->user, sizeof(id->user), "%s", pw.pw_name);
+	else
+		snprintf(id->user, sizeof(id->user), "%lu", (unsigned long)uid);
+	free(buf);
+}
+
+void identity_join_key(const struct tracer_identity *id, char *buf, size_t len)
 {
 	if (!buf || len == 0)
 		return;

@@ -8,6 +8,7 @@
 #define TRACER_IDENTITY_H
 
 #include <stdint.h>
+#include <sys/types.h>
 #include <cjson/cJSON.h>
 
 #define ID_STR 256       /* every string field, including the NUL */
@@ -58,11 +59,17 @@ int identity_set_label(struct tracer_identity *id, const char *key,
 const char *identity_label(const struct tracer_identity *id, const char *key);
 
 /*
+ * uid and user name (from the password database: files, LDAP, SSSD...);
+ * the number as the name when the look-up fails.
+ */
+void identity_set_user(struct tracer_identity *id, uid_t uid);
+
+/*
  * The key under which tracerd groups registrations into one job:
  * "slurm:<job>.<step>" and "aws-batch:<job>#<attempt>" join tasks of the
  * same step; an empty key (local) means "always a new job".
  */
-void identity_job_key(const struct tracer_identity *id, char *buf, size_t len);
+void identity_join_key(const struct tracer_identity *id, char *buf, size_t len);
 
 /* JSON form (an object); unknown fields are omitted. NULL on OOM. */
 cJSON *identity_to_json(const struct tracer_identity *id);

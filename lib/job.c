@@ -392,3 +392,17 @@ void job_close(struct job *j, uint64_t end_ns)
 		}
 	}
 }
+
+void job_note_cgroup(struct job *j, const struct cgroup_stats *st)
+{
+	j->cgroup_stats = true;
+	if (st->have_mem) {
+		uint64_t peak = st->mem_peak_bytes > st->mem_current_bytes ?
+					st->mem_peak_bytes : st->mem_current_bytes;
+
+		if (peak > j->cgroup_mem_peak_bytes)
+			j->cgroup_mem_peak_bytes = peak;
+	}
+	if (st->have_cpu)
+		j->cgroup_cpu_ns = st->cpu_ns;
+}

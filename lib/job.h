@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "cgroup.h"
+#include "defaults.h"
 #include "identity.h"
 
 #define JOB_COMM_LEN 16
@@ -75,8 +77,8 @@ struct tool_agg {
 };
 
 struct job {
-	char uid[64];
-	uint64_t key;               /* kernel job key (tracerd) */
+	char uid[TRACER_JOB_UID_LEN];
+	uint64_t tag;               /* the job's value in the kernel's procs map (tracerd) */
 	struct tracer_identity id;
 	uint64_t start_ns, end_ns;  /* CLOCK_REALTIME ns */
 	int exit_status;            /* registrant's wait status; -1 unknown */
@@ -148,6 +150,13 @@ void job_proc_forget(struct job *j, struct job_proc *p);
 #define JOB_FOREACH_LIVE(j, p)                                   \
 	for (size_t _b = 0; _b < (j)->live_buckets; _b++)           \
 		for (struct job_proc *p = (j)->live[_b]; p; p = p->next)
+
+/*
+ * A reading of the job's own cgroup: the job has one, its memory peak is
+ * the highest seen (peak, or current where the kernel keeps no peak),
+ * its CPU the latest.
+ */
+void job_note_cgroup(struct job *j, const struct cgroup_stats *st);
 
 /* Split precise cpu_ns into user/system as the kernel's cputime_adjust. */
 void proc_totals_split_cpu(struct proc_totals *t, uint64_t cpu_ns,

@@ -11,6 +11,7 @@ static const char *log_prefix = "tracer";
 
 void log_set_level(enum log_level lvl) { min_level = lvl; }
 void log_set_prefix(const char *prefix) { log_prefix = prefix; }
+int log_enabled(enum log_level lvl) { return lvl >= min_level; }
 
 int log_parse_level(const char *s)
 {

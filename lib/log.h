@@ -10,6 +10,7 @@ enum log_level { LOG_DEBUG = 0, LOG_INFO, LOG_WARN, LOG_ERROR };
 
 void log_set_level(enum log_level lvl);
 int log_parse_level(const char *s); /* -1 when unknown */
+int log_enabled(enum log_level lvl); /* would a message at lvl be written? */
 void log_set_prefix(const char *prefix);
 void log_msg(enum log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

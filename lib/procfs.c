@@ -6,6 +6,8 @@
  */
 #include "procfs.h"
 
+#include "clock.h"
+
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -106,14 +108,19 @@ int procfs_parse_stat(const char *buf, size_t len, struct procfs_stat *out)
 	/* a number at the very end may have been cut by a short read */
 	if (p >= end || (*p != ' ' && *p != '\n'))
 		return -1;
-	if (f[4] < 0 || f[10] < 0 || f[12] < 0 || f[14] < 0 || f[15] < 0 ||
-	    f[22] < 0)
+	if (f[4] < 0 || f[10] < 0 || f[11] < 0 || f[12] < 0 || f[13] < 0 ||
+	    f[14] < 0 || f[15] < 0 || f[22] < 0)
 		return -1;
 	out->ppid = (pid_t)f[4];
 	out->minflt = (uint64_t)f[10];
+	out->cminflt = (uint64_t)f[11];
 	out->majflt = (uint64_t)f[12];
+	out->cmajflt = (uint64_t)f[13];
 	out->utime_ticks = (uint64_t)f[14];
 	out->stime_ticks = (uint64_t)f[15];
+	/* signed in the kernel's format; never negative in practice */
+	out->cutime_ticks = f[16] > 0 ? (uint64_t)f[16] : 0;
+	out->cstime_ticks = f[17] > 0 ? (uint64_t)f[17] : 0;
 	out->num_threads = (long)f[20];
 	out->start_ticks = (uint64_t)f[22];
 	out->rss_pages = f[24] > 0 ? (uint64_t)f[24] : 0;
@@ -213,6 +220,8 @@ static int status_field(void *ctx, const char *key, size_t klen, const char *v,
 		st->vm_rss_kb = x;
 	else if (key_is(key, klen, "VmHWM"))
 		st->vm_hwm_kb = x;
+	else if (key_is(key, klen, "Tgid") && x <= INT32_MAX)
+		st->tgid = (pid_t)x;
 	else if (key_is(key, klen, "Threads"))
 		st->threads = (long)x;
 	else if (key_is(key, klen, "voluntary_ctxt_switches"))
@@ -345,6 +354,45 @@ out:
 	free(buf);
 	errno = saved;
 	return ret;
+}
+
+int procfs_read_threads_io(pid_t pid, struct procfs_io *sum)
+{
+	char dir_path[64], file[64];
+	struct dirent *de;
+	int n = 0;
+	DIR *dir;
+
+	memset(sum, 0, sizeof(*sum));
+	pid_path(dir_path, sizeof(dir_path), pid, "task");
+	dir = opendir(dir_path);
+	if (!dir)
+		return -1;
+	while ((de = readdir(dir))) {
+		char buf[STAT_BUF];
+		struct procfs_io io;
+		ssize_t len;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(file, sizeof(file), "task/%.20s/io", de->d_name);
+		len = read_pid_text(pid, file, buf, sizeof(buf));
+		if (len <= 0 || procfs_parse_io(buf, (size_t)len, &io) != 0)
+			continue; /* the thread exited meanwhile */
+		procfs_io_add(sum, &io);
+		n++;
+	}
+	closedir(dir);
+	if (n == 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	return 0;
+}
+
+uint64_t procfs_start_ns(const struct procfs_stat *st, clockid_t clk)
+{
+	return clock_from_boot(clk, clock_ticks_ns(st->start_ticks));
 }
 
 int procfs_read_exe(pid_t pid, char *buf, size_t len)

@@ -11,15 +11,19 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
+/* /proc/PID/stat; times in clock ticks (clock_ticks_ns converts them). */
 struct procfs_stat {
 	pid_t pid, ppid;
 	char comm[16];
 	char state;
-	uint64_t minflt, majflt;
+	uint64_t minflt, cminflt, majflt, cmajflt;
 	uint64_t utime_ticks, stime_ticks;
+	/* reaped children's times, inclusive of theirs (wait_task_zombie) */
+	uint64_t cutime_ticks, cstime_ticks;
 	long num_threads;
-	uint64_t start_ticks;   /* since boot, in clock ticks */
+	uint64_t start_ticks;   /* since boot (CLOCK_BOOTTIME), in clock ticks */
 	uint64_t rss_pages;
 };
 
@@ -29,6 +33,7 @@ struct procfs_io {
 };
 
 struct procfs_status {
+	pid_t tgid;             /* 0 when absent */
 	uint64_t vm_rss_kb, vm_hwm_kb;
 	long threads;
 	uint64_t voluntary_ctxt_switches, nonvoluntary_ctxt_switches;
@@ -46,6 +51,17 @@ void procfs_io_add(struct procfs_io *sum, const struct procfs_io *add);
 int procfs_read_stat(pid_t pid, struct procfs_stat *out);
 int procfs_read_io(pid_t pid, struct procfs_io *out);
 int procfs_read_status(pid_t pid, struct procfs_status *out);
+
+/*
+ * I/O of the process's own live threads, summed over /proc/<pid>/task/
+ * (per-thread files).  /proc/<pid>/io is no good for one process: the
+ * kernel adds the I/O of every child the process reaped to it.  0, or -1
+ * when no thread could be read (gone).
+ */
+int procfs_read_threads_io(pid_t pid, struct procfs_io *sum);
+
+/* The process's start time (from stat) on clk: CLOCK_REALTIME, _MONOTONIC... */
+uint64_t procfs_start_ns(const struct procfs_stat *st, clockid_t clk);
 
 /* /proc/<pid>/exe target into buf; -1 when gone or unreadable. */
 int procfs_read_exe(pid_t pid, char *buf, size_t len);

@@ -76,7 +76,7 @@ static int parse_fields(const cJSON *o, struct proto_request *req, char *err,
 			size_t errlen)
 {
 	const cJSON *op = cJSON_GetObjectItemCaseSensitive(o, "op");
-	const cJSON *ident;
+	const cJSON *ident, *stays;
 	char sub[200];
 
 	if (!cJSON_IsObject(o))
@@ -96,6 +96,10 @@ static int parse_fields(const cJSON *o, struct proto_request *req, char *err,
 		if (identity_from_json(ident, &req->identity, sub,
 				       sizeof(sub)) < 0)
 			return fail_msg(err, errlen, "identity: %s", sub);
+		stays = cJSON_GetObjectItemCaseSensitive(o, "stays");
+		if (stays && !cJSON_IsBool(stays))
+			return fail_msg(err, errlen, "\"stays\": expected true or false");
+		req->stays = cJSON_IsTrue(stays);
 		return 0;
 	case PROTO_OP_TASK_EXIT:
 	case PROTO_OP_END:
@@ -189,12 +193,16 @@ static cJSON *new_request(const char *op)
 	return o;
 }
 
-cJSON *proto_register_request(const struct tracer_identity *id)
+cJSON *proto_register_request(const struct tracer_identity *id, bool stays)
 {
 	cJSON *o = new_request("register"), *ident;
 
 	if (!o)
 		return NULL;
+	if (stays && !cJSON_AddTrueToObject(o, "stays")) {
+		cJSON_Delete(o);
+		return NULL;
+	}
 	ident = identity_to_json(id);
 	if (!ident || !cJSON_AddItemToObject(o, "identity", ident)) {
 		cJSON_Delete(ident);

@@ -6,9 +6,13 @@
  * exactly one reply line: {"ok":true,...} or {"ok":false,"error":"..."}.
  *
  * Requests ("op"):
- *   register   {"op":"register","v":1,"identity":{...}}
- *              -> {"ok":true,"job":"<uid>","key":<n>}
+ *   register   {"op":"register","v":1,"identity":{...}[,"stays":true]}
+ *              -> {"ok":true,"job":"<uid>","tag":<n>}
  *              The pid to tag is the peer's (SO_PEERCRED), never a field.
+ *              "stays": the registering process stays the job's parent
+ *              (`tracer run`, tracer-wrap) instead of becoming its work
+ *              (the SPANK plugin's task execs the user's program): it is
+ *              the job's registrant, not one of its tools.
  *   task_exit  {"op":"task_exit","v":1,"job":"<uid>","status":<wait status>}
  *   end        {"op":"end","v":1,"job":"<uid>","status":<wait status or -1>}
  *   status     {"op":"status","v":1} -> {"ok":true,"status":{...}}
@@ -16,8 +20,10 @@
 #ifndef TRACER_PROTO_H
 #define TRACER_PROTO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <cjson/cJSON.h>
+#include "defaults.h"
 #include "identity.h"
 
 #define PROTO_VERSION 1
@@ -34,7 +40,8 @@ enum proto_op {
 struct proto_request {
 	enum proto_op op;
 	struct tracer_identity identity; /* register */
-	char job[64];                    /* task_exit, end */
+	bool stays;                      /* register: the registrant stays */
+	char job[TRACER_JOB_UID_LEN];    /* task_exit, end */
 	int status;                      /* task_exit, end; -1 = unknown */
 };
 
@@ -46,7 +53,7 @@ int proto_parse_request(const char *buf, size_t len, struct proto_request *req,
 			char *err, size_t errlen);
 
 /* Build request objects (caller frees). */
-cJSON *proto_register_request(const struct tracer_identity *id);
+cJSON *proto_register_request(const struct tracer_identity *id, bool stays);
 cJSON *proto_job_request(const char *op, const char *job, int status);
 
 /* Render an error reply line {"ok":false,"error":msg}\n into a malloc'd string. */

@@ -4,13 +4,13 @@
  * every zombie is reaped with wait4 (orphans too, as PID 1 or as a child
  * subreaper), and the child gets the original signal mask and
  * dispositions, the standard file descriptors and the terminal untouched.
- * Shared by `tracer run` and tracer-wrap; see runner.h.
+ * See runner.h.
  */
 #include "runner.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,28 +19,76 @@
 #include <time.h>
 #include <unistd.h>
 
-/* Signals passed on to the child (asynchronous ones a job cares about). */
-static const int forwarded[] = {
-	SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGWINCH, SIGCONT,
-};
+#include "clock.h"
 
 /* Without a tick we still wake up now and then: a lost SIGCHLD costs 1 s. */
 #define IDLE_WAKEUP_MS 1000
 
-static void runner_sigset(sigset_t *set)
+/* What the child tells the parent through the exec pipe before exec. */
+enum child_note { NOTE_EXEC_FAILED = 1, NOTE_SETPGID, NOTE_TCSETPGRP };
+struct child_msg {
+	int note; /* enum child_note */
+	int err;  /* errno */
+};
+
+static void report(const struct runner_opts *o, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void report(const struct runner_opts *o, const char *fmt, ...)
 {
-	sigemptyset(set);
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaddset(set, forwarded[i]);
+	char msg[512];
+	va_list ap;
+
+	if (!o || !o->report)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	o->report(o->arg, msg);
+}
+
+void runner_forwarded_signals(sigset_t *set)
+{
+	/* delivered by the kernel to the thread that faulted, or ours */
+	static const int not_forwarded[] = {
+		SIGCHLD, SIGFPE, SIGILL, SIGSEGV, SIGBUS, SIGABRT, SIGTRAP,
+		SIGSYS, SIGTTIN, SIGTTOU, SIGKILL, SIGSTOP,
+	};
+
+	sigfillset(set);
+	for (size_t i = 0; i < sizeof(not_forwarded) / sizeof(not_forwarded[0]); i++)
+		sigdelset(set, not_forwarded[i]);
+}
+
+/* What the runner blocks: the forwarded signals and SIGCHLD. */
+static void blocked_set(sigset_t *set)
+{
+	runner_forwarded_signals(set);
 	sigaddset(set, SIGCHLD);
 }
 
-static uint64_t monotonic_ms(void)
+int runner_block_signals(struct runner *r, const struct runner_opts *opts)
 {
-	struct timespec ts;
+	sigset_t set;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	if (r->blocked)
+		return 0;
+	blocked_set(&set);
+	if (sigprocmask(SIG_BLOCK, &set, &r->saved_mask) < 0) {
+		report(opts, "sigprocmask: %s", strerror(errno));
+		return -1;
+	}
+	r->blocked = true;
+	return 0;
+}
+
+/* Tell the parent about a problem; async-signal-safe. */
+static void child_note(int fd, int note, int err)
+{
+	struct child_msg m = {.note = note, .err = err};
+
+	/* nothing to do if the parent is gone: it reports the exec anyway */
+	if (write(fd, &m, sizeof(m)) < 0)
+		return;
 }
 
 /*
@@ -48,21 +96,18 @@ static uint64_t monotonic_ms(void)
  * fork of a multi-threaded process.  SIGTTOU is still ignored here, so a
  * background child may take the terminal's foreground.
  */
-static void child_setup(const struct runner *r,
+static void child_setup(const struct runner *r, int fd,
 			const struct sigaction *ttin,
 			const struct sigaction *ttou)
 {
 	if (r->opts.signal_pgroup) {
 		if (setpgid(0, 0) < 0)
-			dprintf(STDERR_FILENO, "runner: setpgid: %s\n",
-				strerror(errno));
+			child_note(fd, NOTE_SETPGID, errno);
 		/* ENOTTY: no controlling terminal, nothing to hand over */
 		if (isatty(STDIN_FILENO) &&
 		    tcsetpgrp(STDIN_FILENO, getpgrp()) < 0 && errno != ENOTTY &&
 		    errno != ENXIO)
-			dprintf(STDERR_FILENO,
-				"runner: tcsetpgrp: %s (job stays in the background)\n",
-				strerror(errno));
+			child_note(fd, NOTE_TCSETPGRP, errno);
 	}
 	sigaction(SIGTTIN, ttin, NULL);
 	sigaction(SIGTTOU, ttou, NULL);
@@ -70,54 +115,73 @@ static void child_setup(const struct runner *r,
 }
 
 /*
- * Wait for the child's exec through a close-on-exec pipe: EOF means the
- * exec worked, 4 bytes are the errno of a failed one.
+ * Read the child's notes until EOF (the exec worked: the pipe is
+ * close-on-exec) and return the errno of a failed exec, or 0.
  */
-static int wait_exec(int fd, int *exec_errno)
+static int read_child_notes(const struct runner *r, int fd)
 {
-	int err = 0;
+	struct child_msg m;
 	ssize_t n;
 
-	do
-		n = read(fd, &err, sizeof(err));
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		fprintf(stderr, "runner: reading the exec status: %s\n",
-			strerror(errno));
-		return -1;
+	for (;;) {
+		n = read(fd, &m, sizeof(m));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			report(&r->opts, "reading the exec status: %s", strerror(errno));
+			return 0; /* the child runs or died: runner_wait tells */
+		}
+		if (n != (ssize_t)sizeof(m))
+			return 0;
+		if (m.note == NOTE_EXEC_FAILED)
+			return m.err ? m.err : EIO;
+		report(&r->opts, "%s in the child: %s (the job stays in the background)",
+		       m.note == NOTE_SETPGID ? "setpgid" : "tcsetpgrp", strerror(m.err));
 	}
-	*exec_errno = n == (ssize_t)sizeof(err) ? err : 0;
-	return 0;
+}
+
+/* The command did not run: say why, as the shell does, and set the codes. */
+static void exec_failed(struct runner *r, const char *cmd, int err)
+{
+	int status;
+
+	/* the child exits at once: collect it */
+	while (waitpid(r->child, &status, 0) < 0 && errno == EINTR)
+		;
+	r->child = -1;
+	if (err == ENOENT) {
+		r->exit_code = RUNNER_EXIT_NOTFOUND;
+		report(&r->opts, "%s: command not found", cmd);
+	} else {
+		r->exit_code = RUNNER_EXIT_NOEXEC;
+		report(&r->opts, "%s: cannot execute: %s", cmd, strerror(err));
+	}
+	r->child_status = r->exit_code << 8;
 }
 
 int runner_start(struct runner *r, char *const argv[],
 		 const struct runner_opts *opts)
 {
+	/* r is zeroed, or set up by runner_block_signals() only */
 	struct sigaction ign = {.sa_handler = SIG_IGN}, ttin, ttou;
-	sigset_t set;
 	int pipefd[2] = {-1, -1};
-	int exec_errno = 0, status, ret = -1;
 	bool restore_sigs = false;
+	int exec_errno, ret = -1;
 
-	memset(r, 0, sizeof(*r));
 	r->opts = *opts;
 	r->child = -1;
-	r->child_status = -1;
+	r->child_status = RUNNER_EXIT_FAILED << 8;
+	r->exit_code = RUNNER_EXIT_FAILED;
 	if (!argv || !argv[0]) {
-		fprintf(stderr, "runner: no command to run\n");
+		report(opts, "no command to run");
 		return -1;
 	}
-
-	runner_sigset(&set);
-	if (sigprocmask(SIG_BLOCK, &set, &r->saved_mask) < 0) {
-		fprintf(stderr, "runner: sigprocmask: %s\n", strerror(errno));
+	if (runner_block_signals(r, opts) < 0)
 		return -1;
-	}
 	/* like tini: handing the terminal over must not stop us */
 	if (sigaction(SIGTTIN, &ign, &ttin) < 0 ||
 	    sigaction(SIGTTOU, &ign, &ttou) < 0) {
-		fprintf(stderr, "runner: sigaction(SIGTTIN/SIGTTOU): %s\n",
-			strerror(errno));
+		report(opts, "sigaction(SIGTTIN/SIGTTOU): %s", strerror(errno));
 		goto cleanup;
 	}
 	restore_sigs = true;
@@ -125,49 +189,40 @@ int runner_start(struct runner *r, char *const argv[],
 	if (opts->subreaper && getpid() != 1 &&
 	    prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
 		/* not fatal: orphans then go to init instead of us */
-		fprintf(stderr, "runner: prctl(PR_SET_CHILD_SUBREAPER): %s\n",
-			strerror(errno));
+		report(opts, "prctl(PR_SET_CHILD_SUBREAPER): %s", strerror(errno));
 
 	if (pipe2(pipefd, O_CLOEXEC) < 0) {
-		fprintf(stderr, "runner: pipe2: %s\n", strerror(errno));
+		report(opts, "pipe2: %s", strerror(errno));
 		goto cleanup;
 	}
-
 	r->child = fork();
 	if (r->child < 0) {
-		fprintf(stderr, "runner: fork: %s\n", strerror(errno));
+		report(opts, "fork: %s", strerror(errno));
 		goto cleanup;
 	}
 	if (r->child == 0) {
 		int err;
 
 		close(pipefd[0]);
-		child_setup(r, &ttin, &ttou);
+		child_setup(r, pipefd[1], &ttin, &ttou);
 		execvp(argv[0], argv);
-		err = errno; /* the parent says what failed */
-		if (write(pipefd[1], &err, sizeof(err)) < 0)
-			_exit(127);
-		_exit(err == ENOENT ? 127 : 126);
+		err = errno;
+		child_note(pipefd[1], NOTE_EXEC_FAILED, err);
+		_exit(err == ENOENT ? RUNNER_EXIT_NOTFOUND : RUNNER_EXIT_NOEXEC);
 	}
 	/* both sides set the group, so neither races the other */
 	if (opts->signal_pgroup && setpgid(r->child, r->child) < 0 &&
 	    errno != EACCES && errno != ESRCH)
-		fprintf(stderr, "runner: setpgid(%d): %s\n", (int)r->child,
-			strerror(errno));
+		report(opts, "setpgid(%d): %s", (int)r->child, strerror(errno));
 
 	close(pipefd[1]);
 	pipefd[1] = -1;
-	if (wait_exec(pipefd[0], &exec_errno) < 0)
-		goto cleanup;
+	exec_errno = read_child_notes(r, pipefd[0]);
 	if (exec_errno) {
-		/* the command never ran: collect its child and say so */
-		while (waitpid(r->child, &status, 0) < 0 && errno == EINTR)
-			;
-		r->child_status = status;
-		fprintf(stderr, "runner: could not run %s: %s\n", argv[0],
-			strerror(exec_errno));
+		exec_failed(r, argv[0], exec_errno);
 		goto cleanup;
 	}
+	r->exit_code = 0;
 	ret = 0;
 
 cleanup:
@@ -175,12 +230,9 @@ cleanup:
 		close(pipefd[0]);
 	if (pipefd[1] >= 0)
 		close(pipefd[1]);
-	if (ret < 0) {
-		if (restore_sigs) {
-			sigaction(SIGTTIN, &ttin, NULL);
-			sigaction(SIGTTOU, &ttou, NULL);
-		}
-		sigprocmask(SIG_SETMASK, &r->saved_mask, NULL);
+	if (ret < 0 && restore_sigs) {
+		sigaction(SIGTTIN, &ttin, NULL);
+		sigaction(SIGTTOU, &ttou, NULL);
 	}
 	return ret;
 }
@@ -202,8 +254,7 @@ static bool reap_zombies(struct runner *r)
 			if (errno == EINTR)
 				continue;
 			if (errno != ECHILD)
-				fprintf(stderr, "runner: wait4: %s\n",
-					strerror(errno));
+				report(&r->opts, "wait4: %s", strerror(errno));
 			break;
 		}
 		if (pid == r->child) {
@@ -221,22 +272,22 @@ static void forward_signal(const struct runner *r, int sig)
 	pid_t target = r->opts.signal_pgroup ? -r->child : r->child;
 
 	if (kill(target, sig) < 0 && errno != ESRCH)
-		fprintf(stderr, "runner: passing signal %d to %d: %s\n", sig,
-			(int)target, strerror(errno));
+		report(&r->opts, "passing signal %d to %d: %s", sig, (int)target,
+		       strerror(errno));
 }
 
 /*
- * ^C, ^\ and a window resize go from the terminal to its whole foreground
- * group: a child in our group already has them, and a second copy from
- * us would interrupt its handler.  Signals sent with kill() (SI_USER)
- * are always passed on.
+ * ^C, ^\, ^Z and a window resize go from the terminal to its whole
+ * foreground group: a child in our group already has them, and a second
+ * copy from us would interrupt its handler.  Signals sent with kill()
+ * (SI_USER) are always passed on.
  */
 static bool from_our_tty(const struct runner *r, const siginfo_t *info)
 {
 	if (r->opts.signal_pgroup || info->si_code != SI_KERNEL)
 		return false;
 	if (info->si_signo != SIGINT && info->si_signo != SIGQUIT &&
-	    info->si_signo != SIGWINCH)
+	    info->si_signo != SIGWINCH && info->si_signo != SIGTSTP)
 		return false;
 	return getpgid(r->child) == getpgrp();
 }
@@ -248,7 +299,22 @@ static void reclaim_terminal(const struct runner *r)
 		return;
 	if (tcgetpgrp(STDIN_FILENO) == r->child &&
 	    tcsetpgrp(STDIN_FILENO, getpgrp()) < 0)
-		fprintf(stderr, "runner: tcsetpgrp: %s\n", strerror(errno));
+		report(&r->opts, "tcsetpgrp: %s", strerror(errno));
+}
+
+/* One signal taken from the queue: pass it on, or act on it ourselves. */
+static void on_signal(const struct runner *r, const siginfo_t *info)
+{
+	if (info->si_signo == SIGCHLD)
+		return;
+	if (!from_our_tty(r, info)) {
+		forward_signal(r, info->si_signo);
+		return;
+	}
+	/* ^Z stopped the child with us: stop too, so the shell sees the job
+	 * stopped; its SIGCONT wakes the whole group again */
+	if (info->si_signo == SIGTSTP)
+		raise(SIGSTOP);
 }
 
 int runner_wait(struct runner *r)
@@ -257,23 +323,23 @@ int runner_wait(struct runner *r)
 	struct timespec ts;
 	siginfo_t info;
 	sigset_t set;
-	bool done = false;
+	bool done;
 	int sig;
 
 	if (r->child <= 0)
 		return r->child_status;
-	runner_sigset(&set);
+	blocked_set(&set);
 	if (r->opts.tick_ms > 0)
-		next_tick = monotonic_ms() + (uint64_t)r->opts.tick_ms;
+		next_tick = clock_mono_ms() + (uint64_t)r->opts.tick_ms;
 
 	/* a SIGCHLD may have come before we started waiting */
 	done = reap_zombies(r);
 	while (!done) {
-		now = monotonic_ms();
+		now = clock_mono_ms();
 		if (r->opts.tick_ms > 0 && now >= next_tick) {
 			if (r->opts.on_tick)
 				r->opts.on_tick(r->opts.arg);
-			now = monotonic_ms();
+			now = clock_mono_ms();
 			next_tick += (uint64_t)r->opts.tick_ms;
 			if (next_tick <= now) /* a slow tick: do not pile up */
 				next_tick = now + (uint64_t)r->opts.tick_ms;
@@ -286,11 +352,10 @@ int runner_wait(struct runner *r)
 		if (sig < 0 && errno != EAGAIN && errno != EINTR) {
 			struct timespec pause = {0, 10 * 1000000L};
 
-			fprintf(stderr, "runner: sigtimedwait: %s\n",
-				strerror(errno));
+			report(&r->opts, "sigtimedwait: %s", strerror(errno));
 			nanosleep(&pause, NULL); /* never spin on an error */
-		} else if (sig > 0 && sig != SIGCHLD && !from_our_tty(r, &info)) {
-			forward_signal(r, sig);
+		} else if (sig > 0) {
+			on_signal(r, &info);
 		}
 		/* reap after every wake-up: SIGCHLDs coalesce */
 		done = reap_zombies(r);

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "lazycurl.h"
 
 struct sinks {
 	bool file, http;
@@ -61,6 +61,14 @@ int sink_append_line(const char *path, const char *line, size_t len)
 	return rc;
 }
 
+/* The collector's reply body is not ours to print (curl's default). */
+static size_t discard_body(char *data, size_t size, size_t n, void *arg)
+{
+	(void)data;
+	(void)arg;
+	return size * n;
+}
+
 static int http_post(const char *url, const char *body, size_t len, long timeout_ms,
 		     char *err, size_t errlen)
 {
@@ -70,7 +78,8 @@ static int http_post(const char *url, const char *body, size_t len, long timeout
 	int rc = -1;
 
 	if (!c) {
-		snprintf(err, errlen, "curl_easy_init failed");
+		snprintf(err, errlen, "POST %s: %s", url,
+			 lazycurl_problem() ? lazycurl_problem() : "curl_easy_init failed");
 		return -1;
 	}
 	hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
@@ -78,6 +87,7 @@ static int http_post(const char *url, const char *body, size_t len, long timeout
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)len);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard_body);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 #if LIBCURL_VERSION_NUM >= 0x075500 /* 7.85: CURLOPT_PROTOCOLS deprecated */
@@ -146,14 +156,15 @@ fail:
 	return NULL;
 }
 
-int sinks_write(struct sinks *s, const cJSON *summary)
+int sinks_write(struct sinks *s, const cJSON *summary, char *err, size_t errlen)
 {
-	char err[512];
+	char why[512];
 	int failed = 0;
 	char *text = cJSON_PrintUnformatted(summary);
 
+	err[0] = '\0';
 	if (!text) {
-		log_error("summary: out of memory rendering JSON");
+		snprintf(err, errlen, "out of memory rendering the summary");
 		s->failed++;
 		return 1;
 	}
@@ -161,13 +172,16 @@ int sinks_write(struct sinks *s, const cJSON *summary)
 	if (s->file) {
 		text[len] = '\n';
 		if (sink_append_line(s->file_path, text, len + 1) != 0) {
-			log_error("file sink %s: %s", s->file_path, strerror(errno));
+			snprintf(err, errlen, "file sink %s: %s", s->file_path,
+				 strerror(errno));
 			failed++;
 		}
 		text[len] = '\0';
 	}
-	if (s->http && http_post(s->http_url, text, len, s->timeout_ms, err, sizeof(err))) {
-		log_error("http sink: %s", err);
+	if (s->http && http_post(s->http_url, text, len, s->timeout_ms, why, sizeof(why))) {
+		size_t used = strlen(err);
+
+		snprintf(err + used, errlen - used, "%shttp sink: %s", used ? "; " : "", why);
 		failed++;
 	}
 	free(text);

@@ -16,8 +16,11 @@ struct sinks;
 
 /* Open the sinks named in cfg->sinks. NULL + err when none could be opened. */
 struct sinks *sinks_open(const struct tracer_config *cfg, char *err, size_t errlen);
-/* Write one summary to every sink; returns the number of sinks that failed. */
-int sinks_write(struct sinks *s, const cJSON *summary);
+/*
+ * Write one summary to every sink; returns the number of sinks that
+ * failed, with what went wrong in err.
+ */
+int sinks_write(struct sinks *s, const cJSON *summary, char *err, size_t errlen);
 uint64_t sinks_written(const struct sinks *s);
 uint64_t sinks_failed(const struct sinks *s);
 void sinks_close(struct sinks *s);

@@ -3,7 +3,6 @@
  * plugin: SPANK items, and the job's environment as given to slurmstepd
  * (spank_getenv), never the environment of a running user process.
  */
-#include <pwd.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -77,17 +76,10 @@ int plugin_step_ids(spank_t sp, struct tracer_identity *id, char *err,
 /* User name from the uid; the number when the lookup fails. */
 static void fill_user(spank_t sp, struct tracer_identity *id)
 {
-	struct passwd pw, *res = NULL;
-	char buf[4096];
 	uid_t uid;
 
-	if (spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS)
-		return;
-	id->uid = (long)uid;
-	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
-		snprintf(id->user, sizeof(id->user), "%s", pw.pw_name);
-	else
-		snprintf(id->user, sizeof(id->user), "%lu", (unsigned long)uid);
+	if (spank_get_item(sp, S_JOB_UID, &uid) == ESPANK_SUCCESS)
+		identity_set_user(id, uid);
 }
 
 /*

@@ -131,7 +131,7 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 		slurm_info("spank_tracer: task not traced: %s", err);
 		return 0;
 	}
-	if (tracer_register(settings.socket_path, settings.timeout_ms, &id,
+	if (tracer_register(settings.socket_path, settings.timeout_ms, &id, false,
 			    job_uid, sizeof(job_uid), err, sizeof(err)) < 0) {
 		slurm_info("spank_tracer: job %s step %s task %ld not traced: %s",
 			   id.job_id, id.step_id, id.global_task_id, err);
@@ -162,7 +162,7 @@ static int step_key(spank_t sp, char *key, size_t len)
 	}
 	if (!strcmp(id.step_id, "extern"))
 		return -1;
-	identity_job_key(&id, key, len);
+	identity_join_key(&id, key, len);
 	return key[0] ? 0 : -1;
 }
 

@@ -55,7 +55,7 @@ PLUGIN_LOCAL int plugin_cpuset_count(const char *list);
 
 /*
  * The fields that name the job step (scheduler, job id, step id): enough
- * for identity_job_key(), and available in every remote callback.
+ * for identity_join_key(), and available in every remote callback.
  * Returns 0, or -1 with a reason in err when the job id is not known.
  */
 PLUGIN_LOCAL int plugin_step_ids(spank_t sp, struct tracer_identity *id,

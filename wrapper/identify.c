@@ -7,7 +7,6 @@
  */
 #include "wrap.h"
 
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,17 +45,6 @@ static size_t join_argv(char *const cmd[], char *buf, size_t len)
 		used += n;
 	}
 	return used;
-}
-
-static void set_user(struct tracer_identity *id)
-{
-	struct passwd pw, *res = NULL;
-	char buf[1024];
-	uid_t uid = getuid();
-
-	id->uid = (long)uid;
-	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &res) == 0 && res)
-		set_opt(id->user, sizeof(id->user), res->pw_name, "user name");
 }
 
 static void set_task_name(const struct wrap_opts *o,
@@ -105,5 +93,5 @@ void wrap_identity(const struct wrap_opts *o, const struct tracer_config *cfg,
 	if (!id->scheduler[0])
 		set_opt(id->scheduler, sizeof(id->scheduler), "local", "scheduler");
 	set_task_name(o, id);
-	set_user(id);
+	identity_set_user(id, getuid());
 }

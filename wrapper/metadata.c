@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "awsmeta.h"
+#include "lazycurl.h"
 #include "log.h"
 
 #define MAX_ANSWER (256 * 1024)
@@ -134,7 +135,8 @@ static void fetch_start(struct meta *m, enum fetch_kind k, const char *url)
 		return;
 	f->h = curl_easy_init();
 	if (!f->h) {
-		problem(m, fetch_name[k], "curl_easy_init failed");
+		problem(m, fetch_name[k], lazycurl_problem() ? lazycurl_problem()
+							      : "curl_easy_init failed");
 		return;
 	}
 	curl_easy_setopt(f->h, CURLOPT_URL, url);
@@ -352,7 +354,8 @@ void metadata_collect(const struct tracer_config *cfg,
 	m.deadline_ms = t0 + WRAP_METADATA_BUDGET_MS;
 	m.multi = curl_multi_init();
 	if (!m.multi) {
-		log_warn("metadata: curl_multi_init failed: identity from the environment only");
+		log_warn("metadata: %s: identity from the environment only",
+			 lazycurl_problem() ? lazycurl_problem() : "curl_multi_init failed");
 		return;
 	}
 	if (ecs_base[0]) {

@@ -1,6 +1,6 @@
 /*
  * standalone.c - the job without a node daemon (Fargate, no socket): the
- * wrapper runs it as init and records it itself, through the sampler
+ * wrapper runs it as init and records it itself, through the tracker
  * (/proc + wait4) and the container's cgroup counters, then writes the
  * same summary as tracerd to the configured sinks.  Any failure of the
  * recording leaves the job running untouched: at worst no summary.
@@ -16,30 +16,23 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "clock.h"
 #include "hostinfo.h"
 #include "job.h"
 #include "log.h"
 #include "rules.h"
 #include "runner.h"
-#include "sampler.h"
+#include "tracker.h"
 #include "sink.h"
 #include "summary.h"
 
 struct standalone {
 	struct job *job;
-	struct sampler *smp;
+	struct tracker *trk;
 	bool have_cg;
 	struct cgroup_ref cg;
 	uint64_t oom_seen;
 };
-
-static uint64_t realtime_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void rules_warn(const char *msg)
 {
@@ -52,22 +45,14 @@ static void read_cgroup(struct standalone *sa)
 
 	if (!sa->have_cg || cgroup_read_stats(&sa->cg, &st) < 0)
 		return;
-	sa->job->cgroup_stats = true;
-	if (st.have_mem) {
-		uint64_t peak = st.mem_peak_bytes > st.mem_current_bytes ?
-					st.mem_peak_bytes : st.mem_current_bytes;
-		if (peak > sa->job->cgroup_mem_peak_bytes)
-			sa->job->cgroup_mem_peak_bytes = peak;
-	}
-	if (st.have_cpu)
-		sa->job->cgroup_cpu_ns = st.cpu_ns;
+	job_note_cgroup(sa->job, &st);
 }
 
 static void on_tick(void *arg)
 {
 	struct standalone *sa = arg;
 
-	sampler_sample(sa->smp);
+	tracker_sample(sa->trk);
 	read_cgroup(sa);
 }
 
@@ -92,7 +77,7 @@ static void on_reap(void *arg, pid_t pid, int status, const struct rusage *ru)
 	struct standalone *sa = arg;
 
 	mark_oom(sa, pid, status);
-	sampler_reaped(sa->smp, pid, status, ru);
+	tracker_reaped(sa->trk, pid, status, ru);
 }
 
 /*
@@ -116,12 +101,12 @@ static void job_uid(const struct tracer_identity *id, char *buf, size_t len)
 {
 	char host[128] = "";
 
-	identity_job_key(id, buf, len);
+	identity_join_key(id, buf, len);
 	if (buf[0])
 		return;
 	gethostname(host, sizeof(host) - 1);
 	snprintf(buf, len, "%s-wrap-%d-%llu", host[0] ? host : "localhost",
-		 (int)getpid(), (unsigned long long)(realtime_ns() / 1000000));
+		 (int)getpid(), (unsigned long long)(clock_real_ns() / 1000000));
 }
 
 static void write_summary(const struct tracer_config *cfg,
@@ -146,8 +131,8 @@ static void write_summary(const struct tracer_config *cfg,
 	if (!sinks) {
 		log_error("summary of job %s not written: %s", j->uid, err);
 	} else {
-		if (sinks_write(sinks, summary) > 0)
-			log_error("summary of job %s: a sink failed", j->uid);
+		if (sinks_write(sinks, summary, err, sizeof(err)) > 0)
+			log_error("summary of job %s: %s", j->uid, err);
 		sinks_close(sinks);
 	}
 	cJSON_Delete(summary);
@@ -156,7 +141,7 @@ static void write_summary(const struct tracer_config *cfg,
 /* The wrapper's own cost, for the tests and the curious (-v). */
 static void report_cost(const struct standalone *sa, uint64_t wall0)
 {
-	double wall = (double)(realtime_ns() - wall0) / 1e9;
+	double wall = (double)(clock_real_ns() - wall0) / 1e9;
 	struct rusage ru;
 	double own;
 
@@ -166,24 +151,21 @@ static void report_cost(const struct standalone *sa, uint64_t wall0)
 	      (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
 	log_debug("cost: %llu samples took %.3f ms of CPU (%.3f%% of one core); "
 		  "the wrapper used %.3f ms of CPU in %.3f s (%.3f%% of one core)",
-		  (unsigned long long)sampler_samples(sa->smp),
-		  (double)sampler_cost_ns(sa->smp) / 1e6,
-		  wall > 0 ? (double)sampler_cost_ns(sa->smp) / 1e7 / wall : 0,
+		  (unsigned long long)tracker_samples(sa->trk),
+		  (double)tracker_cost_ns(sa->trk) / 1e6,
+		  wall > 0 ? (double)tracker_cost_ns(sa->trk) / 1e7 / wall : 0,
 		  own * 1e3, wall, wall > 0 ? own * 100 / wall : 0);
 }
 
 int standalone_run(const struct wrap_opts *o, const struct tracer_config *cfg,
-		   const struct tracer_identity *id)
+		   const struct tracer_identity *id, struct runner *r,
+		   const struct runner_opts *base)
 {
-	struct standalone sa;
-	struct runner r;
-	struct runner_opts ropts = {
-		.signal_pgroup = o->pgroup,
-		.subreaper = true,
-	};
+	struct runner_opts ropts = *base;
 	struct rules *rules = rules_load(cfg->rules_path, rules_warn);
-	char uid[sizeof(((struct job *)0)->uid)];
-	uint64_t wall0 = realtime_ns();
+	char uid[TRACER_JOB_UID_LEN];
+	uint64_t wall0 = clock_real_ns();
+	struct standalone sa;
 	int status;
 
 	memset(&sa, 0, sizeof(sa));
@@ -191,10 +173,10 @@ int standalone_run(const struct wrap_opts *o, const struct tracer_config *cfg,
 	sa.job = job_new(uid, id, (size_t)cfg->keep_procs);
 	if (sa.job) {
 		sa.job->start_ns = wall0;
-		sa.smp = sampler_new(sa.job, rules, cfg->argv_max);
+		sa.trk = tracker_new(sa.job, rules, cfg->argv_max);
 		find_cgroup(&sa);
 	}
-	if (!sa.job || !sa.smp)
+	if (!sa.job || !sa.trk)
 		log_error("out of memory: job runs without being recorded");
 	else {
 		ropts.tick_ms = cfg->sample_interval_ms;
@@ -203,24 +185,23 @@ int standalone_run(const struct wrap_opts *o, const struct tracer_config *cfg,
 		ropts.arg = &sa;
 	}
 
-	if (runner_start(&r, o->cmd, &ropts) < 0) {
-		status = r.child_status;
+	if (runner_start(r, o->cmd, &ropts) < 0) {
+		status = r->child_status;
 	} else {
-		if (sa.smp)
-			sampler_add_root(sa.smp, r.child, o->cmd);
-		wrap_forward_early_signals(r.child, o->pgroup);
-		status = runner_wait(&r);
+		if (sa.trk)
+			tracker_add_root(sa.trk, r->child, o->cmd);
+		status = runner_wait(r);
 	}
 
-	if (sa.job && sa.smp) {
-		sampler_finish(sa.smp);
+	if (sa.job && sa.trk) {
+		tracker_finish(sa.trk);
 		read_cgroup(&sa);
 		sa.job->exit_status = status;
-		job_close(sa.job, realtime_ns());
+		job_close(sa.job, clock_real_ns());
 		write_summary(cfg, sa.job);
 		report_cost(&sa, wall0);
 	}
-	sampler_free(sa.smp);
+	tracker_free(sa.trk);
 	job_free(sa.job);
 	rules_free(rules);
 	return runner_exit_code(status);

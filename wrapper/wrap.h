@@ -10,6 +10,7 @@
 #include <sys/types.h>
 #include "config.h"
 #include "identity.h"
+#include "runner.h"
 
 #define WRAP_MAX_SETS 64
 
@@ -50,11 +51,13 @@ void metadata_collect(const struct tracer_config *cfg,
 /* The machine says it is EC2 (DMI or hypervisor uuid). */
 bool metadata_on_ec2(void);
 
-/* standalone.c: run and record the job in the wrapper; returns the exit code. */
+/*
+ * standalone.c: run and record the job in the wrapper, with the runner r
+ * (signals already blocked) and these options (its callbacks are added);
+ * returns the exit code.
+ */
 int standalone_run(const struct wrap_opts *o, const struct tracer_config *cfg,
-		   const struct tracer_identity *id);
-
-/* main.c: signals received before the child existed, to pass on. */
-void wrap_forward_early_signals(pid_t child, bool pgroup);
+		   const struct tracer_identity *id, struct runner *r,
+		   const struct runner_opts *ropts);
 
 #endif

@@ -5,16 +5,14 @@
  * all the same, untraced, after one warning.
  */
 #include <libgen.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cli.h"
-#include "client.h"
 #include "identity.h"
-#include "runner.h"
+#include "registrant.h"
 
 struct run_opts {
 	const char *name, *run, *pipeline, *job_file;
@@ -69,8 +67,7 @@ static void copy_env_or(char *dst, size_t len, const char *opt, const char *env)
 
 static void build_identity(const struct run_opts *o, struct tracer_identity *id)
 {
-	struct passwd pw, *res = NULL;
-	char buf[4096], cmd[1024];
+	char cmd[TRACER_PATH_MAX];
 
 	identity_init(id);
 	snprintf(id->scheduler, sizeof(id->scheduler), "local");
@@ -79,9 +76,7 @@ static void build_identity(const struct run_opts *o, struct tracer_identity *id)
 	copy_env_or(id->pipeline, sizeof(id->pipeline), o->pipeline, "TRACER_PIPELINE");
 	snprintf(cmd, sizeof(cmd), "%s", o->cmd[0]);
 	snprintf(id->task_name, sizeof(id->task_name), "%s", o->name ? o->name : basename(cmd));
-	id->uid = (long)getuid();
-	if (getpwuid_r(getuid(), &pw, buf, sizeof(buf), &res) == 0 && res)
-		snprintf(id->user, sizeof(id->user), "%s", pw.pw_name);
+	identity_set_user(id, getuid());
 }
 
 static void write_job_file(const char *path, const char *uid)
@@ -97,36 +92,36 @@ static void write_job_file(const char *path, const char *uid)
 		fprintf(stderr, "tracer run: cannot write %s: %m\n", path);
 }
 
+static void report(void *arg, const char *msg)
+{
+	fprintf(stderr, "tracer run: %s\n", msg);
+}
+
 int cmd_run(struct cli *c, int argc, char **argv)
 {
+	struct runner_opts ro = {.subreaper = true, .report = report};
+	struct registrant reg = {0};
+	struct tracer_identity *id;
+	struct runner r = {0};
 	struct run_opts o;
-	struct tracer_identity *id = malloc(sizeof(*id));
-	struct runner r;
-	struct runner_opts ro = {.subreaper = true};
-	char uid[TRACER_JOB_UID_LEN] = "", err[256];
-	bool traced;
-	int status;
+	char err[256];
 
-	if (!id || parse_run_args(argc, argv, &o) != 0) {
-		free(id);
+	/* first: a signal from now on waits for the command, then reaches it */
+	runner_block_signals(&r, &ro);
+	if (parse_run_args(argc, argv, &o) != 0)
 		return 2;
-	}
-	build_identity(&o, id);
-	/* Register ourselves: the child inherits the tag in the kernel. */
-	traced = tracer_register(c->cfg.socket_path, c->cfg.client_timeout_ms, id, uid,
-				 sizeof(uid), err, sizeof(err)) == 0;
-	free(id);
-	if (!traced)
-		fprintf(stderr, "tracer run: not recorded (%s); running the command anyway\n", err);
-	else if (o.job_file)
-		write_job_file(o.job_file, uid);
-	if (runner_start(&r, o.cmd, &ro) != 0) {
-		status = 127 << 8; /* as a shell reports a command it cannot run */
+	id = malloc(sizeof(*id));
+	if (!id) {
+		fprintf(stderr, "tracer run: out of memory: running the command untraced\n");
 	} else {
-		status = runner_wait(&r);
+		build_identity(&o, id);
+		/* our child inherits the tag in the kernel */
+		if (registrant_register(&reg, &c->cfg, id, err, sizeof(err)) != 0)
+			fprintf(stderr, "tracer run: not recorded (%s); running the command anyway\n",
+				err);
+		else if (o.job_file)
+			write_job_file(o.job_file, reg.job_uid);
+		free(id);
 	}
-	if (traced &&
-	    tracer_end(c->cfg.socket_path, c->cfg.client_timeout_ms, uid, status, err, sizeof(err)) != 0)
-		fprintf(stderr, "tracer run: could not close job %s: %s\n", uid, err);
-	return runner_exit_code(status);
+	return registrant_run(&reg, &r, o.cmd, &ro);
 }

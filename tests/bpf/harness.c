@@ -18,7 +18,10 @@
 #include <poll.h>
 #include <stdint.h>
 #include <time.h>
+#include <linux/magic.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/wait.h>
 
 #include <bpf/bpf.h>
@@ -207,8 +210,15 @@ static int suite_cleanup(void);
 /* A pin left by an earlier run that died: the loader must replace it. */
 static int plant_stale_pin(void)
 {
+	struct statfs sfs;
 	int fd, rc;
 
+	/* a fresh boot has no bpffs yet: the pin needs one, as tracerd does */
+	if ((statfs("/sys/fs/bpf", &sfs) != 0 || sfs.f_type != BPF_FS_MAGIC) &&
+	    mount("bpf", "/sys/fs/bpf", "bpf", 0, "mode=0700") != 0) {
+		perror("mount bpffs on /sys/fs/bpf");
+		return -1;
+	}
 	if (mkdir(PIN_DIR, 0700) != 0 && errno != EEXIST) {
 		perror("mkdir " PIN_DIR);
 		return -1;

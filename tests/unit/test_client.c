@@ -212,7 +212,7 @@ static void test_register_ok(void)
 	identity_init(&id);
 	strcpy(id.scheduler, "local");
 	strcpy(id.task_name, "unit");
-	CU_ASSERT_EQUAL(tracer_register(sock_path, 200, &id, uid, sizeof(uid),
+	CU_ASSERT_EQUAL(tracer_register(sock_path, 200, &id, false, uid, sizeof(uid),
 					err, sizeof(err)), 0);
 	snprintf(want, sizeof(want), "job-%d", (int)getpid());
 	CU_ASSERT_STRING_EQUAL(uid, want);
@@ -394,7 +394,7 @@ static void test_no_daemon(void)
 	CU_ASSERT_EQUAL(tracer_task_exit(sock_path, 200, NULL, 0, err,
 					 sizeof(err)), -1);
 	identity_init(&id);
-	CU_ASSERT_EQUAL(tracer_register("/nonexistent.sock", 200, &id, uid,
+	CU_ASSERT_EQUAL(tracer_register("/nonexistent.sock", 200, &id, false, uid,
 					sizeof(uid), NULL, 0), -1);
 	CU_ASSERT_STRING_EQUAL(uid, "");
 	cJSON_Delete(req);
@@ -408,20 +408,20 @@ static void test_reply_shapes(void)
 
 	identity_init(&id);
 	CU_ASSERT_FATAL(start_server(&s, M_PIECES, 1) == 0);
-	CU_ASSERT_EQUAL(tracer_register(sock_path, 200, &id, uid, sizeof(uid),
+	CU_ASSERT_EQUAL(tracer_register(sock_path, 200, &id, false, uid, sizeof(uid),
 					err, sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(uid, "pieces");
 	stop_server(&s);
 
 	CU_ASSERT_FATAL(start_server(&s, M_NO_JOB, 1) == 0);
-	CU_ASSERT_EQUAL(tracer_register(sock_path, 200, &id, uid, sizeof(uid),
+	CU_ASSERT_EQUAL(tracer_register(sock_path, 200, &id, false, uid, sizeof(uid),
 					err, sizeof(err)), -1);
 	CU_ASSERT(strstr(err, "no job uid") != NULL);
 	stop_server(&s);
 
 	/* a uid that does not fit the caller's buffer */
 	CU_ASSERT_FATAL(start_server(&s, M_OK, 1) == 0);
-	CU_ASSERT_EQUAL(tracer_register(sock_path, 200, &id, uid, 4, err,
+	CU_ASSERT_EQUAL(tracer_register(sock_path, 200, &id, false, uid, 4, err,
 					sizeof(err)), -1);
 	CU_ASSERT(strstr(err, "too long") != NULL);
 	stop_server(&s);

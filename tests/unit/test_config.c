@@ -56,8 +56,6 @@ static void test_defaults(void)
 	CU_ASSERT_STRING_EQUAL(c.file_path, "/var/lib/tracer/jobs.ndjson");
 	CU_ASSERT_STRING_EQUAL(c.http_url, "");
 	CU_ASSERT_EQUAL(c.http_timeout_ms, 5000);
-	CU_ASSERT_STRING_EQUAL(c.clickhouse_url, "");
-	CU_ASSERT_STRING_EQUAL(c.clickhouse_table, "tracer.jobs");
 	CU_ASSERT_STRING_EQUAL(c.imds_endpoint, "");
 	CU_ASSERT_EQUAL(c.metadata_timeout_ms, 300);
 	CU_ASSERT_STRING_EQUAL(c.log_level, "info");
@@ -83,8 +81,7 @@ static void test_load_good(void)
 		"http_url = https://collector.example/ingest#frag\n"
 		"log_level = debug\n"
 		"imds_endpoint = http://127.0.0.1:1338\n"
-		"\tmetadata_timeout_ms\t=\t500\n"
-		"clickhouse_table = db.t";
+		"\tmetadata_timeout_ms\t=\t500";
 	struct tracer_config c;
 
 	config_defaults(&c);
@@ -110,7 +107,6 @@ static void test_load_good(void)
 	CU_ASSERT_STRING_EQUAL(c.log_level, "debug");
 	CU_ASSERT_STRING_EQUAL(c.imds_endpoint, "http://127.0.0.1:1338");
 	CU_ASSERT_EQUAL(c.metadata_timeout_ms, 500);
-	CU_ASSERT_STRING_EQUAL(c.clickhouse_table, "db.t");
 }
 
 /* One bad line: a warning naming the line, the default kept. */
@@ -163,7 +159,7 @@ static void test_bad_lines(void)
 	bad_line("sinks = ,", "no sink listed");
 	bad_line("http_url = ftp://x", "expected an http:// or https:// URL");
 	bad_line("log_level = verbose", "expected debug, info, warn or error");
-	bad_line("clickhouse_table = \"\"", "empty value");
+	bad_line("clickhouse_table = db.t", "unknown key");
 	bad_line("file = \"/unterminated", "unbalanced quotes");
 	bad_line("file = \"/a\" junk", "unbalanced quotes");
 	bad_line("file = /a\x01z", "control character");
@@ -238,12 +234,28 @@ static void test_set(void)
 	CU_ASSERT_EQUAL(config_set(&c, "nope", "1", err, sizeof(err)), -1);
 	CU_ASSERT_EQUAL(config_set(&c, NULL, "1", err, sizeof(err)), -1);
 	CU_ASSERT_EQUAL(config_set(&c, "keep_procs", "x", NULL, 0), -1);
+
+	/* -o KEY=VALUE, the one parser of all three binaries */
+	CU_ASSERT_EQUAL(config_set_pair(&c, "keep_procs=7", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.keep_procs, 7);
+	CU_ASSERT_EQUAL(config_set_pair(&c, "file=/a=b", err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(c.file_path, "/a=b"); /* the first '=' splits */
+	CU_ASSERT_EQUAL(config_set_pair(&c, "keep_procs", err, sizeof(err)), -1);
+	CU_ASSERT(strstr(err, "\"keep_procs\": expected KEY=VALUE") != NULL);
+	CU_ASSERT_EQUAL(config_set_pair(&c, "=5", err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(config_set_pair(&c, NULL, err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(config_set_pair(&c, "keep_procs=0", err, sizeof(err)), -1);
+	CU_ASSERT(strstr(err, "out of range") != NULL);
+	CU_ASSERT_EQUAL(c.keep_procs, 7);
+	CU_ASSERT_EQUAL(config_set_pair(&c, "a_key_name_longer_than_sixty_four_bytes_"
+					"is_no_key_of_ours_at_all_x=1", err, sizeof(err)), -1);
+	CU_ASSERT(strstr(err, "unknown key") != NULL);
 }
 
 /*
  * contrib/tracer.conf loads cleanly, and with every "# key = value" line
  * uncommented it still equals the defaults: the file documents them
- * truly, and names all 19 keys.
+ * truly, and names all 17 keys.
  */
 static void test_shipped_file(void)
 {
@@ -274,7 +286,7 @@ static void test_shipped_file(void)
 		len += (size_t)snprintf(text + len, 65536 - len, "%s", line + 2);
 	}
 	fclose(f);
-	CU_ASSERT_EQUAL(keys, 19);
+	CU_ASSERT_EQUAL(keys, 17); /* every key of config.c, shipped as its default */
 	reset_warnings();
 	CU_ASSERT_EQUAL(config_load(&c, write_conf(text, len), false, collect), 0);
 	if (nwarn)

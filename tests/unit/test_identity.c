@@ -77,36 +77,36 @@ static void test_job_key(void)
 	char key[128];
 
 	fill(&id);
-	identity_job_key(&id, key, sizeof(key));
+	identity_join_key(&id, key, sizeof(key));
 	CU_ASSERT_STRING_EQUAL(key, "slurm:4242.batch");
 	strcpy(id.step_id, "0");
-	identity_job_key(&id, key, sizeof(key));
+	identity_join_key(&id, key, sizeof(key));
 	CU_ASSERT_STRING_EQUAL(key, "slurm:4242.0");
 
 	identity_init(&id);
 	strcpy(id.scheduler, "aws-batch");
 	strcpy(id.job_id, "b2f1-uuid:3");
 	id.attempt = 2;
-	identity_job_key(&id, key, sizeof(key));
+	identity_join_key(&id, key, sizeof(key));
 	CU_ASSERT_STRING_EQUAL(key, "aws-batch:b2f1-uuid:3#2");
 
 	/* local, unknown scheduler, or no job id: a new job each time */
 	identity_init(&id);
 	strcpy(id.scheduler, "local");
 	strcpy(id.job_id, "1");
-	identity_job_key(&id, key, sizeof(key));
+	identity_join_key(&id, key, sizeof(key));
 	CU_ASSERT_STRING_EQUAL(key, "");
 	strcpy(id.scheduler, "pbs");
-	identity_job_key(&id, key, sizeof(key));
+	identity_join_key(&id, key, sizeof(key));
 	CU_ASSERT_STRING_EQUAL(key, "");
 	strcpy(id.scheduler, "slurm");
 	id.job_id[0] = '\0';
-	identity_job_key(&id, key, sizeof(key));
+	identity_join_key(&id, key, sizeof(key));
 	CU_ASSERT_STRING_EQUAL(key, "");
 
 	/* a small buffer is cut and terminated */
 	fill(&id);
-	identity_job_key(&id, key, 8);
+	identity_join_key(&id, key, 8);
 	CU_ASSERT_STRING_EQUAL(key, "slurm:4");
 }
 

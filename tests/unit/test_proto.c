@@ -149,7 +149,7 @@ static void test_builders(void)
 	identity_init(&id);
 	strcpy(id.scheduler, "local");
 	strcpy(id.task_name, "demo\nline");
-	o = proto_register_request(&id);
+	o = proto_register_request(&id, false);
 	CU_ASSERT_FATAL(o != NULL);
 	line = proto_render_line(o);
 	CU_ASSERT_FATAL(line != NULL);

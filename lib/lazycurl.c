@@ -1,14 +1,14 @@
 /*
- * curlshim.c - libcurl, loaded only when the wrapper needs it.
+ * lazycurl.c - libcurl, loaded only when something needs it.
  *
  * tracer-wrap starts in front of every job, and the dynamic loader takes
  * several milliseconds to map libcurl and its ~30 dependencies.  Most
  * runs never use it (no metadata endpoint, file sink), so the curl
- * functions the wrapper and lib/sink.c call are defined here and
- * forwarded to a libcurl opened with dlopen on first use; linked with
- * --as-needed, the binary then has no libcurl dependency at all.  It
- * also lets the wrapper run in an image without libcurl: metadata and
- * the HTTP sink then report that curl is missing, the job runs anyway.
+ * functions the binaries and lib/sink.c call are defined here and
+ * forwarded to a libcurl opened with dlopen on first use: no binary has
+ * a libcurl dependency at all.  It also lets the wrapper run in an image
+ * without libcurl: metadata and the HTTP sink then report that curl is
+ * missing (lazycurl_problem), the job runs anyway.
  */
 #define CURL_DISABLE_TYPECHECK
 #include <curl/curl.h>
@@ -17,7 +17,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "log.h"
+#include "lazycurl.h"
+
+#include <stdio.h>
 
 static const char *const curl_names[] = {
 	"libcurl.so.4", "libcurl-gnutls.so.4", "libcurl-nss.so.4",
@@ -25,6 +27,7 @@ static const char *const curl_names[] = {
 
 static struct {
 	bool tried, ok;
+	char problem[256];
 	CURLcode (*global_init)(long);
 	CURL *(*easy_init)(void);
 	CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
@@ -77,7 +80,7 @@ static bool load_curl(void)
 	for (size_t i = 0; !h && i < sizeof(curl_names) / sizeof(curl_names[0]); i++)
 		h = dlopen(curl_names[i], RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		log_warn("libcurl not found (%s): no metadata look-ups, no HTTP sink",
+		snprintf(fn.problem, sizeof(fn.problem), "libcurl not found (%s)",
 			 dlerror());
 		return false;
 	}
@@ -85,13 +88,19 @@ static bool load_curl(void)
 		*syms[i].slot = dlsym(h, syms[i].name);
 		if (!*syms[i].slot) {
 			/* curl_multi_poll needs 7.66; the rest is older */
-			log_warn("libcurl lacks %s: not used", syms[i].name);
+			snprintf(fn.problem, sizeof(fn.problem),
+				 "libcurl lacks %s: not used", syms[i].name);
 			dlclose(h);
 			return false;
 		}
 	}
 	fn.ok = true;
 	return true;
+}
+
+const char *lazycurl_problem(void)
+{
+	return fn.problem[0] ? fn.problem : NULL;
 }
 
 CURLcode curl_global_init(long flags)

@@ -1,6 +1,6 @@
 /*
- * sampler.c - standalone mode: follow the wrapper's process tree through
- * /proc and wait4, and fold what is seen into the job (see sampler.h).
+ * tracker.c - standalone mode: follow the wrapper's process tree through
+ * /proc and wait4, and fold what is seen into the job (see tracker.h).
  *
  * CPU time is kept "inclusive" the way the kernel keeps it: a process's
  * own time (utime/stime) plus its reaped children's (cutime/cstime), and
@@ -9,14 +9,14 @@
  * inclusive time; that growth, less what the vanished children had at
  * their last sample, is shared among them by their recent CPU rates.
  */
-#include "sampler.h"
+#include "tracker.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "procfs.h"
 #include "proctree.h"
@@ -45,7 +45,7 @@ struct sproc {
 	struct sproc *next;
 };
 
-struct sampler {
+struct tracker {
 	struct job *job;
 	const struct rules *rules;
 	int argv_max;
@@ -53,29 +53,12 @@ struct sampler {
 	bool proc_ok;              /* /proc shows our pid namespace */
 	struct sproc *buckets[NBUCKETS];
 	uint32_t gen;
-	uint64_t ns_per_tick;
 	long page_size;
-	int64_t boot_to_real_ns;
 	struct proctree tree;
 	uint64_t samples, cost_ns;
 };
 
-static uint64_t clock_ns(clockid_t clk)
-{
-	struct timespec ts;
-
-	clock_gettime(clk, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t mono_ms(void) { return clock_ns(CLOCK_MONOTONIC) / 1000000; }
-
-static uint64_t tv_ns(const struct timeval *tv)
-{
-	return (uint64_t)tv->tv_sec * 1000000000ull + (uint64_t)tv->tv_usec * 1000;
-}
-
-static struct sproc *sp_find(struct sampler *s, pid_t pid)
+static struct sproc *sp_find(struct tracker *s, pid_t pid)
 {
 	for (struct sproc *sp = s->buckets[(unsigned)pid % NBUCKETS]; sp;
 	     sp = sp->next)
@@ -84,12 +67,12 @@ static struct sproc *sp_find(struct sampler *s, pid_t pid)
 	return NULL;
 }
 
-static struct sproc *sp_new(struct sampler *s, pid_t pid)
+static struct sproc *sp_new(struct tracker *s, pid_t pid)
 {
 	struct sproc *sp = calloc(1, sizeof(*sp));
 
 	if (!sp) {
-		log_error("sampler: out of memory: process %d not followed",
+		log_error("tracker: out of memory: process %d not followed",
 			  (int)pid);
 		return NULL;
 	}
@@ -100,7 +83,7 @@ static struct sproc *sp_new(struct sampler *s, pid_t pid)
 }
 
 /* Free folded entries (kept until now so no pointer dangles mid-walk). */
-static void sp_sweep(struct sampler *s)
+static void sp_sweep(struct tracker *s)
 {
 	for (size_t b = 0; b < NBUCKETS; b++) {
 		struct sproc **pp = &s->buckets[b];
@@ -119,7 +102,7 @@ static void sp_sweep(struct sampler *s)
 }
 
 /* The executable and argv of pid into the job (an exec happened). */
-static void sp_exec(struct sampler *s, struct sproc *sp, const char *comm)
+static void sp_exec(struct tracker *s, struct sproc *sp, const char *comm)
 {
 	char exe[1024];
 	char *argv = malloc((size_t)s->argv_max + 1);
@@ -138,35 +121,30 @@ static void sp_exec(struct sampler *s, struct sproc *sp, const char *comm)
 }
 
 /* Start ticks have 10 ms steps: never before the job's own start. */
-static uint64_t start_real_ns(const struct sampler *s, uint64_t ticks)
+static uint64_t start_real_ns(const struct tracker *s,
+			      const struct procfs_stat *st)
 {
-	uint64_t t = (uint64_t)((int64_t)(ticks * s->ns_per_tick) +
-				s->boot_to_real_ns);
+	uint64_t t = procfs_start_ns(st, CLOCK_REALTIME);
 
 	return t < s->job->start_ns ? s->job->start_ns : t;
 }
 
-struct sampler *sampler_new(struct job *j, const struct rules *rules,
+struct tracker *tracker_new(struct job *j, const struct rules *rules,
 			    int argv_max)
 {
-	struct sampler *s = calloc(1, sizeof(*s));
+	struct tracker *s = calloc(1, sizeof(*s));
 	char self[32];
-	long tck;
 	ssize_t n;
 
 	if (!s) {
-		log_error("sampler: out of memory");
+		log_error("tracker: out of memory");
 		return NULL;
 	}
 	s->job = j;
 	s->rules = rules;
 	s->argv_max = argv_max > 0 ? argv_max : 1024;
 	s->self = getpid();
-	tck = sysconf(_SC_CLK_TCK);
-	s->ns_per_tick = 1000000000ull / (uint64_t)(tck > 0 ? tck : 100);
 	s->page_size = sysconf(_SC_PAGESIZE);
-	s->boot_to_real_ns = (int64_t)clock_ns(CLOCK_REALTIME) -
-			     (int64_t)clock_ns(CLOCK_BOOTTIME);
 	/* a /proc of another pid namespace would name other processes */
 	n = readlink("/proc/self", self, sizeof(self) - 1);
 	if (n > 0) {
@@ -179,7 +157,7 @@ struct sampler *sampler_new(struct job *j, const struct rules *rules,
 	return s;
 }
 
-void sampler_free(struct sampler *s)
+void tracker_free(struct tracker *s)
 {
 	if (!s)
 		return;
@@ -195,18 +173,18 @@ void sampler_free(struct sampler *s)
 }
 
 /* Store one sample of sp; the rate is its own CPU per ms since the last. */
-static void sp_update(struct sampler *s, struct sproc *sp,
-		      const struct pstat *st, uint64_t now_ms)
+static void sp_update(struct tracker *s, struct sproc *sp,
+		      const struct procfs_stat *st, uint64_t now_ms)
 {
 	uint64_t self_old = sp->utime + sp->stime, self_new, age_ms;
 	struct procfs_status pst;
 
 	sp->ppid = st->ppid;
 	sp->jp->ppid = st->ppid;
-	sp->utime = st->utime * s->ns_per_tick;
-	sp->stime = st->stime * s->ns_per_tick;
-	sp->cutime = st->cutime * s->ns_per_tick;
-	sp->cstime = st->cstime * s->ns_per_tick;
+	sp->utime = clock_ticks_ns(st->utime_ticks);
+	sp->stime = clock_ticks_ns(st->stime_ticks);
+	sp->cutime = clock_ticks_ns(st->cutime_ticks);
+	sp->cstime = clock_ticks_ns(st->cstime_ticks);
 	sp->minflt = st->minflt;
 	sp->majflt = st->majflt;
 	self_new = sp->utime + sp->stime;
@@ -214,7 +192,7 @@ static void sp_update(struct sampler *s, struct sproc *sp,
 		sp->rate = self_new > self_old ?
 			(double)(self_new - self_old) / (double)(now_ms - sp->last_ms) : 0;
 	} else {
-		age_ms = (clock_ns(CLOCK_REALTIME) - sp->jp->start_ns) / 1000000;
+		age_ms = (clock_real_ns() - sp->jp->start_ns) / 1000000;
 		sp->rate = (double)self_new / (double)(age_ms ? age_ms : 1);
 	}
 	sp->last_ms = now_ms;
@@ -259,7 +237,7 @@ static void sp_totals(const struct sproc *sp, uint64_t user, uint64_t sys,
 }
 
 /* Vanished children of parent not folded yet, into out (at most max). */
-static size_t pending_children(struct sampler *s, pid_t parent,
+static size_t pending_children(struct tracker *s, pid_t parent,
 			       struct sproc **out, size_t max)
 {
 	size_t n = 0;
@@ -274,7 +252,7 @@ static size_t pending_children(struct sampler *s, pid_t parent,
 
 #define MAX_SHARE 256
 
-static void sp_fold(struct sampler *s, struct sproc *sp, uint64_t incl_user,
+static void sp_fold(struct tracker *s, struct sproc *sp, uint64_t incl_user,
 		    uint64_t incl_sys, int status, uint64_t end_ns,
 		    uint64_t end_ms, const struct rusage *ru);
 
@@ -300,7 +278,7 @@ static void refine_end(struct sproc *k, uint64_t share_ns)
  * Share extra CPU (user, sys) among kids by weight; when self_w > 0 the
  * parent's own growth takes a share too, returned in *self_user/sys.
  */
-static void share_out(struct sampler *s, struct sproc **kids, size_t n,
+static void share_out(struct tracker *s, struct sproc **kids, size_t n,
 		      uint64_t extra_user, uint64_t extra_sys, double self_w,
 		      uint64_t *self_user, uint64_t *self_sys)
 {
@@ -338,7 +316,7 @@ static void share_out(struct sampler *s, struct sproc **kids, size_t n,
  * What its last sample does not explain is shared between its own last
  * moments and its vanished children; then it is folded into the job.
  */
-static void sp_fold(struct sampler *s, struct sproc *sp, uint64_t incl_user,
+static void sp_fold(struct tracker *s, struct sproc *sp, uint64_t incl_user,
 		    uint64_t incl_sys, int status, uint64_t end_ns,
 		    uint64_t end_ms, const struct rusage *ru)
 {
@@ -394,48 +372,48 @@ static void sp_fold(struct sampler *s, struct sproc *sp, uint64_t incl_user,
 	sp->jp = NULL;
 }
 
-void sampler_add_root(struct sampler *s, pid_t pid, char *const argv[])
+void tracker_add_root(struct tracker *s, pid_t pid, char *const argv[])
 {
 	const char *base = strrchr(argv[0], '/');
-	struct pstat st;
+	struct procfs_stat st;
 	struct sproc *sp = sp_new(s, pid);
 
 	if (!sp)
 		return;
 	sp->ppid = s->self;
-	sp->jp = job_proc_add(s->job, pid, s->self, clock_ns(CLOCK_REALTIME),
+	sp->jp = job_proc_add(s->job, pid, s->self, clock_real_ns(),
 			      base ? base + 1 : argv[0]);
 	if (!sp->jp) {
 		sp->folded = true;
 		return;
 	}
 	sp->jp->flags |= PROC_F_ROOT;
-	if (pstat_read(pid, &st) == 0)
-		sp->start_ticks = st.start;
+	if (procfs_read_stat(pid, &st) == 0)
+		sp->start_ticks = st.start_ticks;
 	sp_exec(s, sp, base ? base + 1 : argv[0]);
 }
 
 /* Track one descendant seen in this scan. */
-static void see_process(struct sampler *s, const struct pstat *st,
+static void see_process(struct tracker *s, const struct procfs_stat *st,
 			uint64_t now_ms)
 {
 	struct sproc *sp = sp_find(s, st->pid);
 	char exe[1024];
 
-	if (sp && sp->start_ticks && sp->start_ticks != st->start) {
+	if (sp && sp->start_ticks && sp->start_ticks != st->start_ticks) {
 		/* the pid was reused: the old process ended unseen */
 		sp_fold(s, sp, sp->utime + sp->rec_cutime,
 			sp->stime + sp->rec_cstime, -1,
-			clock_ns(CLOCK_REALTIME), now_ms, NULL);
+			clock_real_ns(), now_ms, NULL);
 		sp = NULL;
 	}
 	if (!sp) {
 		sp = sp_new(s, st->pid);
 		if (!sp)
 			return;
-		sp->start_ticks = st->start;
+		sp->start_ticks = st->start_ticks;
 		sp->jp = job_proc_add(s->job, st->pid, st->ppid,
-				      start_real_ns(s, st->start), st->comm);
+				      start_real_ns(s, st), st->comm);
 		if (!sp->jp) {
 			sp->folded = true;
 			return;
@@ -447,7 +425,7 @@ static void see_process(struct sampler *s, const struct pstat *st,
 		sp_exec(s, sp, st->comm);
 	} else {
 		if (!sp->start_ticks)
-			sp->start_ticks = st->start;
+			sp->start_ticks = st->start_ticks;
 		if (st->state != 'Z' &&
 		    procfs_read_exe(st->pid, exe, sizeof(exe)) == 0 &&
 		    (!sp->jp->exe || strcmp(exe, sp->jp->exe) != 0))
@@ -462,17 +440,17 @@ static void see_process(struct sampler *s, const struct pstat *st,
  * Share the growth of a live parent's children time among its children
  * that vanished; with none, it belongs to children never seen by name.
  */
-static void reconcile_parent(struct sampler *s, struct sproc *a)
+static void reconcile_parent(struct tracker *s, struct sproc *a)
 {
 	struct sproc *kids[MAX_SHARE];
 	uint64_t cu = a->cutime, cs = a->cstime, du, ds, ku = 0, ks = 0;
-	struct pstat fresh;
+	struct procfs_stat fresh;
 	size_t n = pending_children(s, a->pid, kids, MAX_SHARE);
 
 	/* re-read after the kids are gone: their reaping is in cutime now */
-	if (n && pstat_read(a->pid, &fresh) == 0 && fresh.start == a->start_ticks) {
-		cu = fresh.cutime * s->ns_per_tick;
-		cs = fresh.cstime * s->ns_per_tick;
+	if (n && procfs_read_stat(a->pid, &fresh) == 0 && fresh.start_ticks == a->start_ticks) {
+		cu = clock_ticks_ns(fresh.cutime_ticks);
+		cs = clock_ticks_ns(fresh.cstime_ticks);
 	}
 	du = sub0(cu, a->rec_cutime);
 	ds = sub0(cs, a->rec_cstime);
@@ -491,28 +469,36 @@ static void reconcile_parent(struct sampler *s, struct sproc *a)
 	share_out(s, kids, n, sub0(du, ku), sub0(ds, ks), 0, NULL, NULL);
 }
 
-void sampler_sample(struct sampler *s)
+void tracker_sample(struct tracker *s)
 {
-	uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID), now_ms = mono_ms();
-	uint64_t now_ns = clock_ns(CLOCK_REALTIME), rss_sum = 0;
-	struct pstat st;
+	uint64_t t0 = clock_now_ns(CLOCK_THREAD_CPUTIME_ID);
 
 	if (!s || !s->proc_ok)
 		return;
-	s->gen++;
 	proctree_scan(&s->tree);
-	for (size_t i = 0; i < s->tree.n; i++)
-		if (s->tree.v[i].pid != s->self &&
-		    proctree_descends(&s->tree, &s->tree.v[i], s->self))
-			see_process(s, &s->tree.v[i], now_ms);
+	tracker_observe(s, &s->tree, clock_mono_ms(), clock_real_ns());
+	s->cost_ns += clock_now_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+}
+
+void tracker_observe(struct tracker *s, const struct proctree *snap,
+		     uint64_t now_ms, uint64_t now_ns)
+{
+	uint64_t rss_sum = 0;
+	struct procfs_stat st;
+
+	s->gen++;
+	for (size_t i = 0; i < snap->n; i++)
+		if (snap->v[i].pid != s->self &&
+		    proctree_descends(snap, &snap->v[i], s->self))
+			see_process(s, &snap->v[i], now_ms);
 
 	/* not seen: gone, or moving to us as an orphan during the scan */
 	for (size_t b = 0; b < NBUCKETS; b++)
 		for (struct sproc *sp = s->buckets[b]; sp; sp = sp->next) {
 			if (sp->folded || sp->vanished || sp->gen == s->gen)
 				continue;
-			if (pstat_read(sp->pid, &st) == 0 &&
-			    st.start == sp->start_ticks)
+			if (procfs_read_stat(sp->pid, &st) == 0 &&
+			    st.start_ticks == sp->start_ticks)
 				continue;
 			sp->vanished = true;
 			/* it ended somewhere since its last sample */
@@ -545,13 +531,12 @@ void sampler_sample(struct sampler *s)
 		s->job->mem_peak_bytes = rss_sum;
 	s->job->samples++;
 	s->samples++;
-	s->cost_ns += clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
 }
 
-void sampler_reaped(struct sampler *s, pid_t pid, int status,
+void tracker_reaped(struct tracker *s, pid_t pid, int status,
 		    const struct rusage *ru)
 {
-	uint64_t now_ns = clock_ns(CLOCK_REALTIME);
+	uint64_t now_ns = clock_real_ns();
 	struct proc_totals t;
 	struct job_proc *jp;
 	struct sproc *sp;
@@ -560,8 +545,8 @@ void sampler_reaped(struct sampler *s, pid_t pid, int status,
 		return;
 	sp = sp_find(s, pid);
 	if (sp) {
-		sp_fold(s, sp, tv_ns(&ru->ru_utime), tv_ns(&ru->ru_stime),
-			status, now_ns, mono_ms(), ru);
+		sp_fold(s, sp, clock_timeval_ns(&ru->ru_utime), clock_timeval_ns(&ru->ru_stime),
+			status, now_ns, clock_mono_ms(), ru);
 		sp_sweep(s);
 		return;
 	}
@@ -570,8 +555,8 @@ void sampler_reaped(struct sampler *s, pid_t pid, int status,
 	if (!jp)
 		return;
 	memset(&t, 0, sizeof(t));
-	t.user_ns = tv_ns(&ru->ru_utime);
-	t.sys_ns = tv_ns(&ru->ru_stime);
+	t.user_ns = clock_timeval_ns(&ru->ru_utime);
+	t.sys_ns = clock_timeval_ns(&ru->ru_stime);
 	t.cpu_ns = t.user_ns + t.sys_ns;
 	t.maxrss_bytes = (uint64_t)ru->ru_maxrss * 1024;
 	t.read_bytes = (uint64_t)ru->ru_inblock * 512;
@@ -583,11 +568,11 @@ void sampler_reaped(struct sampler *s, pid_t pid, int status,
 	job_proc_exit(s->job, jp, status, now_ns, &t, 0);
 }
 
-void sampler_finish(struct sampler *s)
+void tracker_finish(struct tracker *s)
 {
 	if (!s)
 		return;
-	sampler_sample(s);
+	tracker_sample(s);
 	/* vanished ones whose parent is still alive: fold what we know */
 	for (size_t b = 0; b < NBUCKETS; b++)
 		for (struct sproc *sp = s->buckets[b]; sp; sp = sp->next)
@@ -606,5 +591,5 @@ void sampler_finish(struct sampler *s)
 			}
 }
 
-uint64_t sampler_samples(const struct sampler *s) { return s ? s->samples : 0; }
-uint64_t sampler_cost_ns(const struct sampler *s) { return s ? s->cost_ns : 0; }
+uint64_t tracker_samples(const struct tracker *s) { return s ? s->samples : 0; }
+uint64_t tracker_cost_ns(const struct tracker *s) { return s ? s->cost_ns : 0; }

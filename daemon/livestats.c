@@ -1,0 +1,99 @@
+/*
+ * livestats.c - /proc and cgroup readings of live processes (livestats.h).
+ */
+#include "livestats.h"
+
+#include <string.h>
+
+#include "clock.h"
+#include "procfs.h"
+
+/* Path components that only cgroups made for one job or container have. */
+static const char *const job_cgroup_marks[] = {
+	"/job_",       /* Slurm task/cgroup: .../job_<id>/step_<id> */
+	"/docker/", "/docker-", "/libpod-", "/crio-", "/cri-containerd-",
+	"/ecs/",       /* ECS agent: /ecs/<task>/<container> */
+	"/kubepods",
+	"/tracer-job", /* made by hand for a job */
+};
+
+static bool is_job_cgroup(const char *path)
+{
+	if (!path[0])
+		return false;
+	for (size_t i = 0; i < sizeof(job_cgroup_marks) / sizeof(job_cgroup_marks[0]); i++)
+		if (strstr(path, job_cgroup_marks[i]))
+			return true;
+	return false;
+}
+
+bool livestats_job_cgroup(pid_t pid, struct cgroup_ref *ref)
+{
+	if (cgroup_ref_for_pid(pid, ref) != 0)
+		return false;
+	/* keep only the directories that are the job's own */
+	if (!is_job_cgroup(ref->v2))
+		ref->v2[0] = '\0';
+	if (!is_job_cgroup(ref->mem_v1))
+		ref->mem_v1[0] = '\0';
+	if (!is_job_cgroup(ref->cpu_v1))
+		ref->cpu_v1[0] = '\0';
+	if (!is_job_cgroup(ref->blkio_v1))
+		ref->blkio_v1[0] = '\0';
+	return ref->v2[0] || ref->mem_v1[0] || ref->cpu_v1[0];
+}
+
+void livestats_sample_cgroup(struct job *j, const struct cgroup_ref *ref)
+{
+	struct cgroup_stats st;
+
+	if (cgroup_read_stats(ref, &st) == 0)
+		job_note_cgroup(j, &st);
+}
+
+void livestats_sample_rss(struct job *j, const struct host_info *host)
+{
+	uint64_t sum = 0;
+
+	JOB_FOREACH_LIVE(j, p) {
+		struct procfs_stat st;
+		if (procfs_read_stat(p->pid, &st) != 0)
+			continue; /* exited since: its exit record has its peak */
+		p->rss_bytes = st.rss_pages * (uint64_t)host->page_size;
+		sum += p->rss_bytes;
+	}
+	j->samples++;
+	if (sum > j->mem_peak_bytes)
+		j->mem_peak_bytes = sum;
+}
+
+int livestats_read_totals(struct job_proc *p)
+{
+	struct procfs_status status;
+	struct procfs_stat st;
+	struct procfs_io io;
+
+	if (procfs_read_stat(p->pid, &st) != 0)
+		return -1;
+	proc_totals_split_cpu(&p->totals,
+			      clock_ticks_ns(st.utime_ticks + st.stime_ticks),
+			      st.utime_ticks, st.stime_ticks);
+	p->totals.min_flt = st.minflt;
+	p->totals.maj_flt = st.majflt;
+	if (procfs_read_threads_io(p->pid, &io) == 0) {
+		p->totals.rchar = io.rchar;
+		p->totals.wchar = io.wchar;
+		p->totals.syscr = io.syscr;
+		p->totals.syscw = io.syscw;
+		p->totals.read_bytes = io.read_bytes;
+		p->totals.write_bytes = io.write_bytes;
+		p->totals.cancelled_write_bytes = io.cancelled_write_bytes;
+	}
+	if (procfs_read_status(p->pid, &status) == 0) {
+		p->totals.maxrss_bytes = status.vm_hwm_kb * 1024;
+		p->totals.nvcsw = status.voluntary_ctxt_switches;
+		p->totals.nivcsw = status.nonvoluntary_ctxt_switches;
+	}
+	p->flags |= PROC_F_TOTALS_PARTIAL;
+	return 0;
+}

@@ -1,0 +1,34 @@
+/*
+ * livestats.h - tracerd's /proc and cgroup readings of live processes:
+ * the sum of their RSS (the job's concurrent memory peak), the totals so
+ * far of processes that outlive their job, and the job's own cgroup.
+ * Kernel exit records are the exact numbers; these readings give only
+ * what exit records cannot.
+ */
+#ifndef TRACERD_LIVESTATS_H
+#define TRACERD_LIVESTATS_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "cgroup.h"
+#include "hostinfo.h"
+#include "job.h"
+
+/* Read RSS of every live process of j, update j->mem_peak_bytes. */
+void livestats_sample_rss(struct job *j, const struct host_info *host);
+
+/* Fill p->totals from /proc (for a process still alive). 0 or -1 (gone). */
+int livestats_read_totals(struct job_proc *p);
+
+/*
+ * Does pid live in a cgroup made for its job (Slurm's job_N/step_M,
+ * a container's)?  Then its counters are the job's own.  A shared cgroup
+ * (a user session, the root) is not.
+ */
+bool livestats_job_cgroup(pid_t pid, struct cgroup_ref *ref);
+
+/* Read the job's cgroup counters into j (peak memory, CPU). */
+void livestats_sample_cgroup(struct job *j, const struct cgroup_ref *ref);
+
+#endif

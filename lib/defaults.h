@@ -1,0 +1,42 @@
+/*
+ * defaults.h - every default and every size limit that more than one
+ * file needs, defined once.  The configuration (config.c,
+ * docs/configuration.md), the loader and the BPF programs all take their
+ * defaults from here; bpf/tracer.h includes it for the map sizes.
+ * Plain preprocessor constants only: this file is compiled for BPF too.
+ */
+#ifndef TRACER_DEFAULTS_H
+#define TRACER_DEFAULTS_H
+
+/* ---- files and endpoints ---- */
+#define TRACER_DEFAULT_CONFIG "/etc/tracer/tracer.conf"
+#define TRACER_DEFAULT_SOCKET "/run/tracer/tracerd.sock"
+#define TRACER_DEFAULT_PIN_DIR "/sys/fs/bpf/tracer"
+#define TRACER_DEFAULT_RULES "/etc/tracer/tools.rules"
+#define TRACER_DEFAULT_SINKS "file"
+#define TRACER_DEFAULT_FILE "/var/lib/tracer/jobs.ndjson"
+#define TRACER_DEFAULT_LOG_LEVEL "info"
+
+/* ---- times ---- */
+#define TRACER_DEFAULT_TIMEOUT_MS 200          /* a registrant's whole exchange */
+#define TRACER_DEFAULT_SAMPLE_MS 1000          /* /proc and cgroup readings */
+#define TRACER_DEFAULT_HTTP_TIMEOUT_MS 5000
+#define TRACER_DEFAULT_METADATA_TIMEOUT_MS 300 /* one ECS/IMDS call */
+
+/* ---- kernel side (BPF map sizes and settings) ---- */
+#define TRACER_DEFAULT_ARGV_MAX 1024           /* argv bytes kept per exec */
+#define TRACER_ARGV_MAX 4096                   /* ceiling of argv_max */
+#define TRACER_PATH_MAX 1024                   /* executable path bytes */
+#define TRACER_COMM_LEN 16                     /* the kernel's TASK_COMM_LEN */
+#define TRACER_DEFAULT_RINGBUF_BYTES (4u << 20)
+#define TRACER_DEFAULT_MAX_PROCS 65536         /* live tagged processes */
+#define TRACER_MAX_TAGGED_CGROUPS 4096
+
+/* ---- the job model ---- */
+#define TRACER_DEFAULT_KEEP_PROCS 200          /* processes kept by name per job */
+
+/* ---- identifiers ---- */
+#define TRACER_JOB_UID_LEN 64   /* a job's uid, NUL included */
+#define TRACER_JOIN_KEY_LEN 320 /* identity_join_key(): "slurm:<job>.<step>"... */
+
+#endif
