@@ -313,7 +313,6 @@ static __always_inline void fill_exec_argv(struct tracer_exec_event *e,
 	struct mm_struct *mm = BPF_CORE_READ(task, mm);
 	__u64 start, end, len, cap = argv_max;
 
-	e->argc = BPF_CORE_READ(bprm, argc);
 	e->argv_len = 0;
 	if (!mm)
 		return;
@@ -339,7 +338,7 @@ static __always_inline int handle_exec(struct task_struct *task,
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct tracer_proc *p = bpf_map_lookup_elem(&procs, &tgid);
-	__u64 cgroup_id = 0, job, start_ns;
+	__u64 job, start_ns;
 	struct tracer_exec_event *e;
 	struct exec_scratch *s;
 	__u32 zero = 0, size;
@@ -348,8 +347,7 @@ static __always_inline int handle_exec(struct task_struct *task,
 	if (p) {
 		job = p->job;
 	} else {
-		cgroup_id = bpf_get_current_cgroup_id();
-		if (!untagged_job(tgid, cgroup_id, &job))
+		if (!untagged_job(tgid, bpf_get_current_cgroup_id(), &job))
 			return 0;
 		/* de_thread() has already made the process single-threaded */
 		threads = BPF_CORE_READ(task, signal, nr_threads);
@@ -371,7 +369,6 @@ static __always_inline int handle_exec(struct task_struct *task,
 	fill_hdr(&e->hdr, TRACER_EV_EXEC, tgid, job);
 	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
 	e->flags = 0;
-	e->cgroup_id = cgroup_id ? cgroup_id : bpf_get_current_cgroup_id();
 	e->start_ns = start_ns;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	fill_exec_path(s, task, bprm);

@@ -108,8 +108,7 @@ struct tracer_exec_event {
 	__u32 path_len;    /* bytes in path, without the NUL */
 	__u32 filename_len;
 	__u32 argv_len;    /* bytes used in argv, including NULs */
-	__u32 argc;        /* number of arguments seen (may exceed what fits) */
-	__u64 cgroup_id;   /* v2 cgroup id of the task */
+	__u32 pad;
 	__u64 start_ns;
 	char comm[TRACER_COMM_LEN];
 	char path[TRACER_PATH_MAX];

@@ -16,9 +16,12 @@
 
 /* A record shorter than its type's fixed part is a bug or a mismatch
  * between the BPF object and this build: count it, never read past it. */
-static int too_short(size_t size, size_t need)
+static int too_short(struct jobs *js, size_t size, size_t need)
 {
-	return size < need;
+	if (size >= need)
+		return 0;
+	js->stats.bad_records++;
+	return 1;
 }
 
 /* The process, or a new record for it when its fork was not seen
@@ -78,6 +81,8 @@ static void on_exec(struct jobs *js, struct open_job *oj, const struct tracer_ex
 	memcpy(p->comm, comm, sizeof(p->comm) - 1);
 	job_proc_exec(oj->job, p, path, e->argv, argv_len, js->rules,
 		      !!(e->flags & TRACER_F_ARGV_TRUNCATED));
+	if (e->flags & TRACER_F_PATH_TRUNCATED)
+		p->flags |= PROC_F_PATH_TRUNCATED;
 }
 
 static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tracer_exit_event *e)
@@ -106,6 +111,7 @@ static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tra
 	t.nivcsw = k->nivcsw;
 	t.min_flt = k->min_flt;
 	t.maj_flt = k->maj_flt;
+	p->threads = e->nr_threads;
 	/* a re-parented process (daemonizer) keeps the parent it had in the job */
 	job_proc_exit(oj->job, p, e->exit_status, jobs_real_ns(js, e->hdr.ts_ns), &t,
 		      (e->flags & TRACER_F_OOM_KILLED) ? PROC_F_OOM_KILLED : 0);
@@ -118,7 +124,7 @@ int events_handle(void *ctx, void *data, size_t size)
 	const struct tracer_event_hdr *h = data;
 	struct open_job *oj;
 
-	if (too_short(size, sizeof(*h)))
+	if (too_short(js, size, sizeof(*h)))
 		return 0;
 	js->stats.events++;
 	oj = jobs_find_tag(js, h->job);
@@ -134,15 +140,15 @@ int events_handle(void *ctx, void *data, size_t size)
 	}
 	switch (h->type) {
 	case TRACER_EV_FORK:
-		if (!too_short(size, sizeof(struct tracer_fork_event)))
+		if (!too_short(js, size, sizeof(struct tracer_fork_event)))
 			on_fork(js, oj, data);
 		break;
 	case TRACER_EV_EXEC:
-		if (!too_short(size, offsetof(struct tracer_exec_event, argv)))
+		if (!too_short(js, size, offsetof(struct tracer_exec_event, argv)))
 			on_exec(js, oj, data, size);
 		break;
 	case TRACER_EV_EXIT:
-		if (!too_short(size, sizeof(struct tracer_exit_event)))
+		if (!too_short(js, size, sizeof(struct tracer_exit_event)))
 			on_exit_event(js, oj, data);
 		break;
 	case TRACER_EV_OOM: {
@@ -152,6 +158,7 @@ int events_handle(void *ctx, void *data, size_t size)
 		break;
 	}
 	default:
+		js->stats.bad_records++;
 		log_debug("unknown event type %u", h->type);
 		break;
 	}

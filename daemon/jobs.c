@@ -193,7 +193,7 @@ static struct open_job *job_open(struct jobs *js, const struct tracer_identity *
 
 /* The registered process: what it is now (it has not exec'd the job's
  * command yet when the SPANK plugin registers it). */
-static void add_root_proc(struct jobs *js, struct open_job *oj, pid_t pid)
+static void add_root_proc(struct jobs *js, struct open_job *oj, pid_t pid, bool stays)
 {
 	struct procfs_stat st;
 	struct job_proc *p;
@@ -209,6 +209,8 @@ static void add_root_proc(struct jobs *js, struct open_job *oj, pid_t pid)
 	if (!p)
 		return;
 	p->flags |= PROC_F_ROOT;
+	if (stays)
+		job_proc_set_registrant(oj->job, p);
 	if (procfs_read_exe(pid, exe, sizeof(exe)) != 0)
 		exe[0] = '\0';
 	n = procfs_read_cmdline(pid, argv, sizeof(argv));
@@ -284,7 +286,7 @@ static void detach_from_other_jobs(struct jobs *js, struct open_job *keep, pid_t
 	}
 }
 
-char *jobs_register(struct jobs *js, struct tracer_identity *id,
+char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 		    const struct ucred *peer)
 {
 	struct open_job *oj;
@@ -327,7 +329,7 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id,
 	oj->job->ntasks++;
 	oj->empty_since_ns = 0;
 	detach_from_other_jobs(js, oj, peer->pid);
-	add_root_proc(js, oj, peer->pid);
+	add_root_proc(js, oj, peer->pid, stays);
 	attach_job_cgroup(js, oj, peer->pid);
 	log_info("job %s: pid %d registered (%s%s%s, task %d)", oj->job->uid,
 		 (int)peer->pid, id->scheduler[0] ? id->scheduler : "local",
@@ -538,6 +540,7 @@ cJSON *jobs_status_json(const struct jobs *js)
 	json_add_u64(o, "tag_failures", js->stats.tag_failures);
 	json_add_u64(o, "late_events", js->stats.late_events);
 	json_add_u64(o, "unknown_procs", js->stats.unknown_procs);
+	json_add_u64(o, "bad_records", js->stats.bad_records);
 	arr = cJSON_AddArrayToObject(o, "open_jobs");
 	size_t first = js->nopen > STATUS_MAX_JOBS ? js->nopen - STATUS_MAX_JOBS : 0;
 	json_add_u64(o, "open_jobs_omitted", first);

@@ -39,6 +39,7 @@ struct open_job {
 struct jobs_stats {
 	uint64_t registered, joined, closed, closed_by_end, closed_empty;
 	uint64_t events, late_events, unknown_procs, tag_failures;
+	uint64_t bad_records;      /* too short for their type, or of no known type */
 };
 
 struct jobs {
@@ -67,7 +68,7 @@ int jobs_init(struct jobs *js, const struct tracer_config *cfg,
 void jobs_fini(struct jobs *js);
 
 /* Protocol operations; each returns the reply line (malloc'd). */
-char *jobs_register(struct jobs *js, struct tracer_identity *id,
+char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 		    const struct ucred *peer);
 char *jobs_task_exit(struct jobs *js, const char *job, int status,
 		     const struct ucred *peer);

@@ -209,7 +209,7 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 	}
 	switch (req->op) {
 	case PROTO_OP_REGISTER:
-		reply = jobs_register(&d->jobs, &req->identity, peer);
+		reply = jobs_register(&d->jobs, &req->identity, req->stays, peer);
 		break;
 	case PROTO_OP_TASK_EXIT:
 		reply = jobs_task_exit(&d->jobs, req->job, req->status, peer);

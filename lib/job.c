@@ -350,6 +350,14 @@ static void live_unlink(struct job *j, struct job_proc *p)
 	}
 }
 
+void job_proc_set_registrant(struct job *j, struct job_proc *p)
+{
+	if (p->flags & PROC_F_REGISTRANT)
+		return;
+	p->flags |= PROC_F_REGISTRANT;
+	j->procs_total--;
+}
+
 void job_proc_forget(struct job *j, struct job_proc *p)
 {
 	live_unlink(j, p);
@@ -360,6 +368,10 @@ void job_proc_forget(struct job *j, struct job_proc *p)
 static void fold_proc(struct job *j, struct job_proc *p)
 {
 	live_unlink(j, p);
+	if (p->flags & PROC_F_REGISTRANT) {
+		keep_or_free(j, p); /* in the tree, and nowhere else */
+		return;
+	}
 	tool_fold(j, p);
 	totals_add(&j->totals, &p->totals);
 	if (p->flags & PROC_F_OOM_KILLED)
@@ -375,7 +387,8 @@ void job_proc_exit(struct job *j, struct job_proc *p, int exit_status,
 	if (t)
 		p->totals = *t;
 	p->flags |= flags;
-	j->procs_exited++;
+	if (!(p->flags & PROC_F_REGISTRANT))
+		j->procs_exited++;
 	fold_proc(j, p);
 }
 
@@ -386,7 +399,9 @@ void job_close(struct job *j, uint64_t end_ns)
 	for (size_t b = 0; b < j->live_buckets; b++) {
 		while (j->live[b]) {
 			struct job_proc *p = j->live[b];
-			p->flags |= PROC_F_OUTLIVED;
+			/* the registrant ends with its job: it does not outlive it */
+			if (!(p->flags & PROC_F_REGISTRANT))
+				p->flags |= PROC_F_OUTLIVED;
 			p->end_ns = end_ns;
 			fold_proc(j, p);
 		}

@@ -40,6 +40,10 @@ struct proc_totals {
 #define PROC_F_ROOT (1u << 2)       /* registered by the registrant */
 #define PROC_F_ARGV_TRUNCATED (1u << 3)
 #define PROC_F_TOTALS_PARTIAL (1u << 4) /* totals from /proc, not exit */
+#define PROC_F_REGISTRANT (1u << 5) /* the registrant that stays the job's
+				       parent (tracer run, tracer-wrap): kept
+				       out of the tools and the totals */
+#define PROC_F_PATH_TRUNCATED (1u << 6) /* exe longer than TRACER_PATH_MAX */
 
 struct job_proc {
 	pid_t pid, ppid;
@@ -52,6 +56,7 @@ struct job_proc {
 	char *interpreter;  /* interpreter path when the tool is a script */
 	int exit_status;    /* wait(2) status; -1 unknown */
 	uint32_t flags;     /* PROC_F_* */
+	uint32_t threads;   /* threads it ran over its life (0: unknown) */
 	uint64_t rss_bytes; /* last sampled RSS (live processes) */
 	struct proc_totals totals;
 	struct job_proc *next; /* hash chain (job.c) */
@@ -94,7 +99,7 @@ struct job {
 	struct tool_agg *tools;     /* list, most recent first */
 	size_t ntools;
 	struct proc_totals totals;  /* sum over finished processes; maxrss = max */
-	uint64_t procs_total;       /* every process seen */
+	uint64_t procs_total;       /* every process seen, but the registrant */
 	uint64_t procs_exited;
 	uint64_t oom_kills;
 
@@ -142,6 +147,13 @@ void job_proc_exit(struct job *j, struct job_proc *p, int exit_status,
  * the totals known so far (the caller fills p->totals first).
  */
 void job_close(struct job *j, uint64_t end_ns);
+
+/*
+ * p is the job's registrant (it stays the job's parent): it is listed in
+ * the process tree, marked, but it is not one of the job's tools and its
+ * CPU and I/O are not the job's.
+ */
+void job_proc_set_registrant(struct job *j, struct job_proc *p);
 
 /* The process moved to another job (re-registered): drop it uncounted. */
 void job_proc_forget(struct job *j, struct job_proc *p);

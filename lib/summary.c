@@ -162,6 +162,10 @@ static cJSON *proc_json(const struct job_proc *p)
 	json_add_str(o, "cmdline", p->cmdline);
 	if (p->flags & PROC_F_ARGV_TRUNCATED)
 		cJSON_AddTrueToObject(o, "argv_truncated");
+	if (p->flags & PROC_F_PATH_TRUNCATED)
+		cJSON_AddTrueToObject(o, "exe_truncated");
+	if (p->threads)
+		json_add_u64(o, "threads", p->threads);
 	json_add_time(o, "start", p->start_ns);
 	json_add_time(o, "end", p->end_ns);
 	json_add_secs(o, "wall_s", span_ns(p->start_ns, p->end_ns));
@@ -177,6 +181,8 @@ static cJSON *proc_json(const struct job_proc *p)
 	cJSON_AddBoolToObject(o, "outlived", !!(p->flags & PROC_F_OUTLIVED));
 	if (p->flags & PROC_F_ROOT)
 		cJSON_AddTrueToObject(o, "root");
+	if (p->flags & PROC_F_REGISTRANT)
+		cJSON_AddTrueToObject(o, "registrant");
 	return o;
 }
 

@@ -167,7 +167,6 @@ static void test_cgroup_tag(void)
 	CU_ASSERT(find(grandchild, TRACER_EV_FORK) != NULL);
 	CU_ASSERT_FATAL(e != NULL && x != NULL);
 	CU_ASSERT_EQUAL(e->u.hdr.job, CG_JOB);
-	CU_ASSERT_EQUAL(e->u.exec.cgroup_id, st.st_ino);
 	CU_ASSERT_EQUAL(x->u.hdr.job, CG_JOB);
 	CU_ASSERT_EQUAL(count_recs(child, TRACER_EV_EXIT), 0);
 }
@@ -253,7 +252,6 @@ static void test_relative_path(void)
 	CU_ASSERT_STRING_EQUAL(e->u.exec.path, want);
 	CU_ASSERT_EQUAL(e->u.exec.path_len, strlen(want));
 	CU_ASSERT_STRING_EQUAL(e->u.exec.filename, "./x");
-	CU_ASSERT_EQUAL(e->u.exec.argc, 2);
 	CU_ASSERT(e->u.exec.argv_len == 7 && memcmp(e->u.exec.argv, "x\0arg1", 7) == 0);
 	CU_ASSERT_EQUAL(e->u.exec.flags, 0);
 }
@@ -286,8 +284,7 @@ static void test_truncation(void)
 	e = find(pid, TRACER_EV_EXEC);
 	CU_ASSERT_FATAL(e != NULL);
 	CU_ASSERT(e->u.exec.flags & TRACER_F_ARGV_TRUNCATED);
-	CU_ASSERT_EQUAL(e->u.exec.argv_len, 1024); /* the default argv_max */
-	CU_ASSERT_EQUAL(e->u.exec.argc, 2);
+	CU_ASSERT_EQUAL(e->u.exec.argv_len, TRACER_DEFAULT_ARGV_MAX);
 
 	/* deeper than the walk goes: falls back to the name given to execve */
 	n = (size_t)snprintf(deep, sizeof(deep), "%s", tmpdir);
