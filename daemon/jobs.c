@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bpf_loader.h"
@@ -36,16 +35,6 @@
 #define STATUS_MAX_JOBS 50
 
 #define EMPTY_GRACE_NS (1000ull * 1000000ull)
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-uint64_t mono_now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
-uint64_t real_now_ns(void) { return clock_ns(CLOCK_REALTIME); }
 
 static void update_clock_offset(struct jobs *js)
 {
@@ -118,7 +107,8 @@ struct open_job *jobs_find_tag(struct jobs *js, uint64_t tag)
 	return NULL;
 }
 
-struct open_job *jobs_find_name(struct jobs *js, const char *name)
+/* The open job with this uid or join key. */
+static struct open_job *jobs_find_name(struct jobs *js, const char *name)
 {
 	if (!name[0])
 		return NULL;

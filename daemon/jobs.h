@@ -76,7 +76,6 @@ char *jobs_end(struct jobs *js, const char *job, int status,
 	       const struct ucred *peer);
 
 struct open_job *jobs_find_tag(struct jobs *js, uint64_t tag);
-struct open_job *jobs_find_name(struct jobs *js, const char *uid_or_join_key);
 
 /* A process of oj exited or was dropped: note when the job empties. */
 void jobs_note_exit(struct jobs *js, struct open_job *oj);

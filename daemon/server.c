@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "log.h"
 #include "proto.h"
 
@@ -48,13 +49,6 @@ struct server {
 	int nconns;
 	struct server_stats stats;
 };
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static int make_socket_dir(const char *path)
 {
@@ -233,7 +227,7 @@ void server_accept(struct server *s)
 		memset(c, 0, offsetof(struct conn, buf));
 		c->w.kind = WATCH_CONN;
 		c->fd = fd;
-		c->opened_ns = now_ns();
+		c->opened_ns = clock_mono_ns();
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->peer, &len) != 0) {
 			log_warn("SO_PEERCRED: %s", strerror(errno));
 			free(c);
@@ -301,7 +295,7 @@ void server_conn_ready(struct server *s, struct watch *w, uint32_t events)
 
 void server_expire(struct server *s)
 {
-	uint64_t now = now_ns();
+	uint64_t now = clock_mono_ns();
 
 	for (struct conn *c = s->conns, *next; c; c = next) {
 		next = c->next;

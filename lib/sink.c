@@ -39,7 +39,8 @@ static int make_parent_dirs(const char *path)
 	return 0;
 }
 
-int sink_append_line(const char *path, const char *line, size_t len)
+/* Append one line to an NDJSON file (O_APPEND, one write). 0 or -1 (errno). */
+static int sink_append_line(const char *path, const char *line, size_t len)
 {
 	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
 	int rc = -1;

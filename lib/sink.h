@@ -25,7 +25,4 @@ uint64_t sinks_written(const struct sinks *s);
 uint64_t sinks_failed(const struct sinks *s);
 void sinks_close(struct sinks *s);
 
-/* Append one line to an NDJSON file (O_APPEND, one write). 0 or -1 (errno). */
-int sink_append_line(const char *path, const char *line, size_t len);
-
 #endif

@@ -12,8 +12,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
+#include <stdint.h>
 
+#include "clock.h"
 #include "spank_tracer.h"
 
 SPANK_PLUGIN(tracer, 1);
@@ -166,13 +167,9 @@ static int step_key(spank_t sp, char *key, size_t len)
 	return key[0] ? 0 : -1;
 }
 
-static long elapsed_ms(const struct timespec *since)
+static long elapsed_ms(uint64_t since_ms)
 {
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - since->tv_sec) * 1000L +
-	       (now.tv_nsec - since->tv_nsec) / 1000000L;
+	return (long)(clock_mono_ms() - since_ms);
 }
 
 /*
@@ -183,12 +180,12 @@ static long elapsed_ms(const struct timespec *since)
 static void notify(spank_t sp, bool is_end, int status)
 {
 	char key[TRACER_JOB_UID_LEN], err[256];
-	struct timespec t0;
+	uint64_t t0;
 	int rc;
 
 	if (daemon_hung || step_key(sp, key, sizeof(key)) < 0)
 		return;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = clock_mono_ms();
 	if (is_end)
 		rc = tracer_end(settings.socket_path, settings.timeout_ms, key,
 				status, err, sizeof(err));
@@ -199,7 +196,7 @@ static void notify(spank_t sp, bool is_end, int status)
 		return;
 	slurm_debug("spank_tracer: %s of %s not sent: %s",
 		    is_end ? "end" : "task exit", key, err);
-	if (elapsed_ms(&t0) >= settings.timeout_ms) {
+	if (elapsed_ms(t0) >= settings.timeout_ms) {
 		daemon_hung = true;
 		slurm_debug("spank_tracer: tracerd did not answer within %d ms, no more calls for %s",
 			    settings.timeout_ms, key);

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "awsmeta.h"
+#include "clock.h"
 #include "lazycurl.h"
 #include "log.h"
 
@@ -57,10 +58,7 @@ struct meta {
 
 static long long now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (long long)clock_mono_ms();
 }
 
 static void problem(struct meta *m, const char *what, const char *why)
@@ -95,7 +93,8 @@ static const char *read_line(const char *path, char *buf, size_t len)
 	return buf;
 }
 
-bool metadata_on_ec2(void)
+/* The machine says it is EC2 (DMI or hypervisor uuid). */
+static bool metadata_on_ec2(void)
 {
 	char v[128], p[128], h[128];
 

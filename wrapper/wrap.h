@@ -48,9 +48,6 @@ void wrap_identity(const struct wrap_opts *o, const struct tracer_config *cfg,
 void metadata_collect(const struct tracer_config *cfg,
 		      struct tracer_identity *id);
 
-/* The machine says it is EC2 (DMI or hypervisor uuid). */
-bool metadata_on_ec2(void);
-
 /*
  * standalone.c: run and record the job in the wrapper, with the runner r
  * (signals already blocked) and these options (its callbacks are added);
