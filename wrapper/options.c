@@ -113,24 +113,13 @@ static void config_warn(const char *msg)
 	log_warn("%s", msg);
 }
 
-/* "key=value": split a copy and hand it to config_set. */
+/* "key=value" from where it was said: a bad one is reported and skipped. */
 static void set_one(struct tracer_config *cfg, const char *kv, const char *from)
 {
-	char buf[1024], err[256];
-	char *eq;
+	char err[256];
 
-	if (snprintf(buf, sizeof(buf), "%s", kv) >= (int)sizeof(buf)) {
-		log_warn("%s: setting too long, ignored", from);
-		return;
-	}
-	eq = strchr(buf, '=');
-	if (!eq || eq == buf) {
-		log_warn("%s: \"%s\" is not KEY=VALUE, ignored", from, buf);
-		return;
-	}
-	*eq = '\0';
-	if (config_set(cfg, buf, eq + 1, err, sizeof(err)) < 0)
-		log_warn("%s: %s", from, err);
+	if (config_set_pair(cfg, kv, err, sizeof(err)) < 0)
+		log_warn("%s: %s, ignored", from, err);
 }
 
 void wrap_load_config(const struct wrap_opts *o, struct tracer_config *cfg)

@@ -63,19 +63,15 @@ int main(int argc, char **argv)
 	if (config_load(&c.cfg, config_path, !config_given, config_warn) != 0 && config_given)
 		return 2;
 	for (int k = 1; k < i; k++) {
+		char err[256];
+
 		if (strcmp(argv[k], "-o") && strcmp(argv[k], "--set"))
 			continue;
-		char err[256], *eq = strchr(argv[k + 1], '=');
-		if (!eq) {
-			fprintf(stderr, "tracer: %s %s: expected KEY=VALUE\n", argv[k], argv[k + 1]);
-			return 2;
-		}
-		*eq = '\0';
-		if (config_set(&c.cfg, argv[k + 1], eq + 1, err, sizeof(err)) != 0) {
-			fprintf(stderr, "tracer: %s: %s\n", argv[k + 1], err);
-			return 2;
-		}
 		k++;
+		if (config_set_pair(&c.cfg, argv[k], err, sizeof(err)) != 0) {
+			fprintf(stderr, "tracer: %s %s\n", argv[k - 1], err);
+			return 2;
+		}
 	}
 	if (i >= argc) {
 		usage(stderr);
