@@ -2,8 +2,10 @@
 #
 #   make              build the binaries, unit tests, test helpers and the
 #                     BPF test into $(BUILD) (default build/); needs no root
-#   make check        build and run the unit tests only (tests/run-unit.sh):
-#                     no root, installs nothing (`make unit` is the same)
+#   make check        build and run the unit tests only (tests/run-unit.sh);
+#                     installs nothing, needs no root except test_cgroup's
+#                     memory cgroup case (it creates a cgroup); `make unit`
+#                     is the same
 #   make test         install what is missing (make deps), build, build the
 #                     ASan build, run every test suite (tests/run-all.sh;
 #                     as root, on the real kernel)
