@@ -63,8 +63,9 @@ endif
 BPF_ARCH_x86_64 := x86
 BPF_ARCH_x86    := x86
 BPF_ARCH := $(BPF_ARCH_$(ARCH))
+BUILDING := $(filter-out clean deps,$(or $(MAKECMDGOALS),all))
 ifeq ($(BPF_ARCH),)
-ifneq ($(filter-out clean deps,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(BUILDING),)
 $(error ARCH=$(ARCH) is not supported: tracer builds for x86_64 only (ARCH=x86_64 or x86), because its BPF programs rely on x86 memory ordering (bpf/compat.h) and bpf/vmlinux/ has x86 types only)
 endif
 endif
@@ -103,6 +104,15 @@ UNIT_LIB_BINS    := $(filter-out $(UNIT_DAEMON_BINS) $(UNIT_WRAP_BINS),$(UNIT_BI
 HELPER_BINS  := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
 BPF_TEST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/bpf/*.c))
 BPF_TEST_BIN := $(BUILD)/tests/bpf/test_bpf
+
+# The archives (and so every product, which links libtracer.a) also depend
+# on the list of sources, rewritten only when it changes: a removed source
+# must not live on in an archive or binary built before its removal.
+SRC_LIST := $(BUILD)/sources.list
+SRCS := $(sort $(wildcard lib/*.c bpf/*.bpf.c daemon/*.c daemon/cli/*.c wrapper/*.c spank/*.c))
+ifneq ($(BUILDING),)
+$(shell mkdir -p $(BUILD) && { echo '$(SRCS)' | cmp -s - $(SRC_LIST) || echo '$(SRCS)' > $(SRC_LIST); })
+endif
 
 INSTALL_BINS := $(BUILD)/tracerd $(BUILD)/tracer $(BUILD)/tracer-wrap $(BUILD)/spank_tracer.so
 BINS := $(INSTALL_BINS)
@@ -145,9 +155,14 @@ $(TRACERD_OBJS) $(BPF_TEST_OBJS) $(filter $(BUILD)/tests/unit/test_daemon_%,$(UN
 $(BUILD)/tests/bpf/%.o $(BUILD)/tests/unit/test_daemon_%.o: private EXTRA_INC := -Idaemon
 $(BUILD)/tests/unit/test_wrapper_%.o: private EXTRA_INC := -Iwrapper
 
-$(BUILD)/libtracer.a: $(LIB_OBJS)
+# (after make clean in the same run)
+$(SRC_LIST):
+	@mkdir -p $(@D)
+	echo '$(SRCS)' > $@
+
+$(BUILD)/libtracer.a: $(LIB_OBJS) $(SRC_LIST)
 	rm -f $@
-	ar rcs $@ $^
+	ar rcs $@ $(filter %.o,$^)
 
 $(BUILD)/tracerd: $(TRACERD_OBJS) $(BUILD)/libtracer.a
 	$(LINK) -o $@ $^ $(BPF_LIBS) $(LIBS) $(LDLIBS)
@@ -168,13 +183,13 @@ $(BUILD)/spank_tracer.so: $(SPANK_OBJS) $(BUILD)/libtracer.a
 # ---- unit tests ----
 # The daemon's and the wrapper's objects, all but the one holding main, as
 # archives: a test pulls in what it uses (and what that uses).
-$(BUILD)/daemon/daemon.a: $(filter-out $(BUILD)/daemon/tracerd.o,$(TRACERD_OBJS))
+$(BUILD)/daemon/daemon.a: $(filter-out $(BUILD)/daemon/tracerd.o,$(TRACERD_OBJS)) $(SRC_LIST)
 	rm -f $@
-	ar rcs $@ $^
+	ar rcs $@ $(filter %.o,$^)
 
-$(BUILD)/wrapper/wrapper.a: $(filter-out $(BUILD)/wrapper/main.o,$(WRAP_OBJS))
+$(BUILD)/wrapper/wrapper.a: $(filter-out $(BUILD)/wrapper/main.o,$(WRAP_OBJS)) $(SRC_LIST)
 	rm -f $@
-	ar rcs $@ $^
+	ar rcs $@ $(filter %.o,$^)
 
 $(UNIT_LIB_BINS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libtracer.a
 	$(LINK) -o $@ $^ -lcunit $(LIBS) $(LDLIBS)
