@@ -1,121 +1,221 @@
 # tracer - one Makefile for the whole tree.
 #
-#   make            build everything into build/
-#   make test       install what is missing, build, run every test (as root)
-#   make demo       install, build, run the demo pipeline under tracer
-#   make bench      overhead and accuracy benchmarks (docs/benchmarks.md)
-#   make asan       the same binaries with ASan+UBSan, into build-asan/
-#   make install    DESTDIR/PREFIX install (used by rpm/tracer.spec)
+#   make              build the binaries, unit tests, test helpers and the
+#                     BPF test into $(BUILD) (default build/); needs no root
+#   make check        build and run the unit tests only (tests/run-unit.sh);
+#                     installs nothing, needs no root except test_cgroup's
+#                     memory cgroup case (it creates a cgroup); `make unit`
+#                     is the same
+#   make test         install what is missing (make deps), build, build the
+#                     ASan build, run every test suite (tests/run-all.sh;
+#                     as root, on the real kernel)
+#   make bpf-test     the BPF programs and loader on the running kernel (root)
+#   make integration  tracerd on the real kernel (root)
+#   make slurm-test   the SPANK plugin in a one-node Slurm cluster (root)
+#   make wrapper-test tracer-wrap as PID 1 (root)
+#   make asan         the same binaries with ASan+UBSan, into $(ASAN_BUILD)
+#                     (default build-asan/); make asan-test runs its unit tests
+#   make demo         install dependencies, build, run the demo pipeline
+#   make bench        overhead and accuracy benchmarks (docs/benchmarks.md)
+#   make install      install the four binaries and the configuration under
+#                     DESTDIR/PREFIX; builds only what it installs (used by
+#                     rpm/tracer.spec)
+#   make rpm          the tracer and tracer-slurm RPMs (rpm/build.sh)
+#   make deps         install missing Debian packages (scripts/install-deps.sh)
+#   make cppcheck     static analysis of the C sources
+#   make clean        remove $(BUILD) and $(ASAN_BUILD)
 #
 # Sources are found by folder: lib/*.c -> libtracer, bpf/*.bpf.c -> BPF
 # objects and skeletons, daemon/*.c -> tracerd, daemon/cli/*.c -> tracer,
 # wrapper/*.c -> tracer-wrap, spank/*.c -> spank_tracer.so,
-# tests/unit/test_*.c -> one CUnit binary each.
+# tests/unit/test_*.c -> one CUnit binary each, linked with libtracer;
+# tests/unit/test_daemon_*.c also with the daemon's objects (all but
+# daemon/tracerd.o, which holds main) and tests/unit/test_wrapper_*.c with
+# the wrapper's (all but wrapper/main.o).
+#
+# Variables: CFLAGS (default -O2 -g), CPPFLAGS, LDFLAGS and LDLIBS are the
+# user's and are added to the flags the build needs, so `make CFLAGS=-O0`
+# still builds with every warning an error.  SAN=1 adds ASan+UBSan.
+# ARCH (default: uname -m) selects bpf/vmlinux/<arch>/vmlinux.h.
+# Header dependencies come from the compiler (-MMD -MP: one .d per object).
 
-BUILD   ?= build
-CC      ?= gcc
-CLANG   ?= clang
-BPFTOOL ?= bpftool
-PREFIX  ?= /usr
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+CLANG      ?= clang
+BPFTOOL    ?= bpftool
+LLVM_STRIP ?= llvm-strip
+PREFIX     ?= /usr
 SYSCONFDIR ?= /etc
 SLURM_PLUGIN_DIR ?= $(shell pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/slurm
-
-ARCH := $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/' -e 's/ppc64le/powerpc/')
-
-WARN    := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation
-CFLAGS  ?= -O2 -g
-CFLAGS  += -std=gnu11 $(WARN) -fPIC -D_GNU_SOURCE -Ilib -I$(BUILD) -Ibpf
-LDLIBS  := -lcjson -lhwloc -lm -ldl
-ifeq ($(SAN),1)
-CFLAGS  += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
-LDFLAGS += -fsanitize=address,undefined
+# make's built-in default is cc
+ifeq ($(origin CC),default)
+CC := gcc
 endif
 
-LIB_SRCS     := $(wildcard lib/*.c)
-LIB_OBJS     := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+# ---- target architecture ----
+# x86_64 only: the BPF programs rely on x86's total store order (see
+# "Atomics" in bpf/compat.h), and bpf/vmlinux/ holds x86 types only.  A
+# port to a weakly ordered architecture needs fetch atomics first, then its
+# own bpf/vmlinux/<arch>/vmlinux.h.
+ifndef ARCH
+ARCH := $(shell uname -m)
+endif
+BPF_ARCH_x86_64 := x86
+BPF_ARCH_x86    := x86
+BPF_ARCH := $(BPF_ARCH_$(ARCH))
+BUILDING := $(filter-out clean deps,$(or $(MAKECMDGOALS),all))
+ifeq ($(BPF_ARCH),)
+ifneq ($(BUILDING),)
+$(error ARCH=$(ARCH) is not supported: tracer builds for x86_64 only (ARCH=x86_64 or x86), because its BPF programs rely on x86 memory ordering (bpf/compat.h) and bpf/vmlinux/ has x86 types only)
+endif
+endif
+VMLINUX_DIR := bpf/vmlinux/$(BPF_ARCH)
+
+# ---- flags: what the build needs, then the user's ----
+CFLAGS   ?= -O2 -g
+WARN     := -Wall -Wextra -Werror -Wno-unused-parameter -Wno-format-truncation
+DEPFLAGS  = -MMD -MP
+TR_CPPFLAGS = -D_GNU_SOURCE -Ilib -I$(BUILD) -Ibpf
+TR_CFLAGS   = -std=gnu11 -fPIC $(WARN)
+# libcurl is not linked: lib/lazycurl.c opens it on first use (start-up cost)
+LIBS     := -lcjson -lhwloc -lm -ldl
+BPF_LIBS := -lbpf -lelf -lz
+ifeq ($(SAN),1)
+SAN_CFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SAN_LDFLAGS := -fsanitize=address,undefined
+endif
+COMPILE = $(CC) $(EXTRA_INC) $(TR_CPPFLAGS) $(CPPFLAGS) $(TR_CFLAGS) $(SAN_CFLAGS) $(CFLAGS) $(DEPFLAGS)
+LINK    = $(CC) $(SAN_LDFLAGS) $(LDFLAGS)
+
+# ---- sources and products ----
+LIB_OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(wildcard lib/*.c))
 BPF_SRCS     := $(wildcard bpf/*.bpf.c)
+BPF_OBJS     := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.bpf.o)
 BPF_SKELS    := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 TRACERD_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard daemon/*.c))
 CLI_OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(wildcard daemon/cli/*.c))
 WRAP_OBJS    := $(patsubst %.c,$(BUILD)/%.o,$(wildcard wrapper/*.c))
 SPANK_OBJS   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard spank/*.c))
 UNIT_SRCS    := $(wildcard tests/unit/test_*.c)
+UNIT_OBJS    := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 UNIT_BINS    := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+UNIT_DAEMON_BINS := $(filter $(BUILD)/tests/test_daemon_%,$(UNIT_BINS))
+UNIT_WRAP_BINS   := $(filter $(BUILD)/tests/test_wrapper_%,$(UNIT_BINS))
+UNIT_LIB_BINS    := $(filter-out $(UNIT_DAEMON_BINS) $(UNIT_WRAP_BINS),$(UNIT_BINS))
 HELPER_BINS  := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
+BPF_TEST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/bpf/*.c))
+BPF_TEST_BIN := $(BUILD)/tests/bpf/test_bpf
 
-BINS := $(BUILD)/tracerd $(BUILD)/tracer $(BUILD)/tracer-wrap $(BUILD)/spank_tracer.so
+# The archives (and so every product, which links libtracer.a) also depend
+# on the list of sources, rewritten only when it changes: a removed source
+# must not live on in an archive or binary built before its removal.
+SRC_LIST := $(BUILD)/sources.list
+SRCS := $(sort $(wildcard lib/*.c bpf/*.bpf.c daemon/*.c daemon/cli/*.c wrapper/*.c spank/*.c))
+ifneq ($(BUILDING),)
+$(shell mkdir -p $(BUILD) && { echo '$(SRCS)' | cmp -s - $(SRC_LIST) || echo '$(SRCS)' > $(SRC_LIST); })
+endif
+
+INSTALL_BINS := $(BUILD)/tracerd $(BUILD)/tracer $(BUILD)/tracer-wrap $(BUILD)/spank_tracer.so
+BINS := $(INSTALL_BINS)
 ifeq ($(SAN),1)
 # slurmstepd cannot load a plugin that needs the sanitizer runtime
 BINS := $(filter-out %.so,$(BINS))
 endif
 
-.PHONY: rpm all deps test unit integration slurm-test wrapper-test asan asan-test demo bench install clean check-deps cppcheck valgrind
-all: $(BINS) $(UNIT_BINS) $(HELPER_BINS) $(BUILD)/tests/bpf/test_bpf
+.PHONY: all check unit deps test integration slurm-test wrapper-test asan asan-test \
+	bpf-test demo bench rpm install clean cppcheck
+.DELETE_ON_ERROR:
+
+all: $(BINS) $(UNIT_BINS) $(HELPER_BINS) $(BPF_TEST_BIN)
 
 deps:
 	./scripts/install-deps.sh
 
-# ---- BPF: vmlinux.h from the running kernel's BTF, then CO-RE objects ----
-$(BUILD)/vmlinux.h:
+# ---- BPF: CO-RE objects against the checked-in vmlinux.h ----
+# DWARF is stripped before the skeleton embeds the object (BTF stays: CO-RE
+# needs it).
+$(BPF_OBJS): $(BUILD)/%.bpf.o: bpf/%.bpf.c
 	@mkdir -p $(@D)
-	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@.tmp && mv $@.tmp $@
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
+		-I$(VMLINUX_DIR) -Ibpf $(DEPFLAGS) -c $< -o $@
+	$(LLVM_STRIP) -g $@
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/*.h $(BUILD)/vmlinux.h
-	@mkdir -p $(@D)
-	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(ARCH) -Wall -Werror \
-		-I$(BUILD) -Ibpf -c $< -o $@
-
-$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+$(BPF_SKELS): $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
 
 # ---- user space ----
-$(BUILD)/%.o: %.c $(wildcard lib/*.h) $(wildcard bpf/*.h) $(wildcard daemon/*.h) $(wildcard wrapper/*.h) | $(BPF_SKELS)
+$(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(COMPILE) -c $< -o $@
 
-$(BUILD)/libtracer.a: $(LIB_OBJS)
-	ar rcs $@ $^
+# Objects that may include a generated skeleton wait for it on a clean
+# build; once built, their .d files name the skeleton as a real dependency.
+$(TRACERD_OBJS) $(BPF_TEST_OBJS) $(filter $(BUILD)/tests/unit/test_daemon_%,$(UNIT_OBJS)): | $(BPF_SKELS)
+
+# Tests see the headers of the code they test.
+$(BUILD)/tests/bpf/%.o $(BUILD)/tests/unit/test_daemon_%.o: private EXTRA_INC := -Idaemon
+$(BUILD)/tests/unit/test_wrapper_%.o: private EXTRA_INC := -Iwrapper
+
+# (after make clean in the same run)
+$(SRC_LIST):
+	@mkdir -p $(@D)
+	echo '$(SRCS)' > $@
+
+$(BUILD)/libtracer.a: $(LIB_OBJS) $(SRC_LIST)
+	rm -f $@
+	ar rcs $@ $(filter %.o,$^)
 
 $(BUILD)/tracerd: $(TRACERD_OBJS) $(BUILD)/libtracer.a
-	$(CC) $(LDFLAGS) -o $@ $^ -lbpf -lelf -lz $(LDLIBS)
+	$(LINK) -o $@ $^ $(BPF_LIBS) $(LIBS) $(LDLIBS)
 
 $(BUILD)/tracer: $(CLI_OBJS) $(BUILD)/libtracer.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(LINK) -o $@ $^ $(LIBS) $(LDLIBS)
 
-# --as-needed: libcurl is loaded at run time only when used (start-up cost)
 $(BUILD)/tracer-wrap: $(WRAP_OBJS) $(BUILD)/libtracer.a
-	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(LINK) -Wl,--as-needed -o $@ $^ $(LIBS) $(LDLIBS)
 
 # The plugin is loaded into slurmstepd: no sanitizer runtime in it.
 # --exclude-libs: only the slurm_spank_* entry points are exported, so
 # libtracer's names never clash with Slurm's or another plugin's.
 $(BUILD)/spank_tracer.so: $(SPANK_OBJS) $(BUILD)/libtracer.a
-	$(CC) -shared -Wl,--exclude-libs,ALL -o $@ $^ -lcjson
+	$(CC) $(LDFLAGS) -shared -Wl,--exclude-libs,ALL -o $@ $^ -lcjson $(LDLIBS)
 
-$(BUILD)/tests/%: tests/unit/%.c tests/unit/unit.h $(BUILD)/libtracer.a
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lcunit $(LDLIBS)
+# ---- unit tests ----
+# The daemon's and the wrapper's objects, all but the one holding main, as
+# archives: a test pulls in what it uses (and what that uses).
+$(BUILD)/daemon/daemon.a: $(filter-out $(BUILD)/daemon/tracerd.o,$(TRACERD_OBJS)) $(SRC_LIST)
+	rm -f $@
+	ar rcs $@ $(filter %.o,$^)
 
-# tests of wrapper/ code: every wrapper object but the one with main()
-$(BUILD)/tests/test_wrapper_%: tests/unit/test_wrapper_%.c tests/unit/unit.h $(filter-out %/main.o,$(WRAP_OBJS)) $(BUILD)/libtracer.a
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Iwrapper $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lcunit $(LDLIBS)
+$(BUILD)/wrapper/wrapper.a: $(filter-out $(BUILD)/wrapper/main.o,$(WRAP_OBJS)) $(SRC_LIST)
+	rm -f $@
+	ar rcs $@ $(filter %.o,$^)
+
+$(UNIT_LIB_BINS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libtracer.a
+	$(LINK) -o $@ $^ -lcunit $(LIBS) $(LDLIBS)
+
+$(UNIT_DAEMON_BINS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/daemon/daemon.a $(BUILD)/libtracer.a
+	$(LINK) -o $@ $^ -lcunit $(BPF_LIBS) $(LIBS) $(LDLIBS)
+
+$(UNIT_WRAP_BINS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/wrapper/wrapper.a $(BUILD)/libtracer.a
+	$(LINK) -o $@ $^ -lcunit $(LIBS) $(LDLIBS)
 
 # Test workloads: static, unsanitized, so their counted bytes and CPU are
-# their own (no loader reads, no sanitizer runtime).
+# their own (no loader reads, no sanitizer runtime).  System headers only.
 $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -Wall -Wextra -Werror -static -o $@ $<
 
 # BPF programs + loader on the running kernel (root): make bpf-test.
-BPF_TEST_BIN := $(BUILD)/tests/bpf/test_bpf
-$(BUILD)/daemon/bpf_loader.o: $(BPF_SKELS)
-$(BPF_TEST_BIN): $(wildcard tests/bpf/*.c tests/bpf/*.h) $(BUILD)/daemon/bpf_loader.o $(BUILD)/libtracer.a
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Idaemon $(LDFLAGS) -o $@ $(filter-out %.h,$^) -lbpf -lelf -lz -lcjson -lcunit -lpthread
-.PHONY: bpf-test
+$(BPF_TEST_BIN): $(BPF_TEST_OBJS) $(BUILD)/daemon/bpf_loader.o $(BUILD)/libtracer.a
+	$(LINK) -o $@ $^ $(BPF_LIBS) -lcjson -lcunit -lpthread $(LDLIBS)
+
 bpf-test: $(BPF_TEST_BIN)
 	$(BPF_TEST_BIN)
+
+ALL_OBJS := $(LIB_OBJS) $(BPF_OBJS) $(TRACERD_OBJS) $(CLI_OBJS) $(WRAP_OBJS) \
+	$(SPANK_OBJS) $(UNIT_OBJS) $(BPF_TEST_OBJS)
+-include $(wildcard $(ALL_OBJS:.o=.d))
 
 # ---- tests ----
 # Every suite runs; make test fails if any failed.
@@ -124,14 +224,16 @@ test: deps
 	$(MAKE) asan
 	./tests/run-all.sh
 
-unit: all
+check: $(UNIT_BINS)
 	./tests/run-unit.sh $(BUILD)
+
+unit: check
 
 integration: all
 	./tests/integration/run.sh $(BUILD)
 
 asan:
-	$(MAKE) BUILD=build-asan SAN=1 all
+	$(MAKE) BUILD=$(ASAN_BUILD) SAN=1 all
 
 slurm-test: all
 	./tests/slurm/run.sh $(BUILD)
@@ -140,7 +242,7 @@ wrapper-test: all
 	./tests/wrapper/run.sh $(BUILD)
 
 asan-test: asan
-	./tests/run-unit.sh build-asan
+	./tests/run-unit.sh $(ASAN_BUILD)
 
 demo: deps
 	$(MAKE) all
@@ -157,7 +259,9 @@ cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 		--suppress=missingIncludeSystem --suppress=unknownMacro -Ilib lib daemon wrapper spank
 
-install: all
+# Only what is installed: the test binaries need glibc-static (helpers),
+# which an RPM build root does not have.
+install: $(INSTALL_BINS)
 	install -D -m 0755 $(BUILD)/tracerd $(DESTDIR)$(PREFIX)/sbin/tracerd
 	install -D -m 0755 $(BUILD)/tracer $(DESTDIR)$(PREFIX)/bin/tracer
 	install -D -m 0755 $(BUILD)/tracer-wrap $(DESTDIR)$(PREFIX)/bin/tracer-wrap
@@ -167,4 +271,4 @@ install: all
 	install -D -m 0644 contrib/systemd/tracerd.service $(DESTDIR)$(PREFIX)/lib/systemd/system/tracerd.service
 
 clean:
-	rm -rf build build-asan
+	rm -rf $(BUILD) $(ASAN_BUILD)

@@ -4,6 +4,7 @@
 # README.md (Installation).
 set -eu
 
+# llvm: llvm-strip (the Makefile strips DWARF from the BPF objects)
 PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config \
 libslurm-dev libhwloc-dev libcjson-dev libcurl4-openssl-dev libcunit1-dev \
 slurm-wlm munge python3 curl util-linux procps iproute2 \
