@@ -102,6 +102,10 @@ UNIT_BINS    := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 UNIT_DAEMON_BINS := $(filter $(BUILD)/tests/test_daemon_%,$(UNIT_BINS))
 UNIT_WRAP_BINS   := $(filter $(BUILD)/tests/test_wrapper_%,$(UNIT_BINS))
 UNIT_LIB_BINS    := $(filter-out $(UNIT_DAEMON_BINS) $(UNIT_WRAP_BINS),$(UNIT_BINS))
+# tests on the real kernel that need root (not part of `make check`)
+KERNEL_SRCS  := $(wildcard tests/kernel/test_*.c)
+KERNEL_OBJS  := $(KERNEL_SRCS:%.c=$(BUILD)/%.o)
+KERNEL_BINS  := $(KERNEL_SRCS:%.c=$(BUILD)/%)
 HELPER_BINS  := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
 BPF_TEST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/bpf/*.c))
 BPF_TEST_BIN := $(BUILD)/tests/bpf/test_bpf
@@ -126,7 +130,7 @@ endif
 	bpf-test demo bench rpm install clean cppcheck
 .DELETE_ON_ERROR:
 
-all: $(BINS) $(UNIT_BINS) $(HELPER_BINS) $(BPF_TEST_BIN)
+all: $(BINS) $(UNIT_BINS) $(KERNEL_BINS) $(HELPER_BINS) $(BPF_TEST_BIN)
 
 deps:
 	./scripts/install-deps.sh
@@ -200,6 +204,9 @@ $(UNIT_DAEMON_BINS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/daemon/d
 $(UNIT_WRAP_BINS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/wrapper/wrapper.a $(BUILD)/libtracer.a
 	$(LINK) -o $@ $^ -lcunit $(LIBS) $(LDLIBS)
 
+$(KERNEL_BINS): $(BUILD)/tests/kernel/%: $(BUILD)/tests/kernel/%.o $(BUILD)/libtracer.a
+	$(LINK) -o $@ $^ -lcunit $(LIBS) $(LDLIBS)
+
 # Test workloads: static, unsanitized, so their counted bytes and CPU are
 # their own (no loader reads, no sanitizer runtime).  System headers only.
 $(BUILD)/tests/helpers/%: tests/helpers/%.c
@@ -214,7 +221,7 @@ bpf-test: $(BPF_TEST_BIN)
 	$(BPF_TEST_BIN)
 
 ALL_OBJS := $(LIB_OBJS) $(BPF_OBJS) $(TRACERD_OBJS) $(CLI_OBJS) $(WRAP_OBJS) \
-	$(SPANK_OBJS) $(UNIT_OBJS) $(BPF_TEST_OBJS)
+	$(SPANK_OBJS) $(UNIT_OBJS) $(KERNEL_OBJS) $(BPF_TEST_OBJS)
 -include $(wildcard $(ALL_OBJS:.o=.d))
 
 # ---- tests ----

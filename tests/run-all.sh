@@ -27,6 +27,7 @@ suite() {
 
 suite "unit tests" ./tests/run-unit.sh build
 suite "unit tests (ASan+UBSan)" ./tests/run-unit.sh build-asan
+suite "kernel tests (root)" ./build/tests/kernel/test_cgroup_live
 suite "BPF programs" ./build/tests/bpf/test_bpf
 suite "BPF programs (ASan+UBSan loader)" ./build-asan/tests/bpf/test_bpf
 suite "tracerd integration" ./tests/integration/run.sh build
