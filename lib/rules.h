@@ -22,6 +22,8 @@
 
 #include <stddef.h>
 
+#include "defaults.h"
+
 struct rules;
 
 typedef void (*rules_warn_fn)(const char *msg);
@@ -34,8 +36,8 @@ void rules_free(struct rules *r);
 
 struct tool_id {
 	char tool[512];        /* display and aggregation name: "samtools sort", "align.py" */
-	char path[1024];       /* the tool's file: executable, script or jar */
-	char interpreter[1024];/* interpreter executable when a script; "" otherwise */
+	char path[TRACER_PATH_MAX]; /* the tool's file: executable, script or jar */
+	char interpreter[TRACER_PATH_MAX]; /* interpreter executable when a script; "" otherwise */
 };
 
 /*

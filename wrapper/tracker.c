@@ -104,7 +104,7 @@ static void sp_sweep(struct tracker *s)
 /* The executable and argv of pid into the job (an exec happened). */
 static void sp_exec(struct tracker *s, struct sproc *sp, const char *comm)
 {
-	char exe[1024];
+	char exe[TRACER_PATH_MAX];
 	char *argv = malloc((size_t)s->argv_max + 1);
 	ssize_t len = -1;
 
@@ -142,7 +142,7 @@ struct tracker *tracker_new(struct job *j, const struct rules *rules,
 	}
 	s->job = j;
 	s->rules = rules;
-	s->argv_max = argv_max > 0 ? argv_max : 1024;
+	s->argv_max = argv_max > 0 ? argv_max : TRACER_DEFAULT_ARGV_MAX;
 	s->self = getpid();
 	s->page_size = sysconf(_SC_PAGESIZE);
 	/* a /proc of another pid namespace would name other processes */
@@ -398,7 +398,7 @@ static void see_process(struct tracker *s, const struct procfs_stat *st,
 			uint64_t now_ms)
 {
 	struct sproc *sp = sp_find(s, st->pid);
-	char exe[1024];
+	char exe[TRACER_PATH_MAX];
 
 	if (sp && sp->start_ticks && sp->start_ticks != st->start_ticks) {
 		/* the pid was reused: the old process ended unseen */

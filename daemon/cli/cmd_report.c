@@ -114,7 +114,7 @@ int cmd_jobs(struct cli *c, int argc, char **argv)
 		const cJSON *tot = cJSON_GetObjectItem(s, "totals");
 		const cJSON *mem = cJSON_GetObjectItem(s, "memory");
 		const cJSON *procs = cJSON_GetObjectItem(s, "processes");
-		char jobstep[300], ex[32];
+		char jobstep[TRACER_JOIN_KEY_LEN], ex[32];
 		const char *jid = jstr(id, "job_id"), *step = jstr(id, "step_id");
 		snprintf(jobstep, sizeof(jobstep), "%s%s%s", or_dash(jid), step ? "." : "",
 			 step ? step : "");

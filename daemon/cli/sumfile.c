@@ -97,7 +97,7 @@ static int matches(const cJSON *s, const char *name)
 	if (id) {
 		const char *job_id = jstr(id, "job_id");
 		const char *step = jstr(id, "step_id");
-		char both[600];
+		char both[TRACER_JOIN_KEY_LEN];
 		if (job_id && step) {
 			snprintf(both, sizeof(both), "%s.%s", job_id, step);
 			if (!strcmp(both, name))
