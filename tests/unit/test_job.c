@@ -1,7 +1,9 @@
 /*
  * test_job.c - the job model and the summary: folding processes into
- * tools, the bounded process tree, outliving processes, CPU split, and a
- * summary that is valid JSON whatever the bytes of argv.
+ * tools, the bounded process tree, outliving processes, CPU split, a
+ * summary that is valid JSON whatever the bytes of argv, the registrant
+ * kept out of the job's figures, cgroup readings, and the per-process
+ * flags of the process tree.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +170,193 @@ static void test_hostile_argv_json(void)
 	job_free(j);
 }
 
+static const cJSON *find_proc(const cJSON *s, int pid)
+{
+	const cJSON *p;
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(s, "process_tree"))
+		if (cJSON_GetObjectItem(p, "pid")->valueint == pid)
+			return p;
+	return NULL;
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItem(o, key);
+
+	CU_ASSERT_PTR_NOT_NULL(v);
+	return v ? v->valuedouble : -1;
+}
+
+static void test_registrant(void)
+{
+	struct host_info host = {.cpus = 1};
+	static const char rargv[] = "tracer-wrap\0bwa\0mem\0ref.fa\0";
+	static const char cargv[] = "bwa\0mem\0ref.fa\0";
+	struct proc_totals t = {0};
+	struct job *j = job_new("job-reg", NULL, 10);
+	struct job_proc *reg, *child;
+	const cJSON *procs, *r, *c;
+	cJSON *s;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	j->start_ns = 1000000000ull;
+	reg = job_proc_add(j, 100, 1, 1000000000ull, "tracer-wrap");
+	exec_proc(j, reg, "/usr/bin/tracer-wrap", rargv, sizeof(rargv) - 1);
+	job_proc_set_registrant(j, reg);
+	job_proc_set_registrant(j, reg); /* a second call changes nothing */
+	CU_ASSERT_EQUAL(j->procs_total, 0);
+	child = job_proc_add(j, 101, 100, 1100000000ull, "tracer-wrap");
+	exec_proc(j, child, "/usr/bin/bwa", cargv, sizeof(cargv) - 1);
+	proc_totals_split_cpu(&t, 2000000000ull, 1, 1);
+	t.rchar = 300;
+	job_proc_exit(j, child, 0, 3000000000ull, &t, 0);
+	/* what the registrant knows of itself: its CPU is not the job's */
+	proc_totals_split_cpu(&reg->totals, 5000000000ull, 1, 0);
+	reg->totals.rchar = 1000;
+	/* still running when the job ends: it ends with its job */
+	job_close(j, 4000000000ull);
+	CU_ASSERT_EQUAL(j->totals.cpu_ns, 2000000000ull);
+
+	s = reparse(summary_build(j, &host, NULL));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	procs = cJSON_GetObjectItem(s, "processes");
+	CU_ASSERT_EQUAL(num(procs, "total"), 1);
+	CU_ASSERT_EQUAL(num(procs, "exited"), 1);
+	CU_ASSERT_EQUAL(num(procs, "outlived"), 0);
+	CU_ASSERT_DOUBLE_EQUAL(num(cJSON_GetObjectItem(s, "totals"), "cpu_s"), 2.0, 1e-6);
+	CU_ASSERT_EQUAL(num(cJSON_GetObjectItem(s, "totals"), "rchar"), 300);
+	/* one tool, the child's */
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItem(s, "tools")), 1);
+	CU_ASSERT_PTR_NOT_NULL(find_tool(s, "bwa mem"));
+	CU_ASSERT_PTR_NULL(find_tool(s, "tracer-wrap"));
+	/* both in the process tree, only the registrant marked */
+	r = find_proc(s, 100);
+	c = find_proc(s, 101);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(c);
+	CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(r, "registrant")));
+	CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(r, "outlived")));
+	CU_ASSERT_DOUBLE_EQUAL(num(r, "cpu_s"), 5.0, 1e-6);
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(c, "registrant"));
+	CU_ASSERT_EQUAL(num(c, "ppid"), 100);
+	cJSON_Delete(s);
+	job_free(j);
+
+	/* a registrant that exits before the job closes: still not counted */
+	j = job_new("job-reg-2", NULL, 10);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	reg = job_proc_add(j, 200, 1, 1, "tracer");
+	job_proc_set_registrant(j, reg);
+	job_proc_exit(j, reg, 0, 2, &t, 0);
+	CU_ASSERT_EQUAL(j->procs_total, 0);
+	CU_ASSERT_EQUAL(j->procs_exited, 0);
+	CU_ASSERT_EQUAL(j->ntools, 0);
+	CU_ASSERT_EQUAL(j->totals.cpu_ns, 0);
+	CU_ASSERT_EQUAL(j->nkept, 1);
+	job_close(j, 3);
+	CU_ASSERT_EQUAL(j->procs_total - j->procs_exited, 0);
+	job_free(j);
+}
+
+static void test_cgroup_readings(void)
+{
+	struct host_info host = {.cpus = 1};
+	const uint64_t mib = 1ull << 20;
+	struct cgroup_stats a = {.have_mem = true, .have_cpu = true,
+				 .mem_peak_bytes = 100 * mib,
+				 .mem_current_bytes = 50 * mib, .cpu_ns = 10000000000ull};
+	/* no memory.peak on this kernel: current is all there is */
+	struct cgroup_stats b = {.have_mem = true, .have_cpu = true,
+				 .mem_current_bytes = 300 * mib, .cpu_ns = 20000000000ull};
+	struct cgroup_stats c = {.have_mem = true, .have_cpu = true,
+				 .mem_peak_bytes = 200 * mib,
+				 .mem_current_bytes = 150 * mib, .cpu_ns = 30000000000ull};
+	/* CPU only; and the latest CPU reading is taken as it is */
+	struct cgroup_stats d = {.have_cpu = true, .cpu_ns = 25000000000ull};
+	/* memory only: the CPU stays */
+	struct cgroup_stats e = {.have_mem = true, .mem_current_bytes = 10 * mib};
+	struct job *j = job_new("job-cg", NULL, 4);
+	const cJSON *mem;
+	cJSON *s;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	CU_ASSERT_FALSE(j->cgroup_stats);
+	job_note_cgroup(j, &a);
+	CU_ASSERT(j->cgroup_stats);
+	CU_ASSERT_EQUAL(j->cgroup_mem_peak_bytes, 100 * mib);
+	CU_ASSERT_EQUAL(j->cgroup_cpu_ns, 10000000000ull);
+	job_note_cgroup(j, &b);
+	CU_ASSERT_EQUAL(j->cgroup_mem_peak_bytes, 300 * mib);
+	CU_ASSERT_EQUAL(j->cgroup_cpu_ns, 20000000000ull);
+	job_note_cgroup(j, &c);
+	CU_ASSERT_EQUAL(j->cgroup_mem_peak_bytes, 300 * mib);
+	CU_ASSERT_EQUAL(j->cgroup_cpu_ns, 30000000000ull);
+	job_note_cgroup(j, &d);
+	CU_ASSERT_EQUAL(j->cgroup_mem_peak_bytes, 300 * mib);
+	CU_ASSERT_EQUAL(j->cgroup_cpu_ns, 25000000000ull);
+	job_note_cgroup(j, &e);
+	CU_ASSERT_EQUAL(j->cgroup_mem_peak_bytes, 300 * mib);
+	CU_ASSERT_EQUAL(j->cgroup_cpu_ns, 25000000000ull);
+
+	snprintf(j->cgroup_path, sizeof(j->cgroup_path), "/sys/fs/cgroup/job_7");
+	job_close(j, 1);
+	s = reparse(summary_build(j, &host, NULL));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	mem = cJSON_GetObjectItem(s, "memory");
+	CU_ASSERT_EQUAL(num(mem, "cgroup_peak_bytes"), 300 * mib);
+	CU_ASSERT_DOUBLE_EQUAL(num(mem, "cgroup_cpu_s"), 25.0, 1e-6);
+	CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(mem, "cgroup")->valuestring,
+			       "/sys/fs/cgroup/job_7");
+	cJSON_Delete(s);
+	job_free(j);
+
+	/* a job without a cgroup of its own says nothing about one */
+	j = job_new("job-nocg", NULL, 4);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	job_close(j, 1);
+	s = reparse(summary_build(j, &host, NULL));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	mem = cJSON_GetObjectItem(s, "memory");
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(mem, "cgroup"));
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(mem, "cgroup_peak_bytes"));
+	cJSON_Delete(s);
+	job_free(j);
+}
+
+static void test_exe_truncated_threads(void)
+{
+	struct host_info host = {.cpus = 1};
+	static const char argv[] = "tool\0";
+	struct job *j = job_new("job-flags", NULL, 4);
+	struct job_proc *p, *q;
+	const cJSON *pj, *qj;
+	cJSON *s;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(j);
+	p = job_proc_add(j, 300, 1, 1, "tool");
+	exec_proc(j, p, "/deep/path/cut/here", argv, sizeof(argv) - 1);
+	p->flags |= PROC_F_PATH_TRUNCATED;
+	p->threads = 8;
+	q = job_proc_add(j, 301, 1, 1, "tool");
+	exec_proc(j, q, "/usr/bin/tool", argv, sizeof(argv) - 1);
+	job_proc_exit(j, p, 0, 2, NULL, 0);
+	job_proc_exit(j, q, 0, 2, NULL, 0);
+	job_close(j, 3);
+	s = reparse(summary_build(j, &host, NULL));
+	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+	pj = find_proc(s, 300);
+	qj = find_proc(s, 301);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(pj);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(qj);
+	CU_ASSERT(cJSON_IsTrue(cJSON_GetObjectItem(pj, "exe_truncated")));
+	CU_ASSERT_EQUAL(num(pj, "threads"), 8);
+	/* absent, not false or 0, when there is nothing to say */
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(qj, "exe_truncated"));
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(qj, "threads"));
+	cJSON_Delete(s);
+	job_free(j);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -176,6 +365,9 @@ int main(void)
 		{"cputime_adjust split", test_cpu_split},
 		{"tool list bounded", test_tools_bounded},
 		{"hostile argv gives valid JSON", test_hostile_argv_json},
+		{"registrant: in the tree, not in tools or totals", test_registrant},
+		{"cgroup readings", test_cgroup_readings},
+		{"exe_truncated and threads", test_exe_truncated_threads},
 	};
 	int rc;
 

@@ -1,9 +1,15 @@
-/* test_procfs.c - /proc parsers on odd input, and the readers on /proc/self. */
+/*
+ * test_procfs.c - /proc parsers on odd input (children's times and
+ * faults, Tgid), and the readers on /proc/self: per-thread I/O, start
+ * time.
+ */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "procfs.h"
@@ -329,6 +335,133 @@ static void test_list_pids(void)
 	CU_ASSERT_EQUAL(procfs_list_pids(few, 0), 0);
 }
 
+static void test_stat_children_fields(void)
+{
+	/* fields 10-17: minflt cminflt majflt cmajflt utime stime cutime cstime */
+	static const char line[] =
+		"777 (make) S 1 777 777 0 -1 4194560 11 22 33 44 55 66 77 88 20 0 "
+		"2 0 5000 1000 42 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0\n";
+	static const char neg[] =
+		"778 (make) S 1 778 778 0 -1 4194560 11 22 33 44 55 66 -5 -7 20 0 "
+		"1 0 5000 1000 42\n";
+	struct procfs_stat st;
+
+	CU_ASSERT_EQUAL(parse_stat_exact(line, strlen(line), &st), 0);
+	CU_ASSERT_EQUAL(st.minflt, 11);
+	CU_ASSERT_EQUAL(st.cminflt, 22);
+	CU_ASSERT_EQUAL(st.majflt, 33);
+	CU_ASSERT_EQUAL(st.cmajflt, 44);
+	CU_ASSERT_EQUAL(st.utime_ticks, 55);
+	CU_ASSERT_EQUAL(st.stime_ticks, 66);
+	CU_ASSERT_EQUAL(st.cutime_ticks, 77);
+	CU_ASSERT_EQUAL(st.cstime_ticks, 88);
+	CU_ASSERT_EQUAL(st.num_threads, 2);
+	CU_ASSERT_EQUAL(st.start_ticks, 5000);
+	CU_ASSERT_EQUAL(st.rss_pages, 42);
+	/* cutime/cstime are signed in the kernel's format: never below 0 here */
+	CU_ASSERT_EQUAL(parse_stat_exact(neg, strlen(neg), &st), 0);
+	CU_ASSERT_EQUAL(st.cutime_ticks, 0);
+	CU_ASSERT_EQUAL(st.cstime_ticks, 0);
+	CU_ASSERT_EQUAL(st.utime_ticks, 55);
+	CU_ASSERT_EQUAL(st.rss_pages, 42);
+}
+
+static void test_status_tgid(void)
+{
+	static const char thread[] = "Name:\tworker\nUmask:\t0022\nState:\tS (sleeping)\n"
+				     "Tgid:\t4321\nNgid:\t0\nPid:\t4325\nPPid:\t1\n"
+				     "Threads:\t6\n";
+	static const char old[] = "Name:\tx\nPid:\t9\nThreads:\t1\n";
+	struct procfs_status st;
+
+	CU_ASSERT_EQUAL(procfs_parse_status(thread, strlen(thread), &st), 0);
+	CU_ASSERT_EQUAL(st.tgid, 4321);
+	CU_ASSERT_EQUAL(st.threads, 6);
+	/* absent: 0 */
+	CU_ASSERT_EQUAL(procfs_parse_status(old, strlen(old), &st), 0);
+	CU_ASSERT_EQUAL(st.tgid, 0);
+	/* and ours is ours */
+	CU_ASSERT_EQUAL(procfs_read_status(getpid(), &st), 0);
+	CU_ASSERT_EQUAL(st.tgid, getpid());
+}
+
+/* A thread that writes, then stays alive until told to go. */
+struct writer {
+	int fd;          /* scratch file */
+	size_t bytes;
+	int done[2];     /* writer -> main: written */
+	int go[2];       /* main -> writer: you may exit */
+};
+
+static void *writer_main(void *arg)
+{
+	struct writer *w = arg;
+	char buf[4096], c = 'w';
+	size_t left = w->bytes;
+
+	memset(buf, 'x', sizeof(buf));
+	while (left) {
+		ssize_t n = write(w->fd, buf, left < sizeof(buf) ? left : sizeof(buf));
+
+		if (n <= 0)
+			break;
+		left -= (size_t)n;
+	}
+	if (write(w->done[1], &c, 1) != 1)
+		return NULL;
+	/* a thread that is gone no longer has a task/<tid>/io to read */
+	if (read(w->go[0], &c, 1) < 0)
+		return NULL;
+	return NULL;
+}
+
+static void test_threads_io(void)
+{
+	char path[] = "/tmp/tracer-procfs-io-XXXXXX";
+	struct writer w = {.bytes = 256 * 1024};
+	struct procfs_io before, after;
+	pthread_t th;
+	char c;
+
+	w.fd = mkstemp(path);
+	CU_ASSERT_FATAL(w.fd >= 0);
+	unlink(path);
+	CU_ASSERT_FATAL(pipe(w.done) == 0);
+	CU_ASSERT_FATAL(pipe(w.go) == 0);
+	CU_ASSERT_EQUAL(procfs_read_threads_io(getpid(), &before), 0);
+	CU_ASSERT_FATAL(pthread_create(&th, NULL, writer_main, &w) == 0);
+	CU_ASSERT_EQUAL(read(w.done[0], &c, 1), 1);
+	CU_ASSERT_EQUAL(procfs_read_threads_io(getpid(), &after), 0);
+	/* the writer is another thread: its writes are in the sum */
+	CU_ASSERT(after.wchar >= before.wchar + w.bytes);
+	CU_ASSERT(after.syscw > before.syscw);
+	CU_ASSERT_EQUAL(write(w.go[1], "g", 1), 1);
+	pthread_join(th, NULL);
+	close(w.fd);
+	close(w.done[0]);
+	close(w.done[1]);
+	close(w.go[0]);
+	close(w.go[1]);
+	/* no such process (beyond any pid_max) */
+	CU_ASSERT_EQUAL(procfs_read_threads_io(4200000, &after), -1);
+}
+
+static void test_start_time(void)
+{
+	struct procfs_stat st;
+	struct timespec ts;
+	uint64_t now, start, hour = 3600ull * 1000000000ull;
+
+	CU_ASSERT_EQUAL_FATAL(procfs_read_stat(getpid(), &st), 0);
+	start = procfs_start_ns(&st, CLOCK_REALTIME);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	/* a sanity bound: we started within the last hour, not in the future
+	 * (one second of slack: the clocks are read one after the other) */
+	CU_ASSERT(start > now - hour);
+	CU_ASSERT(start <= now + 1000000000ull);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct unit_test tests[] = {
@@ -342,6 +475,10 @@ int main(int argc, char **argv)
 		{"vanished process", test_gone},
 		{"zombie", test_zombie},
 		{"list pids", test_list_pids},
+		{"stat children fields", test_stat_children_fields},
+		{"status Tgid", test_status_tgid},
+		{"per-thread I/O", test_threads_io},
+		{"start time", test_start_time},
 	};
 
 	(void)argc;
