@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -140,6 +141,34 @@ static int read_child_notes(const struct runner *r, int fd)
 	}
 }
 
+/*
+ * execvp says EACCES when a PATH directory cannot be searched, even when
+ * no directory holds the command: is there a file of that name we could
+ * see at all?  The shell says "not found" then, and so do we.
+ */
+static bool in_path(const char *cmd)
+{
+	const char *path = getenv("PATH");
+	char file[4096];
+
+	if (strchr(cmd, '/'))
+		return true; /* a path, not a name to search */
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (const char *p = path;; p++) {
+		const char *end = strchr(p, ':');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+
+		/* an empty entry is the current directory */
+		if (snprintf(file, sizeof(file), "%.*s%s%s", (int)n, p, n ? "/" : "",
+			     cmd) < (int)sizeof(file) && access(file, F_OK) == 0)
+			return true;
+		if (!end)
+			return false;
+		p = end;
+	}
+}
+
 /* The command did not run: say why, as the shell does, and set the codes. */
 static void exec_failed(struct runner *r, const char *cmd, int err)
 {
@@ -149,7 +178,7 @@ static void exec_failed(struct runner *r, const char *cmd, int err)
 	while (waitpid(r->child, &status, 0) < 0 && errno == EINTR)
 		;
 	r->child = -1;
-	if (err == ENOENT) {
+	if (err == ENOENT || (err == EACCES && !in_path(cmd))) {
 		r->exit_code = RUNNER_EXIT_NOTFOUND;
 		report(&r->opts, "%s: command not found", cmd);
 	} else {

@@ -503,7 +503,8 @@ void tracker_observe(struct tracker *s, const struct proctree *snap,
 			sp->vanished = true;
 			/* it ended somewhere since its last sample */
 			sp->gone_ms = now_ms;
-			sp->vanish_ms = (sp->last_ms + now_ms) / 2;
+			/* never sampled: all we know is that it is gone now */
+			sp->vanish_ms = sp->last_ms ? (sp->last_ms + now_ms) / 2 : now_ms;
 			sp->vanish_ns = now_ns - (now_ms - sp->vanish_ms) * 1000000;
 			sp->jp->rss_bytes = 0;
 		}
