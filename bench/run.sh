@@ -1,11 +1,25 @@
 #!/bin/bash
-# run.sh BUILD - tracer's overhead and accuracy benchmark (make bench).
-# Every ratio is measured side by side in one run: repetitions alternate
-# "without tracerd" and "with tracerd tracking the workload", and the
-# table shows medians.  Results are reported in docs/benchmarks.md.
+# run.sh BUILD [PART...] - tracer's overhead and accuracy benchmark (make
+# bench).  Every ratio is measured side by side in one run: repetitions
+# alternate "without tracerd" and "with tracerd tracking the workload",
+# and the table shows medians.  Results are reported in docs/benchmarks.md.
+#
+# PARTs (default: all, in this order):
+#   tracerd  exec storm, CPU- and I/O-bound workloads, tracerd's own cost
+#   wrapper  tracer-wrap start-up, hung metadata endpoints, its own CPU
+#   slurm    Slurm job start with the SPANK plugin (tracerd up, stopped,
+#            stale socket, hung) and summary delay, on a local cluster
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
+shift $(($# > 0 ? 1 : 0))
+PARTS=${*:-tracerd wrapper slurm}
+for p in $PARTS; do
+	case $p in
+	tracerd | wrapper | slurm) ;;
+	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm)" >&2; exit 2 ;;
+	esac
+done
 H=$BUILD/tests/helpers
 TMP=$(mktemp -d /tmp/tracer-bench.XXXXXX)
 REPS=${REPS:-5}
@@ -13,6 +27,19 @@ STORM=${STORM:-20000}
 . "$TOP/tests/lib.sh"
 trap 'stop_tracerd; rm -rf "$TMP"' EXIT
 need_root
+has_part() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+row() { printf "| %-46s | %12s | %12s | %8s | %-10s |\n" "$@"; }
+header_done=
+header() {
+	[ -n "$header_done" ] && return
+	header_done=1
+	echo
+	echo "tracer benchmark: $(nproc) CPUs, kernel $(uname -r), $REPS repetitions, medians"
+	echo
+	row "measure" "without" "with tracer" "ratio" "target"
+	row "----------------------------------------------" "------------" "------------" "--------" "----------"
+}
+rc=0
 
 # seconds of wall time of a command
 timeit() {
@@ -24,34 +51,35 @@ median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2
 tracerd_cpu() { awk '{print ($14 + $15) / 100}' "/proc/$TRACERD_PID/stat"; }
 tracerd_hwm_kb() { awk '/VmHWM/ {print $2}' "/proc/$TRACERD_PID/status"; }
 
-declare -A base track
-workloads=(storm cpu io)
-cmd_storm=("$H/spawner" /dev/null "$STORM" "$H/tiny" 0)
-cmd_cpu=("$H/spin" 3000)
-cmd_io=("$H/iorw" "$TMP/io.dat" 1073741824)
+tracerd_part() {
+	declare -A base track
+	workloads=(storm cpu io)
+	cmd_storm=("$H/spawner" /dev/null "$STORM" "$H/tiny" 0)
+	cmd_cpu=("$H/spin" 3000)
+	cmd_io=("$H/iorw" "$TMP/io.dat" 1073741824)
 
-for rep in $(seq 1 "$REPS"); do
-	echo "repetition $rep/$REPS" >&2
-	for w in "${workloads[@]}"; do
-		eval "cmd=(\"\${cmd_$w[@]}\")"
-		base[$w]+="$(timeit "${cmd[@]}") "
+	for rep in $(seq 1 "$REPS"); do
+		echo "repetition $rep/$REPS" >&2
+		for w in "${workloads[@]}"; do
+			eval "cmd=(\"\${cmd_$w[@]}\")"
+			base[$w]+="$(timeit "${cmd[@]}") "
+		done
+		start_tracerd bench >/dev/null || exit 1
+		for w in "${workloads[@]}"; do
+			eval "cmd=(\"\${cmd_$w[@]}\")"
+			track[$w]+="$(timeit tr_cli run -- "${cmd[@]}") "
+		done
+		stop_tracerd
 	done
+
+	# Processes recorded, drops and tracerd's own cost: one daemon, storms of
+	# $STORM processes until 200,000 were tracked.
 	start_tracerd bench >/dev/null || exit 1
-	for w in "${workloads[@]}"; do
-		eval "cmd=(\"\${cmd_$w[@]}\")"
-		track[$w]+="$(timeit tr_cli run -- "${cmd[@]}") "
-	done
-	stop_tracerd
-done
-
-# Processes recorded, drops and tracerd's own cost: one daemon, storms of
-# $STORM processes until 200,000 were tracked.
-start_tracerd bench >/dev/null || exit 1
-cpu0=$(tracerd_cpu)
-trun "$TMP/job1" -- "${cmd_storm[@]}"
-cpu1=$(tracerd_cpu)
-sleep 1.5
-recorded=$(python3 -c '
+	cpu0=$(tracerd_cpu)
+	trun "$TMP/job1" -- "${cmd_storm[@]}"
+	cpu1=$(tracerd_cpu)
+	wait_until 10 "the storm job's summary" summary_of_job "$TMP/job1" || exit 1
+	recorded=$(python3 -c '
 import json, sys
 uid = open(sys.argv[2]).read().strip()
 for l in open(sys.argv[1]):
@@ -59,39 +87,46 @@ for l in open(sys.argv[1]):
     if s["job"] == uid:
         t = [t for t in s["tools"] if t["tool"] == "tiny"]
         print(t[0]["processes"] if t else 0, s["drops"]["events"])' "$TRACERD_FILE" "$TMP/job1")
-hwm20=$(tracerd_hwm_kb)
-total=$STORM
-while [ "$total" -lt 200000 ]; do
-	tr_cli run -- "${cmd_storm[@]}" >/dev/null 2>&1
-	total=$((total + STORM))
-done
-hwm200=$(tracerd_hwm_kb)
-drops=$(tr_cli status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["drops"])')
-stop_tracerd
+	hwm20=$(tracerd_hwm_kb)
+	total=$STORM
+	while [ "$total" -lt 200000 ]; do
+		tr_cli run -- "${cmd_storm[@]}" >/dev/null 2>&1
+		total=$((total + STORM))
+	done
+	hwm200=$(tracerd_hwm_kb)
+	drops=$(tr_cli status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)["drops"])')
+	stop_tracerd
 
-row() { printf "| %-46s | %12s | %12s | %8s | %-10s |\n" "$@"; }
-ratio() { echo "scale=4; $2 / $1" | bc -l; }
-echo
-echo "tracer benchmark: $(nproc) CPUs, kernel $(uname -r), $REPS repetitions, medians"
-echo
-row "measure" "without" "with tracer" "ratio" "target"
-row "----------------------------------------------" "------------" "------------" "--------" "----------"
-for w in "${workloads[@]}"; do
-	b=$(echo "${base[$w]}" | tr ' ' '\n' | grep . | median)
-	t=$(echo "${track[$w]}" | tr ' ' '\n' | grep . | median)
-	case $w in
-	storm) label="(a) exec storm, $STORM fork+exec+exit (s)"; target="<= 1.05" ;;
-	cpu) label="(b) CPU-bound, 3 s of spinning (s)"; target="<= 1.01" ;;
-	io) label="(c) I/O-bound, 1 GiB write+read (s)"; target="<= 1.01" ;;
-	esac
-	row "$label" "$(printf %.3f "$b")" "$(printf %.3f "$t")" "$(printf %.3f "$(ratio "$b" "$t")")" "$target"
-done
-set -- $recorded
-row "processes recorded / run (exec storm)" "$STORM" "${1:-0}" "$(printf %.3f "$(ratio "$STORM" "${1:-0}")")" "1.000"
-row "events dropped (storm job / whole run)" "" "${2:-?} / $drops" "" "0"
-row "tracerd CPU s per 1,000 processes" "" "$(printf %.4f "$(echo "($cpu1 - $cpu0) * 1000 / $STORM" | bc -l)")" "" ""
-row "tracerd peak RSS after $STORM processes (MiB)" "" "$(printf %.1f "$(echo "$hwm20 / 1024" | bc -l)")" "" "< 32"
-row "tracerd peak RSS after $total processes (MiB)" "" "$(printf %.1f "$(echo "$hwm200 / 1024" | bc -l)")" "" "< 32, flat"
-if [ -x "$TOP/bench/wrapper_startup.sh" ]; then
-	"$TOP/bench/wrapper_startup.sh" "$BUILD"
+	ratio() { echo "scale=4; $2 / $1" | bc -l; }
+	header
+	for w in "${workloads[@]}"; do
+		b=$(echo "${base[$w]}" | tr ' ' '\n' | grep . | median)
+		t=$(echo "${track[$w]}" | tr ' ' '\n' | grep . | median)
+		case $w in
+		storm) label="(a) exec storm, $STORM fork+exec+exit (s)"; target="<= 1.05" ;;
+		cpu) label="(b) CPU-bound, 3 s of spinning (s)"; target="<= 1.01" ;;
+		io) label="(c) I/O-bound, 1 GiB write+read (s)"; target="<= 1.01" ;;
+		esac
+		row "$label" "$(printf %.3f "$b")" "$(printf %.3f "$t")" "$(printf %.3f "$(ratio "$b" "$t")")" "$target"
+	done
+	set -- $recorded
+	row "processes recorded / run (exec storm)" "$STORM" "${1:-0}" "$(printf %.3f "$(ratio "$STORM" "${1:-0}")")" "1.000"
+	row "events dropped (storm job / whole run)" "" "${2:-?} / $drops" "" "0"
+	row "tracerd CPU s per 1,000 processes" "" "$(printf %.4f "$(echo "($cpu1 - $cpu0) * 1000 / $STORM" | bc -l)")" "" ""
+	row "tracerd peak RSS after $STORM processes (MiB)" "" "$(printf %.1f "$(echo "$hwm20 / 1024" | bc -l)")" "" "< 32"
+	row "tracerd peak RSS after $total processes (MiB)" "" "$(printf %.1f "$(echo "$hwm200 / 1024" | bc -l)")" "" "< 32, flat"
+}
+
+if has_part tracerd; then
+	tracerd_part
 fi
+if has_part wrapper; then
+	header
+	"$TOP/bench/wrapper_startup.sh" "$BUILD" || rc=1
+	"$TOP/bench/wrapper_metadata.sh" "$BUILD" || rc=1
+fi
+if has_part slurm; then
+	header
+	"$TOP/bench/slurm_latency.sh" "$BUILD" || rc=1
+fi
+exit $rc

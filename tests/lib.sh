@@ -1,6 +1,8 @@
 # lib.sh - shared shell functions of the integration suites: counting
-# checks, starting and stopping tracerd by pid, reading summaries.
-# Sourced; expects $BUILD (build dir) and $TMP (the suite's temp dir).
+# checks, waiting for a condition with a deadline, starting and stopping
+# tracerd by pid, reading summaries.
+# Sourced by bash scripts; start_tracerd and friends expect $BUILD (build
+# dir), $TOP (source tree) and $TMP (the suite's temp dir).
 
 PASSED=0
 FAILED=0
@@ -23,7 +25,50 @@ need_root() {
 	fi
 }
 
-# start_tracerd NAME [extra -o options...]: config in $TMP, pid in TRACERD_PID
+# ---- waiting for something, with a deadline ----
+
+# microseconds of CLOCK_REALTIME, without a fork
+now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$((10#$t))"; }
+
+# poll_until SECONDS COMMAND...: run COMMAND every 20 ms until it succeeds.
+# 0 as soon as it does, 1 when SECONDS (may be fractional) pass first.
+# Its output is discarded; the last one is kept in POLL_OUT.
+poll_until() {
+	local end
+	end=$(($(now_us) + $(awk -v s="$1" 'BEGIN { printf "%d", s * 1000000 }')))
+	shift
+	while :; do
+		POLL_OUT=$("$@" 2>&1) && return 0
+		[ "$(now_us)" -ge "$end" ] && return 1
+		sleep 0.02
+	done
+}
+
+# wait_until SECONDS DESCRIPTION COMMAND...: poll_until, and on timeout
+# a FAIL line saying what did not happen (with COMMAND's last output).
+wait_until() {
+	local secs=$1 desc=$2
+	shift 2
+	poll_until "$secs" "$@" && return 0
+	fail "timed out after $secs s waiting for $desc"
+	[ -n "$POLL_OUT" ] && echo "$POLL_OUT" | tail -n 5 | sed 's/^/    /'
+	return 1
+}
+
+# not COMMAND...: succeeds when COMMAND fails (for poll_until/wait_until)
+not() { ! "$@"; }
+
+# proc_gone PID: the process has exited (a zombie counts as gone)
+proc_gone() {
+	local st
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+	[ -z "$st" ] || [ "$st" = Z ] || [ "$st" = X ]
+}
+
+# ---- tracerd ----
+
+# start_tracerd NAME [extra -o options...]: config in $TMP, pid in
+# TRACERD_PID; returns once tracerd answers a status request.
 start_tracerd() {
 	name=$1; shift
 	TRACERD_SOCK=$TMP/$name.sock
@@ -33,23 +78,27 @@ start_tracerd() {
 		-o pin_dir=/sys/fs/bpf/tracer-test-$$ -o rules="$TOP/contrib/rules/tools.rules" \
 		"$@" >"$TRACERD_LOG" 2>&1 &
 	TRACERD_PID=$!
-	for _ in $(seq 1 100); do
-		[ -S "$TRACERD_SOCK" ] && return 0
-		kill -0 "$TRACERD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	echo "FAIL: tracerd did not start; its log:"; sed 's/^/    /' "$TRACERD_LOG"
+	# loading and attaching the BPF programs takes a moment; a daemon
+	# that died stops the wait at once
+	poll_until 30 tracerd_answers_or_died
+	if ! proc_gone "$TRACERD_PID" && tr_cli status >/dev/null 2>&1; then
+		return 0
+	fi
+	fail "tracerd did not start (no status reply within 30 s); its log:"
+	sed 's/^/    /' "$TRACERD_LOG"
+	stop_tracerd
 	return 1
 }
+tracerd_answers_or_died() { proc_gone "$TRACERD_PID" || tr_cli status >/dev/null 2>&1; }
 
+# stop_tracerd: SIGTERM, and a FAIL if it has not exited 10 s later
+# (then SIGKILL): a daemon that ignores SIGTERM is a defect.
 stop_tracerd() {
 	[ -n "${TRACERD_PID:-}" ] || return 0
 	kill -TERM "$TRACERD_PID" 2>/dev/null
-	for _ in $(seq 1 50); do
-		kill -0 "$TRACERD_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$TRACERD_PID" 2>/dev/null
+	if ! wait_until 10 "tracerd (pid $TRACERD_PID) to exit on SIGTERM" proc_gone "$TRACERD_PID"; then
+		kill -KILL "$TRACERD_PID" 2>/dev/null
+	fi
 	wait "$TRACERD_PID" 2>/dev/null
 	TRACERD_PID=
 }
@@ -61,4 +110,16 @@ tr_cli() { "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" "$@
 trun() {
 	jf=$1; shift
 	tr_cli run --job-file "$jf" "$@"
+}
+
+# summary_of_job JOBFILE: the summary of the job named in JOBFILE is in
+# tracerd's file (for wait_until)
+summary_of_job() {
+	local uid
+	uid=$(cat "$1" 2>/dev/null) && [ -n "$uid" ] && [ -f "$TRACERD_FILE" ] || return 1
+	python3 - "$TRACERD_FILE" "$uid" <<'PY'
+import json, sys
+sys.exit(0 if any(json.loads(l).get("job") == sys.argv[2]
+                  for l in open(sys.argv[1]) if l.strip()) else 1)
+PY
 }

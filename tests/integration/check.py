@@ -12,6 +12,8 @@ import sys
 def load(path, jobfile):
     with open(jobfile) as f:
         uid = f.read().strip()
+    if not uid:
+        sys.exit(f"{jobfile} names no job (tracer run did not register?)")
     found = None
     with open(path, "rb") as f:
         for raw in f:
@@ -102,6 +104,8 @@ def main():
         procs = [p for p in s["process_tree"] if p.get("outlived")]
         if not procs or s["processes"]["outlived"] < 1:
             sys.exit("no outliving process listed")
+        if args and int(args[0]) not in [p["pid"] for p in procs]:
+            sys.exit(f"pid {args[0]} not among the outliving: {[(p['pid'], p['tool']) for p in procs]}")
         print(f"outliving: {[(p['pid'], p['tool']) for p in procs]}")
     elif check == "cgroup":
         m = s["memory"]
@@ -115,6 +119,16 @@ def main():
             sys.exit(f"interpreter {t.get('interpreter')!r}, want {args[1]}")
         if len(args) > 2 and t["processes"] != int(args[2]):
             sys.exit(f"{t['processes']} processes, want {args[2]}")
+    elif check == "notool":
+        names = [t["tool"] for t in s["tools"]]
+        if args[0] in names:
+            sys.exit(f"tool {args[0]!r} in the summary: {names}")
+    elif check == "cmdline":
+        # a process of the tool whose recorded command line holds the text
+        lines = [p.get("cmdline") or "" for p in s["process_tree"] if p["tool"] == args[0]]
+        if not any(args[1] in c for c in lines):
+            sys.exit(f"no {args[0]} process with {args[1]!r} in its command line: {lines}")
+        print(f"{args[0]}: {lines}")
     elif check == "absent":
         raw = open(path, "rb").read()
         if args[0].encode() in raw:

@@ -11,7 +11,16 @@ TMP=$(mktemp -d /tmp/tracer-it.XXXXXX)
 CHECK="$TOP/tests/integration/check.py"
 CG_DIR=
 
+OWNED_PID=
 cleanup() {
+	# processes the tests left blocked on purpose, by pid
+	for f in "$TMP/outlive.pid"; do
+		[ -s "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
+	done
+	if [ -n "$OWNED_PID" ]; then
+		kill -KILL "$OWNED_PID" 2>/dev/null
+		wait "$OWNED_PID" 2>/dev/null
+	fi
 	stop_tracerd
 	[ -n "$CG_DIR" ] && rmdir "$CG_DIR" 2>/dev/null
 	rm -rf "$TMP"
@@ -21,6 +30,13 @@ need_root
 for h in tiny spin touchmem iorw daemonize spawner; do
 	[ -x "$H/$h" ] || { echo "FAIL: helper $H/$h missing (make all)"; exit 1; }
 done
+for b in tracerd tracer tracer-wrap; do
+	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
+done
+for c in python3 setpriv pgrep; do
+	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
+done
+id nobody >/dev/null 2>&1 || { echo "FAIL: no 'nobody' account for the ownership test"; exit 1; }
 start_tracerd it || exit 1
 chk() { check "$1" python3 "$CHECK" "$TRACERD_FILE" "${@:2}"; }
 
@@ -49,7 +65,10 @@ chk "exit code 3 of the tool and of the job" "$TMP/j.exit3" exit tiny 3 3
 SH=$(basename "$(readlink -f /bin/sh)")
 trun "$TMP/j.sig" -- /bin/sh -c 'kill -KILL $$'
 chk "death by SIGKILL" "$TMP/j.sig" exit "$SH" sig9 sig9
-trun "$TMP/j.term" -- /bin/sh -c "$H/spin 5000 & p=\$!; sleep 0.3; kill -TERM \$p; wait \$p; exit 0"
+# the job's shell signals spin once it has exec'd (its comm says so)
+trun "$TMP/j.term" -- /bin/bash -c ". '$TOP/tests/lib.sh'; '$H/spin' 5000 & p=\$!
+	poll_until 10 grep -qx spin /proc/\$p/comm || { kill -KILL \$p; exit 9; }
+	kill -TERM \$p; wait \$p; exit 0"
 chk "child killed by SIGTERM" "$TMP/j.term" exit spin sig15 0
 
 echo "== OOM kill in a memory-limited cgroup"
@@ -69,17 +88,27 @@ else
 fi
 
 echo "== double-forking daemonizer"
-trun "$TMP/j.daemon" -- /bin/sh -c "$H/daemonize 300; sleep 1"
+# the job waits for its daemon (re-parented to tracer run, a subreaper) to exit
+trun "$TMP/j.daemon" -- /bin/bash -c ". '$TOP/tests/lib.sh'; '$H/daemonize' 300
+	poll_until 10 not pgrep -P \$PPID -x daemonize"
 chk "daemonized grandchild attributed to the job" "$TMP/j.daemon" daemon daemonize
-trun "$TMP/j.outlive" -- "$H/daemonize" 3000
-chk "daemon still alive at the end listed as outliving" "$TMP/j.outlive" outlived
+# a daemon that cannot end by itself: blocked opening a FIFO nobody writes
+mkfifo "$TMP/outlive.fifo"
+trun "$TMP/j.outlive" -- /bin/sh -c "setsid /bin/sh -c 'echo \$\$ >$TMP/outlive.pid; exec cat $TMP/outlive.fifo' </dev/null >/dev/null 2>&1 &"
+if wait_until 10 "the outliving daemon to write its pid" test -s "$TMP/outlive.pid"; then
+	chk "daemon still alive at the end listed as outliving" "$TMP/j.outlive" outlived "$(cat "$TMP/outlive.pid")"
+	kill -TERM "$(cat "$TMP/outlive.pid")"
+	wait_until 10 "the outliving daemon to exit on SIGTERM" proc_gone "$(cat "$TMP/outlive.pid")"
+fi
 
 echo "== registrant killed: the job ends when its last process exits"
 "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run --job-file "$TMP/j.vanish" -- "$H/spin" 400 &
 rpid=$!
-sleep 0.2
+registered_and_running() { [ -s "$TMP/j.vanish" ] && pgrep -P "$rpid" -x spin >/dev/null; }
+wait_until 10 "tracer run to register and start spin" registered_and_running
 kill -KILL "$rpid"; wait "$rpid" 2>/dev/null
-sleep 2.5 # spin's 400 ms of CPU, then the 1 s grace
+# spin's 400 ms of CPU, then tracerd's 1 s grace; 20 s: does not hang
+wait_until 20 "the summary of the job whose registrant was killed" summary_of_job "$TMP/j.vanish"
 chk "job closed after its registrant was killed" "$TMP/j.vanish" tool spin "" 1
 
 echo "== a job with a cgroup of its own"
@@ -110,6 +139,9 @@ trun "$TMP/j.secret" -- "$H/tiny" 0 --password=hunter2 "$(printf 'bad\xff\xfeutf
 chk "summary file is valid UTF-8 JSON with hostile argv" "$TMP/j.secret" tool tiny
 chk "password redacted" "$TMP/j.secret" absent hunter2
 chk "URL credentials redacted" "$TMP/j.secret" absent s3cr3t
+# and the arguments are there, redacted: not absent for want of argv
+chk "the password argument recorded as --password=***" "$TMP/j.secret" cmdline tiny "--password=***"
+chk "the URL recorded with its credentials masked" "$TMP/j.secret" cmdline tiny "https://bob:***@example.org/x"
 
 echo "== bad registration messages"
 python3 - "$TRACERD_SOCK" >"$TMP/bad.out" 2>&1 <<'PY'
@@ -143,15 +175,58 @@ PY
 if [ $? -eq 0 ]; then pass "garbage, truncated, oversized messages get error replies"; else fail "bad messages"; sed 's/^/    /' "$TMP/bad.out"; fi
 trun "$TMP/j.after" -- "$H/tiny" 0
 chk "daemon still serving after bad messages" "$TMP/j.after" tool tiny
-check "tracer status reports the daemon" tr_cli status
-check "tracer jobs lists jobs" tr_cli jobs
-check "tracer show prints a job" tr_cli show "$(cat "$TMP/j.py")"
+status_names_daemon() { tr_cli status | grep -q "^tracerd .*, pid $TRACERD_PID, "; }
+check "tracer status reports this daemon (pid $TRACERD_PID)" status_names_daemon
+# every job of this suite so far, by its uid
+jobs_lists_ours() {
+	local out uid missing=
+	out=$(tr_cli jobs -n 100) || return 1
+	for f in "$TMP"/j.*; do
+		uid=$(cat "$f")
+		[ -n "$uid" ] || { echo "empty job file $f"; return 1; }
+		awk -v u="$uid" '$1 == u { f = 1 } END { exit !f }' <<<"$out" || missing="$missing $uid"
+	done
+	[ -z "$missing" ] || { echo "not listed:$missing"; echo "$out"; return 1; }
+}
+check "tracer jobs lists every job of this suite by its uid" jobs_lists_ours
+show_prints_py() {
+	local out
+	out=$(tr_cli show "$(cat "$TMP/j.py")") || return 1
+	awk -v u="$(cat "$TMP/j.py")" '$1 == "Job" && $2 == u { f = 1 } END { exit !f }' <<<"$out" &&
+		grep -q "^step\.py " <<<"$out" ||
+		{ echo "$out"; return 1; }
+}
+check "tracer show prints the job asked for, with its tools" show_prints_py
+no_archive() {
+	local out rc
+	out=$("$BUILD/tracer" -o socket="$TMP/nothing.sock" -o file="$TMP/none.ndjson" jobs 2>&1)
+	rc=$?
+	[ $rc = 0 ] && [ "$out" = "no finished job yet ($TMP/none.ndjson does not exist)" ] ||
+		{ echo "rc $rc: $out"; return 1; }
+	out=$("$BUILD/tracer" -o socket="$TMP/nothing.sock" -o file="$TMP/none.ndjson" jobs --json 2>&1)
+	[ "$out" = "[]" ] || { echo "--json: $out"; return 1; }
+	out=$("$BUILD/tracer" -o socket="$TMP/nothing.sock" -o file="$TMP/none.ndjson" show last 2>&1)
+	rc=$?
+	[ $rc = 1 ] && grep -q "no job last in $TMP/none.ndjson" <<<"$out" || { echo "show: rc $rc: $out"; return 1; }
+}
+check "without a summary file: tracer jobs says so, tracer show fails" no_archive
 
 echo "== another user cannot end, join or impersonate"
-trun "$TMP/j.owned" -- /bin/sleep 1.5 &
-opid=$!
-for _ in $(seq 1 50); do [ -s "$TMP/j.owned" ] && break; sleep 0.05; done
-cat >"$TMP/other.py" <<'PY'
+# The victim: a job of root with an AWS Batch identity, so that it has a
+# key another registration could join, held open until the checks are
+# done: its command blocks reading a FIFO the test writes to at the end
+# (the test holds a writer, so the command's open does not block).
+OWN_JOB=ownership-$$
+mkfifo "$TMP/owned.fifo"
+exec 7<>"$TMP/owned.fifo"
+env -u ECS_CONTAINER_METADATA_URI_V4 -u AWS_EC2_METADATA_SERVICE_ENDPOINT -u TRACER_OPTIONS \
+	-u TRACER_CONFIG AWS_BATCH_JOB_ID="$OWN_JOB" AWS_BATCH_JOB_ATTEMPT=1 \
+	"$BUILD/tracer-wrap" -v --socket "$TRACERD_SOCK" -- /bin/sh -c "read line <$TMP/owned.fifo" \
+	2>"$TMP/owned.err" 7>&- &
+OWNED_PID=$!
+if wait_until 10 "the victim job to register" grep -q "registered with tracerd as job " "$TMP/owned.err"; then
+	sed -n 's/.*registered with tracerd as job \([^ ]*\).*/\1/p' "$TMP/owned.err" >"$TMP/j.owned"
+	cat >"$TMP/other.py" <<'PY'
 import json, socket, sys
 def ask(req):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -165,20 +240,52 @@ def ask(req):
             break
         out += chunk
     return json.loads(out)
-job = sys.argv[2]
-r = ask({"op": "end", "v": 1, "job": job, "status": 2304}); print("end:", r); assert not r["ok"], r
-r = ask({"op": "task_exit", "v": 1, "job": job, "status": 35584}); print("task_exit:", r); assert not r["ok"], r
-r = ask({"op": "register", "v": 1, "identity": {"scheduler": "slurm", "job_id": "77", "step_id": "0"}})
-print("slurm register:", r); assert not r["ok"], r
+def refused(what, req, error):
+    r = ask(req)
+    print(f"{what}: {r}")
+    want = {"ok": False, "error": error}
+    if r != want:
+        sys.exit(f"{what}: got {r}, want {want}")
+uid, aws_job = sys.argv[2], sys.argv[3]
+key = f"aws-batch:{aws_job}#1"
+refused("end by uid", {"op": "end", "v": 1, "job": uid, "status": 2304},
+        f"no open job {uid} of yours")
+refused("end by key", {"op": "end", "v": 1, "job": key, "status": 2304},
+        f"no open job {key} of yours")
+refused("task_exit", {"op": "task_exit", "v": 1, "job": uid, "status": 35584},
+        f"no open job {uid} of yours")
+refused("join", {"op": "register", "v": 1,
+                 "identity": {"scheduler": "aws-batch", "job_id": aws_job, "attempt": 1}},
+        f"job {key} belongs to another user")
+refused("Slurm task", {"op": "register", "v": 1,
+                       "identity": {"scheduler": "slurm", "job_id": "77", "step_id": "0"}},
+        "only root (the SPANK plugin) registers Slurm tasks")
 PY
-chmod 755 "$TMP"; chmod 644 "$TMP/other.py" # nobody reaches the socket and the script
-if setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 "$TMP/other.py" "$TRACERD_SOCK" "$(cat "$TMP/j.owned")" >"$TMP/other.out" 2>&1; then
-	pass "a non-root user cannot end or report on root's job, nor register a Slurm task"
-else
-	fail "other user's requests"; sed 's/^/    /' "$TMP/other.out"
+	chmod 755 "$TMP"; chmod 644 "$TMP/other.py" # nobody reaches the socket and the script
+	if setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 "$TMP/other.py" \
+		"$TRACERD_SOCK" "$(cat "$TMP/j.owned")" "$OWN_JOB" >"$TMP/other.out" 2>&1; then
+		pass "a non-root user cannot end, report on or join root's job, nor register a Slurm task (exact refusals)"
+	else
+		fail "other user's requests"; sed 's/^/    /' "$TMP/other.out"
+	fi
+	# the job was still open through all of it: the refusals were not
+	# about a job that had already ended
+	still_open() { tr_cli status --json | python3 -c '
+import json, sys
+uid = sys.argv[1]
+sys.exit(0 if any(j["job"] == uid for j in json.load(sys.stdin)["jobs"]["open_jobs"]) else 1)' "$(cat "$TMP/j.owned")"; }
+	check "the victim job is still open after the other user's requests" still_open
 fi
-wait "$opid"
-chk "the job closed by its own registrant, exit 0" "$TMP/j.owned" exit sleep 0 0
+echo go >&7
+exec 7>&-
+wait "$OWNED_PID"
+rc=$?
+OWNED_PID=
+[ "$rc" = 0 ] && pass "the victim job's command ran to its end (exit 0)" || fail "victim job: exit $rc; $(cat "$TMP/owned.err")"
+if [ -s "$TMP/j.owned" ]; then
+	chk "the job closed by its own registrant, exit 0" "$TMP/j.owned" exit "$SH" 0 0
+	chk "nothing of the other user's joined the job" "$TMP/j.owned" notool python3
+fi
 
 echo "== tracerd absent: the command still runs with its status"
 "$BUILD/tracer" -o socket="$TMP/nothing.sock" run -- /bin/sh -c 'echo hello; exit 4' >"$TMP/absent.out" 2>&1
@@ -191,7 +298,8 @@ if grep -qiE "AddressSanitizer|runtime error" "$TRACERD_LOG"; then fail "sanitiz
 echo "== trace_all: processes outside any job go to the host job"
 start_tracerd all -o trace_all=true || exit 1
 "$H/tiny" 42
-sleep 0.5
+# no wait: on SIGTERM tracerd drains the ring buffer and, for a process
+# already gone, waits for its exit record before writing the host job
 stop_tracerd
 check "unregistered process recorded in the host job" python3 - "$TRACERD_FILE" <<'PY'
 import json, sys

@@ -1,9 +1,11 @@
 # cluster.sh - a real single-node Slurm cluster in a temporary directory:
 # munge with a key of its own, slurmctld and slurmd on loopback, the
-# plugin under test in plugstack.conf.  Sourced by run.sh; every daemon
-# started here is recorded in CLUSTER_PIDS and stopped by cluster_stop.
+# plugin under test in plugstack.conf.  Sourced by run.sh (and by
+# bench/slurm_latency.sh); every daemon started here is recorded in
+# CLUSTER_PIDS and stopped by cluster_stop.
 #
-# Needs: CLUSTER_DIR (empty temporary directory).  Sets SLURM_CONF.
+# Needs: CLUSTER_DIR (empty temporary directory), poll_until
+# (tests/lib.sh).  Sets SLURM_CONF.
 
 CLUSTER_PIDS=""
 CLUSTER_NAME=tracertest
@@ -62,6 +64,8 @@ cluster_spawn() {
 	CLUSTER_PIDS="$CLUSTER_PIDS $SPAWNED"
 }
 
+munge_up_or_died() { [ -S "$MUNGE_SOCKET" ] || ! alive_ours "$MUNGE_PID"; }
+
 cluster_start_munge() {
 	mdir=$CLUSTER_DIR/munge
 	mkdir -p "$mdir" && chmod 0755 "$mdir" || return 1
@@ -74,12 +78,9 @@ cluster_start_munge() {
 		--pid-file="$mdir/munged.pid" --seed-file="$mdir/munged.seed" \
 		--log-file="$mdir/munged.log"
 	MUNGE_PID=$SPAWNED
-	for _ in $(seq 50); do
-		[ -S "$MUNGE_SOCKET" ] && return 0
-		alive_ours "$MUNGE_PID" || break
-		sleep 0.1
-	done
-	cluster_log "munged did not start:"
+	poll_until 10 munge_up_or_died
+	[ -S "$MUNGE_SOCKET" ] && alive_ours "$MUNGE_PID" && return 0
+	cluster_log "munged did not start within 10 s:"
 	cat "$mdir/munged.out" "$mdir/munged.log" >&2 2>/dev/null
 	return 1
 }
@@ -137,15 +138,21 @@ EOF
 	CLUSTER_CPUS=$cpus
 }
 
+cluster_node_idle() {
+	state=$(sinfo -h -n "$CLUSTER_HOST" -o %T 2>/dev/null)
+	echo "state '$state'"
+	case $state in
+	idle*) return 0 ;;
+	esac
+	return 1
+}
+
+# No job left in the queue (running or pending).
+cluster_no_jobs() { [ -z "$(squeue -h -o %A 2>/dev/null)" ]; }
+
 cluster_wait_idle() {
-	for _ in $(seq 150); do
-		state=$(sinfo -h -n "$CLUSTER_HOST" -o %T 2>/dev/null)
-		case $state in
-		idle*) return 0 ;;
-		esac
-		sleep 0.2
-	done
-	cluster_log "node $CLUSTER_HOST not idle (state '$state')"
+	poll_until 30 cluster_node_idle && return 0
+	cluster_log "node $CLUSTER_HOST not idle within 30 s ($POLL_OUT)"
 	tail -n 20 "$CLUSTER_DIR/log/slurmctld.log" "$CLUSTER_DIR/log/slurmd.log" >&2
 	return 1
 }
@@ -166,19 +173,19 @@ cluster_start() {
 	cluster_wait_idle
 }
 
+cluster_all_gone() {
+	for t in $CLUSTER_STOPPING; do alive_ours "$t" && return 1; done
+	return 0
+}
+
 # Stop what we started, by pid, newest first; SIGKILL stragglers.
 cluster_stop() {
 	tags=""
 	for t in $CLUSTER_PIDS; do tags="$t $tags"; done
 	for t in $tags; do kill_ours TERM "$t"; done
-	alive=""
-	for _ in $(seq 50); do
-		alive=""
-		for t in $tags; do alive_ours "$t" && alive="$alive $t"; done
-		[ -z "$alive" ] && break
-		sleep 0.1
-	done
-	for t in $alive; do kill_ours KILL "$t"; done
+	CLUSTER_STOPPING=$tags
+	poll_until 10 cluster_all_gone
+	for t in $tags; do kill_ours KILL "$t"; done
 	for t in $tags; do wait "${t%%:*}" 2>/dev/null; done
 	CLUSTER_PIDS=""
 }

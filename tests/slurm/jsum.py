@@ -2,13 +2,17 @@
 """jsum.py - read tracerd's NDJSON job summaries for the Slurm tests.
 
   jsum.py FILE count  [KEY=VALUE...]        number of matching summaries
-  jsum.py FILE wait N SECS [KEY=VALUE...]   wait until N match; exit 1 if not
+  jsum.py FILE has N [KEY=VALUE...]         exit 0 when at least N match (for wait_until)
   jsum.py FILE get PATH [KEY=VALUE...]      a field of the one matching summary
   jsum.py FILE values PATH [KEY=VALUE...]   that field of every match, sorted, one line
   jsum.py FILE tools [KEY=VALUE...]         its tool names, sorted, one line
   jsum.py FILE tool NAME FIELD [KEY=VALUE...]  a field of one of its tools
+  jsum.py - open [KEY=VALUE...]             open jobs in `tracer status --json` (stdin)
 
-KEY=VALUE filters on identity fields (job_id=12 step_id=batch ...).
+KEY=VALUE filters on identity fields (job_id=12 step_id=batch ...); an
+empty VALUE is refused (a job id the test failed to learn would match
+nothing and make "no summary" checks pass).  A missing FILE is an error,
+except for `has` (no summary yet).
 PATH is dotted (identity.allocation.cpus, exit.code).  Strings print raw,
 other values as JSON ("null" when absent).  A tool NAME matches the tool
 name or the base name of its path.
@@ -16,10 +20,9 @@ name or the base name of its path.
 import json
 import os
 import sys
-import time
 
 
-def load(path):
+def load(path, missing_ok=False):
     out = []
     try:
         with open(path, encoding="utf-8") as f:
@@ -33,7 +36,9 @@ def load(path):
                     print(f"jsum: invalid JSON line in {path}: {e}", file=sys.stderr)
                     sys.exit(3)
     except FileNotFoundError:
-        pass
+        if not missing_ok:
+            print(f"jsum: no summary file {path}", file=sys.stderr)
+            sys.exit(3)
     return out
 
 
@@ -42,8 +47,8 @@ def matches(summary, filters):
     return all(str(ident.get(k, "")) == v for k, v in filters)
 
 
-def select(path, filters):
-    return [s for s in load(path) if matches(s, filters)]
+def select(path, filters, missing_ok=False):
+    return [s for s in load(path, missing_ok) if matches(s, filters)]
 
 
 def parse_filters(args):
@@ -53,6 +58,9 @@ def parse_filters(args):
             print(f"jsum: bad filter '{a}' (want KEY=VALUE)", file=sys.stderr)
             sys.exit(2)
         k, v = a.split("=", 1)
+        if not v:
+            print(f"jsum: empty value in filter '{a}'", file=sys.stderr)
+            sys.exit(2)
         filters.append((k, v))
     return filters
 
@@ -99,15 +107,21 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     path, cmd, rest = argv[1], argv[2], argv[3:]
-    if cmd == "count":
+    if cmd == "open":
+        filters = parse_filters(rest)
+        try:
+            jobs = json.load(sys.stdin)["jobs"]["open_jobs"]
+        except (ValueError, KeyError, TypeError) as e:
+            print(f"jsum: no open_jobs in tracer status --json: {e!r}", file=sys.stderr)
+            return 3
+        print(len([j for j in jobs if matches(j, filters)]))
+    elif cmd == "count":
         print(len(select(path, parse_filters(rest))))
-    elif cmd == "wait":
-        n, secs, filters = int(rest[0]), float(rest[1]), parse_filters(rest[2:])
-        deadline = time.monotonic() + secs
-        while len(select(path, filters)) < n:
-            if time.monotonic() > deadline:
-                return 1
-            time.sleep(0.05)
+    elif cmd == "has":
+        n, filters = int(rest[0]), parse_filters(rest[1:])
+        found = len(select(path, filters, missing_ok=True))
+        print(f"{found} of {n} summaries matching {filters}")
+        return 0 if found >= n else 1
     elif cmd == "get":
         show(dig(one(path, parse_filters(rest[1:])), rest[0]))
     elif cmd == "values":

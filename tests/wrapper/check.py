@@ -49,6 +49,9 @@ def main():
     if len(sys.argv) < 3:
         raise SystemExit(__doc__)
     what, path, args = sys.argv[1], sys.argv[2], sys.argv[3:]
+    if not args:
+        # nothing to check would always pass
+        raise SystemExit(f"check.py {what}: nothing to check\n{__doc__}")
     s = last_summary(path)
     errors = []
     if what in ("identity", "field"):

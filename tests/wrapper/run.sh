@@ -13,9 +13,13 @@ HERE=$TOP/tests/wrapper
 TMP=$(mktemp -d /tmp/tracer-wrap-test.XXXXXX)
 . "$TOP/tests/lib.sh"
 CHECK=$HERE/check.py
-BG_PIDS=()
+BG_PIDS=()   # started by the test, stopped by pid at the end
+KILL_PIDS=() # processes left blocked on purpose, killed by pid at the end
 
 cleanup() {
+	for p in "${KILL_PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+	done
 	for p in "${BG_PIDS[@]}"; do
 		kill -TERM "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
@@ -30,7 +34,7 @@ need_root
 for f in "$W" "$H/spin" "$H/spawner"; do
 	[ -x "$f" ] || { echo "FAIL: $f missing (make all)"; finish; exit 1; }
 done
-for c in python3 unshare ps strace; do
+for c in python3 unshare ps strace pgrep; do
 	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; finish; exit 1; }
 done
 # tools with names of their own, so that each is a tool of its own
@@ -60,10 +64,8 @@ wrapper_pid() {
 	if [ "$1" = ns ]; then ps -o pid= --ppid "$2" | tr -d ' ' | head -1; else echo "$2"; fi
 }
 
-wait_file() {
-	for _ in $(seq 1 100); do [ -s "$1" ] && return 0; sleep 0.05; done
-	return 1
-}
+# wait_file FILE WHAT: FILE has something in it within 10 s, or a FAIL
+wait_file() { wait_until 10 "$2 (file $1)" test -s "$1"; }
 
 for mode in ns sub; do
 	echo "== init behaviour ($mode: $([ $mode = ns ] && echo 'PID 1 of a new pid namespace' || echo 'child subreaper'))"
@@ -91,11 +93,11 @@ for mode in ns sub; do
 	fi
 	bg=$!
 	BG_PIDS+=("$bg")
-	if wait_file "$TMP/ready"; then
+	if wait_file "$TMP/ready" "$mode: the child to start"; then
 		wp=$(wrapper_pid $mode $bg)
 		kill -TERM "$wp"
-		for _ in $(seq 1 50); do kill -0 "$bg" 2>/dev/null || break; sleep 0.1; done
-		kill -KILL "$bg" 2>/dev/null
+		wait_until 10 "$mode: the wrapper to exit after SIGTERM" proc_gone "$bg" ||
+			kill -KILL "$bg" 2>/dev/null
 		wait "$bg"
 		rc=$?
 		if [ -s "$TMP/term" ] && [ "$rc" = 7 ]; then
@@ -104,20 +106,28 @@ for mode in ns sub; do
 			fail "$mode: SIGTERM: child saw '$(cat "$TMP/term" 2>/dev/null)', wrapper exit $rc"
 		fi
 	else
-		fail "$mode: the child did not start"
 		kill -KILL "$bg" 2>/dev/null
 	fi
 
-	# 100 orphaned grandchildren: re-parented to the wrapper, all reaped
+	# 100 orphaned grandchildren: re-parented to the wrapper, all reaped.
+	# Each is a cat of a FIFO the job holds open, so they live until the
+	# job lets go: counted once all are adopted, then released together.
 	out=$TMP/orphans.$mode
-	wrap $mode -- sh -c '
-		w=$PPID
-		for i in $(seq 100); do (sleep 0.5 &); done
-		sleep 0.2
-		echo adopted $(ps -o comm= --ppid $w | grep -c "^sleep")
-		sleep 1
-		echo zombies $(ps -o stat= --ppid $w | grep -c "^Z")
-		echo left $(ps -o comm= --ppid $w | grep -c "^sleep")' >"$out"
+	fifo=$TMP/orphans.$mode.fifo
+	mkfifo "$fifo"
+	wrap $mode -- bash -c '
+		. "$1"; fifo=$2; w=$PPID
+		count() { ps -o "$1"= --ppid $w | grep -c "$2"; }
+		all_adopted() { [ "$(count comm "^cat$")" = 100 ]; }
+		all_reaped() { [ "$(count comm "^cat$")" = 0 ] && [ "$(count stat "^Z")" = 0 ]; }
+		exec 3<>"$fifo"
+		for i in $(seq 100); do (cat "$fifo" >/dev/null 3>&- &); done
+		poll_until 20 all_adopted
+		echo adopted $(count comm "^cat$")
+		exec 3>&-
+		poll_until 20 all_reaped
+		echo zombies $(count stat "^Z")
+		echo left $(count comm "^cat$")' _ "$TOP/tests/lib.sh" "$fifo" >"$out"
 	rc=$?
 	if [ "$rc" = 0 ] && grep -qx "adopted 100" "$out" && grep -qx "zombies 0" "$out" &&
 		grep -qx "left 0" "$out"; then
@@ -151,19 +161,30 @@ if command -v script >/dev/null; then
 				|| fail "on a terminal: '$out'"
 		fi
 	done
-	# ^C on the terminal: the child gets one SIGINT, not a second one from us
+	# ^C on the terminal: the child gets one SIGINT, not a second one from
+	# us.  The child says when its handler is in place; ^C is typed then.
 	cat >"$TMP/intcount.py" <<'PY'
-import signal, time
+import signal, sys, time
+ready, done = sys.argv[1:3]
 n = [0]
 signal.signal(signal.SIGINT, lambda s, f: n.__setitem__(0, n[0] + 1))
-t = time.time()
-while time.time() - t < 1.5:
-    time.sleep(0.05)
-print("sigint", n[0])
+open(ready, "w").close()
+t = time.monotonic()
+while n[0] == 0 and time.monotonic() - t < 20:
+    time.sleep(0.02)
+# A second SIGINT would come from the wrapper forwarding the one it got
+# from the terminal, right after the first: this window is what "only
+# once" means, it is not a wait for something to happen.
+time.sleep(0.5)
+print("sigint", n[0], flush=True)
+open(done, "w").close()
 PY
 	for pg in "" --pgroup; do
-		out=$( (sleep 0.7; printf '\003'; sleep 1.5) | script -qec \
-			"$W --socket $NOSOCK -o file=$TMP/tty.ndjson $pg -- python3 $TMP/intcount.py" /dev/null |
+		rm -f "$TMP/int.ready" "$TMP/int.done"
+		# the typist keeps the terminal open until the child is done
+		out=$( (poll_until 20 test -e "$TMP/int.ready" && printf '\003'
+			poll_until 20 test -e "$TMP/int.done") | script -qec \
+			"$W --socket $NOSOCK -o file=$TMP/tty.ndjson $pg -- python3 $TMP/intcount.py $TMP/int.ready $TMP/int.done" /dev/null |
 			tr -d '\r' | grep -o 'sigint [0-9]*')
 		[ "$out" = "sigint 1" ] && pass "^C on the terminal reaches the child once${pg:+ ($pg)}" \
 			|| fail "^C on the terminal${pg:+ ($pg)}: '$out'"
@@ -171,25 +192,24 @@ PY
 else
 	fail "script (util-linux) is not installed: terminal checks cannot run"
 fi
-# --pgroup: a signal reaches the whole group, grandchildren included
+# --pgroup: a signal reaches the whole group, grandchildren included.
+# The grandchild cannot end by itself: it blocks opening a FIFO nobody writes.
 rm -f "$TMP/ready"
+mkfifo "$TMP/pg.fifo"
 "$W" --socket "$NOSOCK" -o file="$TMP/pg.ndjson" --pgroup -- sh -c \
-	"sleep 30 & echo \$! >$TMP/ready; wait" &
+	"cat $TMP/pg.fifo & echo \$! >$TMP/ready; wait" &
 bg=$!
 BG_PIDS+=("$bg")
-if wait_file "$TMP/ready"; then
+if wait_file "$TMP/ready" "--pgroup: the child to start its grandchild"; then
 	gc=$(cat "$TMP/ready")
+	KILL_PIDS+=("$gc")
 	kill -TERM "$bg"
-	for _ in $(seq 1 50); do kill -0 "$gc" 2>/dev/null || break; sleep 0.1; done
-	if kill -0 "$gc" 2>/dev/null; then
-		fail "--pgroup: SIGTERM did not reach the grandchild $gc"
-		kill -KILL "$gc"
-	else
+	if wait_until 10 "--pgroup: SIGTERM to reach the grandchild $gc" proc_gone "$gc"; then
 		pass "--pgroup: SIGTERM reaches the child's whole process group"
+	else
+		kill -KILL "$gc"
 	fi
 	wait "$bg"
-else
-	fail "--pgroup: the child did not start"
 fi
 
 echo "== options and failures"
@@ -198,9 +218,12 @@ rc=$?
 [ "$rc" = 127 ] && grep -q "could not run /nonexistent/command" "$TMP/err" \
 	&& pass "a missing command: exit 127 with a message" \
 	|| fail "a missing command: exit $rc, stderr: $(cat "$TMP/err")"
+rm -f "$TMP/init.ndjson" # earlier runs wrote there: this one must write its own
 wrap sub -- sh -c 'exit 0' && [ -s "$TMP/init.ndjson" ] \
 	&& pass "standalone writes a summary without any option" \
 	|| fail "no standalone summary in $TMP/init.ndjson"
+check "that summary is the standalone job's: source tracer-wrap, exit 0" \
+	python3 "$CHECK" field "$TMP/init.ndjson" tracer.source=tracer-wrap exit.code=0
 "$W" --bogus-option -- true 2>/dev/null
 [ $? = 2 ] && pass "a bad option is a usage error (2)" || fail "bad option not refused"
 out=$(cd "$TMP" && "$W" --socket "$NOSOCK" -o file="$TMP/x.ndjson" echo -n plain 2>&1)
@@ -213,7 +236,7 @@ meta() {
 	rm -f "$TMP/port.$1"
 	python3 "$HERE/metaserver.py" "$TMP/port.$1" "$TMP/meta.$1.log" "$1" 120 &
 	BG_PIDS+=("$!")
-	wait_file "$TMP/port.$1" || { fail "metadata server ($1) did not start"; return 1; }
+	wait_file "$TMP/port.$1" "the metadata server ($1) to listen" || return 1
 	PORT=$(cat "$TMP/port.$1")
 }
 aws_env() {
@@ -236,6 +259,8 @@ META_IDENTITY=(allocation.cpus=2 allocation.mem_bytes=4294967296 cluster=AWSBatc
 	labels.aws.region=us-east-1 labels.aws.lifecycle=spot)
 if meta normal; then
 	aws_env "$W" --socket "$NOSOCK" -o file="$TMP/meta.ndjson" -- true 2>"$TMP/meta.err"
+	rc=$?
+	[ "$rc" = 0 ] && pass "with good metadata the job runs (exit 0)" || fail "good metadata: exit $rc"
 	check "AWS Batch variables read into the identity" python3 "$CHECK" identity "$TMP/meta.ndjson" "${AWS_IDENTITY[@]}"
 	check "ECS container/task and IMDS identity and allocation read" python3 "$CHECK" identity "$TMP/meta.ndjson" "${META_IDENTITY[@]}"
 	[ ! -s "$TMP/meta.err" ] && pass "no warning with good metadata" || fail "warnings: $(cat "$TMP/meta.err")"
@@ -250,17 +275,21 @@ assert len(gets) == 2 and all(r["headers"].get("X-aws-ec2-metadata-token") for r
 fi
 if meta hang; then
 	for t in 300 1000; do
+		rm -f "$TMP/hang.ndjson"
 		s=$(date +%s%N)
 		aws_env "$W" --socket "$NOSOCK" -o file="$TMP/hang.ndjson" -o metadata_timeout_ms=$t -- true 2>"$TMP/hang.err"
 		rc=$?
 		ms=$((($(date +%s%N) - s) / 1000000))
-		if [ "$rc" = 0 ] && [ "$ms" -lt 1200 ] && [ "$(grep -c warning "$TMP/hang.err")" = 1 ]; then
-			pass "hanging endpoints (per-call timeout $t ms): job ran after $ms ms in all, one warning"
+		# Only "does not hang" here, with 10x the timeout for a loaded
+		# machine; what the hang costs is measured by make bench.
+		if [ "$rc" = 0 ] && [ "$ms" -lt $((10 * t)) ] && [ "$(grep -c warning "$TMP/hang.err")" = 1 ]; then
+			pass "hanging endpoints (per-call timeout $t ms): the job ran, one warning, no hang ($ms ms < $((10 * t)))"
 		else
-			fail "hanging endpoints (per-call $t ms): rc $rc after $ms ms; $(cat "$TMP/hang.err")"
+			fail "hanging endpoints (per-call $t ms): rc $rc after $ms ms (bound $((10 * t))); $(cat "$TMP/hang.err")"
 		fi
+		check "a hanging endpoint ($t ms) still leaves the environment's identity" \
+			python3 "$CHECK" identity "$TMP/hang.ndjson" "${AWS_IDENTITY[@]}"
 	done
-	check "a hanging endpoint still leaves the environment's identity" python3 "$CHECK" identity "$TMP/hang.ndjson" "${AWS_IDENTITY[@]}"
 fi
 if meta garbage; then
 	aws_env "$W" --socket "$NOSOCK" -o file="$TMP/garbage.ndjson" -- sh -c 'exit 4' 2>"$TMP/garbage.err"
@@ -273,10 +302,17 @@ if meta garbage; then
 		labels.container.id=null labels.aws.lifecycle=spot
 fi
 # off EC2 and with no endpoint set: no connection at all, none to IMDS
-strace -f -qq -e trace=connect -o "$TMP/strace.log" \
-	env AWS_BATCH_JOB_ID=x "$W" --socket "$NOSOCK" -o file="$TMP/off.ndjson" -- true
+# (LeakSanitizer cannot run under ptrace: off for the sanitizer build)
+strace -f -qq -e trace=connect,execve -o "$TMP/strace.log" \
+	env AWS_BATCH_JOB_ID=x ASAN_OPTIONS=detect_leaks=0 "$W" --socket "$NOSOCK" -o file="$TMP/off.ndjson" -- true
+rc=$?
 if [ -f /sys/class/dmi/id/sys_vendor ] && grep -q "Amazon EC2" /sys/class/dmi/id/sys_vendor; then
 	fail "this machine says it is EC2: the off-EC2 check cannot run here"
+elif [ "$rc" != 0 ] || ! grep -q 'execve("[^"]*/tracer-wrap"' "$TMP/strace.log" 2>/dev/null ||
+	! grep -q 'execve("[^"]*/true"' "$TMP/strace.log"; then
+	# the log must show the wrapper and its command traced: an empty log
+	# (strace not tracing) would prove nothing
+	fail "off EC2: strace rc $rc, the wrapper and its command not both in the trace: $(head -3 "$TMP/strace.log" 2>/dev/null)"
 elif grep -q "169.254" "$TMP/strace.log" || grep -q "AF_INET" "$TMP/strace.log"; then
 	fail "network traffic off EC2: $(grep connect "$TMP/strace.log" | head -3)"
 else
@@ -304,9 +340,11 @@ for mode in sub ns; do
 	check "$mode: summary source, exit status and process count" \
 		python3 "$CHECK" field "$S" tracer.source=tracer-wrap exit.code=0 processes.total=8 \
 		tracer.sample_interval_ms=1000
+	# The wrapper reports its own cost; its size is measured by make bench.
+	# Here only a bound for "does not spin": a busy loop would show ~100%.
 	cost=$(sed -n 's/.*the wrapper used .* (\([0-9.]*\)% of one core).*/\1/p' "$TMP/sa.err")
-	if [ -n "$cost" ] && python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 1.0 else 1)" "$cost"; then
-		pass "$mode: the wrapper's own CPU is $cost% of one core (< 1%)"
+	if [ -n "$cost" ] && python3 -c "import sys; sys.exit(0 if float(sys.argv[1]) < 25.0 else 1)" "$cost"; then
+		pass "$mode: the wrapper reports its own CPU ($cost% of one core) and does not spin (< 25%)"
 	else
 		fail "$mode: the wrapper's own CPU: '${cost:-unknown}'% of one core; $(grep cost "$TMP/sa.err")"
 	fi
@@ -351,7 +389,8 @@ elif start_tracerd wrap && meta normal; then
 	[ "$rc" = 6 ] && grep -q "registered with tracerd" "$TMP/daemon.err" \
 		&& pass "daemon mode: registered, exit code 6 back" \
 		|| fail "daemon mode: rc $rc; $(cat "$TMP/daemon.err")"
-	for _ in $(seq 1 50); do [ -s "$TRACERD_FILE" ] && break; sleep 0.1; done
+	wait_until 10 "tracerd's summary of the wrapped job" \
+		python3 "$CHECK" identity "$TRACERD_FILE" job_id=8c3e2f8a-1b2c-4d5e-9f00-aabbccddeeff:12
 	check "daemon mode: tracerd's summary carries the AWS identity" \
 		python3 "$CHECK" identity "$TRACERD_FILE" "${AWS_IDENTITY[@]}" "${META_IDENTITY[@]}"
 	check "daemon mode: every tool is in tracerd's summary" \
