@@ -28,10 +28,12 @@
 # Sources are found by folder: lib/*.c -> libtracer, bpf/*.bpf.c -> BPF
 # objects and skeletons, daemon/*.c -> tracerd, daemon/cli/*.c -> tracer,
 # wrapper/*.c -> tracer-wrap, spank/*.c -> spank_tracer.so,
-# tests/unit/test_*.c -> one CUnit binary each, linked with libtracer;
-# tests/unit/test_daemon_*.c also with the daemon's objects (all but
-# daemon/tracerd.o, which holds main) and tests/unit/test_wrapper_*.c with
-# the wrapper's (all but wrapper/main.o).
+# tests/unit/test_*.c -> one CUnit binary each (`make check`: no root),
+# linked with libtracer; tests/unit/test_wrapper_*.c also with the
+# wrapper's objects (all but wrapper/main.o).  tests/kernel/test_*.c ->
+# tests on the real kernel that need root (run by `make test`);
+# tests/kernel/test_daemon_*.c also with the daemon's objects (all but
+# daemon/tracerd.o, which holds main).
 #
 # Variables: CFLAGS (default -O2 -g), CPPFLAGS, LDFLAGS and LDLIBS are the
 # user's and are added to the flags the build needs, so `make CFLAGS=-O0`
@@ -99,13 +101,14 @@ SPANK_OBJS   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard spank/*.c))
 UNIT_SRCS    := $(wildcard tests/unit/test_*.c)
 UNIT_OBJS    := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
 UNIT_BINS    := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
-UNIT_DAEMON_BINS := $(filter $(BUILD)/tests/test_daemon_%,$(UNIT_BINS))
 UNIT_WRAP_BINS   := $(filter $(BUILD)/tests/test_wrapper_%,$(UNIT_BINS))
-UNIT_LIB_BINS    := $(filter-out $(UNIT_DAEMON_BINS) $(UNIT_WRAP_BINS),$(UNIT_BINS))
+UNIT_LIB_BINS    := $(filter-out $(UNIT_WRAP_BINS),$(UNIT_BINS))
 # tests on the real kernel that need root (not part of `make check`)
 KERNEL_SRCS  := $(wildcard tests/kernel/test_*.c)
 KERNEL_OBJS  := $(KERNEL_SRCS:%.c=$(BUILD)/%.o)
 KERNEL_BINS  := $(KERNEL_SRCS:%.c=$(BUILD)/%)
+KERNEL_DAEMON_BINS := $(filter $(BUILD)/tests/kernel/test_daemon_%,$(KERNEL_BINS))
+KERNEL_LIB_BINS    := $(filter-out $(KERNEL_DAEMON_BINS),$(KERNEL_BINS))
 HELPER_BINS  := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
 BPF_TEST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/bpf/*.c))
 BPF_TEST_BIN := $(BUILD)/tests/bpf/test_bpf
@@ -154,10 +157,10 @@ $(BUILD)/%.o: %.c
 
 # Objects that may include a generated skeleton wait for it on a clean
 # build; once built, their .d files name the skeleton as a real dependency.
-$(TRACERD_OBJS) $(BPF_TEST_OBJS) $(filter $(BUILD)/tests/unit/test_daemon_%,$(UNIT_OBJS)): | $(BPF_SKELS)
+$(TRACERD_OBJS) $(BPF_TEST_OBJS) $(filter $(BUILD)/tests/kernel/test_daemon_%,$(KERNEL_OBJS)): | $(BPF_SKELS)
 
 # Tests see the headers of the code they test.
-$(BUILD)/tests/bpf/%.o $(BUILD)/tests/unit/test_daemon_%.o: private EXTRA_INC := -Idaemon
+$(BUILD)/tests/bpf/%.o $(BUILD)/tests/kernel/test_daemon_%.o: private EXTRA_INC := -Idaemon
 $(BUILD)/tests/unit/test_wrapper_%.o: private EXTRA_INC := -Iwrapper
 
 # (after make clean in the same run)
@@ -198,13 +201,13 @@ $(BUILD)/wrapper/wrapper.a: $(filter-out $(BUILD)/wrapper/main.o,$(WRAP_OBJS)) $
 $(UNIT_LIB_BINS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libtracer.a
 	$(LINK) -o $@ $^ -lcunit $(LIBS) $(LDLIBS)
 
-$(UNIT_DAEMON_BINS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/daemon/daemon.a $(BUILD)/libtracer.a
+$(KERNEL_DAEMON_BINS): $(BUILD)/tests/kernel/%: $(BUILD)/tests/kernel/%.o $(BUILD)/daemon/daemon.a $(BUILD)/libtracer.a
 	$(LINK) -o $@ $^ -lcunit $(BPF_LIBS) $(LIBS) $(LDLIBS)
 
 $(UNIT_WRAP_BINS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/wrapper/wrapper.a $(BUILD)/libtracer.a
 	$(LINK) -o $@ $^ -lcunit $(LIBS) $(LDLIBS)
 
-$(KERNEL_BINS): $(BUILD)/tests/kernel/%: $(BUILD)/tests/kernel/%.o $(BUILD)/libtracer.a
+$(KERNEL_LIB_BINS): $(BUILD)/tests/kernel/%: $(BUILD)/tests/kernel/%.o $(BUILD)/libtracer.a
 	$(LINK) -o $@ $^ -lcunit $(LIBS) $(LDLIBS)
 
 # Test workloads: static, unsanitized, so their counted bytes and CPU are
@@ -231,7 +234,7 @@ test: deps
 	$(MAKE) asan
 	./tests/run-all.sh
 
-check: $(UNIT_BINS)
+check: $(UNIT_BINS) $(HELPER_BINS)
 	./tests/run-unit.sh $(BUILD)
 
 unit: check

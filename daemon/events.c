@@ -79,6 +79,9 @@ static void on_exec(struct jobs *js, struct open_job *oj, const struct tracer_ex
 	if (!p)
 		return;
 	memcpy(p->comm, comm, sizeof(p->comm) - 1);
+	/* a registrant stays the job's parent and never execs: one that does
+	 * is the job's work from now on, whatever it said (counted, a tool) */
+	job_proc_clear_registrant(oj->job, p);
 	job_proc_exec(oj->job, p, path, e->argv, argv_len, js->rules,
 		      !!(e->flags & TRACER_F_ARGV_TRUNCATED));
 	if (e->flags & TRACER_F_PATH_TRUNCATED)

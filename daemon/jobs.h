@@ -1,7 +1,7 @@
 /*
  * jobs.h - tracerd's table of open jobs: registration, the end of a job
  * (said by its registrant, or when all its processes are gone), and the
- * writing of its summary.  events.c feeds it kernel events, sampler.c
+ * writing of its summary.  events.c feeds it kernel events, livestats.c
  * the periodic /proc readings.
  */
 #ifndef TRACERD_JOBS_H
@@ -88,8 +88,6 @@ void jobs_close_all(struct jobs *js, const char *why);
 
 /* CLOCK_MONOTONIC ns (kernel timestamps) to CLOCK_REALTIME ns */
 uint64_t jobs_real_ns(const struct jobs *js, uint64_t mono_ns);
-uint64_t mono_now_ns(void);
-uint64_t real_now_ns(void);
 
 cJSON *jobs_status_json(const struct jobs *js);
 

@@ -57,6 +57,8 @@ void livestats_sample_rss(struct job *j, const struct host_info *host)
 
 	JOB_FOREACH_LIVE(j, p) {
 		struct procfs_stat st;
+		if (p->flags & PROC_F_REGISTRANT)
+			continue; /* its memory is not the job's */
 		if (procfs_read_stat(p->pid, &st) != 0)
 			continue; /* exited since: its exit record has its peak */
 		p->rss_bytes = st.rss_pages * (uint64_t)host->page_size;

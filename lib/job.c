@@ -115,9 +115,12 @@ struct job_proc *job_proc_add(struct job *j, pid_t pid, pid_t ppid,
 	p->exit_status = -1;
 	if (comm)
 		snprintf(p->comm, sizeof(p->comm), "%s", comm);
-	/* A process that never execs runs its parent's program. */
+	/* A process that never execs runs its parent's program; the
+	 * registrant's child is the job's command, until its exec fails. */
 	struct job_proc *parent = job_proc_find(j, ppid);
-	if (parent) {
+	if (parent && (parent->flags & PROC_F_REGISTRANT)) {
+		p->tool = strdup(JOB_NOT_STARTED);
+	} else if (parent) {
 		p->exe = dup_or_null(parent->exe);
 		p->tool = dup_or_null(parent->tool);
 		p->interpreter = dup_or_null(parent->interpreter);
@@ -358,10 +361,21 @@ void job_proc_set_registrant(struct job *j, struct job_proc *p)
 	j->procs_total--;
 }
 
+void job_proc_clear_registrant(struct job *j, struct job_proc *p)
+{
+	if (!(p->flags & PROC_F_REGISTRANT))
+		return;
+	p->flags &= ~PROC_F_REGISTRANT;
+	j->procs_total++;
+}
+
 void job_proc_forget(struct job *j, struct job_proc *p)
 {
 	live_unlink(j, p);
-	j->procs_total--;
+	/* the registrant was never counted */
+	if (!(p->flags & PROC_F_REGISTRANT))
+		j->procs_total--;
+	j->procs_moved_out++;
 	proc_free(p);
 }
 
@@ -369,7 +383,10 @@ static void fold_proc(struct job *j, struct job_proc *p)
 {
 	live_unlink(j, p);
 	if (p->flags & PROC_F_REGISTRANT) {
-		keep_or_free(j, p); /* in the tree, and nowhere else */
+		/* in the tree and in its own totals, never the job's */
+		j->registrant = p->totals;
+		j->registrant_pid = p->pid;
+		keep_or_free(j, p);
 		return;
 	}
 	tool_fold(j, p);

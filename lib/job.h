@@ -23,6 +23,8 @@
 #define JOB_MAX_EXIT_CODES 32 /* distinct exit statuses kept per tool */
 #define JOB_MAX_TOOLS 512     /* beyond: folded into JOB_OTHER_TOOLS */
 #define JOB_OTHER_TOOLS "(other tools)"
+/* the registrant's child whose exec failed: the command never started */
+#define JOB_NOT_STARTED "(command not started)"
 
 /* Exact totals of one process (same meaning as the kernel's). */
 struct proc_totals {
@@ -101,7 +103,12 @@ struct job {
 	struct proc_totals totals;  /* sum over finished processes; maxrss = max */
 	uint64_t procs_total;       /* every process seen, but the registrant */
 	uint64_t procs_exited;
+	uint64_t procs_moved_out;   /* re-registered into another job */
 	uint64_t oom_kills;
+
+	/* the registrant's own totals, apart from the job's (pid 0: none) */
+	pid_t registrant_pid;
+	struct proc_totals registrant;
 
 	/* the heaviest finished processes (by cpu_ns), a min-heap */
 	struct job_proc **kept;
@@ -155,7 +162,11 @@ void job_close(struct job *j, uint64_t end_ns);
  */
 void job_proc_set_registrant(struct job *j, struct job_proc *p);
 
-/* The process moved to another job (re-registered): drop it uncounted. */
+/* It exec'd: no longer the registrant but the job's work, counted. */
+void job_proc_clear_registrant(struct job *j, struct job_proc *p);
+
+/* The process moved to another job (re-registered): drop it uncounted
+ * (but count the move: processes.moved_out). */
 void job_proc_forget(struct job *j, struct job_proc *p);
 
 /* Iterate live processes. */

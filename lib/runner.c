@@ -69,6 +69,7 @@ static void blocked_set(sigset_t *set)
 
 int runner_block_signals(struct runner *r, const struct runner_opts *opts)
 {
+	struct sigaction dfl = {.sa_handler = SIG_DFL};
 	sigset_t set;
 
 	if (r->blocked)
@@ -78,8 +79,41 @@ int runner_block_signals(struct runner *r, const struct runner_opts *opts)
 		report(opts, "sigprocmask: %s", strerror(errno));
 		return -1;
 	}
+	/* SIG_IGN (or SA_NOCLDWAIT) is inherited across exec, and would let
+	 * the kernel reap our child: wait4 would never see it */
+	sigemptyset(&dfl.sa_mask);
+	if (sigaction(SIGCHLD, &dfl, &r->saved_chld) < 0)
+		report(opts, "sigaction(SIGCHLD): %s", strerror(errno));
 	r->blocked = true;
 	return 0;
+}
+
+/* A signal we caused ourselves (SIGPIPE of a write to a closed stderr,
+ * our own raise()): not the job's to receive. */
+static bool self_sent(const siginfo_t *info)
+{
+	return (info->si_code == SI_USER || info->si_code == SI_TKILL) &&
+	       info->si_pid == getpid();
+}
+
+/*
+ * Take the signals already pending, before the child exists: a ^C typed
+ * then was not seen by the child, so it must be passed on whatever its
+ * origin.  SIGCHLD is left alone (reaping reads it anyway).
+ */
+static void take_early_signals(struct runner *r)
+{
+	struct timespec zero = {0, 0};
+	siginfo_t info;
+	sigset_t set;
+	int sig;
+
+	runner_forwarded_signals(&set);
+	r->nearly = 0;
+	while (r->nearly < RUNNER_EARLY_MAX &&
+	       (sig = sigtimedwait(&set, &info, &zero)) > 0)
+		if (!self_sent(&info))
+			r->early[r->nearly++] = sig;
 }
 
 /* Tell the parent about a problem; async-signal-safe. */
@@ -112,6 +146,7 @@ static void child_setup(const struct runner *r, int fd,
 	}
 	sigaction(SIGTTIN, ttin, NULL);
 	sigaction(SIGTTOU, ttou, NULL);
+	sigaction(SIGCHLD, &r->saved_chld, NULL);
 	sigprocmask(SIG_SETMASK, &r->saved_mask, NULL);
 }
 
@@ -178,7 +213,11 @@ static void exec_failed(struct runner *r, const char *cmd, int err)
 	while (waitpid(r->child, &status, 0) < 0 && errno == EINTR)
 		;
 	r->child = -1;
-	if (err == ENOENT || (err == EACCES && !in_path(cmd))) {
+	if (err == ENOENT && strchr(cmd, '/')) {
+		/* a path: the file, or its #! interpreter, is missing */
+		r->exit_code = RUNNER_EXIT_NOTFOUND;
+		report(&r->opts, "%s: No such file or directory", cmd);
+	} else if (err == ENOENT || (err == EACCES && !in_path(cmd))) {
 		r->exit_code = RUNNER_EXIT_NOTFOUND;
 		report(&r->opts, "%s: command not found", cmd);
 	} else {
@@ -187,6 +226,8 @@ static void exec_failed(struct runner *r, const char *cmd, int err)
 	}
 	r->child_status = r->exit_code << 8;
 }
+
+static void forward_signal(const struct runner *r, int sig);
 
 int runner_start(struct runner *r, char *const argv[],
 		 const struct runner_opts *opts)
@@ -224,6 +265,8 @@ int runner_start(struct runner *r, char *const argv[],
 		report(opts, "pipe2: %s", strerror(errno));
 		goto cleanup;
 	}
+	take_early_signals(r);
+	r->reaped = false;
 	r->child = fork();
 	if (r->child < 0) {
 		report(opts, "fork: %s", strerror(errno));
@@ -252,6 +295,7 @@ int runner_start(struct runner *r, char *const argv[],
 		goto cleanup;
 	}
 	r->exit_code = 0;
+	r->child_status = -1;
 	ret = 0;
 
 cleanup:
@@ -266,34 +310,83 @@ cleanup:
 	return ret;
 }
 
+/*
+ * Stop ourselves as ^Z would (SIGTSTP's default action, so the kernel's
+ * rule for orphaned process groups holds), and carry on once continued.
+ */
+static void stop_self(void)
+{
+	struct sigaction dfl = {.sa_handler = SIG_DFL}, old;
+	sigset_t tstp;
+
+	sigemptyset(&dfl.sa_mask);
+	sigemptyset(&tstp);
+	sigaddset(&tstp, SIGTSTP);
+	if (sigaction(SIGTSTP, &dfl, &old) < 0)
+		return;
+	raise(SIGTSTP);                          /* pending: it is blocked */
+	sigprocmask(SIG_UNBLOCK, &tstp, NULL);   /* stopped here until SIGCONT */
+	sigprocmask(SIG_BLOCK, &tstp, NULL);
+	sigaction(SIGTSTP, &old, NULL);
+}
+
+/*
+ * With --pgroup the child's group holds the terminal: when ^Z stops it,
+ * the shell must get the terminal back and see the job stopped, so take
+ * the terminal, stop, and on SIGCONT hand both back to the child.
+ */
+static void on_child_stopped(const struct runner *r)
+{
+	bool tty = isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == r->child;
+
+	if (tty && tcsetpgrp(STDIN_FILENO, getpgrp()) < 0)
+		report(&r->opts, "tcsetpgrp: %s", strerror(errno));
+	stop_self();
+	if (tty && tcsetpgrp(STDIN_FILENO, r->child) < 0)
+		report(&r->opts, "tcsetpgrp: %s", strerror(errno));
+	if (kill(-r->child, SIGCONT) < 0 && errno != ESRCH)
+		report(&r->opts, "continuing %d: %s", (int)r->child, strerror(errno));
+}
+
 /* Reap every zombie there is now; true once the child itself is reaped. */
 static bool reap_zombies(struct runner *r)
 {
-	bool child_done = false;
 	struct rusage ru;
 	int status;
 	pid_t pid;
 
 	for (;;) {
 		memset(&ru, 0, sizeof(ru));
-		pid = wait4(-1, &status, WNOHANG, &ru);
+		pid = wait4(-1, &status, WNOHANG | WUNTRACED, &ru);
 		if (pid == 0)
 			break;
 		if (pid < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno != ECHILD)
+			if (errno != ECHILD) {
 				report(&r->opts, "wait4: %s", strerror(errno));
+			} else if (!r->reaped) {
+				/* someone else reaped it: never wait forever */
+				report(&r->opts, "the command was reaped elsewhere: "
+				       "its exit status is unknown");
+				r->child_status = -1;
+				r->reaped = true;
+			}
 			break;
+		}
+		if (WIFSTOPPED(status)) {
+			if (pid == r->child && r->opts.signal_pgroup)
+				on_child_stopped(r);
+			continue;
 		}
 		if (pid == r->child) {
 			r->child_status = status;
-			child_done = true;
+			r->reaped = true;
 		}
 		if (r->opts.on_reap)
 			r->opts.on_reap(r->opts.arg, pid, status, &ru);
 	}
-	return child_done;
+	return r->reaped;
 }
 
 static void forward_signal(const struct runner *r, int sig)
@@ -306,17 +399,18 @@ static void forward_signal(const struct runner *r, int sig)
 }
 
 /*
- * ^C, ^\, ^Z and a window resize go from the terminal to its whole
- * foreground group: a child in our group already has them, and a second
- * copy from us would interrupt its handler.  Signals sent with kill()
- * (SI_USER) are always passed on.
+ * ^C, ^\, ^Z, a window resize and a hang-up go from the terminal to its
+ * whole foreground group: a child in our group already has them, and a
+ * second copy from us would interrupt its handler.  Signals sent with
+ * kill() (SI_USER) are always passed on.
  */
 static bool from_our_tty(const struct runner *r, const siginfo_t *info)
 {
 	if (r->opts.signal_pgroup || info->si_code != SI_KERNEL)
 		return false;
 	if (info->si_signo != SIGINT && info->si_signo != SIGQUIT &&
-	    info->si_signo != SIGWINCH && info->si_signo != SIGTSTP)
+	    info->si_signo != SIGWINCH && info->si_signo != SIGTSTP &&
+	    info->si_signo != SIGHUP)
 		return false;
 	return getpgid(r->child) == getpgrp();
 }
@@ -334,7 +428,7 @@ static void reclaim_terminal(const struct runner *r)
 /* One signal taken from the queue: pass it on, or act on it ourselves. */
 static void on_signal(const struct runner *r, const siginfo_t *info)
 {
-	if (info->si_signo == SIGCHLD)
+	if (info->si_signo == SIGCHLD || self_sent(info))
 		return;
 	if (!from_our_tty(r, info)) {
 		forward_signal(r, info->si_signo);
@@ -343,7 +437,7 @@ static void on_signal(const struct runner *r, const siginfo_t *info)
 	/* ^Z stopped the child with us: stop too, so the shell sees the job
 	 * stopped; its SIGCONT wakes the whole group again */
 	if (info->si_signo == SIGTSTP)
-		raise(SIGSTOP);
+		stop_self();
 }
 
 int runner_wait(struct runner *r)
@@ -360,6 +454,10 @@ int runner_wait(struct runner *r)
 	blocked_set(&set);
 	if (r->opts.tick_ms > 0)
 		next_tick = clock_mono_ms() + (uint64_t)r->opts.tick_ms;
+	/* what came before the child existed, whatever its origin */
+	for (int i = 0; i < r->nearly; i++)
+		forward_signal(r, r->early[i]);
+	r->nearly = 0;
 
 	/* a SIGCHLD may have come before we started waiting */
 	done = reap_zombies(r);

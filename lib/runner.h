@@ -34,13 +34,19 @@ struct runner_opts {
 	void *arg;
 };
 
+#define RUNNER_EARLY_MAX 64 /* signals kept from before the child existed */
+
 struct runner {
 	struct runner_opts opts;
 	pid_t child;
 	int child_status;   /* wait status once the child exited, or -1 */
 	int exit_code;      /* runner_start failed: RUNNER_EXIT_* */
 	bool blocked;       /* runner_block_signals() done */
+	bool reaped;        /* the child's status is in */
 	sigset_t saved_mask;
+	struct sigaction saved_chld; /* SIGCHLD as we found it (for the child) */
+	int early[RUNNER_EARLY_MAX]; /* pending before the child existed */
+	int nearly;
 };
 
 /*
@@ -53,8 +59,10 @@ void runner_forwarded_signals(sigset_t *set);
 /*
  * Block the forwarded signals and SIGCHLD from now on: one that comes
  * before the child exists stays pending and reaches the child once it
- * runs.  Call it first thing in main(); runner_start() does it if not
- * done.  0, or -1 (reported).
+ * runs.  SIGCHLD gets its default action (an inherited SIG_IGN would
+ * have the kernel reap the child before we could).  Call it as early as
+ * possible in main(); runner_start() does it if not done.  0, or -1
+ * (reported).
  */
 int runner_block_signals(struct runner *r, const struct runner_opts *opts);
 

@@ -302,6 +302,14 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 		json_add_u64(o, "oom_killed", j->oom_kills);
 		json_add_u64(o, "kept", j->nkept);
 		json_add_u64(o, "not_kept", j->procs_not_kept);
+		json_add_u64(o, "moved_out", j->procs_moved_out);
+	}
+	if (j->registrant_pid) {
+		o = totals_json(&j->registrant);
+		if (o) {
+			cJSON_AddNumberToObject(o, "pid", j->registrant_pid);
+			cJSON_AddItemToObject(root, "registrant", o);
+		}
 	}
 	json_add_u64(root, "oom_kills", j->oom_kills);
 	cJSON_AddItemToObject(root, "tools", tools_json(j));

@@ -27,7 +27,8 @@ suite() {
 
 suite "unit tests" ./tests/run-unit.sh build
 suite "unit tests (ASan+UBSan)" ./tests/run-unit.sh build-asan
-suite "kernel tests (root)" ./build/tests/kernel/test_cgroup_live
+suite "kernel tests (root)" ./tests/run-unit.sh build tests/kernel
+suite "kernel tests (root, ASan+UBSan)" ./tests/run-unit.sh build-asan tests/kernel
 suite "BPF programs" ./build/tests/bpf/test_bpf
 suite "BPF programs (ASan+UBSan loader)" ./build-asan/tests/bpf/test_bpf
 suite "tracerd integration" ./tests/integration/run.sh build

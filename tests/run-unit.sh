@@ -1,10 +1,13 @@
 #!/bin/sh
-# run-unit.sh BUILD - run every CUnit binary of BUILD/tests (make check);
-# fails if any fails.  Each one's output is kept in BUILD/tests/NAME.log.
+# run-unit.sh BUILD [SUBDIR] - run every CUnit binary BUILD/SUBDIR/test_*
+# (SUBDIR: tests, the unit tests of `make check`; tests/kernel, the root
+# tests of `make test`); fails if any fails.  Each one's output is kept in
+# BUILD/SUBDIR/NAME.log.
 BUILD=${1:-build}
+DIR=$BUILD/${2:-tests}
 rc=0
 n=0
-for t in "$BUILD"/tests/test_*; do
+for t in "$DIR"/test_*; do
 	[ -f "$t" ] && [ -x "$t" ] || continue
 	n=$((n + 1))
 	if "$t" >"$t.log" 2>&1; then
@@ -13,5 +16,5 @@ for t in "$BUILD"/tests/test_*; do
 		echo "FAIL: $(basename "$t")"; sed 's/^/    /' "$t.log"; rc=1
 	fi
 done
-if [ "$n" -eq 0 ]; then echo "FAIL: no unit test binaries in $BUILD/tests"; exit 1; fi
+if [ "$n" -eq 0 ]; then echo "FAIL: no test binaries in $DIR"; exit 1; fi
 exit $rc

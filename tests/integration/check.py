@@ -129,6 +129,19 @@ def main():
         if not any(args[1] in c for c in lines):
             sys.exit(f"no {args[0]} process with {args[1]!r} in its command line: {lines}")
         print(f"{args[0]}: {lines}")
+    elif check == "registrant":
+        # the registrant (tracer run) is in the tree, marked, and no tool;
+        # its exit status and the job's CPU are not its own
+        names = [t["tool"] for t in s["tools"]]
+        marked = [p for p in s["process_tree"] if p.get("registrant")]
+        if args[0] in names:
+            sys.exit(f"registrant {args[0]!r} listed as a tool: {names}")
+        if len(marked) != 1 or marked[0]["tool"] != args[0]:
+            sys.exit(f"want one registrant {args[0]!r}, got {[(p['tool'], p['pid']) for p in marked]}")
+        work = sum(t["cpu_s"] for t in s["tools"])
+        if abs(s["totals"]["cpu_s"] - work) > 1e-6:
+            sys.exit(f"totals.cpu_s {s['totals']['cpu_s']} != sum over tools {work}")
+        print(f"registrant {args[0]} pid {marked[0]['pid']}; tools {names}")
     elif check == "absent":
         raw = open(path, "rb").read()
         if args[0].encode() in raw:

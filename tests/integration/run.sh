@@ -287,6 +287,22 @@ if [ -s "$TMP/j.owned" ]; then
 	chk "nothing of the other user's joined the job" "$TMP/j.owned" notool python3
 fi
 
+echo "== the registrant and commands that cannot run"
+chk "tracer run is the job's registrant, not one of its tools" "$TMP/j.exit3" registrant tracer
+printf 'not a program\n' >"$TMP/not-exec"; chmod 644 "$TMP/not-exec"
+trun "$TMP/j.noexec" -- "$TMP/not-exec" 2>"$TMP/noexec.err"
+rc=$?
+if [ $rc -eq 126 ] && grep -q "tracer run: $TMP/not-exec: cannot execute: Permission denied" "$TMP/noexec.err"; then
+	pass "a command that cannot be executed: 126 and the reason"
+else fail "not executable: rc=$rc"; sed 's/^/    /' "$TMP/noexec.err"; fi
+trun "$TMP/j.nocmd" -- no-such-command-here 2>"$TMP/nocmd.err"
+rc=$?
+if [ $rc -eq 127 ] && grep -q "tracer run: no-such-command-here: command not found" "$TMP/nocmd.err"; then
+	pass "a command not found: 127, as the shell says"
+else fail "not found: rc=$rc"; sed 's/^/    /' "$TMP/nocmd.err"; fi
+wait_until 10 "the summary of the job whose command was not found" summary_of_job "$TMP/j.nocmd"
+chk "the job of a command not found ends with exit code 127" "$TMP/j.nocmd" exit tracer 127 127
+
 echo "== tracerd absent: the command still runs with its status"
 "$BUILD/tracer" -o socket="$TMP/nothing.sock" run -- /bin/sh -c 'echo hello; exit 4' >"$TMP/absent.out" 2>&1
 rc=$?
@@ -305,7 +321,9 @@ check "unregistered process recorded in the host job" python3 - "$TRACERD_FILE" 
 import json, sys
 hosts = [s for s in map(json.loads, open(sys.argv[1])) if s["identity"].get("scheduler") == "host"]
 assert hosts, "no host job summary"
+# other processes of the suite may have run a tiny too: one must be ours
 tiny = [t for h in hosts for t in h["tools"] if t["tool"] == "tiny"]
-assert tiny and any(e.get("code") == 42 for e in tiny[0]["exit_codes"]), [t["tool"] for h in hosts for t in h["tools"]]
+assert any(e.get("code") == 42 for t in tiny for e in t["exit_codes"]), \
+    [(t["tool"], t.get("path"), t["exit_codes"]) for h in hosts for t in h["tools"]]
 PY
 finish

@@ -19,6 +19,7 @@
 
 #include "client.h"
 #include "proto.h"
+#include "clock.h"
 #include "unit.h"
 
 enum mode {
@@ -47,14 +48,6 @@ struct server {
 
 static char dir[] = "/tmp/test_client.XXXXXX";
 static char sock_path[108];
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void send_str(int fd, const char *s, size_t n)
 {
@@ -241,9 +234,9 @@ static int64_t request_in_mode(enum mode mode, int timeout_ms, int *ret,
 
 	CU_ASSERT_FATAL(req != NULL);
 	CU_ASSERT_FATAL(start_server(&s, mode, 1) == 0);
-	t0 = now_ms();
+	t0 = (int64_t)clock_mono_ms();
 	*ret = tracer_request(sock_path, timeout_ms, req, &reply, err, errlen);
-	t0 = now_ms() - t0;
+	t0 = (int64_t)clock_mono_ms() - t0;
 	CU_ASSERT(*ret == 0 ? reply != NULL : reply == NULL);
 	cJSON_Delete(reply);
 	cJSON_Delete(req);
@@ -331,9 +324,9 @@ static void test_full_backlog(void)
 		}
 	}
 	CU_ASSERT(nfds < 64);
-	t0 = now_ms();
+	t0 = (int64_t)clock_mono_ms();
 	ret = tracer_request(sock_path, 100, req, &reply, err, sizeof(err));
-	ms = now_ms() - t0;
+	ms = (int64_t)clock_mono_ms() - t0;
 	CU_ASSERT_EQUAL(ret, -1);
 	CU_ASSERT(strstr(err, "connect") != NULL);
 	CU_ASSERT(ms >= 95);
@@ -353,10 +346,10 @@ static void test_no_daemon(void)
 	int fd;
 
 	/* socket file missing */
-	t0 = now_ms();
+	t0 = (int64_t)clock_mono_ms();
 	CU_ASSERT_EQUAL(tracer_request("/nonexistent/dir/tracerd.sock", 200, req,
 				       &reply, err, sizeof(err)), -1);
-	CU_ASSERT(now_ms() - t0 < 50);
+	CU_ASSERT((int64_t)clock_mono_ms() - t0 < 50);
 	CU_ASSERT(strstr(err, "No such file or directory") != NULL);
 	CU_ASSERT(strstr(err, "/nonexistent/dir/tracerd.sock") != NULL);
 	CU_ASSERT_PTR_NULL(reply);

@@ -5,10 +5,10 @@
  * wait reaching it, orphans reaped as a child subreaper, and that nothing
  * is printed (problems go to the report callback).
  *
- * The binary is also its own helper: "--catch-usr1 OUT READY" catches
- * SIGUSR1 (noted in OUT) and leaves every other signal at its default,
- * which a shell cannot do for real-time signals; "--orphan FILE" leaves
- * an orphan that surely dies after its parent.
+ * Helpers (tests/helpers/): catch_usr1 OUT READY catches SIGUSR1 (noted
+ * in OUT) and leaves every other signal at its default, which a shell
+ * cannot do for real-time signals; orphan FILE leaves an orphan that
+ * surely dies after its parent.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "registrant.h"
 #include "runner.h"
 #include "unit.h"
@@ -30,7 +31,7 @@
 #define DEADLINE_MS 20000 /* a bound for what must happen, never expected */
 
 static char dir[] = "/tmp/tracer-runner-XXXXXX";
-static char self_exe[4096];
+static char helpers[4096], catch_usr1[4200], orphan[4200];
 
 struct reports {
 	int n;
@@ -121,25 +122,17 @@ static void restore_state(const struct saved *s)
 	sigaction(SIGTTOU, &s->ttou, NULL);
 }
 
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
 /* Poll for path until the deadline: 0 once it exists, -1 if it never did. */
 static int wait_for_file(const char *path)
 {
 	struct timespec step = {0, 5 * 1000000L};
-	uint64_t deadline = mono_ms() + DEADLINE_MS;
+	uint64_t deadline = clock_mono_ms() + DEADLINE_MS;
 
 	do {
 		if (access(path, F_OK) == 0)
 			return 0;
 		nanosleep(&step, NULL);
-	} while (mono_ms() < deadline);
+	} while (clock_mono_ms() < deadline);
 	return access(path, F_OK) == 0 ? 0 : -1;
 }
 
@@ -250,6 +243,27 @@ static int run_code(struct registrant *reg, char *const argv[],
 	return code;
 }
 
+/*
+ * SIGCHLD ignored by whoever started us (inherited across exec): the
+ * kernel would reap the child itself and wait4 would never see it: the
+ * runner takes SIGCHLD back (before, it waited forever).
+ */
+static void test_sigchld_ignored(void)
+{
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old, now;
+	char *three[] = {"/bin/sh", "-c", "exit 3", NULL};
+	struct reports rep = {0};
+
+	sigemptyset(&ign.sa_mask);
+	CU_ASSERT_EQUAL_FATAL(sigaction(SIGCHLD, &ign, &old), 0);
+	CU_ASSERT_EQUAL(run_code(NULL, three, &rep), 3);
+	CU_ASSERT_EQUAL(rep.n, 0);
+	/* the runner leaves SIGCHLD at its default in the parent */
+	sigaction(SIGCHLD, NULL, &now);
+	CU_ASSERT(now.sa_handler == SIG_DFL);
+	sigaction(SIGCHLD, &old, NULL);
+}
+
 static void test_registrant_codes(void)
 {
 	char path[300];
@@ -320,10 +334,21 @@ static void test_nothing_printed(void)
 	CU_ASSERT_EQUAL(rep.n, 2);
 }
 
+/* sig to this process from a short-lived child, as a user's kill would */
+static void send_from_other(int sig)
+{
+	pid_t me = getpid(), pid = fork();
+
+	if (pid == 0)
+		_exit(kill(me, sig) == 0 ? 0 : 1);
+	CU_ASSERT_FATAL(pid > 0);
+	CU_ASSERT_EQUAL(waitpid(pid, NULL, 0), pid);
+}
+
 static void test_early_signals(void)
 {
 	char out[300], ready[300];
-	char *argv[] = {self_exe, "--catch-usr1", out, ready, NULL};
+	char *argv[] = {catch_usr1, out, ready, NULL};
 	struct reports rep = {0};
 	struct runner_opts opts = {.report = on_report, .arg = &rep};
 	struct saved sv;
@@ -336,9 +361,13 @@ static void test_early_signals(void)
 	save_state(&sv);
 	memset(&r, 0, sizeof(r));
 	CU_ASSERT_EQUAL_FATAL(runner_block_signals(&r, &opts), 0);
-	/* before the child exists: they stay pending here */
-	kill(getpid(), SIGUSR1);
-	kill(getpid(), SIGRTMIN + 3);
+	/* before the child exists, from another process (a signal we send
+	 * ourselves is ours, not the job's): they stay pending here */
+	send_from_other(SIGUSR1);
+	send_from_other(SIGRTMIN + 3);
+	/* one of our own (a write to a closed stderr would raise it): if it
+	 * were passed on, its default action would end the helper first */
+	kill(getpid(), SIGPIPE);
 	sigpending(&pending);
 	CU_ASSERT_EQUAL(sigismember(&pending, SIGUSR1), 1);
 	CU_ASSERT_EQUAL(sigismember(&pending, SIGRTMIN + 3), 1);
@@ -416,7 +445,7 @@ static void test_orphans_reaped(void)
 {
 	char gfile[300];
 	/* the helper leaves an orphan for us and waits until it is reaped */
-	char *argv[] = {self_exe, "--orphan", gfile, NULL};
+	char *argv[] = {orphan, gfile, NULL};
 	struct both b;
 	struct runner_opts opts = {.subreaper = true, .on_reap = both_reap,
 				   .report = both_report, .arg = &b};
@@ -451,100 +480,6 @@ static void test_orphans_reaped(void)
 	restore_state(&sv);
 }
 
-/*
- * The helper "--orphan FILE": our child B starts C and exits; C exits 5
- * only once its parent is no longer B, so it dies an orphan and only the
- * subreaper above us can reap it.  We write C's pid to FILE and exit 4
- * once C is gone from the process table (reaped): the runner cannot be
- * done before it reaped C.  Every wait is bounded.
- */
-static int make_orphan(const char *file)
-{
-	struct timespec step = {0, 5 * 1000000L};
-	uint64_t deadline;
-	pid_t b, c = 0;
-	int fd[2];
-	FILE *f;
-
-	if (pipe(fd) < 0)
-		return 3;
-	b = fork();
-	if (b < 0)
-		return 3;
-	if (b == 0) {
-		pid_t me = getpid();
-
-		c = fork();
-		if (c == 0) {
-			deadline = mono_ms() + DEADLINE_MS;
-			while (getppid() == me && mono_ms() < deadline)
-				nanosleep(&step, NULL);
-			_exit(5);
-		}
-		_exit(c > 0 && write(fd[1], &c, sizeof(c)) == sizeof(c) ? 0 : 3);
-	}
-	close(fd[1]);
-	if (waitpid(b, NULL, 0) != b || read(fd[0], &c, sizeof(c)) != sizeof(c))
-		return 3;
-	f = fopen(file, "w");
-	if (!f)
-		return 3;
-	fprintf(f, "%d\n", (int)c);
-	fclose(f);
-	deadline = mono_ms() + DEADLINE_MS;
-	while (!(kill(c, 0) < 0 && errno == ESRCH) && mono_ms() < deadline)
-		nanosleep(&step, NULL);
-	return 4;
-}
-
-/*
- * The helper "--catch-usr1 OUT READY": note SIGUSR1 in OUT, then take
- * SIGRTMIN+3 at its default action.  SIGRTMIN+3 stays blocked until
- * SIGUSR1 is noted: a fatal signal sent right behind a caught one may
- * end the process before the handler ever runs.  Bounded by an alarm.
- */
-static int out_fd = -1;
-static volatile sig_atomic_t got_usr1;
-
-static void on_usr1(int sig)
-{
-	(void)sig;
-	if (write(out_fd, "USR1\n", 5) != 5)
-		_exit(2);
-	got_usr1 = 1;
-}
-
-static int catch_usr1(const char *out, const char *ready)
-{
-	struct sigaction sa;
-	sigset_t block, old, wait;
-	int fd;
-
-	sigemptyset(&block);
-	sigaddset(&block, SIGUSR1);
-	sigaddset(&block, SIGRTMIN + 3);
-	sigprocmask(SIG_BLOCK, &block, &old);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_usr1;
-	sigfillset(&sa.sa_mask);
-	out_fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out_fd < 0 || sigaction(SIGUSR1, &sa, NULL) < 0)
-		return 3;
-	fd = open(ready, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return 3;
-	close(fd);
-	alarm(DEADLINE_MS / 1000); /* never left waiting for nothing */
-	wait = old;
-	sigdelset(&wait, SIGUSR1);
-	sigaddset(&wait, SIGRTMIN + 3);
-	while (!got_usr1)
-		sigsuspend(&wait);
-	sigprocmask(SIG_SETMASK, &old, NULL); /* SIGRTMIN+3, if here, ends us */
-	for (;;)
-		pause();
-}
-
 int main(int argc, char **argv)
 {
 	static const struct unit_test tests[] = {
@@ -553,20 +488,27 @@ int main(int argc, char **argv)
 		{"registrant_run exit codes", test_registrant_codes},
 		{"nothing printed", test_nothing_printed},
 		{"signals before the child reach it", test_early_signals},
+		{"SIGCHLD ignored by our parent", test_sigchld_ignored},
 		{"signal during the wait is passed on", test_signal_during_wait},
 		{"orphans reaped as subreaper", test_orphans_reaped},
 	};
 	ssize_t n;
 	int rc;
 
-	if (argc == 4 && strcmp(argv[1], "--catch-usr1") == 0)
-		return catch_usr1(argv[2], argv[3]);
-	if (argc == 3 && strcmp(argv[1], "--orphan") == 0)
-		return make_orphan(argv[2]);
-	n = readlink("/proc/self/exe", self_exe, sizeof(self_exe) - 1);
-	if (n <= 0)
+	(void)argc;
+	(void)argv;
+	/* the helper programs are built beside us: BUILD/tests/helpers/ */
+	n = readlink("/proc/self/exe", helpers, sizeof(helpers) - 1);
+	if (n <= 0 || !strrchr(helpers, '/'))
 		return 1;
-	self_exe[n] = '\0';
+	helpers[n] = '\0';
+	*strrchr(helpers, '/') = '\0';
+	snprintf(catch_usr1, sizeof(catch_usr1), "%s/helpers/catch_usr1", helpers);
+	snprintf(orphan, sizeof(orphan), "%s/helpers/orphan", helpers);
+	if (access(catch_usr1, X_OK) != 0 || access(orphan, X_OK) != 0) {
+		fprintf(stderr, "test_runner: %s or %s missing (make all)\n", catch_usr1, orphan);
+		return 1;
+	}
 	if (unit_make_dir(dir) < 0)
 		return 1;
 	/*

@@ -4,6 +4,8 @@
     check.py identity NDJSON KEY=VALUE...    identity fields (labels.X, allocation.X)
     check.py cpu NDJSON TOOL=TRUTH.json...   per-tool CPU within 5% of wait4 truth
     check.py tools NDJSON TOOL...            every tool listed
+    check.py registrant NDJSON NAME          NAME is the job's registrant: in
+                                             process_tree, marked, not a tool
     check.py field NDJSON PATH=VALUE...      any field of the summary (a.b.c)
 
 NDJSON's last line is the summary checked.  Exits 1 with the reasons when
@@ -80,6 +82,15 @@ def main():
         for name in args:
             if name not in tools:
                 errors.append(f"tool {name} missing (tools: {sorted(tools)})")
+    elif what == "registrant":
+        name = args[0]
+        tools = {t["tool"] for t in s["tools"]}
+        marked = [p for p in s["process_tree"] if p.get("registrant")]
+        if name in tools:
+            errors.append(f"registrant {name} listed as a tool: {sorted(tools)}")
+        if len(marked) != 1 or marked[0]["tool"] != name:
+            errors.append(f"want one registrant {name} in process_tree, got "
+                          f"{[(p['tool'], p['pid']) for p in marked]}")
     else:
         raise SystemExit(__doc__)
     for e in errors:

@@ -215,9 +215,15 @@ fi
 echo "== options and failures"
 wrap sub -- /nonexistent/command 2>"$TMP/err"
 rc=$?
-[ "$rc" = 127 ] && grep -q "could not run /nonexistent/command" "$TMP/err" \
-	&& pass "a missing command: exit 127 with a message" \
+[ "$rc" = 127 ] && grep -q "/nonexistent/command: command not found" "$TMP/err" \
+	&& pass "a missing command: exit 127, \"command not found\" as the shell says" \
 	|| fail "a missing command: exit $rc, stderr: $(cat "$TMP/err")"
+printf 'not a program\n' >"$TMP/not-exec"; chmod 644 "$TMP/not-exec"
+wrap sub -- "$TMP/not-exec" 2>"$TMP/err"
+rc=$?
+[ "$rc" = 126 ] && grep -q "not-exec: cannot execute: Permission denied" "$TMP/err" \
+	&& pass "a command that cannot be executed: exit 126 with the reason" \
+	|| fail "a command that cannot be executed: exit $rc, stderr: $(cat "$TMP/err")"
 rm -f "$TMP/init.ndjson" # earlier runs wrote there: this one must write its own
 wrap sub -- sh -c 'exit 0' && [ -s "$TMP/init.ndjson" ] \
 	&& pass "standalone writes a summary without any option" \
@@ -394,7 +400,9 @@ elif start_tracerd wrap && meta normal; then
 	check "daemon mode: tracerd's summary carries the AWS identity" \
 		python3 "$CHECK" identity "$TRACERD_FILE" "${AWS_IDENTITY[@]}" "${META_IDENTITY[@]}"
 	check "daemon mode: every tool is in tracerd's summary" \
-		python3 "$CHECK" tools "$TRACERD_FILE" tracer-wrap bash spawner spin_a tiny sleep
+		python3 "$CHECK" tools "$TRACERD_FILE" bash spawner spin_a tiny sleep
+	check "daemon mode: tracer-wrap is the job's registrant, not one of its tools" \
+		python3 "$CHECK" registrant "$TRACERD_FILE" tracer-wrap
 	check "daemon mode: all 30 short processes and the exit status" \
 		python3 -c '
 import json, sys
