@@ -153,54 +153,18 @@ static void resolve_dir(const struct cg_mount *m, const char *cg, char *out,
 		out[0] = '\0';
 }
 
-/* The blkio line of /proc/PID/cgroup (procfs only reports memory/cpuacct). */
-static void blkio_path(int pid, char *out, size_t len)
-{
-	char path[64], line[1024];
-	FILE *f;
-
-	out[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fgets(line, sizeof(line), f)) {
-		char *c1 = strchr(line, ':'), *c2, *p;
-		size_t n;
-
-		c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-		if (!c2)
-			continue;
-		*c2 = '\0';
-		if (!has_option(c1 + 1, "blkio"))
-			continue;
-		p = c2 + 1;
-		n = strcspn(p, "\n");
-		if (n < len) {
-			memcpy(out, p, n);
-			out[n] = '\0';
-		}
-		break;
-	}
-	fclose(f);
-}
-
 int cgroup_ref_for_pid(int pid, struct cgroup_ref *ref)
 {
-	char v2[PATH_LEN], mem[PATH_LEN], cpu[PATH_LEN], blk[PATH_LEN];
+	struct procfs_cgroup cg;
 	struct cg_mounts m;
 
 	memset(ref, 0, sizeof(*ref));
-	if (procfs_read_cgroup(pid, v2, sizeof(v2), mem, sizeof(mem), cpu,
-			       sizeof(cpu)) < 0)
+	if (procfs_read_cgroup(pid, &cg) < 0 || read_mounts(&m) < 0)
 		return -1;
-	blkio_path(pid, blk, sizeof(blk));
-	if (read_mounts(&m) < 0)
-		return -1;
-	resolve_dir(&m.v2, v2, ref->v2, sizeof(ref->v2));
-	resolve_dir(&m.memory, mem, ref->mem_v1, sizeof(ref->mem_v1));
-	resolve_dir(&m.cpuacct, cpu, ref->cpu_v1, sizeof(ref->cpu_v1));
-	resolve_dir(&m.blkio, blk, ref->blkio_v1, sizeof(ref->blkio_v1));
+	resolve_dir(&m.v2, cg.v2, ref->v2, sizeof(ref->v2));
+	resolve_dir(&m.memory, cg.memory, ref->mem_v1, sizeof(ref->mem_v1));
+	resolve_dir(&m.cpuacct, cg.cpuacct, ref->cpu_v1, sizeof(ref->cpu_v1));
+	resolve_dir(&m.blkio, cg.blkio, ref->blkio_v1, sizeof(ref->blkio_v1));
 	if (!ref->v2[0] && !ref->mem_v1[0] && !ref->cpu_v1[0] &&
 	    !ref->blkio_v1[0]) {
 		errno = ENOENT;

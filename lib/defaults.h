@@ -37,6 +37,6 @@
 
 /* ---- identifiers ---- */
 #define TRACER_JOB_UID_LEN 64   /* a job's uid, NUL included */
-#define TRACER_JOIN_KEY_LEN 320 /* identity_join_key(): "slurm:<job>.<step>"... */
+#define TRACER_JOIN_KEY_LEN 384 /* identity_join_key(): "slurm:<job>.<step>"... */
 
 #endif

@@ -72,7 +72,6 @@ int host_info_read(struct host_info *h)
 	read_cpu_model(h->cpu_model, sizeof(h->cpu_model));
 	read_topology(h);
 	h->page_size = sysconf(_SC_PAGESIZE);
-	h->clk_tck = sysconf(_SC_CLK_TCK);
 	if (h->cpus <= 0)
 		h->cpus = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	pages = sysconf(_SC_PHYS_PAGES);

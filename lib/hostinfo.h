@@ -19,7 +19,6 @@ struct host_info {
 	int numa_nodes;
 	uint64_t mem_bytes;
 	long page_size;
-	long clk_tck;
 };
 
 /* Fill h; fields that cannot be read stay 0/"". Returns 0. */

@@ -10,13 +10,11 @@
 
 #include <errno.h>
 #include <pwd.h>
-#include <stdlib.h>
-#include <unistd.h>
-
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "errmsg.h"
 #include "jsonutil.h"

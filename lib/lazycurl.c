@@ -16,10 +16,9 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "lazycurl.h"
-
-#include <stdio.h>
 
 static const char *const curl_names[] = {
 	"libcurl.so.4", "libcurl-gnutls.so.4", "libcurl-nss.so.4",

@@ -458,18 +458,12 @@ static int has_controller(const char *list, size_t n, const char *name)
 	return 0;
 }
 
-int procfs_parse_cgroup(const char *buf, size_t len, char *v2, size_t v2len,
-			char *mem_v1, size_t mem_len, char *cpu_v1, size_t cpu_len)
+int procfs_parse_cgroup(const char *buf, size_t len, struct procfs_cgroup *out)
 {
 	const char *p = buf, *end = buf + len;
 	int lines = 0, bad = 0;
 
-	if (v2 && v2len)
-		v2[0] = '\0';
-	if (mem_v1 && mem_len)
-		mem_v1[0] = '\0';
-	if (cpu_v1 && cpu_len)
-		cpu_v1[0] = '\0';
+	memset(out, 0, sizeof(*out));
 	if (!buf)
 		return -1;
 	/* "hierarchy-id:controller-list:path"; the path may hold ':' */
@@ -488,11 +482,13 @@ int procfs_parse_cgroup(const char *buf, size_t len, char *v2, size_t v2len,
 
 			lines++;
 			if (c1 - p == 1 && *p == '0' && clen == 0)
-				bad |= copy_path(v2, v2len, path, plen);
+				bad |= copy_path(out->v2, sizeof(out->v2), path, plen);
 			if (has_controller(c1 + 1, clen, "memory"))
-				bad |= copy_path(mem_v1, mem_len, path, plen);
+				bad |= copy_path(out->memory, sizeof(out->memory), path, plen);
 			if (has_controller(c1 + 1, clen, "cpuacct"))
-				bad |= copy_path(cpu_v1, cpu_len, path, plen);
+				bad |= copy_path(out->cpuacct, sizeof(out->cpuacct), path, plen);
+			if (has_controller(c1 + 1, clen, "blkio"))
+				bad |= copy_path(out->blkio, sizeof(out->blkio), path, plen);
 		}
 		p = eol + 1;
 	}
@@ -503,16 +499,16 @@ int procfs_parse_cgroup(const char *buf, size_t len, char *v2, size_t v2len,
 	return 0;
 }
 
-int procfs_read_cgroup(pid_t pid, char *v2, size_t v2len, char *mem_v1,
-		       size_t mem_len, char *cpu_v1, size_t cpu_len)
+int procfs_read_cgroup(pid_t pid, struct procfs_cgroup *out)
 {
 	char buf[STAT_BUF];
 	ssize_t n = read_pid_text(pid, "cgroup", buf, sizeof(buf));
 
-	if (n < 0)
+	if (n < 0) {
+		memset(out, 0, sizeof(*out));
 		return -1;
-	return procfs_parse_cgroup(buf, (size_t)n, v2, v2len, mem_v1, mem_len,
-				   cpu_v1, cpu_len);
+	}
+	return procfs_parse_cgroup(buf, (size_t)n, out);
 }
 
 size_t procfs_list_pids(pid_t *pids, size_t max)

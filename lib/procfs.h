@@ -69,14 +69,20 @@ int procfs_read_exe(pid_t pid, char *buf, size_t len);
 ssize_t procfs_read_cmdline(pid_t pid, char *buf, size_t len);
 
 /*
- * The process's cgroup: the v2 path ("0::/path") into v2 (may be "" in a
- * hybrid setup without v2 membership), and the v1 memory and cpuacct
- * paths into mem_v1/cpu_v1 ("" when absent).
+ * The process's cgroups, paths relative to each hierarchy's root: the v2
+ * one ("0::/path"; "" in a hybrid setup without v2 membership) and those
+ * of the v1 controllers we read ("" when not mounted).  -1 when nothing
+ * parses, or a path does not fit (ENAMETOOLONG): never a cut path.
  */
-int procfs_parse_cgroup(const char *buf, size_t len, char *v2, size_t v2len,
-			char *mem_v1, size_t mem_len, char *cpu_v1, size_t cpu_len);
-int procfs_read_cgroup(pid_t pid, char *v2, size_t v2len, char *mem_v1,
-		       size_t mem_len, char *cpu_v1, size_t cpu_len);
+#define PROCFS_CGROUP_PATH 512
+struct procfs_cgroup {
+	char v2[PROCFS_CGROUP_PATH];
+	char memory[PROCFS_CGROUP_PATH];
+	char cpuacct[PROCFS_CGROUP_PATH];
+	char blkio[PROCFS_CGROUP_PATH];
+};
+int procfs_parse_cgroup(const char *buf, size_t len, struct procfs_cgroup *out);
+int procfs_read_cgroup(pid_t pid, struct procfs_cgroup *out);
 
 /* All pids in /proc (numeric entries). Returns the count stored in pids,
  * at most max (== max: there may be more). */

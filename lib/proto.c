@@ -97,7 +97,7 @@ static int parse_fields(const cJSON *o, struct proto_request *req, char *err,
 				       sizeof(sub)) < 0)
 			return fail_msg(err, errlen, "identity: %s", sub);
 		stays = cJSON_GetObjectItemCaseSensitive(o, "stays");
-		if (stays && !cJSON_IsBool(stays))
+		if (stays && !cJSON_IsBool(stays) && !cJSON_IsNull(stays))
 			return fail_msg(err, errlen, "\"stays\": expected true or false");
 		req->stays = cJSON_IsTrue(stays);
 		return 0;

@@ -41,7 +41,7 @@ struct proto_request {
 	enum proto_op op;
 	struct tracer_identity identity; /* register */
 	bool stays;                      /* register: the registrant stays */
-	char job[TRACER_JOB_UID_LEN];    /* task_exit, end */
+	char job[TRACER_JOIN_KEY_LEN];   /* task_exit, end: a job uid or join key */
 	int status;                      /* task_exit, end; -1 = unknown */
 };
 

@@ -179,7 +179,7 @@ static long elapsed_ms(uint64_t since_ms)
  */
 static void notify(spank_t sp, bool is_end, int status)
 {
-	char key[TRACER_JOB_UID_LEN], err[256];
+	char key[TRACER_JOIN_KEY_LEN], err[256];
 	uint64_t t0;
 	int rc;
 

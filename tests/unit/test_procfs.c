@@ -180,38 +180,36 @@ static void test_cgroup_parse(void)
 {
 	static const char hybrid[] =
 		"9:name=systemd:/\n8:pids:/\n4:memory:/slurm/uid_0/job_5/step_0\n"
-		"2:cpuacct:/slurm/uid_0/job_5\n1:cpu:/\n0::/\n";
+		"3:blkio:/slurm/uid_0\n2:cpuacct:/slurm/uid_0/job_5\n1:cpu:/\n0::/\n";
 	static const char v2[] = "0::/system.slice/slurmstepd.scope/job_7\n";
 	static const char joined[] = "5:cpu,cpuacct:/a:b/c\n3:memory:/m\n";
-	char a[256], b[256], c[256], small[8];
+	static struct procfs_cgroup cg;
+	static char longer[PROCFS_CGROUP_PATH + 16];
 
-	CU_ASSERT_EQUAL(procfs_parse_cgroup(hybrid, strlen(hybrid), a, sizeof(a),
-					    b, sizeof(b), c, sizeof(c)), 0);
-	CU_ASSERT_STRING_EQUAL(a, "/");
-	CU_ASSERT_STRING_EQUAL(b, "/slurm/uid_0/job_5/step_0");
-	CU_ASSERT_STRING_EQUAL(c, "/slurm/uid_0/job_5");
-	CU_ASSERT_EQUAL(procfs_parse_cgroup(v2, strlen(v2), a, sizeof(a), b,
-					    sizeof(b), c, sizeof(c)), 0);
-	CU_ASSERT_STRING_EQUAL(a, "/system.slice/slurmstepd.scope/job_7");
-	CU_ASSERT_STRING_EQUAL(b, "");
-	CU_ASSERT_STRING_EQUAL(c, "");
+	CU_ASSERT_EQUAL(procfs_parse_cgroup(hybrid, strlen(hybrid), &cg), 0);
+	CU_ASSERT_STRING_EQUAL(cg.v2, "/");
+	CU_ASSERT_STRING_EQUAL(cg.memory, "/slurm/uid_0/job_5/step_0");
+	CU_ASSERT_STRING_EQUAL(cg.cpuacct, "/slurm/uid_0/job_5");
+	CU_ASSERT_STRING_EQUAL(cg.blkio, "/slurm/uid_0");
+	CU_ASSERT_EQUAL(procfs_parse_cgroup(v2, strlen(v2), &cg), 0);
+	CU_ASSERT_STRING_EQUAL(cg.v2, "/system.slice/slurmstepd.scope/job_7");
+	CU_ASSERT_STRING_EQUAL(cg.memory, "");
+	CU_ASSERT_STRING_EQUAL(cg.cpuacct, "");
+	CU_ASSERT_STRING_EQUAL(cg.blkio, "");
 	/* a joined controller list; a path holding ':' */
-	CU_ASSERT_EQUAL(procfs_parse_cgroup(joined, strlen(joined), a, sizeof(a),
-					    b, sizeof(b), c, sizeof(c)), 0);
-	CU_ASSERT_STRING_EQUAL(a, "");
-	CU_ASSERT_STRING_EQUAL(b, "/m");
-	CU_ASSERT_STRING_EQUAL(c, "/a:b/c");
-	/* too long for the caller's buffer: an error, not a cut path */
-	CU_ASSERT_EQUAL(procfs_parse_cgroup(v2, strlen(v2), small, sizeof(small),
-					    b, sizeof(b), c, sizeof(c)), -1);
-	CU_ASSERT_STRING_EQUAL(small, "");
-	CU_ASSERT_EQUAL(procfs_parse_cgroup("", 0, a, sizeof(a), b, sizeof(b), c,
-					    sizeof(c)), -1);
-	CU_ASSERT_EQUAL(procfs_parse_cgroup("garbage\n", 8, a, sizeof(a), b,
-					    sizeof(b), c, sizeof(c)), -1);
-	/* only the v2 path wanted */
-	CU_ASSERT_EQUAL(procfs_parse_cgroup(hybrid, strlen(hybrid), a, sizeof(a),
-					    NULL, 0, NULL, 0), 0);
+	CU_ASSERT_EQUAL(procfs_parse_cgroup(joined, strlen(joined), &cg), 0);
+	CU_ASSERT_STRING_EQUAL(cg.v2, "");
+	CU_ASSERT_STRING_EQUAL(cg.memory, "/m");
+	CU_ASSERT_STRING_EQUAL(cg.cpuacct, "/a:b/c");
+	/* a path longer than the field: an error, not a cut path */
+	memcpy(longer, "0::/", 4);
+	memset(longer + 4, 'x', sizeof(longer) - 6);
+	longer[sizeof(longer) - 2] = '\n';
+	CU_ASSERT_EQUAL(procfs_parse_cgroup(longer, sizeof(longer) - 1, &cg), -1);
+	CU_ASSERT_EQUAL(errno, ENAMETOOLONG);
+	CU_ASSERT_STRING_EQUAL(cg.v2, "");
+	CU_ASSERT_EQUAL(procfs_parse_cgroup("", 0, &cg), -1);
+	CU_ASSERT_EQUAL(procfs_parse_cgroup("garbage\n", 8, &cg), -1);
 }
 
 static void test_read_self(void)
@@ -219,7 +217,8 @@ static void test_read_self(void)
 	struct procfs_stat st;
 	struct procfs_io io;
 	struct procfs_status ps;
-	char exe[4096], cmd[4096], v2[512], mem[512], cpu[512];
+	char exe[4096], cmd[4096];
+	static struct procfs_cgroup cg;
 	ssize_t n;
 
 	CU_ASSERT_EQUAL_FATAL(procfs_read_stat(getpid(), &st), 0);
@@ -264,9 +263,8 @@ static void test_read_self(void)
 	/* a short buffer gets the first bytes */
 	CU_ASSERT_EQUAL(procfs_read_cmdline(getpid(), cmd, 3), 3);
 
-	CU_ASSERT_EQUAL(procfs_read_cgroup(getpid(), v2, sizeof(v2), mem,
-					   sizeof(mem), cpu, sizeof(cpu)), 0);
-	CU_ASSERT(v2[0] == '/' || mem[0] == '/');
+	CU_ASSERT_EQUAL(procfs_read_cgroup(getpid(), &cg), 0);
+	CU_ASSERT(cg.v2[0] == '/' || cg.memory[0] == '/');
 	/* pid 1 is readable too (we are root in the tests) */
 	CU_ASSERT_EQUAL(procfs_read_stat(1, &st), 0);
 	CU_ASSERT_EQUAL(st.pid, 1);
@@ -277,7 +275,8 @@ static void test_gone(void)
 	struct procfs_stat st;
 	struct procfs_io io;
 	struct procfs_status ps;
-	char buf[256], a[64], b[64], c[64];
+	static struct procfs_cgroup cg;
+	char buf[256];
 	pid_t pid = fork();
 
 	CU_ASSERT_FATAL(pid >= 0);
@@ -291,8 +290,7 @@ static void test_gone(void)
 	CU_ASSERT_EQUAL(errno, ENOENT);
 	CU_ASSERT_EQUAL(procfs_read_exe(pid, buf, sizeof(buf)), -1);
 	CU_ASSERT_EQUAL(procfs_read_cmdline(pid, buf, sizeof(buf)), -1);
-	CU_ASSERT_EQUAL(procfs_read_cgroup(pid, a, sizeof(a), b, sizeof(b), c,
-					   sizeof(c)), -1);
+	CU_ASSERT_EQUAL(procfs_read_cgroup(pid, &cg), -1);
 	CU_ASSERT_EQUAL(procfs_read_stat(-1, &st), -1);
 }
 
