@@ -94,11 +94,16 @@ static void test_invalid(void)
 	rejects("{\"op\":\"end\",\"job\":\"j\",\"status\":-2}",
 		"\"status\": expected a wait status");
 	{
-		char line[200];
+		/* a job uid or join key fills TRACER_JOIN_KEY_LEN with its NUL */
+		char line[TRACER_JOIN_KEY_LEN + 64];
 
-		snprintf(line, sizeof(line),
-			 "{\"op\":\"end\",\"job\":\"%064d\"}", 0);
+		snprintf(line, sizeof(line), "{\"op\":\"end\",\"job\":\"%0*d\"}",
+			 TRACER_JOIN_KEY_LEN, 0);
 		rejects(line, "\"job\": empty or too long");
+		snprintf(line, sizeof(line), "{\"op\":\"end\",\"job\":\"%0*d\"}",
+			 TRACER_JOIN_KEY_LEN - 1, 0);
+		CU_ASSERT_EQUAL(proto_parse_request(line, strlen(line), &req, err,
+						    sizeof(err)), 0);
 	}
 }
 
