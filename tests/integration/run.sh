@@ -301,7 +301,7 @@ if [ $rc -eq 127 ] && grep -q "tracer run: no-such-command-here: command not fou
 	pass "a command not found: 127, as the shell says"
 else fail "not found: rc=$rc"; sed 's/^/    /' "$TMP/nocmd.err"; fi
 wait_until 10 "the summary of the job whose command was not found" summary_of_job "$TMP/j.nocmd"
-chk "the job of a command not found ends with exit code 127" "$TMP/j.nocmd" exit tracer 127 127
+chk "the job of a command not found ends with exit code 127" "$TMP/j.nocmd" exit "(command not started)" 127 127
 
 echo "== tracerd absent: the command still runs with its status"
 "$BUILD/tracer" -o socket="$TMP/nothing.sock" run -- /bin/sh -c 'echo hello; exit 4' >"$TMP/absent.out" 2>&1
