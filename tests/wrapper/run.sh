@@ -215,9 +215,14 @@ fi
 echo "== options and failures"
 wrap sub -- /nonexistent/command 2>"$TMP/err"
 rc=$?
-[ "$rc" = 127 ] && grep -q "/nonexistent/command: command not found" "$TMP/err" \
-	&& pass "a missing command: exit 127, \"command not found\" as the shell says" \
-	|| fail "a missing command: exit $rc, stderr: $(cat "$TMP/err")"
+[ "$rc" = 127 ] && grep -q "/nonexistent/command: No such file or directory" "$TMP/err" \
+	&& pass "a missing file: exit 127, \"No such file or directory\" as the shell says" \
+	|| fail "a missing file: exit $rc, stderr: $(cat "$TMP/err")"
+wrap sub -- no-such-command-here 2>"$TMP/err"
+rc=$?
+[ "$rc" = 127 ] && grep -q "no-such-command-here: command not found" "$TMP/err" \
+	&& pass "a command not on PATH: exit 127, \"command not found\" as the shell says" \
+	|| fail "a command not on PATH: exit $rc, stderr: $(cat "$TMP/err")"
 printf 'not a program\n' >"$TMP/not-exec"; chmod 644 "$TMP/not-exec"
 wrap sub -- "$TMP/not-exec" 2>"$TMP/err"
 rc=$?
