@@ -64,15 +64,9 @@ tracerd_stop() {
 }
 
 cleanup() {
-	if [ -n "${SLURM_CONF:-}" ] && [ -n "$CLUSTER_PIDS" ]; then
-		for j in $(squeue -h -o %A 2>/dev/null); do scancel "$j" 2>/dev/null; done
-		poll_until 10 cluster_no_jobs
-	fi
+	cluster_cancel_jobs
 	tracerd_stop
-	if [ -n "$HANG_TAG" ]; then
-		kill_ours TERM "$HANG_TAG"
-		wait "${HANG_TAG%%:*}" 2>/dev/null
-	fi
+	stop_tagged "$HANG_TAG"
 	cluster_stop
 	[ -d "$PIN_DIR" ] && rm -rf "$PIN_DIR"
 	rm -rf "$T"
@@ -81,14 +75,6 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 PLUGSTACK_LINE="optional $PLUGIN socket=$SOCK"
-plugstack_for() {
-	case $1 in
-	none) cluster_set_plugstack "# no plugin" ;;
-	live | stopped) cluster_set_plugstack "$PLUGSTACK_LINE" ;;
-	stale) cluster_set_plugstack "optional $PLUGIN socket=$T/stale.sock" ;;
-	hung) cluster_set_plugstack "optional $PLUGIN socket=$T/hung.sock timeout_ms=200" ;;
-	esac
-}
 
 row() { printf "| %-46s | %12s | %12s | %8s | %-10s |\n" "$@"; }
 median() { sort -n "$1" | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }

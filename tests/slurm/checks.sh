@@ -320,15 +320,6 @@ check_other_user() {
 	expect_tools "job of user nobody: its tool" id job_id="$j"
 }
 
-# plugstack.conf for each way tracerd can be absent.
-plugstack_for() {
-	case $1 in
-	none) cluster_set_plugstack "# no plugin" ;;
-	live | stopped) cluster_set_plugstack "$PLUGSTACK_LINE" ;;
-	stale) cluster_set_plugstack "optional $PLUGIN socket=$T/stale.sock" ;;
-	hung) cluster_set_plugstack "optional $PLUGIN socket=$T/hung.sock timeout_ms=200" ;;
-	esac
-}
 
 # Bound on one srun in check_no_daemon: "does not hang".  A step takes
 # tens of ms, the plugin's timeout is 200 ms per call; what each case

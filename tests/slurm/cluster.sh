@@ -5,7 +5,8 @@
 # CLUSTER_PIDS and stopped by cluster_stop.
 #
 # Needs: CLUSTER_DIR (empty temporary directory), poll_until
-# (tests/lib.sh).  Sets SLURM_CONF.
+# (tests/lib.sh); plugstack_for also PLUGIN, PLUGSTACK_LINE and T (the
+# caller's temporary directory).  Sets SLURM_CONF.
 
 CLUSTER_PIDS=""
 CLUSTER_NAME=tracertest
@@ -149,6 +150,32 @@ cluster_node_idle() {
 
 # No job left in the queue (running or pending).
 cluster_no_jobs() { [ -z "$(squeue -h -o %A 2>/dev/null)" ]; }
+
+# Cancel every job of our cluster (they hold slurmstepd processes) and
+# wait for the queue to drain; nothing when the cluster is not up.
+cluster_cancel_jobs() {
+	[ -n "${SLURM_CONF:-}" ] && [ -n "$CLUSTER_PIDS" ] || return 0
+	for j in $(squeue -h -o %A 2>/dev/null); do scancel "$j" 2>/dev/null; done
+	poll_until 10 cluster_no_jobs
+}
+
+# Stop a process of ours by its proc_tag ("" = nothing to stop).
+stop_tagged() {
+	[ -n "$1" ] || return 0
+	kill_ours TERM "$1"
+	wait "${1%%:*}" 2>/dev/null
+}
+
+# plugstack.conf for each way tracerd can be absent.
+plugstack_for() {
+	case $1 in
+	none) cluster_set_plugstack "# no plugin" ;;
+	live | stopped) cluster_set_plugstack "$PLUGSTACK_LINE" ;;
+	stale) cluster_set_plugstack "optional $PLUGIN socket=$T/stale.sock" ;;
+	hung) cluster_set_plugstack "optional $PLUGIN socket=$T/hung.sock timeout_ms=200" ;;
+	esac
+}
+
 
 cluster_wait_idle() {
 	poll_until 30 cluster_node_idle && return 0

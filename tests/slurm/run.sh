@@ -69,15 +69,9 @@ HANG_PID=""
 
 # Jobs first (they hold slurmstepd processes), then our daemons, by pid.
 cleanup() {
-	if [ -n "${SLURM_CONF:-}" ] && [ -n "$CLUSTER_PIDS" ]; then
-		for j in $(squeue -h -o %A 2>/dev/null); do scancel "$j" 2>/dev/null; done
-		poll_until 10 cluster_no_jobs
-	fi
+	cluster_cancel_jobs
 	tracerd_stop
-	if [ -n "$HANG_PID" ]; then
-		kill_ours TERM "$HANG_PID"
-		wait "${HANG_PID%%:*}" 2>/dev/null
-	fi
+	stop_tagged "$HANG_PID"
 	cluster_stop
 	[ -d "$PIN_DIR" ] && rm -rf "$PIN_DIR"
 	if [ "$FAILED" -eq 0 ]; then
