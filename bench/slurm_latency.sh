@@ -42,14 +42,7 @@ HANG_TAG=""
 . "$HERE/cluster.sh"
 
 tracerd_start() {
-	cat >"$T/tracer.conf" <<EOF
-socket = $SOCK
-sinks = file
-file = $NDJSON
-pin_dir = $PIN_DIR
-sample_interval_ms = 200
-rules = $TOP/contrib/rules/tools.rules
-EOF
+	cluster_tracerd_conf "$T/tracer.conf" "$TOP/contrib/rules/tools.rules"
 	"$BUILD/tracerd" -c "$T/tracer.conf" >"$T/tracerd.log" 2>&1 </dev/null &
 	TRACERD_TAG=$(proc_tag $!)
 	poll_until 30 "$BUILD/tracer" -o socket="$SOCK" status

@@ -151,6 +151,20 @@ cluster_node_idle() {
 # No job left in the queue (running or pending).
 cluster_no_jobs() { [ -z "$(squeue -h -o %A 2>/dev/null)" ]; }
 
+# tracer.conf for the node's tracerd at FILE: SOCK, NDJSON, PIN_DIR, and
+# the tool rules RULES when that file is there.
+cluster_tracerd_conf() {
+	cat >"$1" <<EOF
+socket = $SOCK
+sinks = file
+file = $NDJSON
+pin_dir = $PIN_DIR
+sample_interval_ms = 200
+EOF
+	[ -f "$2" ] && echo "rules = $2" >>"$1"
+	return 0
+}
+
 # Cancel every job of our cluster (they hold slurmstepd processes) and
 # wait for the queue to drain; nothing when the cluster is not up.
 cluster_cancel_jobs() {

@@ -84,15 +84,7 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 tracerd_start() {
-	cat >"$T/tracer.conf" <<EOF
-socket = $SOCK
-sinks = file
-file = $NDJSON
-pin_dir = $PIN_DIR
-sample_interval_ms = 200
-EOF
-	[ -f "$ROOT/contrib/rules/tools.rules" ] &&
-		echo "rules = $ROOT/contrib/rules/tools.rules" >>"$T/tracer.conf"
+	cluster_tracerd_conf "$T/tracer.conf" "$ROOT/contrib/rules/tools.rules"
 	"$TRACERD" -c "$T/tracer.conf" >"$T/tracerd.log" 2>&1 </dev/null &
 	TRACERD_PID=$(proc_tag $!)
 	# up when it answers a status request; a daemon that died ends the wait
