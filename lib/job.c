@@ -145,12 +145,20 @@ void job_proc_exec(struct job *j, struct job_proc *p, const char *exe,
 		   bool argv_truncated)
 {
 	struct tool_id *tid = malloc(sizeof(*tid));
-	char *cmd;
+	size_t rlen = 0;
+	/* the tool and its path come from argv too: resolve on the redacted one */
+	char *rargv = redact_argv(argv, argv ? argv_len : 0, &rlen), *cmd;
 
 	(void)j;
-	if (!tid)
+	if (!tid || !rargv) {
+		free(tid);
+		free(rargv);
 		return;
-	rules_resolve(rules, exe ? exe : "", argv ? argv : "", argv ? argv_len : 0, tid);
+	}
+	rules_resolve(rules, exe ? exe : "", rargv, rlen, tid);
+	free(rargv);
+	redact_arg(tid->path, sizeof(tid->path), NULL);
+	redact_arg(tid->tool, sizeof(tid->tool), NULL);
 	replace_str(&p->exe, tid->path[0] ? tid->path : exe);
 	replace_str(&p->tool, tid->tool);
 	replace_str(&p->interpreter, tid->interpreter);

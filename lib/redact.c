@@ -7,9 +7,13 @@
  *   db_password:x, a=token=x    any '=' or ':' after a secret-like word
  *   https://user:pw@host        URL credentials (the password part)
  *   Authorization: Bearer x     HTTP authorization headers
- * The rules err on the side of hiding too much.
+ * Well-known token formats and tool-specific options (mysql -pPW,
+ * curl -u user:pw, openssl pass:pw...) are redact_forms.c's.
+ * The rules err on the side of hiding too much.  docs/privacy.md lists
+ * what is and is not redacted.
  */
 #include "redact.h"
+#include "redact_forms.h"
 
 #include <ctype.h>
 #include <stdbool.h>
@@ -24,7 +28,8 @@ static const char *const secret_opts[] = {
 	"password", "passwd", "pass", "token", "secret", "api-key", "apikey",
 	"api_key", "access-key", "access_key", "secret-key", "secret_key",
 	"auth", "credentials", "credential", "private-key", "private_key",
-	"storepass", "keypass", "auth-token", "client-secret",
+	"storepass", "keypass", "auth-token", "client-secret", "sig",
+	"signature", "srcstorepass", "deststorepass", "pw",
 };
 
 /* Words that make whatever follows '=' or ':' a secret. */
@@ -35,6 +40,11 @@ static const char *const secret_words[] = {
 };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static bool name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
+}
 
 static bool contains_ci(const char *s, size_t n, const char *word)
 {
@@ -65,6 +75,8 @@ static bool secret_option_name(const char *name, size_t n)
 	/* --db-password, --github-token, --client_secret, --aws-secret-key */
 	return contains_ci(name, n, "password") ||
 	       contains_ci(name, n, "passwd") ||
+	       contains_ci(name, n, "passphrase") ||
+	       contains_ci(name, n, "bearer") ||
 	       contains_ci(name, n, "secret") ||
 	       contains_ci(name, n, "credential") ||
 	       ends_with_ci(name, n, "token") ||
@@ -75,13 +87,27 @@ static bool secret_option_name(const char *name, size_t n)
 	       ends_with_ci(name, n, "private-key");
 }
 
-/* "-x"/"--x" with no '=': the option whose value is the next argument. */
+/*
+ * "-x"/"--x" with no '=': the option whose value is the next argument.
+ * A bare setting name works the same way ("aws configure set
+ * aws_secret_access_key X", "git config user.password X") when it is one
+ * word joined by '_' or '.'.
+ */
 static bool secret_option_arg(const char *arg)
 {
 	const char *name = arg;
 
-	if (!arg || arg[0] != '-')
+	if (!arg || !arg[0])
 		return false;
+	if (arg[0] != '-') {
+		size_t n = strlen(arg);
+
+		for (size_t i = 0; i < n; i++)
+			if (!name_char(arg[i]))
+				return false;
+		return (strchr(arg, '_') || strchr(arg, '.')) &&
+		       secret_option_name(arg, n);
+	}
 	name += (arg[1] == '-') ? 2 : 1;
 	if (strchr(name, '='))
 		return false;
@@ -89,7 +115,7 @@ static bool secret_option_arg(const char *arg)
 }
 
 /* Replace arg[from..] by MASK, within size bytes. */
-static void mask_tail(char *arg, size_t size, size_t from)
+void redact_mask_tail(char *arg, size_t size, size_t from)
 {
 	size_t room;
 
@@ -110,12 +136,12 @@ static void mask_tail(char *arg, size_t size, size_t from)
  * the index just after the mask.  When the buffer is too small the tail
  * of the argument is dropped rather than the secret kept.
  */
-static size_t mask_range(char *arg, size_t size, size_t from, size_t to)
+size_t redact_mask_range(char *arg, size_t size, size_t from, size_t to)
 {
 	size_t len = strlen(arg), mlen = strlen(MASK), tail = len - to;
 
 	if (from + mlen + tail + 1 > size) {
-		mask_tail(arg, size, from);
+		redact_mask_tail(arg, size, from);
 		return strlen(arg);
 	}
 	memmove(arg + from + mlen, arg + to, tail + 1);
@@ -147,12 +173,12 @@ static int redact_urls(char *arg, size_t size)
 			size_t from = (size_t)(colon - arg) + 1;
 
 			if (from < start + auth_len) {
-				i = mask_range(arg, size, from, start + auth_len);
+				i = redact_mask_range(arg, size, from, start + auth_len);
 				done = 1;
 			}
 		} else if (auth_len >= 16) {
 			/* a bare long user part is usually a token (https://TOKEN@host) */
-			i = mask_range(arg, size, start, start + auth_len);
+			i = redact_mask_range(arg, size, start, start + auth_len);
 			done = 1;
 		}
 	}
@@ -186,16 +212,11 @@ static int redact_auth_header(char *arg, size_t size)
 			}
 			if (arg[v] == '\0')
 				return 0;
-			mask_tail(arg, size, v);
+			redact_mask_tail(arg, size, v);
 			return 1;
 		}
 	}
 	return 0;
-}
-
-static bool name_char(char c)
-{
-	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
 }
 
 /*
@@ -230,28 +251,38 @@ static int redact_assignments(char *arg, size_t size)
 			secret = ends_with_ci(name, nm, "_key") ||
 				 secret_option_name(name, nm);
 		if (secret) {
-			mask_tail(arg, size, i + 1);
+			redact_mask_tail(arg, size, i + 1);
 			return 1;
 		}
 	}
 	return 0;
 }
 
-int redact_arg(char *arg, size_t size, const char *previous)
+/* Every rule on one argument, in the context of its command. */
+static int redact_one(char *arg, size_t size, const char *previous,
+		      const struct redact_forms_ctx *ctx)
 {
 	int done = 0;
 
 	if (!arg || size == 0 || !memchr(arg, '\0', size))
 		return 0;
 	if (secret_option_arg(previous) && arg[0]) {
-		mask_tail(arg, size, 0);
+		redact_mask_tail(arg, size, 0);
 		return 1;
 	}
+	if (ctx && redact_forms_option(arg, size, previous, ctx))
+		return 1;
 	done |= redact_urls(arg, size);
+	done |= redact_forms_tokens(arg, size, ctx);
 	if (redact_auth_header(arg, size))
 		return 1;
 	done |= redact_assignments(arg, size);
 	return done;
+}
+
+int redact_arg(char *arg, size_t size, const char *previous)
+{
+	return redact_one(arg, size, previous, NULL);
 }
 
 /* Cut s to at most max bytes on a UTF-8 character boundary. */
@@ -288,59 +319,79 @@ static void finish_cut(char *out, size_t *olen, size_t max_out,
 	out[*olen] = '\0';
 }
 
-/* Make both argument buffers hold need bytes; prev keeps its content. */
-static int grow_buffers(char **arg, char **prev, size_t *cap, size_t need)
+/* Make the buffer hold need bytes, keeping its content. */
+static int grow(char **buf, size_t *cap, size_t need)
 {
-	char *a, *p;
+	char *b;
 
 	if (need <= *cap)
 		return 0;
-	a = malloc(need);
-	p = realloc(*prev, need);
-	if (!a || !p) {
-		free(a);
-		if (p)
-			*prev = p;
+	b = realloc(*buf, need);
+	if (!b)
 		return -1;
-	}
-	free(*arg);
-	*arg = a;
-	*prev = p;
+	*buf = b;
 	*cap = need;
 	return 0;
 }
 
-char *redact_join_argv(const char *argv, size_t len, size_t max_out)
+char *redact_argv(const char *argv, size_t len, size_t *out_len)
 {
-	/*
-	 * An argument of n bytes redacts to at most 3n + 3 bytes, plus its
-	 * separator, and every argument uses at least one input byte.
-	 */
-	size_t bound = len * 7 + 8, olen = 0, acap = 0;
-	size_t cap = (max_out < bound ? max_out : bound) + 4;
-	char *out = malloc(cap), *arg = NULL, *prev = NULL;
-	bool have_prev = false;
+	struct redact_forms_ctx ctx;
+	size_t olen = 0, ocap = 0, acap = 0;
+	char *out = NULL, *arg = NULL;
+	const char *prev = NULL;
 
-	if (!out)
-		goto fail;
-	out[0] = '\0';
+	redact_forms_context(&ctx, argv, argv ? len : 0);
+	if (grow(&out, &ocap, 1) < 0)
+		return NULL;
 	for (size_t i = 0; argv && i < len;) {
 		const char *a = argv + i;
 		const char *nul = memchr(a, '\0', len - i);
 		size_t alen = nul ? (size_t)(nul - a) : len - i, n;
 
 		i += alen + 1;
-		if (grow_buffers(&arg, &prev, &acap, alen * 3 + 8) < 0)
+		/* an argument of n bytes redacts to at most 3n + 3 bytes */
+		if (grow(&arg, &acap, alen * 3 + 8) < 0)
 			goto fail;
 		memcpy(arg, a, alen);
 		arg[alen] = '\0';
-		redact_arg(arg, acap, have_prev ? prev : NULL);
-		/* the next argument is judged by this one as it was typed */
-		memcpy(prev, a, alen);
-		prev[alen] = '\0';
-		have_prev = true;
+		/* the previous argument is judged as it was typed */
+		redact_one(arg, acap, prev, &ctx);
+		prev = a;
+		if (nul == NULL)
+			prev = NULL; /* not NUL-terminated: never read again */
+		n = strlen(arg) + 1;
+		if (grow(&out, &ocap, olen + n + 1) < 0)
+			goto fail;
+		memcpy(out + olen, arg, n);
+		olen += n;
+	}
+	free(arg);
+	*out_len = olen;
+	return out;
+fail:
+	free(arg);
+	free(out);
+	return NULL;
+}
 
-		n = strlen(arg);
+char *redact_join_argv(const char *argv, size_t len, size_t max_out)
+{
+	size_t rlen = 0, olen = 0;
+	char *r = redact_argv(argv, len, &rlen);
+	char *out = r ? malloc(rlen + 4 < max_out + 4 ? rlen + 4 : max_out + 4)
+		      : NULL;
+
+	if (!out) {
+		free(r);
+		return NULL;
+	}
+	out[0] = '\0';
+	for (size_t i = 0; i < rlen;) {
+		const char *arg = r + i;
+		size_t n = strlen(arg);
+
+		i += n + 1;
 		if (olen + (olen ? 1 : 0) + n > max_out) {
 			finish_cut(out, &olen, max_out, arg);
 			break;
@@ -350,12 +401,6 @@ char *redact_join_argv(const char *argv, size_t len, size_t max_out)
 		memcpy(out + olen, arg, n + 1);
 		olen += n;
 	}
-	free(arg);
-	free(prev);
+	free(r);
 	return out;
-fail:
-	free(out);
-	free(arg);
-	free(prev);
-	return NULL;
 }

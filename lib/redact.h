@@ -17,6 +17,13 @@
  */
 char *redact_join_argv(const char *argv, size_t len, size_t max_out);
 
+/*
+ * Redact argv (len NUL-separated bytes) argument by argument: the same
+ * arguments, NUL-terminated, secrets replaced.  *out_len gets the bytes
+ * returned.  Returns a malloc'd buffer, NULL when out of memory.
+ */
+char *redact_argv(const char *argv, size_t len, size_t *out_len);
+
 /* Redact one argument in place if it is a secret; previous is the
  * argument before it (or NULL). Returns 1 when something was redacted. */
 int redact_arg(char *arg, size_t size, const char *previous);

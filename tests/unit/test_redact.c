@@ -4,7 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "job.h"
 #include "redact.h"
+#include "rules.h"
 #include "unit.h"
 
 /* variadic list terminator (a typed null pointer, not a bare NULL) */
@@ -230,6 +232,142 @@ static void test_join_bound(void)
 	free(s);
 }
 
+/*
+ * The table of secret forms: each command line, as typed, and what may be
+ * stored.  None of the secrets (every one contains "S3CR") may survive.
+ */
+struct form {
+	const char *argv[8];
+	const char *want;
+};
+
+static const struct form forms[] = {
+	{{"curl", "-u", "alice:S3CRpw", "https://h/"}, "curl -u alice:*** https://h/"},
+	{{"curl", "--user", "alice:S3CRpw", "h"}, "curl --user alice:*** h"},
+	{{"curl", "-ualice:S3CRpw", "h"}, "curl -ualice:*** h"},
+	{{"curl", "--user=alice:S3CRpw"}, "curl --user=alice:***"},
+	{{"curl", "-U", "proxy:S3CRpw", "h"}, "curl -U proxy:*** h"},
+	{{"curl", "-H", "Authorization: Bearer S3CRtok"}, "curl -H Authorization: Bearer ***"},
+	{{"curl", "-H", "Authorization: token S3CRtok"}, "curl -H Authorization: token ***"},
+	{{"curl", "--oauth2-bearer", "S3CRtok", "h"}, "curl --oauth2-bearer *** h"},
+	{{"openssl", "enc", "-aes256", "-pass", "pass:S3CRpw"}, "openssl enc -aes256 -pass ***"},
+	{{"openssl", "pkcs12", "-passin", "pass:S3CRpw", "-passout", "pass:S3CRx"},
+	 "openssl pkcs12 -passin pass:*** -passout pass:***"},
+	{{"openssl", "enc", "-k", "S3CRpw"}, "openssl enc -k ***"},
+	{{"tool", "--password", "S3CRpw", "x"}, "tool --password *** x"},
+	{{"tool", "-password", "S3CRpw"}, "tool -password ***"},
+	{{"mysql", "-u", "root", "-pS3CRpw", "db"}, "mysql -u root -p*** db"},
+	{{"/usr/bin/mysqldump", "-pS3CRpw", "db"}, "/usr/bin/mysqldump -p*** db"},
+	{{"git", "push", "https://ghp_S3CR456789abcdefghijklmnopqrstuvwxyz@github.com/o/r"},
+	 "git push https://***@github.com/o/r"},
+	{{"gh", "auth", "login", "--with-token", "ghp_S3CR456789abcdefghijklmnop"},
+	 "gh auth login --with-token ***"},
+	{{"x", "GH=ghp_S3CR456789abcdefghijklmnop"}, "x GH=***"},
+	{{"x", "github_pat_11AAS3CR0123456789_abcdefghijklmnopqrstu"}, "x ***"},
+	{{"x", "glpat-S3CR456789abcdefghij"}, "x ***"},
+	{{"slack", "xoxb-1234-S3CR-abcdefghij"}, "slack ***"},
+	{{"slack", "xoxp-1234-S3CR-abcdefghij"}, "slack ***"},
+	{{"x", "hf_S3CRabcdefghijklmnopqrstuvwxyz0123"}, "x ***"},
+	{{"x", "sk-S3CRabcdefghijklmnopqrstuvwxyz"}, "x ***"},
+	{{"x", "sk_live_S3CRabcdefgh"}, "x ***"},
+	{{"x", "AIzaS3CRabcdefghijklmnopqrstuvwxyz01234"}, "x ***"},
+	{{"aws", "configure", "set", "aws_access_key_id", "AKIAS3CR567890ABCDEF"},
+	 "aws configure set aws_access_key_id ***"},
+	{{"aws", "configure", "set", "aws_secret_access_key", "S3CRabcdefGHIJKLmnop1234567890/+abcdefgh"},
+	 "aws configure set aws_secret_access_key ***"},
+	{{"s3cmd", "--access_key", "AKIAS3CR567890ABCDEF", "S3CRabcdefGHIJKLmnop1234567890/+abcdefgh"},
+	 "s3cmd --access_key *** ***"},
+	{{"x", "AKIAS3CR567890ABCDEF:S3CRabcdefGHIJKLmnop1234567890/+abcdefgh"}, "x ***:***"},
+	{{"x", "--jwt", "eyJS3CRiOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.S3CRsignature"},
+	 "x --jwt ***"},
+	{{"psql", "postgresql://app:S3CRpw@db/x"}, "psql postgresql://app:***@db/x"},
+	{{"psql", "host=db password=S3CRpw"}, "psql host=db password=***"},
+	{{"sshpass", "-p", "S3CRpw", "ssh", "h"}, "sshpass -p *** ssh h"},
+	{{"docker", "login", "-u", "bob", "-p", "S3CRpw", "reg"}, "docker login -u bob -p *** reg"},
+	{{"redis-cli", "-a", "S3CRpw", "ping"}, "redis-cli -a *** ping"},
+	{{"sqlcmd", "-S", "h", "-U", "sa", "-P", "S3CRpw"}, "sqlcmd -S h -U sa -P ***"},
+	{{"smbclient", "//h/s", "-U", "bob%S3CRpw"}, "smbclient //h/s -U bob%***"},
+	{{"gpg", "--batch", "--passphrase", "S3CRpw", "-d", "f"}, "gpg --batch --passphrase *** -d f"},
+	{{"git", "config", "user.password", "S3CRpw"}, "git config user.password ***"},
+	{{"azcopy", "copy", "https://a.blob.core.windows.net/c?sv=2020&sig=S3CRsig"},
+	 "azcopy copy https://a.blob.core.windows.net/c?sv=2020&sig=***"},
+	{{"x", "--key=-----BEGIN PRIVATE KEY-----S3CRkey"}, "x --key=-----BEGIN PRIVATE KEY-----***"},
+	{{"env", "PGPASSWORD=S3CRpw", "psql"}, "env PGPASSWORD=*** psql"},
+};
+
+/* Join a NULL-terminated array as argv bytes and redact it. */
+static char *join_array(const char *const *argv)
+{
+	char buf[4096];
+	size_t len = 0;
+
+	for (size_t i = 0; i < 8 && argv[i]; i++) {
+		size_t n = strlen(argv[i]) + 1;
+
+		memcpy(buf + len, argv[i], n);
+		len += n;
+	}
+	return redact_join_argv(buf, len, 100000);
+}
+
+static void test_forms_table(void)
+{
+	size_t n = sizeof(forms) / sizeof(forms[0]);
+
+	CU_ASSERT(n >= 30);
+	for (size_t i = 0; i < n; i++) {
+		char *s = join_array(forms[i].argv);
+
+		CU_ASSERT(same(s, forms[i].want));
+		CU_ASSERT(s && strstr(s, "S3CR") == NULL);
+		free(s);
+	}
+}
+
+/* Look-alikes that must stay as typed. */
+static void test_forms_kept(void)
+{
+	JOIN_IS("docker run -u 1000:1000 -p 8080:80 img", "docker", "run",
+		"-u", "1000:1000", "-p", "8080:80", "img");
+	JOIN_IS("pip install scikit-learn sk-learn hf_hub", "pip", "install",
+		"scikit-learn", "sk-learn", "hf_hub");
+	JOIN_IS("git checkout 0123456789abcdef0123456789abcdef01234567", "git",
+		"checkout", "0123456789abcdef0123456789abcdef01234567");
+	JOIN_IS("ps -u alice", "ps", "-u", "alice");
+	JOIN_IS("tar -pxf a.tar", "tar", "-pxf", "a.tar");
+	JOIN_IS("mysql -p db", "mysql", "-p", "db");
+	JOIN_IS("kubectl create secret generic name", "kubectl", "create",
+		"secret", "generic", "name");
+}
+
+/* The tool and exe fields come from argv too: never a raw secret. */
+static void test_tool_and_exe(void)
+{
+	static const char argv1[] =
+		"python3\0/home/a/ghp_S3CR456789abcdefghijklmnop.py\0x";
+	static const char argv2[] =
+		"java\0-jar\0https://u:S3CRpw@h/app.jar\0run";
+	struct rules *r = rules_default();
+	struct tracer_identity id;
+	struct job *j;
+	struct job_proc *p;
+
+	memset(&id, 0, sizeof(id));
+	j = job_new("u1", &id, 8);
+	CU_ASSERT_FATAL(r != NULL && j != NULL);
+	p = job_proc_add(j, 100, 1, 1, "python3");
+	job_proc_exec(j, p, "/usr/bin/python3.11", argv1, sizeof(argv1), r, false);
+	CU_ASSERT(p->tool && strstr(p->tool, "S3CR") == NULL);
+	CU_ASSERT(p->exe && strstr(p->exe, "S3CR") == NULL);
+	CU_ASSERT(p->cmdline && strstr(p->cmdline, "S3CR") == NULL);
+	p = job_proc_add(j, 101, 1, 1, "java");
+	job_proc_exec(j, p, "/usr/bin/java", argv2, sizeof(argv2), r, false);
+	CU_ASSERT(p->tool && strstr(p->tool, "S3CR") == NULL);
+	CU_ASSERT(p->exe && strstr(p->exe, "S3CR") == NULL);
+	job_free(j);
+	rules_free(r);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -241,6 +379,9 @@ int main(void)
 		{"redact_arg", test_redact_arg_direct},
 		{"join shape", test_join_shape},
 		{"join bound", test_join_bound},
+		{"secret forms table", test_forms_table},
+		{"look-alikes kept", test_forms_kept},
+		{"tool and exe", test_tool_and_exe},
 	};
 
 	return UNIT_RUN("redact", tests);
