@@ -105,6 +105,8 @@ struct server *server_open(const char *path, int epfd, server_handler_fn fn,
 	struct server *s = calloc(1, sizeof(*s));
 	struct sockaddr_un addr = {.sun_family = AF_UNIX};
 	struct epoll_event ev = {.events = EPOLLIN};
+	int rc, bind_errno;
+	mode_t old_mask;
 
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
@@ -138,14 +140,18 @@ struct server *server_open(const char *path, int epfd, server_handler_fn fn,
 		snprintf(err, errlen, "unlink stale %s: %s", path, strerror(errno));
 		goto fail;
 	}
-	if (bind(s->fd, (struct sockaddr *)&addr, sizeof(addr)) != 0) {
-		snprintf(err, errlen, "bind %s: %s", path, strerror(errno));
-		goto fail;
-	}
-	/* Jobs of every user register: the socket is world-writable; the
-	 * daemon trusts only the kernel's peer credentials. */
-	if (chmod(path, 0666) != 0) {
-		snprintf(err, errlen, "chmod %s: %s", path, strerror(errno));
+	/*
+	 * Jobs of every user register: the socket is world-writable; the
+	 * daemon trusts only the kernel's peer credentials.  The mode comes
+	 * from the umask at bind: a chmod by path after bind would follow a
+	 * symlink swapped in between.  Called before any thread exists.
+	 */
+	old_mask = umask(0111);
+	rc = bind(s->fd, (struct sockaddr *)&addr, sizeof(addr));
+	bind_errno = errno;
+	umask(old_mask);
+	if (rc != 0) {
+		snprintf(err, errlen, "bind %s: %s", path, strerror(bind_errno));
 		goto fail;
 	}
 	if (listen(s->fd, 128) != 0) {
