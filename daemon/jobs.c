@@ -241,8 +241,10 @@ static const char *vet_identity(struct tracer_identity *id, const struct ucred *
 {
 	if (peer->uid == 0)
 		return NULL;
-	if (!strcmp(id->scheduler, "slurm"))
-		return "only root (the SPANK plugin) registers Slurm tasks";
+	/* in any case: "Slurm" must not pass for "slurm" in a report */
+	if (identity_scheduler_reserved(id->scheduler))
+		return "only root (the SPANK plugin, tracer-wrap as a container's "
+		       "init) registers jobs of a scheduler";
 	identity_set_user(id, peer->uid);
 	return NULL;
 }
@@ -321,9 +323,10 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 	detach_from_other_jobs(js, oj, peer->pid);
 	add_root_proc(js, oj, peer->pid, stays);
 	attach_job_cgroup(js, oj, peer->pid);
-	log_info("job %s: pid %d registered (%s%s%s, task %d)", oj->job->uid,
+	log_info("job %s: pid %d registered (%s%s%s, task %d%s%s)", oj->job->uid,
 		 (int)peer->pid, id->scheduler[0] ? id->scheduler : "local",
-		 oj->join_key[0] ? " " : "", oj->join_key, oj->job->ntasks);
+		 oj->join_key[0] ? " " : "", oj->join_key, oj->job->ntasks,
+		 id->task_name[0] ? ", name " : "", id->task_name);
 	return reply_ok(oj->job->uid, oj->job->tag);
 }
 

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "errmsg.h"
@@ -112,6 +113,26 @@ void identity_set_user(struct tracer_identity *id, uid_t uid)
 	else
 		snprintf(id->user, sizeof(id->user), "%lu", (unsigned long)uid);
 	free(buf);
+}
+
+int identity_scheduler_reserved(const char *scheduler)
+{
+	static const char *const reserved[] = {"slurm", "aws-batch", "host"};
+	char trimmed[32];
+	size_t n;
+
+	if (!scheduler)
+		return 0;
+	/* "slurm " and " slurm" are slurm to a reader too */
+	scheduler += strspn(scheduler, " \t");
+	snprintf(trimmed, sizeof(trimmed), "%s", scheduler);
+	n = strlen(trimmed);
+	while (n && (trimmed[n - 1] == ' ' || trimmed[n - 1] == '\t'))
+		trimmed[--n] = '\0';
+	for (size_t i = 0; i < sizeof(reserved) / sizeof(reserved[0]); i++)
+		if (strcasecmp(trimmed, reserved[i]) == 0)
+			return 1;
+	return 0;
 }
 
 void identity_join_key(const struct tracer_identity *id, char *buf, size_t len)

@@ -71,6 +71,13 @@ void identity_set_user(struct tracer_identity *id, uid_t uid);
  */
 void identity_join_key(const struct tracer_identity *id, char *buf, size_t len);
 
+/*
+ * Scheduler names only root may register ("slurm", "aws-batch", "host"),
+ * compared without case: their jobs join by key and are trusted in
+ * reports, so another user must not be able to squat or imitate them.
+ */
+int identity_scheduler_reserved(const char *scheduler);
+
 /* JSON form (an object); unknown fields are omitted. NULL on OOM. */
 cJSON *identity_to_json(const struct tracer_identity *id);
 

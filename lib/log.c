@@ -6,6 +6,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "textsafe.h"
+
 static enum log_level min_level = LOG_INFO;
 static const char *log_prefix = "tracer";
 
@@ -25,7 +27,7 @@ int log_parse_level(const char *s)
 void log_msg(enum log_level lvl, const char *fmt, ...)
 {
 	static const char *const tags[] = {"debug", "info", "warning", "error"};
-	char line[2048];
+	char line[2048], safe[2048];
 	va_list ap;
 
 	if (lvl < min_level)
@@ -33,6 +35,8 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	/* names and paths in messages come from users: no raw controls */
+	text_safe(line, safe, sizeof(safe));
 	/* one write per line so concurrent writers do not interleave */
-	fprintf(stderr, "%s: %s: %s\n", log_prefix, tags[lvl], line);
+	fprintf(stderr, "%s: %s: %s\n", log_prefix, tags[lvl], safe);
 }

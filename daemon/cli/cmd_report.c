@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "textsafe.h"
 #include "client.h"
 
 #define MAX_DEPTH 32
@@ -107,6 +108,7 @@ int cmd_jobs(struct cli *c, int argc, char **argv)
 		cJSON_Delete(all);
 		return 0;
 	}
+	text_safe_json(all); /* names reach a terminal */
 	printf("%-34s %-20s %-9s %-14s %-24s %9s %10s %5s %10s %7s %6s\n", "JOB", "NAME",
 	       "SCHED", "JOBID.STEP", "START", "WALL", "CPU", "EFF", "PEAK MEM", "PROCS", "EXIT");
 	cJSON_ArrayForEach(s, all) {
@@ -294,6 +296,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
 	if (c->json) {
 		print_json(s);
 	} else {
+		text_safe_json(s); /* names and argv reach a terminal */
 		print_header(s);
 		print_tools(s);
 		print_tree(s);

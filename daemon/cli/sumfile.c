@@ -3,6 +3,7 @@
  * that do not parse (a partial line from a full disk, say) are skipped
  * and counted on stderr; the rest of the file is still read.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,29 +88,39 @@ cleanup:
 	return out;
 }
 
+/*
+ * How well a summary answers to name: 3 its job uid, 2 the job (or
+ * job.step) of a scheduler only root registers, 1 a job id or task name
+ * anyone can choose, 0 not at all.  A better match wins over a newer one,
+ * so a user's job named "1234.batch" cannot shadow Slurm's step 1234.batch.
+ */
 static int matches(const cJSON *s, const char *name)
 {
 	const cJSON *id = cJSON_GetObjectItem(s, "identity");
 	const char *uid = jstr(s, "job");
+	int rank = 0;
 
 	if (uid && !strcmp(uid, name))
-		return 2;
+		return 3;
 	if (id) {
 		const char *job_id = jstr(id, "job_id");
 		const char *step = jstr(id, "step_id");
+		const char *sched = jstr(id, "scheduler");
+		const char *task = jstr(id, "task_name");
+		bool trusted = sched && (!strcmp(sched, "slurm") || !strcmp(sched, "aws-batch"));
 		char both[TRACER_JOIN_KEY_LEN];
+
 		if (job_id && step) {
 			snprintf(both, sizeof(both), "%s.%s", job_id, step);
 			if (!strcmp(both, name))
-				return 1;
+				rank = trusted ? 2 : 1;
 		}
 		if (job_id && !strcmp(job_id, name))
-			return 1;
-		const char *task = jstr(id, "task_name");
-		if (task && !strcmp(task, name))
-			return 1;
+			rank = trusted ? 2 : 1;
+		if (!rank && task && !strcmp(task, name))
+			rank = 1;
 	}
-	return 0;
+	return rank;
 }
 
 cJSON *summary_find(const char *path, const char *name)
@@ -118,19 +129,27 @@ cJSON *summary_find(const char *path, const char *name)
 	cJSON *best = NULL;
 	ssize_t len;
 	bool last = !strcmp(name, "last");
+	int best_rank = 0, rank;
+	/* a quick filter before parsing: every match holds the name up to
+	 * its first '.' (job.step is stored as two fields) */
+	char head[TRACER_JOIN_KEY_LEN];
+
+	snprintf(head, sizeof(head), "%.*s", (int)strcspn(name, "."), name);
 
 	if (reader_open(&r, path) != 0)
 		return NULL;
 	/* the newest match wins: read to the end */
 	while ((len = getline(&r.line, &r.cap, r.f)) > 0) {
-		if (!last && !strstr(r.line, name))
+		if (!last && !strstr(r.line, head))
 			continue;
 		cJSON *o = parse_line(&r, len);
 		if (!o)
 			continue;
-		if (last || matches(o, name)) {
+		rank = last ? 1 : matches(o, name);
+		if (rank && rank >= best_rank) {
 			cJSON_Delete(best);
 			best = o;
+			best_rank = rank;
 		} else {
 			cJSON_Delete(o);
 		}

@@ -23,7 +23,7 @@ cleanup() {
 	done
 	stop_tracerd
 	for u in "${MADE_USERS[@]}"; do userdel "$u" 2>/dev/null; done
-	rm -rf "$TMP"
+	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
 need_root
@@ -40,6 +40,10 @@ for u in "$U1" "$U2"; do
 		MADE_USERS+=("$u")
 	fi
 done
+# the users' own directories (job files); their python is the system's
+for u in "$U1" "$U2"; do install -d -m 0700 -o "$u" -g "$u" "$TMP/$u"; done
+UPY=/usr/bin/python3
+[ -x "$UPY" ] || { echo "FAIL: $UPY is not installed"; exit 1; }
 # as USER: run a command with that user's uid, gid and groups
 as() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --init-groups -- "$@"; }
 
@@ -85,4 +89,63 @@ check "a job registers through a read-only bind mount of the socket directory" \
 		! touch '$TMP/ro/x' 2>/dev/null &&
 		'$BUILD/tracer' -o socket='$TMP/ro/h.sock' -o file='$TRACERD_FILE' run --job-file '$TMP/ro.job' -- true &&
 		test -s '$TMP/ro.job'"
+REQ="$TOP/tests/hardening/req.py"
+# reg AS_USER SCHEDULER JOB_ID [STEP]: one registration, its reply in REPLY
+reg() {
+	local u=$1 sched=$2 job=$3 step=${4:-}
+	local ident="{\"scheduler\":\"$sched\",\"job_id\":\"$job\"${step:+,\"step_id\":\"$step\"}}"
+	REPLY=$(as "$u" "$UPY" "$REQ" "$TRACERD_SOCK" "{\"op\":\"register\",\"v\":1,\"identity\":$ident}" 2>&1)
+}
+refused() { case $REPLY in *'"ok":false'*) return 0;; esac; echo "reply: $REPLY"; return 1; }
+accepted() { case $REPLY in *'"ok":true'*) return 0;; esac; echo "reply: $REPLY"; return 1; }
+
+echo "== scheduler identities are root's, in any case"
+for sched in slurm Slurm SLURM " slurm" aws-batch AWS-Batch host; do
+	reg "$U1" "$sched" 4242 0
+	check "a user cannot register scheduler '$sched'" refused
+done
+reg "$U1" local 4242 0
+check "a user registers a local job" accepted
+
+echo "== a user cannot squat the key of a job the scheduler is about to register"
+reg "$U1" aws-batch job-squat
+check "the user's aws-batch registration is refused" refused
+reg root aws-batch job-squat
+check "the real aws-batch job then registers" accepted
+
+echo "== a user's job named like a Slurm step does not shadow it in tracer show"
+# root (as the SPANK plugin would) records Slurm step 777.batch, then the
+# user records a job named 777.batch after it
+SLURM_REPLY=$(python3 "$REQ" "$TRACERD_SOCK" '{"op":"register","v":1,"identity":{"scheduler":"slurm","job_id":"777","step_id":"batch","task_name":"real"}}')
+SLURM_UID=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["job"])' "$SLURM_REPLY")
+python3 "$REQ" "$TRACERD_SOCK" "{\"op\":\"end\",\"v\":1,\"job\":\"$SLURM_UID\",\"status\":0}" >/dev/null
+wait_until 20 "the Slurm step's summary" grep -q "$SLURM_UID" "$TRACERD_FILE"
+as "$U1" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --name 777.batch --job-file "$TMP/$U1/shadow.job" -- true
+wait_until 20 "the user's job summary" summary_of_job "$TMP/$U1/shadow.job"
+show_job_is() { # show_job_is NAME JOB_UID [tracer args...]: tracer show NAME --json is that job
+	local name=$1 want=$2; shift 2
+	"$@" show --json "$name" | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["job"] == sys.argv[1] else 1)' "$want"
+}
+check "tracer show 777.batch is the Slurm step" show_job_is 777.batch "$SLURM_UID" "$BUILD/tracer" -o file="$TRACERD_FILE"
+
+echo "== control characters never reach the log or the terminal raw"
+EVIL=$(printf 'evil\033]0;owned\007\033[2J\r\x9b31m')
+as "$U1" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --name "$EVIL" --job-file "$TMP/$U1/evil.job" -- true
+wait_until 20 "the summary of the job with control characters" summary_of_job "$TMP/$U1/evil.job"
+# no_raw_controls FILE: no C0 control but newline and tab, no DEL, no C1
+no_raw_controls() {
+	python3 -c '
+import re, sys
+data = open(sys.argv[1], "rb").read()
+bad = re.findall(rb"[\x00-\x08\x0b-\x1f\x7f]|\xc2[\x80-\x9f]", data)
+sys.exit(1 if bad or not data else 0)' "$1"
+}
+check "tracerd's log has no raw control character" no_raw_controls "$TRACERD_LOG"
+check "tracerd's log shows the name escaped" grep -qF 'evil\x1b]0;owned\x07' "$TRACERD_LOG"
+"$BUILD/tracer" -o file="$TRACERD_FILE" show "$(cat "$TMP/$U1/evil.job")" >"$TMP/evil.show" 2>&1
+check "tracer show prints no raw control character" no_raw_controls "$TMP/evil.show"
+check "tracer show prints the name escaped" grep -qF 'evil\x1b]0;owned' "$TMP/evil.show"
+"$BUILD/tracer" -o file="$TRACERD_FILE" jobs >"$TMP/evil.jobs" 2>&1
+check "tracer jobs prints no raw control character" no_raw_controls "$TMP/evil.jobs"
+
 finish
