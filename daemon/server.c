@@ -20,6 +20,7 @@
 
 #include "clock.h"
 #include "log.h"
+#include "peer.h"
 #include "proto.h"
 
 #define MAX_CONNS 256
@@ -33,6 +34,7 @@ struct conn {
 	struct watch w; /* first: epoll data points here */
 	int fd;
 	struct ucred peer;
+	struct peer_proof proof; /* the pid is still the peer's process */
 	uint64_t opened_ns;
 	size_t len;
 	char buf[PROTO_MAX_MSG + 1];
@@ -183,6 +185,7 @@ static void conn_close(struct server *s, struct conn *c)
 	}
 	epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
+	peer_proof_drop(&c->proof);
 	s->nconns--;
 	free(c);
 }
@@ -246,9 +249,17 @@ void server_accept(struct server *s)
 			close(fd);
 			continue;
 		}
+		if (peer_proof_take(fd, &c->peer, &c->proof) != 0) {
+			s->stats.peer_gone++;
+			peer_proof_drop(&c->proof);
+			free(c);
+			close(fd);
+			continue;
+		}
 		ev.data.ptr = &c->w;
 		if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
 			log_warn("epoll_ctl conn: %s", strerror(errno));
+			peer_proof_drop(&c->proof);
 			free(c);
 			close(fd);
 			continue;
@@ -284,6 +295,15 @@ void server_conn_ready(struct server *s, struct watch *w, uint32_t events)
 		nl = memchr(c->buf, '\n', c->len);
 		if (nl) {
 			s->stats.requests++;
+			if (!peer_proof_holds(&c->peer, &c->proof)) {
+				/* its pid may be another user's process now */
+				s->stats.peer_gone++;
+				log_warn("pid %d (uid %d) exited after connecting: request refused",
+					 (int)c->peer.pid, (int)c->peer.uid);
+				send_reply(s, c, proto_error_reply("the connecting process has exited"));
+				conn_close(s, c);
+				return;
+			}
 			send_reply(s, c, s->fn(s->ctx, c->buf, (size_t)(nl - c->buf), &c->peer));
 			conn_close(s, c);
 			return;

@@ -25,6 +25,7 @@ struct server;
 
 struct server_stats {
 	uint64_t accepted, requests, bad_requests, too_many, timeouts, reply_failed;
+	uint64_t peer_gone; /* the connecting process exited before its request */
 };
 
 struct server *server_open(const char *path, int epfd, server_handler_fn fn,

@@ -174,6 +174,7 @@ static char *status_reply(struct tracerd *d)
 	json_add_u64(cnt, "requests", ss->requests);
 	json_add_u64(cnt, "bad_requests", ss->bad_requests);
 	json_add_u64(cnt, "too_many_connections", ss->too_many);
+	json_add_u64(cnt, "peer_gone", ss->peer_gone);
 	json_add_u64(cnt, "timeouts", ss->timeouts);
 	json_add_u64(cnt, "reply_failed", ss->reply_failed);
 	cnt = cJSON_AddObjectToObject(st, "summaries");

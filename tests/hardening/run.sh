@@ -128,6 +128,10 @@ show_job_is() { # show_job_is NAME JOB_UID [tracer args...]: tracer show NAME --
 }
 check "tracer show 777.batch is the Slurm step" show_job_is 777.batch "$SLURM_UID" "$BUILD/tracer" -o file="$TRACERD_FILE"
 
+echo "== a user cannot tag another user's process through pid reuse"
+check "registration from a pid now another user's process is refused" \
+	python3 "$TOP/tests/hardening/pidreuse.py" "$TRACERD_SOCK" "$U1" "$U2"
+
 echo "== control characters never reach the log or the terminal raw"
 EVIL=$(printf 'evil\033]0;owned\007\033[2J\r\x9b31m')
 as "$U1" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --name "$EVIL" --job-file "$TMP/$U1/evil.job" -- true
