@@ -17,6 +17,7 @@
 #include <sys/timerfd.h>
 #include <unistd.h>
 
+#include "admission.h"
 #include "bpf_loader.h"
 #include "clock.h"
 #include "config.h"
@@ -45,6 +46,7 @@ struct tracerd {
 	struct bpf_loader *bpf;
 	struct server *server;
 	struct jobs jobs;
+	struct admission admission;
 	int epfd, sigfd, timerfd;
 	struct watch ringbuf_w, signal_w, timer_w;
 	uint64_t started_mono_ns, last_sample_ns;
@@ -175,6 +177,8 @@ static char *status_reply(struct tracerd *d)
 	json_add_u64(cnt, "bad_requests", ss->bad_requests);
 	json_add_u64(cnt, "too_many_connections", ss->too_many);
 	json_add_u64(cnt, "peer_gone", ss->peer_gone);
+	json_add_u64(cnt, "refused_rate", d->admission.refused_rate);
+	json_add_u64(cnt, "refused_node_limit", d->admission.refused_node_limit);
 	json_add_u64(cnt, "timeouts", ss->timeouts);
 	json_add_u64(cnt, "reply_failed", ss->reply_failed);
 	cnt = cJSON_AddObjectToObject(st, "summaries");
@@ -209,9 +213,13 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 		goto out;
 	}
 	switch (req->op) {
-	case PROTO_OP_REGISTER:
-		reply = jobs_register(&d->jobs, &req->identity, req->stays, peer);
+	case PROTO_OP_REGISTER: {
+		const char *why = admission_check(&d->admission, &d->jobs, peer);
+
+		reply = why ? proto_error_reply(why)
+			    : jobs_register(&d->jobs, &req->identity, req->stays, peer);
 		break;
+	}
 	case PROTO_OP_TASK_EXIT:
 		reply = jobs_task_exit(&d->jobs, req->job, req->status, peer);
 		break;
@@ -405,6 +413,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	jobs_init(&d.jobs, &d.cfg, &d.host, d.rules, d.sinks, d.bpf);
+	admission_init(&d.admission);
 	d.ringbuf_w.kind = WATCH_RINGBUF;
 	if (epoll_add(d.epfd, bpf_loader_ringbuf_fd(d.bpf), &d.ringbuf_w) != 0) {
 		log_error("epoll_ctl ring buffer: %s", strerror(errno));

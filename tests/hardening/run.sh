@@ -132,6 +132,29 @@ echo "== a user cannot tag another user's process through pid reuse"
 check "registration from a pid now another user's process is refused" \
 	python3 "$TOP/tests/hardening/pidreuse.py" "$TRACERD_SOCK" "$U1" "$U2"
 
+echo "== registrations from many uids: one node-wide bound and rate, counted; root still served"
+FLOOD=$(python3 "$TOP/tests/hardening/flood.py" "$TRACERD_SOCK")
+echo "    $FLOOD"
+flood_ok() {
+	python3 - "$FLOOD" <<'PY'
+import re, sys
+f = dict(re.findall(r"(\w+)=(\w+)", sys.argv[1]))
+# the rate limit itself: tests/kernel/test_daemon_admission.c (a loaded
+# machine forks too slowly here to burst reliably)
+ok = (int(f["accepted"]) <= 256 and int(f["refused_limit"]) > 0 and f["other"] == "0" and f["root"] == "ok")
+sys.exit(0 if ok else 1)
+PY
+}
+check "at most 256 user jobs open over 400 uids, root's registration served" flood_ok
+status_counts() {
+	tr_cli status --json | python3 -c '
+import json, sys
+s = json.load(sys.stdin)["socket_stats"]
+sys.exit(0 if s["refused_node_limit"] > 0 else 1)'
+}
+check "tracer status counts the refusals" status_counts
+wait_until 60 "the flood's jobs to close" sh -c "[ \$('$BUILD/tracer' -o socket='$TRACERD_SOCK' status --json | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"jobs\"][\"open\"])') -le 1 ]"
+
 echo "== control characters never reach the log or the terminal raw"
 EVIL=$(printf 'evil\033]0;owned\007\033[2J\r\x9b31m')
 as "$U1" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --name "$EVIL" --job-file "$TMP/$U1/evil.job" -- true

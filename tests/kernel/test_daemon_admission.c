@@ -1,0 +1,98 @@
+/*
+ * test_daemon_admission.c - the node-wide bound and rate of non-root
+ * registrations (daemon/admission.c): a burst beyond the bucket is
+ * refused and counted, the rate refills it, open jobs of all users
+ * together are bounded whatever their uids, root is never refused.
+ * Pure logic on a jobs table built by hand: needs no root, lives here
+ * because it links tracerd's objects.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "admission.h"
+#include "../unit/unit.h"
+
+static struct ucred user(uid_t uid)
+{
+	struct ucred c = {.pid = 1, .uid = uid, .gid = uid};
+
+	return c;
+}
+
+static void test_burst_then_rate(void)
+{
+	struct admission a;
+	struct jobs js;
+	struct ucred u;
+	int ok = 0, refused = 0;
+	struct timespec pause = {0, 200 * 1000000L};
+
+	memset(&js, 0, sizeof(js));
+	admission_init(&a);
+	/* 200 registrations from 200 uids at once: the burst passes, no more
+	 * (a few tokens may refill while the loop runs) */
+	for (int i = 0; i < 200; i++) {
+		u = user(100000 + (uid_t)i);
+		if (admission_check(&a, &js, &u))
+			refused++;
+		else
+			ok++;
+	}
+	CU_ASSERT(ok >= ADMIT_BURST && ok <= ADMIT_BURST + 2);
+	CU_ASSERT_EQUAL((uint64_t)refused, a.refused_rate);
+	/* root is never refused, bucket empty or not */
+	u = user(0);
+	CU_ASSERT_PTR_NULL(admission_check(&a, &js, &u));
+	/* 200 ms later, about 4 more (20/s) */
+	nanosleep(&pause, NULL);
+	ok = 0;
+	for (int i = 0; i < 50; i++) {
+		u = user(200000 + (uid_t)i);
+		if (!admission_check(&a, &js, &u))
+			ok++;
+	}
+	CU_ASSERT(ok >= 3 && ok <= 10);
+}
+
+static void test_node_limit(void)
+{
+	struct open_job *jobs = calloc(ADMIT_MAX_USER_JOBS + 1, sizeof(*jobs));
+	struct open_job **open = calloc(ADMIT_MAX_USER_JOBS + 1, sizeof(*open));
+	struct admission a;
+	struct jobs js;
+	struct ucred u;
+	const char *why;
+
+	CU_ASSERT_FATAL(jobs && open);
+	memset(&js, 0, sizeof(js));
+	js.open = open;
+	for (size_t i = 0; i < ADMIT_MAX_USER_JOBS; i++) {
+		jobs[i].owner_uid = 100000 + (uid_t)i; /* every one another uid */
+		open[i] = &jobs[i];
+	}
+	js.nopen = ADMIT_MAX_USER_JOBS;
+	admission_init(&a);
+	u = user(424242);
+	why = admission_check(&a, &js, &u);
+	CU_ASSERT_PTR_NOT_NULL(why);
+	CU_ASSERT_EQUAL(a.refused_node_limit, 1);
+	u = user(0);
+	CU_ASSERT_PTR_NULL(admission_check(&a, &js, &u));
+	/* one closes: a user may register again */
+	js.nopen--;
+	u = user(424242);
+	CU_ASSERT_PTR_NULL(admission_check(&a, &js, &u));
+	free(open);
+	free(jobs);
+}
+
+int main(void)
+{
+	static const struct unit_test tests[] = {
+		{"burst then rate", test_burst_then_rate},
+		{"node-wide bound over many uids", test_node_limit},
+	};
+
+	return UNIT_RUN("daemon_admission", tests);
+}
