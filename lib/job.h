@@ -62,6 +62,7 @@ struct job_proc {
 	uint32_t flags;     /* PROC_F_* */
 	uint32_t threads;   /* threads it ran over its life (0: unknown) */
 	uint64_t rss_bytes; /* last sampled RSS (live processes) */
+	uint64_t cpu_sampled_ns; /* CPU at the last sample (live; tick precision) */
 	struct proc_totals totals;
 	struct job_proc *next; /* hash chain (job.c) */
 };
