@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -298,19 +299,26 @@ struct delivery *delivery_start(const struct tracer_config *cfg, char *err, size
 	if (ss.records)
 		log_info("spool %s: %llu summaries (%llu bytes) from before: delivering them",
 			 cfg->spool_dir, (unsigned long long)ss.records, (unsigned long long)ss.bytes);
+	/* signals are the event loop's (signalfd): the threads block all */
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	if (pthread_create(&d->writer, NULL, writer_main, d) != 0) {
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		snprintf(err, errlen, "cannot start the spool writer thread");
 		goto fail;
 	}
 	d->writer_started = true;
 	for (int i = 0; i < d->nsinks; i++) {
 		if (pthread_create(&d->st[i].tid, NULL, sink_main, &d->st[i]) != 0) {
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
 			snprintf(err, errlen, "cannot start a delivery thread");
 			delivery_stop(d, 0);
 			return NULL;
 		}
 		d->st[i].started = true;
 	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return d;
 fail:
 	for (int i = 0; i < d->nsinks; i++)

@@ -50,7 +50,7 @@ static const struct key_def keys[] = {
 	{"metadata_timeout_ms", K_INT, M(metadata_timeout_ms), 10, 1000},
 	{"log_level", K_LEVEL, M(log_level), 0, 0},
 	{"spool_dir", K_PATH, M(spool_dir), 0, 0},
-	{"spool_max_bytes", K_UINT, M(spool_max_bytes), 1048576, 4294967295LL},
+	{"spool_max_bytes", K_UINT, M(spool_max_bytes), 65536, 4294967295LL},
 	{"file_max_bytes", K_UINT, M(file_max_bytes), 0, 4294967295LL},
 	{"file_keep", K_INT, M(file_keep), 1, 1000},
 	{"retry_max_ms", K_INT, M(retry_max_ms), 1000, 3600000},
