@@ -17,6 +17,7 @@
 #include "delivery.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -152,7 +153,7 @@ static int deliver_batch(struct sink_thread *t)
 	uint64_t *seqs = malloc(max * sizeof(*seqs));
 	char **texts = calloc(max, sizeof(*texts));
 	size_t *lens = calloc(max, sizeof(*lens));
-	size_t n, m = 0;
+	size_t n = 0, m = 0;
 	char err[512];
 	int rc = -1;
 
@@ -165,6 +166,8 @@ static int deliver_batch(struct sink_thread *t)
 		rc = 0;
 		goto out;
 	}
+	if (sink_probe(t->sink, d->cfg->http_timeout_ms, &d->abort, err, sizeof(err)) != 0)
+		goto fail;
 	for (size_t i = 0; i < n; i++) {
 		/* gone (dropped by the cap) or corrupt (set aside): skipped */
 		if (spool_read(d->spool, seqs[i], &texts[m], &lens[m]) == 0)
@@ -197,13 +200,17 @@ fail:
 	t->next_try_ms = clock_mono_ms() + wait;
 	pthread_mutex_unlock(&d->lock);
 	log_warn("sink %s: %zu summaries not delivered (retry in %u ms): %s",
-		 sink_kind_name(t->st.kind), m, wait, err);
+		 sink_kind_name(t->st.kind), n, wait, err);
 out:
 	for (size_t i = 0; texts && i < m; i++)
 		free(texts[i]);
 	free(seqs);
 	free(texts);
 	free(lens);
+	/* a large batch's memory goes back to the system: tracerd's size
+	 * must not depend on how much was spooled */
+	if (m > 100)
+		malloc_trim(0);
 	return rc;
 }
 

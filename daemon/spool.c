@@ -162,6 +162,10 @@ static void load_positions(struct spool *sp)
 				sp->pos[i] = v;
 			fclose(f);
 		}
+		/* new records must come after every position, also when the
+		 * records a position counted are all gone */
+		if (sp->pos[i] >= sp->next_seq)
+			sp->next_seq = sp->pos[i] + 1;
 	}
 }
 

@@ -49,7 +49,7 @@ void sink_limits(enum sink_kind k, struct sink_limits *out)
 		*out = (struct sink_limits){500, 4u << 20, 0};
 		break;
 	default:
-		*out = (struct sink_limits){10000, 32u << 20, TRACER_CLICKHOUSE_INTERVAL_MS};
+		*out = (struct sink_limits){10000, 16u << 20, TRACER_CLICKHOUSE_INTERVAL_MS};
 		break;
 	}
 }
@@ -98,6 +98,14 @@ int sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t 
 	default:
 		return clickhouse_sink_deliver(s, texts, lens, n, timeout_ms, abort, err, errlen);
 	}
+}
+
+int sink_probe(struct sink *s, long timeout_ms, const volatile int *abort, char *err,
+	       size_t errlen)
+{
+	err[0] = '\0';
+	return s->kind == SINK_CLICKHOUSE ? clickhouse_sink_probe(s, timeout_ms, abort, err, errlen)
+					  : 0;
 }
 
 void sink_close(struct sink *s)

@@ -384,6 +384,23 @@ static int ch_insert(struct ch_ctx *c, int table, const struct buf *rows, char *
 	return 0;
 }
 
+int clickhouse_sink_probe(struct sink *s, long timeout_ms, const volatile int *abort,
+			  char *err, size_t errlen)
+{
+	struct ch_ctx c = {.s = s, .timeout_ms = timeout_ms, .abort = abort};
+	int rc;
+
+	if (s->ch_known)
+		return 0;
+	if (s->cfg->clickhouse_password_file[0] &&
+	    read_secret(s->cfg->clickhouse_password_file, c.password, sizeof(c.password), err,
+			errlen) != 0)
+		return -1;
+	rc = ch_version(&c, err, errlen);
+	memset(c.password, 0, sizeof(c.password));
+	return rc;
+}
+
 int clickhouse_sink_deliver(struct sink *s, char *const *texts, const size_t *lens,
 			    size_t n, long timeout_ms, const volatile int *abort,
 			    char *err, size_t errlen)

@@ -54,6 +54,8 @@ int file_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, si
 void file_sink_close(struct sink *s);
 int http_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
 		      long timeout_ms, const volatile int *abort, char *err, size_t errlen);
+int clickhouse_sink_probe(struct sink *s, long timeout_ms, const volatile int *abort,
+			  char *err, size_t errlen);
 int clickhouse_sink_deliver(struct sink *s, char *const *texts, const size_t *lens,
 			    size_t n, long timeout_ms, const volatile int *abort,
 			    char *err, size_t errlen);
