@@ -35,6 +35,7 @@ suite "tracerd integration" ./tests/integration/run.sh build
 suite "tracerd integration (ASan+UBSan)" ./tests/integration/run.sh build-asan
 suite "Slurm SPANK plugin" ./tests/slurm/run.sh build
 suite "tracer-wrap" ./tests/wrapper/run.sh build
+suite "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
 suite "RPM packaging" ./rpm/build.sh build/rpm
 
 echo
