@@ -15,11 +15,12 @@
 
 #include "defaults.h"
 #include "errmsg.h"
+#include "netaddr.h"
 
 #define CONFIG_LINE_MAX 4096
 
 enum kind { K_PATH, K_URL, K_INT, K_UINT_POW2, K_UINT, K_BOOL,
-	    K_SINKS, K_LEVEL };
+	    K_SINKS, K_LEVEL, K_LISTEN };
 
 struct key_def {
 	const char *name;
@@ -49,6 +50,7 @@ static const struct key_def keys[] = {
 	{"imds_endpoint", K_URL, M(imds_endpoint), 0, 0},
 	{"metadata_timeout_ms", K_INT, M(metadata_timeout_ms), 10, 1000},
 	{"log_level", K_LEVEL, M(log_level), 0, 0},
+	{"metrics_listen", K_LISTEN, M(metrics_listen), 0, 0},
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -182,6 +184,15 @@ static int check_string(const struct key_def *k, const char *v, char *err,
 					"%s: expected an http:// or https:// URL (or nothing)",
 					k->name);
 		break;
+	case K_LISTEN: {
+		struct sockaddr_storage ss;
+		socklen_t len;
+		char why[128];
+
+		if (n && netaddr_parse(v, &ss, &len, why, sizeof(why)) != 0)
+			return fail_msg(err, errlen, "%s: %s (or nothing: off)", k->name, why);
+		break;
+	}
 	case K_LEVEL:
 		if (strcmp(v, "debug") && strcmp(v, "info") &&
 		    strcmp(v, "warn") && strcmp(v, "error"))

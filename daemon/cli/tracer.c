@@ -19,6 +19,8 @@ static void usage(FILE *f)
 		"  jobs [FILTERS]         running and recent jobs (-u, -S, -E, --state, --name,\n"
 		"                         -r, -n, --json, --csv)\n"
 		"  show JOB|last          run -> task -> tools, then the process tree\n"
+		"  report [--since 7d] [--by run|task|tool|user|pipeline] [--csv]\n"
+		"                         totals, efficiencies, flags, cost across jobs\n"
 		"  run [--name N] [--run ID] [--pipeline P] [--job-file F] -- CMD [ARGS]\n"
 		"                         run CMD as a recorded local job, exit with its status\n"
 		"options:\n"
@@ -83,7 +85,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "tracer: no command (status, jobs, show, run; see tracer --help)\n");
+		fprintf(stderr, "tracer: no command (status, jobs, show, report, run; see tracer --help)\n");
 		return 2;
 	}
 	if (config_load(&c.cfg, config_path, !config_given, config_warn) != 0 && config_given)
@@ -108,7 +110,9 @@ int main(int argc, char **argv)
 		return cmd_show(&c, argc, argv);
 	if (!strcmp(cmd, "run"))
 		return cmd_run(&c, argc, argv);
-	fprintf(stderr, "tracer: unknown command %s (status, jobs, show, run; see tracer --help)\n",
+	if (!strcmp(cmd, "report"))
+		return cmd_report(&c, argc, argv);
+	fprintf(stderr, "tracer: unknown command %s (status, jobs, show, report, run; see tracer --help)\n",
 		cmd);
 	return 2;
 }
