@@ -17,6 +17,7 @@
 
 #include <ctype.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -334,13 +335,16 @@ static int grow(char **buf, size_t *cap, size_t need)
 	return 0;
 }
 
-char *redact_argv(const char *argv, size_t len, size_t *out_len)
+char *redact_argv(const char *argv, size_t len, size_t max_out,
+		  size_t *out_len, int *cut)
 {
 	struct redact_forms_ctx ctx;
 	size_t olen = 0, ocap = 0, acap = 0;
 	char *out = NULL, *arg = NULL;
 	const char *prev = NULL;
 
+	*out_len = 0;
+	*cut = 0;
 	redact_forms_context(&ctx, argv, argv ? len : 0);
 	if (grow(&out, &ocap, 1) < 0)
 		return NULL;
@@ -361,6 +365,10 @@ char *redact_argv(const char *argv, size_t len, size_t *out_len)
 		if (nul == NULL)
 			prev = NULL; /* not NUL-terminated: never read again */
 		n = strlen(arg) + 1;
+		if (olen + n > max_out) {
+			*cut = 1; /* whole arguments only: the rest is left out */
+			break;
+		}
 		if (grow(&out, &ocap, olen + n + 1) < 0)
 			goto fail;
 		memcpy(out + olen, arg, n);
@@ -378,7 +386,8 @@ fail:
 char *redact_join_argv(const char *argv, size_t len, size_t max_out)
 {
 	size_t rlen = 0, olen = 0;
-	char *r = redact_argv(argv, len, &rlen);
+	int cut = 0;
+	char *r = redact_argv(argv, len, SIZE_MAX, &rlen, &cut);
 	char *out = r ? malloc(rlen + 4 < max_out + 4 ? rlen + 4 : max_out + 4)
 		      : NULL;
 
