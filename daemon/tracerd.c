@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "admission.h"
+#include "privacy.h"
 #include "bpf_loader.h"
 #include "clock.h"
 #include "config.h"
@@ -49,6 +50,7 @@ struct tracerd {
 	struct server *server;
 	struct jobs jobs;
 	struct admission admission;
+	struct privacy privacy;
 	int epfd, sigfd, timerfd;
 	struct watch ringbuf_w, signal_w, timer_w;
 	uint64_t started_mono_ns, last_sample_ns;
@@ -150,7 +152,7 @@ static int parse_args(struct tracerd *d, int argc, char **argv)
 	return 0;
 }
 
-static char *status_reply(struct tracerd *d)
+static char *status_reply(struct tracerd *d, const struct ucred *peer)
 {
 	cJSON *o = cJSON_CreateObject(), *st, *arr, *cnt;
 	__u64 c[TRACER_CNT__MAX];
@@ -199,6 +201,8 @@ static char *status_reply(struct tracerd *d)
 	delivery_get_stats(d->delivery, &ds);
 	cJSON_AddItemToObject(st, "delivery", delivery_stats_json(&ds));
 	cJSON_AddItemToObject(st, "jobs", jobs_status_json(&d->jobs));
+	if (!privacy_sees_all(&d->privacy, peer))
+		privacy_filter_jobs(cJSON_GetObjectItem(st, "jobs"), peer->uid);
 	line = proto_render_line(o);
 	cJSON_Delete(o);
 	return line;
@@ -241,7 +245,7 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 		reply = jobs_end(&d->jobs, req->job, req->status, peer);
 		break;
 	case PROTO_OP_STATUS:
-		reply = status_reply(d);
+		reply = status_reply(d, peer);
 		break;
 	default:
 		server_count_bad(d->server);
@@ -459,6 +463,10 @@ int main(int argc, char **argv)
 	}
 	jobs_init(&d.jobs, &d.cfg, &d.host, d.rules, d.delivery, d.bpf);
 	admission_init(&d.admission);
+	if (privacy_init(&d.privacy, d.cfg.admin_group, err, sizeof(err)) != 0) {
+		log_error("%s", err);
+		goto cleanup;
+	}
 	d.ringbuf_w.kind = WATCH_RINGBUF;
 	if (epoll_add(d.epfd, bpf_loader_ringbuf_fd(d.bpf), &d.ringbuf_w) != 0) {
 		log_error("epoll_ctl ring buffer: %s", strerror(errno));

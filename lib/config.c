@@ -20,7 +20,7 @@
 #define CONFIG_LINE_MAX 4096
 
 enum kind { K_PATH, K_URL, K_INT, K_UINT_POW2, K_UINT, K_BOOL,
-	    K_SINKS, K_LEVEL, K_LISTEN, K_OPT_PATH, K_NAME };
+	    K_SINKS, K_LEVEL, K_LISTEN, K_OPT_PATH, K_NAME, K_GROUP };
 
 struct key_def {
 	const char *name;
@@ -63,6 +63,7 @@ static const struct key_def keys[] = {
 	{"clickhouse_database", K_NAME, M(clickhouse_database), 0, 0},
 	{"clickhouse_user", K_NAME, M(clickhouse_user), 0, 0},
 	{"clickhouse_password_file", K_OPT_PATH, M(clickhouse_password_file), 0, 0},
+	{"admin_group", K_GROUP, M(admin_group), 0, 0},
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -230,6 +231,13 @@ static int check_string(const struct key_def *k, const char *v, char *err,
 		if (strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n)
 			return fail_msg(err, errlen,
 					"%s: letters, digits and _ only", k->name);
+		break;
+	case K_GROUP:
+		/* a group name as useradd takes it (empty: none) */
+		if (strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n ||
+		    v[0] == '-')
+			return fail_msg(err, errlen,
+					"%s: a group name (letters, digits, _ . -)", k->name);
 		break;
 	case K_LEVEL:
 		if (strcmp(v, "debug") && strcmp(v, "info") &&

@@ -9,6 +9,7 @@
 #include "identity.h"
 
 #include <errno.h>
+#include <grp.h>
 #include <pwd.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -380,4 +381,30 @@ int identity_from_json(const cJSON *obj, struct tracer_identity *id,
 fail:
 	identity_init(id);
 	return -1;
+}
+
+int identity_group_gid(const char *name, gid_t *gid, char *err, size_t errlen)
+{
+	struct group gr, *res = NULL;
+	long size = sysconf(_SC_GETGR_R_SIZE_MAX);
+	char *buf;
+	int rc;
+
+	if (size < 1024)
+		size = 16384;
+	buf = malloc((size_t)size);
+	if (!buf) {
+		snprintf(err, errlen, "group %s: out of memory", name);
+		return -1;
+	}
+	rc = getgrnam_r(name, &gr, buf, (size_t)size, &res);
+	if (rc != 0 || !res) {
+		snprintf(err, errlen, "group %s: %s", name,
+			 rc ? strerror(rc) : "no such group");
+		free(buf);
+		return -1;
+	}
+	*gid = gr.gr_gid;
+	free(buf);
+	return 0;
 }

@@ -78,6 +78,12 @@ void identity_join_key(const struct tracer_identity *id, char *buf, size_t len);
  */
 int identity_scheduler_reserved(const char *scheduler);
 
+/*
+ * The gid of a group name (from the group database, which may be LDAP:
+ * not for an event loop).  0, or -1 with the reason in err.
+ */
+int identity_group_gid(const char *name, gid_t *gid, char *err, size_t errlen);
+
 /* JSON form (an object); unknown fields are omitted. NULL on OOM. */
 cJSON *identity_to_json(const struct tracer_identity *id);
 

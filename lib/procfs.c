@@ -532,3 +532,48 @@ size_t procfs_list_pids(pid_t *pids, size_t max)
 	closedir(d);
 	return n;
 }
+
+/* One "Key:\tn n n" line of status holds gid among its numbers? */
+static int line_has_id(const char *line, const char *key, gid_t gid)
+{
+	size_t k = strlen(key);
+	const char *p;
+
+	if (strncmp(line, key, k) != 0)
+		return 0;
+	for (p = line + k; *p && *p != '\n';) {
+		char *end;
+		unsigned long v;
+
+		p += strspn(p, " \t");
+		if (*p < '0' || *p > '9')
+			break;
+		v = strtoul(p, &end, 10);
+		if (end == p)
+			break;
+		if (v == (unsigned long)gid)
+			return 1;
+		p = end;
+	}
+	return 0;
+}
+
+int procfs_in_group(pid_t pid, gid_t gid)
+{
+	char path[64], buf[4096];
+	ssize_t n;
+	int fd, found = 0;
+
+	pid_path(path, sizeof(path), pid, "status");
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	for (const char *l = buf; l && *l && !found; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL)
+		found = line_has_id(l, "Gid:", gid) || line_has_id(l, "Groups:", gid);
+	return found;
+}

@@ -52,6 +52,10 @@ int procfs_read_stat(pid_t pid, struct procfs_stat *out);
 int procfs_read_io(pid_t pid, struct procfs_io *out);
 int procfs_read_status(pid_t pid, struct procfs_status *out);
 
+/* Is gid the process's real/effective gid or one of its supplementary
+ * groups (/proc/<pid>/status Gid: and Groups:)?  1 yes, 0 no or gone. */
+int procfs_in_group(pid_t pid, gid_t gid);
+
 /*
  * I/O of the process's own live threads, summed over /proc/<pid>/task/
  * (per-thread files).  /proc/<pid>/io is no good for one process: the

@@ -10,6 +10,7 @@
  * reads FILE.N down to FILE.1, then FILE).  The file is created 0640 and
  * a world-readable one is narrowed: summaries name users and commands.
  */
+#include "identity.h"
 #include "sink_impl.h"
 
 #include <errno.h>
@@ -52,6 +53,15 @@ static int open_file(struct sink *s, char *err, size_t errlen)
 	}
 	if ((st.st_mode & 0007) && fchmod(fd, st.st_mode & 0770) != 0)
 		snprintf(err, errlen, "%s: cannot make it private: %s", path, strerror(errno));
+	if (s->cfg->admin_group[0]) {
+		/* the admin group reads every user's summaries (docs/privacy.md) */
+		gid_t gid;
+
+		if (identity_group_gid(s->cfg->admin_group, &gid, err, errlen) == 0 &&
+		    st.st_gid != gid && fchown(fd, (uid_t)-1, gid) != 0)
+			snprintf(err, errlen, "%s: chown to group %s: %s", path,
+				 s->cfg->admin_group, strerror(errno));
+	}
 	s->fd = fd;
 	s->ino = st.st_ino;
 	return 0;

@@ -13,7 +13,9 @@ chmod 0755 "$TMP" # the test users reach the socket through it
 . "$TOP/tests/lib.sh"
 U1=tracer-h1
 U2=tracer-h2
+ADM=tracer-hadm
 MADE_USERS=()
+MADE_GROUP=
 OWNED_PIDS=()
 
 cleanup() {
@@ -23,6 +25,7 @@ cleanup() {
 	done
 	stop_tracerd
 	for u in "${MADE_USERS[@]}"; do userdel "$u" 2>/dev/null; done
+	[ -n "$MADE_GROUP" ] && groupdel "$MADE_GROUP" 2>/dev/null
 	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -30,7 +33,7 @@ need_root
 for b in tracerd tracer; do
 	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
 done
-for c in python3 pgrep setpriv strace unshare useradd userdel; do
+for c in python3 pgrep setpriv strace unshare useradd userdel groupadd groupdel; do
 	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
 done
 for u in "$U1" "$U2"; do
@@ -40,6 +43,10 @@ for u in "$U1" "$U2"; do
 		MADE_USERS+=("$u")
 	fi
 done
+if ! getent group "$ADM" >/dev/null; then
+	groupadd --system "$ADM" || { echo "FAIL: cannot create the test group $ADM"; exit 1; }
+	MADE_GROUP=$ADM
+fi
 # the users' own directories (job files); their python is the system's
 for u in "$U1" "$U2"; do install -d -m 0700 -o "$u" -g "$u" "$TMP/$u"; done
 UPY=/usr/bin/python3
@@ -174,5 +181,48 @@ check "tracer show prints no raw control character" no_raw_controls "$TMP/evil.s
 check "tracer show prints the name escaped" grep -qF 'evil\x1b]0;owned' "$TMP/evil.show"
 "$BUILD/tracer" -o file="$TRACERD_FILE" jobs >"$TMP/evil.jobs" 2>&1
 check "tracer jobs prints no raw control character" no_raw_controls "$TMP/evil.jobs"
+
+echo "== privacy: a second user sees neither the first's jobs nor their argv"
+stop_tracerd
+start_tracerd p -o admin_group="$ADM" || exit 1
+MARK=u1-private-MARK-$$
+as "$U1" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --name "$MARK" --job-file "$TMP/$U1/priv.job" -- \
+	/bin/sh -c "exec sleep 30 # ARGV-$MARK" &
+PRIV_PID=$!
+OWNED_PIDS+=("$PRIV_PID")
+u1_open() { tr_cli status --json | grep -q "$MARK"; }
+wait_until 20 "the first user's job to be open" u1_open
+# every way a user asks: status (text and JSON), jobs, show, and the files
+ucli() { local u=$1; shift; as "$u" "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" "$@" 2>&1; }
+sees_mark() { grep -q "$MARK"; }
+owner_sees() { local o; o=$(ucli "$U1" status --json); echo "$o" | grep -q "$MARK" || { echo "$o" | head -c 600; return 1; }; }
+check "the owner sees their running job in tracer status" owner_sees
+for cmd in "status --json" "status" "jobs" "jobs --json"; do
+	out=$(ucli "$U2" $cmd)
+	if echo "$out" | sees_mark; then fail "tracer $cmd of another user shows the job"; else pass "tracer $cmd of another user does not show the running job"; fi
+done
+out=$(setpriv --reuid="$U2" --regid="$U2" --groups="$ADM" -- "$BUILD/tracer" -o socket="$TRACERD_SOCK" status --json 2>&1)
+if echo "$out" | sees_mark; then pass "a member of admin_group sees every job in tracer status"; else fail "a member of admin_group does not see the job"; fi
+SLEEP_PID=$(pgrep -f "ARGV-$MARK" | head -n 1)
+if [ -n "$SLEEP_PID" ]; then kill -TERM "$SLEEP_PID"; else kill -TERM "$PRIV_PID"; fi
+wait "$PRIV_PID" 2>/dev/null
+wait_until 30 "the first user's summary" summary_of_job "$TMP/$U1/priv.job"
+U1_JOB=$(cat "$TMP/$U1/priv.job")
+# show NAME may echo the name it was asked for: the job's id and argv are what must not show
+for cmd in "jobs" "jobs --json" "show $MARK" "show --json $MARK" "show $U1_JOB" "show --json last" "show last"; do
+	out=$(ucli "$U2" $cmd)
+	case $cmd in show\ *$MARK) leak="ARGV-$MARK|$U1_JOB";; *) leak="$MARK|$U1_JOB";; esac
+	case $cmd in *"$U1_JOB") leak="ARGV-$MARK";; esac
+	if echo "$out" | grep -Eq "$leak"; then fail "tracer $cmd of another user shows the finished job"; else pass "tracer $cmd of another user does not show the finished job"; fi
+done
+# every file tracerd wrote that holds the job: unreadable by the other user
+# (tracerd's log here is this script's redirection; a service logs to the journal)
+files=$(grep -rl "$MARK" "$TMP" 2>/dev/null | grep -v "/$U1/" | grep -v "\.log$")
+[ -n "$files" ] || fail "no file holds the job's summary (the test would prove nothing)"
+for f in $files; do
+	if as "$U2" cat "$f" >/dev/null 2>&1; then fail "another user can read $f"; else pass "another user cannot read $(basename "$f")"; fi
+done
+check "the archive belongs to the admin group, mode 0640" test "$(stat -c '%G %a' "$TRACERD_FILE")" = "$ADM 640"
+check "a member of admin_group reads the archive" setpriv --reuid="$U2" --regid="$U2" --groups="$ADM" -- cat "$TRACERD_FILE"
 
 finish

@@ -1,0 +1,52 @@
+/* privacy.c - see privacy.h. */
+#include "privacy.h"
+
+#include "identity.h"
+#include "jsonutil.h"
+#include "procfs.h"
+
+int privacy_init(struct privacy *pv, const char *group, char *err, size_t errlen)
+{
+	pv->has_group = false;
+	pv->gid = (gid_t)-1;
+	if (!group || !group[0])
+		return 0;
+	/* at start-up only: group look-ups may go to LDAP */
+	if (identity_group_gid(group, &pv->gid, err, errlen) != 0)
+		return -1;
+	pv->has_group = true;
+	return 0;
+}
+
+bool privacy_sees_all(const struct privacy *pv, const struct ucred *peer)
+{
+	if (peer->uid == 0)
+		return true;
+	if (!pv->has_group)
+		return false;
+	return peer->gid == pv->gid ||
+	       (peer->pid > 0 && procfs_in_group(peer->pid, pv->gid) == 1);
+}
+
+void privacy_filter_jobs(cJSON *jobs, uid_t uid)
+{
+	cJSON *open = cJSON_GetObjectItem(jobs, "open_jobs");
+	cJSON *e = open ? open->child : NULL;
+	double shown = 0;
+
+	while (e) {
+		cJSON *next = e->next;
+		/* numbers are raw items (exact text): read them as jsonutil does */
+		int64_t owner = json_get_i64(cJSON_GetObjectItem(e, "identity"), "uid", -1);
+
+		if (owner != (int64_t)uid)
+			cJSON_Delete(cJSON_DetachItemViaPointer(open, e));
+		else
+			shown++;
+		e = next;
+	}
+	cJSON_DeleteItemFromObject(jobs, "recent");
+	cJSON_DeleteItemFromObject(jobs, "open_jobs_omitted");
+	/* the node-wide count stays: it says how busy tracerd is, not whose */
+	cJSON_AddNumberToObject(jobs, "open_jobs_yours", shown);
+}
