@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "admission.h"
+#include "notify.h"
 #include "privacy.h"
 #include "bpf_loader.h"
 #include "clock.h"
@@ -489,8 +490,10 @@ int main(int argc, char **argv)
 	}
 	log_info("ready: socket %s, sinks %s (%s, spool %s), %s", d.cfg.socket_path, d.cfg.sinks,
 		 d.cfg.file_path, d.cfg.spool_dir, d.cfg.trace_all ? "tracing every process" : "tracing registered jobs");
+	notify_send("READY=1"); /* programs attached, socket listening */
 	if (run_loop(&d) == 0)
 		rc = 0;
+	notify_send("STOPPING=1");
 	bpf_loader_consume(d.bpf);
 	jobs_close_all(&d.jobs, "tracerd stopping");
 cleanup:

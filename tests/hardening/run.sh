@@ -182,6 +182,41 @@ check "tracer show prints the name escaped" grep -qF 'evil\x1b]0;owned' "$TMP/ev
 "$BUILD/tracer" -o file="$TRACERD_FILE" jobs >"$TMP/evil.jobs" 2>&1
 check "tracer jobs prints no raw control character" no_raw_controls "$TMP/evil.jobs"
 
+echo "== the systemd unit"
+if command -v systemd-analyze >/dev/null; then
+	# verify the unit as installed, with the binary of this build
+	mkdir -p "$TMP/unit"
+	sed "s|^ExecStart=/usr/sbin/tracerd|ExecStart=$BUILD/tracerd|" "$TOP/contrib/systemd/tracerd.service" >"$TMP/unit/tracerd.service"
+	check "systemd-analyze verify: no warning" sh -c "out=\$(systemd-analyze verify --man=no '$TMP/unit/tracerd.service' 2>&1); echo \"\$out\"; [ -z \"\$out\" ]"
+	unit_has() { grep -qx "$1" "$TOP/contrib/systemd/tracerd.service"; }
+	for line in Type=notify NoNewPrivileges=yes ProtectSystem=strict PrivateTmp=yes "Documentation=man:tracerd(8) man:tracer.conf(5)"; do
+		check "unit has $line" unit_has "$line"
+	done
+	check "unit bounds its capabilities" grep -q "^CapabilityBoundingSet=CAP_" "$TOP/contrib/systemd/tracerd.service"
+	check "unit has StartLimitIntervalSec and StartLimitBurst" sh -c "grep -q '^StartLimitIntervalSec=' '$TOP/contrib/systemd/tracerd.service' && grep -q '^StartLimitBurst=' '$TOP/contrib/systemd/tracerd.service'"
+	EXPOSURE=$(systemd-analyze security --offline=yes "$TMP/unit/tracerd.service" 2>&1 | sed -n 's/.*Overall exposure level for tracerd.service: \([0-9.]*\).*/\1/p')
+	echo "    systemd-analyze security: exposure $EXPOSURE (the unit before hardening: 9.6)"
+	check "exposure level below 6 (was 9.6)" awk -v e="$EXPOSURE" 'BEGIN { exit !(e != "" && e < 6) }'
+else
+	fail "systemd-analyze is not installed (package systemd)"
+fi
+
+echo "== READY=1 reaches the service manager once tracerd listens"
+NSOCK=$TMP/notify.sock
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1]); s.settimeout(60)
+print(s.recv(256).decode(), flush=True)' "$NSOCK" >"$TMP/notify.out" &
+NOTIFY_PID=$!
+OWNED_PIDS+=("$NOTIFY_PID")
+wait_until 60 "the notify listener" test -S "$NSOCK"
+stop_tracerd
+NOTIFY_SOCKET=$NSOCK start_tracerd n || exit 1
+wait_until 30 "READY=1 from tracerd" grep -qx "READY=1" "$TMP/notify.out"
+# the socket answered before READY=1 was read: start_tracerd checked status
+check "tracerd sent READY=1" grep -qx "READY=1" "$TMP/notify.out"
+
 echo "== privacy: a second user sees neither the first's jobs nor their argv"
 stop_tracerd
 start_tracerd p -o admin_group="$ADM" || exit 1
