@@ -248,6 +248,8 @@ def refused(what, req, error):
         sys.exit(f"{what}: got {r}, want {want}")
 uid, aws_job = sys.argv[2], sys.argv[3]
 key = f"aws-batch:{aws_job}#1"
+SCHEDULER_IS_ROOTS = ("only root (the SPANK plugin, tracer-wrap as a container's init) "
+                      "registers jobs of a scheduler")
 refused("end by uid", {"op": "end", "v": 1, "job": uid, "status": 2304},
         f"no open job {uid} of yours")
 refused("end by key", {"op": "end", "v": 1, "job": key, "status": 2304},
@@ -256,10 +258,10 @@ refused("task_exit", {"op": "task_exit", "v": 1, "job": uid, "status": 35584},
         f"no open job {uid} of yours")
 refused("join", {"op": "register", "v": 1,
                  "identity": {"scheduler": "aws-batch", "job_id": aws_job, "attempt": 1}},
-        f"job {key} belongs to another user")
+        SCHEDULER_IS_ROOTS)
 refused("Slurm task", {"op": "register", "v": 1,
                        "identity": {"scheduler": "slurm", "job_id": "77", "step_id": "0"}},
-        "only root (the SPANK plugin) registers Slurm tasks")
+        SCHEDULER_IS_ROOTS)
 PY
 	chmod 755 "$TMP"; chmod 644 "$TMP/other.py" # nobody reaches the socket and the script
 	if setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 "$TMP/other.py" \
