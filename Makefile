@@ -133,7 +133,7 @@ BINS := $(filter-out %.so,$(BINS))
 endif
 
 .PHONY: all check unit deps test integration slurm-test wrapper-test asan asan-test \
-	bpf-test demo bench rpm install clean cppcheck
+	bpf-test demo bench rpm install clean cppcheck fuzz
 .DELETE_ON_ERROR:
 
 all: $(BINS) $(UNIT_BINS) $(KERNEL_BINS) $(HELPER_BINS) $(BPF_TEST_BIN)
@@ -268,6 +268,11 @@ bench: deps
 rpm:
 	./rpm/build.sh $(BUILD)/rpm
 
+# libFuzzer targets of every parser of outside input (tests/fuzz/run.sh;
+# FUZZ_SECONDS in all, default 60), built with clang into build-fuzz/
+fuzz:
+	./tests/fuzz/run.sh $(or $(FUZZ_SECONDS),60)
+
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
 		--suppress=missingIncludeSystem --suppress=unknownMacro -Ilib lib daemon wrapper spank
@@ -287,4 +292,4 @@ install: $(INSTALL_BINS)
 	done
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
