@@ -26,6 +26,7 @@
 #include "jsonutil.h"
 #include "log.h"
 #include "proto.h"
+#include "waitacct.h"
 #include "rules.h"
 #include "livestats.h"
 #include "server.h"
@@ -180,6 +181,12 @@ static char *status_reply(struct tracerd *d)
 	json_add_u64(cnt, "written", sinks_written(d->sinks));
 	json_add_u64(cnt, "failed", sinks_failed(d->sinks));
 	cJSON_AddItemToObject(st, "jobs", jobs_status_json(&d->jobs));
+	{
+		struct wait_accounting wa;
+
+		wait_accounting_probe(&wa);
+		cJSON_AddItemToObject(st, "wait_accounting", wait_accounting_json(&wa));
+	}
 	line = proto_render_line(o);
 	cJSON_Delete(o);
 	return line;

@@ -199,6 +199,9 @@ static void totals_add(struct proc_totals *sum, const struct proc_totals *t)
 	sum->nivcsw += t->nivcsw;
 	sum->min_flt += t->min_flt;
 	sum->maj_flt += t->maj_flt;
+	sum->run_delay_ns += t->run_delay_ns;
+	if (proc_peak_bytes(t) > sum->own_peak_bytes)
+		sum->own_peak_bytes = proc_peak_bytes(t);
 }
 
 static int str_eq(const char *a, const char *b)

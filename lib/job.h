@@ -35,7 +35,19 @@ struct proc_totals {
 	uint64_t rchar, wchar, syscr, syscw;
 	uint64_t read_bytes, write_bytes, cancelled_write_bytes;
 	uint64_t nvcsw, nivcsw, min_flt, maj_flt;
+	/* appended: exit-time analysis */
+	uint64_t run_delay_ns;   /* runnable, waiting for a CPU (sum of threads) */
+	/* a process: peak RSS of its last image only (0: unknown, see
+	 * peak_bytes()); a sum (tool, job): the largest per-process peak,
+	 * own where known, else maxrss */
+	uint64_t own_peak_bytes;
 };
+
+/* The process's peak as reported: its own image's, else the kernel's maxrss. */
+static inline uint64_t proc_peak_bytes(const struct proc_totals *t)
+{
+	return t->own_peak_bytes ? t->own_peak_bytes : t->maxrss_bytes;
+}
 
 #define PROC_F_OOM_KILLED (1u << 0)
 #define PROC_F_OUTLIVED (1u << 1)   /* still alive when the job ended */
@@ -124,6 +136,18 @@ struct job {
 	uint64_t cgroup_cpu_ns;
 
 	uint64_t events_dropped;    /* drops seen while the job ran */
+
+	/* appended: the first OOM kill of the job (jobstate.c) */
+	struct job_oom {
+		int count;                  /* OOM kills with details noted */
+		pid_t victim_pid, largest_pid;
+		char victim_tool[64], largest_tool[64];
+		uint64_t victim_rss_bytes, largest_rss_bytes;
+		uint64_t limit_bytes;       /* tightest memory cgroup limit; 0: none */
+		uint64_t usage_bytes;
+		bool cgroup;                /* a cgroup limit was reached, not the host's memory */
+	} oom;
+	uint64_t time_limit_ns;     /* declared time limit (tracer run --time); 0: none */
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */

@@ -1,0 +1,91 @@
+#!/bin/bash
+# run.sh BUILD - the analysis fields of the summary on the real kernel:
+# own peak memory of a tool after its exec, run-queue delay, the job's
+# state word, OOM victim and largest holder, flags.  Needs root.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "${1:-$TOP/build}" && pwd)
+H=$BUILD/tests/helpers
+TMP=$(mktemp -d /tmp/tracer-an.XXXXXX)
+. "$TOP/tests/lib.sh"
+CHECK="$TOP/tests/analysis/check.py"
+CG_DIR=
+
+cleanup() {
+	stop_tracerd
+	[ -n "$CG_DIR" ] && rmdir "$CG_DIR" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+need_root
+for h in spin spawner touchmem tiny; do
+	[ -x "$H/$h" ] || { echo "FAIL: helper $H/$h missing (make all)"; exit 1; }
+done
+PY=$(command -v python3) || { echo "FAIL: python3 is not installed"; exit 1; }
+PY=$("$PY" -c 'import sys; print(sys.executable)')
+for c in taskset setsid; do
+	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed (util-linux)"; exit 1; }
+done
+start_tracerd an || exit 1
+chk() { check "$1" python3 "$CHECK" "$TRACERD_FILE" "${@:2}"; }
+
+echo "== own peak memory after exec"
+cat >"$TMP/big.py" <<'PY'
+import subprocess
+b = bytearray(300 << 20)
+for i in range(0, len(b), 4096):
+    b[i] = 1
+subprocess.run(["/bin/true"], check=True)
+PY
+trun "$TMP/j.peak" -- "$H/spawner" "$TMP/truth.peak" 1 "$PY" "$TMP/big.py"
+chk "true exec'd from a 300 MiB Python: own peak < 10 MiB, maxrss keeps the parent's" "$TMP/j.peak" own_peak true 10 250
+chk "the 300 MiB step's own peak within 2% of wait4" "$TMP/j.peak" own_peak_truth big.py "$TMP/truth.peak"
+
+echo "== run-queue delay"
+trun "$TMP/j.delay" -- taskset -c 0 /bin/sh -c "for i in 1 2 3 4; do '$H/spin' 1000 & done; wait"
+chk "four burners on one core: run-queue delay >= 50% of their wall" "$TMP/j.delay" run_delay spin 4 0.5
+
+echo "== state word"
+trun "$TMP/j.exit3" -- "$H/tiny" 3
+chk "exit 3: FAILED with exit code 3" "$TMP/j.exit3" state FAILED 3
+trun "$TMP/j.ok" -- "$H/tiny" 0
+chk "exit 0: COMPLETED" "$TMP/j.ok" state COMPLETED 0
+"$BUILD/tracer" -o socket="$TRACERD_SOCK" run --job-file "$TMP/j.term" -- "$H/spin" 60000 &
+rpid=$!
+spin_running() { [ -s "$TMP/j.term" ] && pgrep -P "$rpid" -x spin >/dev/null; }
+if wait_until 10 "tracer run to start spin" spin_running; then
+	kill -TERM "$(pgrep -P "$rpid" -x spin)"
+	wait "$rpid" 2>/dev/null
+	wait_until 20 "the summary of the cancelled job" summary_of_job "$TMP/j.term"
+	chk "SIGTERM from outside: CANCELLED" "$TMP/j.term" state CANCELLED None
+else
+	kill -KILL "$rpid" 2>/dev/null; wait "$rpid" 2>/dev/null
+fi
+
+echo "== cgroup OOM with two tools"
+if [ -d /sys/fs/cgroup/memory ] && [ ! -f /sys/fs/cgroup/cgroup.controllers ]; then
+	CG_DIR=/sys/fs/cgroup/memory/tracer-an-$$
+	mkdir "$CG_DIR" && echo $((128 << 20)) >"$CG_DIR/memory.limit_in_bytes"
+	echo 0 >"$CG_DIR/memory.swappiness" 2>/dev/null
+elif [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+	CG_DIR=/sys/fs/cgroup/tracer-an-$$
+	mkdir "$CG_DIR" && echo $((128 << 20)) >"$CG_DIR/memory.max" && echo 0 >"$CG_DIR/memory.swap.max" 2>/dev/null
+fi
+if [ -n "$CG_DIR" ] && [ -d "$CG_DIR" ]; then
+	cp "$H/touchmem" "$TMP/holder"
+	# holder keeps 80 MiB; touchmem, preferred by the OOM killer
+	# (oom_score_adj 1000), grows until the 128 MiB limit: it is the
+	# victim, holder the largest holder
+	trun "$TMP/j.oom" -- /bin/bash -c ". '$TOP/tests/lib.sh'; echo \$\$ > $CG_DIR/cgroup.procs
+		'$TMP/holder' 80 30000 & h=\$!
+		holding() { [ \$(awk '/VmRSS/ {print \$2}' /proc/\$h/status) -ge 81000 ]; }
+		poll_until 20 holding || { kill \$h; exit 9; }
+		/bin/sh -c 'echo 1000 > /proc/self/oom_score_adj && exec $H/touchmem 512 100'
+		kill \$h; wait \$h; exit 0" 2>/dev/null
+	chk "cgroup OOM: state OUT_OF_MEMORY" "$TMP/j.oom" state OUT_OF_MEMORY
+	chk "cgroup OOM: victim touchmem, largest holder named, kind cgroup" "$TMP/j.oom" oom_detail touchmem holder cgroup
+else
+	fail "OOM test: no memory cgroup controller (v1 /sys/fs/cgroup/memory or v2 memory.max)"
+fi
+
+finish
