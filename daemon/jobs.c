@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "bpf_loader.h"
 #include "clock.h"
 #include "jsonutil.h"
@@ -405,6 +406,8 @@ static void job_finish(struct jobs *js, struct open_job *oj, const char *why)
 	job_close(j, clock_real_ns());
 	j->events_dropped = drop_count(js) - oj->drops_at_start;
 	summary = summary_build(j, js->host, &so);
+	if (summary)
+		analysis_add(summary, j, js->host, js->cfg);
 	if (!summary)
 		log_error("job %s: summary not written: out of memory", j->uid);
 	else if (sinks_write(js->sinks, summary, err, sizeof(err)) != 0)

@@ -7,6 +7,7 @@
 
 #include "clock.h"
 #include "procfs.h"
+#include "allocation.h"
 
 /* Path components that only cgroups made for one job or container have. */
 static const char *const job_cgroup_marks[] = {
@@ -54,6 +55,7 @@ void livestats_sample_cgroup(struct job *j, const struct cgroup_ref *ref)
 void livestats_sample_rss(struct job *j, const struct host_info *host)
 {
 	uint64_t sum = 0;
+	int running = 0;
 
 	JOB_FOREACH_LIVE(j, p) {
 		struct procfs_stat st;
@@ -63,7 +65,13 @@ void livestats_sample_rss(struct job *j, const struct host_info *host)
 			continue; /* exited since: its exit record has its peak */
 		p->rss_bytes = st.rss_pages * (uint64_t)host->page_size;
 		sum += p->rss_bytes;
+		/* where the job's work runs now (allocation.c) */
+		if (st.state == 'R') {
+			running++;
+			job_note_cpu_busy(j, st.processor, host->cpus);
+		}
 	}
+	job_note_concurrency(j, running);
 	j->samples++;
 	if (sum > j->mem_peak_bytes)
 		j->mem_peak_bytes = sum;

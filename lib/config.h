@@ -33,6 +33,19 @@ struct tracer_config {
 	char imds_endpoint[256];    /* imds_endpoint (empty: only on EC2) */
 	int metadata_timeout_ms;    /* metadata_timeout_ms */
 	char log_level[16];         /* log_level (debug|info|warn|error) */
+	/* analysis (flags, right-sizing, cost) */
+	int advice_min_runtime_s;   /* advice_min_runtime_s */
+	double flag_memory_over_share; /* flag_memory_over_share (0..1) */
+	double flag_memory_near_share; /* flag_memory_near_share (0..1) */
+	double flag_cpu_idle_share;    /* flag_cpu_idle_share (0..1) */
+	double flag_cpu_bound_share;   /* flag_cpu_bound_share (0..1) */
+	double flag_contended_share;   /* flag_contended_share (0..1) */
+	double flag_io_bound_share;    /* flag_io_bound_share (0..1) */
+	double flag_time_over_share;   /* flag_time_over_share (0..1) */
+	int stall_threshold_s;         /* stall_threshold_s */
+	double price_cpu_hour;         /* price_cpu_hour (0: no price) */
+	double price_gb_hour;          /* price_gb_hour (0: no price) */
+	double price_instance_hour;    /* price_instance_hour (0: no price) */
 };
 
 typedef void (*config_warn_fn)(const char *msg);

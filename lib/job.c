@@ -70,6 +70,7 @@ void job_free(struct job *j)
 			proc_free(j->kept[i]);
 		free(j->kept);
 	}
+	free(j->cpu_busy);
 	for (struct tool_agg *t = j->tools, *next; t; t = next) {
 		next = t->next;
 		free(t->tool);

@@ -20,6 +20,7 @@
 #include "identity.h"
 
 #define JOB_COMM_LEN 16
+#define JOB_CONC_MAX 256 /* concurrency histogram: beyond, the last bucket */
 #define JOB_MAX_EXIT_CODES 32 /* distinct exit statuses kept per tool */
 #define JOB_MAX_TOOLS 512     /* beyond: folded into JOB_OTHER_TOOLS */
 #define JOB_OTHER_TOOLS "(other tools)"
@@ -147,7 +148,11 @@ struct job {
 		uint64_t usage_bytes;
 		bool cgroup;                /* a cgroup limit was reached, not the host's memory */
 	} oom;
-	uint64_t time_limit_ns;     /* declared time limit (tracer run --time); 0: none */
+	/* appended: per-CPU busy and concurrency samples (allocation.c) */
+	uint32_t *cpu_busy;         /* per CPU: samples with a job process running there */
+	int ncpu_busy;
+	uint64_t cpu_samples;       /* samples taken */
+	uint64_t conc_hist[JOB_CONC_MAX + 1]; /* samples by processes running at once */
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */

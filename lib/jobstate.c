@@ -66,7 +66,7 @@ const char *job_state(const struct job *j, int status, uint64_t wall_ns)
 		return "UNKNOWN";
 	if (status == 0)
 		return "COMPLETED";
-	if (j->time_limit_ns && wall_ns >= j->time_limit_ns)
+	if (j->id.alloc.time_limit_s && wall_ns >= j->id.alloc.time_limit_s * 1000000000ull)
 		return "TIMEOUT";
 	if (WIFSIGNALED(status) && outside_signal(WTERMSIG(status)))
 		return "CANCELLED";

@@ -81,10 +81,40 @@ def main():
         if (f is not None) != (want == "present"):
             sys.exit(f"flag {args[0]} {want} expected; flags: {[x['id'] for x in s.get('flags') or []]}")
         if f:
-            for k in ("id", "severity", "message"):
+            for k in ("id", "severity", "message", "evidence"):
                 if k not in f:
                     sys.exit(f"flag without {k}: {f}")
+            if len(args) > 2 and args[2] not in f["message"]:
+                sys.exit(f"flag message {f['message']!r} lacks {args[2]!r}")
         print(f"flags: {[(x['id'], x['message']) for x in s.get('flags') or []]}")
+    elif check == "busy":
+        # busy BUSY_CPU SHARE IDLE_CPU
+        use = s.get("allocation_use") or sys.exit(f"no allocation_use; allocation {s['identity'].get('allocation')}")
+        cpus = {c["cpu"]: c for c in use["cpus"]}
+        b, i = int(args[0]), int(args[2])
+        if b not in cpus or cpus[b]["busy"] <= float(args[1]):
+            sys.exit(f"CPU {b}: {cpus.get(b)}, want busy > {args[1]}")
+        if i not in cpus or str(i) not in use["idle_cpus"].split(","):
+            sys.exit(f"CPU {i} not idle: {use}")
+        print(f"cpus {use['cpus']}, idle {use['idle_cpus']}")
+    elif check == "rec_cpus":
+        r = s.get("recommendation") or sys.exit("no recommendation")
+        n = args[0]
+        sx = r["syntax"]
+        want = {"slurm": f"--cpus-per-task={n} ", "nextflow": f"cpus = {n}\n",
+                "snakemake": f"threads: {n}\n", "aws_batch": f'"VCPU", "value": "{n}"'}
+        if r["cpus"] != int(n):
+            sys.exit(f"recommended {r['cpus']} CPUs, want {n}")
+        for k, w in want.items():
+            if w not in sx.get(k, ""):
+                sys.exit(f"{k}: {sx.get(k)!r} lacks {w!r}")
+        print(sx)
+    elif check == "cost":
+        c = s.get("cost") or sys.exit("no cost object")
+        want = s["wall_s"] / 3600 * int(args[0]) * float(args[1])
+        if abs(c["total"] - want) > 1e-6 + want * 1e-6:
+            sys.exit(f"cost {c['total']}, want {want}")
+        print(f"cost {c['total']:.6f} (wall {s['wall_s']} s), unused {c.get('unused')}")
     else:
         sys.exit(f"unknown check {check}")
 

@@ -26,7 +26,8 @@ PY=$("$PY" -c 'import sys; print(sys.executable)')
 for c in taskset setsid; do
 	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed (util-linux)"; exit 1; }
 done
-start_tracerd an || exit 1
+# a small minimum runtime for advice, frequent samples, a CPU price
+start_tracerd an -o advice_min_runtime_s=1 -o sample_interval_ms=200 -o price_cpu_hour=3.6 || exit 1
 chk() { check "$1" python3 "$CHECK" "$TRACERD_FILE" "${@:2}"; }
 
 echo "== own peak memory after exec"
@@ -44,6 +45,7 @@ chk "the 300 MiB step's own peak within 2% of wait4" "$TMP/j.peak" own_peak_trut
 echo "== run-queue delay"
 trun "$TMP/j.delay" -- taskset -c 0 /bin/sh -c "for i in 1 2 3 4; do '$H/spin' 1000 & done; wait"
 chk "four burners on one core: run-queue delay >= 50% of their wall" "$TMP/j.delay" run_delay spin 4 0.5
+chk "four burners on one core: contended" "$TMP/j.delay" flag contended
 
 echo "== state word"
 trun "$TMP/j.exit3" -- "$H/tiny" 3
@@ -87,5 +89,14 @@ if [ -n "$CG_DIR" ] && [ -d "$CG_DIR" ]; then
 else
 	fail "OOM test: no memory cgroup controller (v1 /sys/fs/cgroup/memory or v2 memory.max)"
 fi
+
+echo "== a single-threaded burner in a 2-CPU allocation"
+# tracer run's affinity is CPUs 0-1 (the allocation); the burner runs on CPU 1
+trun "$TMP/j.serial" --cpus 2 -- taskset -c 1 "$H/spin" 3000
+chk "CPU 1 busy > 90%, CPU 0 idle by number" "$TMP/j.serial" busy 1 0.9 0
+chk "idle_allocation raised, naming CPU 0" "$TMP/j.serial" flag idle_allocation present "CPUs 0 "
+chk "serial_in_parallel_allocation raised" "$TMP/j.serial" flag serial_in_parallel_allocation
+chk "recommendation: 1 CPU in Slurm, Nextflow, Snakemake and AWS Batch syntax" "$TMP/j.serial" rec_cpus 1
+chk "cost = wall x 2 CPUs x price_cpu_hour" "$TMP/j.serial" cost 2 3.6
 
 finish
