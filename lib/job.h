@@ -67,6 +67,8 @@ struct job_proc {
 	char comm[JOB_COMM_LEN];
 	char *exe;          /* resolved executable path (may be NULL) */
 	char *cmdline;      /* redacted argv, joined by spaces (may be NULL) */
+	char *argv;         /* redacted argv, NUL-terminated args (may be NULL) */
+	size_t argv_len;    /* bytes of argv */
 	char *tool;         /* tool name after the rules (never NULL once execed) */
 	char *interpreter;  /* interpreter path when the tool is a script */
 	int exit_status;    /* wait(2) status; -1 unknown */
