@@ -99,4 +99,6 @@ chk "serial_in_parallel_allocation raised" "$TMP/j.serial" flag serial_in_parall
 chk "recommendation: 1 CPU in Slurm, Nextflow, Snakemake and AWS Batch syntax" "$TMP/j.serial" rec_cpus 1
 chk "cost = wall x 2 CPUs x price_cpu_hour" "$TMP/j.serial" cost 2 3.6
 
+check "every summary valid against docs/summary.schema.json" python3 "$TOP/tests/validate_summary.py" --min 7 "$TRACERD_FILE"
+
 finish
