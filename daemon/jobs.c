@@ -61,6 +61,12 @@ int jobs_init(struct jobs *js, const struct tracer_config *cfg,
 	js->bpf = bpf;
 	js->next_tag = 1;
 	update_clock_offset(js);
+	/* before the event loop: the tail of the archive, bounded */
+	if (history_init(&js->history) == 0 && strstr(cfg->sinks, "file")) {
+		int n = history_load_file(&js->history, cfg->file_path);
+		if (n > 0)
+			log_info("history: %d earlier runs read from %s", n, cfg->file_path);
+	}
 	if (cfg->trace_all)
 		open_host_job(js);
 	return 0;
@@ -380,6 +386,19 @@ static void await_exit_records(struct jobs *js, struct job *j)
 }
 
 /* Write the summary and forget the job. */
+/* Flags, right-sizing and cost against the task name's earlier runs,
+ * then this run joins them (memory only, bounded: history.h). */
+static void note_analysis(struct jobs *js, const struct job *j, cJSON *summary)
+{
+	struct history_run r;
+	char name[HISTORY_NAME_LEN];
+
+	analysis_add(summary, j, js->host, js->cfg,
+		     history_find(&js->history, j->id.task_name));
+	if (history_run_of_summary(summary, name, sizeof(name), &r) == 0)
+		history_add(&js->history, name, &r);
+}
+
 static void job_finish(struct jobs *js, struct open_job *oj, const char *why)
 {
 	struct job *j = oj->job;
@@ -407,7 +426,7 @@ static void job_finish(struct jobs *js, struct open_job *oj, const char *why)
 	j->events_dropped = drop_count(js) - oj->drops_at_start;
 	summary = summary_build(j, js->host, &so);
 	if (summary)
-		analysis_add(summary, j, js->host, js->cfg);
+		note_analysis(js, j, summary);
 	if (!summary)
 		log_error("job %s: summary not written: out of memory", j->uid);
 	else if (sinks_write(js->sinks, summary, err, sizeof(err)) != 0)
@@ -516,6 +535,7 @@ void jobs_fini(struct jobs *js)
 	free(js->open);
 	js->open = NULL;
 	js->nopen = 0;
+	history_free(&js->history);
 }
 
 cJSON *jobs_status_json(const struct jobs *js)

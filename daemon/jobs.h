@@ -16,6 +16,7 @@
 #include "cgroup.h"
 #include "config.h"
 #include "hostinfo.h"
+#include "history.h"
 #include "job.h"
 #include "rules.h"
 #include "sink.h"
@@ -60,6 +61,7 @@ struct jobs {
 	char recent[RECENT_JOBS][TRACER_JOB_UID_LEN];
 	unsigned nrecent;
 	struct jobs_stats stats;
+	struct history history;         /* earlier runs per task name (analysis) */
 };
 
 int jobs_init(struct jobs *js, const struct tracer_config *cfg,

@@ -100,7 +100,7 @@ static void fmt_hms(char *buf, size_t len, double secs)
  * p95 (at least the mean CPU use, rounded up), memory peak x 1.2 rounded,
  * time wall x 1.2 rounded up to the minute (Slurm). */
 static void add_recommendation(cJSON *root, const struct job *j, double wall_s,
-			       double cpu_s, uint64_t peak)
+			       double cpu_s, uint64_t peak, const struct history_task *prev)
 {
 	cJSON *r = cJSON_AddObjectToObject(root, "recommendation"), *sx;
 	int cpus = job_concurrency_pct(j, 95);
@@ -113,6 +113,17 @@ static void add_recommendation(cJSON *root, const struct job *j, double wall_s,
 		return;
 	if (mean > cpus)
 		cpus = mean;
+	/* over the earlier runs of the task name too: the largest of each */
+	for (int i = 0; prev && i < prev->n; i++) {
+		if (prev->runs[i].cpus > cpus)
+			cpus = prev->runs[i].cpus;
+		if (prev->runs[i].peak_bytes > peak)
+			peak = prev->runs[i].peak_bytes;
+		if (prev->runs[i].wall_s > wall_s)
+			wall_s = prev->runs[i].wall_s;
+	}
+	mem_gb = analysis_round_mem(peak, TRACER_DEFAULT_MEM_HEADROOM);
+	t = ceil(wall_s * TRACER_DEFAULT_MEM_HEADROOM / 60.0) * 60.0;
 	if (cpus < 1)
 		cpus = 1;
 	if (t < 60)
@@ -121,7 +132,10 @@ static void add_recommendation(cJSON *root, const struct job *j, double wall_s,
 	cJSON_AddNumberToObject(r, "cpus", cpus);
 	json_add_u64(r, "mem_bytes", mem_gb * (uint64_t)GiB);
 	cJSON_AddNumberToObject(r, "time_s", t);
-	json_add_str(r, "basis", "this run: concurrency p95, peak memory x 1.2, wall x 1.2");
+	snprintf(buf, sizeof(buf), "this run and %d earlier runs of the task name: "
+		 "largest concurrency p95, peak memory x 1.2, wall x 1.2", prev ? prev->n : 0);
+	json_add_str(r, "basis", buf);
+	cJSON_AddNumberToObject(r, "runs", 1 + (prev ? prev->n : 0));
 	sx = cJSON_AddObjectToObject(r, "syntax");
 	if (!sx)
 		return;
@@ -211,7 +225,7 @@ static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_con
 }
 
 void analysis_add(cJSON *root, const struct job *j, const struct host_info *host,
-		  const struct tracer_config *cfg)
+		  const struct tracer_config *cfg, const struct history_task *prev)
 {
 	const cJSON *mem = cJSON_GetObjectItem(root, "memory");
 	const cJSON *tot = cJSON_GetObjectItem(root, "totals");
@@ -303,5 +317,17 @@ void analysis_add(cJSON *root, const struct job *j, const struct host_info *host
 		evidence(f, "wall_s", wall);
 		evidence(f, "time_limit_s", (double)j->id.alloc.time_limit_s);
 	}
-	add_recommendation(root, j, wall, cpu, peak);
+	if (prev && prev->n >= 3) {
+		double p90 = history_wall_pct(prev, 90);
+		if (p90 > 0 && wall > p90 * cfg->flag_slower_factor) {
+			f = add_flag(flags, "slower_than_usual", "warning", NULL, "flag_slower_factor",
+				     cfg->flag_slower_factor,
+				     "ran %.1f s, %.1fx the p90 (%.1f s) of its %d earlier runs",
+				     wall, wall / p90, p90, prev->n);
+			evidence(f, "wall_s", wall);
+			evidence(f, "earlier_p90_wall_s", p90);
+			evidence(f, "earlier_runs", prev->n);
+		}
+	}
+	add_recommendation(root, j, wall, cpu, peak, prev);
 }

@@ -10,13 +10,15 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
+#include "history.h"
 #include "hostinfo.h"
 #include "job.h"
 
 /* Add "allocation_use", "flags", "recommendation" and "cost" (with
- * prices) to the summary built by summary_build(). */
+ * prices) to the summary built by summary_build().  prev: the earlier
+ * runs of the job's task name (NULL: none). */
 void analysis_add(cJSON *summary, const struct job *j, const struct host_info *host,
-		  const struct tracer_config *cfg);
+		  const struct tracer_config *cfg, const struct history_task *prev);
 
 /* Memory to request for a peak: peak x headroom, rounded up to whole GiB,
  * to 10 GiB steps above 30 GiB (as jobstats does); at least 1 GiB. */

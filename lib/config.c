@@ -61,6 +61,7 @@ static const struct key_def keys[] = {
 	{"price_cpu_hour", K_DOUBLE, M(price_cpu_hour), 0, 1000000},
 	{"price_gb_hour", K_DOUBLE, M(price_gb_hour), 0, 1000000},
 	{"price_instance_hour", K_DOUBLE, M(price_instance_hour), 0, 1000000},
+	{"flag_slower_factor", K_DOUBLE, M(flag_slower_factor), 1, 100},
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -96,6 +97,7 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->flag_io_bound_share = TRACER_DEFAULT_FLAG_IO_BOUND_SHARE;
 	cfg->flag_time_over_share = TRACER_DEFAULT_FLAG_TIME_OVER_SHARE;
 	cfg->stall_threshold_s = TRACER_DEFAULT_STALL_THRESHOLD_S;
+	cfg->flag_slower_factor = TRACER_DEFAULT_FLAG_SLOWER_FACTOR;
 }
 
 static int parse_integer(const char *v, long long *out)

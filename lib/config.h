@@ -46,6 +46,7 @@ struct tracer_config {
 	double price_cpu_hour;         /* price_cpu_hour (0: no price) */
 	double price_gb_hour;          /* price_gb_hour (0: no price) */
 	double price_instance_hour;    /* price_instance_hour (0: no price) */
+	double flag_slower_factor;     /* flag_slower_factor (1..100) */
 };
 
 typedef void (*config_warn_fn)(const char *msg);

@@ -109,6 +109,11 @@ def main():
             if w not in sx.get(k, ""):
                 sys.exit(f"{k}: {sx.get(k)!r} lacks {w!r}")
         print(sx)
+    elif check == "rec_runs":
+        r = s.get("recommendation") or sys.exit("no recommendation")
+        if r.get("runs") != int(args[0]):
+            sys.exit(f"recommendation over {r.get('runs')} runs, want {args[0]}: {r}")
+        print(r["basis"], r["syntax"]["slurm"])
     elif check == "cost":
         c = s.get("cost") or sys.exit("no cost object")
         want = s["wall_s"] / 3600 * int(args[0]) * float(args[1])

@@ -92,13 +92,24 @@ fi
 
 echo "== a single-threaded burner in a 2-CPU allocation"
 # tracer run's affinity is CPUs 0-1 (the allocation); the burner runs on CPU 1
-trun "$TMP/j.serial" --cpus 2 -- taskset -c 1 "$H/spin" 3000
+trun "$TMP/j.serial" --name serial-burner --cpus 2 -- taskset -c 1 "$H/spin" 3000
 chk "CPU 1 busy > 90%, CPU 0 idle by number" "$TMP/j.serial" busy 1 0.9 0
 chk "idle_allocation raised, naming CPU 0" "$TMP/j.serial" flag idle_allocation present "CPUs 0 "
 chk "serial_in_parallel_allocation raised" "$TMP/j.serial" flag serial_in_parallel_allocation
 chk "recommendation: 1 CPU in Slurm, Nextflow, Snakemake and AWS Batch syntax" "$TMP/j.serial" rec_cpus 1
 chk "cost = wall x 2 CPUs x price_cpu_hour" "$TMP/j.serial" cost 2 3.6
 
-check "every summary valid against docs/summary.schema.json" python3 "$TOP/tests/validate_summary.py" --min 7 "$TRACERD_FILE"
+echo "== slower than usual, right-sizing over the task name's runs"
+for i in 1 2 3 4 5; do
+	trun "$TMP/j.usual$i" --name usual-task -- "$H/spin" 1200
+done
+trun "$TMP/j.usual6" --name usual-task -- /bin/sh -c "'$H/spin' 1200; '$H/spin' 1200"
+for i in 1 2 3 4 5; do
+	chk "run $i of 5 like it: no slower_than_usual" "$TMP/j.usual$i" flag slower_than_usual absent
+done
+chk "the sixth, twice as slow: slower_than_usual" "$TMP/j.usual6" flag slower_than_usual present
+chk "the sixth's recommendation covers the 6 runs" "$TMP/j.usual6" rec_runs 6
+
+check "every summary valid against docs/summary.schema.json" python3 "$TOP/tests/validate_summary.py" --min 13 "$TRACERD_FILE"
 
 finish
