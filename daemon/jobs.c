@@ -576,6 +576,7 @@ cJSON *jobs_status_json(const struct jobs *js)
 		json_add_secs(e, "cpu_s_exited", j->totals.cpu_ns);
 		json_add_u64(e, "rss_bytes", rss);
 		json_add_u64(e, "mem_peak_bytes", j->mem_peak_bytes);
+		cJSON_AddBoolToObject(e, "stalled", j->stalled);
 		cJSON_AddItemToArray(arr, e);
 	}
 	arr = cJSON_AddArrayToObject(o, "recent");

@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "procfs.h"
 #include "allocation.h"
+#include "jobstate.h"
 
 /* Path components that only cgroups made for one job or container have. */
 static const char *const job_cgroup_marks[] = {
@@ -54,7 +55,7 @@ void livestats_sample_cgroup(struct job *j, const struct cgroup_ref *ref)
 
 void livestats_sample_rss(struct job *j, const struct host_info *host)
 {
-	uint64_t sum = 0;
+	uint64_t sum = 0, ticks = 0;
 	int running = 0;
 
 	JOB_FOREACH_LIVE(j, p) {
@@ -70,11 +71,35 @@ void livestats_sample_rss(struct job *j, const struct host_info *host)
 			running++;
 			job_note_cpu_busy(j, st.processor, host->cpus);
 		}
+		ticks += st.utime_ticks + st.stime_ticks;
 	}
 	job_note_concurrency(j, running);
+	j->running = running > 0;
+	j->stall_moved = j->running || ticks != j->ticks;
+	j->ticks = ticks;
 	j->samples++;
 	if (sum > j->mem_peak_bytes)
 		j->mem_peak_bytes = sum;
+}
+
+int livestats_check_stall(struct job *j, uint64_t threshold_ns)
+{
+	bool moved = j->stall_moved;
+
+	/* CPU did not move: the I/O counters (a process blocked on I/O gets
+	 * no ticks); only then, so that a busy job costs no extra reads */
+	if (!moved) {
+		uint64_t io = 0;
+
+		JOB_FOREACH_LIVE(j, p) {
+			struct procfs_io pio;
+			if (!(p->flags & PROC_F_REGISTRANT) && procfs_read_io(p->pid, &pio) == 0)
+				io += pio.rchar + pio.wchar + pio.syscr + pio.syscw;
+		}
+		moved = io != j->io;
+		j->io = io;
+	}
+	return job_note_progress(j, moved, clock_mono_ns(), threshold_ns);
 }
 
 int livestats_read_totals(struct job_proc *p)

@@ -300,6 +300,18 @@ static void on_signal(struct tracerd *d)
 	}
 }
 
+/* The live `stalled` flag: logged when it is raised and when it ends. */
+static void note_stall(struct tracerd *d, struct job *j)
+{
+	int ev = livestats_check_stall(j, (uint64_t)d->cfg.stall_threshold_s * 1000000000ull);
+
+	if (ev > 0)
+		log_warn("job %s stalled: no CPU and no I/O for %d s", j->uid,
+			 d->cfg.stall_threshold_s);
+	else if (ev < 0)
+		log_info("job %s progresses again", j->uid);
+}
+
 static void on_timer(struct tracerd *d)
 {
 	uint64_t expirations, now = clock_mono_ns();
@@ -314,6 +326,7 @@ static void on_timer(struct tracerd *d)
 		for (size_t i = 0; i < d->jobs.nopen; i++) {
 			struct open_job *oj = d->jobs.open[i];
 			livestats_sample_rss(oj->job, &d->host);
+			note_stall(d, oj->job);
 			if (oj->job->cgroup_stats)
 				livestats_sample_cgroup(oj->job, &oj->cgroup);
 		}

@@ -207,18 +207,23 @@ static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_con
 				     100 * delay / (cpu + delay));
 			evidence(f, "run_delay_s", delay);
 			evidence(f, "cpu_s", cpu);
-		} else if (cpu / wall >= cfg->flag_cpu_bound_share) {
+		}
+		if (cpu / wall >= cfg->flag_cpu_bound_share) {
 			f = add_flag(flags, "cpu_bound", "info", name, "flag_cpu_bound_share",
 				     cfg->flag_cpu_bound_share, "%s kept a CPU busy %.0f%% of its run",
 				     name, 100 * cpu / wall);
 			evidence(f, "cpu_s", cpu);
 			evidence(f, "wall_s", wall);
-		} else if ((wall - cpu - delay) / wall >= cfg->flag_io_bound_share && io > 0) {
+		} else if ((wall - cpu) / wall >= cfg->flag_io_bound_share &&
+			   wall - cpu - delay >= 0.1 * wall && io > 0) {
+			/* off the CPU most of its run, a real part of it blocked
+			 * (not waiting for a CPU), with storage I/O */
 			f = add_flag(flags, "io_bound", "info", name, "flag_io_bound_share",
 				     cfg->flag_io_bound_share,
-				     "%s was off the CPU %.0f%% of its run, doing storage I/O", name,
-				     100 * (wall - cpu - delay) / wall);
-			evidence(f, "off_cpu_s", wall - cpu - delay);
+				     "%s was off the CPU %.0f%% of its run (blocked %.0f%%), doing storage I/O",
+				     name, 100 * (wall - cpu) / wall, 100 * (wall - cpu - delay) / wall);
+			evidence(f, "off_cpu_s", wall - cpu);
+			evidence(f, "blocked_s", wall - cpu - delay);
 			evidence(f, "storage_bytes", io);
 		}
 	}
@@ -284,6 +289,13 @@ void analysis_add(cJSON *root, const struct job *j, const struct host_info *host
 				     jstr_or(use, "idle_numa_nodes")[0] ? jstr_or(use, "idle_numa_nodes") : "none whole");
 			evidence(f, "allocated_cpus", cpus);
 		}
+	}
+	if (j->stalled_max_ns >= (uint64_t)cfg->stall_threshold_s * 1000000000ull) {
+		f = add_flag(flags, "stalled", "warning", NULL, "stall_threshold_s",
+			     cfg->stall_threshold_s,
+			     "the job made no CPU or I/O progress for %.0f s while alive",
+			     (double)j->stalled_max_ns / 1e9);
+		evidence(f, "stalled_s", (double)j->stalled_max_ns / 1e9);
 	}
 	if (cpu + delay > 0 && delay / (cpu + delay) >= cfg->flag_contended_share) {
 		f = add_flag(flags, "contended", "warning", NULL, "flag_contended_share",

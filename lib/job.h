@@ -155,6 +155,13 @@ struct job {
 	int ncpu_busy;
 	uint64_t cpu_samples;       /* samples taken */
 	uint64_t conc_hist[JOB_CONC_MAX + 1]; /* samples by processes running at once */
+	/* appended: stall detection (jobstate.c) */
+	uint64_t ticks, io;         /* CPU ticks, I/O counters of the live processes */
+	bool running;               /* a process was running at the last sample */
+	bool stall_moved;           /* CPU progress at the last sample */
+	uint64_t progress_at_ns;    /* when progress was last seen (CLOCK_MONOTONIC) */
+	uint64_t stalled_max_ns;    /* longest time without progress */
+	bool stalled;               /* without progress for stall_threshold_s now */
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */

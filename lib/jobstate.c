@@ -50,6 +50,28 @@ void job_note_oom(struct job *j, pid_t victim, uint64_t victim_rss_bytes,
 	}
 }
 
+int job_note_progress(struct job *j, bool moved, uint64_t now_ns,
+		      uint64_t threshold_ns)
+{
+	uint64_t idle;
+
+	if (!j->progress_at_ns || moved) {
+		int was = j->stalled;
+
+		j->progress_at_ns = now_ns;
+		j->stalled = false;
+		return was ? -1 : 0;
+	}
+	idle = now_ns - j->progress_at_ns;
+	if (idle > j->stalled_max_ns)
+		j->stalled_max_ns = idle;
+	if (!j->stalled && threshold_ns && idle >= threshold_ns) {
+		j->stalled = true;
+		return 1;
+	}
+	return 0;
+}
+
 /* Signals a job dies of when it is stopped from outside (scancel, kill,
  * Ctrl-C, a hang-up), not of its own fault. */
 static int outside_signal(int sig)

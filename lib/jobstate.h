@@ -27,6 +27,15 @@ void job_note_oom(struct job *j, pid_t victim, uint64_t victim_rss_bytes,
 /* The state word of a job whose final wait status is `status` (-1 unknown). */
 const char *job_state(const struct job *j, int status, uint64_t wall_ns);
 
+/*
+ * A sample: did the job make progress (CPU or I/O) since the last one, at
+ * now_ns (CLOCK_MONOTONIC)?  Returns 1 when the job has just become
+ * stalled (no progress for threshold_ns), -1 when a stalled job just made
+ * progress again, 0 otherwise.
+ */
+int job_note_progress(struct job *j, bool moved, uint64_t now_ns,
+		      uint64_t threshold_ns);
+
 /* The "oom" object of the summary, or NULL when the job had no OOM kill. */
 cJSON *job_oom_json(const struct job *j);
 

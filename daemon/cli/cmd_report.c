@@ -74,6 +74,8 @@ static void print_running(struct cli *c)
 		       fmt_secs(jnum(j, "wall_s"), b1, sizeof(b1)), jnum(j, "live"),
 		       jnum(j, "processes"), fmt_bytes((uint64_t)jnum(j, "rss_bytes"), b2, sizeof(b2)),
 		       fmt_bytes((uint64_t)jnum(j, "mem_peak_bytes"), b3, sizeof(b3)));
+		if (cJSON_IsTrue(cJSON_GetObjectItem(j, "stalled")))
+			printf("  ^ stalled: no CPU and no I/O progress (stall_threshold_s)\n");
 	}
 	printf("\nFINISHED\n");
 cleanup:

@@ -27,7 +27,7 @@ for c in taskset setsid; do
 	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed (util-linux)"; exit 1; }
 done
 # a small minimum runtime for advice, frequent samples, a CPU price
-start_tracerd an -o advice_min_runtime_s=1 -o sample_interval_ms=200 -o price_cpu_hour=3.6 || exit 1
+start_tracerd an -o advice_min_runtime_s=1 -o sample_interval_ms=200 -o price_cpu_hour=3.6 -o stall_threshold_s=3 || exit 1
 chk() { check "$1" python3 "$CHECK" "$TRACERD_FILE" "${@:2}"; }
 
 echo "== own peak memory after exec"
@@ -77,13 +77,14 @@ if [ -n "$CG_DIR" ] && [ -d "$CG_DIR" ]; then
 	cp "$H/touchmem" "$TMP/holder"
 	# holder keeps 80 MiB; touchmem, preferred by the OOM killer
 	# (oom_score_adj 1000), grows until the 128 MiB limit: it is the
-	# victim, holder the largest holder
+	# victim, holder the largest holder (alive a while after the kill:
+	# tracerd reads the job's RSS when the kill's record arrives)
 	trun "$TMP/j.oom" -- /bin/bash -c ". '$TOP/tests/lib.sh'; echo \$\$ > $CG_DIR/cgroup.procs
-		'$TMP/holder' 80 30000 & h=\$!
+		'$TMP/holder' 80 4000 & h=\$!
 		holding() { [ \$(awk '/VmRSS/ {print \$2}' /proc/\$h/status) -ge 81000 ]; }
 		poll_until 20 holding || { kill \$h; exit 9; }
 		/bin/sh -c 'echo 1000 > /proc/self/oom_score_adj && exec $H/touchmem 512 100'
-		kill \$h; wait \$h; exit 0" 2>/dev/null
+		wait \$h; exit 0" 2>/dev/null
 	chk "cgroup OOM: state OUT_OF_MEMORY" "$TMP/j.oom" state OUT_OF_MEMORY
 	chk "cgroup OOM: victim touchmem, largest holder named, kind cgroup" "$TMP/j.oom" oom_detail touchmem holder cgroup
 else
@@ -99,17 +100,48 @@ chk "serial_in_parallel_allocation raised" "$TMP/j.serial" flag serial_in_parall
 chk "recommendation: 1 CPU in Slurm, Nextflow, Snakemake and AWS Batch syntax" "$TMP/j.serial" rec_cpus 1
 chk "cost = wall x 2 CPUs x price_cpu_hour" "$TMP/j.serial" cost 2 3.6
 
+echo "== an fsync loop"
+cat >"$TMP/fsync.py" <<'PY'
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+end = time.monotonic() + 3
+while time.monotonic() < end:
+    os.write(fd, b"x" * 4096)
+    os.fsync(fd)
+os.close(fd)
+PY
+trun "$TMP/j.fsync" --name fsync-loop -- "$PY" "$TMP/fsync.py" "$TMP/fsync.dat"
+chk "fsync loop: io_bound" "$TMP/j.fsync" flag io_bound present fsync.py
+
+echo "== stalled, live"
+tr_cli run --job-file "$TMP/j.stall" --name stall-test -- sleep 12 &
+spid=$!
+stalled_in_status() {
+	tr_cli status --json | python3 -c '
+import json, sys
+uid = open(sys.argv[1]).read().strip()
+st = json.load(sys.stdin)
+sys.exit(0 if any(j["job"] == uid and j.get("stalled") for j in st["jobs"]["open_jobs"]) else 1)' "$TMP/j.stall"
+}
+wait_until 10 "tracer run to register" test -s "$TMP/j.stall" &&
+	check "a sleeping job is stalled in tracer status while it runs (threshold 3 s)" poll_until 10 stalled_in_status
+check "stalled logged at once" poll_until 5 grep -q "stalled: no CPU and no I/O" "$TRACERD_LOG"
+wait "$spid"
+wait_until 10 "the summary of the stalled job" summary_of_job "$TMP/j.stall"
+chk "stalled in its summary" "$TMP/j.stall" flag stalled
+
 echo "== slower than usual, right-sizing over the task name's runs"
+# sleeps: their wall time does not depend on the load of the machine
 for i in 1 2 3 4 5; do
-	trun "$TMP/j.usual$i" --name usual-task -- "$H/spin" 1200
+	trun "$TMP/j.usual$i" --name usual-task -- sleep 1.2
 done
-trun "$TMP/j.usual6" --name usual-task -- /bin/sh -c "'$H/spin' 1200; '$H/spin' 1200"
+trun "$TMP/j.usual6" --name usual-task -- sleep 2.4
 for i in 1 2 3 4 5; do
 	chk "run $i of 5 like it: no slower_than_usual" "$TMP/j.usual$i" flag slower_than_usual absent
 done
 chk "the sixth, twice as slow: slower_than_usual" "$TMP/j.usual6" flag slower_than_usual present
 chk "the sixth's recommendation covers the 6 runs" "$TMP/j.usual6" rec_runs 6
 
-check "every summary valid against docs/summary.schema.json" python3 "$TOP/tests/validate_summary.py" --min 13 "$TRACERD_FILE"
+check "every summary valid against docs/summary.schema.json" python3 "$TOP/tests/validate_summary.py" --min 15 "$TRACERD_FILE"
 
 finish
