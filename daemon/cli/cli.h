@@ -30,6 +30,8 @@ cJSON *summary_find(const char *path, const char *name);
 /* Human units: "1.5 GiB", "12.3 s", "87%"; into buf, returns buf. */
 const char *fmt_bytes(uint64_t v, char *buf, size_t len);
 const char *fmt_secs(double s, char *buf, size_t len);
+/* `tracer show`: state, OOM, flags, recommendation, cost (advice.c) */
+void print_advice(const cJSON *s);
 const char *fmt_pct(double ratio, char *buf, size_t len);
 double jnum(const cJSON *o, const char *key);
 const char *jstr(const cJSON *o, const char *key);

@@ -99,6 +99,10 @@ chk "idle_allocation raised, naming CPU 0" "$TMP/j.serial" flag idle_allocation 
 chk "serial_in_parallel_allocation raised" "$TMP/j.serial" flag serial_in_parallel_allocation
 chk "recommendation: 1 CPU in Slurm, Nextflow, Snakemake and AWS Batch syntax" "$TMP/j.serial" rec_cpus 1
 chk "cost = wall x 2 CPUs x price_cpu_hour" "$TMP/j.serial" cost 2 3.6
+show_has() { tr_cli show "$(cat "$1")" | grep -q -- "$2"; }
+check "tracer show: the flags" show_has "$TMP/j.serial" "serial_in_parallel_allocation"
+check "tracer show: the request in Slurm syntax" show_has "$TMP/j.serial" "--cpus-per-task=1 "
+check "tracer show: the state word" show_has "$TMP/j.serial" "^State    COMPLETED"
 
 echo "== an fsync loop"
 cat >"$TMP/fsync.py" <<'PY'
