@@ -82,6 +82,8 @@ TR_CFLAGS   = -std=gnu11 -fPIC $(WARN)
 # libcurl is not linked: lib/lazycurl.c opens it on first use (start-up cost)
 LIBS     := -lcjson -lhwloc -lm -ldl -lz  # zlib: gzip of the HTTP sink, CRC of spool records
 BPF_LIBS := -lbpf -lelf -lz
+# tracerd's /metrics endpoint (daemon/metrics_http.c)
+DAEMON_LIBS := -lmicrohttpd -lpthread
 ifeq ($(SAN),1)
 SAN_CFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 SAN_LDFLAGS := -fsanitize=address,undefined
@@ -173,7 +175,7 @@ $(BUILD)/libtracer.a: $(LIB_OBJS) $(SRC_LIST)
 	ar rcs $@ $(filter %.o,$^)
 
 $(BUILD)/tracerd: $(TRACERD_OBJS) $(BUILD)/libtracer.a
-	$(LINK) -o $@ $^ $(BPF_LIBS) $(LIBS) $(LDLIBS)
+	$(LINK) -o $@ $^ $(BPF_LIBS) $(DAEMON_LIBS) $(LIBS) $(LDLIBS)
 
 $(BUILD)/tracer: $(CLI_OBJS) $(BUILD)/libtracer.a
 	$(LINK) -o $@ $^ $(LIBS) $(LDLIBS)
@@ -202,7 +204,7 @@ $(UNIT_LIB_BINS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libtracer.a
 	$(LINK) -o $@ $^ -lcunit $(LIBS) $(LDLIBS)
 
 $(KERNEL_DAEMON_BINS): $(BUILD)/tests/kernel/%: $(BUILD)/tests/kernel/%.o $(BUILD)/daemon/daemon.a $(BUILD)/libtracer.a
-	$(LINK) -o $@ $^ -lcunit $(BPF_LIBS) $(LIBS) $(LDLIBS)
+	$(LINK) -o $@ $^ -lcunit $(BPF_LIBS) $(DAEMON_LIBS) $(LIBS) $(LDLIBS)
 
 $(UNIT_WRAP_BINS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/wrapper/wrapper.a $(BUILD)/libtracer.a
 	$(LINK) -o $@ $^ -lcunit $(LIBS) $(LDLIBS)

@@ -62,6 +62,7 @@ void livestats_sample_rss(struct job *j, const struct host_info *host)
 		if (procfs_read_stat(p->pid, &st) != 0)
 			continue; /* exited since: its exit record has its peak */
 		p->rss_bytes = st.rss_pages * (uint64_t)host->page_size;
+		p->cpu_sampled_ns = clock_ticks_ns(st.utime_ticks + st.stime_ticks);
 		sum += p->rss_bytes;
 	}
 	j->samples++;

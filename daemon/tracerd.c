@@ -28,6 +28,8 @@
 #include "proto.h"
 #include "rules.h"
 #include "livestats.h"
+#include "metrics.h"
+#include "metrics_http.h"
 #include "server.h"
 #include "delivery.h"
 #include "summary.h"
@@ -50,6 +52,8 @@ struct tracerd {
 	uint64_t started_mono_ns, last_sample_ns;
 	bool stop;
 	bool expire_due;
+	struct metrics_http *metrics; /* NULL: metrics_listen off */
+	uint64_t started_real_s;
 };
 
 static void usage(FILE *f)
@@ -293,6 +297,36 @@ static void on_signal(struct tracerd *d)
 	}
 }
 
+/* Render the exposition here, where the jobs live; the HTTP thread
+ * only serves the latest copy. */
+static void publish_metrics(struct tracerd *d)
+{
+	__u64 c[TRACER_CNT__MAX];
+	uint64_t kernel[TRACER_CNT__MAX];
+	struct metrics_daemon md = {
+		.kernel = kernel,
+		.socket = server_get_stats(d->server),
+		.start_time_s = d->started_real_s,
+	};
+	struct delivery_stats ds;
+	size_t len;
+	char *text;
+
+	if (!d->metrics)
+		return;
+	bpf_loader_counters(d->bpf, c);
+	for (int i = 0; i < TRACER_CNT__MAX; i++)
+		kernel[i] = c[i];
+	md.scrapes = metrics_http_scrapes(d->metrics);
+	delivery_get_stats(d->delivery, &ds);
+	md.delivery = &ds;
+	text = metrics_render(&d->jobs, &md, &len);
+	if (text)
+		metrics_http_publish(d->metrics, text, len);
+	else
+		log_warn("metrics: out of memory, the previous exposition stays");
+}
+
 static void on_timer(struct tracerd *d)
 {
 	uint64_t expirations, now = clock_mono_ns();
@@ -310,6 +344,7 @@ static void on_timer(struct tracerd *d)
 			if (oj->job->cgroup_stats)
 				livestats_sample_cgroup(oj->job, &oj->cgroup);
 		}
+		publish_metrics(d);
 	}
 	jobs_tick(&d->jobs);
 }
@@ -414,6 +449,16 @@ int main(int argc, char **argv)
 		log_error("socket: %s", err);
 		goto cleanup;
 	}
+	if (d.cfg.metrics_listen[0]) {
+		d.metrics = metrics_http_open(d.cfg.metrics_listen, err, sizeof(err));
+		if (!d.metrics) {
+			log_error("metrics_listen: %s", err);
+			goto cleanup;
+		}
+		d.started_real_s = clock_real_ns() / 1000000000ull;
+		publish_metrics(&d);
+		log_info("metrics: http://%s/metrics", d.cfg.metrics_listen);
+	}
 	log_info("ready: socket %s, sinks %s (%s, spool %s), %s", d.cfg.socket_path, d.cfg.sinks,
 		 d.cfg.file_path, d.cfg.spool_dir, d.cfg.trace_all ? "tracing every process" : "tracing registered jobs");
 	if (run_loop(&d) == 0)
@@ -421,6 +466,7 @@ int main(int argc, char **argv)
 	bpf_loader_consume(d.bpf);
 	jobs_close_all(&d.jobs, "tracerd stopping");
 cleanup:
+	metrics_http_close(d.metrics);
 	server_close(d.server);
 	jobs_fini(&d.jobs);
 	bpf_loader_close(d.bpf);

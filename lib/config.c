@@ -15,11 +15,12 @@
 
 #include "defaults.h"
 #include "errmsg.h"
+#include "netaddr.h"
 
 #define CONFIG_LINE_MAX 4096
 
 enum kind { K_PATH, K_URL, K_INT, K_UINT_POW2, K_UINT, K_BOOL,
-	    K_SINKS, K_LEVEL, K_OPT_PATH, K_NAME };
+	    K_SINKS, K_LEVEL, K_OPT_PATH, K_NAME, K_LISTEN };
 
 struct key_def {
 	const char *name;
@@ -61,6 +62,7 @@ static const struct key_def keys[] = {
 	{"clickhouse_database", K_NAME, M(clickhouse_database), 0, 0},
 	{"clickhouse_user", K_NAME, M(clickhouse_user), 0, 0},
 	{"clickhouse_password_file", K_OPT_PATH, M(clickhouse_password_file), 0, 0},
+	{"metrics_listen", K_LISTEN, M(metrics_listen), 0, 0},
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -215,6 +217,15 @@ static int check_string(const struct key_def *k, const char *v, char *err,
 			return fail_msg(err, errlen,
 					"%s: letters, digits and _ only", k->name);
 		break;
+	case K_LISTEN: {
+		struct sockaddr_storage ss;
+		socklen_t len;
+		char why[128];
+
+		if (n && netaddr_parse(v, &ss, &len, why, sizeof(why)) != 0)
+			return fail_msg(err, errlen, "%s: %s (or nothing: off)", k->name, why);
+		break;
+	}
 	case K_LEVEL:
 		if (strcmp(v, "debug") && strcmp(v, "info") &&
 		    strcmp(v, "warn") && strcmp(v, "error"))

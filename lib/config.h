@@ -46,6 +46,7 @@ struct tracer_config {
 	char clickhouse_database[64]; /* clickhouse_database */
 	char clickhouse_user[64];   /* clickhouse_user (empty: the server's default) */
 	char clickhouse_password_file[256]; /* clickhouse_password_file */
+	char metrics_listen[80];    /* metrics_listen (ADDR:PORT; empty: off) */
 };
 
 typedef void (*config_warn_fn)(const char *msg);

@@ -189,15 +189,16 @@ static void print_header(const cJSON *s)
 static void print_tools(const cJSON *s)
 {
 	const cJSON *t;
-	char a[32], b[32], c2[32], d[32], e[32];
+	char a[32], b[32], b2[32], c2[32], d[32], e[32];
 
-	printf("\n%-32s %7s %10s %5s %10s %10s %10s  %s\n", "TOOL", "PROCS", "CPU", "EFF",
-	       "PEAK RSS", "READ", "WRITE", "EXIT CODES");
+	/* SPAN: CPU over the tool's own time span (cores busy while it ran);
+	 * ALLOC: its share of the job's allocation, as seff */
+	printf("\n%-32s %7s %10s %5s %5s %10s %10s %10s  %s\n", "TOOL", "PROCS", "CPU", "SPAN",
+	       "ALLOC", "PEAK RSS", "READ", "WRITE", "EXIT CODES");
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(s, "tools")) {
 		char exits[128] = "";
 		size_t off = 0;
 		const cJSON *x;
-		double wall = jnum(t, "wall_s"), cpu = jnum(t, "cpu_s");
 		cJSON_ArrayForEach(x, cJSON_GetObjectItem(t, "exit_codes")) {
 			char one[32];
 			off += (size_t)snprintf(exits + off, off < sizeof(exits) ? sizeof(exits) - off : 0,
@@ -206,9 +207,10 @@ static void print_tools(const cJSON *s)
 			if (off >= sizeof(exits))
 				break;
 		}
-		printf("%-32.32s %7.0f %10s %5s %10s %10s %10s  %s\n", or_dash(jstr(t, "tool")),
-		       jnum(t, "processes"), fmt_secs(cpu, a, sizeof(a)),
-		       fmt_pct(wall > 0 ? cpu / wall : NAN, b, sizeof(b)),
+		printf("%-32.32s %7.0f %10s %5s %5s %10s %10s %10s  %s\n", or_dash(jstr(t, "tool")),
+		       jnum(t, "processes"), fmt_secs(jnum(t, "cpu_s"), a, sizeof(a)),
+		       fmt_pct(jnum(t, "cpu_efficiency_span"), b, sizeof(b)),
+		       fmt_pct(jnum(t, "cpu_efficiency"), b2, sizeof(b2)),
 		       fmt_bytes((uint64_t)jnum(t, "peak_rss_bytes"), c2, sizeof(c2)),
 		       fmt_bytes((uint64_t)jnum(t, "rchar"), d, sizeof(d)),
 		       fmt_bytes((uint64_t)jnum(t, "wchar"), e, sizeof(e)), exits);
@@ -228,7 +230,7 @@ static void print_proc(const cJSON *p, int depth)
 	       fmt_bytes((uint64_t)jnum(p, "peak_rss_bytes"), c2, sizeof(c2)),
 	       fmt_bytes((uint64_t)jnum(p, "rchar"), d, sizeof(d)),
 	       fmt_bytes((uint64_t)jnum(p, "wchar"), e, sizeof(e)),
-	       exit_text(p, "exit_code", ex, sizeof(ex)), or_dash(jstr(p, "cmdline")));
+	       exit_text(p, "code", ex, sizeof(ex)), or_dash(jstr(p, "cmdline")));
 }
 
 static bool has_pid(const cJSON *tree, double pid)

@@ -1,11 +1,14 @@
 /*
  * sumfile.c - read job summaries back from the NDJSON file sink.  Lines
  * that do not parse (a partial line from a full disk, say) are skipped
- * and counted on stderr; the rest of the file is still read.
+ * and counted on stderr; the rest of the file is still read.  The file
+ * sink's rotated files (FILE.1 the newest ... FILE.N) are read too by
+ * summaries_each.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -137,4 +140,54 @@ cJSON *summary_find(const char *path, const char *name)
 	}
 	reader_close(&r);
 	return best;
+}
+
+/* ---- the whole archive: FILE.N ... FILE.1 (rotated), then FILE ---- */
+
+#define ARCHIVE_MAX_ROTATED 1000
+
+static int each_in_file(const char *path, summary_fn fn, void *ctx, unsigned long *bad)
+{
+	struct reader r;
+	ssize_t len;
+	int rc = 0;
+
+	if (reader_open(&r, path) != 0)
+		return -1;
+	while (rc == 0 && (len = getline(&r.line, &r.cap, r.f)) > 0) {
+		cJSON *o = parse_line(&r, len);
+		if (o)
+			rc = fn(o, ctx);
+		cJSON_Delete(o);
+	}
+	*bad += r.bad;
+	r.bad = 0; /* counted once, by the caller */
+	reader_close(&r);
+	return rc;
+}
+
+int summaries_each(const char *path, summary_fn fn, void *ctx, int *files)
+{
+	char rotated[4096];
+	unsigned long bad = 0;
+	int n = 0, last = 0, rc = 0;
+
+	/* the oldest first: the highest number that exists */
+	for (int i = 1; i <= ARCHIVE_MAX_ROTATED; i++) {
+		snprintf(rotated, sizeof(rotated), "%s.%d", path, i);
+		if (access(rotated, F_OK) != 0)
+			break;
+		last = i;
+	}
+	for (int i = last; rc >= 0 && i >= 1; i--) {
+		snprintf(rotated, sizeof(rotated), "%s.%d", path, i);
+		if ((rc = each_in_file(rotated, fn, ctx, &bad)) == 0)
+			n++;
+	}
+	if (rc == 0 && access(path, F_OK) == 0 && (rc = each_in_file(path, fn, ctx, &bad)) == 0)
+		n++;
+	if (bad)
+		fprintf(stderr, "tracer: %lu unreadable line(s) skipped\n", bad);
+	*files = n;
+	return rc;
 }

@@ -17,6 +17,8 @@ static void usage(FILE *f)
 		"  status                 is tracerd up, programs attached, events, drops\n"
 		"  jobs [-n N]            recent jobs (from the file sink)\n"
 		"  show JOB|last          run -> task -> tools, then the process tree\n"
+		"  report [--since 7d] [--by run|task|tool|user|pipeline] [--csv]\n"
+		"                         totals, efficiencies, flags, cost across jobs\n"
 		"  run [--name N] [--run ID] [--pipeline P] [--job-file F] -- CMD [ARGS]\n"
 		"                         run CMD as a recorded local job, exit with its status\n"
 		"options:\n"
@@ -88,6 +90,8 @@ int main(int argc, char **argv)
 		return cmd_show(&c, argc, argv);
 	if (!strcmp(cmd, "run"))
 		return cmd_run(&c, argc, argv);
+	if (!strcmp(cmd, "report"))
+		return cmd_report(&c, argc, argv);
 	fprintf(stderr, "tracer: unknown command %s\n", cmd);
 	usage(stderr);
 	return 2;
