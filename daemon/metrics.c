@@ -305,47 +305,48 @@ static void render_daemon(struct mbuf *b, const struct jobs *js, const struct me
 	sample_u64(b, "tracer_metrics_scrapes_total", d->scrapes);
 }
 
-/* Delivery of summaries: the spool and each sink (delivery.h). */
-static void render_delivery(struct mbuf *b, const struct metrics_daemon *d)
+/*
+ * Delivery of summaries (daemon/delivery.h): spool depth and bytes,
+ * per-sink deliveries, failures, drops and the last successful delivery.
+ */
+static void sink_sample(struct mbuf *b, const char *name, const struct sink_stats *s,
+			uint64_t v)
 {
-	const struct delivery_stats *ds = d->delivery;
+	put(b, "%s{sink=\"%s\"} %llu\n", name, sink_kind_name(s->kind), (unsigned long long)v);
+}
 
-	if (!ds)
-		return;
-	head(b, "tracer_spool_summaries", "gauge", "Summaries in the spool, not yet delivered to every sink.");
-	sample_u64(b, "tracer_spool_summaries", ds->spool.records);
-	head(b, "tracer_spool_bytes", "gauge", "Bytes of the spool's records.");
-	sample_u64(b, "tracer_spool_bytes", ds->spool.bytes);
-	head(b, "tracer_spool_written_total", "counter", "Summaries written to the spool.");
-	sample_u64(b, "tracer_spool_written_total", ds->spool.written);
-	head(b, "tracer_spool_write_errors_total", "counter", "Failed spool writes (retried), disk full included.");
-	sample_u64(b, "tracer_spool_write_errors_total", ds->spool.write_errors);
-	head(b, "tracer_spool_corrupt_total", "counter", "Spool records that failed their check, set aside.");
-	sample_u64(b, "tracer_spool_corrupt_total", ds->spool.corrupt);
-	head(b, "tracer_summaries_lost_total", "counter", "Summaries lost before the spool (hand-over queue full).");
-	sample_u64(b, "tracer_summaries_lost_total", ds->queue_dropped);
-	head(b, "tracer_sink_deliveries_total", "counter", "Summaries delivered, by sink.");
-	for (int i = 0; i < ds->nsinks; i++)
-		put(b, "tracer_sink_deliveries_total{sink=\"%s\"} %llu\n", sink_kind_name(ds->sinks[i].kind),
-		    (unsigned long long)ds->sinks[i].delivered);
-	head(b, "tracer_sink_failures_total", "counter", "Failed delivery attempts, by sink.");
-	for (int i = 0; i < ds->nsinks; i++)
-		put(b, "tracer_sink_failures_total{sink=\"%s\"} %llu\n", sink_kind_name(ds->sinks[i].kind),
-		    (unsigned long long)ds->sinks[i].failures);
+static void render_delivery(struct mbuf *b, const struct delivery_stats *st)
+{
+	head(b, "tracer_spool_summaries", "gauge", "Summaries in the spool.");
+	sample_u64(b, "tracer_spool_summaries", st->spool.records);
+	head(b, "tracer_spool_bytes", "gauge", "Bytes of summaries in the spool.");
+	sample_u64(b, "tracer_spool_bytes", st->spool.bytes);
+	head(b, "tracer_spool_write_errors_total", "counter", "Spool writes that failed.");
+	sample_u64(b, "tracer_spool_write_errors_total", st->spool.write_errors);
+	head(b, "tracer_spool_dropped_total", "counter",
+	     "Summaries removed from the spool by its size cap.");
+	sample_u64(b, "tracer_spool_dropped_total", st->spool.dropped);
+	head(b, "tracer_delivery_queue_dropped_total", "counter",
+	     "Summaries lost because the hand-over queue was full.");
+	sample_u64(b, "tracer_delivery_queue_dropped_total", st->queue_dropped);
+	head(b, "tracer_sink_deliveries_total", "counter", "Summaries delivered, per sink.");
+	for (int i = 0; i < st->nsinks; i++)
+		sink_sample(b, "tracer_sink_deliveries_total", &st->sinks[i], st->sinks[i].delivered);
+	head(b, "tracer_sink_failures_total", "counter", "Failed delivery attempts, per sink.");
+	for (int i = 0; i < st->nsinks; i++)
+		sink_sample(b, "tracer_sink_failures_total", &st->sinks[i], st->sinks[i].failures);
 	head(b, "tracer_sink_dropped_total", "counter",
-	     "Summaries the spool's cap removed before this sink had them.");
-	for (int i = 0; i < ds->nsinks; i++)
-		put(b, "tracer_sink_dropped_total{sink=\"%s\"} %llu\n", sink_kind_name(ds->sinks[i].kind),
-		    (unsigned long long)ds->sinks[i].dropped);
-	head(b, "tracer_sink_pending_summaries", "gauge", "Spooled summaries a sink does not have yet.");
-	for (int i = 0; i < ds->nsinks; i++)
-		put(b, "tracer_sink_pending_summaries{sink=\"%s\"} %llu\n", sink_kind_name(ds->sinks[i].kind),
-		    (unsigned long long)ds->sinks[i].pending);
+	     "Summaries a sink never got (spool cap), per sink.");
+	for (int i = 0; i < st->nsinks; i++)
+		sink_sample(b, "tracer_sink_dropped_total", &st->sinks[i], st->sinks[i].dropped);
+	head(b, "tracer_sink_pending", "gauge", "Summaries waiting for a sink.");
+	for (int i = 0; i < st->nsinks; i++)
+		sink_sample(b, "tracer_sink_pending", &st->sinks[i], st->sinks[i].pending);
 	head(b, "tracer_sink_last_success_time_seconds", "gauge",
-	     "Last successful delivery, seconds since the epoch (0: none yet).");
-	for (int i = 0; i < ds->nsinks; i++)
-		put(b, "tracer_sink_last_success_time_seconds{sink=\"%s\"} %.3f\n",
-		    sink_kind_name(ds->sinks[i].kind), (double)ds->sinks[i].last_success_ns / 1e9);
+	     "Time of a sink's last successful delivery (0: never).");
+	for (int i = 0; i < st->nsinks; i++)
+		sink_sample(b, "tracer_sink_last_success_time_seconds", &st->sinks[i],
+			    st->sinks[i].last_success_ns / 1000000000ull);
 }
 
 char *metrics_render(const struct jobs *js, const struct metrics_daemon *d, size_t *len)
@@ -353,7 +354,8 @@ char *metrics_render(const struct jobs *js, const struct metrics_daemon *d, size
 	struct mbuf b = {0};
 
 	render_daemon(&b, js, d);
-	render_delivery(&b, d);
+	if (d->delivery)
+		render_delivery(&b, d->delivery);
 	render_jobs(&b, js);
 	if (b.oom || !b.p) {
 		free(b.p);

@@ -62,7 +62,7 @@ static void usage(FILE *f)
 		"usage: tracerd [-c CONFIG] [-o KEY=VALUE]... [-v]\n"
 		"  Node daemon of tracer: records every process of registered jobs.\n"
 		"  -c, --config FILE   configuration (default " TRACER_DEFAULT_CONFIG ")\n"
-		"  -o, --set KEY=VAL   override one configuration key (see docs/configuration.md)\n"
+		"  -o, --set KEY=VAL   override one configuration key (see tracer.conf(5))\n"
 		"  -v, --verbose       debug messages\n"
 		"  -h, --help          this help\n"
 		"      --version       print the version\n");
@@ -89,7 +89,8 @@ static int parse_args(struct tracerd *d, int argc, char **argv)
 	int noverrides = 0, c;
 	bool verbose = false;
 
-	while ((c = getopt_long(argc, argv, "c:o:vh", opts, NULL)) != -1) {
+	opterr = 0; /* one line of our own below */
+	while ((c = getopt_long(argc, argv, ":c:o:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			config_path = optarg;
@@ -112,13 +113,22 @@ static int parse_args(struct tracerd *d, int argc, char **argv)
 		case 'V':
 			printf("tracerd %s\n", TRACER_VERSION);
 			exit(0);
+		case ':':
+			fprintf(stderr, "tracerd: option %s needs a value\n", argv[optind - 1]);
+			return -1;
 		default:
-			usage(stderr);
+			if (optopt && argv[optind - 1][1] != '-')
+				fprintf(stderr, "tracerd: unknown option -%c (see tracerd --help)\n",
+					optopt);
+			else
+				fprintf(stderr, "tracerd: unknown option %.*s (see tracerd --help)\n",
+					(int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
 			return -1;
 		}
 	}
 	if (optind < argc) {
-		usage(stderr);
+		fprintf(stderr, "tracerd: unexpected argument \"%s\" (see tracerd --help)\n",
+			argv[optind]);
 		return -1;
 	}
 	config_defaults(&d->cfg);
@@ -303,12 +313,13 @@ static void publish_metrics(struct tracerd *d)
 {
 	__u64 c[TRACER_CNT__MAX];
 	uint64_t kernel[TRACER_CNT__MAX];
+	struct delivery_stats ds;
 	struct metrics_daemon md = {
 		.kernel = kernel,
 		.socket = server_get_stats(d->server),
+		.delivery = &ds,
 		.start_time_s = d->started_real_s,
 	};
-	struct delivery_stats ds;
 	size_t len;
 	char *text;
 
@@ -317,9 +328,8 @@ static void publish_metrics(struct tracerd *d)
 	bpf_loader_counters(d->bpf, c);
 	for (int i = 0; i < TRACER_CNT__MAX; i++)
 		kernel[i] = c[i];
-	md.scrapes = metrics_http_scrapes(d->metrics);
 	delivery_get_stats(d->delivery, &ds);
-	md.delivery = &ds;
+	md.scrapes = metrics_http_scrapes(d->metrics);
 	text = metrics_render(&d->jobs, &md, &len);
 	if (text)
 		metrics_http_publish(d->metrics, text, len);

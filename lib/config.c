@@ -20,7 +20,7 @@
 #define CONFIG_LINE_MAX 4096
 
 enum kind { K_PATH, K_URL, K_INT, K_UINT_POW2, K_UINT, K_BOOL,
-	    K_SINKS, K_LEVEL, K_OPT_PATH, K_NAME, K_LISTEN };
+	    K_SINKS, K_LEVEL, K_LISTEN, K_OPT_PATH, K_NAME };
 
 struct key_def {
 	const char *name;
@@ -50,6 +50,7 @@ static const struct key_def keys[] = {
 	{"imds_endpoint", K_URL, M(imds_endpoint), 0, 0},
 	{"metadata_timeout_ms", K_INT, M(metadata_timeout_ms), 10, 1000},
 	{"log_level", K_LEVEL, M(log_level), 0, 0},
+	{"metrics_listen", K_LISTEN, M(metrics_listen), 0, 0},
 	{"spool_dir", K_PATH, M(spool_dir), 0, 0},
 	{"spool_max_bytes", K_UINT, M(spool_max_bytes), 65536, 4294967295LL},
 	{"file_max_bytes", K_UINT, M(file_max_bytes), 0, 4294967295LL},
@@ -62,10 +63,14 @@ static const struct key_def keys[] = {
 	{"clickhouse_database", K_NAME, M(clickhouse_database), 0, 0},
 	{"clickhouse_user", K_NAME, M(clickhouse_user), 0, 0},
 	{"clickhouse_password_file", K_OPT_PATH, M(clickhouse_password_file), 0, 0},
-	{"metrics_listen", K_LISTEN, M(metrics_listen), 0, 0},
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+size_t config_key_count(void)
+{
+	return NKEYS;
+}
 
 void config_defaults(struct tracer_config *cfg)
 {
@@ -206,6 +211,15 @@ static int check_string(const struct key_def *k, const char *v, char *err,
 					"%s: expected an http:// or https:// URL (or nothing)",
 					k->name);
 		break;
+	case K_LISTEN: {
+		struct sockaddr_storage ss;
+		socklen_t len;
+		char why[128];
+
+		if (n && netaddr_parse(v, &ss, &len, why, sizeof(why)) != 0)
+			return fail_msg(err, errlen, "%s: %s (or nothing: off)", k->name, why);
+		break;
+	}
 	case K_OPT_PATH:
 		if (n && v[0] != '/')
 			return fail_msg(err, errlen,
@@ -217,15 +231,6 @@ static int check_string(const struct key_def *k, const char *v, char *err,
 			return fail_msg(err, errlen,
 					"%s: letters, digits and _ only", k->name);
 		break;
-	case K_LISTEN: {
-		struct sockaddr_storage ss;
-		socklen_t len;
-		char why[128];
-
-		if (n && netaddr_parse(v, &ss, &len, why, sizeof(why)) != 0)
-			return fail_msg(err, errlen, "%s: %s (or nothing: off)", k->name, why);
-		break;
-	}
 	case K_LEVEL:
 		if (strcmp(v, "debug") && strcmp(v, "info") &&
 		    strcmp(v, "warn") && strcmp(v, "error"))

@@ -33,6 +33,7 @@ struct tracer_config {
 	char imds_endpoint[256];    /* imds_endpoint (empty: only on EC2) */
 	int metadata_timeout_ms;    /* metadata_timeout_ms */
 	char log_level[16];         /* log_level (debug|info|warn|error) */
+	char metrics_listen[80];    /* metrics_listen (ADDR:PORT; empty: off) */
 	/* delivery (docs/configuration.md, "Delivery") */
 	char spool_dir[256];        /* spool_dir */
 	unsigned spool_max_bytes;   /* spool_max_bytes */
@@ -46,12 +47,13 @@ struct tracer_config {
 	char clickhouse_database[64]; /* clickhouse_database */
 	char clickhouse_user[64];   /* clickhouse_user (empty: the server's default) */
 	char clickhouse_password_file[256]; /* clickhouse_password_file */
-	char metrics_listen[80];    /* metrics_listen (ADDR:PORT; empty: off) */
 };
 
 typedef void (*config_warn_fn)(const char *msg);
 
 void config_defaults(struct tracer_config *cfg);
+/* How many keys tracer.conf knows (every one is in contrib/tracer.conf). */
+size_t config_key_count(void);
 
 /*
  * Load path over the current values.  A missing file is not an error
