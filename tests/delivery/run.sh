@@ -108,6 +108,10 @@ done
 stop_tracerd
 
 echo "== ClickHouse down, tracerd killed and restarted: nothing lost, nothing doubled"
+# this time as a user with a password, read from a file
+echo ch-s3cret >"$TMP/chpw"
+chmod 600 "$TMP/chpw"
+CHOPTS+=(-o clickhouse_user=tracer_rw -o clickhouse_password_file="$TMP/chpw")
 start_tracerd ck -o spool_dir="$TMP/spool.ck" "${CHOPTS[@]}" || exit 1
 ch_stop
 jobs 50 pkill
