@@ -168,6 +168,9 @@ static int deliver_batch(struct sink_thread *t)
 	}
 	if (sink_probe(t->sink, d->cfg->http_timeout_ms, &d->abort, err, sizeof(err)) != 0)
 		goto fail;
+	/* the interval counts from the start of one delivery to the start of
+	 * the next: reading and converting a batch is part of the wait */
+	uint64_t started_ms = clock_mono_ms();
 	for (size_t i = 0; i < n; i++) {
 		/* gone (dropped by the cap) or corrupt (set aside): skipped */
 		if (spool_read(d->spool, seqs[i], &texts[m], &lens[m]) == 0)
@@ -184,7 +187,7 @@ static int deliver_batch(struct sink_thread *t)
 	if (t->backoff_ms)
 		log_info("sink %s: delivering again", sink_kind_name(t->st.kind));
 	t->backoff_ms = 0;
-	t->next_try_ms = clock_mono_ms() + t->lim.min_interval_ms;
+	t->next_try_ms = started_ms + t->lim.min_interval_ms;
 	pthread_mutex_unlock(&d->lock);
 	rc = 1;
 	goto out;
