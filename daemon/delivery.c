@@ -116,11 +116,15 @@ static void *writer_main(void *arg)
 			if (!d->head)
 				d->tail = NULL;
 			d->queued--;
+			pthread_cond_broadcast(&d->wake); /* the sinks have work */
+			/* a large tree takes a while to free: not under the lock
+			 * the event loop's hand-over takes */
+			pthread_mutex_unlock(&d->lock);
 			cJSON_Delete(it->summary);
 			free(it);
 			free(text);
 			text = NULL;
-			pthread_cond_broadcast(&d->wake); /* the sinks have work */
+			pthread_mutex_lock(&d->lock);
 			continue;
 		}
 		/* disk full, I/O error: the summary stays first in line */
