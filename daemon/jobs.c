@@ -113,8 +113,8 @@ static struct open_job *jobs_find_name(struct jobs *js, const char *name)
 	if (!name[0])
 		return NULL;
 	for (size_t i = 0; i < js->nopen; i++)
-		if (strcmp(js->open[i]->job->uid, name) == 0 ||
-		    strcmp(js->open[i]->join_key, name) == 0)
+		if (!js->open[i]->closing && (strcmp(js->open[i]->job->uid, name) == 0 ||
+					      strcmp(js->open[i]->join_key, name) == 0))
 			return js->open[i];
 	return NULL;
 }
@@ -346,40 +346,14 @@ static void remember_recent(struct jobs *js, const char *uid)
 	js->nrecent++;
 }
 
-static bool has_exited(pid_t pid)
+char *jobs_ok_reply(void)
 {
-	struct procfs_stat st;
-
-	return procfs_read_stat(pid, &st) != 0 || st.state == 'Z' || st.state == 'X';
+	return reply_ok(NULL, 0);
 }
 
-static bool exit_record_pending(struct job *j)
-{
-	JOB_FOREACH_LIVE(j, p)
-		if (has_exited(p->pid))
-			return true;
-	return false;
-}
-
-/*
- * The kernel sends a process's exit record at its last thread's final
- * context switch, which can come a moment after its parent's wait4()
- * returned.  A process that is gone (or a zombie) but has no record yet
- * is waited for, briefly, instead of being called outliving.
- */
-static void await_exit_records(struct jobs *js, struct job *j)
-{
-	for (int i = 0; i < 50; i++) {
-		bpf_loader_consume(js->bpf);
-		if (!exit_record_pending(j))
-			return;
-		usleep(1000);
-	}
-	log_warn("job %s: exit records of finished processes did not arrive in 50 ms", j->uid);
-}
-
-/* Write the summary and forget the job. */
-static void job_finish(struct jobs *js, struct open_job *oj, const char *why)
+/* Write the summary and forget the job: its processes are settled
+ * (closing.c); those still live outlive it with the totals read then. */
+void jobs_finish(struct jobs *js, struct open_job *oj)
 {
 	struct job *j = oj->job;
 	struct summary_opts so = {.source = "tracerd",
@@ -387,21 +361,6 @@ static void job_finish(struct jobs *js, struct open_job *oj, const char *why)
 	char err[768];
 	cJSON *summary;
 
-	if (j->cgroup_stats)
-		livestats_sample_cgroup(j, &oj->cgroup);
-	if (oj->cgroup_id)
-		bpf_loader_untag_cgroup(js->bpf, oj->cgroup_id);
-	await_exit_records(js, j);
-	/* Outliving processes: their totals so far, then they are no longer ours. */
-	JOB_FOREACH_LIVE(j, p) {
-		struct tracer_proc kp;
-		livestats_read_totals(p);
-		/* untag what is still ours: not a pid that moved to another
-		 * job, nor host processes that simply go on to the next period */
-		if (oj != js->host_job && bpf_loader_lookup_proc(js->bpf, p->pid, &kp) == 0 &&
-		    kp.job == j->tag)
-			bpf_loader_untag_pid(js->bpf, p->pid);
-	}
 	job_close(j, clock_real_ns());
 	j->events_dropped = drop_count(js) - oj->drops_at_start;
 	summary = summary_build(j, js->host, &so);
@@ -410,17 +369,22 @@ static void job_finish(struct jobs *js, struct open_job *oj, const char *why)
 	else if (sinks_write(js->sinks, summary, err, sizeof(err)) != 0)
 		log_error("job %s: summary not delivered to every sink: %s", j->uid, err);
 	cJSON_Delete(summary);
-	log_info("job %s closed (%s): %llu processes, %zu tools", j->uid, why,
+	log_info("job %s closed (%s): %llu processes, %zu tools", j->uid, oj->close_why,
 		 (unsigned long long)j->procs_total, j->ntools);
+	if (oj->answer_ticket && js->answer)
+		js->answer(js->answer_ctx, oj->answer_ticket, reply_ok(NULL, 0));
 	remember_recent(js, j->uid);
 	js->stats.closed++;
+	if (oj->closing)
+		js->nclosing--;
 	open_remove(js, oj);
+	free(oj->settle);
 	job_free(j);
 	free(oj);
 }
 
 char *jobs_end(struct jobs *js, const char *name, int status,
-	       const struct ucred *peer)
+	       const struct ucred *peer, uint64_t ticket)
 {
 	struct open_job *oj = jobs_find_name(js, name);
 	struct job_proc *registrant;
@@ -443,8 +407,7 @@ char *jobs_end(struct jobs *js, const char *name, int status,
 			      &registrant->totals, 0);
 	}
 	js->stats.closed_by_end++;
-	job_finish(js, oj, "end");
-	return reply_ok(NULL, 0);
+	return closing_end(js, oj, ticket);
 }
 
 void jobs_note_exit(struct jobs *js, struct open_job *oj)
@@ -481,33 +444,37 @@ void jobs_tick(struct jobs *js)
 	    now - js->host_job_opened_ns >= HOST_JOB_PERIOD_NS) {
 		struct open_job *old = js->host_job;
 		js->host_job = NULL;
-		job_finish(js, old, "host period");
+		old->job->tag = UINT64_MAX; /* the next period's job gets the host's events */
+		closing_start(js, old, "host period");
 	}
 	if (js->cfg->trace_all && !js->host_job)
 		open_host_job(js);
 	for (size_t i = 0; i < js->nopen;) {
 		struct open_job *oj = js->open[i];
-		if (oj != js->host_job && oj->job->nlive == 0 && oj->empty_since_ns &&
-		    now - oj->empty_since_ns >= EMPTY_GRACE_NS) {
+		if (oj != js->host_job && !oj->closing && oj->job->nlive == 0 &&
+		    oj->empty_since_ns && now - oj->empty_since_ns >= EMPTY_GRACE_NS) {
 			js->stats.closed_empty++;
-			job_finish(js, oj, "all processes exited");
-			continue; /* open[i] now holds another job */
+			closing_start(js, oj, "all processes exited");
 		}
 		i++;
 	}
+	jobs_reconcile(js);
+	jobs_step(js);
 }
 
 void jobs_close_all(struct jobs *js, const char *why)
 {
 	js->host_job = NULL;
-	while (js->nopen)
-		job_finish(js, js->open[0], why);
+	for (size_t i = 0; i < js->nopen; i++)
+		closing_start(js, js->open[i], why);
+	closing_drain(js);
 }
 
 void jobs_fini(struct jobs *js)
 {
 	for (size_t i = 0; i < js->nopen; i++) {
 		job_free(js->open[i]->job);
+		free(js->open[i]->settle);
 		free(js->open[i]);
 	}
 	free(js->open);
@@ -531,6 +498,8 @@ cJSON *jobs_status_json(const struct jobs *js)
 	json_add_u64(o, "late_events", js->stats.late_events);
 	json_add_u64(o, "unknown_procs", js->stats.unknown_procs);
 	json_add_u64(o, "bad_records", js->stats.bad_records);
+	json_add_u64(o, "exit_records_lost", js->stats.exits_lost);
+	json_add_u64(o, "closing", js->nclosing);
 	arr = cJSON_AddArrayToObject(o, "open_jobs");
 	size_t first = js->nopen > STATUS_MAX_JOBS ? js->nopen - STATUS_MAX_JOBS : 0;
 	json_add_u64(o, "open_jobs_omitted", first);

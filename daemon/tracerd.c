@@ -215,7 +215,10 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 		reply = jobs_task_exit(&d->jobs, req->job, req->status, peer);
 		break;
 	case PROTO_OP_END:
-		reply = jobs_end(&d->jobs, req->job, req->status, peer);
+		reply = jobs_end(&d->jobs, req->job, req->status, peer,
+				 server_ticket(d->server));
+		if (!reply) /* answered once the summary is written */
+			server_defer(d->server);
 		break;
 	case PROTO_OP_STATUS:
 		reply = status_reply(d);
@@ -228,6 +231,14 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 out:
 	free(req);
 	return reply;
+}
+
+/* jobs_answer_fn: a job's end request answered later */
+static void answer_request(void *ctx, uint64_t ticket, char *reply)
+{
+	struct tracerd *d = ctx;
+
+	server_answer(d->server, ticket, reply);
 }
 
 static int epoll_add(int epfd, int fd, struct watch *w)
@@ -319,7 +330,8 @@ static int run_loop(struct tracerd *d)
 	struct epoll_event evs[64];
 
 	while (!d->stop) {
-		int n = epoll_wait(d->epfd, evs, 64, -1);
+		/* closing jobs are settled in short steps between requests */
+		int n = epoll_wait(d->epfd, evs, 64, jobs_busy(&d->jobs) ? 1 : -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -352,6 +364,7 @@ static int run_loop(struct tracerd *d)
 			d->expire_due = false;
 			server_expire(d->server);
 		}
+		jobs_step(&d->jobs);
 	}
 	return 0;
 }
@@ -404,6 +417,8 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	jobs_init(&d.jobs, &d.cfg, &d.host, d.rules, d.sinks, d.bpf);
+	d.jobs.answer = answer_request;
+	d.jobs.answer_ctx = &d;
 	d.ringbuf_w.kind = WATCH_RINGBUF;
 	if (epoll_add(d.epfd, bpf_loader_ringbuf_fd(d.bpf), &d.ringbuf_w) != 0) {
 		log_error("epoll_ctl ring buffer: %s", strerror(errno));

@@ -124,6 +124,7 @@ struct job {
 	uint64_t cgroup_cpu_ns;
 
 	uint64_t events_dropped;    /* drops seen while the job ran */
+	uint64_t exits_lost;        /* processes gone without an exit record */
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */

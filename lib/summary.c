@@ -315,8 +315,10 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 	cJSON_AddItemToObject(root, "tools", tools_json(j));
 	cJSON_AddItemToObject(root, "process_tree", tree);
 	o = cJSON_AddObjectToObject(root, "drops");
-	if (o)
+	if (o) {
 		json_add_u64(o, "events", j->events_dropped);
+		json_add_u64(o, "exit_records_lost", j->exits_lost);
+	}
 	o = cJSON_AddObjectToObject(root, "tracer");
 	if (o) {
 		json_add_str(o, "version", TRACER_VERSION);

@@ -1,0 +1,105 @@
+#!/bin/bash
+# run.sh BUILD - tracerd under stress on a shared node (root, real
+# kernel): a job that ends with thousands of live processes does not
+# freeze the loop; a leader that exits before its threads is neither
+# lost nor waited for forever; a restart resumes open jobs; one job
+# cannot fill the kernel's process table for everyone.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "${1:-$TOP/build}" && pwd)
+H=$BUILD/tests/helpers
+DIR=$TOP/tests/resilience
+TMP=$(mktemp -d /tmp/tracer-res.XXXXXX)
+. "$TOP/tests/lib.sh"
+
+PROBE_PID=
+TEST_USER=
+cleanup() {
+	for f in "$TMP"/*.fifo; do [ -p "$f" ] && release "$f"; done
+	if [ -n "$PROBE_PID" ]; then
+		touch "$TMP/probe.stop"
+		kill -TERM "$PROBE_PID" 2>/dev/null
+		wait "$PROBE_PID" 2>/dev/null
+	fi
+	stop_tracerd
+	[ -n "$TEST_USER" ] && userdel "$TEST_USER" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+need_root
+for h in holdkids spin tiny spawner; do
+	[ -x "$H/$h" ] || { echo "FAIL: helper $H/$h missing (make all)"; exit 1; }
+done
+for c in python3 setpriv useradd userdel; do
+	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
+done
+
+# release FIFO: every process blocked opening FIFO for reading goes on
+# (a writer opens and closes it; nothing happens when nobody waits)
+release() {
+	python3 - "$1" <<'PY'
+import os, sys
+try:
+    os.close(os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK))
+except OSError:
+    pass
+PY
+}
+# summary FIELD...: a field of the summary of the job in JOBFILE
+sumfield() {
+	python3 - "$TRACERD_FILE" "$1" "$2" <<'PY'
+import json, sys
+uid = open(sys.argv[2]).read().strip()
+s = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+s = [x for x in s if x["job"] == uid][-1]
+for k in sys.argv[3].split("."):
+    s = s[int(k)] if isinstance(s, list) else s[k]
+print(json.dumps(s))
+PY
+}
+# expect DESC GOT OP WANT: a numeric comparison (python operator)
+expect() {
+	if python3 -c "import sys; sys.exit(0 if float('$2') $3 float('$4') else 1)" 2>/dev/null; then
+		pass "$1 ($2 $3 $4)"
+	else
+		fail "$1: got $2, want $3 $4"
+	fi
+}
+
+start_tracerd res || exit 1
+
+echo "== frozen loop: a job ends with 3,000 live processes, 20 of them leaders gone before their threads"
+mkfifo "$TMP/hold.fifo"
+python3 "$DIR/probe.py" "$TRACERD_SOCK" "$TMP/probe.out" "$TMP/probe.stop" &
+PROBE_PID=$!
+trun "$TMP/j.hold" -- "$H/holdkids" "$TMP/hold.fifo" 3000 20 >"$TMP/hold.last" 2>"$TMP/hold.err"
+wait_until 60 "the summary of the job with 3,000 live processes" summary_of_job "$TMP/j.hold"
+touch "$TMP/probe.stop"
+wait "$PROBE_PID"; PROBE_PID=
+release "$TMP/hold.fifo"
+cat "$TMP/probe.out"; echo
+expect "tracer status answered throughout the close: slowest reply in ms" \
+	"$(python3 -c "import json; print(json.load(open('$TMP/probe.out'))['max_ms'])")" "<" 1000
+expect "no status request went unanswered" \
+	"$(python3 -c "import json; print(json.load(open('$TMP/probe.out'))['failed'])")" "==" 0
+expect "every held process outlived the job" "$(sumfield "$TMP/j.hold" processes.outlived)" "==" 3000
+expect "no exit record counted lost" "$(sumfield "$TMP/j.hold" drops.exit_records_lost)" "==" 0
+last=$(cat "$TMP/hold.last")
+[ -n "$last" ] && wait_until 30 "the held processes to exit once released" not test -d "/proc/$last"
+
+echo "== a leader gone before its thread: neither lost nor waited for forever"
+mkfifo "$TMP/zl.fifo"
+"$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run --job-file "$TMP/j.zl" -- \
+	"$H/holdkids" "$TMP/zl.fifo" 1 1 300 wait >"$TMP/zl.pid" &
+rpid=$!
+wait_until 10 "tracer run to register and holdkids to fork" test -s "$TMP/zl.pid"
+kill -KILL "$rpid"; wait "$rpid" 2>/dev/null
+release "$TMP/zl.fifo"
+# the zombie leader's thread spins 300 ms of CPU; then the 1 s grace
+wait_until 30 "the summary of the job whose last process was a zombie leader" summary_of_job "$TMP/j.zl"
+expect "its exit record came: no process outlived" "$(sumfield "$TMP/j.zl" processes.outlived)" "==" 0
+expect "none counted lost" "$(sumfield "$TMP/j.zl" drops.exit_records_lost)" "==" 0
+expect "the thread's CPU is the job's (s)" "$(sumfield "$TMP/j.zl" totals.cpu_s)" ">=" 0.25
+
+stop_tracerd
+finish
