@@ -22,6 +22,7 @@
 #include "proto.h"
 #include "livestats.h"
 #include "summary.h"
+#include "usernames.h"
 
 /* In trace_all mode, everything not in a job goes to a "host" job whose
  * summary is written at this interval (and when tracerd stops). */
@@ -243,7 +244,11 @@ static const char *vet_identity(struct tracer_identity *id, const struct ucred *
 		return NULL;
 	if (!strcmp(id->scheduler, "slurm"))
 		return "only root (the SPANK plugin) registers Slurm tasks";
-	identity_set_user(id, peer->uid);
+	/* the name from the cache: a look-up (LDAP...) never runs here;
+	 * one not known yet is filled in at the summary */
+	id->uid = (long)peer->uid;
+	id->user[0] = '\0';
+	usernames_get(peer->uid, id->user, sizeof(id->user));
 	return NULL;
 }
 
@@ -362,6 +367,7 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 	cJSON *summary;
 
 	job_close(j, clock_real_ns());
+	usernames_fill(&j->id);
 	j->events_dropped = drop_count(js) - oj->drops_at_start;
 	summary = summary_build(j, js->host, &so);
 	if (!summary)

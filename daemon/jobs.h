@@ -41,6 +41,7 @@ struct open_job {
 	uint64_t answer_ticket;    /* end request answered at the summary; 0 none */
 	uint64_t answer_by_ns;     /* ... or "ok" at this time, whichever first */
 	size_t check_bucket;       /* reconcile cursor in the live table */
+	size_t rss_bucket;         /* RSS sampling cursor in the live table */
 };
 
 #define RECENT_JOBS 32

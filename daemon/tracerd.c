@@ -31,11 +31,15 @@
 #include "server.h"
 #include "sink.h"
 #include "summary.h"
+#include "usernames.h"
 
 /* Housekeeping (and draining the ring buffer, which wakes us only when
  * an eighth of it is full) runs this often; sampling every
  * sample_interval_ms. */
 #define TICK_MS 100
+/* /proc readings of live processes per sample, over every job: a job
+ * with more is read over several samples */
+#define RSS_READS_PER_SAMPLE 2048
 
 struct tracerd {
 	struct tracer_config cfg;
@@ -314,10 +318,13 @@ static void on_timer(struct tracerd *d)
 	bpf_loader_consume(d->bpf);
 	d->expire_due = true; /* after this epoll batch: it frees connections */
 	if (now - d->last_sample_ns >= (uint64_t)d->cfg.sample_interval_ms * 1000000ull) {
+		size_t budget = RSS_READS_PER_SAMPLE;
 		d->last_sample_ns = now;
 		for (size_t i = 0; i < d->jobs.nopen; i++) {
 			struct open_job *oj = d->jobs.open[i];
-			livestats_sample_rss(oj->job, &d->host);
+			size_t share = budget / (d->jobs.nopen - i);
+			budget -= livestats_sample_rss(oj->job, &d->host, &oj->rss_bucket,
+						       share ? share : 1);
 			if (oj->job->cgroup_stats)
 				livestats_sample_cgroup(oj->job, &oj->cgroup);
 		}
@@ -386,6 +393,7 @@ int main(int argc, char **argv)
 		return 2;
 	d.started_mono_ns = clock_mono_ns();
 	host_info_read(&d.host);
+	usernames_start();
 	d.rules = rules_load(d.cfg.rules_path, rules_warn);
 	if (!d.rules) {
 		log_error("cannot load tool rules");
@@ -441,6 +449,7 @@ cleanup:
 	bpf_loader_close(d.bpf);
 	sinks_close(d.sinks);
 	rules_free(d.rules);
+	usernames_stop();
 	if (d.timerfd >= 0)
 		close(d.timerfd);
 	if (d.sigfd >= 0)
