@@ -43,7 +43,8 @@ struct bpf_loader {
 static struct bpf_map *pinned_map(struct tracer_bpf *skel, int i)
 {
 	struct bpf_map *maps[] = {skel->maps.procs, skel->maps.tagged_cgroups,
-				  skel->maps.counters, skel->maps.events};
+				  skel->maps.counters, skel->maps.events,
+				  skel->maps.job_stats};
 
 	return i < (int)(sizeof(maps) / sizeof(maps[0])) ? maps[i] : NULL;
 }
@@ -218,6 +219,7 @@ static int configure(struct tracer_bpf *skel, const struct bpf_loader_opts *o,
 	skel->rodata->self_tgid = (__u32)getpid();
 	skel->rodata->page_kb = (__u32)(page / 1024);
 	skel->rodata->wakeup_bytes = o->wakeup_bytes;
+	skel->rodata->max_procs_per_job = o->max_procs_per_job;
 	rc = bpf_map__set_max_entries(skel->maps.procs, procs);
 	if (rc == 0)
 		rc = bpf_map__set_max_entries(skel->maps.events, round_pow2(rb, (unsigned)page));
@@ -373,6 +375,17 @@ int bpf_loader_tag_pid(struct bpf_loader *l, pid_t tgid, __u64 job)
 	 * with us; the registrant is blocked on our reply, so it does not.
 	 */
 	if (bpf_map_lookup_elem(fd, &key, &p) == 0) {
+		/* it leaves the old job's count (not atomic with the kernel's
+		 * counting: a count may drift by one, never the table) */
+		if (p.flags & TRACER_F_COUNTED) {
+			struct tracer_job_stats st;
+			int sfd = bpf_map__fd(l->skel->maps.job_stats);
+			if (bpf_map_lookup_elem(sfd, &p.job, &st) == 0 && st.live > 0) {
+				st.live--;
+				bpf_map_update_elem(sfd, &p.job, &st, BPF_EXIST);
+			}
+			p.flags &= ~TRACER_F_COUNTED;
+		}
 		p.job = job;
 		rc = bpf_map_update_elem(fd, &key, &p, BPF_EXIST);
 		return rc == 0 ? 0 : -errno;
@@ -416,6 +429,30 @@ int bpf_loader_untag_cgroup(struct bpf_loader *l, __u64 cgroup_id)
 	if (bpf_map_delete_elem(fd, &cgroup_id) != 0)
 		return -errno;
 	__atomic_sub_fetch(&l->skel->bss->nr_tagged_cgroups, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int bpf_loader_job_open(struct bpf_loader *l, __u64 job)
+{
+	struct tracer_job_stats st;
+
+	memset(&st, 0, sizeof(st));
+	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.job_stats), &job, &st, BPF_ANY) != 0)
+		return errno == E2BIG ? -ENOSPC : -errno;
+	return 0;
+}
+
+int bpf_loader_job_stats(struct bpf_loader *l, __u64 job, struct tracer_job_stats *out)
+{
+	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.job_stats), &job, out) != 0)
+		return -errno;
+	return 0;
+}
+
+int bpf_loader_job_close(struct bpf_loader *l, __u64 job)
+{
+	if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.job_stats), &job) != 0)
+		return -errno;
 	return 0;
 }
 

@@ -31,6 +31,8 @@ struct bpf_loader_opts {
 	/* wake the reader only when this much data waits (0: every record);
 	 * the reader must then also drain on a timer */
 	unsigned wakeup_bytes;
+	/* live forked processes one job may have in the table (0: no cap) */
+	unsigned max_procs_per_job;
 };
 
 /* event callback: data/size is one ring buffer record (starts with struct tracer_event_hdr) */
@@ -70,6 +72,15 @@ int bpf_loader_untag_pid(struct bpf_loader *l, pid_t tgid); /* 0 or -ENOENT */
 /* cgroup_id: the v2 cgroup id (inode number of the cgroup2 directory). */
 int bpf_loader_tag_cgroup(struct bpf_loader *l, __u64 cgroup_id, __u64 job);
 int bpf_loader_untag_cgroup(struct bpf_loader *l, __u64 cgroup_id); /* 0 or -ENOENT */
+
+/*
+ * A job's share of the kernel's table (struct tracer_job_stats): added
+ * when the job opens (then the cap applies to it), read and removed when
+ * it closes.  0 or -errno.
+ */
+int bpf_loader_job_open(struct bpf_loader *l, __u64 job);
+int bpf_loader_job_stats(struct bpf_loader *l, __u64 job, struct tracer_job_stats *out);
+int bpf_loader_job_close(struct bpf_loader *l, __u64 job);
 
 int bpf_loader_lookup_proc(struct bpf_loader *l, pid_t tgid, struct tracer_proc *out); /* 0 or -ENOENT */
 void bpf_loader_counters(struct bpf_loader *l, __u64 out[TRACER_CNT__MAX]); /* summed over CPUs */

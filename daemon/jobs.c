@@ -308,6 +308,11 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 		if (!oj)
 			return reply_error("out of memory");
 		oj->owner_uid = peer->uid;
+		/* its share of the kernel's table; without, it has no cap */
+		err = bpf_loader_job_open(js->bpf, oj->job->tag);
+		if (err)
+			log_warn("job %s: no per-job counters: %s", oj->job->uid, strerror(-err));
+		oj->job_stats = err == 0;
 		js->stats.registered++;
 	}
 	err = bpf_loader_tag_pid(js->bpf, peer->pid, oj->job->tag);
@@ -315,6 +320,8 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 		js->stats.tag_failures++;
 		log_warn("register pid %d: cannot tag: %s", (int)peer->pid, strerror(-err));
 		if (oj->job->ntasks == 0) {
+			if (oj->job_stats)
+				bpf_loader_job_close(js->bpf, oj->job->tag);
 			open_remove(js, oj);
 			job_free(oj->job);
 			free(oj);
@@ -369,6 +376,14 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 	job_close(j, clock_real_ns());
 	usernames_fill(&j->id);
 	j->events_dropped = drop_count(js) - oj->drops_at_start;
+	if (oj->job_stats) { /* its own losses, not the node's */
+		struct tracer_job_stats ks;
+		if (bpf_loader_job_stats(js->bpf, j->tag, &ks) == 0) {
+			j->events_dropped = ks.ringbuf_drops + ks.table_full;
+			j->procs_over_cap = ks.over_cap;
+		}
+		bpf_loader_job_close(js->bpf, j->tag);
+	}
 	summary = summary_build(j, js->host, &so);
 	if (!summary)
 		log_error("job %s: summary not written: out of memory", j->uid);

@@ -42,6 +42,7 @@ struct open_job {
 	uint64_t answer_by_ns;     /* ... or "ok" at this time, whichever first */
 	size_t check_bucket;       /* reconcile cursor in the live table */
 	size_t rss_bucket;         /* RSS sampling cursor in the live table */
+	bool job_stats;            /* has an entry in the kernel's job_stats */
 };
 
 #define RECENT_JOBS 32

@@ -172,6 +172,7 @@ static char *status_reply(struct tracerd *d)
 	json_add_u64(cnt, "ooms", c[TRACER_CNT_OOMS]);
 	json_add_u64(cnt, "drops_ringbuf", c[TRACER_CNT_DROP_RINGBUF]);
 	json_add_u64(cnt, "drops_procs_full", c[TRACER_CNT_DROP_PROCS_FULL]);
+	json_add_u64(cnt, "forks_over_job_cap", c[TRACER_CNT_OVER_CAP]);
 	json_add_u64(st, "drops", c[TRACER_CNT_DROP_RINGBUF] + c[TRACER_CNT_DROP_PROCS_FULL]);
 	cnt = cJSON_AddObjectToObject(st, "socket_stats");
 	json_add_u64(cnt, "accepted", ss->accepted);
@@ -418,6 +419,7 @@ int main(int argc, char **argv)
 		.max_procs = d.cfg.max_procs,
 		.pin_dir = d.cfg.pin_dir,
 		.wakeup_bytes = d.cfg.ringbuf_bytes / 8,
+		.max_procs_per_job = d.cfg.max_procs_per_job,
 	};
 	d.bpf = bpf_loader_open(&bo, events_handle, &d.jobs, err, sizeof(err));
 	if (!d.bpf) {

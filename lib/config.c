@@ -49,6 +49,7 @@ static const struct key_def keys[] = {
 	{"imds_endpoint", K_URL, M(imds_endpoint), 0, 0},
 	{"metadata_timeout_ms", K_INT, M(metadata_timeout_ms), 10, 1000},
 	{"log_level", K_LEVEL, M(log_level), 0, 0},
+	{"max_procs_per_job", K_UINT, M(max_procs_per_job), 0, 4194304},
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -68,6 +69,7 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->keep_procs = TRACER_DEFAULT_KEEP_PROCS;
 	cfg->ringbuf_bytes = TRACER_DEFAULT_RINGBUF_BYTES;
 	cfg->max_procs = TRACER_DEFAULT_MAX_PROCS;
+	cfg->max_procs_per_job = TRACER_DEFAULT_MAX_PROCS_PER_JOB;
 	snprintf(cfg->sinks, sizeof(cfg->sinks), "%s", TRACER_DEFAULT_SINKS);
 	snprintf(cfg->file_path, sizeof(cfg->file_path), "%s",
 		 TRACER_DEFAULT_FILE);

@@ -33,6 +33,7 @@ struct tracer_config {
 	char imds_endpoint[256];    /* imds_endpoint (empty: only on EC2) */
 	int metadata_timeout_ms;    /* metadata_timeout_ms */
 	char log_level[16];         /* log_level (debug|info|warn|error) */
+	unsigned max_procs_per_job; /* max_procs_per_job (0: no cap) */
 };
 
 typedef void (*config_warn_fn)(const char *msg);

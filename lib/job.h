@@ -125,6 +125,7 @@ struct job {
 
 	uint64_t events_dropped;    /* drops seen while the job ran */
 	uint64_t exits_lost;        /* processes gone without an exit record */
+	uint64_t procs_over_cap;    /* forks beyond the job's cap: not followed */
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */

@@ -303,6 +303,7 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 		json_add_u64(o, "kept", j->nkept);
 		json_add_u64(o, "not_kept", j->procs_not_kept);
 		json_add_u64(o, "moved_out", j->procs_moved_out);
+		json_add_u64(o, "over_cap", j->procs_over_cap);
 	}
 	if (j->registrant_pid) {
 		o = totals_json(&j->registrant);
@@ -319,6 +320,9 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 		json_add_u64(o, "events", j->events_dropped);
 		json_add_u64(o, "exit_records_lost", j->exits_lost);
 	}
+	/* totals that are known to miss something */
+	cJSON_AddBoolToObject(root, "incomplete", j->procs_over_cap || j->events_dropped ||
+						  j->exits_lost);
 	o = cJSON_AddObjectToObject(root, "tracer");
 	if (o) {
 		json_add_str(o, "version", TRACER_VERSION);

@@ -102,4 +102,37 @@ expect "none counted lost" "$(sumfield "$TMP/j.zl" drops.exit_records_lost)" "==
 expect "the thread's CPU is the job's (s)" "$(sumfield "$TMP/j.zl" totals.cpu_s)" ">=" 0.25
 
 stop_tracerd
+
+echo "== table full: one user's job keeps 1,100 processes alive, another user's job is still recorded"
+TEST_USER=trres$$
+useradd -M -N -r -s /usr/sbin/nologin "$TEST_USER" || { fail "useradd $TEST_USER"; TEST_USER=; }
+id nobody >/dev/null 2>&1 || fail "no 'nobody' account for the second user"
+U=$TMP/u
+mkdir "$U" && chmod 0777 "$U" && chmod 0711 "$TMP"
+start_tracerd cap -o max_procs=1024 -o max_procs_per_job=256 || exit 1
+as_user() { u=$1; shift; setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups "$@"; }
+mkfifo -m 0666 "$U/a.fifo"
+as_user "$TEST_USER" "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run \
+	--job-file "$U/j.a" -- "$H/holdkids" "$U/a.fifo" 1100 0 0 wait >"$U/a.last" 2>"$U/a.err" &
+apid=$!
+wait_until 60 "the first user's job to fork its 1,100 processes" test -s "$U/a.last"
+as_user nobody "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run \
+	--job-file "$U/j.b" -- "$H/tiny" 7 2>"$U/b.err"
+wait_until 10 "the second user's job to be recorded" summary_of_job "$U/j.b" || sed 's/^/    /' "$U/b.err"
+release "$U/a.fifo"
+wait "$apid"
+wait_until 30 "the summary of the job at its cap" summary_of_job "$U/j.a"
+if summary_of_job "$U/j.b"; then
+	expect "the second user's tool ran and was recorded" "$(sumfield "$U/j.b" tools.0.processes)" "==" 1
+	expect "the second user's job lost nothing" "$(sumfield "$U/j.b" drops.events)" "==" 0
+	check "the second user's job is complete" test "$(sumfield "$U/j.b" incomplete)" = false
+fi
+if summary_of_job "$U/j.a"; then
+	expect "the job at its cap followed at most its cap" "$(sumfield "$U/j.a" processes.total)" "<=" 258
+	expect "its further processes counted, not followed" "$(sumfield "$U/j.a" processes.over_cap)" ">=" 800
+	check "the job at its cap is marked incomplete" test "$(sumfield "$U/j.a" incomplete)" = true
+fi
+last=$(cat "$U/a.last" 2>/dev/null)
+[ -n "$last" ] && wait_until 30 "the held processes to exit once released" not test -d "/proc/$last"
+stop_tracerd
 finish
