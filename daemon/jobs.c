@@ -174,6 +174,7 @@ static struct open_job *job_open(struct jobs *js, const struct tracer_identity *
 	oj->job->start_ns = clock_real_ns();
 	identity_join_key(id, oj->join_key, sizeof(oj->join_key));
 	oj->drops_at_start = drop_count(js);
+	js->journal_dirty = true;
 	if (open_add(js, oj) != 0) {
 		job_free(oj->job);
 		free(oj);
@@ -182,9 +183,41 @@ static struct open_job *job_open(struct jobs *js, const struct tracer_identity *
 	return oj;
 }
 
+struct open_job *jobs_adopt(struct jobs *js, const struct tracer_identity *id,
+			    const char *uid, uint64_t tag)
+{
+	struct open_job *oj = calloc(1, sizeof(*oj));
+
+	if (!oj || !(oj->job = job_new(uid, id, (size_t)js->cfg->keep_procs))) {
+		free(oj);
+		return NULL;
+	}
+	oj->job->tag = tag;
+	identity_join_key(id, oj->join_key, sizeof(oj->join_key));
+	if (open_add(js, oj) != 0) {
+		job_free(oj->job);
+		free(oj);
+		return NULL;
+	}
+	if (tag >= js->next_tag)
+		js->next_tag = tag + 1;
+	return oj;
+}
+
 /* The registered process: what it is now (it has not exec'd the job's
  * command yet when the SPANK plugin registers it). */
 static void add_root_proc(struct jobs *js, struct open_job *oj, pid_t pid, bool stays)
+{
+	struct job_proc *p = jobs_proc_from_proc(js, oj, pid);
+
+	if (!p)
+		return;
+	p->flags |= PROC_F_ROOT;
+	if (stays)
+		job_proc_set_registrant(oj->job, p);
+}
+
+struct job_proc *jobs_proc_from_proc(struct jobs *js, struct open_job *oj, pid_t pid)
 {
 	struct procfs_stat st;
 	struct job_proc *p;
@@ -198,14 +231,12 @@ static void add_root_proc(struct jobs *js, struct open_job *oj, pid_t pid, bool 
 		start = procfs_start_ns(&st, CLOCK_REALTIME);
 	p = job_proc_add(oj->job, pid, st.ppid, start, st.comm);
 	if (!p)
-		return;
-	p->flags |= PROC_F_ROOT;
-	if (stays)
-		job_proc_set_registrant(oj->job, p);
+		return NULL;
 	if (procfs_read_exe(pid, exe, sizeof(exe)) != 0)
 		exe[0] = '\0';
 	n = procfs_read_cmdline(pid, argv, sizeof(argv));
 	job_proc_exec(oj->job, p, exe, argv, n > 0 ? (size_t)n : 0, js->rules, false);
+	return p;
 }
 
 /*
@@ -396,6 +427,7 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 		js->answer(js->answer_ctx, oj->answer_ticket, reply_ok(NULL, 0));
 	remember_recent(js, j->uid);
 	js->stats.closed++;
+	js->journal_dirty = true;
 	if (oj->closing)
 		js->nclosing--;
 	open_remove(js, oj);
@@ -488,6 +520,16 @@ void jobs_close_all(struct jobs *js, const char *why)
 	js->host_job = NULL;
 	for (size_t i = 0; i < js->nopen; i++)
 		closing_start(js, js->open[i], why);
+	closing_drain(js);
+}
+
+void jobs_close_host(struct jobs *js, const char *why)
+{
+	struct open_job *h = js->host_job;
+
+	js->host_job = NULL;
+	if (h)
+		closing_start(js, h, why);
 	closing_drain(js);
 }
 

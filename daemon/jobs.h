@@ -43,6 +43,7 @@ struct open_job {
 	size_t check_bucket;       /* reconcile cursor in the live table */
 	size_t rss_bucket;         /* RSS sampling cursor in the live table */
 	bool job_stats;            /* has an entry in the kernel's job_stats */
+	bool resume_closing;       /* it was closing when tracerd stopped */
 };
 
 #define RECENT_JOBS 32
@@ -78,6 +79,10 @@ struct jobs {
 	jobs_answer_fn answer;
 	void *answer_ctx;
 	size_t nclosing;
+	/* journal.c: the open jobs, for a restarted tracerd (NULL: none) */
+	const char *journal_path;
+	uint64_t journal_at_ns;
+	bool journal_dirty, journal_warned;
 };
 
 int jobs_init(struct jobs *js, const struct tracer_config *cfg,
@@ -109,9 +114,17 @@ void jobs_tick(struct jobs *js);
 
 /* Close every open job (daemon shutdown). */
 void jobs_close_all(struct jobs *js, const char *why);
+/* Close the host job and the jobs already closing (shutdown with resume). */
+void jobs_close_host(struct jobs *js, const char *why);
 
 /* Write the summary of a settled closing job and forget it (closing.c). */
 void jobs_finish(struct jobs *js, struct open_job *oj);
+
+/* Re-open a job a previous tracerd had open (journal.c). */
+struct open_job *jobs_adopt(struct jobs *js, const struct tracer_identity *id,
+			    const char *uid, uint64_t tag);
+/* Add live process pid to oj as /proc shows it now (exe, argv, tool). */
+struct job_proc *jobs_proc_from_proc(struct jobs *js, struct open_job *oj, pid_t pid);
 
 /* ---- closing.c ---- */
 /* Start closing oj: from now on its processes are settled a few at a time. */

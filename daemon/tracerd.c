@@ -8,11 +8,14 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -30,6 +33,7 @@
 #include "livestats.h"
 #include "server.h"
 #include "sink.h"
+#include "journal.h"
 #include "summary.h"
 #include "usernames.h"
 
@@ -331,6 +335,39 @@ static void on_timer(struct tracerd *d)
 		}
 	}
 	jobs_tick(&d->jobs);
+	journal_tick(&d->jobs);
+}
+
+/*
+ * The journal of open jobs: state_dir/journal-<pin_dir's name>.json, so
+ * that tracerds with their own pin_dir (tests) never share one.  NULL
+ * when it cannot be (no resume, no state_dir, mkdir failed).
+ */
+static const char *journal_path(const struct tracer_config *cfg)
+{
+	static char path[PATH_MAX];
+	char dir[PATH_MAX], pins[PATH_MAX];
+
+	if (!cfg->resume || !cfg->state_dir[0] || !cfg->pin_dir[0])
+		return NULL;
+	snprintf(dir, sizeof(dir), "%s", cfg->state_dir);
+	for (char *p = dir + 1; *p; p++) { /* mkdir -p, 0700 */
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(dir, 0700);
+		*p = '/';
+	}
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		log_warn("state_dir %s: %s: open jobs will not survive a restart", dir,
+			 strerror(errno));
+		return NULL;
+	}
+	snprintf(pins, sizeof(pins), "%s", cfg->pin_dir);
+	if (snprintf(path, sizeof(path), "%s/journal-%s.json", dir, basename(pins)) >=
+	    (int)sizeof(path))
+		return NULL;
+	return path;
 }
 
 static int run_loop(struct tracerd *d)
@@ -420,6 +457,7 @@ int main(int argc, char **argv)
 		.pin_dir = d.cfg.pin_dir,
 		.wakeup_bytes = d.cfg.ringbuf_bytes / 8,
 		.max_procs_per_job = d.cfg.max_procs_per_job,
+		.resume = d.cfg.resume,
 	};
 	d.bpf = bpf_loader_open(&bo, events_handle, &d.jobs, err, sizeof(err));
 	if (!d.bpf) {
@@ -429,6 +467,10 @@ int main(int argc, char **argv)
 	jobs_init(&d.jobs, &d.cfg, &d.host, d.rules, d.sinks, d.bpf);
 	d.jobs.answer = answer_request;
 	d.jobs.answer_ctx = &d;
+	d.jobs.journal_path = journal_path(&d.cfg);
+	/* before the first record is read: records of the time we were
+	 * down are in the kept ring buffer, tagged with their jobs' keys */
+	journal_resume(&d.jobs, bpf_loader_resumed(d.bpf));
 	d.ringbuf_w.kind = WATCH_RINGBUF;
 	if (epoll_add(d.epfd, bpf_loader_ringbuf_fd(d.bpf), &d.ringbuf_w) != 0) {
 		log_error("epoll_ctl ring buffer: %s", strerror(errno));
@@ -444,7 +486,17 @@ int main(int argc, char **argv)
 	if (run_loop(&d) == 0)
 		rc = 0;
 	bpf_loader_consume(d.bpf);
-	jobs_close_all(&d.jobs, "tracerd stopping");
+	if (d.cfg.resume && d.jobs.journal_path) {
+		/* a restart resumes the open jobs: the programs go on
+		 * following them meanwhile; only the host job ends here */
+		jobs_close_host(&d.jobs, "tracerd stopping");
+		journal_write(&d.jobs);
+		log_info("%zu open jobs kept for the next start (%s)", d.jobs.nopen,
+			 d.jobs.journal_path);
+	} else {
+		jobs_close_all(&d.jobs, "tracerd stopping");
+		bpf_loader_discard(d.bpf);
+	}
 cleanup:
 	server_close(d.server);
 	jobs_fini(&d.jobs);

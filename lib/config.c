@@ -50,6 +50,8 @@ static const struct key_def keys[] = {
 	{"metadata_timeout_ms", K_INT, M(metadata_timeout_ms), 10, 1000},
 	{"log_level", K_LEVEL, M(log_level), 0, 0},
 	{"max_procs_per_job", K_UINT, M(max_procs_per_job), 0, 4194304},
+	{"state_dir", K_PATH, M(state_dir), 0, 0},
+	{"resume", K_BOOL, M(resume), 0, 0},
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -70,6 +72,8 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->ringbuf_bytes = TRACER_DEFAULT_RINGBUF_BYTES;
 	cfg->max_procs = TRACER_DEFAULT_MAX_PROCS;
 	cfg->max_procs_per_job = TRACER_DEFAULT_MAX_PROCS_PER_JOB;
+	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", TRACER_DEFAULT_STATE_DIR);
+	cfg->resume = true;
 	snprintf(cfg->sinks, sizeof(cfg->sinks), "%s", TRACER_DEFAULT_SINKS);
 	snprintf(cfg->file_path, sizeof(cfg->file_path), "%s",
 		 TRACER_DEFAULT_FILE);

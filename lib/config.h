@@ -34,6 +34,8 @@ struct tracer_config {
 	int metadata_timeout_ms;    /* metadata_timeout_ms */
 	char log_level[16];         /* log_level (debug|info|warn|error) */
 	unsigned max_procs_per_job; /* max_procs_per_job (0: no cap) */
+	char state_dir[256];        /* state_dir */
+	bool resume;                /* resume */
 };
 
 typedef void (*config_warn_fn)(const char *msg);

@@ -16,6 +16,7 @@
 #define TRACER_DEFAULT_SINKS "file"
 #define TRACER_DEFAULT_FILE "/var/lib/tracer/jobs.ndjson"
 #define TRACER_DEFAULT_LOG_LEVEL "info"
+#define TRACER_DEFAULT_STATE_DIR "/var/lib/tracer/state" /* journal of open jobs */
 
 /* ---- times ---- */
 #define TRACER_DEFAULT_TIMEOUT_MS 200          /* a registrant's whole exchange */

@@ -322,7 +322,18 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 	}
 	/* totals that are known to miss something */
 	cJSON_AddBoolToObject(root, "incomplete", j->procs_over_cap || j->events_dropped ||
-						  j->exits_lost);
+						  j->exits_lost || j->ngaps);
+	o = cJSON_AddArrayToObject(root, "gaps");
+	for (int i = 0; o && i < j->ngaps && i < JOB_MAX_GAPS; i++) {
+		cJSON *g = cJSON_CreateObject();
+		if (!g)
+			break;
+		json_add_time(g, "start", j->gap_start_ns[i]);
+		json_add_time(g, "end", j->gap_end_ns[i]);
+		json_add_u64(g, "start_ns", j->gap_start_ns[i]);
+		json_add_u64(g, "end_ns", j->gap_end_ns[i]);
+		cJSON_AddItemToArray(o, g);
+	}
 	o = cJSON_AddObjectToObject(root, "tracer");
 	if (o) {
 		json_add_str(o, "version", TRACER_VERSION);

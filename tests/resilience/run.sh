@@ -57,6 +57,16 @@ for k in sys.argv[3].split("."):
 print(json.dumps(s))
 PY
 }
+# toolprocs JOBFILE TOOL: processes of TOOL in the job's summary (0: absent)
+toolprocs() {
+	python3 - "$TRACERD_FILE" "$1" "$2" <<'PY'
+import json, sys
+uid = open(sys.argv[2]).read().strip()
+s = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+s = [x for x in s if x["job"] == uid][-1]
+print(sum(t["processes"] for t in s["tools"] if t["tool"] == sys.argv[3]))
+PY
+}
 # expect DESC GOT OP WANT: a numeric comparison (python operator)
 expect() {
 	if python3 -c "import sys; sys.exit(0 if float('$2') $3 float('$4') else 1)" 2>/dev/null; then
@@ -101,6 +111,52 @@ expect "its exit record came: no process outlived" "$(sumfield "$TMP/j.zl" proce
 expect "none counted lost" "$(sumfield "$TMP/j.zl" drops.exit_records_lost)" "==" 0
 expect "the thread's CPU is the job's (s)" "$(sumfield "$TMP/j.zl" totals.cpu_s)" ">=" 0.25
 
+stop_tracerd
+
+echo "== SIGKILL and restart mid-job: 500 short processes run while tracerd is down"
+start_tracerd rs || exit 1
+# the job: waits for go, runs 500 tiny processes, waits for finish
+job_script() {
+	echo ". '$TOP/tests/lib.sh'; poll_until 60 test -e '$TMP/$1.go' || exit 9
+	'$H/spawner' '$TMP/truth.$1' ${2:-0} '$H/tiny' 0 || exit 8
+	touch '$TMP/$1.spawned'; poll_until 60 test -e '$TMP/$1.finish' || exit 9"
+}
+"$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run --job-file "$TMP/j.rs" -- \
+	/bin/bash -c "$(job_script rs 500)" &
+rpid=$!
+wait_until 10 "tracer run to register" test -s "$TMP/j.rs"
+kill -KILL "$TRACERD_PID"; wait "$TRACERD_PID" 2>/dev/null; TRACERD_PID=
+touch "$TMP/rs.go"
+wait_until 60 "500 processes to run while tracerd is down" test -e "$TMP/rs.spawned"
+start_tracerd rs || exit 1
+touch "$TMP/rs.finish"
+wait "$rpid"; rc=$?
+check "the job's command ran to its end (exit 0)" test "$rc" = 0
+if wait_until 30 "the summary of the job resumed after SIGKILL" summary_of_job "$TMP/j.rs"; then
+	expect "the 500 processes of the gap are in the summary" "$(toolprocs "$TMP/j.rs" tiny)" "==" 500
+	expect "one gap marked" "$(sumfield "$TMP/j.rs" 'gaps' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" "==" 1
+	gs=$(sumfield "$TMP/j.rs" gaps.0.start_ns); ge=$(sumfield "$TMP/j.rs" gaps.0.end_ns)
+	expect "the gap has a length (ns)" "$((ge - gs))" ">" 0
+	check "the resumed job is marked incomplete" test "$(sumfield "$TMP/j.rs" incomplete)" = true
+	check "gap times are ISO-8601 UTC" python3 -c "import json, sys; sys.exit(0 if json.loads(sys.argv[1]).endswith('Z') else 1)" "$(sumfield "$TMP/j.rs" gaps.0.start)"
+fi
+
+echo "== SIGTERM and start again (systemctl restart): the open job is resumed"
+"$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run --job-file "$TMP/j.rt" -- \
+	/bin/bash -c "$(job_script rt 5)" &
+rpid=$!
+wait_until 10 "tracer run to register" test -s "$TMP/j.rt"
+stop_tracerd keep
+check "no summary written at SIGTERM" not summary_of_job "$TMP/j.rt"
+touch "$TMP/rt.go"
+wait_until 60 "5 processes to run while tracerd is down" test -e "$TMP/rt.spawned"
+start_tracerd rs || exit 1
+touch "$TMP/rt.finish"
+wait "$rpid"
+if wait_until 30 "the summary of the job resumed after SIGTERM" summary_of_job "$TMP/j.rt"; then
+	expect "the processes of the restart are in the summary" "$(toolprocs "$TMP/j.rt" tiny)" "==" 5
+	expect "one gap marked" "$(sumfield "$TMP/j.rt" 'gaps' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" "==" 1
+fi
 stop_tracerd
 
 echo "== table full: one user's job keeps 1,100 processes alive, another user's job is still recorded"

@@ -159,6 +159,7 @@ socket = $SOCK
 sinks = file
 file = $NDJSON
 pin_dir = $PIN_DIR
+state_dir = $(dirname "$1")/tracerd-state
 sample_interval_ms = 200
 EOF
 	[ -f "$2" ] && echo "rules = $2" >>"$1"
