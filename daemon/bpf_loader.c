@@ -162,9 +162,8 @@ static int pin_path(const struct bpf_loader *l, struct bpf_map *m, char *buf, si
 }
 
 /*
- * Before load: each pinned map gets its pin path, so that libbpf reuses a
- * compatible map pinned there (resume) or creates and pins a new one.
- * Without resume, pins left by a previous run are removed first.
+ * resume, before load: each pinned map gets its pin path, so that libbpf
+ * reuses a compatible map pinned there or creates and pins a new one.
  */
 static int set_pin_paths(struct bpf_loader *l, char *err, size_t errlen)
 {
@@ -179,12 +178,8 @@ static int set_pin_paths(struct bpf_loader *l, char *err, size_t errlen)
 			snprintf(err, errlen, "pin path under %s: too long", l->pin_dir);
 			return -1;
 		}
-		if (i == 0 && l->resume && access(path, F_OK) == 0)
+		if (i == 0 && access(path, F_OK) == 0)
 			l->resumed = true;
-		if (!l->resume && unlink(path) != 0 && errno != ENOENT) {
-			snprintf(err, errlen, "unlink stale pin %s: %s", path, strerror(errno));
-			return -1;
-		}
 		rc = bpf_map__set_pin_path(m, path);
 		if (rc != 0) {
 			snprintf(err, errlen, "pin path %s: %s", path, strerror(-rc));
@@ -194,25 +189,58 @@ static int set_pin_paths(struct bpf_loader *l, char *err, size_t errlen)
 	return 0;
 }
 
-/* After load: the maps are pinned (by libbpf); only we may read them. */
+/*
+ * After load: the maps are pinned (by libbpf with resume; here without,
+ * replacing the pins of a run that did not stop cleanly); only we may
+ * read them.
+ */
 static int pin_maps(struct bpf_loader *l, char *err, size_t errlen)
 {
+	char path[PATH_MAX];
 	struct bpf_map *m;
+	int rc;
 
+	if (!l->resume && make_dirs(l->pin_dir, err, errlen) != 0)
+		return -1;
 	for (int i = 0; (m = pinned_map(l->skel, i)) != NULL; i++) {
-		if (!bpf_map__is_pinned(m)) {
-			snprintf(err, errlen, "map %s not pinned under %s", bpf_map__name(m),
-				 l->pin_dir);
+		if (pin_path(l, m, path, sizeof(path)) != 0) {
+			snprintf(err, errlen, "pin path under %s: too long", l->pin_dir);
+			return -1;
+		}
+		if (!l->resume) {
+			if (unlink(path) != 0 && errno != ENOENT) {
+				snprintf(err, errlen, "unlink stale pin %s: %s", path, strerror(errno));
+				return -1;
+			}
+			rc = bpf_map__pin(m, path);
+			if (rc != 0) {
+				snprintf(err, errlen, "pin map %s at %s: %s", bpf_map__name(m),
+					 path, strerror(-rc));
+				return -1;
+			}
+		} else if (!bpf_map__is_pinned(m)) {
+			snprintf(err, errlen, "map %s not pinned at %s", bpf_map__name(m), path);
 			return -1;
 		}
 		l->npinned = i + 1;
-		if (chmod(bpf_map__pin_path(m), 0600) != 0) {
-			snprintf(err, errlen, "chmod 0600 %s: %s", bpf_map__pin_path(m),
-				 strerror(errno));
+		if (chmod(path, 0600) != 0) {
+			snprintf(err, errlen, "chmod 0600 %s: %s", path, strerror(errno));
 			return -1;
 		}
 	}
 	return 0;
+}
+
+/* The pins of a previous tracerd that cannot be reused: start afresh. */
+static void remove_pins(struct bpf_loader *l)
+{
+	char path[PATH_MAX];
+	struct bpf_map *m;
+
+	for (int i = 0; (m = pinned_map(l->skel, i)) != NULL; i++)
+		if (pin_path(l, m, path, sizeof(path)) == 0 && unlink(path) != 0 &&
+		    errno != ENOENT)
+			log_warn("unlink %s: %s", path, strerror(errno));
 }
 
 /* Remove pins of links (a previous tracerd's: its programs detach). */
@@ -400,7 +428,7 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 	}
 	if (configure(l->skel, o, err, errlen) != 0)
 		goto fail;
-	if (l->pin_dir[0] && set_pin_paths(l, err, errlen) != 0)
+	if (l->resume && set_pin_paths(l, err, errlen) != 0)
 		goto fail;
 	rc = tracer_bpf__load(l->skel);
 	if (rc != 0 && l->resumed) {
@@ -409,11 +437,15 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 			 l->pin_dir, strerror(-rc));
 		tracer_bpf__destroy(l->skel);
 		l->skel = tracer_bpf__open();
-		l->resume = l->resumed = false;
-		if (!l->skel || configure(l->skel, o, err, errlen) != 0 ||
-		    set_pin_paths(l, err, errlen) != 0)
+		l->resumed = false;
+		if (!l->skel) {
+			snprintf(err, errlen, "open BPF object: %s", strerror(errno));
 			goto fail;
-		l->resume = l->keep_pins = true;
+		}
+		remove_pins(l);
+		if (configure(l->skel, o, err, errlen) != 0 || set_pin_paths(l, err, errlen) != 0)
+			goto fail;
+		l->resumed = false;
 		rc = tracer_bpf__load(l->skel);
 	}
 	if (rc != 0) {
