@@ -35,14 +35,14 @@
 #include "procfs.h"
 
 /* processes settled per step, over every closing job */
-#define SETTLE_PER_STEP 64
+#define SETTLE_PER_STEP 16
 /* how long an exit record may take to follow the end of its process */
 #define CLOSE_GRACE_NS (100ull * 1000000ull)
 /* an end request is answered once the summary is written, or "ok" after
  * this (clients give up after 200 ms by default) */
 #define ANSWER_WAIT_NS (150ull * 1000000ull)
 /* kernel table look-ups of live processes per tick (reconcile) */
-#define RECONCILE_PER_TICK 1024
+#define RECONCILE_PER_TICK 256
 /* a process without table entry at two checks in a row: record lost */
 #define PROC_F_NO_ENTRY (1u << 30)
 

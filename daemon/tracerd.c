@@ -43,7 +43,7 @@
 #define TICK_MS 100
 /* /proc readings of live processes per sample, over every job: a job
  * with more is read over several samples */
-#define RSS_READS_PER_SAMPLE 2048
+#define RSS_READS_PER_SAMPLE 512
 
 struct tracerd {
 	struct tracer_config cfg;
