@@ -68,8 +68,10 @@ size_t livestats_sample_rss(struct job *j, const struct host_info *host,
 			read++;
 			if (procfs_read_stat(p->pid, &st) != 0)
 				p->rss_bytes = 0; /* exited since: its exit record has its peak */
-			else
+			else {
 				p->rss_bytes = st.rss_pages * (uint64_t)host->page_size;
+				p->cpu_sampled_ns = clock_ticks_ns(st.utime_ticks + st.stime_ticks);
+			}
 		}
 	}
 	*bucket = b;

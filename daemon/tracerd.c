@@ -31,8 +31,10 @@
 #include "proto.h"
 #include "rules.h"
 #include "livestats.h"
+#include "metrics.h"
+#include "metrics_http.h"
 #include "server.h"
-#include "sink.h"
+#include "delivery.h"
 #include "journal.h"
 #include "summary.h"
 #include "usernames.h"
@@ -49,7 +51,7 @@ struct tracerd {
 	struct tracer_config cfg;
 	struct host_info host;
 	struct rules *rules;
-	struct sinks *sinks;
+	struct delivery *delivery;
 	struct bpf_loader *bpf;
 	struct server *server;
 	struct jobs jobs;
@@ -58,6 +60,8 @@ struct tracerd {
 	uint64_t started_mono_ns, last_sample_ns;
 	bool stop;
 	bool expire_due;
+	struct metrics_http *metrics; /* NULL: metrics_listen off */
+	uint64_t started_real_s;
 };
 
 static void usage(FILE *f)
@@ -66,7 +70,7 @@ static void usage(FILE *f)
 		"usage: tracerd [-c CONFIG] [-o KEY=VALUE]... [-v]\n"
 		"  Node daemon of tracer: records every process of registered jobs.\n"
 		"  -c, --config FILE   configuration (default " TRACER_DEFAULT_CONFIG ")\n"
-		"  -o, --set KEY=VAL   override one configuration key (see docs/configuration.md)\n"
+		"  -o, --set KEY=VAL   override one configuration key (see tracer.conf(5))\n"
 		"  -v, --verbose       debug messages\n"
 		"  -h, --help          this help\n"
 		"      --version       print the version\n");
@@ -93,7 +97,8 @@ static int parse_args(struct tracerd *d, int argc, char **argv)
 	int noverrides = 0, c;
 	bool verbose = false;
 
-	while ((c = getopt_long(argc, argv, "c:o:vh", opts, NULL)) != -1) {
+	opterr = 0; /* one line of our own below */
+	while ((c = getopt_long(argc, argv, ":c:o:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			config_path = optarg;
@@ -116,13 +121,22 @@ static int parse_args(struct tracerd *d, int argc, char **argv)
 		case 'V':
 			printf("tracerd %s\n", TRACER_VERSION);
 			exit(0);
+		case ':':
+			fprintf(stderr, "tracerd: option %s needs a value\n", argv[optind - 1]);
+			return -1;
 		default:
-			usage(stderr);
+			if (optopt && argv[optind - 1][1] != '-')
+				fprintf(stderr, "tracerd: unknown option -%c (see tracerd --help)\n",
+					optopt);
+			else
+				fprintf(stderr, "tracerd: unknown option %.*s (see tracerd --help)\n",
+					(int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
 			return -1;
 		}
 	}
 	if (optind < argc) {
-		usage(stderr);
+		fprintf(stderr, "tracerd: unexpected argument \"%s\" (see tracerd --help)\n",
+			argv[optind]);
 		return -1;
 	}
 	config_defaults(&d->cfg);
@@ -185,9 +199,9 @@ static char *status_reply(struct tracerd *d)
 	json_add_u64(cnt, "too_many_connections", ss->too_many);
 	json_add_u64(cnt, "timeouts", ss->timeouts);
 	json_add_u64(cnt, "reply_failed", ss->reply_failed);
-	cnt = cJSON_AddObjectToObject(st, "summaries");
-	json_add_u64(cnt, "written", sinks_written(d->sinks));
-	json_add_u64(cnt, "failed", sinks_failed(d->sinks));
+	struct delivery_stats ds;
+	delivery_get_stats(d->delivery, &ds);
+	cJSON_AddItemToObject(st, "delivery", delivery_stats_json(&ds));
 	cJSON_AddItemToObject(st, "jobs", jobs_status_json(&d->jobs));
 	line = proto_render_line(o);
 	cJSON_Delete(o);
@@ -313,6 +327,36 @@ static void on_signal(struct tracerd *d)
 	}
 }
 
+/* Render the exposition here, where the jobs live; the HTTP thread
+ * only serves the latest copy. */
+static void publish_metrics(struct tracerd *d)
+{
+	__u64 c[TRACER_CNT__MAX];
+	uint64_t kernel[TRACER_CNT__MAX];
+	struct delivery_stats ds;
+	struct metrics_daemon md = {
+		.kernel = kernel,
+		.socket = server_get_stats(d->server),
+		.delivery = &ds,
+		.start_time_s = d->started_real_s,
+	};
+	size_t len;
+	char *text;
+
+	if (!d->metrics)
+		return;
+	bpf_loader_counters(d->bpf, c);
+	for (int i = 0; i < TRACER_CNT__MAX; i++)
+		kernel[i] = c[i];
+	delivery_get_stats(d->delivery, &ds);
+	md.scrapes = metrics_http_scrapes(d->metrics);
+	text = metrics_render(&d->jobs, &md, &len);
+	if (text)
+		metrics_http_publish(d->metrics, text, len);
+	else
+		log_warn("metrics: out of memory, the previous exposition stays");
+}
+
 static void on_timer(struct tracerd *d)
 {
 	uint64_t expirations, now = clock_mono_ns();
@@ -333,6 +377,7 @@ static void on_timer(struct tracerd *d)
 			if (oj->job->cgroup_stats)
 				livestats_sample_cgroup(oj->job, &oj->cgroup);
 		}
+		publish_metrics(d);
 	}
 	jobs_tick(&d->jobs);
 	journal_tick(&d->jobs);
@@ -437,9 +482,9 @@ int main(int argc, char **argv)
 		log_error("cannot load tool rules");
 		goto cleanup;
 	}
-	d.sinks = sinks_open(&d.cfg, err, sizeof(err));
-	if (!d.sinks) {
-		log_error("sinks: %s", err);
+	d.delivery = delivery_start(&d.cfg, err, sizeof(err));
+	if (!d.delivery) {
+		log_error("delivery: %s", err);
 		goto cleanup;
 	}
 	d.epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -464,7 +509,7 @@ int main(int argc, char **argv)
 		log_error("BPF: %s", err);
 		goto cleanup;
 	}
-	jobs_init(&d.jobs, &d.cfg, &d.host, d.rules, d.sinks, d.bpf);
+	jobs_init(&d.jobs, &d.cfg, &d.host, d.rules, d.delivery, d.bpf);
 	d.jobs.answer = answer_request;
 	d.jobs.answer_ctx = &d;
 	d.jobs.journal_path = journal_path(&d.cfg);
@@ -481,8 +526,18 @@ int main(int argc, char **argv)
 		log_error("socket: %s", err);
 		goto cleanup;
 	}
-	log_info("ready: socket %s, sinks %s (%s), %s", d.cfg.socket_path, d.cfg.sinks,
-		 d.cfg.file_path, d.cfg.trace_all ? "tracing every process" : "tracing registered jobs");
+	if (d.cfg.metrics_listen[0]) {
+		d.metrics = metrics_http_open(d.cfg.metrics_listen, err, sizeof(err));
+		if (!d.metrics) {
+			log_error("metrics_listen: %s", err);
+			goto cleanup;
+		}
+		d.started_real_s = clock_real_ns() / 1000000000ull;
+		publish_metrics(&d);
+		log_info("metrics: http://%s/metrics", d.cfg.metrics_listen);
+	}
+	log_info("ready: socket %s, sinks %s (%s, spool %s), %s", d.cfg.socket_path, d.cfg.sinks,
+		 d.cfg.file_path, d.cfg.spool_dir, d.cfg.trace_all ? "tracing every process" : "tracing registered jobs");
 	if (run_loop(&d) == 0)
 		rc = 0;
 	bpf_loader_consume(d.bpf);
@@ -498,10 +553,12 @@ int main(int argc, char **argv)
 		bpf_loader_discard(d.bpf);
 	}
 cleanup:
+	metrics_http_close(d.metrics);
 	server_close(d.server);
 	jobs_fini(&d.jobs);
 	bpf_loader_close(d.bpf);
-	sinks_close(d.sinks);
+	/* bounded: what the sinks do not take in time stays spooled */
+	delivery_stop(d.delivery, TRACER_SHUTDOWN_DELIVERY_MS);
 	rules_free(d.rules);
 	usernames_stop();
 	if (d.timerfd >= 0)

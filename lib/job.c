@@ -46,6 +46,7 @@ static void proc_free(struct job_proc *p)
 		return;
 	free(p->exe);
 	free(p->cmdline);
+	free(p->argv);
 	free(p->tool);
 	free(p->interpreter);
 	free(p);
@@ -125,6 +126,10 @@ struct job_proc *job_proc_add(struct job *j, pid_t pid, pid_t ppid,
 		p->tool = dup_or_null(parent->tool);
 		p->interpreter = dup_or_null(parent->interpreter);
 		p->cmdline = dup_or_null(parent->cmdline);
+		if (parent->argv && (p->argv = malloc(parent->argv_len)) != NULL) {
+			memcpy(p->argv, parent->argv, parent->argv_len);
+			p->argv_len = parent->argv_len;
+		}
 	}
 	b = bucket_of(j, pid);
 	p->next = j->live[b];
@@ -146,6 +151,7 @@ void job_proc_exec(struct job *j, struct job_proc *p, const char *exe,
 {
 	struct tool_id *tid = malloc(sizeof(*tid));
 	char *cmd;
+	int cut = 0;
 
 	(void)j;
 	if (!tid)
@@ -158,7 +164,10 @@ void job_proc_exec(struct job *j, struct job_proc *p, const char *exe,
 	cmd = redact_join_argv(argv ? argv : "", argv ? argv_len : 0, CMDLINE_MAX);
 	free(p->cmdline);
 	p->cmdline = cmd;
-	if (argv_truncated)
+	free(p->argv);
+	p->argv = redact_argv(argv ? argv : "", argv ? argv_len : 0, CMDLINE_MAX,
+			      &p->argv_len, &cut);
+	if (argv_truncated || cut)
 		p->flags |= PROC_F_ARGV_TRUNCATED;
 }
 

@@ -54,12 +54,15 @@ struct job_proc {
 	char comm[JOB_COMM_LEN];
 	char *exe;          /* resolved executable path (may be NULL) */
 	char *cmdline;      /* redacted argv, joined by spaces (may be NULL) */
+	char *argv;         /* redacted argv, NUL-terminated args (may be NULL) */
+	size_t argv_len;    /* bytes of argv */
 	char *tool;         /* tool name after the rules (never NULL once execed) */
 	char *interpreter;  /* interpreter path when the tool is a script */
 	int exit_status;    /* wait(2) status; -1 unknown */
 	uint32_t flags;     /* PROC_F_* */
 	uint32_t threads;   /* threads it ran over its life (0: unknown) */
 	uint64_t rss_bytes; /* last sampled RSS (live processes) */
+	uint64_t cpu_sampled_ns; /* CPU at the last sample (live; tick precision) */
 	struct proc_totals totals;
 	struct job_proc *next; /* hash chain (job.c) */
 };

@@ -146,6 +146,14 @@ cJSON *json_add_i64(cJSON *obj, const char *key, int64_t v)
 	return add_raw(obj, key, buf);
 }
 
+cJSON *json_add_u64_text(cJSON *obj, const char *key, uint64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%" PRIu64, v);
+	return add_item(obj, key, cJSON_CreateString(buf));
+}
+
 cJSON *json_add_secs(cJSON *obj, const char *key, uint64_t ns)
 {
 	/* round to the microsecond without overflowing near UINT64_MAX */

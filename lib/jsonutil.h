@@ -19,6 +19,9 @@ cJSON *json_add_str(cJSON *obj, const char *key, const char *s);
 /* Add an unsigned / signed integer exactly (as a raw number). */
 cJSON *json_add_u64(cJSON *obj, const char *key, uint64_t v);
 cJSON *json_add_i64(cJSON *obj, const char *key, int64_t v);
+/* Add an unsigned integer as a decimal string ("1763900000123456789"):
+ * for values beyond 2^53, which most JSON readers round. */
+cJSON *json_add_u64_text(cJSON *obj, const char *key, uint64_t v);
 /* Add seconds with 6 decimals from nanoseconds. */
 cJSON *json_add_secs(cJSON *obj, const char *key, uint64_t ns);
 /* ISO-8601 UTC time with milliseconds from CLOCK_REALTIME ns. */

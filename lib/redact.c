@@ -359,3 +359,50 @@ fail:
 	free(prev);
 	return NULL;
 }
+
+char *redact_argv(const char *argv, size_t len, size_t max_out,
+		  size_t *out_len, int *cut)
+{
+	/* an argument of n bytes redacts to at most 3n + 3 bytes, plus its
+	 * NUL, and every argument uses at least one input byte */
+	size_t cap = (max_out < len * 7 + 8 ? max_out : len * 7 + 8) + 1;
+	size_t olen = 0, acap = 0;
+	char *out = malloc(cap), *arg = NULL, *prev = NULL;
+	bool have_prev = false;
+
+	*out_len = 0;
+	*cut = 0;
+	if (!out)
+		return NULL;
+	for (size_t i = 0; argv && i < len;) {
+		const char *a = argv + i;
+		const char *nul = memchr(a, '\0', len - i);
+		size_t alen = nul ? (size_t)(nul - a) : len - i, n;
+
+		i += alen + 1;
+		if (grow_buffers(&arg, &prev, &acap, alen * 3 + 8) < 0)
+			goto fail;
+		memcpy(arg, a, alen);
+		arg[alen] = '\0';
+		redact_arg(arg, acap, have_prev ? prev : NULL);
+		memcpy(prev, a, alen);
+		prev[alen] = '\0';
+		have_prev = true;
+		n = strlen(arg) + 1;
+		if (olen + n > cap - 1) {
+			*cut = 1; /* whole arguments only: the rest is left out */
+			break;
+		}
+		memcpy(out + olen, arg, n);
+		olen += n;
+	}
+	free(arg);
+	free(prev);
+	*out_len = olen;
+	return out;
+fail:
+	free(out);
+	free(arg);
+	free(prev);
+	return NULL;
+}

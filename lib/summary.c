@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include "jsonutil.h"
+#include "summary_id.h"
 
 /* {code_key: exit code or null, "signal": signal or null} from a wait status */
 static void add_exit_as(cJSON *obj, const char *code_key, int status)
@@ -27,7 +28,7 @@ static void add_exit_as(cJSON *obj, const char *code_key, int status)
 
 static void add_exit(cJSON *obj, int status)
 {
-	add_exit_as(obj, "exit_code", status);
+	add_exit_as(obj, "code", status);
 }
 
 static void add_cpu(cJSON *o, const struct proc_totals *t)
@@ -94,9 +95,20 @@ static cJSON *exit_codes_json(const struct tool_agg *t)
 	return arr;
 }
 
-static cJSON *tool_json(const struct tool_agg *t)
+/* CPU seconds over core seconds, null when the basis is unknown */
+static void add_ratio(cJSON *o, const char *key, uint64_t cpu_ns, double core_ns)
+{
+	if (core_ns > 0)
+		cJSON_AddNumberToObject(o, key, (double)cpu_ns / core_ns);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+/* alloc_core_ns: the job's wall time times its CPUs (cpu_efficiency_basis) */
+static cJSON *tool_json(const struct tool_agg *t, double alloc_core_ns)
 {
 	cJSON *o = cJSON_CreateObject();
+	uint64_t span = span_ns(t->first_start_ns, t->last_end_ns);
 
 	if (!o)
 		return NULL;
@@ -110,7 +122,9 @@ static cJSON *tool_json(const struct tool_agg *t)
 	add_io(o, &t->sum);
 	json_add_time(o, "first_start", t->first_start_ns);
 	json_add_time(o, "last_end", t->last_end_ns);
-	json_add_secs(o, "wall_s", span_ns(t->first_start_ns, t->last_end_ns));
+	json_add_secs(o, "wall_s", span);
+	add_ratio(o, "cpu_efficiency", t->sum.cpu_ns, alloc_core_ns);
+	add_ratio(o, "cpu_efficiency_span", t->sum.cpu_ns, (double)span);
 	json_add_u64(o, "oom_kills", t->oom_kills);
 	cJSON_AddItemToObject(o, "exit_codes", exit_codes_json(t));
 	return o;
@@ -126,7 +140,7 @@ static int cmp_tool_cpu(const void *a, const void *b)
 	return strcmp(x->tool, y->tool);
 }
 
-static cJSON *tools_json(const struct job *j)
+static cJSON *tools_json(const struct job *j, double alloc_core_ns)
 {
 	cJSON *arr = cJSON_CreateArray();
 	struct tool_agg **v;
@@ -141,8 +155,28 @@ static cJSON *tools_json(const struct job *j)
 		v[n++] = t;
 	qsort(v, n, sizeof(*v), cmp_tool_cpu);
 	for (size_t i = 0; i < n; i++)
-		cJSON_AddItemToArray(arr, tool_json(v[i]));
+		cJSON_AddItemToArray(arr, tool_json(v[i], alloc_core_ns));
 	free(v);
+	return arr;
+}
+
+/* the redacted arguments, one string each */
+static cJSON *argv_json(const struct job_proc *p)
+{
+	cJSON *arr = cJSON_CreateArray();
+
+	for (size_t i = 0; arr && p->argv && i < p->argv_len;) {
+		const char *a = p->argv + i;
+		size_t n = strnlen(a, p->argv_len - i);
+		char *v = json_utf8_sanitize(a, n);
+
+		if (!v || !cJSON_AddItemToArray(arr, cJSON_CreateString(v))) {
+			free(v);
+			break;
+		}
+		free(v);
+		i += n + 1;
+	}
 	return arr;
 }
 
@@ -160,6 +194,7 @@ static cJSON *proc_json(const struct job_proc *p)
 	if (p->interpreter)
 		json_add_str(o, "interpreter", p->interpreter);
 	json_add_str(o, "cmdline", p->cmdline);
+	cJSON_AddItemToObject(o, "argv", argv_json(p));
 	if (p->flags & PROC_F_ARGV_TRUNCATED)
 		cJSON_AddTrueToObject(o, "argv_truncated");
 	if (p->flags & PROC_F_PATH_TRUNCATED)
@@ -214,21 +249,25 @@ static cJSON *tree_json(const struct job *j)
 	return arr;
 }
 
-static void add_efficiency(cJSON *root, const struct job *j,
-			   const struct host_info *host, uint64_t wall_ns)
+/* The job's core seconds (wall x allocated CPUs, or the host's): the
+ * basis of the job's and every tool's cpu_efficiency, as seff. */
+static double alloc_core_ns(const struct job *j, const struct host_info *host,
+			    uint64_t wall_ns, const char **basis)
 {
 	int cpus = j->id.alloc.cpus;
-	const char *basis = "allocation";
 
+	*basis = "allocation";
 	if (cpus <= 0) {
 		cpus = host->cpus;
-		basis = "host";
+		*basis = "host";
 	}
-	if (cpus > 0 && wall_ns > 0)
-		cJSON_AddNumberToObject(root, "cpu_efficiency",
-					(double)j->totals.cpu_ns / ((double)wall_ns * cpus));
-	else
-		cJSON_AddNullToObject(root, "cpu_efficiency");
+	return cpus > 0 ? (double)wall_ns * cpus : 0;
+}
+
+static void add_efficiency(cJSON *root, const struct job *j, double core_ns,
+			   const char *basis)
+{
+	add_ratio(root, "cpu_efficiency", j->totals.cpu_ns, core_ns);
 	json_add_str(root, "cpu_efficiency_basis", basis);
 }
 
@@ -263,17 +302,24 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 	cJSON *root = cJSON_CreateObject(), *o;
 	uint64_t wall = span_ns(j->start_ns, j->end_ns);
 	int status = j->exit_status;
+	const char *basis;
+	double core_ns = alloc_core_ns(j, host, wall, &basis);
 
 	if (!root)
 		return NULL;
 	json_add_str(root, "schema", SUMMARY_SCHEMA);
 	json_add_str(root, "job", j->uid);
+	/* the same id on every retry: sinks drop duplicates by it */
+	char sid[SUMMARY_ID_LEN];
+	summary_id_new(sid);
+	json_add_str(root, "summary_id", sid);
 	cJSON_AddItemToObject(root, "identity", identity_to_json(&j->id));
 	cJSON_AddItemToObject(root, "host", host_info_to_json(host));
 	json_add_time(root, "start", j->start_ns);
 	json_add_time(root, "end", j->end_ns);
-	json_add_u64(root, "start_ns", j->start_ns);
-	json_add_u64(root, "end_ns", j->end_ns);
+	/* beyond 2^53: strings, exact in every JSON reader */
+	json_add_u64_text(root, "start_ns", j->start_ns);
+	json_add_u64_text(root, "end_ns", j->end_ns);
 	json_add_secs(root, "wall_s", wall);
 
 	/* A Slurm step is as good as its first failing task. */
@@ -291,7 +337,7 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 	}
 
 	cJSON_AddItemToObject(root, "totals", totals_json(&j->totals));
-	add_efficiency(root, j, host, wall);
+	add_efficiency(root, j, core_ns, basis);
 	cJSON_AddItemToObject(root, "memory", memory_json(j));
 	cJSON *tree = tree_json(j);
 	o = cJSON_AddObjectToObject(root, "processes");
@@ -313,7 +359,7 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 		}
 	}
 	json_add_u64(root, "oom_kills", j->oom_kills);
-	cJSON_AddItemToObject(root, "tools", tools_json(j));
+	cJSON_AddItemToObject(root, "tools", tools_json(j, core_ns));
 	cJSON_AddItemToObject(root, "process_tree", tree);
 	o = cJSON_AddObjectToObject(root, "drops");
 	if (o) {

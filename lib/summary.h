@@ -10,7 +10,7 @@
 #include "hostinfo.h"
 #include "job.h"
 
-#define SUMMARY_SCHEMA "tracer.job/1"
+#define SUMMARY_SCHEMA "tracer.job/2"
 #define TRACER_VERSION "0.1.0"
 
 struct summary_opts {

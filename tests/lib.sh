@@ -77,6 +77,7 @@ start_tracerd() {
 	TRACERD_FILE=$TMP/$name.ndjson
 	TRACERD_LOG=$TMP/$name.log
 	"$BUILD/tracerd" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" -o sinks=file \
+		-o spool_dir="$TMP/$name.spool" \
 		-o pin_dir="$TRACERD_PINS" -o state_dir="$TMP/tracerd-state" \
 		-o rules="$TOP/contrib/rules/tools.rules" \
 		"$@" >>"$TRACERD_LOG" 2>&1 &
@@ -136,4 +137,35 @@ import json, sys
 sys.exit(0 if any(json.loads(l).get("job") == sys.argv[2]
                   for l in open(sys.argv[1]) if l.strip()) else 1)
 PY
+}
+
+# ---- the summary contract (docs/summary.schema.json) ----
+
+# schema_python: a python3 that has the jsonschema module (the one on
+# PATH, else the system's); none is an error that names the package.
+schema_python() {
+	local py
+	for py in python3 /usr/bin/python3; do
+		if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import jsonschema' 2>/dev/null; then
+			echo "$py"
+			return 0
+		fi
+	done
+	echo "no python3 with the jsonschema module (apt-get install python3-jsonschema)" >&2
+	return 1
+}
+
+# validate_summaries DESCRIPTION [--min N] FILE...: a check that every
+# summary of the files is valid against the schema (at least N in all)
+# summary_files DIR: the file sinks' files under DIR (rotated ones too)
+summary_files() { find "$1" -type f \( -name '*.ndjson' -o -name '*.ndjson.[0-9]*' \) | sort; }
+
+validate_summaries() {
+	local desc=$1 py
+	shift
+	if ! py=$(schema_python 2>&1); then
+		fail "$desc: $py"
+		return 1
+	fi
+	check "$desc" "$py" "$(dirname "${BASH_SOURCE[0]}")/validate_summary.py" "$@"
 }

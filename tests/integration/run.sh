@@ -275,6 +275,17 @@ import json, sys
 uid = sys.argv[1]
 sys.exit(0 if any(j["job"] == uid for j in json.load(sys.stdin)["jobs"]["open_jobs"]) else 1)' "$(cat "$TMP/j.owned")"; }
 	check "the victim job is still open after the other user's requests" still_open
+	# tracer jobs: the open job is RUNNING, filtered like the finished ones
+	running_listed() {
+		local uid out
+		uid=$(cat "$TMP/j.owned")
+		out=$(tr_cli jobs -u root -s R,CD -S now-1hour) &&
+			awk -v u="$uid" '/^RUNNING/ { r = 1 } /^FINISHED/ { r = 0 } r && $1 == u { f = 1 } END { exit !f }' <<<"$out" || { echo "$out"; return 1; }
+		out=$(tr_cli jobs --state CD,F) && ! grep -q "^RUNNING" <<<"$out" || { echo "--state CD,F: $out"; return 1; }
+		out=$(tr_cli jobs -u nobody) && ! grep -q "^RUNNING" <<<"$out" || { echo "-u nobody: $out"; return 1; }
+		out=$(tr_cli jobs -E now-1day) && ! grep -q "^RUNNING" <<<"$out" || { echo "-E now-1day: $out"; return 1; }
+	}
+	check "tracer jobs lists the open job under RUNNING, and its filters hide it" running_listed
 fi
 echo go >&7
 exec 7>&-
@@ -326,4 +337,26 @@ tiny = [t for h in hosts for t in h["tools"] if t["tool"] == "tiny"]
 assert any(e.get("code") == 42 for t in tiny for e in t["exit_codes"]), \
     [(t["tool"], t.get("path"), t["exit_codes"]) for h in hosts for t in h["tools"]]
 PY
+# shellcheck disable=SC2046
+validate_summaries "every summary of this suite is valid against docs/summary.schema.json" \
+	--min 20 $(summary_files "$TMP")
+# the validator itself refuses what breaks the contract
+schema_refuses() {
+	local py
+	py=$(schema_python) || return 1
+	"$py" - "$1" "$TMP/broken.ndjson" <<'PY' || return 1
+import json, sys
+s = json.loads(open(sys.argv[1]).readline())
+with open(sys.argv[2], "w") as f:
+    for mutate in ("del s['tools']", "s['start_ns'] = int(s['start_ns'])",
+                   "s['process_tree'][0]['code'] = 'x'", "s['schema'] = 'tracer.job/1'"):
+        b = json.loads(json.dumps(s))
+        exec(mutate, {"s": b})
+        f.write(json.dumps(b) + "\n")
+    f.write(json.dumps(s)[:-1] + ', "job": "dup"}\n')
+PY
+	out=$("$py" "$TOP/tests/validate_summary.py" "$TMP/broken.ndjson")
+	[ $? -eq 1 ] && [ "$(echo "$out" | grep -c "broken.ndjson:[0-9]*:")" -ge 5 ] || { echo "$out"; return 1; }
+}
+check "the schema check refuses summaries that break the contract" schema_refuses "$TMP/it.ndjson"
 finish

@@ -150,4 +150,7 @@ done
 tracerd_stop
 check_no_daemon
 
+# shellcheck disable=SC2046
+validate_summaries "every summary of this suite is valid against docs/summary.schema.json" \
+	--min 10 $(summary_files "$T")
 finish

@@ -85,6 +85,24 @@ static void test_fold_tools(void)
 	CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItem(t, "exit_codes")), 2);
 	/* efficiency against the allocation: 55 s over 4 s x 2 CPUs */
 	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItem(s, "cpu_efficiency")->valuedouble, 55.0 / 8.0, 1e-6);
+	/* per tool: the same basis (its share of it), and its own span (1 s to 3 s) */
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItem(t, "cpu_efficiency")->valuedouble, 55.0 / 8.0, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItem(t, "cpu_efficiency_span")->valuedouble,
+			       55.0 / 2.0, 1e-6);
+	/* nanosecond times as exact strings */
+	CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(s, "start_ns")->valuestring, "1000000000");
+	CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(s, "end_ns")->valuestring, "5000000000");
+	/* a process: exit as code/signal, argv as an array beside cmdline */
+	const cJSON *p0 = cJSON_GetArrayItem(cJSON_GetObjectItem(s, "process_tree"), 0);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p0);
+	CU_ASSERT_EQUAL(cJSON_GetObjectItem(p0, "code")->valueint, 0);
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(p0, "exit_code"));
+	CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(p0, "cmdline")->valuestring, "samtools sort -o x.bam");
+	const cJSON *av = cJSON_GetObjectItem(p0, "argv");
+	CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(av), 4);
+	CU_ASSERT_STRING_EQUAL(cJSON_GetArrayItem(av, 1)->valuestring, "sort");
+	CU_ASSERT_STRING_EQUAL(cJSON_GetArrayItem(av, 3)->valuestring, "x.bam");
+	CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(s, "schema")->valuestring, "tracer.job/2");
 	cJSON_Delete(s);
 	job_free(j);
 }

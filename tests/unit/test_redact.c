@@ -230,10 +230,51 @@ static void test_join_bound(void)
 	free(s);
 }
 
+/* the arguments kept apart: whole arguments, redacted, bounded */
+static void test_argv_array(void)
+{
+	char *s, big[5000];
+	size_t n;
+	int cut;
+
+	s = redact_argv("x\0--token\0abc\0a b\0", 18, 100, &n, &cut);
+	CU_ASSERT_FATAL(s != NULL);
+	CU_ASSERT_EQUAL(n, 18);
+	CU_ASSERT_EQUAL(memcmp(s, "x\0--token\0***\0a b\0", 18), 0);
+	CU_ASSERT_EQUAL(cut, 0);
+	free(s);
+	/* no final NUL: one is added */
+	s = redact_argv("ls\0-l", 5, 100, &n, &cut);
+	CU_ASSERT_FATAL(s != NULL);
+	CU_ASSERT_EQUAL(n, 6);
+	CU_ASSERT_EQUAL(memcmp(s, "ls\0-l\0", 6), 0);
+	free(s);
+	/* past the bound, whole arguments only */
+	s = redact_argv("abcdef\0ghijkl\0", 14, 10, &n, &cut);
+	CU_ASSERT_FATAL(s != NULL);
+	CU_ASSERT_EQUAL(n, 7);
+	CU_ASSERT_EQUAL(cut, 1);
+	free(s);
+	s = redact_argv("", 0, 10, &n, &cut);
+	CU_ASSERT_FATAL(s != NULL);
+	CU_ASSERT_EQUAL(n, 0);
+	free(s);
+	/* many one-byte secrets: grows, never overflows */
+	memset(big, 0, sizeof(big));
+	for (size_t i = 0; i + 10 <= sizeof(big); i += 10)
+		memcpy(big + i, "--token\0a", 10);
+	s = redact_argv(big, sizeof(big) - 5, 1 << 20, &n, &cut);
+	CU_ASSERT_FATAL(s != NULL);
+	CU_ASSERT_EQUAL(cut, 0);
+	CU_ASSERT(memchr(s, 'a', n) == NULL);
+	free(s);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
 		{"secret options", test_options},
+		{"argv kept as an array", test_argv_array},
 		{"NAME=value", test_env_style},
 		{"secret words anywhere", test_anywhere},
 		{"URL credentials", test_urls},

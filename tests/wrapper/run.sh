@@ -420,4 +420,7 @@ assert s["tracer"]["source"] == "tracerd", s["tracer"]
 	stop_tracerd
 fi
 
+# shellcheck disable=SC2046
+validate_summaries "every summary of this suite is valid against docs/summary.schema.json" \
+	--min 10 $(summary_files "$TMP")
 finish
