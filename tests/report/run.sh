@@ -88,6 +88,18 @@ check "the table: a header, one line per task, flags and cost where summaries ha
 rep --by tool >"$TMP/r.tool.txt" 2>/dev/null
 check "--by tool: the SPAN column (CPU over the tool's own spans)" grep -q '^TOOL .* SPAN ' "$TMP/r.tool.txt"
 
+echo "== files rotated by the file sink itself"
+R=$TMP/rot/jobs.ndjson
+mkdir -p "$TMP/rot"
+for t in one two three four; do
+	ASAN_OPTIONS=detect_leaks=0 "$BUILD/tracer-wrap" --standalone -o file="$R" \
+		-o file_max_bytes=1 -o file_keep=10 --task "$t" -- true
+done
+"$BUILD/tracer" -o file="$R" report --by task --json >"$TMP/r.rot.json" 2>/dev/null
+check "4 jobs in FILE, FILE.1 .. FILE.3 after rotation: all 4 reported" sh -c "
+	test -s $R.3 && python3 $TOP/tests/report/expect.py $TMP/r.rot.json 604800 task $R.3 $R.2 $R.1 $R &&
+	grep -q '\"jobs\":	4' $TMP/r.rot.json && grep -q '\"files\":	4' $TMP/r.rot.json"
+
 echo "== bad arguments, no archive"
 rep --by host >/dev/null 2>"$TMP/bad1"; rc1=$?
 rep --since 7x >/dev/null 2>"$TMP/bad2"; rc2=$?
