@@ -46,6 +46,8 @@ static int parse_args(struct report *r, int argc, char **argv)
 			r->format = REPORT_JSON;
 		} else if (!strcmp(a, "--csv")) {
 			r->format = REPORT_CSV;
+		} else if (!strcmp(a, "--clickhouse")) {
+			r->clickhouse = true;
 		} else if (!strcmp(a, "--since") && i + 1 < argc) {
 			since = argv[++i];
 		} else if (!strcmp(a, "--by") && i + 1 < argc) {
@@ -104,7 +106,7 @@ static int grow(struct report *r)
 	return 0;
 }
 
-static struct group *group_of(struct report *r, const char *key)
+struct group *report_group(struct report *r, const char *key)
 {
 	size_t k;
 
@@ -132,11 +134,11 @@ static void group_free(struct group *g)
 	free(g);
 }
 
-static void add_flag(struct group *g, const char *id)
+void report_add_flag(struct group *g, const char *id, uint64_t n)
 {
 	for (size_t i = 0; i < g->nflags; i++)
 		if (!strcmp(g->flags[i].id, id)) {
-			g->flags[i].n++;
+			g->flags[i].n += n;
 			return;
 		}
 	struct flag_count *f = realloc(g->flags, (g->nflags + 1) * sizeof(*f));
@@ -144,7 +146,7 @@ static void add_flag(struct group *g, const char *id)
 		return;
 	g->flags = f;
 	if ((f[g->nflags].id = strdup(id)) != NULL)
-		f[g->nflags++].n = 1;
+		f[g->nflags++].n = n;
 }
 
 /* ---- one summary ---- */
@@ -226,7 +228,7 @@ static void add_job(struct group *g, const cJSON *s, double core_s)
 	cJSON_ArrayForEach(f, cJSON_GetObjectItem(s, "flags")) {
 		const char *id = cJSON_IsString(f) ? f->valuestring : jstr(f, "id");
 		if (id)
-			add_flag(g, id);
+			report_add_flag(g, id, 1);
 	}
 }
 
@@ -289,14 +291,14 @@ static int on_summary(const cJSON *s, void *ctx)
 	r->jobs++;
 	core_s = core_seconds(s);
 	if (r->by != REPORT_BY_TOOL) {
-		struct group *g = group_of(r, key_of(r, s));
+		struct group *g = report_group(r, key_of(r, s));
 		if (!g)
 			return 1;
 		add_job(g, s, core_s);
 		return 0;
 	}
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(s, "tools")) {
-		struct group *g = group_of(r, jstr(t, "tool") ? jstr(t, "tool") : "-");
+		struct group *g = report_group(r, jstr(t, "tool") ? jstr(t, "tool") : "-");
 		if (!g)
 			return 1;
 		add_tool(g, t, core_s);
@@ -321,13 +323,16 @@ int cmd_report(struct cli *c, int argc, char **argv)
 
 	if (parse_args(&r, argc, argv) != 0) {
 		fprintf(stderr, "usage: tracer report [--since 7d] [--by run|task|tool|user|pipeline] "
-				"[--json|--csv]\n");
+				"[--json|--csv] [--clickhouse]\n");
 		return 2;
 	}
 	r.now_s = (double)clock_real_ns() / 1e9;
 	r.from_s = r.now_s - r.since_s;
-	r.path = c->cfg.file_path;
-	rc = summaries_each(c->cfg.file_path, on_summary, &r, &r.files);
+	r.path = r.clickhouse ? c->cfg.clickhouse_url : c->cfg.file_path;
+	if (r.clickhouse)
+		rc = report_from_clickhouse(&r, &c->cfg) == 0 ? 0 : -1;
+	else
+		rc = summaries_each(c->cfg.file_path, on_summary, &r, &r.files);
 	if (rc != 0) {
 		if (rc > 0) /* < 0: the file that cannot be read was named */
 			fprintf(stderr, "tracer report: out of memory\n");
