@@ -17,9 +17,9 @@
 #                     (default build-asan/); make asan-test runs its unit tests
 #   make demo         install dependencies, build, run the demo pipeline
 #   make bench        overhead and accuracy benchmarks (docs/benchmarks.md)
-#   make install      install the four binaries and the configuration under
-#                     DESTDIR/PREFIX; builds only what it installs (used by
-#                     rpm/tracer.spec)
+#   make install      install the four binaries, the configuration and the
+#                     man pages under DESTDIR/PREFIX; builds only what it
+#                     installs (used by rpm/tracer.spec)
 #   make rpm          the tracer and tracer-slurm RPMs (rpm/build.sh)
 #   make deps         install missing Debian packages (scripts/install-deps.sh)
 #   make cppcheck     static analysis of the C sources
@@ -48,6 +48,7 @@ BPFTOOL    ?= bpftool
 LLVM_STRIP ?= llvm-strip
 PREFIX     ?= /usr
 SYSCONFDIR ?= /etc
+MANDIR     ?= $(PREFIX)/share/man
 SLURM_PLUGIN_DIR ?= $(shell pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/slurm
 # make's built-in default is cc
 ifeq ($(origin CC),default)
@@ -281,6 +282,9 @@ install: $(INSTALL_BINS)
 	install -D -m 0644 contrib/tracer.conf $(DESTDIR)$(SYSCONFDIR)/tracer/tracer.conf
 	install -D -m 0644 contrib/rules/tools.rules $(DESTDIR)$(SYSCONFDIR)/tracer/tools.rules
 	install -D -m 0644 contrib/systemd/tracerd.service $(DESTDIR)$(PREFIX)/lib/systemd/system/tracerd.service
+	for p in man/*.[1-8]; do \
+		install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/} || exit 1; \
+	done
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

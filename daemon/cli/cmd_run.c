@@ -19,42 +19,55 @@ struct run_opts {
 	char **cmd;
 };
 
+static void run_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tracer run [--name NAME] [--run ID] [--pipeline NAME] [--job-file FILE]\n"
+		"                  [--] COMMAND [ARGS...]\n"
+		"Run COMMAND as a recorded local job and exit with its status.  If tracerd\n"
+		"cannot be reached, COMMAND runs all the same, untraced, after one warning.\n"
+		"      --name NAME       task name (default: the command's base name)\n"
+		"      --run ID          run id (default: $TRACER_RUN_ID)\n"
+		"      --pipeline NAME   pipeline (default: $TRACER_PIPELINE)\n"
+		"      --job-file FILE   write the job's uid to FILE once registered\n"
+		"  -h, --help            this help\n"
+		"The run name comes from $TRACER_RUN_NAME.  Options end at the command's\n"
+		"first word, or at \"--\".\n");
+}
+
+/* 0, 1 after --help, 2 on a usage error */
 static int parse_run_args(int argc, char **argv, struct run_opts *o)
 {
-	int i;
+	static const struct option opts[] = {
+		{"name", required_argument, NULL, 'N'},
+		{"run", required_argument, NULL, 'r'},
+		{"pipeline", required_argument, NULL, 'p'},
+		{"job-file", required_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
 
 	memset(o, 0, sizeof(*o));
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--")) {
-			i++;
-			break;
-		}
-		if (a[0] != '-')
-			break;
-		if (i + 1 >= argc) {
-			fprintf(stderr, "tracer run: %s needs a value\n", a);
-			return -1;
-		}
-		if (!strcmp(a, "--name"))
-			o->name = argv[++i];
-		else if (!strcmp(a, "--run"))
-			o->run = argv[++i];
-		else if (!strcmp(a, "--pipeline"))
-			o->pipeline = argv[++i];
-		else if (!strcmp(a, "--job-file"))
-			o->job_file = argv[++i];
-		else {
-			fprintf(stderr, "tracer run: unknown option %s\n", a);
-			return -1;
+	/* '+': stop at the command's first word, never permute its argv */
+	while ((c = cli_getopt(argc, argv, "+:h", opts, "run")) != -1) {
+		switch (c) {
+		case 'N': o->name = optarg; break;
+		case 'r': o->run = optarg; break;
+		case 'p': o->pipeline = optarg; break;
+		case 'j': o->job_file = optarg; break;
+		case 'h':
+			run_usage(stdout);
+			return 1;
+		default:
+			return 2;
 		}
 	}
-	if (i >= argc) {
-		fprintf(stderr, "usage: tracer run [--name N] [--run ID] [--pipeline P] "
-				"[--job-file F] -- CMD [ARGS]\n");
-		return -1;
+	if (optind >= argc) {
+		fprintf(stderr, "tracer run: no command to run (see tracer run --help)\n");
+		return 2;
 	}
-	o->cmd = argv + i;
+	o->cmd = argv + optind;
 	return 0;
 }
 
@@ -108,8 +121,9 @@ int cmd_run(struct cli *c, int argc, char **argv)
 
 	/* first: a signal from now on waits for the command, then reaches it */
 	runner_block_signals(&r, &ro);
-	if (parse_run_args(argc, argv, &o) != 0)
-		return 2;
+	int rc = parse_run_args(argc, argv, &o);
+	if (rc != 0)
+		return rc == 1 ? 0 : 2;
 	id = malloc(sizeof(*id));
 	if (!id) {
 		fprintf(stderr, "tracer run: out of memory: running the command untraced\n");

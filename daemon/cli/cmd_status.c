@@ -55,15 +55,41 @@ static void print_status(const cJSON *st)
 	}
 }
 
+static void status_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tracer status [--json]\n"
+		"Ask tracerd whether it is up: version, socket, sinks, attached BPF\n"
+		"programs, kernel events and drops, jobs and summaries.  Exit status 1\n"
+		"when tracerd does not answer.\n"
+		"      --json    tracerd's status object\n"
+		"  -h, --help    this help\n");
+}
+
 int cmd_status(struct cli *c, int argc, char **argv)
 {
-	cJSON *req = cJSON_CreateObject(), *reply = NULL;
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	cJSON *req, *reply = NULL;
 	char err[256];
-	int rc = 1;
+	int rc = 1, opt;
 
-	for (int i = 1; i < argc; i++)
-		if (!strcmp(argv[i], "--json"))
+	while ((opt = cli_getopt(argc, argv, ":h", opts, "status")) != -1) {
+		if (opt == 'j') {
 			c->json = true;
+		} else if (opt == 'h') {
+			status_usage(stdout);
+			return 0;
+		} else {
+			return 2;
+		}
+	}
+	if (optind < argc)
+		return cli_extra_arg("status", argv[optind]);
+	req = cJSON_CreateObject();
 	cJSON_AddStringToObject(req, "op", "status");
 	cJSON_AddNumberToObject(req, "v", 1);
 	/* a human can wait longer than a job start */

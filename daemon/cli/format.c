@@ -1,6 +1,6 @@
 /*
- * format.c - human units and JSON field access for the tables of the
- * `tracer` command.
+ * format.c - human units, JSON field access and small printing helpers
+ * for the tables of the `tracer` command.
  */
 #include <math.h>
 #include <stdio.h>
@@ -56,4 +56,30 @@ const char *jstr(const cJSON *o, const char *key)
 {
 	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
 	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+const char *or_dash(const char *s)
+{
+	return s && *s ? s : "-";
+}
+
+const char *exit_text(const cJSON *o, const char *code_key, char *buf, size_t len)
+{
+	double code = jnum(o, code_key), sig = jnum(o, "signal");
+
+	if (!isnan(sig))
+		snprintf(buf, len, "sig %.0f", sig);
+	else if (!isnan(code))
+		snprintf(buf, len, "%.0f", code);
+	else
+		snprintf(buf, len, "-");
+	return buf;
+}
+
+void print_json(const cJSON *o)
+{
+	char *s = cJSON_Print(o);
+	if (s)
+		printf("%s\n", s);
+	cJSON_free(s);
 }

@@ -36,39 +36,73 @@ static double parse_since(const char *s)
 
 static const char *const by_names[] = {"all", "run", "task", "tool", "user", "pipeline"};
 
+static void report_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tracer report [--since DURATION] [--by run|task|tool|user|pipeline]\n"
+		"                     [--json | --csv] [--clickhouse]\n"
+		"Totals across the jobs of the local archive (the summary file and its\n"
+		"rotated files FILE.1 ... FILE.N) that ended in the window, per group: jobs,\n"
+		"failures, wall and CPU time, CPU and memory efficiency, bytes read and\n"
+		"written, flags and cost.\n"
+		"      --since DURATION  the window: 90m, 24h, 7d, 2w (default %s)\n"
+		"      --by GROUP        run, task, tool, user or pipeline (default: all jobs\n"
+		"                        as one group)\n"
+		"      --json            the groups as JSON\n"
+		"      --csv             the groups as CSV\n"
+		"      --clickhouse      the same from ClickHouse's tables (every node's jobs;\n"
+		"                        clickhouse_url, clickhouse_database, ...; no cost)\n"
+		"  -h, --help            this help\n", DEFAULT_SINCE);
+}
+
+/* 0, 1 after --help, 2 on a usage error (one line said why) */
 static int parse_args(struct report *r, int argc, char **argv)
 {
+	enum { O_JSON = 256, O_CSV, O_SINCE, O_BY, O_CLICKHOUSE };
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, O_JSON},
+		{"csv", no_argument, NULL, O_CSV},
+		{"since", required_argument, NULL, O_SINCE},
+		{"by", required_argument, NULL, O_BY},
+		{"clickhouse", no_argument, NULL, O_CLICKHOUSE},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
 	const char *since = DEFAULT_SINCE;
+	int c;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--json")) {
+	while ((c = cli_getopt(argc, argv, ":h", opts, "report")) != -1) {
+		if (c == O_JSON) {
 			r->format = REPORT_JSON;
-		} else if (!strcmp(a, "--csv")) {
+		} else if (c == O_CSV) {
 			r->format = REPORT_CSV;
-		} else if (!strcmp(a, "--clickhouse")) {
+		} else if (c == O_CLICKHOUSE) {
 			r->clickhouse = true;
-		} else if (!strcmp(a, "--since") && i + 1 < argc) {
-			since = argv[++i];
-		} else if (!strcmp(a, "--by") && i + 1 < argc) {
-			const char *b = argv[++i];
+		} else if (c == O_SINCE) {
+			since = optarg;
+		} else if (c == O_BY) {
+			const char *b = optarg;
 			r->by = -1;
 			for (int k = 1; k < (int)(sizeof(by_names) / sizeof(by_names[0])); k++)
 				if (!strcmp(b, by_names[k]))
 					r->by = (enum report_by)k;
 			if ((int)r->by < 0) {
 				fprintf(stderr, "tracer report: --by %s: expected run, task, tool, user or pipeline\n", b);
-				return -1;
+				return 2;
 			}
+		} else if (c == 'h') {
+			report_usage(stdout);
+			return 1;
 		} else {
-			fprintf(stderr, "tracer report: unknown argument %s\n", a);
-			return -1;
+			return 2;
 		}
 	}
+	if (optind < argc)
+		return cli_extra_arg("report", argv[optind]);
 	r->since_s = parse_since(since);
 	if (r->since_s < 0) {
 		fprintf(stderr, "tracer report: --since %s: expected a duration such as 90m, 24h, 7d, 2w\n", since);
-		return -1;
+		return 2;
 	}
 	snprintf(r->since_text, sizeof(r->since_text), "%s", since);
 	r->by_name = by_names[r->by];
@@ -321,11 +355,9 @@ int cmd_report(struct cli *c, int argc, char **argv)
 	struct group **v = NULL;
 	int rc, n = 0;
 
-	if (parse_args(&r, argc, argv) != 0) {
-		fprintf(stderr, "usage: tracer report [--since 7d] [--by run|task|tool|user|pipeline] "
-				"[--json|--csv] [--clickhouse]\n");
-		return 2;
-	}
+	rc = parse_args(&r, argc, argv);
+	if (rc != 0)
+		return rc == 1 ? 0 : 2;
 	r.now_s = (double)clock_real_ns() / 1e9;
 	r.from_s = r.now_s - r.since_s;
 	r.path = r.clickhouse ? c->cfg.clickhouse_url : c->cfg.file_path;

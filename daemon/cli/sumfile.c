@@ -54,15 +54,37 @@ static cJSON *parse_line(struct reader *r, ssize_t n)
 	return o;
 }
 
-cJSON *summaries_tail(const char *path, size_t max)
+/* Every summary that passes f, in file order (max == 0). */
+static cJSON *summaries_all(struct reader *r, const struct job_filter *f)
+{
+	cJSON *out = cJSON_CreateArray();
+	ssize_t len;
+
+	while (out && (len = getline(&r->line, &r->cap, r->f)) > 0) {
+		cJSON *o = parse_line(r, len);
+		if (!o)
+			continue;
+		if (f && !job_filter_summary(f, o))
+			cJSON_Delete(o);
+		else
+			cJSON_AddItemToArray(out, o);
+	}
+	return out;
+}
+
+cJSON *summaries_tail(const char *path, size_t max, const struct job_filter *f)
 {
 	struct reader r;
-	cJSON **ring, *out = NULL;
+	cJSON **ring = NULL, *out = NULL;
 	size_t n = 0;
 	ssize_t len;
 
-	if (max == 0 || reader_open(&r, path) != 0)
+	if (reader_open(&r, path) != 0)
 		return NULL;
+	if (max == 0) {
+		out = summaries_all(&r, f);
+		goto cleanup;
+	}
 	ring = calloc(max, sizeof(*ring));
 	if (!ring)
 		goto cleanup;
@@ -70,13 +92,17 @@ cJSON *summaries_tail(const char *path, size_t max)
 		cJSON *o = parse_line(&r, len);
 		if (!o)
 			continue;
+		if (f && !job_filter_summary(f, o)) {
+			cJSON_Delete(o);
+			continue;
+		}
 		cJSON_Delete(ring[n % max]);
 		ring[n % max] = o;
 		n++;
 	}
 	out = cJSON_CreateArray();
 	size_t first = n > max ? n - max : 0;
-	for (size_t i = first; i < n; i++) {
+	for (size_t i = first; out && i < n; i++) {
 		cJSON_AddItemToArray(out, ring[i % max]);
 		ring[i % max] = NULL;
 	}
