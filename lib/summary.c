@@ -376,8 +376,8 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 			break;
 		json_add_time(g, "start", j->gap_start_ns[i]);
 		json_add_time(g, "end", j->gap_end_ns[i]);
-		json_add_u64(g, "start_ns", j->gap_start_ns[i]);
-		json_add_u64(g, "end_ns", j->gap_end_ns[i]);
+		json_add_u64_text(g, "start_ns", j->gap_start_ns[i]);
+		json_add_u64_text(g, "end_ns", j->gap_end_ns[i]);
 		cJSON_AddItemToArray(o, g);
 	}
 	o = cJSON_AddObjectToObject(root, "tracer");
