@@ -25,6 +25,7 @@
 #include <bpf/libbpf.h>
 
 #include "log.h"
+#include "netio_attach.h"
 #include "procfs.h"
 #include "tracer.skel.h"
 
@@ -305,6 +306,7 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 	}
 	if (configure(l->skel, o, err, errlen) != 0)
 		goto fail;
+	netio_prepare(l->skel);
 	rc = tracer_bpf__load(l->skel);
 	if (rc != 0) {
 		snprintf(err, errlen, "load BPF programs (verifier log above): %s", strerror(-rc));
@@ -313,6 +315,7 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 	if (attach_all(l->skel, err, errlen) != 0)
 		goto fail;
 	attach_oom(l->skel);
+	netio_attach(l->skel);
 	if (l->pin_dir[0] && pin_maps(l, err, errlen) != 0)
 		goto fail;
 	l->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), fn, ctx, NULL);
@@ -465,6 +468,11 @@ int bpf_loader_programs(struct bpf_loader *l, char names[][32], int max)
 		snprintf(names[n], 32, "%s", bpf_program__name(progs[i]));
 		n++;
 	}
+	struct bpf_program *prog;
+	struct bpf_link **link;
+	for (int i = 0; (prog = netio_program(l->skel, i, &link)) && n < max; i++)
+		if (*link)
+			snprintf(names[n++], 32, "%s", bpf_program__name(prog));
 	return n;
 }
 

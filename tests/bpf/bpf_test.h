@@ -34,6 +34,7 @@ struct rec {
 		struct tracer_exec_event exec;
 		struct tracer_exit_event exit;
 		struct tracer_oom_event oom;
+		struct tracer_blkio_event blkio;
 	} u;
 };
 
