@@ -208,6 +208,7 @@ static void totals_add(struct proc_totals *sum, const struct proc_totals *t)
 	sum->nivcsw += t->nivcsw;
 	sum->min_flt += t->min_flt;
 	sum->maj_flt += t->maj_flt;
+	netio_totals_add(&sum->net, &t->net);
 }
 
 static int str_eq(const char *a, const char *b)

@@ -18,6 +18,7 @@
 #include "cgroup.h"
 #include "defaults.h"
 #include "identity.h"
+#include "netio.h"
 
 #define JOB_COMM_LEN 16
 #define JOB_MAX_EXIT_CODES 32 /* distinct exit statuses kept per tool */
@@ -35,6 +36,7 @@ struct proc_totals {
 	uint64_t rchar, wchar, syscr, syscw;
 	uint64_t read_bytes, write_bytes, cancelled_write_bytes;
 	uint64_t nvcsw, nivcsw, min_flt, maj_flt;
+	struct netio_totals net; /* sockets and block requests (netio.h) */
 };
 
 #define PROC_F_OOM_KILLED (1u << 0)
@@ -127,6 +129,7 @@ struct job {
 	uint64_t cgroup_cpu_ns;
 
 	uint64_t events_dropped;    /* drops seen while the job ran */
+	struct netio_devs blkdevs;  /* block requests of its processes, per device */
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */
