@@ -11,15 +11,17 @@
 #            stale socket, hung) and summary delay, on a local cluster
 #   clickhouse  job end -> row latency, replay of a 10,000-summary spool,
 #            tracerd's RSS with that spool (bench/clickhouse.sh)
+#   netio    loopback TCP and direct I/O with tracerd running/stopped and
+#            tracked (bench/netio.sh)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 shift $(($# > 0 ? 1 : 0))
-PARTS=${*:-tracerd wrapper slurm clickhouse}
+PARTS=${*:-tracerd wrapper slurm clickhouse netio}
 for p in $PARTS; do
 	case $p in
-	tracerd | wrapper | slurm | clickhouse) ;;
-	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm, clickhouse)" >&2; exit 2 ;;
+	tracerd | wrapper | slurm | clickhouse | netio) ;;
+	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm, clickhouse, netio)" >&2; exit 2 ;;
 	esac
 done
 H=$BUILD/tests/helpers
@@ -134,5 +136,9 @@ fi
 if has_part clickhouse; then
 	header
 	"$TOP/bench/clickhouse.sh" "$BUILD" || rc=1
+fi
+if has_part netio; then
+	header
+	"$TOP/bench/netio.sh" "$BUILD" || rc=1
 fi
 exit $rc
