@@ -187,7 +187,7 @@ static __always_inline int handle_blk_done(struct request *rq)
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count(TRACER_CNT_DROP_RINGBUF);
+		drop_record(r->job); /* charged to the job */
 		bpf_map_delete_elem(&blk_reqs, &key);
 		return 0;
 	}
