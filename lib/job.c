@@ -447,4 +447,9 @@ void job_note_cgroup(struct job *j, const struct cgroup_stats *st)
 	}
 	if (st->have_cpu)
 		j->cgroup_cpu_ns = st->cpu_ns;
+	if (st->have_io) {
+		j->cgroup_io = true;
+		j->cgroup_io_read_bytes = st->io_read_bytes;
+		j->cgroup_io_write_bytes = st->io_write_bytes;
+	}
 }

@@ -136,6 +136,8 @@ struct job {
 	int ngaps;
 	uint64_t gap_start_ns[JOB_MAX_GAPS], gap_end_ns[JOB_MAX_GAPS];
 	struct netio_devs blkdevs;  /* block requests of its processes, per device */
+	bool cgroup_io;             /* its cgroup's io.stat / blkio was read */
+	uint64_t cgroup_io_read_bytes, cgroup_io_write_bytes;
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */

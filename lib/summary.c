@@ -339,6 +339,10 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 
 	cJSON_AddItemToObject(root, "totals", totals_json(&j->totals));
 	cJSON_AddItemToObject(root, "block_devices", netio_devs_json(&j->blkdevs));
+	if (j->cgroup_io && (o = cJSON_AddObjectToObject(root, "cgroup_io"))) {
+		json_add_u64(o, "read_bytes", j->cgroup_io_read_bytes);
+		json_add_u64(o, "write_bytes", j->cgroup_io_write_bytes);
+	}
 	add_efficiency(root, j, core_ns, basis);
 	cJSON_AddItemToObject(root, "memory", memory_json(j));
 	cJSON *tree = tree_json(j);
