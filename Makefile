@@ -17,9 +17,9 @@
 #                     (default build-asan/); make asan-test runs its unit tests
 #   make demo         install dependencies, build, run the demo pipeline
 #   make bench        overhead and accuracy benchmarks (docs/benchmarks.md)
-#   make install      install the four binaries and the configuration under
-#                     DESTDIR/PREFIX; builds only what it installs (used by
-#                     rpm/tracer.spec)
+#   make install      install the four binaries, the configuration and the
+#                     man pages under DESTDIR/PREFIX; builds only what it
+#                     installs (used by rpm/tracer.spec)
 #   make rpm          the tracer and tracer-slurm RPMs (rpm/build.sh)
 #   make deps         install missing Debian packages (scripts/install-deps.sh)
 #   make cppcheck     static analysis of the C sources
@@ -48,6 +48,7 @@ BPFTOOL    ?= bpftool
 LLVM_STRIP ?= llvm-strip
 PREFIX     ?= /usr
 SYSCONFDIR ?= /etc
+MANDIR     ?= $(PREFIX)/share/man
 SLURM_PLUGIN_DIR ?= $(shell pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/slurm
 # make's built-in default is cc
 ifeq ($(origin CC),default)
@@ -80,8 +81,10 @@ DEPFLAGS  = -MMD -MP
 TR_CPPFLAGS = -D_GNU_SOURCE -Ilib -I$(BUILD) -Ibpf
 TR_CFLAGS   = -std=gnu11 -fPIC $(WARN)
 # libcurl is not linked: lib/lazycurl.c opens it on first use (start-up cost)
-LIBS     := -lcjson -lhwloc -lm -ldl
+LIBS     := -lcjson -lhwloc -lm -ldl -lz  # zlib: gzip of the HTTP sink, CRC of spool records
 BPF_LIBS := -lbpf -lelf -lz
+# tracerd's /metrics endpoint (daemon/metrics_http.c)
+DAEMON_LIBS := -lmicrohttpd -lpthread
 ifeq ($(SAN),1)
 SAN_CFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 SAN_LDFLAGS := -fsanitize=address,undefined
@@ -173,7 +176,7 @@ $(BUILD)/libtracer.a: $(LIB_OBJS) $(SRC_LIST)
 	ar rcs $@ $(filter %.o,$^)
 
 $(BUILD)/tracerd: $(TRACERD_OBJS) $(BUILD)/libtracer.a
-	$(LINK) -o $@ $^ $(BPF_LIBS) $(LIBS) $(LDLIBS)
+	$(LINK) -o $@ $^ $(BPF_LIBS) $(DAEMON_LIBS) $(LIBS) $(LDLIBS)
 
 $(BUILD)/tracer: $(CLI_OBJS) $(BUILD)/libtracer.a
 	$(LINK) -o $@ $^ $(LIBS) $(LDLIBS)
@@ -202,7 +205,7 @@ $(UNIT_LIB_BINS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/libtracer.a
 	$(LINK) -o $@ $^ -lcunit $(LIBS) $(LDLIBS)
 
 $(KERNEL_DAEMON_BINS): $(BUILD)/tests/kernel/%: $(BUILD)/tests/kernel/%.o $(BUILD)/daemon/daemon.a $(BUILD)/libtracer.a
-	$(LINK) -o $@ $^ -lcunit $(BPF_LIBS) $(LIBS) $(LDLIBS)
+	$(LINK) -o $@ $^ -lcunit $(BPF_LIBS) $(DAEMON_LIBS) $(LIBS) $(LDLIBS)
 
 $(UNIT_WRAP_BINS): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(BUILD)/wrapper/wrapper.a $(BUILD)/libtracer.a
 	$(LINK) -o $@ $^ -lcunit $(LIBS) $(LDLIBS)
@@ -217,7 +220,7 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	$(CC) -O2 -g -Wall -Wextra -Werror -static -o $@ $<
 
 # BPF programs + loader on the running kernel (root): make bpf-test.
-$(BPF_TEST_BIN): $(BPF_TEST_OBJS) $(BUILD)/daemon/bpf_loader.o $(BUILD)/libtracer.a
+$(BPF_TEST_BIN): $(BPF_TEST_OBJS) $(BUILD)/daemon/bpf_loader.o $(BUILD)/daemon/netio_attach.o $(BUILD)/libtracer.a
 	$(LINK) -o $@ $^ $(BPF_LIBS) -lcjson -lcunit -lpthread $(LDLIBS)
 
 bpf-test: $(BPF_TEST_BIN)
@@ -279,6 +282,9 @@ install: $(INSTALL_BINS)
 	install -D -m 0644 contrib/tracer.conf $(DESTDIR)$(SYSCONFDIR)/tracer/tracer.conf
 	install -D -m 0644 contrib/rules/tools.rules $(DESTDIR)$(SYSCONFDIR)/tracer/tools.rules
 	install -D -m 0644 contrib/systemd/tracerd.service $(DESTDIR)$(PREFIX)/lib/systemd/system/tracerd.service
+	for p in man/*.[1-8]; do \
+		install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/} || exit 1; \
+	done
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

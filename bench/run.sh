@@ -9,15 +9,20 @@
 #   wrapper  tracer-wrap start-up, hung metadata endpoints, its own CPU
 #   slurm    Slurm job start with the SPANK plugin (tracerd up, stopped,
 #            stale socket, hung) and summary delay, on a local cluster
+#   clickhouse  job end -> row latency, replay of a 10,000-summary spool,
+#            tracerd's RSS with that spool (bench/clickhouse.sh)
+#   loop     tracerd's answers while a job with 3,000 live processes ends
+#   netio    loopback TCP and direct I/O with tracerd running/stopped and
+#            tracked (bench/netio.sh)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 shift $(($# > 0 ? 1 : 0))
-PARTS=${*:-tracerd wrapper slurm}
+PARTS=${*:-tracerd wrapper slurm clickhouse loop netio}
 for p in $PARTS; do
 	case $p in
-	tracerd | wrapper | slurm) ;;
-	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm)" >&2; exit 2 ;;
+	tracerd | wrapper | slurm | clickhouse | loop | netio) ;;
+	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm, clickhouse, loop, netio)" >&2; exit 2 ;;
 	esac
 done
 H=$BUILD/tests/helpers
@@ -124,8 +129,32 @@ for l in open(sys.argv[1]):
 	row "tracerd peak RSS after $total processes (MiB)" "" "$(printf %.1f "$(echo "$hwm200 / 1024" | bc -l)")" "" "< 32, flat"
 }
 
+# tracer status asked every 10 ms while a job ends with 3,000 live
+# processes (20 of them zombie leaders with a live thread): the loop
+# settles them a few per step and answers in between.
+loop_part() {
+	local stats
+	start_tracerd bench >/dev/null || exit 1
+	mkfifo "$TMP/hold.fifo"
+	rm -f "$TMP/probe.stop"
+	python3 "$TOP/tests/resilience/probe.py" "$TRACERD_SOCK" "$TMP/probe.out" "$TMP/probe.stop" &
+	local probe=$!
+	trun "$TMP/jhold" -- "$H/holdkids" "$TMP/hold.fifo" 3000 20 >/dev/null 2>&1
+	wait_until 60 "the summary of the job with 3,000 live processes" summary_of_job "$TMP/jhold"
+	touch "$TMP/probe.stop"
+	wait "$probe"
+	python3 -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK))' "$TMP/hold.fifo" 2>/dev/null
+	stop_tracerd
+	stats=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print("%.1f / %.1f (%d asked, %d unanswered)" % (d["median_ms"], d["max_ms"], d["n"], d["failed"]))' "$TMP/probe.out")
+	header
+	row "status during a 3,000-process close: median / max ms" "" "$stats" "" "max < 100"
+}
+
 if has_part tracerd; then
 	tracerd_part
+fi
+if has_part loop; then
+	loop_part
 fi
 if has_part wrapper; then
 	header
@@ -135,5 +164,13 @@ fi
 if has_part slurm; then
 	header
 	"$TOP/bench/slurm_latency.sh" "$BUILD" || rc=1
+fi
+if has_part clickhouse; then
+	header
+	"$TOP/bench/clickhouse.sh" "$BUILD" || rc=1
+fi
+if has_part netio; then
+	header
+	"$TOP/bench/netio.sh" "$BUILD" || rc=1
 fi
 exit $rc

@@ -8,11 +8,14 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -29,20 +32,27 @@
 #include "waitacct.h"
 #include "rules.h"
 #include "livestats.h"
+#include "metrics.h"
+#include "metrics_http.h"
 #include "server.h"
-#include "sink.h"
+#include "delivery.h"
+#include "journal.h"
 #include "summary.h"
+#include "usernames.h"
 
 /* Housekeeping (and draining the ring buffer, which wakes us only when
  * an eighth of it is full) runs this often; sampling every
  * sample_interval_ms. */
 #define TICK_MS 100
+/* /proc readings of live processes per sample, over every job: a job
+ * with more is read over several samples */
+#define RSS_READS_PER_SAMPLE 512
 
 struct tracerd {
 	struct tracer_config cfg;
 	struct host_info host;
 	struct rules *rules;
-	struct sinks *sinks;
+	struct delivery *delivery;
 	struct bpf_loader *bpf;
 	struct server *server;
 	struct jobs jobs;
@@ -51,6 +61,8 @@ struct tracerd {
 	uint64_t started_mono_ns, last_sample_ns;
 	bool stop;
 	bool expire_due;
+	struct metrics_http *metrics; /* NULL: metrics_listen off */
+	uint64_t started_real_s;
 };
 
 static void usage(FILE *f)
@@ -59,7 +71,7 @@ static void usage(FILE *f)
 		"usage: tracerd [-c CONFIG] [-o KEY=VALUE]... [-v]\n"
 		"  Node daemon of tracer: records every process of registered jobs.\n"
 		"  -c, --config FILE   configuration (default " TRACER_DEFAULT_CONFIG ")\n"
-		"  -o, --set KEY=VAL   override one configuration key (see docs/configuration.md)\n"
+		"  -o, --set KEY=VAL   override one configuration key (see tracer.conf(5))\n"
 		"  -v, --verbose       debug messages\n"
 		"  -h, --help          this help\n"
 		"      --version       print the version\n");
@@ -86,7 +98,8 @@ static int parse_args(struct tracerd *d, int argc, char **argv)
 	int noverrides = 0, c;
 	bool verbose = false;
 
-	while ((c = getopt_long(argc, argv, "c:o:vh", opts, NULL)) != -1) {
+	opterr = 0; /* one line of our own below */
+	while ((c = getopt_long(argc, argv, ":c:o:vh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
 			config_path = optarg;
@@ -109,13 +122,22 @@ static int parse_args(struct tracerd *d, int argc, char **argv)
 		case 'V':
 			printf("tracerd %s\n", TRACER_VERSION);
 			exit(0);
+		case ':':
+			fprintf(stderr, "tracerd: option %s needs a value\n", argv[optind - 1]);
+			return -1;
 		default:
-			usage(stderr);
+			if (optopt && argv[optind - 1][1] != '-')
+				fprintf(stderr, "tracerd: unknown option -%c (see tracerd --help)\n",
+					optopt);
+			else
+				fprintf(stderr, "tracerd: unknown option %.*s (see tracerd --help)\n",
+					(int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
 			return -1;
 		}
 	}
 	if (optind < argc) {
-		usage(stderr);
+		fprintf(stderr, "tracerd: unexpected argument \"%s\" (see tracerd --help)\n",
+			argv[optind]);
 		return -1;
 	}
 	config_defaults(&d->cfg);
@@ -169,6 +191,7 @@ static char *status_reply(struct tracerd *d)
 	json_add_u64(cnt, "ooms", c[TRACER_CNT_OOMS]);
 	json_add_u64(cnt, "drops_ringbuf", c[TRACER_CNT_DROP_RINGBUF]);
 	json_add_u64(cnt, "drops_procs_full", c[TRACER_CNT_DROP_PROCS_FULL]);
+	json_add_u64(cnt, "forks_over_job_cap", c[TRACER_CNT_OVER_CAP]);
 	json_add_u64(st, "drops", c[TRACER_CNT_DROP_RINGBUF] + c[TRACER_CNT_DROP_PROCS_FULL]);
 	cnt = cJSON_AddObjectToObject(st, "socket_stats");
 	json_add_u64(cnt, "accepted", ss->accepted);
@@ -177,9 +200,9 @@ static char *status_reply(struct tracerd *d)
 	json_add_u64(cnt, "too_many_connections", ss->too_many);
 	json_add_u64(cnt, "timeouts", ss->timeouts);
 	json_add_u64(cnt, "reply_failed", ss->reply_failed);
-	cnt = cJSON_AddObjectToObject(st, "summaries");
-	json_add_u64(cnt, "written", sinks_written(d->sinks));
-	json_add_u64(cnt, "failed", sinks_failed(d->sinks));
+	struct delivery_stats ds;
+	delivery_get_stats(d->delivery, &ds);
+	cJSON_AddItemToObject(st, "delivery", delivery_stats_json(&ds));
 	cJSON_AddItemToObject(st, "jobs", jobs_status_json(&d->jobs));
 	{
 		struct wait_accounting wa;
@@ -222,7 +245,10 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 		reply = jobs_task_exit(&d->jobs, req->job, req->status, peer);
 		break;
 	case PROTO_OP_END:
-		reply = jobs_end(&d->jobs, req->job, req->status, peer);
+		reply = jobs_end(&d->jobs, req->job, req->status, peer,
+				 server_ticket(d->server));
+		if (!reply) /* answered once the summary is written */
+			server_defer(d->server);
 		break;
 	case PROTO_OP_STATUS:
 		reply = status_reply(d);
@@ -235,6 +261,14 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 out:
 	free(req);
 	return reply;
+}
+
+/* jobs_answer_fn: a job's end request answered later */
+static void answer_request(void *ctx, uint64_t ticket, char *reply)
+{
+	struct tracerd *d = ctx;
+
+	server_answer(d->server, ticket, reply);
 }
 
 static int epoll_add(int epfd, int fd, struct watch *w)
@@ -312,6 +346,36 @@ static void note_stall(struct tracerd *d, struct job *j)
 		log_info("job %s progresses again", j->uid);
 }
 
+/* Render the exposition here, where the jobs live; the HTTP thread
+ * only serves the latest copy. */
+static void publish_metrics(struct tracerd *d)
+{
+	__u64 c[TRACER_CNT__MAX];
+	uint64_t kernel[TRACER_CNT__MAX];
+	struct delivery_stats ds;
+	struct metrics_daemon md = {
+		.kernel = kernel,
+		.socket = server_get_stats(d->server),
+		.delivery = &ds,
+		.start_time_s = d->started_real_s,
+	};
+	size_t len;
+	char *text;
+
+	if (!d->metrics)
+		return;
+	bpf_loader_counters(d->bpf, c);
+	for (int i = 0; i < TRACER_CNT__MAX; i++)
+		kernel[i] = c[i];
+	delivery_get_stats(d->delivery, &ds);
+	md.scrapes = metrics_http_scrapes(d->metrics);
+	text = metrics_render(&d->jobs, &md, &len);
+	if (text)
+		metrics_http_publish(d->metrics, text, len);
+	else
+		log_warn("metrics: out of memory, the previous exposition stays");
+}
+
 static void on_timer(struct tracerd *d)
 {
 	uint64_t expirations, now = clock_mono_ns();
@@ -322,16 +386,53 @@ static void on_timer(struct tracerd *d)
 	bpf_loader_consume(d->bpf);
 	d->expire_due = true; /* after this epoll batch: it frees connections */
 	if (now - d->last_sample_ns >= (uint64_t)d->cfg.sample_interval_ms * 1000000ull) {
+		size_t budget = RSS_READS_PER_SAMPLE;
 		d->last_sample_ns = now;
 		for (size_t i = 0; i < d->jobs.nopen; i++) {
 			struct open_job *oj = d->jobs.open[i];
-			livestats_sample_rss(oj->job, &d->host);
+			size_t share = budget / (d->jobs.nopen - i);
+			budget -= livestats_sample_rss(oj->job, &d->host, &oj->rss_bucket,
+						       share ? share : 1);
 			note_stall(d, oj->job);
 			if (oj->job->cgroup_stats)
 				livestats_sample_cgroup(oj->job, &oj->cgroup);
 		}
+		publish_metrics(d);
 	}
 	jobs_tick(&d->jobs);
+	journal_tick(&d->jobs);
+}
+
+/*
+ * The journal of open jobs: state_dir/journal-<pin_dir's name>.json, so
+ * that tracerds with their own pin_dir (tests) never share one.  NULL
+ * when it cannot be (no resume, no state_dir, mkdir failed).
+ */
+static const char *journal_path(const struct tracer_config *cfg)
+{
+	static char path[PATH_MAX];
+	char dir[PATH_MAX], pins[PATH_MAX];
+
+	if (!cfg->resume || !cfg->state_dir[0] || !cfg->pin_dir[0])
+		return NULL;
+	snprintf(dir, sizeof(dir), "%s", cfg->state_dir);
+	for (char *p = dir + 1; *p; p++) { /* mkdir -p, 0700 */
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(dir, 0700);
+		*p = '/';
+	}
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		log_warn("state_dir %s: %s: open jobs will not survive a restart", dir,
+			 strerror(errno));
+		return NULL;
+	}
+	snprintf(pins, sizeof(pins), "%s", cfg->pin_dir);
+	if (snprintf(path, sizeof(path), "%s/journal-%s.json", dir, basename(pins)) >=
+	    (int)sizeof(path))
+		return NULL;
+	return path;
 }
 
 static int run_loop(struct tracerd *d)
@@ -339,7 +440,8 @@ static int run_loop(struct tracerd *d)
 	struct epoll_event evs[64];
 
 	while (!d->stop) {
-		int n = epoll_wait(d->epfd, evs, 64, -1);
+		/* closing jobs are settled in short steps between requests */
+		int n = epoll_wait(d->epfd, evs, 64, jobs_busy(&d->jobs) ? 1 : -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -372,6 +474,7 @@ static int run_loop(struct tracerd *d)
 			d->expire_due = false;
 			server_expire(d->server);
 		}
+		jobs_step(&d->jobs);
 	}
 	return 0;
 }
@@ -393,14 +496,15 @@ int main(int argc, char **argv)
 		return 2;
 	d.started_mono_ns = clock_mono_ns();
 	host_info_read(&d.host);
+	usernames_start();
 	d.rules = rules_load(d.cfg.rules_path, rules_warn);
 	if (!d.rules) {
 		log_error("cannot load tool rules");
 		goto cleanup;
 	}
-	d.sinks = sinks_open(&d.cfg, err, sizeof(err));
-	if (!d.sinks) {
-		log_error("sinks: %s", err);
+	d.delivery = delivery_start(&d.cfg, err, sizeof(err));
+	if (!d.delivery) {
+		log_error("delivery: %s", err);
 		goto cleanup;
 	}
 	d.epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -417,13 +521,21 @@ int main(int argc, char **argv)
 		.max_procs = d.cfg.max_procs,
 		.pin_dir = d.cfg.pin_dir,
 		.wakeup_bytes = d.cfg.ringbuf_bytes / 8,
+		.max_procs_per_job = d.cfg.max_procs_per_job,
+		.resume = d.cfg.resume,
 	};
 	d.bpf = bpf_loader_open(&bo, events_handle, &d.jobs, err, sizeof(err));
 	if (!d.bpf) {
 		log_error("BPF: %s", err);
 		goto cleanup;
 	}
-	jobs_init(&d.jobs, &d.cfg, &d.host, d.rules, d.sinks, d.bpf);
+	jobs_init(&d.jobs, &d.cfg, &d.host, d.rules, d.delivery, d.bpf);
+	d.jobs.answer = answer_request;
+	d.jobs.answer_ctx = &d;
+	d.jobs.journal_path = journal_path(&d.cfg);
+	/* before the first record is read: records of the time we were
+	 * down are in the kept ring buffer, tagged with their jobs' keys */
+	journal_resume(&d.jobs, bpf_loader_resumed(d.bpf));
 	d.ringbuf_w.kind = WATCH_RINGBUF;
 	if (epoll_add(d.epfd, bpf_loader_ringbuf_fd(d.bpf), &d.ringbuf_w) != 0) {
 		log_error("epoll_ctl ring buffer: %s", strerror(errno));
@@ -434,18 +546,41 @@ int main(int argc, char **argv)
 		log_error("socket: %s", err);
 		goto cleanup;
 	}
-	log_info("ready: socket %s, sinks %s (%s), %s", d.cfg.socket_path, d.cfg.sinks,
-		 d.cfg.file_path, d.cfg.trace_all ? "tracing every process" : "tracing registered jobs");
+	if (d.cfg.metrics_listen[0]) {
+		d.metrics = metrics_http_open(d.cfg.metrics_listen, err, sizeof(err));
+		if (!d.metrics) {
+			log_error("metrics_listen: %s", err);
+			goto cleanup;
+		}
+		d.started_real_s = clock_real_ns() / 1000000000ull;
+		publish_metrics(&d);
+		log_info("metrics: http://%s/metrics", d.cfg.metrics_listen);
+	}
+	log_info("ready: socket %s, sinks %s (%s, spool %s), %s", d.cfg.socket_path, d.cfg.sinks,
+		 d.cfg.file_path, d.cfg.spool_dir, d.cfg.trace_all ? "tracing every process" : "tracing registered jobs");
 	if (run_loop(&d) == 0)
 		rc = 0;
 	bpf_loader_consume(d.bpf);
-	jobs_close_all(&d.jobs, "tracerd stopping");
+	if (d.cfg.resume && d.jobs.journal_path) {
+		/* a restart resumes the open jobs: the programs go on
+		 * following them meanwhile; only the host job ends here */
+		jobs_close_host(&d.jobs, "tracerd stopping");
+		journal_write(&d.jobs);
+		log_info("%zu open jobs kept for the next start (%s)", d.jobs.nopen,
+			 d.jobs.journal_path);
+	} else {
+		jobs_close_all(&d.jobs, "tracerd stopping");
+		bpf_loader_discard(d.bpf);
+	}
 cleanup:
+	metrics_http_close(d.metrics);
 	server_close(d.server);
 	jobs_fini(&d.jobs);
 	bpf_loader_close(d.bpf);
-	sinks_close(d.sinks);
+	/* bounded: what the sinks do not take in time stays spooled */
+	delivery_stop(d.delivery, TRACER_SHUTDOWN_DELIVERY_MS);
 	rules_free(d.rules);
+	usernames_stop();
 	if (d.timerfd >= 0)
 		close(d.timerfd);
 	if (d.sigfd >= 0)

@@ -35,4 +35,15 @@ uint64_t clock_ticks_ns(uint64_t ticks);
  */
 uint64_t clock_from_boot(clockid_t clk, uint64_t boot_ns);
 
+/*
+ * A time as sacct users type it, in nanoseconds since the epoch:
+ * "now", "now-1day", "now+2hours" (units s, min, h, day, week and their
+ * long forms; seconds when none), "today", "yesterday", "tomorrow"
+ * (midnight, local time), or ISO 8601 "YYYY-MM-DD[THH:MM[:SS[.frac]]]"
+ * ('T' or a space), local time unless followed by "Z" or "+HH:MM" /
+ * "-HHMM".  now is the reference for the relative forms (seconds since
+ * the epoch).  Returns 0, or -1 when text is none of these.
+ */
+int clock_parse_time(const char *text, time_t now, int64_t *out_ns);
+
 #endif

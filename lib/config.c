@@ -15,11 +15,12 @@
 
 #include "defaults.h"
 #include "errmsg.h"
+#include "netaddr.h"
 
 #define CONFIG_LINE_MAX 4096
 
 enum kind { K_PATH, K_URL, K_INT, K_UINT_POW2, K_UINT, K_BOOL,
-	    K_SINKS, K_LEVEL, K_DOUBLE };
+	    K_SINKS, K_LEVEL, K_LISTEN, K_OPT_PATH, K_NAME, K_DOUBLE };
 
 struct key_def {
 	const char *name;
@@ -49,6 +50,22 @@ static const struct key_def keys[] = {
 	{"imds_endpoint", K_URL, M(imds_endpoint), 0, 0},
 	{"metadata_timeout_ms", K_INT, M(metadata_timeout_ms), 10, 1000},
 	{"log_level", K_LEVEL, M(log_level), 0, 0},
+	{"metrics_listen", K_LISTEN, M(metrics_listen), 0, 0},
+	{"spool_dir", K_PATH, M(spool_dir), 0, 0},
+	{"spool_max_bytes", K_UINT, M(spool_max_bytes), 65536, 4294967295LL},
+	{"file_max_bytes", K_UINT, M(file_max_bytes), 0, 4294967295LL},
+	{"file_keep", K_INT, M(file_keep), 1, 1000},
+	{"retry_max_ms", K_INT, M(retry_max_ms), 1000, 3600000},
+	{"http_token_file", K_OPT_PATH, M(http_token_file), 0, 0},
+	{"http_ca_file", K_OPT_PATH, M(http_ca_file), 0, 0},
+	{"http_gzip", K_BOOL, M(http_gzip), 0, 0},
+	{"clickhouse_url", K_URL, M(clickhouse_url), 0, 0},
+	{"clickhouse_database", K_NAME, M(clickhouse_database), 0, 0},
+	{"clickhouse_user", K_NAME, M(clickhouse_user), 0, 0},
+	{"clickhouse_password_file", K_OPT_PATH, M(clickhouse_password_file), 0, 0},
+	{"max_procs_per_job", K_UINT, M(max_procs_per_job), 0, 4194304},
+	{"state_dir", K_PATH, M(state_dir), 0, 0},
+	{"resume", K_BOOL, M(resume), 0, 0},
 	{"advice_min_runtime_s", K_INT, M(advice_min_runtime_s), 0, 31536000},
 	{"flag_memory_over_share", K_DOUBLE, M(flag_memory_over_share), 0, 1},
 	{"flag_memory_near_share", K_DOUBLE, M(flag_memory_near_share), 0, 1},
@@ -66,6 +83,11 @@ static const struct key_def keys[] = {
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
 
+size_t config_key_count(void)
+{
+	return NKEYS;
+}
+
 void config_defaults(struct tracer_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -81,6 +103,9 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->keep_procs = TRACER_DEFAULT_KEEP_PROCS;
 	cfg->ringbuf_bytes = TRACER_DEFAULT_RINGBUF_BYTES;
 	cfg->max_procs = TRACER_DEFAULT_MAX_PROCS;
+	cfg->max_procs_per_job = TRACER_DEFAULT_MAX_PROCS_PER_JOB;
+	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", TRACER_DEFAULT_STATE_DIR);
+	cfg->resume = true;
 	snprintf(cfg->sinks, sizeof(cfg->sinks), "%s", TRACER_DEFAULT_SINKS);
 	snprintf(cfg->file_path, sizeof(cfg->file_path), "%s",
 		 TRACER_DEFAULT_FILE);
@@ -88,6 +113,16 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->metadata_timeout_ms = TRACER_DEFAULT_METADATA_TIMEOUT_MS;
 	snprintf(cfg->log_level, sizeof(cfg->log_level), "%s",
 		 TRACER_DEFAULT_LOG_LEVEL);
+	snprintf(cfg->spool_dir, sizeof(cfg->spool_dir), "%s", TRACER_DEFAULT_SPOOL_DIR);
+	cfg->spool_max_bytes = TRACER_DEFAULT_SPOOL_MAX_BYTES;
+	cfg->file_max_bytes = TRACER_DEFAULT_FILE_MAX_BYTES;
+	cfg->file_keep = TRACER_DEFAULT_FILE_KEEP;
+	cfg->retry_max_ms = TRACER_DEFAULT_RETRY_MAX_MS;
+	cfg->http_gzip = true;
+	snprintf(cfg->clickhouse_url, sizeof(cfg->clickhouse_url), "%s",
+		 TRACER_DEFAULT_CLICKHOUSE_URL);
+	snprintf(cfg->clickhouse_database, sizeof(cfg->clickhouse_database), "%s",
+		 TRACER_DEFAULT_CLICKHOUSE_DB);
 	cfg->advice_min_runtime_s = TRACER_DEFAULT_ADVICE_MIN_RUNTIME_S;
 	cfg->flag_memory_over_share = TRACER_DEFAULT_FLAG_MEMORY_OVER_SHARE;
 	cfg->flag_memory_near_share = TRACER_DEFAULT_FLAG_MEMORY_NEAR_SHARE;
@@ -139,8 +174,8 @@ static int parse_bool(const char *v, bool *out)
 static int set_sinks(char *dst, size_t size, const char *v, char *err,
 		     size_t errlen)
 {
-	static const char *const names[] = {"file", "http"};
-	int seen[2] = {0, 0}, count = 0;
+	static const char *const names[] = {"file", "http", "clickhouse"};
+	int seen[3] = {0, 0, 0}, count = 0;
 	const char *p = v;
 	char out[64] = "";
 
@@ -157,12 +192,12 @@ static int set_sinks(char *dst, size_t size, const char *v, char *err,
 				found = i;
 		if (found < 0)
 			return fail_msg(err, errlen,
-					"unknown sink \"%.*s\" (known: file, http)",
+					"unknown sink \"%.*s\" (known: file, http, clickhouse)",
 					(int)(n > 40 ? 40 : n), p);
 		if (seen[found]++)
 			return fail_msg(err, errlen, "sink \"%s\" listed twice",
 					names[found]);
-		/* at most "file,http": always fits */
+		/* at most "file,http,clickhouse": always fits */
 		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s",
 			 count ? "," : "", names[found]);
 		count++;
@@ -170,7 +205,7 @@ static int set_sinks(char *dst, size_t size, const char *v, char *err,
 	}
 	if (count == 0)
 		return fail_msg(err, errlen,
-				"no sink listed (at least one of file, http)");
+				"no sink listed (at least one of file, http, clickhouse)");
 	snprintf(dst, size, "%s", out);
 	return 0;
 }
@@ -204,6 +239,26 @@ static int check_string(const struct key_def *k, const char *v, char *err,
 			return fail_msg(err, errlen,
 					"%s: expected an http:// or https:// URL (or nothing)",
 					k->name);
+		break;
+	case K_LISTEN: {
+		struct sockaddr_storage ss;
+		socklen_t len;
+		char why[128];
+
+		if (n && netaddr_parse(v, &ss, &len, why, sizeof(why)) != 0)
+			return fail_msg(err, errlen, "%s: %s (or nothing: off)", k->name, why);
+		break;
+	}
+	case K_OPT_PATH:
+		if (n && v[0] != '/')
+			return fail_msg(err, errlen,
+					"%s: expected an absolute path (or nothing)", k->name);
+		break;
+	case K_NAME:
+		/* goes into SQL and HTTP headers: a plain identifier only */
+		if (strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n)
+			return fail_msg(err, errlen,
+					"%s: letters, digits and _ only", k->name);
 		break;
 	case K_LEVEL:
 		if (strcmp(v, "debug") && strcmp(v, "info") &&

@@ -18,6 +18,7 @@
 #include "cgroup.h"
 #include "defaults.h"
 #include "identity.h"
+#include "netio.h"
 
 #define JOB_COMM_LEN 16
 #define JOB_CONC_MAX 256 /* concurrency histogram: beyond, the last bucket */
@@ -36,6 +37,7 @@ struct proc_totals {
 	uint64_t rchar, wchar, syscr, syscw;
 	uint64_t read_bytes, write_bytes, cancelled_write_bytes;
 	uint64_t nvcsw, nivcsw, min_flt, maj_flt;
+	struct netio_totals net; /* sockets and block requests (netio.h) */
 	/* appended: exit-time analysis */
 	uint64_t run_delay_ns;   /* runnable, waiting for a CPU (sum of threads) */
 	/* a process: peak RSS of its last image only (0: unknown, see
@@ -75,6 +77,7 @@ struct job_proc {
 	uint32_t flags;     /* PROC_F_* */
 	uint32_t threads;   /* threads it ran over its life (0: unknown) */
 	uint64_t rss_bytes; /* last sampled RSS (live processes) */
+	uint64_t cpu_sampled_ns; /* CPU at the last sample (live; tick precision) */
 	struct proc_totals totals;
 	struct job_proc *next; /* hash chain (job.c) */
 };
@@ -139,6 +142,15 @@ struct job {
 	uint64_t cgroup_cpu_ns;
 
 	uint64_t events_dropped;    /* drops seen while the job ran */
+	uint64_t exits_lost;        /* processes gone without an exit record */
+	uint64_t procs_over_cap;    /* forks beyond the job's cap: not followed */
+	/* intervals when no tracerd followed the job (restarts), CLOCK_REALTIME */
+#define JOB_MAX_GAPS 8
+	int ngaps;
+	uint64_t gap_start_ns[JOB_MAX_GAPS], gap_end_ns[JOB_MAX_GAPS];
+	struct netio_devs blkdevs;  /* block requests of its processes, per device */
+	bool cgroup_io;             /* its cgroup's io.stat / blkio was read */
+	uint64_t cgroup_io_read_bytes, cgroup_io_write_bytes;
 
 	/* appended: the first OOM kill of the job (jobstate.c) */
 	struct job_oom {

@@ -10,6 +10,7 @@
 
 #include "jobstate.h"
 #include "jsonutil.h"
+#include "summary_id.h"
 
 /* {code_key: exit code or null, "signal": signal or null} from a wait status */
 static void add_exit_as(cJSON *obj, const char *code_key, int status)
@@ -44,6 +45,7 @@ static void add_io(cJSON *o, const struct proc_totals *t)
 	json_add_u64(o, "wchar", t->wchar);
 	json_add_u64(o, "read_bytes", t->read_bytes);
 	json_add_u64(o, "write_bytes", t->write_bytes);
+	netio_add_json(o, &t->net);
 }
 
 /* Run-queue delay and the peak of the images themselves (job.h). */
@@ -321,6 +323,10 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 		return NULL;
 	json_add_str(root, "schema", SUMMARY_SCHEMA);
 	json_add_str(root, "job", j->uid);
+	/* the same id on every retry: sinks drop duplicates by it */
+	char sid[SUMMARY_ID_LEN];
+	summary_id_new(sid);
+	json_add_str(root, "summary_id", sid);
 	cJSON_AddItemToObject(root, "identity", identity_to_json(&j->id));
 	cJSON_AddItemToObject(root, "host", host_info_to_json(host));
 	json_add_time(root, "start", j->start_ns);
@@ -348,6 +354,11 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 	if (j->oom.count)
 		cJSON_AddItemToObject(root, "oom", job_oom_json(j));
 	cJSON_AddItemToObject(root, "totals", totals_json(&j->totals));
+	cJSON_AddItemToObject(root, "block_devices", netio_devs_json(&j->blkdevs));
+	if (j->cgroup_io && (o = cJSON_AddObjectToObject(root, "cgroup_io"))) {
+		json_add_u64(o, "read_bytes", j->cgroup_io_read_bytes);
+		json_add_u64(o, "write_bytes", j->cgroup_io_write_bytes);
+	}
 	add_efficiency(root, j, core_ns, basis);
 	cJSON_AddItemToObject(root, "memory", memory_json(j));
 	cJSON *tree = tree_json(j);
@@ -360,6 +371,7 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 		json_add_u64(o, "kept", j->nkept);
 		json_add_u64(o, "not_kept", j->procs_not_kept);
 		json_add_u64(o, "moved_out", j->procs_moved_out);
+		json_add_u64(o, "over_cap", j->procs_over_cap);
 	}
 	if (j->registrant_pid) {
 		o = totals_json(&j->registrant);
@@ -372,8 +384,24 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 	cJSON_AddItemToObject(root, "tools", tools_json(j, core_ns));
 	cJSON_AddItemToObject(root, "process_tree", tree);
 	o = cJSON_AddObjectToObject(root, "drops");
-	if (o)
+	if (o) {
 		json_add_u64(o, "events", j->events_dropped);
+		json_add_u64(o, "exit_records_lost", j->exits_lost);
+	}
+	/* totals that are known to miss something */
+	cJSON_AddBoolToObject(root, "incomplete", j->procs_over_cap || j->events_dropped ||
+						  j->exits_lost || j->ngaps);
+	o = cJSON_AddArrayToObject(root, "gaps");
+	for (int i = 0; o && i < j->ngaps && i < JOB_MAX_GAPS; i++) {
+		cJSON *g = cJSON_CreateObject();
+		if (!g)
+			break;
+		json_add_time(g, "start", j->gap_start_ns[i]);
+		json_add_time(g, "end", j->gap_end_ns[i]);
+		json_add_u64_text(g, "start_ns", j->gap_start_ns[i]);
+		json_add_u64_text(g, "end_ns", j->gap_end_ns[i]);
+		cJSON_AddItemToArray(o, g);
+	}
 	o = cJSON_AddObjectToObject(root, "tracer");
 	if (o) {
 		json_add_str(o, "version", TRACER_VERSION);

@@ -38,7 +38,8 @@ static void usage(FILE *out)
 "  -h, --help        this text\n"
 "      --version     print the version\n"
 "\n"
-"Configuration keys may also come from $TRACER_OPTIONS (KEY=VALUE words).\n",
+"Configuration keys may also come from $TRACER_OPTIONS (KEY=VALUE words).\n"
+"See tracer-wrap(1) and tracer.conf(5).\n",
 		TRACER_DEFAULT_SOCKET, TRACER_DEFAULT_CONFIG);
 }
 
@@ -67,7 +68,7 @@ int wrap_parse_args(int argc, char **argv, struct wrap_opts *o)
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
 	/* '+': stop at the command's first word, never permute its argv */
-	while ((c = getopt_long(argc, argv, "+o:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:o:vh", longopts, NULL)) != -1) {
 		switch (c) {
 		case O_RUN: o->run = optarg; break;
 		case O_RUN_NAME: o->run_name = optarg; break;
@@ -92,16 +93,25 @@ int wrap_parse_args(int argc, char **argv, struct wrap_opts *o)
 		case O_VERSION:
 			printf("tracer-wrap %s\n", TRACER_VERSION);
 			return 1;
-		default:
-			fprintf(stderr, "tracer-wrap: bad option %s\n",
+		case ':':
+			fprintf(stderr, "tracer-wrap: option %s needs a value\n",
 				argv[optind - 1]);
-			usage(stderr);
+			return -1;
+		default:
+			/* one line naming the option, as typed without "=value" */
+			if (optopt && argv[optind - 1][1] != '-')
+				fprintf(stderr, "tracer-wrap: unknown option -%c "
+					"(see tracer-wrap --help)\n", optopt);
+			else
+				fprintf(stderr, "tracer-wrap: unknown option %.*s "
+					"(see tracer-wrap --help)\n",
+					(int)strcspn(argv[optind - 1], "="),
+					argv[optind - 1]);
 			return -1;
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "tracer-wrap: no command to run\n");
-		usage(stderr);
+		fprintf(stderr, "tracer-wrap: no command to run (see tracer-wrap --help)\n");
 		return -1;
 	}
 	o->cmd = &argv[optind];

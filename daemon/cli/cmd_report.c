@@ -1,6 +1,6 @@
 /*
- * cmd_report.c - `tracer jobs` and `tracer show`: tables read from the
- * file sink's summaries (docs/schema.md).  They work without tracerd.
+ * cmd_report.c - `tracer show`: one job's report read from the file
+ * sink's summaries (docs/schema.md).  It works without tracerd.
  */
 #include <math.h>
 #include <stdio.h>
@@ -12,127 +12,6 @@
 #include "client.h"
 
 #define MAX_DEPTH 32
-
-static const char *or_dash(const char *s)
-{
-	return s && *s ? s : "-";
-}
-
-static const char *exit_text(const cJSON *o, const char *code_key, char *buf, size_t len)
-{
-	double code = jnum(o, code_key), sig = jnum(o, "signal");
-
-	if (!isnan(sig))
-		snprintf(buf, len, "sig %.0f", sig);
-	else if (!isnan(code))
-		snprintf(buf, len, "%.0f", code);
-	else
-		snprintf(buf, len, "-");
-	return buf;
-}
-
-static bool take_json_flag(struct cli *c, int argc, char **argv, int *n)
-{
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			c->json = true;
-		else if (!strcmp(argv[i], "-n") && i + 1 < argc)
-			*n = atoi(argv[++i]);
-	}
-	return c->json;
-}
-
-static void print_json(const cJSON *o)
-{
-	char *s = cJSON_Print(o);
-	if (s)
-		printf("%s\n", s);
-	cJSON_free(s);
-}
-
-/* Jobs still running, from tracerd (silently none when it is not up). */
-static void print_running(struct cli *c)
-{
-	cJSON *req = cJSON_CreateObject(), *reply = NULL;
-	const cJSON *j;
-	char err[256], b1[32], b2[32], b3[32];
-
-	cJSON_AddStringToObject(req, "op", "status");
-	if (tracer_request(c->cfg.socket_path, c->cfg.client_timeout_ms, req, &reply, err,
-			   sizeof(err)) != 0)
-		goto cleanup;
-	const cJSON *open = cJSON_GetObjectItem(
-		cJSON_GetObjectItem(cJSON_GetObjectItem(reply, "status"), "jobs"), "open_jobs");
-	if (cJSON_GetArraySize(open) == 0)
-		goto cleanup;
-	printf("RUNNING\n%-34s %-20s %-9s %9s %7s %7s %10s %10s\n", "JOB", "NAME", "SCHED",
-	       "WALL", "LIVE", "PROCS", "RSS NOW", "PEAK");
-	cJSON_ArrayForEach(j, open) {
-		const cJSON *id = cJSON_GetObjectItem(j, "identity");
-		printf("%-34s %-20.20s %-9s %9s %7.0f %7.0f %10s %10s\n", or_dash(jstr(j, "job")),
-		       or_dash(jstr(id, "task_name")), or_dash(jstr(id, "scheduler")),
-		       fmt_secs(jnum(j, "wall_s"), b1, sizeof(b1)), jnum(j, "live"),
-		       jnum(j, "processes"), fmt_bytes((uint64_t)jnum(j, "rss_bytes"), b2, sizeof(b2)),
-		       fmt_bytes((uint64_t)jnum(j, "mem_peak_bytes"), b3, sizeof(b3)));
-		if (cJSON_IsTrue(cJSON_GetObjectItem(j, "stalled")))
-			printf("  ^ stalled: no CPU and no I/O progress (stall_threshold_s)\n");
-	}
-	printf("\nFINISHED\n");
-cleanup:
-	cJSON_Delete(req);
-	cJSON_Delete(reply);
-}
-
-int cmd_jobs(struct cli *c, int argc, char **argv)
-{
-	int n = 20;
-	const cJSON *s;
-	char b1[32], b2[32], b3[32], b4[32];
-
-	take_json_flag(c, argc, argv, &n);
-	if (n <= 0)
-		n = 20;
-	if (!c->json)
-		print_running(c);
-	if (access(c->cfg.file_path, F_OK) != 0) {
-		if (c->json)
-			printf("[]\n");
-		else
-			printf("no finished job yet (%s does not exist)\n", c->cfg.file_path);
-		return 0;
-	}
-	cJSON *all = summaries_tail(c->cfg.file_path, (size_t)n);
-	if (!all)
-		return 1;
-	if (c->json) {
-		print_json(all);
-		cJSON_Delete(all);
-		return 0;
-	}
-	printf("%-34s %-20s %-9s %-14s %-24s %9s %10s %5s %10s %7s %6s\n", "JOB", "NAME",
-	       "SCHED", "JOBID.STEP", "START", "WALL", "CPU", "EFF", "PEAK MEM", "PROCS", "EXIT");
-	cJSON_ArrayForEach(s, all) {
-		const cJSON *id = cJSON_GetObjectItem(s, "identity");
-		const cJSON *tot = cJSON_GetObjectItem(s, "totals");
-		const cJSON *mem = cJSON_GetObjectItem(s, "memory");
-		const cJSON *procs = cJSON_GetObjectItem(s, "processes");
-		char jobstep[TRACER_JOIN_KEY_LEN], ex[32];
-		const char *jid = jstr(id, "job_id"), *step = jstr(id, "step_id");
-		snprintf(jobstep, sizeof(jobstep), "%s%s%s", or_dash(jid), step ? "." : "",
-			 step ? step : "");
-		printf("%-34s %-20.20s %-9s %-14.14s %-24.24s %9s %10s %5s %10s %7.0f %6s\n",
-		       or_dash(jstr(s, "job")), or_dash(jstr(id, "task_name")),
-		       or_dash(jstr(id, "scheduler")), jobstep, or_dash(jstr(s, "start")),
-		       fmt_secs(jnum(s, "wall_s"), b1, sizeof(b1)),
-		       fmt_secs(jnum(tot, "cpu_s"), b2, sizeof(b2)),
-		       fmt_pct(jnum(s, "cpu_efficiency"), b3, sizeof(b3)),
-		       fmt_bytes((uint64_t)jnum(mem, "peak_bytes"), b4, sizeof(b4)),
-		       jnum(procs, "total"),
-		       exit_text(cJSON_GetObjectItem(s, "exit"), "code", ex, sizeof(ex)));
-	}
-	cJSON_Delete(all);
-	return 0;
-}
 
 static void print_header(const cJSON *s)
 {
@@ -183,6 +62,7 @@ static void print_header(const cJSON *s)
 	       fmt_bytes((uint64_t)jnum(tot, "read_bytes"), b, sizeof(b)),
 	       fmt_bytes((uint64_t)jnum(tot, "wchar"), c2, sizeof(c2)),
 	       fmt_bytes((uint64_t)jnum(tot, "write_bytes"), d, sizeof(d)));
+	print_netio_header(s);
 	printf("Procs    %.0f (exited %.0f, outlived %.0f, OOM-killed %.0f), events dropped %.0f\n",
 	       jnum(procs, "total"), jnum(procs, "exited"), jnum(procs, "outlived"),
 	       jnum(procs, "oom_killed"), jnum(drops, "events"));
@@ -195,8 +75,8 @@ static void print_tools(const cJSON *s)
 
 	/* SPAN: CPU over the tool's own time span (cores busy while it ran);
 	 * ALLOC: its share of the job's allocation, as seff */
-	printf("\n%-32s %7s %10s %5s %5s %10s %10s %10s  %s\n", "TOOL", "PROCS", "CPU", "SPAN",
-	       "ALLOC", "PEAK RSS", "READ", "WRITE", "EXIT CODES");
+	printf("\n%-32s %7s %10s %5s %5s %10s %10s %10s %10s %10s  %s\n", "TOOL", "PROCS", "CPU",
+	       "SPAN", "ALLOC", "PEAK RSS", "READ", "WRITE", "NET", "DISK", "EXIT CODES");
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(s, "tools")) {
 		char exits[128] = "";
 		size_t off = 0;
@@ -209,13 +89,16 @@ static void print_tools(const cJSON *s)
 			if (off >= sizeof(exits))
 				break;
 		}
-		printf("%-32.32s %7.0f %10s %5s %5s %10s %10s %10s  %s\n", or_dash(jstr(t, "tool")),
+		char n[32], k[32];
+		printf("%-32.32s %7.0f %10s %5s %5s %10s %10s %10s %10s %10s  %s\n",
+		       or_dash(jstr(t, "tool")),
 		       jnum(t, "processes"), fmt_secs(jnum(t, "cpu_s"), a, sizeof(a)),
 		       fmt_pct(jnum(t, "cpu_efficiency_span"), b, sizeof(b)),
 		       fmt_pct(jnum(t, "cpu_efficiency"), b2, sizeof(b2)),
 		       fmt_bytes((uint64_t)jnum(t, "peak_rss_bytes"), c2, sizeof(c2)),
 		       fmt_bytes((uint64_t)jnum(t, "rchar"), d, sizeof(d)),
-		       fmt_bytes((uint64_t)jnum(t, "wchar"), e, sizeof(e)), exits);
+		       fmt_bytes((uint64_t)jnum(t, "wchar"), e, sizeof(e)),
+		       fmt_net(t, n, sizeof(n)), fmt_disk(t, k, sizeof(k)), exits);
 	}
 }
 
@@ -277,19 +160,46 @@ static void print_tree(const cJSON *s)
 	}
 }
 
+static void show_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tracer show [--json] JOB|last\n"
+		"One finished job: run, task, allocation and totals, then its tools and\n"
+		"its process tree.  JOB is a job uid, a Slurm or AWS Batch job id\n"
+		"(1234 or 1234.batch) or a task name; the newest match wins; \"last\" is\n"
+		"the newest job.\n"
+		"      --json    the job's summary (docs/schema.md)\n"
+		"  -h, --help    this help\n");
+}
+
 int cmd_show(struct cli *c, int argc, char **argv)
 {
-	const char *name = NULL;
-	int n = 0;
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *name;
+	int opt;
 
-	take_json_flag(c, argc, argv, &n);
-	for (int i = 1; i < argc; i++)
-		if (strcmp(argv[i], "--json"))
-			name = argv[i];
-	if (!name) {
-		fprintf(stderr, "usage: tracer show JOB|last [--json]\n");
+	while ((opt = cli_getopt(argc, argv, ":h", opts, "show")) != -1) {
+		if (opt == 'j') {
+			c->json = true;
+		} else if (opt == 'h') {
+			show_usage(stdout);
+			return 0;
+		} else {
+			return 2;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "tracer show: which job? (a job uid, job id, task name or "
+				"\"last\"; see tracer show --help)\n");
 		return 2;
 	}
+	if (optind + 1 < argc)
+		return cli_extra_arg("show", argv[optind + 1]);
+	name = argv[optind];
 	cJSON *s = summary_find(c->cfg.file_path, name);
 	if (!s) {
 		fprintf(stderr, "tracer: no job %s in %s\n", name, c->cfg.file_path);

@@ -144,48 +144,66 @@ static int set_allocation(const struct run_opts *o, struct tracer_allocation *al
 	return 0;
 }
 
+static void run_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tracer run [--name NAME] [--run ID] [--pipeline NAME] [--job-file FILE]\n"
+		"                  [--cpus N] [--mem SIZE] [--time DURATION]\n"
+		"                  [--] COMMAND [ARGS...]\n"
+		"Run COMMAND as a recorded local job and exit with its status.  If tracerd\n"
+		"cannot be reached, COMMAND runs all the same, untraced, after one warning.\n"
+		"      --name NAME       task name (default: the command's base name)\n"
+		"      --run ID          run id (default: $TRACER_RUN_ID)\n"
+		"      --pipeline NAME   pipeline (default: $TRACER_PIPELINE)\n"
+		"      --job-file FILE   write the job's uid to FILE once registered\n"
+		"      --cpus N          allocated CPUs: the first N of the affinity mask\n"
+		"                        (default: the whole mask)\n"
+		"      --mem SIZE        allocated memory (2G, 512M)\n"
+		"      --time DURATION   time limit (01:30:00, 90m, 2h; a number is minutes)\n"
+		"  -h, --help            this help\n"
+		"The run name comes from $TRACER_RUN_NAME.  Options end at the command's\n"
+		"first word, or at \"--\".\n");
+}
+
+/* 0, 1 after --help, 2 on a usage error */
 static int parse_run_args(int argc, char **argv, struct run_opts *o)
 {
-	int i;
+	static const struct option opts[] = {
+		{"name", required_argument, NULL, 'N'},
+		{"run", required_argument, NULL, 'r'},
+		{"pipeline", required_argument, NULL, 'p'},
+		{"job-file", required_argument, NULL, 'j'},
+		{"cpus", required_argument, NULL, 'c'},
+		{"mem", required_argument, NULL, 'm'},
+		{"time", required_argument, NULL, 't'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
 
 	memset(o, 0, sizeof(*o));
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--")) {
-			i++;
-			break;
-		}
-		if (a[0] != '-')
-			break;
-		if (i + 1 >= argc) {
-			fprintf(stderr, "tracer run: %s needs a value\n", a);
-			return -1;
-		}
-		if (!strcmp(a, "--name"))
-			o->name = argv[++i];
-		else if (!strcmp(a, "--run"))
-			o->run = argv[++i];
-		else if (!strcmp(a, "--pipeline"))
-			o->pipeline = argv[++i];
-		else if (!strcmp(a, "--job-file"))
-			o->job_file = argv[++i];
-		else if (!strcmp(a, "--cpus"))
-			o->cpus = argv[++i];
-		else if (!strcmp(a, "--mem"))
-			o->mem = argv[++i];
-		else if (!strcmp(a, "--time"))
-			o->time = argv[++i];
-		else {
-			fprintf(stderr, "tracer run: unknown option %s\n", a);
-			return -1;
+	/* '+': stop at the command's first word, never permute its argv */
+	while ((c = cli_getopt(argc, argv, "+:h", opts, "run")) != -1) {
+		switch (c) {
+		case 'N': o->name = optarg; break;
+		case 'r': o->run = optarg; break;
+		case 'p': o->pipeline = optarg; break;
+		case 'j': o->job_file = optarg; break;
+		case 'c': o->cpus = optarg; break;
+		case 'm': o->mem = optarg; break;
+		case 't': o->time = optarg; break;
+		case 'h':
+			run_usage(stdout);
+			return 1;
+		default:
+			return 2;
 		}
 	}
-	if (i >= argc) {
-		fprintf(stderr, "usage: tracer run [--name N] [--run ID] [--pipeline P] "
-				"[--cpus N] [--mem SIZE] [--time DURATION] [--job-file F] -- CMD [ARGS]\n");
-		return -1;
+	if (optind >= argc) {
+		fprintf(stderr, "tracer run: no command to run (see tracer run --help)\n");
+		return 2;
 	}
-	o->cmd = argv + i;
+	o->cmd = argv + optind;
 	return 0;
 }
 
@@ -240,8 +258,9 @@ int cmd_run(struct cli *c, int argc, char **argv)
 
 	/* first: a signal from now on waits for the command, then reaches it */
 	runner_block_signals(&r, &ro);
-	if (parse_run_args(argc, argv, &o) != 0)
-		return 2;
+	int rc = parse_run_args(argc, argv, &o);
+	if (rc != 0)
+		return rc == 1 ? 0 : 2;
 	{
 		struct tracer_allocation al = {0};
 		if (set_allocation(&o, &al) != 0)

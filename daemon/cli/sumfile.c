@@ -1,11 +1,14 @@
 /*
  * sumfile.c - read job summaries back from the NDJSON file sink.  Lines
  * that do not parse (a partial line from a full disk, say) are skipped
- * and counted on stderr; the rest of the file is still read.
+ * and counted on stderr; the rest of the file is still read.  The file
+ * sink's rotated files (FILE.1 the newest ... FILE.N) are read too by
+ * summaries_each.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -51,15 +54,37 @@ static cJSON *parse_line(struct reader *r, ssize_t n)
 	return o;
 }
 
-cJSON *summaries_tail(const char *path, size_t max)
+/* Every summary that passes f, in file order (max == 0). */
+static cJSON *summaries_all(struct reader *r, const struct job_filter *f)
+{
+	cJSON *out = cJSON_CreateArray();
+	ssize_t len;
+
+	while (out && (len = getline(&r->line, &r->cap, r->f)) > 0) {
+		cJSON *o = parse_line(r, len);
+		if (!o)
+			continue;
+		if (f && !job_filter_summary(f, o))
+			cJSON_Delete(o);
+		else
+			cJSON_AddItemToArray(out, o);
+	}
+	return out;
+}
+
+cJSON *summaries_tail(const char *path, size_t max, const struct job_filter *f)
 {
 	struct reader r;
-	cJSON **ring, *out = NULL;
+	cJSON **ring = NULL, *out = NULL;
 	size_t n = 0;
 	ssize_t len;
 
-	if (max == 0 || reader_open(&r, path) != 0)
+	if (reader_open(&r, path) != 0)
 		return NULL;
+	if (max == 0) {
+		out = summaries_all(&r, f);
+		goto cleanup;
+	}
 	ring = calloc(max, sizeof(*ring));
 	if (!ring)
 		goto cleanup;
@@ -67,13 +92,17 @@ cJSON *summaries_tail(const char *path, size_t max)
 		cJSON *o = parse_line(&r, len);
 		if (!o)
 			continue;
+		if (f && !job_filter_summary(f, o)) {
+			cJSON_Delete(o);
+			continue;
+		}
 		cJSON_Delete(ring[n % max]);
 		ring[n % max] = o;
 		n++;
 	}
 	out = cJSON_CreateArray();
 	size_t first = n > max ? n - max : 0;
-	for (size_t i = first; i < n; i++) {
+	for (size_t i = first; out && i < n; i++) {
 		cJSON_AddItemToArray(out, ring[i % max]);
 		ring[i % max] = NULL;
 	}
@@ -137,4 +166,54 @@ cJSON *summary_find(const char *path, const char *name)
 	}
 	reader_close(&r);
 	return best;
+}
+
+/* ---- the whole archive: FILE.N ... FILE.1 (rotated), then FILE ---- */
+
+#define ARCHIVE_MAX_ROTATED 1000
+
+static int each_in_file(const char *path, summary_fn fn, void *ctx, unsigned long *bad)
+{
+	struct reader r;
+	ssize_t len;
+	int rc = 0;
+
+	if (reader_open(&r, path) != 0)
+		return -1;
+	while (rc == 0 && (len = getline(&r.line, &r.cap, r.f)) > 0) {
+		cJSON *o = parse_line(&r, len);
+		if (o)
+			rc = fn(o, ctx);
+		cJSON_Delete(o);
+	}
+	*bad += r.bad;
+	r.bad = 0; /* counted once, by the caller */
+	reader_close(&r);
+	return rc;
+}
+
+int summaries_each(const char *path, summary_fn fn, void *ctx, int *files)
+{
+	char rotated[4096];
+	unsigned long bad = 0;
+	int n = 0, last = 0, rc = 0;
+
+	/* the oldest first: the highest number that exists */
+	for (int i = 1; i <= ARCHIVE_MAX_ROTATED; i++) {
+		snprintf(rotated, sizeof(rotated), "%s.%d", path, i);
+		if (access(rotated, F_OK) != 0)
+			break;
+		last = i;
+	}
+	for (int i = last; rc >= 0 && i >= 1; i--) {
+		snprintf(rotated, sizeof(rotated), "%s.%d", path, i);
+		if ((rc = each_in_file(rotated, fn, ctx, &bad)) == 0)
+			n++;
+	}
+	if (rc == 0 && access(path, F_OK) == 0 && (rc = each_in_file(path, fn, ctx, &bad)) == 0)
+		n++;
+	if (bad)
+		fprintf(stderr, "tracer: %lu unreadable line(s) skipped\n", bad);
+	*files = n;
+	return rc;
 }

@@ -275,6 +275,17 @@ import json, sys
 uid = sys.argv[1]
 sys.exit(0 if any(j["job"] == uid for j in json.load(sys.stdin)["jobs"]["open_jobs"]) else 1)' "$(cat "$TMP/j.owned")"; }
 	check "the victim job is still open after the other user's requests" still_open
+	# tracer jobs: the open job is RUNNING, filtered like the finished ones
+	running_listed() {
+		local uid out
+		uid=$(cat "$TMP/j.owned")
+		out=$(tr_cli jobs -u root -s R,CD -S now-1hour) &&
+			awk -v u="$uid" '/^RUNNING/ { r = 1 } /^FINISHED/ { r = 0 } r && $1 == u { f = 1 } END { exit !f }' <<<"$out" || { echo "$out"; return 1; }
+		out=$(tr_cli jobs --state CD,F) && ! grep -q "^RUNNING" <<<"$out" || { echo "--state CD,F: $out"; return 1; }
+		out=$(tr_cli jobs -u nobody) && ! grep -q "^RUNNING" <<<"$out" || { echo "-u nobody: $out"; return 1; }
+		out=$(tr_cli jobs -E now-1day) && ! grep -q "^RUNNING" <<<"$out" || { echo "-E now-1day: $out"; return 1; }
+	}
+	check "tracer jobs lists the open job under RUNNING, and its filters hide it" running_listed
 fi
 echo go >&7
 exec 7>&-

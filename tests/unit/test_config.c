@@ -159,6 +159,12 @@ static void test_bad_lines(void)
 	bad_line("sinks = ,", "no sink listed");
 	bad_line("http_url = ftp://x", "expected an http:// or https:// URL");
 	bad_line("log_level = verbose", "expected debug, info, warn or error");
+	bad_line("metrics_listen = 9464", "expected ADDRESS:PORT");
+	bad_line("metrics_listen = localhost:9464", "not a numeric IPv4 address");
+	bad_line("metrics_listen = 127.0.0.1:0", "port must be 1..65535");
+	bad_line("metrics_listen = 127.0.0.1:65536", "port must be 1..65535");
+	bad_line("metrics_listen = [::1:9464", "expected [IPv6]:PORT");
+	bad_line("metrics_listen = [zz]:9464", "not a numeric IPv6 address");
 	bad_line("clickhouse_table = db.t", "unknown key");
 	bad_line("file = \"/unterminated", "unbalanced quotes");
 	bad_line("file = \"/a\" junk", "unbalanced quotes");
@@ -231,6 +237,10 @@ static void test_set(void)
 	CU_ASSERT_EQUAL(config_set(&c, "argv_max", "0100", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(c.argv_max, 100); /* decimal, not octal */
 	CU_ASSERT_EQUAL(config_set(&c, "http_url", "", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_set(&c, "metrics_listen", "127.0.0.1:9464", err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(c.metrics_listen, "127.0.0.1:9464");
+	CU_ASSERT_EQUAL(config_set(&c, "metrics_listen", "[::1]:18200", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_set(&c, "metrics_listen", "", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(config_set(&c, "nope", "1", err, sizeof(err)), -1);
 	CU_ASSERT_EQUAL(config_set(&c, NULL, "1", err, sizeof(err)), -1);
 	CU_ASSERT_EQUAL(config_set(&c, "keep_procs", "x", NULL, 0), -1);
@@ -255,7 +265,7 @@ static void test_set(void)
 /*
  * contrib/tracer.conf loads cleanly, and with every "# key = value" line
  * uncommented it still equals the defaults: the file documents them
- * truly, and names all 30 keys.
+ * truly, and names all 18 keys.
  */
 static void test_shipped_file(void)
 {
@@ -286,7 +296,7 @@ static void test_shipped_file(void)
 		len += (size_t)snprintf(text + len, 65536 - len, "%s", line + 2);
 	}
 	fclose(f);
-	CU_ASSERT_EQUAL(keys, 30); /* every key of config.c, shipped as its default */
+	CU_ASSERT_EQUAL(keys, (int)config_key_count()); /* every key, shipped as its default */
 	reset_warnings();
 	CU_ASSERT_EQUAL(config_load(&c, write_conf(text, len), false, collect), 0);
 	if (nwarn)
@@ -294,6 +304,34 @@ static void test_shipped_file(void)
 	CU_ASSERT_EQUAL(nwarn, 0);
 	CU_ASSERT_EQUAL(memcmp(&c, &d, sizeof(c)), 0);
 	free(text);
+}
+
+/* the delivery keys: sinks, names that go into SQL, optional paths */
+static void test_delivery_keys(void)
+{
+	struct tracer_config c;
+	char err[256];
+
+	config_defaults(&c);
+	CU_ASSERT_STRING_EQUAL(c.spool_dir, "/var/lib/tracer/spool");
+	CU_ASSERT_STRING_EQUAL(c.clickhouse_url, "http://127.0.0.1:8123/");
+	CU_ASSERT_STRING_EQUAL(c.clickhouse_database, "tracer");
+	CU_ASSERT(c.http_gzip);
+	CU_ASSERT_EQUAL(config_set(&c, "sinks", "clickhouse, file ,http", err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(c.sinks, "clickhouse,file,http");
+	CU_ASSERT_EQUAL(config_set(&c, "sinks", "file,clickhouse,file", err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(config_set(&c, "clickhouse_database", "db; DROP", err, sizeof(err)), -1);
+	CU_ASSERT_STRING_EQUAL(c.clickhouse_database, "tracer");
+	CU_ASSERT_EQUAL(config_set(&c, "clickhouse_user", "tracer_rw", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_set(&c, "http_token_file", "", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_set(&c, "http_token_file", "token", err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(config_set(&c, "http_token_file", "/etc/tracer/token", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_set(&c, "spool_max_bytes", "1000", err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(config_set(&c, "spool_max_bytes", "4294967295", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.spool_max_bytes, 4294967295u);
+	CU_ASSERT_EQUAL(config_set(&c, "file_max_bytes", "0", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_set(&c, "file_keep", "0", err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(config_set(&c, "retry_max_ms", "999", err, sizeof(err)), -1);
 }
 
 int main(void)
@@ -306,6 +344,7 @@ int main(void)
 		{"missing file", test_missing_and_unreadable},
 		{"config_set", test_set},
 		{"shipped tracer.conf", test_shipped_file},
+		{"delivery keys", test_delivery_keys},
 	};
 	int rc;
 

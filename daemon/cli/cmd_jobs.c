@@ -1,0 +1,282 @@
+/*
+ * cmd_jobs.c - `tracer jobs`: the jobs still running (from tracerd) and
+ * the newest finished ones (from the file sink's summaries), selected
+ * with the filters sacct users know; as a table, JSON or CSV.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "client.h"
+#include "clock.h"
+
+#define DEFAULT_LIMIT 20
+
+enum { O_NAME = 256, O_STATE, O_JSON, O_CSV };
+enum fmt { F_TABLE, F_JSON, F_CSV };
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tracer jobs [-u USER] [-S TIME] [-E TIME] [-s STATE] [--name NAME]\n"
+		"                   [-r RUN] [-n N] [--json | --csv]\n"
+		"Jobs running now (from tracerd) and the newest finished jobs (from the\n"
+		"summary file), oldest first.  Lists are comma-separated; a job is shown\n"
+		"when it matches every filter given.\n"
+		"  -u, --user USER[,...]     owner, by name or uid\n"
+		"  -S, --starttime TIME      jobs running at or after TIME\n"
+		"  -E, --endtime TIME        jobs started at or before TIME\n"
+		"  -s, --state STATE[,...]   COMPLETED (CD), FAILED (F), OUT_OF_MEMORY (OOM),\n"
+		"                            CANCELLED (CA), TIMEOUT (TO), RUNNING (R)\n"
+		"      --name NAME[,...]     task (job) name\n"
+		"  -r, --run RUN[,...]       run id or run name\n"
+		"  -n, --limit N             at most the N newest finished jobs (default %d;\n"
+		"                            0: all)\n"
+		"      --json                the finished jobs' summaries as a JSON array\n"
+		"      --csv                 the finished jobs as CSV, one line each\n"
+		"  -h, --help                this help\n"
+		"TIME: now, now-1day, now-2hours, now-30min, today, yesterday,\n"
+		"      2026-11-22, 2026-11-22T06:30[:00][Z|+01:00] (local time without a zone)\n",
+		DEFAULT_LIMIT);
+}
+
+static int time_arg(const char *opt, const char *v, int64_t *out)
+{
+	if (clock_parse_time(v, time(NULL), out) == 0)
+		return 0;
+	fprintf(stderr, "tracer jobs: %s: \"%s\" is not a time (now-1day, today, "
+			"2026-11-22T06:30, ...)\n", opt, v);
+	return -1;
+}
+
+static int limit_arg(const char *v, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(v, &end, 10);
+	if (errno || end == v || *end || *out < 0) {
+		fprintf(stderr, "tracer jobs: -n: \"%s\" is not a count (0 or more)\n", v);
+		return -1;
+	}
+	return 0;
+}
+
+/* Parse the options into f, *limit, *fmt: 0, 1 after --help, 2 on a usage error. */
+static int parse_jobs_args(int argc, char **argv, struct job_filter *f, long *limit,
+			   enum fmt *fmt)
+{
+	static const struct option opts[] = {
+		{"user", required_argument, NULL, 'u'},
+		{"starttime", required_argument, NULL, 'S'},
+		{"endtime", required_argument, NULL, 'E'},
+		{"state", required_argument, NULL, 's'},
+		{"name", required_argument, NULL, O_NAME},
+		{"run", required_argument, NULL, 'r'},
+		{"limit", required_argument, NULL, 'n'},
+		{"json", no_argument, NULL, O_JSON},
+		{"csv", no_argument, NULL, O_CSV},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	while ((c = cli_getopt(argc, argv, ":u:S:E:s:r:n:h", opts, "jobs")) != -1) {
+		switch (c) {
+		case 'u': f->users = optarg; break;
+		case 's': f->states = optarg; break;
+		case O_NAME: f->names = optarg; break;
+		case 'r': f->runs = optarg; break;
+		case 'S':
+			if (time_arg("-S", optarg, &f->since_ns) != 0)
+				return 2;
+			break;
+		case 'E':
+			if (time_arg("-E", optarg, &f->until_ns) != 0)
+				return 2;
+			break;
+		case 'n':
+			if (limit_arg(optarg, limit) != 0)
+				return 2;
+			break;
+		case O_JSON: *fmt = F_JSON; break;
+		case O_CSV: *fmt = F_CSV; break;
+		case 'h':
+			usage(stdout);
+			return 1;
+		default:
+			return 2;
+		}
+	}
+	if (optind < argc)
+		return cli_extra_arg("jobs", argv[optind]);
+	return 0;
+}
+
+/* Jobs still running, from tracerd (silently none when it is not up). */
+static void print_running(struct cli *c, const struct job_filter *f)
+{
+	cJSON *req = cJSON_CreateObject(), *reply = NULL;
+	const cJSON *j;
+	char err[256], b1[32], b2[32], b3[32];
+	int64_t now = (int64_t)clock_real_ns();
+	bool header = false;
+
+	cJSON_AddStringToObject(req, "op", "status");
+	if (tracer_request(c->cfg.socket_path, c->cfg.client_timeout_ms, req, &reply, err,
+			   sizeof(err)) != 0)
+		goto cleanup;
+	const cJSON *open = cJSON_GetObjectItem(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(reply, "status"), "jobs"), "open_jobs");
+	cJSON_ArrayForEach(j, open) {
+		const cJSON *id = cJSON_GetObjectItem(j, "identity");
+		double wall = jnum(j, "wall_s");
+		int64_t start = now - (int64_t)((isnan(wall) ? 0 : wall) * 1e9);
+
+		if (!job_filter_match(f, id, "RUNNING", start, now))
+			continue;
+		if (!header)
+			printf("RUNNING\n%-34s %-20s %-9s %9s %7s %7s %10s %10s\n", "JOB", "NAME",
+			       "SCHED", "WALL", "LIVE", "PROCS", "RSS NOW", "PEAK");
+		header = true;
+		printf("%-34s %-20.20s %-9s %9s %7.0f %7.0f %10s %10s\n", or_dash(jstr(j, "job")),
+		       or_dash(jstr(id, "task_name")), or_dash(jstr(id, "scheduler")),
+		       fmt_secs(wall, b1, sizeof(b1)), jnum(j, "live"), jnum(j, "processes"),
+		       fmt_bytes((uint64_t)jnum(j, "rss_bytes"), b2, sizeof(b2)),
+		       fmt_bytes((uint64_t)jnum(j, "mem_peak_bytes"), b3, sizeof(b3)));
+		if (cJSON_IsTrue(cJSON_GetObjectItem(j, "stalled")))
+			printf("  ^ stalled: no CPU and no I/O progress (stall_threshold_s)\n");
+	}
+	if (header)
+		printf("\nFINISHED\n");
+cleanup:
+	cJSON_Delete(req);
+	cJSON_Delete(reply);
+}
+
+static void print_table(const cJSON *all)
+{
+	const cJSON *s;
+	char b1[32], b2[32], b3[32], b4[32];
+
+	printf("%-34s %-20s %-9s %-14s %-24s %9s %10s %5s %10s %7s %6s %s\n", "JOB", "NAME",
+	       "SCHED", "JOBID.STEP", "START", "WALL", "CPU", "EFF", "PEAK MEM", "PROCS", "EXIT",
+	       "STATE");
+	cJSON_ArrayForEach(s, all) {
+		const cJSON *id = cJSON_GetObjectItem(s, "identity");
+		const cJSON *tot = cJSON_GetObjectItem(s, "totals");
+		const cJSON *mem = cJSON_GetObjectItem(s, "memory");
+		const cJSON *procs = cJSON_GetObjectItem(s, "processes");
+		char jobstep[TRACER_JOIN_KEY_LEN], ex[32];
+		const char *jid = jstr(id, "job_id"), *step = jstr(id, "step_id");
+		snprintf(jobstep, sizeof(jobstep), "%s%s%s", or_dash(jid), step ? "." : "",
+			 step ? step : "");
+		printf("%-34s %-20.20s %-9s %-14.14s %-24.24s %9s %10s %5s %10s %7.0f %6s %s\n",
+		       or_dash(jstr(s, "job")), or_dash(jstr(id, "task_name")),
+		       or_dash(jstr(id, "scheduler")), jobstep, or_dash(jstr(s, "start")),
+		       fmt_secs(jnum(s, "wall_s"), b1, sizeof(b1)),
+		       fmt_secs(jnum(tot, "cpu_s"), b2, sizeof(b2)),
+		       fmt_pct(jnum(s, "cpu_efficiency"), b3, sizeof(b3)),
+		       fmt_bytes((uint64_t)jnum(mem, "peak_bytes"), b4, sizeof(b4)),
+		       jnum(procs, "total"),
+		       exit_text(cJSON_GetObjectItem(s, "exit"), "code", ex, sizeof(ex)),
+		       or_dash(jstr(s, "state")));
+	}
+}
+
+/* RFC 4180: quoted when it holds a comma, a quote or a line break */
+static void csv_str(const char *s, bool last)
+{
+	if (s && s[strcspn(s, ",\"\r\n")]) {
+		putchar('"');
+		for (; *s; s++) {
+			if (*s == '"')
+				putchar('"');
+			putchar(*s);
+		}
+		putchar('"');
+	} else if (s) {
+		fputs(s, stdout);
+	}
+	putchar(last ? '\n' : ',');
+}
+
+static void csv_num(double v)
+{
+	if (!isnan(v))
+		printf("%.15g", v);
+	putchar(',');
+}
+
+static void print_csv(const cJSON *all)
+{
+	const cJSON *s;
+
+	printf("job,name,scheduler,job_id,step_id,user,state,start,end,wall_s,cpu_s,"
+	       "cpu_efficiency,mem_peak_bytes,processes,exit_code,exit_signal,run_id,run_name,"
+	       "pipeline\n");
+	cJSON_ArrayForEach(s, all) {
+		const cJSON *id = cJSON_GetObjectItem(s, "identity");
+		const cJSON *ex = cJSON_GetObjectItem(s, "exit");
+
+		csv_str(jstr(s, "job"), false);
+		csv_str(jstr(id, "task_name"), false);
+		csv_str(jstr(id, "scheduler"), false);
+		csv_str(jstr(id, "job_id"), false);
+		csv_str(jstr(id, "step_id"), false);
+		csv_str(jstr(id, "user"), false);
+		csv_str(jstr(s, "state"), false);
+		csv_str(jstr(s, "start"), false);
+		csv_str(jstr(s, "end"), false);
+		csv_num(jnum(s, "wall_s"));
+		csv_num(jnum(cJSON_GetObjectItem(s, "totals"), "cpu_s"));
+		csv_num(jnum(s, "cpu_efficiency"));
+		csv_num(jnum(cJSON_GetObjectItem(s, "memory"), "peak_bytes"));
+		csv_num(jnum(cJSON_GetObjectItem(s, "processes"), "total"));
+		csv_num(jnum(ex, "code"));
+		csv_num(jnum(ex, "signal"));
+		csv_str(jstr(id, "run_id"), false);
+		csv_str(jstr(id, "run_name"), false);
+		csv_str(jstr(id, "pipeline"), true);
+	}
+}
+
+int cmd_jobs(struct cli *c, int argc, char **argv)
+{
+	struct job_filter f;
+	long limit = DEFAULT_LIMIT;
+	enum fmt fmt = c->json ? F_JSON : F_TABLE;
+	int rc;
+
+	job_filter_init(&f);
+	rc = parse_jobs_args(argc, argv, &f, &limit, &fmt);
+	if (rc != 0)
+		return rc == 1 ? 0 : rc;
+	if (fmt == F_TABLE)
+		print_running(c, &f);
+	if (access(c->cfg.file_path, F_OK) != 0) {
+		if (fmt == F_JSON)
+			printf("[]\n");
+		else if (fmt == F_CSV)
+			print_csv(NULL);
+		else
+			printf("no finished job yet (%s does not exist)\n", c->cfg.file_path);
+		return 0;
+	}
+	cJSON *all = summaries_tail(c->cfg.file_path, (size_t)limit, &f);
+	if (!all)
+		return 1;
+	if (fmt == F_JSON)
+		print_json(all);
+	else if (fmt == F_CSV)
+		print_csv(all);
+	else
+		print_table(all);
+	cJSON_Delete(all);
+	return 0;
+}

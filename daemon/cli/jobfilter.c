@@ -1,0 +1,105 @@
+/*
+ * jobfilter.c - which jobs `tracer jobs` lists, with sacct's selection
+ * rules: every filter given must match; a list is "a,b,c" and matches
+ * when any of its words does; -S keeps jobs still running at or after
+ * the time (ended then or later), -E jobs that had started by then, so
+ * both together keep the jobs that overlap the window.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "cli.h"
+
+/* sacct's short state names */
+static const char *state_word(const char *w, size_t n, char *buf, size_t len)
+{
+	static const struct { const char *abbrev, *word; } abbrevs[] = {
+		{"CD", "COMPLETED"}, {"F", "FAILED"}, {"OOM", "OUT_OF_MEMORY"},
+		{"CA", "CANCELLED"}, {"TO", "TIMEOUT"}, {"R", "RUNNING"},
+	};
+
+	snprintf(buf, len, "%.*s", (int)n, w);
+	for (size_t i = 0; i < sizeof(abbrevs) / sizeof(abbrevs[0]); i++)
+		if (strcasecmp(buf, abbrevs[i].abbrev) == 0)
+			return abbrevs[i].word;
+	return buf;
+}
+
+/* Does the comma list hold value?  States compare without case. */
+static bool in_list(const char *list, const char *value, bool is_state)
+{
+	const char *p = list;
+
+	if (!value)
+		return false;
+	while (*p) {
+		size_t n = strcspn(p, ",");
+		char buf[64];
+
+		if (n > 0) {
+			if (is_state) {
+				if (strcasecmp(state_word(p, n, buf, sizeof(buf)), value) == 0)
+					return true;
+			} else if (strlen(value) == n && strncmp(p, value, n) == 0) {
+				return true;
+			}
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
+static bool user_matches(const char *list, const cJSON *id)
+{
+	double uid = jnum(id, "uid");
+	char buf[32];
+
+	if (in_list(list, jstr(id, "user"), false))
+		return true;
+	if (isnan(uid))
+		return false;
+	snprintf(buf, sizeof(buf), "%.0f", uid);
+	return in_list(list, buf, false);
+}
+
+void job_filter_init(struct job_filter *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->since_ns = INT64_MIN;
+	f->until_ns = INT64_MAX;
+}
+
+bool job_filter_match(const struct job_filter *f, const cJSON *id, const char *state,
+		      int64_t start_ns, int64_t end_ns)
+{
+	if (f->users && !user_matches(f->users, id))
+		return false;
+	if (f->names && !in_list(f->names, jstr(id, "task_name"), false))
+		return false;
+	if (f->runs && !in_list(f->runs, jstr(id, "run_id"), false) &&
+	    !in_list(f->runs, jstr(id, "run_name"), false))
+		return false;
+	if (f->states && !in_list(f->states, state, true))
+		return false;
+	if (f->since_ns != INT64_MIN && !(end_ns >= f->since_ns))
+		return false;
+	if (f->until_ns != INT64_MAX && !(start_ns <= f->until_ns))
+		return false;
+	return true;
+}
+
+/* A finished job's summary: its "state" word (when the summary has one)
+ * and start_ns/end_ns; a summary without times fails a time filter. */
+bool job_filter_summary(const struct job_filter *f, const cJSON *s)
+{
+	double start = jnum(s, "start_ns"), end = jnum(s, "end_ns");
+
+	/* ns since the epoch fit a double to within a microsecond */
+	return job_filter_match(f, cJSON_GetObjectItem(s, "identity"), jstr(s, "state"),
+				isnan(start) ? INT64_MAX : (int64_t)start,
+				isnan(end) ? INT64_MIN : (int64_t)end);
+}

@@ -1,0 +1,391 @@
+/*
+ * report.c - `tracer report`: totals, efficiencies, flags and cost across
+ * the jobs of the local archive (the file sink and its rotated files),
+ * grouped by run, task, tool, user or pipeline; a table, JSON or CSV
+ * (report_out.c).  Reads summaries one at a time: memory grows with the
+ * number of groups, not of jobs.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "report.h"
+
+#define DEFAULT_SINCE "7d"
+
+/* "90s", "30m", "24h", "7d", "2w": seconds, or -1 */
+static double parse_since(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	static const struct {
+		char unit;
+		double secs;
+	} units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 604800}};
+
+	if (end == s || !(v > 0) || end[0] == '\0' || end[1] != '\0')
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (*end == units[i].unit)
+			return v * units[i].secs;
+	return -1;
+}
+
+static const char *const by_names[] = {"all", "run", "task", "tool", "user", "pipeline"};
+
+static void report_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: tracer report [--since DURATION] [--by run|task|tool|user|pipeline]\n"
+		"                     [--json | --csv] [--clickhouse]\n"
+		"Totals across the jobs of the local archive (the summary file and its\n"
+		"rotated files FILE.1 ... FILE.N) that ended in the window, per group: jobs,\n"
+		"failures, wall and CPU time, CPU and memory efficiency, bytes read and\n"
+		"written, flags and cost.\n"
+		"      --since DURATION  the window: 90m, 24h, 7d, 2w (default %s)\n"
+		"      --by GROUP        run, task, tool, user or pipeline (default: all jobs\n"
+		"                        as one group)\n"
+		"      --json            the groups as JSON\n"
+		"      --csv             the groups as CSV\n"
+		"      --clickhouse      the same from ClickHouse's tables (every node's jobs;\n"
+		"                        clickhouse_url, clickhouse_database, ...; no cost)\n"
+		"  -h, --help            this help\n", DEFAULT_SINCE);
+}
+
+/* 0, 1 after --help, 2 on a usage error (one line said why) */
+static int parse_args(struct report *r, int argc, char **argv)
+{
+	enum { O_JSON = 256, O_CSV, O_SINCE, O_BY, O_CLICKHOUSE };
+	static const struct option opts[] = {
+		{"json", no_argument, NULL, O_JSON},
+		{"csv", no_argument, NULL, O_CSV},
+		{"since", required_argument, NULL, O_SINCE},
+		{"by", required_argument, NULL, O_BY},
+		{"clickhouse", no_argument, NULL, O_CLICKHOUSE},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	const char *since = DEFAULT_SINCE;
+	int c;
+
+	while ((c = cli_getopt(argc, argv, ":h", opts, "report")) != -1) {
+		if (c == O_JSON) {
+			r->format = REPORT_JSON;
+		} else if (c == O_CSV) {
+			r->format = REPORT_CSV;
+		} else if (c == O_CLICKHOUSE) {
+			r->clickhouse = true;
+		} else if (c == O_SINCE) {
+			since = optarg;
+		} else if (c == O_BY) {
+			const char *b = optarg;
+			r->by = -1;
+			for (int k = 1; k < (int)(sizeof(by_names) / sizeof(by_names[0])); k++)
+				if (!strcmp(b, by_names[k]))
+					r->by = (enum report_by)k;
+			if ((int)r->by < 0) {
+				fprintf(stderr, "tracer report: --by %s: expected run, task, tool, user or pipeline\n", b);
+				return 2;
+			}
+		} else if (c == 'h') {
+			report_usage(stdout);
+			return 1;
+		} else {
+			return 2;
+		}
+	}
+	if (optind < argc)
+		return cli_extra_arg("report", argv[optind]);
+	r->since_s = parse_since(since);
+	if (r->since_s < 0) {
+		fprintf(stderr, "tracer report: --since %s: expected a duration such as 90m, 24h, 7d, 2w\n", since);
+		return 2;
+	}
+	snprintf(r->since_text, sizeof(r->since_text), "%s", since);
+	r->by_name = by_names[r->by];
+	return 0;
+}
+
+/* ---- groups: open addressing on the key ---- */
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static int grow(struct report *r)
+{
+	size_t cap = r->cap ? r->cap * 2 : 64;
+	struct group **slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (size_t i = 0; i < r->cap; i++) {
+		if (!r->slots[i])
+			continue;
+		size_t k = hash(r->slots[i]->key) & (cap - 1);
+		while (slots[k])
+			k = (k + 1) & (cap - 1);
+		slots[k] = r->slots[i];
+	}
+	free(r->slots);
+	r->slots = slots;
+	r->cap = cap;
+	return 0;
+}
+
+struct group *report_group(struct report *r, const char *key)
+{
+	size_t k;
+
+	if ((r->ngroups + 1) * 10 > r->cap * 7 && grow(r) != 0)
+		return NULL;
+	for (k = hash(key) & (r->cap - 1); r->slots[k]; k = (k + 1) & (r->cap - 1))
+		if (!strcmp(r->slots[k]->key, key))
+			return r->slots[k];
+	struct group *g = calloc(1, sizeof(*g));
+	if (!g || !(g->key = strdup(key))) {
+		free(g);
+		return NULL;
+	}
+	r->slots[k] = g;
+	r->ngroups++;
+	return g;
+}
+
+static void group_free(struct group *g)
+{
+	for (size_t i = 0; i < g->nflags; i++)
+		free(g->flags[i].id);
+	free(g->flags);
+	free(g->key);
+	free(g);
+}
+
+void report_add_flag(struct group *g, const char *id, uint64_t n)
+{
+	for (size_t i = 0; i < g->nflags; i++)
+		if (!strcmp(g->flags[i].id, id)) {
+			g->flags[i].n += n;
+			return;
+		}
+	struct flag_count *f = realloc(g->flags, (g->nflags + 1) * sizeof(*f));
+	if (!f)
+		return;
+	g->flags = f;
+	if ((f[g->nflags].id = strdup(id)) != NULL)
+		f[g->nflags++].n = n;
+}
+
+/* ---- one summary ---- */
+
+/* nanoseconds since the epoch: a string (tracer.job/2) or a number */
+static double end_time_s(const cJSON *s)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(s, "end_ns");
+
+	if (cJSON_IsString(v))
+		return strtod(v->valuestring, NULL) / 1e9;
+	if (cJSON_IsNumber(v))
+		return v->valuedouble / 1e9;
+	return NAN;
+}
+
+static double num0(const cJSON *o, const char *key)
+{
+	double v = jnum(o, key);
+	return isnan(v) ? 0 : v;
+}
+
+/* cost: a number, or an object with "total" (and "unused") */
+static void add_cost(struct group *g, const cJSON *cost)
+{
+	if (cJSON_IsNumber(cost)) {
+		g->cost += cost->valuedouble;
+		g->has_cost = true;
+	} else if (cJSON_IsObject(cost) && !isnan(jnum(cost, "total"))) {
+		g->cost += jnum(cost, "total");
+		g->cost_unused += num0(cost, "unused");
+		g->has_cost = true;
+	}
+}
+
+static bool job_failed(const cJSON *s)
+{
+	const char *state = jstr(s, "state");
+	const cJSON *e = cJSON_GetObjectItem(s, "exit");
+
+	if (state)
+		return strcmp(state, "COMPLETED") != 0;
+	return !isnan(jnum(e, "signal")) || (!isnan(jnum(e, "code")) && jnum(e, "code") != 0);
+}
+
+/* the job's core-seconds: wall x allocated CPUs (or the host's), as
+ * the summary's cpu_efficiency */
+static double core_seconds(const cJSON *s)
+{
+	const cJSON *id = cJSON_GetObjectItem(s, "identity");
+	double cpus = jnum(cJSON_GetObjectItem(id, "allocation"), "cpus");
+
+	if (isnan(cpus) || cpus <= 0)
+		cpus = jnum(cJSON_GetObjectItem(s, "host"), "cpus");
+	return isnan(cpus) ? 0 : num0(s, "wall_s") * cpus;
+}
+
+static void add_job(struct group *g, const cJSON *s, double core_s)
+{
+	const cJSON *tot = cJSON_GetObjectItem(s, "totals");
+	const cJSON *mem = cJSON_GetObjectItem(s, "memory");
+	const cJSON *f;
+	double peak = num0(mem, "peak_bytes"), alloc = num0(mem, "allocated_bytes");
+
+	g->jobs++;
+	g->failed += job_failed(s);
+	g->wall_s += num0(s, "wall_s");
+	g->cpu_s += num0(tot, "cpu_s");
+	g->core_s += core_s;
+	g->read_bytes += num0(tot, "rchar");
+	g->write_bytes += num0(tot, "wchar");
+	if (peak > g->peak_bytes)
+		g->peak_bytes = peak;
+	if (alloc > 0) {
+		g->mem_used_bytes += peak;
+		g->mem_alloc_bytes += alloc;
+	}
+	add_cost(g, cJSON_GetObjectItem(s, "cost"));
+	cJSON_ArrayForEach(f, cJSON_GetObjectItem(s, "flags")) {
+		const char *id = cJSON_IsString(f) ? f->valuestring : jstr(f, "id");
+		if (id)
+			report_add_flag(g, id, 1);
+	}
+}
+
+static void add_tool(struct group *g, const cJSON *t, double core_s)
+{
+	const cJSON *x;
+	double peak = num0(t, "peak_rss_bytes");
+
+	g->jobs++;
+	g->processes += num0(t, "processes");
+	g->cpu_s += num0(t, "cpu_s");
+	g->wall_s += num0(t, "wall_s");
+	g->core_s += core_s;
+	g->read_bytes += num0(t, "rchar");
+	g->write_bytes += num0(t, "wchar");
+	if (peak > g->peak_bytes)
+		g->peak_bytes = peak;
+	add_cost(g, cJSON_GetObjectItem(t, "cost"));
+	cJSON_ArrayForEach(x, cJSON_GetObjectItem(t, "exit_codes"))
+		if (!isnan(jnum(x, "signal")) || num0(x, "code") != 0 || jstr(x, "other"))
+			g->failed += num0(x, "count");
+}
+
+static const char *key_of(const struct report *r, const cJSON *s)
+{
+	const cJSON *id = cJSON_GetObjectItem(s, "identity");
+	const char *k = NULL;
+
+	switch (r->by) {
+	case REPORT_BY_RUN:
+		k = jstr(id, "run_id") ? jstr(id, "run_id") : jstr(id, "run_name");
+		break;
+	case REPORT_BY_TASK:
+		k = jstr(id, "task_name");
+		break;
+	case REPORT_BY_USER:
+		k = jstr(id, "user");
+		break;
+	case REPORT_BY_PIPELINE:
+		k = jstr(id, "pipeline");
+		break;
+	default:
+		return "all";
+	}
+	return k && *k ? k : "-";
+}
+
+static int on_summary(const cJSON *s, void *ctx)
+{
+	struct report *r = ctx;
+	const cJSON *t;
+	const char *sched = jstr(cJSON_GetObjectItem(s, "identity"), "scheduler");
+	double end = end_time_s(s), core_s;
+
+	/* processes outside any job (trace_all) are not a job */
+	if (sched && !strcmp(sched, "host"))
+		return 0;
+	if (isnan(end) || end < r->from_s)
+		return 0;
+	r->jobs++;
+	core_s = core_seconds(s);
+	if (r->by != REPORT_BY_TOOL) {
+		struct group *g = report_group(r, key_of(r, s));
+		if (!g)
+			return 1;
+		add_job(g, s, core_s);
+		return 0;
+	}
+	cJSON_ArrayForEach(t, cJSON_GetObjectItem(s, "tools")) {
+		struct group *g = report_group(r, jstr(t, "tool") ? jstr(t, "tool") : "-");
+		if (!g)
+			return 1;
+		add_tool(g, t, core_s);
+	}
+	return 0;
+}
+
+static int cmp_cpu(const void *a, const void *b)
+{
+	const struct group *x = *(struct group *const *)a, *y = *(struct group *const *)b;
+
+	if (x->cpu_s != y->cpu_s)
+		return x->cpu_s < y->cpu_s ? 1 : -1;
+	return strcmp(x->key, y->key);
+}
+
+int cmd_report(struct cli *c, int argc, char **argv)
+{
+	struct report r = {.format = c->json ? REPORT_JSON : REPORT_TABLE};
+	struct group **v = NULL;
+	int rc, n = 0;
+
+	rc = parse_args(&r, argc, argv);
+	if (rc != 0)
+		return rc == 1 ? 0 : 2;
+	r.now_s = (double)clock_real_ns() / 1e9;
+	r.from_s = r.now_s - r.since_s;
+	r.path = r.clickhouse ? c->cfg.clickhouse_url : c->cfg.file_path;
+	if (r.clickhouse)
+		rc = report_from_clickhouse(&r, &c->cfg) == 0 ? 0 : -1;
+	else
+		rc = summaries_each(c->cfg.file_path, on_summary, &r, &r.files);
+	if (rc != 0) {
+		if (rc > 0) /* < 0: the file that cannot be read was named */
+			fprintf(stderr, "tracer report: out of memory\n");
+		rc = 1;
+		goto out;
+	}
+	v = calloc(r.ngroups ? r.ngroups : 1, sizeof(*v));
+	if (!v) {
+		rc = 1;
+		goto out;
+	}
+	for (size_t i = 0; i < r.cap; i++)
+		if (r.slots[i])
+			v[n++] = r.slots[i];
+	qsort(v, (size_t)n, sizeof(*v), cmp_cpu);
+	rc = report_print(&r, v, (size_t)n) == 0 ? 0 : 1;
+out:
+	for (size_t i = 0; i < r.cap; i++)
+		if (r.slots[i])
+			group_free(r.slots[i]);
+	free(r.slots);
+	free(v);
+	return rc;
+}

@@ -1,0 +1,193 @@
+#!/bin/bash
+# run.sh BUILD - the command lines of tracer, tracerd and tracer-wrap:
+# every command answers --help (exit 0, usage on stdout), a bad option is
+# a usage error (exit 2, one line naming it), and `tracer jobs` selects
+# jobs as sacct does (-u, -S, -E, --state, --name, -r, -n, --json, --csv)
+# from summaries of known users, states and times (fixtures.py).  Needs
+# neither root nor tracerd.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "${1:-$TOP/build}" && pwd)
+TMP=$(mktemp -d /tmp/tracer-cli.XXXXXX)
+. "$TOP/tests/lib.sh"
+trap 'rm -rf "$TMP"' EXIT
+for b in tracerd tracer tracer-wrap; do
+	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
+done
+command -v python3 >/dev/null || { echo "FAIL: python3 is not installed"; exit 1; }
+# local times in the checks below are UTC
+export TZ=UTC
+F=$TMP/jobs.ndjson
+trc() { "$BUILD/tracer" -o socket="$TMP/no-daemon.sock" -o file="$F" "$@"; }
+
+echo "== --help: exit 0, usage on stdout, nothing on stderr"
+helps_ok() {
+	local out err rc
+	out=$("$@" 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+	[ $rc = 0 ] && [ -z "$err" ] && grep -qi '^usage: ' <<<"$out" ||
+		{ echo "rc $rc, stdout: ${out:0:200}, stderr: $err"; return 1; }
+}
+for cmd in "tracer" "tracer status" "tracer jobs" "tracer show" "tracer run" "tracerd" \
+	"tracer-wrap"; do
+	# shellcheck disable=SC2086
+	set -- $cmd
+	b=$1; shift
+	check "$cmd --help" helps_ok "$BUILD/$b" "$@" --help
+	check "$cmd -h" helps_ok "$BUILD/$b" "$@" -h
+done
+check "tracer help comes before the command's other arguments" \
+	helps_ok "$BUILD/tracer" jobs -u alice --help
+
+echo "== usage errors: exit 2, one line on stderr naming the option"
+# usage_error WANT_LINE COMMAND...: exit 2, empty stdout, stderr exactly WANT_LINE
+usage_error() {
+	local want=$1 out err rc
+	shift
+	out=$("$@" 2>"$TMP/err" </dev/null); rc=$?; err=$(cat "$TMP/err")
+	[ $rc = 2 ] && [ -z "$out" ] && [ "$err" = "$want" ] ||
+		{ echo "rc $rc, stdout: ${out:0:200}"; echo "stderr: $err"; echo "wanted: $want"; return 1; }
+}
+for sub in status jobs show run; do
+	check "tracer $sub --bogus" usage_error \
+		"tracer $sub: unknown option --bogus (see tracer $sub --help)" trc "$sub" --bogus x
+	check "tracer $sub -Z" usage_error \
+		"tracer $sub: unknown option -Z (see tracer $sub --help)" trc "$sub" -Z x
+done
+check "tracer --bogus=1" usage_error "tracer: unknown option --bogus (see tracer --help)" \
+	"$BUILD/tracer" --bogus=1 jobs
+check "tracer -c without a value" usage_error "tracer: option -c needs a value" "$BUILD/tracer" -c
+check "tracer --json=yes" usage_error "tracer: option --json takes no value" "$BUILD/tracer" --json=yes jobs
+check "tracer frob" usage_error \
+	"tracer: unknown command frob (status, jobs, show, report, run; see tracer --help)" trc frob
+check "tracer without a command" usage_error \
+	"tracer: no command (status, jobs, show, report, run; see tracer --help)" "$BUILD/tracer"
+check "tracer jobs -S without a value" usage_error "tracer jobs: option -S needs a value" trc jobs -S
+check "tracer jobs --starttime without a value" usage_error \
+	"tracer jobs: option --starttime needs a value" trc jobs --starttime
+check "tracer jobs -S with a bad time" usage_error \
+	'tracer jobs: -S: "last tuesday" is not a time (now-1day, today, 2026-11-22T06:30, ...)' \
+	trc jobs -S "last tuesday"
+check "tracer jobs -n -1" usage_error 'tracer jobs: -n: "-1" is not a count (0 or more)' trc jobs -n -1
+check "tracer jobs with an argument" usage_error \
+	'tracer jobs: unexpected argument "j1" (see tracer jobs --help)' trc jobs j1
+check "tracer show without a job" usage_error \
+	'tracer show: which job? (a job uid, job id, task name or "last"; see tracer show --help)' trc show
+check "tracer show with two jobs" usage_error \
+	'tracer show: unexpected argument "j2" (see tracer show --help)' trc show j1 j2
+check "tracer status with an argument" usage_error \
+	'tracer status: unexpected argument "now" (see tracer status --help)' trc status now
+check "tracer run without a command" usage_error \
+	"tracer run: no command to run (see tracer run --help)" trc run --name x
+check "tracerd --bogus" usage_error "tracerd: unknown option --bogus (see tracerd --help)" \
+	"$BUILD/tracerd" --bogus
+check "tracerd -Z" usage_error "tracerd: unknown option -Z (see tracerd --help)" "$BUILD/tracerd" -Z
+check "tracerd -o without a value" usage_error "tracerd: option -o needs a value" "$BUILD/tracerd" -o
+check "tracerd with an argument" usage_error \
+	'tracerd: unexpected argument "start" (see tracerd --help)' "$BUILD/tracerd" start
+check "tracer-wrap --bogus=1" usage_error \
+	"tracer-wrap: unknown option --bogus (see tracer-wrap --help)" "$BUILD/tracer-wrap" --bogus=1 true
+check "tracer-wrap -Z" usage_error "tracer-wrap: unknown option -Z (see tracer-wrap --help)" \
+	"$BUILD/tracer-wrap" -Z true
+check "tracer-wrap -o without a value" usage_error "tracer-wrap: option -o needs a value" \
+	"$BUILD/tracer-wrap" -o
+check "tracer-wrap without a command" usage_error \
+	"tracer-wrap: no command to run (see tracer-wrap --help)" "$BUILD/tracer-wrap" --standalone
+
+echo "== the command's own options are left alone"
+passes_through() {
+	local out rc
+	out=$(trc run "$@" 2>"$TMP/err"); rc=$?
+	[ $rc = 3 ] && [ "$out" = "--help -Z --bogus" ] || { echo "rc $rc: $out"; cat "$TMP/err"; return 1; }
+}
+check "tracer run -- sh -c ... --help -Z --bogus" passes_through \
+	-- sh -c 'echo "$@"; exit 3' sh --help -Z --bogus
+check "tracer run sh -c ... --help (no --)" passes_through \
+	--name x sh -c 'echo "$@"; exit 3' sh --help -Z --bogus
+
+echo "== tracer jobs: filters"
+"$BUILD/tracer-wrap" --standalone -o sinks=file -o file="$TMP/template.ndjson" -- /bin/true ||
+	fail "tracer-wrap --standalone could not record the template job"
+python3 "$TOP/tests/cli/fixtures.py" "$TMP/template.ndjson" "$F" ||
+	{ fail "fixtures.py"; finish; exit 1; }
+ids() { python3 -c 'import json, sys; print(" ".join(s["job"] for s in json.load(sys.stdin)))'; }
+# selects "WANT" ARGS...: tracer jobs --json ARGS lists exactly the jobs WANT, in that order
+selects() {
+	local want=$1 got
+	shift
+	got=$(trc jobs --json "$@" | ids) && [ "$got" = "$want" ] || { echo "got \"$got\", want \"$want\""; return 1; }
+}
+check "no filter: every job, oldest first" selects "j4 j1 j2 j3 j5"
+check "-u alice" selects "j1 j3" -u alice
+check "--user=alice,carol" selects "j4 j1 j3" --user=alice,carol
+check "-u 1002 (a uid)" selects "j2 j5" -u 1002
+check "-u nobody-here" selects "" -u nobody-here
+check "-S now-1day: running at some point in the last day" selects "j2 j3 j5" -S now-1day
+check "--starttime now-7minutes" selects "j5" --starttime now-7minutes
+check "-E now-1day: started more than a day ago" selects "j4 j1" -E now-1day
+check "-S now-90min -E now-20min: overlapping the window" selects "j2 j3" -S now-90min -E now-20min
+check "-S and -E in ISO forms with zones" selects "j4" \
+	-S 2026-01-10T11:00Z -E 2026-01-10T11:30:00+00:00
+check "--endtime 2026-01-10T09:59:59 (before every job)" selects "" --endtime 2026-01-10T09:59:59
+check "-S 2026-01-10 (a date)" selects "j4 j1 j2 j3 j5" -S 2026-01-10
+check "-S today -E now" selects "$(python3 -c '
+import time; now = time.time(); day = now - now % 86400
+# which fixture jobs (ends relative to now, fixtures.py) ended today, UTC
+print(" ".join(j for j, end in (("j1", now - 3 * 86400 + 3600), ("j2", now - 3600),
+      ("j3", now - 600), ("j5", now - 60)) if end >= day))')" -S today -E now
+check "--state failed (any case)" selects "j2" --state failed
+check "--state CD,OOM (sacct abbreviations)" selects "j1 j3" --state CD,OOM
+check "-s OUT_OF_MEMORY,CANCELLED" selects "j3 j5" -s OUT_OF_MEMORY,CANCELLED
+check "--state R: no finished job is running" selects "" --state R
+check "--name align" selects "j1 j3" --name align
+check "--name sort,call" selects "j2 j5" --name sort,call
+check "-r R2 (run id)" selects "j3 j5" -r R2
+check "--run nightly (run name)" selects "j3" --run nightly
+check "-n 2: the two newest" selects "j3 j5" -n 2
+check "--limit 0: all" selects "j4 j1 j2 j3 j5" --limit 0
+check "-u alice -n 1" selects "j3" -u alice -n 1
+check "-u bob --state CA -S now-1hour" selects "j5" -u bob --state CA -S now-1hour
+global_json() { [ "$(trc --json jobs -u bob | ids)" = "j2 j5" ]; }
+check "tracer --json jobs -u bob (the global --json)" global_json
+every_time_form() {
+	local t
+	for t in now now-1day now+2h now-30 now-30s now-5min now-2hours now-1week today yesterday \
+		tomorrow 2026-11-22 2026-11-22T06:30 "2026-11-22 06:30:15" 2026-11-22T06:30:15.5Z \
+		2026-11-22T06:30+01:00 2026-11-22T06:30:00-0500; do
+		trc jobs -S "$t" --json >/dev/null || { echo "-S $t refused"; return 1; }
+	done
+}
+check "every documented TIME form is accepted" every_time_form
+
+echo "== tracer jobs: table and CSV"
+table_ok() {
+	local out
+	out=$(trc jobs --name align) || return 1
+	[ "$(head -1 <<<"$out" | awk '{print $1, $NF}')" = "JOB STATE" ] &&
+		[ "$(awk 'NR > 1 {print $1, $NF}' <<<"$out" | tr "\n" " ")" = "j1 COMPLETED j3 OUT_OF_MEMORY " ] ||
+		{ echo "$out"; return 1; }
+}
+check "table: header, two rows, the state column" table_ok
+csv_ok() {
+	trc jobs --csv -u carol,alice -n 0 | python3 -c '
+import csv, sys
+rows = list(csv.DictReader(sys.stdin))
+assert [r["job"] for r in rows] == ["j4", "j1", "j3"], rows
+assert rows[0]["name"] == "a,b \"quoted\"", rows[0]["name"]
+assert rows[0]["state"] == "" and rows[2]["state"] == "OUT_OF_MEMORY", rows
+assert rows[1]["user"] == "alice" and rows[2]["run_name"] == "nightly", rows
+assert abs(float(rows[0]["wall_s"]) - 7200) < 0.01, rows[0]["wall_s"]
+assert rows[1]["exit_code"] == "0" and rows[1]["exit_signal"] == "", rows[1]
+assert int(rows[1]["processes"]) == 1 and float(rows[1]["mem_peak_bytes"]) > 0, rows[1]
+'
+}
+check "CSV: RFC 4180 quoting, empty unknowns, numbers as numbers" csv_ok
+no_file_csv() { [ "$("$BUILD/tracer" -o file="$TMP/none" -o socket=/nonexistent/s jobs --csv | wc -l)" = 1 ]; }
+check "CSV without a summary file: the header alone" no_file_csv
+show_ok() {
+	local out
+	out=$(trc show j3 --json) && python3 -c 'import json, sys; assert json.loads(sys.argv[1])["job"] == "j3"' "$out" ||
+		{ echo "$out" | head; return 1; }
+}
+check "tracer show JOB --json (options after the job)" show_ok
+
+finish
