@@ -19,6 +19,7 @@
 #define TRACER_DEFAULT_SPOOL_DIR "/var/lib/tracer/spool"
 #define TRACER_DEFAULT_CLICKHOUSE_URL "http://127.0.0.1:8123/"
 #define TRACER_DEFAULT_CLICKHOUSE_DB "tracer"
+#define TRACER_DEFAULT_STATE_DIR "/var/lib/tracer/state" /* journal of open jobs */
 
 /* ---- times ---- */
 #define TRACER_DEFAULT_TIMEOUT_MS 200          /* a registrant's whole exchange */
@@ -43,9 +44,24 @@
 #define TRACER_DEFAULT_RINGBUF_BYTES (4u << 20)
 #define TRACER_DEFAULT_MAX_PROCS 65536         /* live tagged processes */
 #define TRACER_MAX_TAGGED_CGROUPS 4096
+#define TRACER_MAX_JOBS 4096                   /* open jobs with a share of the kernel's table */
+#define TRACER_DEFAULT_MAX_PROCS_PER_JOB 8192  /* live forked processes of one job */
 
 /* ---- the job model ---- */
 #define TRACER_DEFAULT_KEEP_PROCS 200          /* processes kept by name per job */
+
+/* ---- analysis: flags, right-sizing, cost (docs/configuration.md) ---- */
+#define TRACER_DEFAULT_ADVICE_MIN_RUNTIME_S 300 /* no advice below (jobstats: 5 min) */
+#define TRACER_DEFAULT_FLAG_MEMORY_OVER_SHARE 0.7 /* peak under this share of the request */
+#define TRACER_DEFAULT_FLAG_MEMORY_NEAR_SHARE 0.9 /* peak above this share of the limit */
+#define TRACER_DEFAULT_FLAG_CPU_IDLE_SHARE 0.1   /* an allocated CPU busier than this is used */
+#define TRACER_DEFAULT_FLAG_CPU_BOUND_SHARE 0.9  /* CPU time / wall of one thread */
+#define TRACER_DEFAULT_FLAG_CONTENDED_SHARE 0.25 /* run-queue delay / (CPU + delay) */
+#define TRACER_DEFAULT_FLAG_IO_BOUND_SHARE 0.5   /* off-CPU share of a process's wall */
+#define TRACER_DEFAULT_FLAG_TIME_OVER_SHARE 0.5  /* wall under this share of the limit */
+#define TRACER_DEFAULT_STALL_THRESHOLD_S 600     /* no CPU and no I/O for this long */
+#define TRACER_DEFAULT_MEM_HEADROOM 1.2          /* recommended memory = peak x this */
+#define TRACER_DEFAULT_FLAG_SLOWER_FACTOR 1.5    /* wall above p90 of earlier runs x this */
 
 /* ---- identifiers ---- */
 #define TRACER_JOB_UID_LEN 64   /* a job's uid, NUL included */

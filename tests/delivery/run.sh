@@ -31,6 +31,7 @@ cleanup() {
 }
 trap cleanup EXIT
 need_root
+python3 -c 'import jsonschema' 2>/dev/null || { echo "FAIL: python3-jsonschema is not installed"; exit 1; }
 for c in clickhouse-server clickhouse-client python3 curl mount; do
 	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
 done
@@ -42,7 +43,7 @@ done
 start_httpd() {
 	python3 "$TOP/tests/delivery/httpd.py" "$@" >"$TMP/httpd.out" 2>&1 &
 	HTTPD_PID=$!
-	wait_until 10 "the HTTP collector on port $2" \
+	wait_until 30 "the HTTP collector on port $2" \
 		python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $2), 1)"
 }
 
@@ -85,8 +86,10 @@ t0=$(now_us)
 jobs 200 p200
 wait_until 60 "200 rows in tracer.jobs FINAL" ch_jobs_final p200 200 && t1=$(now_us) &&
 	pass "200 jobs -> 200 rows in jobs FINAL"
-check "jobs, tools and processes rows agree with the 200 summaries" \
+check "jobs, tools, processes and flags rows agree with the 200 summaries" \
 	python3 "$CHECK" ch-rows "$TRACERD_FILE" "$CH_TCP" p200 200
+check "the 200 summaries are valid against docs/summary.schema.json" \
+	python3 "$TOP/tests/validate_summary.py" --min 200 "$TRACERD_FILE"
 # batching: at most one insert per table per second (plus the first)
 batches=$(dstat 'sink("clickhouse")["batches"]')
 secs=$(( (${t1:-$(now_us)} - t0) / 1000000 + 2 ))
@@ -105,6 +108,10 @@ done
 stop_tracerd
 
 echo "== ClickHouse down, tracerd killed and restarted: nothing lost, nothing doubled"
+# this time as a user with a password, read from a file
+echo ch-s3cret >"$TMP/chpw"
+chmod 600 "$TMP/chpw"
+CHOPTS+=(-o clickhouse_user=tracer_rw -o clickhouse_password_file="$TMP/chpw")
 start_tracerd ck -o spool_dir="$TMP/spool.ck" "${CHOPTS[@]}" || exit 1
 ch_stop
 jobs 50 pkill
@@ -149,8 +156,8 @@ check "tracer-wrap standalone: the job's stdout is its own" sh -c "[ \"\$(cat '$
 check "tracer-wrap standalone: its summary reached the collector" \
 	sh -c "tail -n 1 '$TMP/http1.log' | grep -q '\"source\": \"tracer-wrap\"'"
 stop_httpd
-start_httpd fail-then-ok "$HTTP_BASE" "$TMP/http2.log" 1000 || exit 1
-"$BUILD/tracer-wrap" --standalone -o sinks=http -o http_url="http://127.0.0.1:$HTTP_BASE/ingest" \
+start_httpd fail-then-ok $((HTTP_BASE + 1)) "$TMP/http2.log" 1000 || exit 1
+"$BUILD/tracer-wrap" --standalone -o sinks=http -o http_url="http://127.0.0.1:$((HTTP_BASE + 1))/ingest" \
 	-o rules="$TOP/contrib/rules/tools.rules" -- /bin/echo job-output >"$TMP/wrap.out" 2>"$TMP/wrap.err"
 check "tracer-wrap standalone, collector failing: stdout still only the job's" \
 	sh -c "[ \"\$(cat '$TMP/wrap.out')\" = job-output ]"
