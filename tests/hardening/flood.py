@@ -4,7 +4,7 @@ container's 65,536 uids would send them.  Each registration comes from its
 own process with its own uid (no account needed), which stays alive so
 that its job stays open.  First a burst of 150 at once, then 250 paced
 below the rate limit, then one registration as root.  Prints one line:
-  accepted=N refused_rate=N refused_limit=N other=N root=ok|refused
+  accepted=N refused_rate=N refused_limit=N timeout=N other=N root=ok|refused
 """
 import os
 import socket
@@ -43,7 +43,9 @@ def register(uid, wait_go=False):
     kind = ("root-" if uid == 0 else "") + (
         "ok" if '"ok":true' in reply else
         "rate" if "too many registrations" in reply else
-        "limit" if "too many open jobs" in reply else "other:" + reply)
+        "limit" if "too many open jobs" in reply else
+        # a burst of 150 connects can outlast tracerd's 500 ms for a request
+        "timeout" if "timeout waiting for request" in reply else "other:" + reply)
     os.write(res_w, (kind + "\n").encode())
     os.read(hold_r, 1)  # stay alive (the job stays open) until released
     os._exit(0)
@@ -66,8 +68,8 @@ for pid in children:
     os.waitpid(pid, 0)
 count = lambda k: sum(1 for r in results if r == k)
 others = [r for r in results if r.startswith("other:") or r.startswith("root-other")]
-print("accepted=%d refused_rate=%d refused_limit=%d other=%d root=%s"
-      % (count("ok"), count("rate"), count("limit"), len(others),
+print("accepted=%d refused_rate=%d refused_limit=%d timeout=%d other=%d root=%s"
+      % (count("ok"), count("rate"), count("limit"), count("timeout"), len(others),
          "ok" if "root-ok" in results else "refused"))
 for o in others[:3]:
     print("  " + o)
