@@ -36,6 +36,7 @@ suite "tracerd integration (ASan+UBSan)" ./tests/integration/run.sh build-asan
 suite "shared node (users, socket, identity)" ./tests/hardening/run.sh build
 suite "fuzzing (60 s)" ./tests/fuzz/run.sh 60
 suite "tracerd resilience" ./tests/resilience/run.sh build
+suite "tracerd resilience (ASan+UBSan)" ./tests/resilience/run.sh build-asan
 suite "analysis (own peak, run delay, state, flags)" ./tests/analysis/run.sh build
 suite "Slurm SPANK plugin" ./tests/slurm/run.sh build
 suite "tracer-wrap" ./tests/wrapper/run.sh build

@@ -191,6 +191,11 @@ fi
 last=$(cat "$U/a.last" 2>/dev/null)
 [ -n "$last" ] && wait_until 30 "the held processes to exit once released" not test -d "/proc/$last"
 stop_tracerd
+for l in "$TMP"/*.log; do
+	if grep -qiE "AddressSanitizer|LeakSanitizer|runtime error" "$l"; then
+		fail "sanitizer report in $(basename "$l")"; sed 's/^/    /' "$l" | head -40
+	fi
+done
 validate_summaries "every summary of this suite is valid against docs/summary.schema.json" \
 	$(summary_files "$TMP")
 finish

@@ -1,0 +1,38 @@
+/*
+ * bpf_loader_priv.h - the BPF loader's state, shared by its two files
+ * only: bpf_loader.c (load, attach, map operations) and bpf_pins.c
+ * (what is pinned in bpffs and kept across a restart).
+ */
+#ifndef TRACER_BPF_LOADER_PRIV_H
+#define TRACER_BPF_LOADER_PRIV_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <bpf/libbpf.h>
+
+#include "tracer.skel.h"
+
+struct bpf_loader {
+	struct tracer_bpf *skel;
+	struct ring_buffer *rb;
+	int ncpus;
+	char pin_dir[PATH_MAX];
+	int npinned; /* maps pinned so far, in pin_maps() order */
+	bool resume, resumed, keep_pins;
+};
+
+/* bpf_pins.c */
+struct bpf_link **pinned_link(struct tracer_bpf *skel, int i, const char **name);
+struct bpf_map *pinned_map(struct tracer_bpf *skel, int i);
+int make_dirs(const char *path, char *err, size_t errlen);
+int set_pin_paths(struct bpf_loader *l, char *err, size_t errlen);
+int pin_maps(struct bpf_loader *l, char *err, size_t errlen);
+void remove_pins(struct bpf_loader *l);
+void unpin_links(struct bpf_loader *l);
+void pin_links(struct bpf_loader *l);
+void unpin_maps(struct bpf_loader *l);
+void count_tagged_cgroups(struct bpf_loader *l);
+
+#endif

@@ -1,0 +1,231 @@
+/*
+ * bpf_pins.c - what tracerd keeps in bpffs under pin_dir (bpf_loader.h):
+ * its maps, for inspection and, with resume, for the next tracerd, which
+ * reuses them; and, with resume, its programs as pinned links, so that
+ * they go on following the jobs' processes while no tracerd runs.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include <bpf/bpf.h>
+
+#include "bpf_loader.h"
+#include "bpf_loader_priv.h"
+#include "log.h"
+
+/* Programs pinned with resume (as links), under pin_dir/link_<name>. */
+struct bpf_link **pinned_link(struct tracer_bpf *skel, int i, const char **name)
+{
+	struct {
+		struct bpf_link **link;
+		const char *name;
+	} t[] = {
+		{&skel->links.tracer_exit, "link_tracer_exit"},
+		{&skel->links.tracer_switch, "link_tracer_switch"},
+		{&skel->links.tracer_exec, "link_tracer_exec"},
+		{&skel->links.tracer_fork, "link_tracer_fork"},
+		{&skel->links.tracer_oom, "link_tracer_oom"},
+	};
+
+	if (i >= (int)(sizeof(t) / sizeof(t[0])))
+		return NULL;
+	*name = t[i].name;
+	return t[i].link;
+}
+
+/* The maps worth pinning: the state and counters `tracer status` reads. */
+struct bpf_map *pinned_map(struct tracer_bpf *skel, int i)
+{
+	struct bpf_map *maps[] = {skel->maps.procs, skel->maps.tagged_cgroups,
+				  skel->maps.counters, skel->maps.events,
+				  skel->maps.job_stats};
+
+	return i < (int)(sizeof(maps) / sizeof(maps[0])) ? maps[i] : NULL;
+}
+
+/* mkdir -p, each created level mode 0700. */
+int make_dirs(const char *path, char *err, size_t errlen)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n == 0 || n >= sizeof(buf)) {
+		snprintf(err, errlen, "pin directory \"%s\": bad length", path);
+		return -1;
+	}
+	memcpy(buf, path, n + 1);
+	for (char *p = buf + 1; ; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char c = *p;
+		*p = '\0';
+		if (mkdir(buf, 0700) != 0 && errno != EEXIST) {
+			snprintf(err, errlen, "mkdir %s: %s", buf, strerror(errno));
+			return -1;
+		}
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+	if (chmod(path, 0700) != 0) {
+		snprintf(err, errlen, "chmod 0700 %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int pin_path(const struct bpf_loader *l, struct bpf_map *m, char *buf, size_t len)
+{
+	int n = snprintf(buf, len, "%s/%s", l->pin_dir, bpf_map__name(m));
+
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+/*
+ * resume, before load: each pinned map gets its pin path, so that libbpf
+ * reuses a compatible map pinned there or creates and pins a new one.
+ */
+int set_pin_paths(struct bpf_loader *l, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct bpf_map *m;
+	int rc;
+
+	if (make_dirs(l->pin_dir, err, errlen) != 0)
+		return -1;
+	for (int i = 0; (m = pinned_map(l->skel, i)) != NULL; i++) {
+		if (pin_path(l, m, path, sizeof(path)) != 0) {
+			snprintf(err, errlen, "pin path under %s: too long", l->pin_dir);
+			return -1;
+		}
+		if (i == 0 && access(path, F_OK) == 0)
+			l->resumed = true;
+		rc = bpf_map__set_pin_path(m, path);
+		if (rc != 0) {
+			snprintf(err, errlen, "pin path %s: %s", path, strerror(-rc));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/*
+ * After load: the maps are pinned (by libbpf with resume; here without,
+ * replacing the pins of a run that did not stop cleanly); only we may
+ * read them.
+ */
+int pin_maps(struct bpf_loader *l, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct bpf_map *m;
+	int rc;
+
+	if (!l->resume && make_dirs(l->pin_dir, err, errlen) != 0)
+		return -1;
+	for (int i = 0; (m = pinned_map(l->skel, i)) != NULL; i++) {
+		if (pin_path(l, m, path, sizeof(path)) != 0) {
+			snprintf(err, errlen, "pin path under %s: too long", l->pin_dir);
+			return -1;
+		}
+		if (!l->resume) {
+			if (unlink(path) != 0 && errno != ENOENT) {
+				snprintf(err, errlen, "unlink stale pin %s: %s", path, strerror(errno));
+				return -1;
+			}
+			rc = bpf_map__pin(m, path);
+			if (rc != 0) {
+				snprintf(err, errlen, "pin map %s at %s: %s", bpf_map__name(m),
+					 path, strerror(-rc));
+				return -1;
+			}
+		} else if (!bpf_map__is_pinned(m)) {
+			snprintf(err, errlen, "map %s not pinned at %s", bpf_map__name(m), path);
+			return -1;
+		}
+		l->npinned = i + 1;
+		if (chmod(path, 0600) != 0) {
+			snprintf(err, errlen, "chmod 0600 %s: %s", path, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The pins of a previous tracerd that cannot be reused: start afresh. */
+void remove_pins(struct bpf_loader *l)
+{
+	char path[PATH_MAX];
+	struct bpf_map *m;
+
+	for (int i = 0; (m = pinned_map(l->skel, i)) != NULL; i++)
+		if (pin_path(l, m, path, sizeof(path)) == 0 && unlink(path) != 0 &&
+		    errno != ENOENT)
+			log_warn("unlink %s: %s", path, strerror(errno));
+}
+
+/* Remove pins of links (a previous tracerd's: its programs detach). */
+void unpin_links(struct bpf_loader *l)
+{
+	char path[PATH_MAX];
+	const char *name;
+
+	for (int i = 0; pinned_link(l->skel, i, &name); i++) {
+		snprintf(path, sizeof(path), "%s/%s", l->pin_dir, name);
+		if (unlink(path) != 0 && errno != ENOENT)
+			log_warn("unlink %s: %s", path, strerror(errno));
+	}
+}
+
+/* Pin our links: our programs go on following processes if we die. */
+void pin_links(struct bpf_loader *l)
+{
+	char path[PATH_MAX];
+	const char *name;
+	struct bpf_link **link;
+
+	for (int i = 0; (link = pinned_link(l->skel, i, &name)); i++) {
+		int rc;
+
+		if (!*link)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", l->pin_dir, name);
+		rc = bpf_link__pin(*link, path);
+		if (rc != 0)
+			log_warn("pin %s: %s: events while tracerd is down will be lost",
+				 path, strerror(-rc));
+	}
+}
+
+void unpin_maps(struct bpf_loader *l)
+{
+	unpin_links(l);
+	for (int i = 0; i < l->npinned; i++) {
+		struct bpf_map *m = pinned_map(l->skel, i);
+		int rc = bpf_map__unpin(m, NULL);
+
+		if (rc != 0)
+			log_warn("unpin map %s: %s", bpf_map__name(m), strerror(-rc));
+	}
+	if (l->npinned > 0 && rmdir(l->pin_dir) != 0 && errno != ENOENT)
+		log_warn("rmdir %s: %s", l->pin_dir, strerror(errno));
+	l->npinned = 0;
+}
+
+/* A resumed tagged_cgroups map: the programs skip it while the count is 0. */
+void count_tagged_cgroups(struct bpf_loader *l)
+{
+	int fd = bpf_map__fd(l->skel->maps.tagged_cgroups);
+	__u64 key, next, *prev = NULL;
+	__u32 n = 0;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0 && n < TRACER_MAX_TAGGED_CGROUPS) {
+		key = next;
+		prev = &key;
+		n++;
+	}
+	l->skel->bss->nr_tagged_cgroups = n;
+}
+
