@@ -12,15 +12,17 @@
 #   clickhouse  job end -> row latency, replay of a 10,000-summary spool,
 #            tracerd's RSS with that spool (bench/clickhouse.sh)
 #   loop     tracerd's answers while a job with 3,000 live processes ends
+#   netio    loopback TCP and direct I/O with tracerd running/stopped and
+#            tracked (bench/netio.sh)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 shift $(($# > 0 ? 1 : 0))
-PARTS=${*:-tracerd wrapper slurm clickhouse loop}
+PARTS=${*:-tracerd wrapper slurm clickhouse loop netio}
 for p in $PARTS; do
 	case $p in
-	tracerd | wrapper | slurm | clickhouse | loop) ;;
-	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm, clickhouse, loop)" >&2; exit 2 ;;
+	tracerd | wrapper | slurm | clickhouse | loop | netio) ;;
+	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm, clickhouse, loop, netio)" >&2; exit 2 ;;
 	esac
 done
 H=$BUILD/tests/helpers
@@ -159,5 +161,9 @@ fi
 if has_part clickhouse; then
 	header
 	"$TOP/bench/clickhouse.sh" "$BUILD" || rc=1
+fi
+if has_part netio; then
+	header
+	"$TOP/bench/netio.sh" "$BUILD" || rc=1
 fi
 exit $rc

@@ -408,6 +408,7 @@ static __always_inline void emit_exit(struct tracer_proc *p,
 	e->start_ns = p->start_ns;
 	copy_totals(&e->totals, p);
 	e->totals.maxrss_kb = compat_maxrss_pages(task) * page_kb;
+	__builtin_memcpy(&e->net, &p->net, sizeof(e->net));
 	if (kept) {
 		e->ppid = p->ppid;
 		__builtin_memcpy(e->comm, p->comm, sizeof(e->comm));
@@ -491,6 +492,8 @@ static __always_inline int handle_oom(__u32 pid)
 	count(TRACER_CNT_EVENTS);
 	return 0;
 }
+
+#include "netio.bpf.h" /* sockets and block I/O: their own programs */
 
 /* ---- attach points ---- */
 

@@ -22,6 +22,7 @@ enum tracer_event_type {
 	TRACER_EV_EXEC = 2, /* a tagged process executed a new image */
 	TRACER_EV_EXIT = 3, /* the last thread of a tagged process exited */
 	TRACER_EV_OOM = 4,  /* the OOM killer chose a tagged process */
+	TRACER_EV_BLKIO = 16, /* a tagged process's block request ended (netio.h) */
 };
 
 /* flags in tracer_exit_event.flags and tracer_proc.flags */
@@ -43,6 +44,7 @@ enum tracer_counter {
 	TRACER_CNT_EXITS,
 	TRACER_CNT_OOMS,
 	TRACER_CNT_OVER_CAP,        /* forks of jobs at their cap: not followed */
+	TRACER_CNT_DROP_BLKREQ,    /* `blk_reqs` full: a request not timed */
 	TRACER_CNT__MAX,
 };
 
@@ -68,6 +70,8 @@ struct tracer_totals {
 	__u64 maj_flt;
 };
 
+#include "netio.h" /* struct tracer_netio, TRACER_BLK_* */
+
 /* Value of the `procs` map, keyed by tgid. */
 struct tracer_proc {
 	__u64 job;       /* job key assigned by tracerd */
@@ -80,6 +84,7 @@ struct tracer_proc {
 	char comm[TRACER_COMM_LEN];
 	__s32 leader_exit_code;
 	__u32 ppid;
+	struct tracer_netio net; /* appended: socket counters (netio.h) */
 };
 
 /*
@@ -141,10 +146,25 @@ struct tracer_exit_event {
 	__u64 start_ns;
 	struct tracer_totals totals;
 	char comm[TRACER_COMM_LEN];
+	struct tracer_netio net; /* appended: socket counters (netio.h) */
 };
 
 struct tracer_oom_event {
 	struct tracer_event_hdr hdr;
+};
+
+/*
+ * A block request issued by a tagged process (block:block_io_start in the
+ * issuer's context) has completed (block:block_io_done, interrupt
+ * context).  latency_ns runs from the request's start to its end
+ * (queueing and device time).
+ */
+struct tracer_blkio_event {
+	struct tracer_event_hdr hdr; /* type TRACER_EV_BLKIO; pid = issuer's tgid */
+	__u32 dev;   /* kernel dev_t: major << 20 | minor */
+	__u32 op;    /* TRACER_BLK_* */
+	__u64 bytes; /* bytes completed (block:block_rq_complete) */
+	__u64 latency_ns;
 };
 
 #endif /* TRACER_BPF_TRACER_H */

@@ -88,6 +88,34 @@ static void on_exec(struct jobs *js, struct open_job *oj, const struct tracer_ex
 		p->flags |= PROC_F_PATH_TRUNCATED;
 }
 
+/* The socket counters come with the exit record; the block ones were
+ * added as the process's requests ended. */
+static void netio_from_exit(struct netio_totals *t, const struct tracer_exit_event *e,
+			    const struct netio_totals *live)
+{
+	*t = *live;
+	t->tcp_sent = e->net.tcp_sent;
+	t->tcp_recv = e->net.tcp_recv;
+	t->udp_sent = e->net.udp_sent;
+	t->udp_recv = e->net.udp_recv;
+	t->unix_sent = e->net.unix_sent;
+	t->unix_recv = e->net.unix_recv;
+	t->other_sent = e->net.other_sent;
+	t->other_recv = e->net.other_recv;
+	t->tcp_connects = e->net.tcp_connects;
+	t->tcp_accepts = e->net.tcp_accepts;
+}
+
+/* A block request of the job ended: the issuer's if still known, else
+ * straight into the job's totals; always in the device table. */
+static void on_blkio(struct open_job *oj, const struct tracer_blkio_event *e)
+{
+	struct job_proc *p = job_proc_find(oj->job, (pid_t)e->hdr.pid);
+
+	netio_note_block(p ? &p->totals.net : &oj->job->totals.net, &oj->job->blkdevs,
+			 e->dev, e->op, e->bytes, e->latency_ns);
+}
+
 static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tracer_exit_event *e)
 {
 	char comm[TRACER_COMM_LEN + 1];
@@ -114,6 +142,7 @@ static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tra
 	t.nivcsw = k->nivcsw;
 	t.min_flt = k->min_flt;
 	t.maj_flt = k->maj_flt;
+	netio_from_exit(&t.net, e, &p->totals.net);
 	p->threads = e->nr_threads;
 	/* a re-parented process (daemonizer) keeps the parent it had in the job */
 	job_proc_exit(oj->job, p, e->exit_status, jobs_real_ns(js, e->hdr.ts_ns), &t,
@@ -153,6 +182,10 @@ int events_handle(void *ctx, void *data, size_t size)
 	case TRACER_EV_EXIT:
 		if (!too_short(js, size, sizeof(struct tracer_exit_event)))
 			on_exit_event(js, oj, data);
+		break;
+	case TRACER_EV_BLKIO:
+		if (!too_short(js, size, sizeof(struct tracer_blkio_event)))
+			on_blkio(oj, data);
 		break;
 	case TRACER_EV_OOM: {
 		struct job_proc *p = job_proc_find(oj->job, (pid_t)h->pid);

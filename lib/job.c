@@ -208,6 +208,7 @@ static void totals_add(struct proc_totals *sum, const struct proc_totals *t)
 	sum->nivcsw += t->nivcsw;
 	sum->min_flt += t->min_flt;
 	sum->maj_flt += t->maj_flt;
+	netio_totals_add(&sum->net, &t->net);
 }
 
 static int str_eq(const char *a, const char *b)
@@ -446,4 +447,9 @@ void job_note_cgroup(struct job *j, const struct cgroup_stats *st)
 	}
 	if (st->have_cpu)
 		j->cgroup_cpu_ns = st->cpu_ns;
+	if (st->have_io) {
+		j->cgroup_io = true;
+		j->cgroup_io_read_bytes = st->io_read_bytes;
+		j->cgroup_io_write_bytes = st->io_write_bytes;
+	}
 }

@@ -18,6 +18,7 @@
 #include "cgroup.h"
 #include "defaults.h"
 #include "identity.h"
+#include "netio.h"
 
 #define JOB_COMM_LEN 16
 #define JOB_MAX_EXIT_CODES 32 /* distinct exit statuses kept per tool */
@@ -35,6 +36,7 @@ struct proc_totals {
 	uint64_t rchar, wchar, syscr, syscw;
 	uint64_t read_bytes, write_bytes, cancelled_write_bytes;
 	uint64_t nvcsw, nivcsw, min_flt, maj_flt;
+	struct netio_totals net; /* sockets and block requests (netio.h) */
 };
 
 #define PROC_F_OOM_KILLED (1u << 0)
@@ -133,6 +135,9 @@ struct job {
 #define JOB_MAX_GAPS 8
 	int ngaps;
 	uint64_t gap_start_ns[JOB_MAX_GAPS], gap_end_ns[JOB_MAX_GAPS];
+	struct netio_devs blkdevs;  /* block requests of its processes, per device */
+	bool cgroup_io;             /* its cgroup's io.stat / blkio was read */
+	uint64_t cgroup_io_read_bytes, cgroup_io_write_bytes;
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */

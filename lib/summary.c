@@ -44,6 +44,7 @@ static void add_io(cJSON *o, const struct proc_totals *t)
 	json_add_u64(o, "wchar", t->wchar);
 	json_add_u64(o, "read_bytes", t->read_bytes);
 	json_add_u64(o, "write_bytes", t->write_bytes);
+	netio_add_json(o, &t->net);
 }
 
 static cJSON *totals_json(const struct proc_totals *t)
@@ -337,6 +338,11 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 	}
 
 	cJSON_AddItemToObject(root, "totals", totals_json(&j->totals));
+	cJSON_AddItemToObject(root, "block_devices", netio_devs_json(&j->blkdevs));
+	if (j->cgroup_io && (o = cJSON_AddObjectToObject(root, "cgroup_io"))) {
+		json_add_u64(o, "read_bytes", j->cgroup_io_read_bytes);
+		json_add_u64(o, "write_bytes", j->cgroup_io_write_bytes);
+	}
 	add_efficiency(root, j, core_ns, basis);
 	cJSON_AddItemToObject(root, "memory", memory_json(j));
 	cJSON *tree = tree_json(j);
@@ -376,8 +382,8 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 			break;
 		json_add_time(g, "start", j->gap_start_ns[i]);
 		json_add_time(g, "end", j->gap_end_ns[i]);
-		json_add_u64(g, "start_ns", j->gap_start_ns[i]);
-		json_add_u64(g, "end_ns", j->gap_end_ns[i]);
+		json_add_u64_text(g, "start_ns", j->gap_start_ns[i]);
+		json_add_u64_text(g, "end_ns", j->gap_end_ns[i]);
 		cJSON_AddItemToArray(o, g);
 	}
 	o = cJSON_AddObjectToObject(root, "tracer");
