@@ -85,6 +85,10 @@ struct tracer_proc {
 	__s32 leader_exit_code;
 	__u32 ppid;
 	struct tracer_netio net; /* appended: socket counters (netio.h) */
+	/* appended: exit-time analysis fields */
+	__u64 run_delay_ns;      /* sum of dead threads' sched_info.run_delay */
+	__u64 own_peak_pages;    /* the last image's peak, read at exit (0: not seen) */
+	__u64 exec_maxrss_pages; /* signal->maxrss at the last exec */
 };
 
 /*
@@ -147,10 +151,27 @@ struct tracer_exit_event {
 	struct tracer_totals totals;
 	char comm[TRACER_COMM_LEN];
 	struct tracer_netio net; /* appended: socket counters (netio.h) */
+	/* appended: exit-time analysis fields */
+	__u64 run_delay_ns;  /* time runnable but waiting for a CPU, all threads */
+	__u64 own_peak_kb;   /* peak RSS of the last image only (0: unknown) */
+	__u32 own_peak_src;  /* TRACER_PEAK_* : how own_peak_kb was obtained */
+	__u32 pad2;
 };
+
+/* tracer_exit_event.own_peak_src */
+#define TRACER_PEAK_UNKNOWN 0
+#define TRACER_PEAK_MM 1        /* mm hiwater at sched_process_exit (v6.16+) */
+#define TRACER_PEAK_MAXRSS 2    /* maxrss grew after the last exec, or no exec */
 
 struct tracer_oom_event {
 	struct tracer_event_hdr hdr;
+	/* appended: what the OOM was about */
+	__u64 victim_rss_kb;    /* the victim's RSS (oom:mark_victim; 0: older kernels) */
+	__u64 memcg_limit_pages; /* tightest memory cgroup limit of the allocating
+				    task (0: none or unknown) */
+	__u64 memcg_usage_pages; /* usage of that cgroup */
+	__u32 trigger_tgid;     /* the allocating task's tgid */
+	__u32 pad;
 };
 
 /*

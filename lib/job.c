@@ -71,6 +71,7 @@ void job_free(struct job *j)
 			proc_free(j->kept[i]);
 		free(j->kept);
 	}
+	free(j->cpu_busy);
 	for (struct tool_agg *t = j->tools, *next; t; t = next) {
 		next = t->next;
 		free(t->tool);
@@ -209,6 +210,9 @@ static void totals_add(struct proc_totals *sum, const struct proc_totals *t)
 	sum->min_flt += t->min_flt;
 	sum->maj_flt += t->maj_flt;
 	netio_totals_add(&sum->net, &t->net);
+	sum->run_delay_ns += t->run_delay_ns;
+	if (proc_peak_bytes(t) > sum->own_peak_bytes)
+		sum->own_peak_bytes = proc_peak_bytes(t);
 }
 
 static int str_eq(const char *a, const char *b)

@@ -209,6 +209,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		print_json(s);
 	} else {
 		print_header(s);
+		print_advice(s);
 		print_tools(s);
 		print_tree(s);
 	}
