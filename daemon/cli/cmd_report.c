@@ -202,7 +202,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		return 1;
 	}
 	if (c->json) {
-		print_json(s);
+		cli_print_json(s);
 	} else {
 		print_header(s);
 		print_tools(s);
