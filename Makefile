@@ -81,7 +81,7 @@ DEPFLAGS  = -MMD -MP
 TR_CPPFLAGS = -D_GNU_SOURCE -Ilib -I$(BUILD) -Ibpf
 TR_CFLAGS   = -std=gnu11 -fPIC $(WARN)
 # libcurl is not linked: lib/lazycurl.c opens it on first use (start-up cost)
-LIBS     := -lcjson -lhwloc -lm -ldl
+LIBS     := -lcjson -lhwloc -lm -ldl -lz  # zlib: gzip of the HTTP sink, CRC of spool records
 BPF_LIBS := -lbpf -lelf -lz
 # tracerd's /metrics endpoint (daemon/metrics_http.c)
 DAEMON_LIBS := -lmicrohttpd -lpthread

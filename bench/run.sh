@@ -9,15 +9,17 @@
 #   wrapper  tracer-wrap start-up, hung metadata endpoints, its own CPU
 #   slurm    Slurm job start with the SPANK plugin (tracerd up, stopped,
 #            stale socket, hung) and summary delay, on a local cluster
+#   clickhouse  job end -> row latency, replay of a 10,000-summary spool,
+#            tracerd's RSS with that spool (bench/clickhouse.sh)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 shift $(($# > 0 ? 1 : 0))
-PARTS=${*:-tracerd wrapper slurm}
+PARTS=${*:-tracerd wrapper slurm clickhouse}
 for p in $PARTS; do
 	case $p in
-	tracerd | wrapper | slurm) ;;
-	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm)" >&2; exit 2 ;;
+	tracerd | wrapper | slurm | clickhouse) ;;
+	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm, clickhouse)" >&2; exit 2 ;;
 	esac
 done
 H=$BUILD/tests/helpers
@@ -128,5 +130,9 @@ fi
 if has_part slurm; then
 	header
 	"$TOP/bench/slurm_latency.sh" "$BUILD" || rc=1
+fi
+if has_part clickhouse; then
+	header
+	"$TOP/bench/clickhouse.sh" "$BUILD" || rc=1
 fi
 exit $rc

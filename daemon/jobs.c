@@ -50,13 +50,13 @@ static void open_host_job(struct jobs *js);
 
 int jobs_init(struct jobs *js, const struct tracer_config *cfg,
 	      const struct host_info *host, const struct rules *rules,
-	      struct sinks *sinks, struct bpf_loader *bpf)
+	      struct delivery *delivery, struct bpf_loader *bpf)
 {
 	memset(js, 0, sizeof(*js));
 	js->cfg = cfg;
 	js->host = host;
 	js->rules = rules;
-	js->sinks = sinks;
+	js->delivery = delivery;
 	js->bpf = bpf;
 	js->next_tag = 1;
 	update_clock_offset(js);
@@ -384,7 +384,6 @@ static void job_finish(struct jobs *js, struct open_job *oj, const char *why)
 	struct job *j = oj->job;
 	struct summary_opts so = {.source = "tracerd",
 				  .sample_interval_ms = js->cfg->sample_interval_ms};
-	char err[768];
 	cJSON *summary;
 
 	if (j->cgroup_stats)
@@ -407,9 +406,10 @@ static void job_finish(struct jobs *js, struct open_job *oj, const char *why)
 	summary = summary_build(j, js->host, &so);
 	if (!summary)
 		log_error("job %s: summary not written: out of memory", j->uid);
-	else if (sinks_write(js->sinks, summary, err, sizeof(err)) != 0)
-		log_error("job %s: summary not delivered to every sink: %s", j->uid, err);
-	cJSON_Delete(summary);
+	else if (js->delivery) /* to the spool writer: no disk, no network here */
+		delivery_submit(js->delivery, summary);
+	else
+		cJSON_Delete(summary);
 	log_info("job %s closed (%s): %llu processes, %zu tools", j->uid, why,
 		 (unsigned long long)j->procs_total, j->ntools);
 	remember_recent(js, j->uid);

@@ -18,7 +18,7 @@
 #include "hostinfo.h"
 #include "job.h"
 #include "rules.h"
-#include "sink.h"
+#include "delivery.h"
 
 struct bpf_loader;
 
@@ -46,7 +46,7 @@ struct jobs {
 	const struct tracer_config *cfg;
 	const struct host_info *host;
 	const struct rules *rules;
-	struct sinks *sinks;
+	struct delivery *delivery; /* NULL: summaries are not kept (tests) */
 	struct bpf_loader *bpf;
 
 	struct open_job **open;
@@ -64,7 +64,7 @@ struct jobs {
 
 int jobs_init(struct jobs *js, const struct tracer_config *cfg,
 	      const struct host_info *host, const struct rules *rules,
-	      struct sinks *sinks, struct bpf_loader *bpf);
+	      struct delivery *delivery, struct bpf_loader *bpf);
 void jobs_fini(struct jobs *js);
 
 /* Protocol operations; each returns the reply line (malloc'd). */

@@ -306,20 +306,47 @@ static void render_daemon(struct mbuf *b, const struct jobs *js, const struct me
 }
 
 /*
- * Delivery of summaries.  The sinks count what they wrote and what
- * failed; spool depth and bytes, per-sink deliveries, failures and the
- * last successful delivery time are rendered here from the sinks'
- * counters (sink.h) as tracer_spool_summaries, tracer_spool_bytes,
- * tracer_sink_deliveries_total{sink}, tracer_sink_failures_total{sink}
- * and tracer_sink_last_success_time_seconds{sink} where they exist.
+ * Delivery of summaries (daemon/delivery.h): spool depth and bytes,
+ * per-sink deliveries, failures, drops and the last successful delivery.
  */
-static void render_delivery(struct mbuf *b, const struct metrics_daemon *d)
+static void sink_sample(struct mbuf *b, const char *name, const struct sink_stats *s,
+			uint64_t v)
 {
-	head(b, "tracer_summaries_written_total", "counter",
-	     "Summaries written by the sinks (one per sink that took it).");
-	sample_u64(b, "tracer_summaries_written_total", d->sinks ? sinks_written(d->sinks) : 0);
-	head(b, "tracer_summaries_failed_total", "counter", "Summary writes that failed.");
-	sample_u64(b, "tracer_summaries_failed_total", d->sinks ? sinks_failed(d->sinks) : 0);
+	put(b, "%s{sink=\"%s\"} %llu\n", name, sink_kind_name(s->kind), (unsigned long long)v);
+}
+
+static void render_delivery(struct mbuf *b, const struct delivery_stats *st)
+{
+	head(b, "tracer_spool_summaries", "gauge", "Summaries in the spool.");
+	sample_u64(b, "tracer_spool_summaries", st->spool.records);
+	head(b, "tracer_spool_bytes", "gauge", "Bytes of summaries in the spool.");
+	sample_u64(b, "tracer_spool_bytes", st->spool.bytes);
+	head(b, "tracer_spool_write_errors_total", "counter", "Spool writes that failed.");
+	sample_u64(b, "tracer_spool_write_errors_total", st->spool.write_errors);
+	head(b, "tracer_spool_dropped_total", "counter",
+	     "Summaries removed from the spool by its size cap.");
+	sample_u64(b, "tracer_spool_dropped_total", st->spool.dropped);
+	head(b, "tracer_delivery_queue_dropped_total", "counter",
+	     "Summaries lost because the hand-over queue was full.");
+	sample_u64(b, "tracer_delivery_queue_dropped_total", st->queue_dropped);
+	head(b, "tracer_sink_deliveries_total", "counter", "Summaries delivered, per sink.");
+	for (int i = 0; i < st->nsinks; i++)
+		sink_sample(b, "tracer_sink_deliveries_total", &st->sinks[i], st->sinks[i].delivered);
+	head(b, "tracer_sink_failures_total", "counter", "Failed delivery attempts, per sink.");
+	for (int i = 0; i < st->nsinks; i++)
+		sink_sample(b, "tracer_sink_failures_total", &st->sinks[i], st->sinks[i].failures);
+	head(b, "tracer_sink_dropped_total", "counter",
+	     "Summaries a sink never got (spool cap), per sink.");
+	for (int i = 0; i < st->nsinks; i++)
+		sink_sample(b, "tracer_sink_dropped_total", &st->sinks[i], st->sinks[i].dropped);
+	head(b, "tracer_sink_pending", "gauge", "Summaries waiting for a sink.");
+	for (int i = 0; i < st->nsinks; i++)
+		sink_sample(b, "tracer_sink_pending", &st->sinks[i], st->sinks[i].pending);
+	head(b, "tracer_sink_last_success_time_seconds", "gauge",
+	     "Time of a sink's last successful delivery (0: never).");
+	for (int i = 0; i < st->nsinks; i++)
+		sink_sample(b, "tracer_sink_last_success_time_seconds", &st->sinks[i],
+			    st->sinks[i].last_success_ns / 1000000000ull);
 }
 
 char *metrics_render(const struct jobs *js, const struct metrics_daemon *d, size_t *len)
@@ -327,7 +354,8 @@ char *metrics_render(const struct jobs *js, const struct metrics_daemon *d, size
 	struct mbuf b = {0};
 
 	render_daemon(&b, js, d);
-	render_delivery(&b, d);
+	if (d->delivery)
+		render_delivery(&b, d->delivery);
 	render_jobs(&b, js);
 	if (b.oom || !b.p) {
 		free(b.p);

@@ -10,7 +10,7 @@
 
 #include "jobs.h"
 #include "server.h"
-#include "sink.h"
+#include "delivery.h"
 
 /* Per job, the heaviest tools (by CPU) get series; the rest are counted. */
 #define METRICS_MAX_TOOLS_PER_JOB 20
@@ -19,7 +19,7 @@
 struct metrics_daemon {
 	const uint64_t *kernel;      /* TRACER_CNT__MAX kernel counters */
 	const struct server_stats *socket;
-	const struct sinks *sinks;
+	const struct delivery_stats *delivery; /* NULL: not shown */
 	uint64_t start_time_s;       /* CLOCK_REALTIME seconds at start */
 	uint64_t scrapes;
 };

@@ -31,7 +31,7 @@
 #include "metrics.h"
 #include "metrics_http.h"
 #include "server.h"
-#include "sink.h"
+#include "delivery.h"
 #include "summary.h"
 
 /* Housekeeping (and draining the ring buffer, which wakes us only when
@@ -43,7 +43,7 @@ struct tracerd {
 	struct tracer_config cfg;
 	struct host_info host;
 	struct rules *rules;
-	struct sinks *sinks;
+	struct delivery *delivery;
 	struct bpf_loader *bpf;
 	struct server *server;
 	struct jobs jobs;
@@ -190,9 +190,9 @@ static char *status_reply(struct tracerd *d)
 	json_add_u64(cnt, "too_many_connections", ss->too_many);
 	json_add_u64(cnt, "timeouts", ss->timeouts);
 	json_add_u64(cnt, "reply_failed", ss->reply_failed);
-	cnt = cJSON_AddObjectToObject(st, "summaries");
-	json_add_u64(cnt, "written", sinks_written(d->sinks));
-	json_add_u64(cnt, "failed", sinks_failed(d->sinks));
+	struct delivery_stats ds;
+	delivery_get_stats(d->delivery, &ds);
+	cJSON_AddItemToObject(st, "delivery", delivery_stats_json(&ds));
 	cJSON_AddItemToObject(st, "jobs", jobs_status_json(&d->jobs));
 	line = proto_render_line(o);
 	cJSON_Delete(o);
@@ -313,10 +313,11 @@ static void publish_metrics(struct tracerd *d)
 {
 	__u64 c[TRACER_CNT__MAX];
 	uint64_t kernel[TRACER_CNT__MAX];
+	struct delivery_stats ds;
 	struct metrics_daemon md = {
 		.kernel = kernel,
 		.socket = server_get_stats(d->server),
-		.sinks = d->sinks,
+		.delivery = &ds,
 		.start_time_s = d->started_real_s,
 	};
 	size_t len;
@@ -327,6 +328,7 @@ static void publish_metrics(struct tracerd *d)
 	bpf_loader_counters(d->bpf, c);
 	for (int i = 0; i < TRACER_CNT__MAX; i++)
 		kernel[i] = c[i];
+	delivery_get_stats(d->delivery, &ds);
 	md.scrapes = metrics_http_scrapes(d->metrics);
 	text = metrics_render(&d->jobs, &md, &len);
 	if (text)
@@ -421,9 +423,9 @@ int main(int argc, char **argv)
 		log_error("cannot load tool rules");
 		goto cleanup;
 	}
-	d.sinks = sinks_open(&d.cfg, err, sizeof(err));
-	if (!d.sinks) {
-		log_error("sinks: %s", err);
+	d.delivery = delivery_start(&d.cfg, err, sizeof(err));
+	if (!d.delivery) {
+		log_error("delivery: %s", err);
 		goto cleanup;
 	}
 	d.epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -446,7 +448,7 @@ int main(int argc, char **argv)
 		log_error("BPF: %s", err);
 		goto cleanup;
 	}
-	jobs_init(&d.jobs, &d.cfg, &d.host, d.rules, d.sinks, d.bpf);
+	jobs_init(&d.jobs, &d.cfg, &d.host, d.rules, d.delivery, d.bpf);
 	d.ringbuf_w.kind = WATCH_RINGBUF;
 	if (epoll_add(d.epfd, bpf_loader_ringbuf_fd(d.bpf), &d.ringbuf_w) != 0) {
 		log_error("epoll_ctl ring buffer: %s", strerror(errno));
@@ -467,8 +469,8 @@ int main(int argc, char **argv)
 		publish_metrics(&d);
 		log_info("metrics: http://%s/metrics", d.cfg.metrics_listen);
 	}
-	log_info("ready: socket %s, sinks %s (%s), %s", d.cfg.socket_path, d.cfg.sinks,
-		 d.cfg.file_path, d.cfg.trace_all ? "tracing every process" : "tracing registered jobs");
+	log_info("ready: socket %s, sinks %s (%s, spool %s), %s", d.cfg.socket_path, d.cfg.sinks,
+		 d.cfg.file_path, d.cfg.spool_dir, d.cfg.trace_all ? "tracing every process" : "tracing registered jobs");
 	if (run_loop(&d) == 0)
 		rc = 0;
 	bpf_loader_consume(d.bpf);
@@ -478,7 +480,8 @@ cleanup:
 	server_close(d.server);
 	jobs_fini(&d.jobs);
 	bpf_loader_close(d.bpf);
-	sinks_close(d.sinks);
+	/* bounded: what the sinks do not take in time stays spooled */
+	delivery_stop(d.delivery, TRACER_SHUTDOWN_DELIVERY_MS);
 	rules_free(d.rules);
 	if (d.timerfd >= 0)
 		close(d.timerfd);

@@ -20,7 +20,7 @@
 #define CONFIG_LINE_MAX 4096
 
 enum kind { K_PATH, K_URL, K_INT, K_UINT_POW2, K_UINT, K_BOOL,
-	    K_SINKS, K_LEVEL, K_LISTEN };
+	    K_SINKS, K_LEVEL, K_LISTEN, K_OPT_PATH, K_NAME };
 
 struct key_def {
 	const char *name;
@@ -51,9 +51,26 @@ static const struct key_def keys[] = {
 	{"metadata_timeout_ms", K_INT, M(metadata_timeout_ms), 10, 1000},
 	{"log_level", K_LEVEL, M(log_level), 0, 0},
 	{"metrics_listen", K_LISTEN, M(metrics_listen), 0, 0},
+	{"spool_dir", K_PATH, M(spool_dir), 0, 0},
+	{"spool_max_bytes", K_UINT, M(spool_max_bytes), 65536, 4294967295LL},
+	{"file_max_bytes", K_UINT, M(file_max_bytes), 0, 4294967295LL},
+	{"file_keep", K_INT, M(file_keep), 1, 1000},
+	{"retry_max_ms", K_INT, M(retry_max_ms), 1000, 3600000},
+	{"http_token_file", K_OPT_PATH, M(http_token_file), 0, 0},
+	{"http_ca_file", K_OPT_PATH, M(http_ca_file), 0, 0},
+	{"http_gzip", K_BOOL, M(http_gzip), 0, 0},
+	{"clickhouse_url", K_URL, M(clickhouse_url), 0, 0},
+	{"clickhouse_database", K_NAME, M(clickhouse_database), 0, 0},
+	{"clickhouse_user", K_NAME, M(clickhouse_user), 0, 0},
+	{"clickhouse_password_file", K_OPT_PATH, M(clickhouse_password_file), 0, 0},
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
+
+size_t config_key_count(void)
+{
+	return NKEYS;
+}
 
 void config_defaults(struct tracer_config *cfg)
 {
@@ -77,6 +94,16 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->metadata_timeout_ms = TRACER_DEFAULT_METADATA_TIMEOUT_MS;
 	snprintf(cfg->log_level, sizeof(cfg->log_level), "%s",
 		 TRACER_DEFAULT_LOG_LEVEL);
+	snprintf(cfg->spool_dir, sizeof(cfg->spool_dir), "%s", TRACER_DEFAULT_SPOOL_DIR);
+	cfg->spool_max_bytes = TRACER_DEFAULT_SPOOL_MAX_BYTES;
+	cfg->file_max_bytes = TRACER_DEFAULT_FILE_MAX_BYTES;
+	cfg->file_keep = TRACER_DEFAULT_FILE_KEEP;
+	cfg->retry_max_ms = TRACER_DEFAULT_RETRY_MAX_MS;
+	cfg->http_gzip = true;
+	snprintf(cfg->clickhouse_url, sizeof(cfg->clickhouse_url), "%s",
+		 TRACER_DEFAULT_CLICKHOUSE_URL);
+	snprintf(cfg->clickhouse_database, sizeof(cfg->clickhouse_database), "%s",
+		 TRACER_DEFAULT_CLICKHOUSE_DB);
 }
 
 static int parse_integer(const char *v, long long *out)
@@ -118,8 +145,8 @@ static int parse_bool(const char *v, bool *out)
 static int set_sinks(char *dst, size_t size, const char *v, char *err,
 		     size_t errlen)
 {
-	static const char *const names[] = {"file", "http"};
-	int seen[2] = {0, 0}, count = 0;
+	static const char *const names[] = {"file", "http", "clickhouse"};
+	int seen[3] = {0, 0, 0}, count = 0;
 	const char *p = v;
 	char out[64] = "";
 
@@ -136,12 +163,12 @@ static int set_sinks(char *dst, size_t size, const char *v, char *err,
 				found = i;
 		if (found < 0)
 			return fail_msg(err, errlen,
-					"unknown sink \"%.*s\" (known: file, http)",
+					"unknown sink \"%.*s\" (known: file, http, clickhouse)",
 					(int)(n > 40 ? 40 : n), p);
 		if (seen[found]++)
 			return fail_msg(err, errlen, "sink \"%s\" listed twice",
 					names[found]);
-		/* at most "file,http": always fits */
+		/* at most "file,http,clickhouse": always fits */
 		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s",
 			 count ? "," : "", names[found]);
 		count++;
@@ -149,7 +176,7 @@ static int set_sinks(char *dst, size_t size, const char *v, char *err,
 	}
 	if (count == 0)
 		return fail_msg(err, errlen,
-				"no sink listed (at least one of file, http)");
+				"no sink listed (at least one of file, http, clickhouse)");
 	snprintf(dst, size, "%s", out);
 	return 0;
 }
@@ -193,6 +220,17 @@ static int check_string(const struct key_def *k, const char *v, char *err,
 			return fail_msg(err, errlen, "%s: %s (or nothing: off)", k->name, why);
 		break;
 	}
+	case K_OPT_PATH:
+		if (n && v[0] != '/')
+			return fail_msg(err, errlen,
+					"%s: expected an absolute path (or nothing)", k->name);
+		break;
+	case K_NAME:
+		/* goes into SQL and HTTP headers: a plain identifier only */
+		if (strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n)
+			return fail_msg(err, errlen,
+					"%s: letters, digits and _ only", k->name);
+		break;
 	case K_LEVEL:
 		if (strcmp(v, "debug") && strcmp(v, "info") &&
 		    strcmp(v, "warn") && strcmp(v, "error"))

@@ -26,7 +26,7 @@ struct tracer_config {
 	int keep_procs;             /* keep_procs (1..100000) */
 	unsigned ringbuf_bytes;     /* ringbuf_bytes (power of 2) */
 	unsigned max_procs;         /* max_procs (live tagged processes) */
-	char sinks[128];            /* sinks (comma list: file,http) */
+	char sinks[128];            /* sinks (comma list: file,http,clickhouse) */
 	char file_path[512];        /* file */
 	char http_url[512];         /* http_url (empty: none) */
 	int http_timeout_ms;        /* http_timeout_ms */
@@ -34,11 +34,26 @@ struct tracer_config {
 	int metadata_timeout_ms;    /* metadata_timeout_ms */
 	char log_level[16];         /* log_level (debug|info|warn|error) */
 	char metrics_listen[80];    /* metrics_listen (ADDR:PORT; empty: off) */
+	/* delivery (docs/configuration.md, "Delivery") */
+	char spool_dir[256];        /* spool_dir */
+	unsigned spool_max_bytes;   /* spool_max_bytes */
+	unsigned file_max_bytes;    /* file_max_bytes (0: never rotate) */
+	int file_keep;              /* file_keep (1..1000) */
+	int retry_max_ms;           /* retry_max_ms */
+	char http_token_file[256];  /* http_token_file (empty: no token) */
+	char http_ca_file[256];     /* http_ca_file (empty: system CAs) */
+	bool http_gzip;             /* http_gzip */
+	char clickhouse_url[512];   /* clickhouse_url */
+	char clickhouse_database[64]; /* clickhouse_database */
+	char clickhouse_user[64];   /* clickhouse_user (empty: the server's default) */
+	char clickhouse_password_file[256]; /* clickhouse_password_file */
 };
 
 typedef void (*config_warn_fn)(const char *msg);
 
 void config_defaults(struct tracer_config *cfg);
+/* How many keys tracer.conf knows (every one is in contrib/tracer.conf). */
+size_t config_key_count(void);
 
 /*
  * Load path over the current values.  A missing file is not an error

@@ -16,12 +16,24 @@
 #define TRACER_DEFAULT_SINKS "file"
 #define TRACER_DEFAULT_FILE "/var/lib/tracer/jobs.ndjson"
 #define TRACER_DEFAULT_LOG_LEVEL "info"
+#define TRACER_DEFAULT_SPOOL_DIR "/var/lib/tracer/spool"
+#define TRACER_DEFAULT_CLICKHOUSE_URL "http://127.0.0.1:8123/"
+#define TRACER_DEFAULT_CLICKHOUSE_DB "tracer"
 
 /* ---- times ---- */
 #define TRACER_DEFAULT_TIMEOUT_MS 200          /* a registrant's whole exchange */
 #define TRACER_DEFAULT_SAMPLE_MS 1000          /* /proc and cgroup readings */
 #define TRACER_DEFAULT_HTTP_TIMEOUT_MS 5000
 #define TRACER_DEFAULT_METADATA_TIMEOUT_MS 300 /* one ECS/IMDS call */
+#define TRACER_DEFAULT_RETRY_MAX_MS 60000      /* longest wait between two delivery attempts */
+#define TRACER_RETRY_MIN_MS 500                /* first wait after a failed delivery */
+#define TRACER_SHUTDOWN_DELIVERY_MS 3000       /* SIGTERM: longest wait for the sinks */
+#define TRACER_CLICKHOUSE_INTERVAL_MS 1000     /* at most one insert per table per second */
+
+/* ---- delivery ---- */
+#define TRACER_DEFAULT_SPOOL_MAX_BYTES (1024u << 20) /* spool_max_bytes */
+#define TRACER_DEFAULT_FILE_MAX_BYTES (256u << 20)   /* file_max_bytes: rotate past this */
+#define TRACER_DEFAULT_FILE_KEEP 5                   /* file_keep: rotated files kept */
 
 /* ---- kernel side (BPF map sizes and settings) ---- */
 #define TRACER_DEFAULT_ARGV_MAX 1024           /* argv bytes kept per exec */

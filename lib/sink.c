@@ -1,155 +1,82 @@
 /*
- * sink.c - deliver job summaries (sink.h).  The summary is rendered once
- * to text and the same bytes go to every sink.
+ * sink.c - the sinks behind one interface (sink.h): names, limits,
+ * dispatch, and the all-sinks-once path of tracer-wrap's standalone mode.
+ * Each sink's own work is in sink_file.c, sink_http.c, sink_clickhouse.c.
  */
-#include "sink.h"
+#include "sink_impl.h"
 
 #include <curl/curl.h>
-#include <errno.h>
-#include <fcntl.h>
-#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include "lazycurl.h"
+#include "clock.h"
 
-struct sinks {
-	bool file, http;
-	char file_path[512];
-	char http_url[512];
-	long timeout_ms;
-	uint64_t written, failed;
-};
+static const char *const kind_names[SINK_KINDS] = {"file", "http", "clickhouse"};
 
-static int make_parent_dirs(const char *path)
+const char *sink_kind_name(enum sink_kind k)
 {
-	char buf[512];
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return 0;
+	return k < SINK_KINDS ? kind_names[k] : "?";
 }
 
-/* Append one line to an NDJSON file (O_APPEND, one write). 0 or -1 (errno). */
-static int sink_append_line(const char *path, const char *line, size_t len)
+int sink_kinds(const char *list, enum sink_kind out[SINK_KINDS])
 {
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	int rc = -1;
+	int n = 0;
 
-	if (fd < 0 && errno == ENOENT && make_parent_dirs(path) == 0)
-		fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -1;
-	/* One write() per line: with O_APPEND, concurrent writers (tracerd
-	 * and a standalone tracer-wrap) never interleave within a line. */
-	ssize_t n = write(fd, line, len);
-	if (n == (ssize_t)len)
-		rc = 0;
-	else if (n >= 0)
-		errno = EIO;
-	int saved = errno;
-	close(fd);
-	errno = saved;
-	return rc;
-}
-
-/* The collector's reply body is not ours to print (curl's default). */
-static size_t discard_body(char *data, size_t size, size_t n, void *arg)
-{
-	(void)data;
-	(void)arg;
-	return size * n;
-}
-
-static int http_post(const char *url, const char *body, size_t len, long timeout_ms,
-		     char *err, size_t errlen)
-{
-	CURL *c = curl_easy_init();
-	struct curl_slist *hdrs = NULL;
-	long code = 0;
-	int rc = -1;
-
-	if (!c) {
-		snprintf(err, errlen, "POST %s: %s", url,
-			 lazycurl_problem() ? lazycurl_problem() : "curl_easy_init failed");
-		return -1;
-	}
-	hdrs = curl_slist_append(hdrs, "Content-Type: application/json");
-	curl_easy_setopt(c, CURLOPT_URL, url);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)len);
-	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, discard_body);
-	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, timeout_ms);
-	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-#if LIBCURL_VERSION_NUM >= 0x075500 /* 7.85: CURLOPT_PROTOCOLS deprecated */
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-	CURLcode cc = curl_easy_perform(c);
-	if (cc != CURLE_OK) {
-		snprintf(err, errlen, "POST %s: %s", url, curl_easy_strerror(cc));
-		goto cleanup;
-	}
-	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
-	if (code < 200 || code >= 300) {
-		snprintf(err, errlen, "POST %s: HTTP status %ld", url, code);
-		goto cleanup;
-	}
-	rc = 0;
-cleanup:
-	curl_slist_free_all(hdrs);
-	curl_easy_cleanup(c);
-	return rc;
-}
-
-static bool list_has(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = list; *p;) {
+	for (const char *p = list; *p && n < SINK_KINDS;) {
 		p += strspn(p, " ,");
 		size_t len = strcspn(p, " ,");
-		if (len == n && strncmp(p, name, n) == 0)
-			return true;
+		for (int k = 0; k < SINK_KINDS; k++)
+			if (len && len == strlen(kind_names[k]) && !strncmp(p, kind_names[k], len))
+				out[n++] = (enum sink_kind)k;
 		p += len;
 	}
-	return false;
+	return n;
 }
 
-struct sinks *sinks_open(const struct tracer_config *cfg, char *err, size_t errlen)
+/*
+ * Batches: a file takes any number of lines; an HTTP collector gets
+ * bodies of a few MiB; ClickHouse wants few, large inserts (each insert
+ * makes a part on disk), hence the interval.
+ */
+void sink_limits(enum sink_kind k, struct sink_limits *out)
 {
-	struct sinks *s = calloc(1, sizeof(*s));
+	switch (k) {
+	case SINK_FILE:
+		*out = (struct sink_limits){1000, 16u << 20, 0};
+		break;
+	case SINK_HTTP:
+		*out = (struct sink_limits){500, 4u << 20, 0};
+		break;
+	default:
+		*out = (struct sink_limits){10000, 16u << 20, TRACER_CLICKHOUSE_INTERVAL_MS};
+		break;
+	}
+}
+
+struct sink *sink_open(enum sink_kind k, const struct tracer_config *cfg, char *err,
+		       size_t errlen)
+{
+	struct sink *s = calloc(1, sizeof(*s));
 
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	s->file = list_has(cfg->sinks, "file");
-	s->http = list_has(cfg->sinks, "http");
-	snprintf(s->file_path, sizeof(s->file_path), "%s", cfg->file_path);
-	snprintf(s->http_url, sizeof(s->http_url), "%s", cfg->http_url);
-	s->timeout_ms = cfg->http_timeout_ms;
-	if (s->http && !s->http_url[0]) {
+	s->kind = k;
+	s->cfg = cfg;
+	s->fd = -1;
+	if (k == SINK_FILE && file_sink_open(s, err, errlen) != 0)
+		goto fail;
+	if (k == SINK_HTTP && !cfg->http_url[0]) {
 		snprintf(err, errlen, "sink http needs http_url");
 		goto fail;
 	}
-	if (!s->file && !s->http) {
-		snprintf(err, errlen, "no known sink in \"%s\" (file, http)",
-			 cfg->sinks);
+	if (k == SINK_CLICKHOUSE && (!cfg->clickhouse_url[0] || !cfg->clickhouse_database[0])) {
+		snprintf(err, errlen, "sink clickhouse needs clickhouse_url and clickhouse_database");
 		goto fail;
 	}
-	if (s->http)
+	if (k != SINK_FILE)
 		curl_global_init(CURL_GLOBAL_DEFAULT);
 	return s;
 fail:
@@ -157,46 +84,132 @@ fail:
 	return NULL;
 }
 
-int sinks_write(struct sinks *s, const cJSON *summary, char *err, size_t errlen)
+int sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
+		 long timeout_ms, const volatile int *abort, char *err, size_t errlen)
 {
+	err[0] = '\0';
+	if (n == 0)
+		return 0;
+	switch (s->kind) {
+	case SINK_FILE:
+		return file_sink_deliver(s, texts, lens, n, err, errlen);
+	case SINK_HTTP:
+		return http_sink_deliver(s, texts, lens, n, timeout_ms, abort, err, errlen);
+	default:
+		return clickhouse_sink_deliver(s, texts, lens, n, timeout_ms, abort, err, errlen);
+	}
+}
+
+int sink_probe(struct sink *s, long timeout_ms, const volatile int *abort, char *err,
+	       size_t errlen)
+{
+	err[0] = '\0';
+	return s->kind == SINK_CLICKHOUSE ? clickhouse_sink_probe(s, timeout_ms, abort, err, errlen)
+					  : 0;
+}
+
+void sink_close(struct sink *s)
+{
+	if (!s)
+		return;
+	file_sink_close(s);
+	free(s);
+}
+
+void buf_add(struct buf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *p = realloc(b->p, cap);
+		if (!p) {
+			b->oom = true;
+			return;
+		}
+		b->p = p;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+void buf_free(struct buf *b)
+{
+	free(b->p);
+	memset(b, 0, sizeof(*b));
+}
+
+/* ---- tracer-wrap's standalone mode: every sink once ---- */
+
+struct sinks {
+	struct sink *s[SINK_KINDS];
+	int n;
+	long timeout_ms;
+};
+
+struct sinks *sinks_open(const struct tracer_config *cfg, char *err, size_t errlen)
+{
+	struct sinks *ss = calloc(1, sizeof(*ss));
+	enum sink_kind kinds[SINK_KINDS];
+	int nk = sink_kinds(cfg->sinks, kinds);
+
+	if (!ss) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	ss->timeout_ms = cfg->http_timeout_ms;
+	for (int i = 0; i < nk; i++) {
+		ss->s[ss->n] = sink_open(kinds[i], cfg, err, errlen);
+		if (!ss->s[ss->n]) {
+			sinks_close(ss);
+			return NULL;
+		}
+		ss->n++;
+	}
+	if (ss->n == 0) {
+		snprintf(err, errlen, "no known sink in \"%s\" (file, http, clickhouse)", cfg->sinks);
+		sinks_close(ss);
+		return NULL;
+	}
+	return ss;
+}
+
+int sinks_write(struct sinks *ss, const cJSON *summary, char *err, size_t errlen)
+{
+	char *text = cJSON_PrintUnformatted(summary);
+	uint64_t deadline = clock_mono_ms() + (uint64_t)ss->timeout_ms;
 	char why[512];
 	int failed = 0;
-	char *text = cJSON_PrintUnformatted(summary);
 
 	err[0] = '\0';
 	if (!text) {
 		snprintf(err, errlen, "out of memory rendering the summary");
-		s->failed++;
-		return 1;
+		return ss->n;
 	}
 	size_t len = strlen(text);
-	if (s->file) {
-		text[len] = '\n';
-		if (sink_append_line(s->file_path, text, len + 1) != 0) {
-			snprintf(err, errlen, "file sink %s: %s", s->file_path,
-				 strerror(errno));
+	for (int i = 0; i < ss->n; i++) {
+		uint64_t now = clock_mono_ms();
+		long left = now < deadline ? (long)(deadline - now) : 1;
+		if (sink_deliver(ss->s[i], &text, &len, 1, left, NULL, why, sizeof(why)) != 0) {
+			size_t used = strlen(err);
+			snprintf(err + used, errlen - used, "%s%s sink: %s", used ? "; " : "",
+				 sink_kind_name(ss->s[i]->kind), why);
 			failed++;
 		}
-		text[len] = '\0';
-	}
-	if (s->http && http_post(s->http_url, text, len, s->timeout_ms, why, sizeof(why))) {
-		size_t used = strlen(err);
-
-		snprintf(err + used, errlen - used, "%shttp sink: %s", used ? "; " : "", why);
-		failed++;
 	}
 	free(text);
-	if (failed)
-		s->failed++;
-	else
-		s->written++;
 	return failed;
 }
 
-uint64_t sinks_written(const struct sinks *s) { return s->written; }
-uint64_t sinks_failed(const struct sinks *s) { return s->failed; }
-
-void sinks_close(struct sinks *s)
+void sinks_close(struct sinks *ss)
 {
-	free(s);
+	if (!ss)
+		return;
+	for (int i = 0; i < ss->n; i++)
+		sink_close(ss->s[i]);
+	free(ss);
 }

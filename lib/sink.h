@@ -1,28 +1,64 @@
 /*
  * sink.h - where job summaries go.  Every sink receives the same JSON
- * text: the NDJSON file (default, embedded, no server), an HTTP endpoint
- * (POST application/json).
- * A sink that fails is reported and counted; the job's summary is kept in
- * the file sink whenever one is configured.
+ * text of a summary:
+ *   file        NDJSON, one line per summary, rotated by size
+ *   http        POST of a JSON array of summaries (gzip, bearer token)
+ *   clickhouse  INSERT ... FORMAT JSONEachRow into the tables of
+ *               contrib/clickhouse/schema.sql
+ * A sink delivers a batch whole or fails: the caller keeps the batch and
+ * retries (tracerd's spool, daemon/delivery.c); every summary carries a
+ * summary_id, so a batch delivered twice does no harm.
+ * tracer-wrap's standalone mode, which sends one summary and exits, uses
+ * sinks_open/sinks_write: every sink once, synchronously, bounded time.
  */
 #ifndef TRACER_SINK_H
 #define TRACER_SINK_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <cjson/cJSON.h>
 #include "config.h"
 
-struct sinks;
+enum sink_kind { SINK_FILE, SINK_HTTP, SINK_CLICKHOUSE, SINK_KINDS };
 
-/* Open the sinks named in cfg->sinks. NULL + err when none could be opened. */
-struct sinks *sinks_open(const struct tracer_config *cfg, char *err, size_t errlen);
+const char *sink_kind_name(enum sink_kind k);
+/* The kinds named in a `sinks` list ("file,clickhouse"), in order. */
+int sink_kinds(const char *list, enum sink_kind out[SINK_KINDS]);
+
+/* What one delivery may carry, and how often a sink may be called
+ * (ClickHouse: one insert per table per second). */
+struct sink_limits {
+	size_t max_summaries;
+	size_t max_bytes;
+	unsigned min_interval_ms;
+};
+void sink_limits(enum sink_kind k, struct sink_limits *out);
+
+struct sink;
+
+/* Call from one thread before any other thread uses libcurl. */
+struct sink *sink_open(enum sink_kind k, const struct tracer_config *cfg,
+		       char *err, size_t errlen);
 /*
- * Write one summary to every sink; returns the number of sinks that
- * failed, with what went wrong in err.
+ * Deliver n summaries (JSON texts without newline) at once: 0, or -1 with
+ * what went wrong in err.  A network transfer gives up after timeout_ms,
+ * or as soon as *abort becomes non-zero (abort may be NULL).
  */
+int sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
+		 long timeout_ms, const volatile int *abort, char *err, size_t errlen);
+/* Is the sink there (ClickHouse: its version, asked once per connection)?
+ * Asked before a batch is read from disk, so that a sink that is down
+ * costs no memory.  0, or -1 with err. */
+int sink_probe(struct sink *s, long timeout_ms, const volatile int *abort, char *err,
+	       size_t errlen);
+void sink_close(struct sink *s);
+
+/* ---- every configured sink, once (tracer-wrap's standalone mode) ---- */
+struct sinks;
+struct sinks *sinks_open(const struct tracer_config *cfg, char *err, size_t errlen);
+/* Write one summary to every sink, within http_timeout_ms altogether;
+ * returns the number of sinks that failed, with the reasons in err. */
 int sinks_write(struct sinks *s, const cJSON *summary, char *err, size_t errlen);
-uint64_t sinks_written(const struct sinks *s);
-uint64_t sinks_failed(const struct sinks *s);
 void sinks_close(struct sinks *s);
 
 #endif

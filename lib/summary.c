@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include "jsonutil.h"
+#include "summary_id.h"
 
 /* {code_key: exit code or null, "signal": signal or null} from a wait status */
 static void add_exit_as(cJSON *obj, const char *code_key, int status)
@@ -308,6 +309,10 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 		return NULL;
 	json_add_str(root, "schema", SUMMARY_SCHEMA);
 	json_add_str(root, "job", j->uid);
+	/* the same id on every retry: sinks drop duplicates by it */
+	char sid[SUMMARY_ID_LEN];
+	summary_id_new(sid);
+	json_add_str(root, "summary_id", sid);
 	cJSON_AddItemToObject(root, "identity", identity_to_json(&j->id));
 	cJSON_AddItemToObject(root, "host", host_info_to_json(host));
 	json_add_time(root, "start", j->start_ns);

@@ -75,6 +75,7 @@ start_tracerd() {
 	TRACERD_FILE=$TMP/$name.ndjson
 	TRACERD_LOG=$TMP/$name.log
 	"$BUILD/tracerd" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" -o sinks=file \
+		-o spool_dir="$TMP/$name.spool" \
 		-o pin_dir=/sys/fs/bpf/tracer-test-$$ -o rules="$TOP/contrib/rules/tools.rules" \
 		"$@" >"$TRACERD_LOG" 2>&1 &
 	TRACERD_PID=$!

@@ -37,6 +37,7 @@ suite "Slurm SPANK plugin" ./tests/slurm/run.sh build
 suite "tracer-wrap" ./tests/wrapper/run.sh build
 suite "Prometheus metrics" ./tests/metrics/run.sh build
 suite "tracer report" ./tests/report/run.sh build
+suite "delivery (spool, file, HTTP, ClickHouse)" ./tests/delivery/run.sh build
 suite "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
 suite "man pages" ./tests/man/run.sh build
 suite "RPM packaging" ./rpm/build.sh build/rpm

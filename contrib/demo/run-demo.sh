@@ -14,6 +14,8 @@ echo "tracerd running (pid $TRACERD_PID); summaries go to $TRACERD_FILE"
 echo
 tr_cli run --name demo --pipeline demo-pipeline --job-file "$TMP/job" -- "$TOP/contrib/demo/pipeline.sh"
 rc=$?
+# the summary goes through tracerd's spool to the file: a moment
+wait_until 20 "the demo job's summary" summary_of_job "$TMP/job"
 echo
 tr_cli status
 echo

@@ -17,7 +17,8 @@ static void print_status(const cJSON *st)
 {
 	const cJSON *k = cJSON_GetObjectItem(st, "kernel");
 	const cJSON *jobs = cJSON_GetObjectItem(st, "jobs");
-	const cJSON *sum = cJSON_GetObjectItem(st, "summaries");
+	const cJSON *dl = cJSON_GetObjectItem(st, "delivery");
+	const cJSON *spool = cJSON_GetObjectItem(dl, "spool");
 	const cJSON *progs = cJSON_GetObjectItem(st, "programs");
 	const cJSON *p;
 	char buf[64];
@@ -38,9 +39,20 @@ static void print_status(const cJSON *st)
 	       jnum(k, "ooms"));
 	printf("drops:    %.0f (ring buffer %.0f, process table full %.0f)\n",
 	       jnum(st, "drops"), jnum(k, "drops_ringbuf"), jnum(k, "drops_procs_full"));
-	printf("jobs:     %.0f open, %.0f closed; summaries written %.0f, failed %.0f\n",
-	       jnum(jobs, "open"), jnum(jobs, "closed"), jnum(sum, "written"),
-	       jnum(sum, "failed"));
+	printf("jobs:     %.0f open, %.0f closed\n", jnum(jobs, "open"), jnum(jobs, "closed"));
+	printf("spool:    %.0f summaries, %.0f bytes; written %.0f, write errors %.0f "
+	       "(disk full %.0f), corrupt %.0f, dropped by the cap %.0f, lost %.0f\n",
+	       jnum(spool, "records"), jnum(spool, "bytes"), jnum(spool, "written"),
+	       jnum(spool, "write_errors"), jnum(spool, "disk_full"), jnum(spool, "corrupt"),
+	       jnum(spool, "dropped"), jnum(dl, "queue_dropped"));
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(dl, "sinks")) {
+		printf("sink %-10s delivered %.0f in %.0f batches, pending %.0f, failures %.0f, "
+		       "dropped %.0f, last success %s\n", text(p, "sink"), jnum(p, "delivered"),
+		       jnum(p, "batches"), jnum(p, "pending"), jnum(p, "failures"),
+		       jnum(p, "dropped"), text(p, "last_success"));
+		if (jstr(p, "last_error"))
+			printf("           last error: %s\n", jstr(p, "last_error"));
+	}
 }
 
 static void status_usage(FILE *f)

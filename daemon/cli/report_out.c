@@ -123,7 +123,7 @@ static cJSON *group_json(const struct report *r, const struct group *g)
 	return o;
 }
 
-static int print_json(const struct report *r, struct group **v, size_t n)
+static int print_report_json(const struct report *r, struct group **v, size_t n)
 {
 	cJSON *o = cJSON_CreateObject(), *arr;
 	char from[32], *text;
@@ -201,7 +201,7 @@ int report_print(const struct report *r, struct group **v, size_t n)
 {
 	switch (r->format) {
 	case REPORT_JSON:
-		return print_json(r, v, n);
+		return print_report_json(r, v, n);
 	case REPORT_CSV:
 		print_csv(r, v, n);
 		return 0;

@@ -6,7 +6,22 @@ Finds the summary of the job named in JOB_FILE (written by `tracer run
 --job-file`) and runs one check; exit 0 when it holds, 1 with the reason.
 """
 import json
+import os
 import sys
+import time
+
+
+def find(path, uid):
+    found = None
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as f:
+        for raw in f:
+            # strict: every line must be valid UTF-8 and valid JSON
+            s = json.loads(raw.decode("utf-8"))
+            if s.get("job") == uid:
+                found = s
+    return found
 
 
 def load(path, jobfile):
@@ -14,13 +29,13 @@ def load(path, jobfile):
         uid = f.read().strip()
     if not uid:
         sys.exit(f"{jobfile} names no job (tracer run did not register?)")
-    found = None
-    with open(path, "rb") as f:
-        for raw in f:
-            # strict: every line must be valid UTF-8 and valid JSON
-            s = json.loads(raw.decode("utf-8"))
-            if s.get("job") == uid:
-                found = s
+    # the summary reaches the file sink through tracerd's spool, a moment
+    # after the job ended: poll, with a deadline
+    deadline = time.monotonic() + 20
+    found = find(path, uid)
+    while found is None and time.monotonic() < deadline:
+        time.sleep(0.02)
+        found = find(path, uid)
     if found is None:
         sys.exit(f"no summary for job {uid!r} in {path}")
     return found

@@ -158,6 +158,7 @@ cluster_tracerd_conf() {
 socket = $SOCK
 sinks = file
 file = $NDJSON
+spool_dir = ${NDJSON%.ndjson}.spool
 pin_dir = $PIN_DIR
 sample_interval_ms = 200
 EOF

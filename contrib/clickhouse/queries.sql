@@ -1,0 +1,81 @@
+-- queries.sql - questions a site asks its tracer datalake (schema.sql).
+-- One query per statement, each ending with ';' on a line of its own:
+--   clickhouse-client --multiquery < contrib/clickhouse/queries.sql
+-- FINAL folds rows a node delivered twice.  Prices are examples: set
+-- your own cost per core-hour and per GiB-hour.
+
+-- CPU efficiency by user, last 30 days: CPU used / CPU allocated
+-- (a job without an allocation counts against its host's CPUs).
+SELECT
+    user,
+    count() AS jobs,
+    round(sum(cpu_s) / 3600, 2) AS cpu_hours,
+    round(sum(wall_s * if(alloc_cpus > 0, alloc_cpus, host_cpus)) / 3600, 2) AS allocated_core_hours,
+    round(sum(cpu_s) / sum(wall_s * if(alloc_cpus > 0, alloc_cpus, host_cpus)), 3) AS cpu_efficiency
+FROM tracer.jobs FINAL
+WHERE end >= now() - INTERVAL 30 DAY AND wall_s > 0
+GROUP BY user
+ORDER BY allocated_core_hours DESC
+;
+
+-- CPU efficiency by tool, last 30 days: cores a tool kept busy while it
+-- ran (1.0 = one core all the time), and its share of its jobs'
+-- allocations.
+SELECT
+    tool,
+    count() AS jobs,
+    sum(processes) AS processes,
+    round(sum(cpu_s) / 3600, 3) AS cpu_hours,
+    round(sum(cpu_s) / sum(wall_s), 3) AS cores_busy,
+    round(sum(cpu_s) / nullIf(sum(job_wall_s * alloc_cpus), 0), 3) AS share_of_allocation
+FROM tracer.tools FINAL
+WHERE end >= now() - INTERVAL 30 DAY AND wall_s > 0
+GROUP BY tool
+ORDER BY cpu_hours DESC
+LIMIT 50
+;
+
+-- The most over-allocated task names: allocated but unused core-hours
+-- and memory, last 30 days (a job without an allocation had its host).
+SELECT
+    task_name,
+    count() AS jobs,
+    round(avg(if(alloc_cpus > 0, alloc_cpus, host_cpus)), 1) AS avg_cpus_allocated,
+    round(sum(cpu_s) / sum(wall_s), 2) AS avg_cpus_used,
+    round(sum(greatest(if(alloc_cpus > 0, alloc_cpus, host_cpus) * wall_s - cpu_s, 0)) / 3600, 4) AS idle_core_hours,
+    round(avg(alloc_mem_bytes) / 1073741824, 2) AS avg_mem_gib_allocated,
+    round(avg(mem_peak_bytes) / 1073741824, 2) AS avg_mem_gib_peak
+FROM tracer.jobs FINAL
+WHERE end >= now() - INTERVAL 30 DAY AND wall_s > 0
+GROUP BY task_name
+ORDER BY idle_core_hours DESC
+LIMIT 20
+;
+
+-- Cost of idle allocations by pipeline, last 30 days: what was paid for
+-- allocated cores and memory that did no work.
+SELECT
+    pipeline,
+    count() AS jobs,
+    round(sum(greatest(alloc_cpus * wall_s - cpu_s, 0)) / 3600, 2) AS idle_core_hours,
+    round(sum(greatest(toFloat64(alloc_mem_bytes) - mem_peak_bytes, 0) * wall_s) / 1073741824 / 3600, 2) AS idle_gib_hours,
+    round(idle_core_hours * 0.04 + idle_gib_hours * 0.005, 2) AS idle_cost
+FROM tracer.jobs FINAL
+WHERE end >= now() - INTERVAL 30 DAY
+GROUP BY pipeline
+ORDER BY idle_cost DESC
+;
+
+-- The slowest tools by p95 of their wall time in a job, last 30 days.
+SELECT
+    tool,
+    count() AS runs,
+    round(quantile(0.5)(wall_s), 3) AS p50_s,
+    round(quantile(0.95)(wall_s), 3) AS p95_s,
+    round(max(wall_s), 3) AS max_s
+FROM tracer.tools FINAL
+WHERE end >= now() - INTERVAL 30 DAY
+GROUP BY tool
+ORDER BY p95_s DESC
+LIMIT 20
+;

@@ -1,0 +1,168 @@
+-- schema.sql - tracer's tables in ClickHouse: the datalake every node's
+-- tracerd inserts into (sink "clickhouse", docs/clickhouse.md).
+--
+--   clickhouse-client --multiquery < contrib/clickhouse/schema.sql
+--
+-- Written for ClickHouse 18.16 (Debian 12) and later: nothing here needs
+-- a newer server.  Every table is a ReplacingMergeTree whose sorting key
+-- ends with summary_id (and the row's place in its summary): a batch that
+-- a node sends twice (its reply was lost) leaves no visible duplicate
+-- when queried with FINAL.  Keys go from low to high cardinality;
+-- partitions are months of the job's end.
+--
+-- Retention (the TTL knob): TTL needs ClickHouse 19.6 or later; there run
+--   ALTER TABLE tracer.jobs MODIFY TTL end + INTERVAL 5 YEAR;
+-- (and the same for tools, processes, flags; processes are the bulk and
+-- may keep less, e.g. INTERVAL 1 YEAR).  On 18.16, drop old months:
+--   ALTER TABLE tracer.processes DROP PARTITION 202301;
+
+-- LowCardinality is experimental before 19.x and needs this to be
+-- created; later servers accept the setting and ignore it.
+SET allow_experimental_low_cardinality_type = 1;
+
+CREATE DATABASE IF NOT EXISTS tracer;
+
+-- One row per job summary.
+CREATE TABLE IF NOT EXISTS tracer.jobs
+(
+    summary_id      String,
+    job             String,
+    schema          LowCardinality(String),
+    host            LowCardinality(String),
+    scheduler       LowCardinality(String),
+    cluster         LowCardinality(String),
+    partition       LowCardinality(String),   -- Slurm partition / AWS Batch queue
+    user            LowCardinality(String),
+    uid             UInt32,
+    job_id          String,
+    step_id         String,
+    array_job_id    String,
+    pipeline        LowCardinality(String),
+    run_id          String,
+    run_name        String,
+    task_name       String,
+    start           DateTime,
+    end             DateTime,
+    start_ns        UInt64,
+    end_ns          UInt64,
+    wall_s          Float64,
+    exit_code       Nullable(Int32),
+    exit_signal     Nullable(Int32),
+    cpu_s           Float64,
+    user_s          Float64,
+    sys_s           Float64,
+    cpu_efficiency  Nullable(Float64),
+    alloc_cpus      UInt32,                   -- 0: no allocation (the host's CPUs apply)
+    alloc_mem_bytes UInt64,
+    host_cpus       UInt32,
+    mem_peak_bytes  UInt64,
+    mem_efficiency  Nullable(Float64),
+    rchar           UInt64,
+    wchar           UInt64,
+    read_bytes      UInt64,
+    write_bytes     UInt64,
+    processes       UInt64,
+    oom_kills       UInt64,
+    events_dropped  UInt64,
+    tools           UInt32,
+    flags           UInt32,
+    source          LowCardinality(String),
+    tracer_version  LowCardinality(String),
+    labels          String                    -- JSON object
+)
+ENGINE = ReplacingMergeTree
+PARTITION BY toYYYYMM(end)
+ORDER BY (cluster, partition, user, host, end, summary_id);
+
+-- One row per tool of a job (summary "tools").
+CREATE TABLE IF NOT EXISTS tracer.tools
+(
+    summary_id      String,
+    end             DateTime,                 -- the job's end
+    host            LowCardinality(String),
+    user            LowCardinality(String),
+    partition       LowCardinality(String),
+    pipeline        LowCardinality(String),
+    run_id          String,
+    task_name       String,
+    tool            LowCardinality(String),
+    path            String,
+    interpreter     LowCardinality(String),
+    processes       UInt64,
+    cpu_s           Float64,
+    user_s          Float64,
+    sys_s           Float64,
+    wall_s          Float64,                  -- first start to last end
+    peak_rss_bytes  UInt64,
+    rchar           UInt64,
+    wchar           UInt64,
+    read_bytes      UInt64,
+    write_bytes     UInt64,
+    first_start     DateTime,
+    last_end        DateTime,
+    oom_kills       UInt64,
+    failed          UInt64,                   -- processes that did not exit 0
+    alloc_cpus      UInt32,
+    job_wall_s      Float64
+)
+ENGINE = ReplacingMergeTree
+PARTITION BY toYYYYMM(end)
+ORDER BY (tool, user, end, summary_id, path);
+
+-- One row per process kept in a summary's process tree.
+CREATE TABLE IF NOT EXISTS tracer.processes
+(
+    summary_id      String,
+    end             DateTime,                 -- the job's end
+    host            LowCardinality(String),
+    user            LowCardinality(String),
+    partition       LowCardinality(String),
+    pipeline        LowCardinality(String),
+    run_id          String,
+    task_name       String,
+    tool            LowCardinality(String),
+    pid             UInt32,
+    ppid            UInt32,
+    comm            String,
+    exe             String,
+    cmdline         String,
+    start           DateTime,
+    start_ms        UInt64,
+    wall_s          Float64,
+    cpu_s           Float64,
+    user_s          Float64,
+    sys_s           Float64,
+    peak_rss_bytes  UInt64,
+    rchar           UInt64,
+    wchar           UInt64,
+    read_bytes      UInt64,
+    write_bytes     UInt64,
+    exit_code       Nullable(Int32),
+    signal          Nullable(Int32),
+    oom_killed      UInt8,
+    outlived        UInt8
+)
+ENGINE = ReplacingMergeTree
+PARTITION BY toYYYYMM(end)
+ORDER BY (user, tool, end, summary_id, pid, start_ms);
+
+-- One row per flag a summary raised (summary "flags"), when it has any.
+CREATE TABLE IF NOT EXISTS tracer.flags
+(
+    summary_id      String,
+    end             DateTime,
+    host            LowCardinality(String),
+    user            LowCardinality(String),
+    partition       LowCardinality(String),
+    pipeline        LowCardinality(String),
+    run_id          String,
+    task_name       String,
+    n               UInt16,                   -- place in the summary's list
+    flag            LowCardinality(String),
+    severity        LowCardinality(String),
+    message         String,
+    evidence        String                    -- JSON
+)
+ENGINE = ReplacingMergeTree
+PARTITION BY toYYYYMM(end)
+ORDER BY (flag, severity, user, end, summary_id, n);

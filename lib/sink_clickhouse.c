@@ -1,0 +1,450 @@
+/*
+ * sink_clickhouse.c - the ClickHouse sink: summaries become rows of the
+ * tables of contrib/clickhouse/schema.sql (jobs, tools, processes,
+ * flags), inserted over ClickHouse's HTTP interface with
+ * INSERT INTO db.table FORMAT JSONEachRow, one insert per table per
+ * batch.  Every table is a ReplacingMergeTree whose sorting key holds
+ * summary_id: a batch inserted twice (a retry after a lost reply) leaves
+ * no visible duplicate with FINAL.
+ *
+ * The server's version is asked once per connection (SELECT version());
+ * features newer than ClickHouse 18.16 are used only when it has them:
+ * async_insert (21.11) and insert_deduplication_token (22.2).
+ * input_format_skip_unknown_fields lets a newer tracer insert into an
+ * older schema.  Exact nanosecond times above 2^53 come back from the
+ * summary's JSON as doubles: *_ns columns may be off by up to 256 ns;
+ * the DateTime columns (seconds) are exact.
+ */
+#include "sink_impl.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <zlib.h>
+
+#include "jsonutil.h"
+
+enum { T_JOBS, T_TOOLS, T_PROCESSES, T_FLAGS, T_COUNT };
+static const char *const table_names[T_COUNT] = {"jobs", "tools", "processes", "flags"};
+
+/* obj.a.b */
+static const cJSON *at(const cJSON *o, const char *path)
+{
+	char key[64];
+
+	while (o && *path) {
+		size_t n = strcspn(path, ".");
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, path, n);
+		key[n] = '\0';
+		o = cJSON_GetObjectItemCaseSensitive(o, key);
+		path += n + (path[n] == '.');
+	}
+	return o;
+}
+
+static const char *str_at(const cJSON *o, const char *path)
+{
+	const cJSON *it = at(o, path);
+	return cJSON_IsString(it) ? it->valuestring : "";
+}
+
+static double num_at(const cJSON *o, const char *path)
+{
+	const cJSON *it = at(o, path);
+
+	if (cJSON_IsNumber(it))
+		return it->valuedouble;
+	if (cJSON_IsString(it)) /* a number kept as a string for exactness */
+		return strtod(it->valuestring, NULL);
+	return 0;
+}
+
+static uint64_t u64_at(const cJSON *o, const char *path)
+{
+	const cJSON *it = at(o, path);
+
+	if (cJSON_IsString(it))
+		return strtoull(it->valuestring, NULL, 10);
+	double d = cJSON_IsNumber(it) ? it->valuedouble : 0;
+	return d > 0 && d < 18446744073709551616.0 ? (uint64_t)d : 0;
+}
+
+/* the first of several names that is present (fields renamed across
+ * versions of the summary) */
+static const cJSON *first_at(const cJSON *o, const char *a, const char *b)
+{
+	const cJSON *it = at(o, a);
+	return it ? it : at(o, b);
+}
+
+static void put_str(cJSON *row, const char *col, const char *v)
+{
+	cJSON_AddStringToObject(row, col, v ? v : "");
+}
+
+static void put_num(cJSON *row, const char *col, double v)
+{
+	cJSON_AddNumberToObject(row, col, v);
+}
+
+static void put_nullable(cJSON *row, const char *col, const cJSON *it)
+{
+	if (cJSON_IsNumber(it))
+		cJSON_AddNumberToObject(row, col, it->valuedouble);
+	else
+		cJSON_AddNullToObject(row, col);
+}
+
+/* DateTime columns take seconds since the epoch */
+static void put_time(cJSON *row, const char *col, uint64_t ns)
+{
+	json_add_u64(row, col, ns / 1000000000ull);
+}
+
+static uint64_t iso_ns(const char *iso)
+{
+	struct tm tm;
+	int ms = 0;
+
+	memset(&tm, 0, sizeof(tm));
+	if (!iso || !strptime(iso, "%Y-%m-%dT%H:%M:%S", &tm))
+		return 0;
+	const char *dot = strchr(iso, '.');
+	if (dot)
+		ms = atoi(dot + 1);
+	return (uint64_t)timegm(&tm) * 1000000000ull + (uint64_t)ms * 1000000ull;
+}
+
+/* What every row of one summary repeats: its key and who it was. */
+static void put_common(cJSON *row, const cJSON *s)
+{
+	put_str(row, "summary_id", str_at(s, "summary_id"));
+	put_time(row, "end", u64_at(s, "end_ns"));
+	put_str(row, "host", str_at(s, "host.hostname"));
+	put_str(row, "user", str_at(s, "identity.user"));
+	put_str(row, "partition", str_at(s, "identity.queue"));
+	put_str(row, "pipeline", str_at(s, "identity.pipeline"));
+	put_str(row, "run_id", str_at(s, "identity.run_id"));
+	put_str(row, "task_name", str_at(s, "identity.task_name"));
+}
+
+static void add_row(struct buf *b, cJSON *row)
+{
+	char *t = cJSON_PrintUnformatted(row);
+
+	if (!t) {
+		b->oom = true;
+	} else {
+		buf_add(b, t, strlen(t));
+		buf_add(b, "\n", 1);
+	}
+	cJSON_free(t);
+	cJSON_Delete(row);
+}
+
+static void job_row(struct buf *b, const cJSON *s)
+{
+	cJSON *r = cJSON_CreateObject();
+	const cJSON *exit = cJSON_GetObjectItemCaseSensitive(s, "exit");
+	char *labels = cJSON_PrintUnformatted(at(s, "identity.labels"));
+
+	put_common(r, s);
+	put_str(r, "job", str_at(s, "job"));
+	put_str(r, "schema", str_at(s, "schema"));
+	put_str(r, "scheduler", str_at(s, "identity.scheduler"));
+	put_str(r, "cluster", str_at(s, "identity.cluster"));
+	json_add_u64(r, "uid", u64_at(s, "identity.uid"));
+	put_str(r, "job_id", str_at(s, "identity.job_id"));
+	put_str(r, "step_id", str_at(s, "identity.step_id"));
+	put_str(r, "array_job_id", str_at(s, "identity.array_job_id"));
+	put_str(r, "run_name", str_at(s, "identity.run_name"));
+	put_time(r, "start", u64_at(s, "start_ns"));
+	json_add_u64(r, "start_ns", u64_at(s, "start_ns"));
+	json_add_u64(r, "end_ns", u64_at(s, "end_ns"));
+	put_num(r, "wall_s", num_at(s, "wall_s"));
+	put_nullable(r, "exit_code", first_at(exit, "code", "exit_code"));
+	put_nullable(r, "exit_signal", at(exit, "signal"));
+	put_num(r, "cpu_s", num_at(s, "totals.cpu_s"));
+	put_num(r, "user_s", num_at(s, "totals.user_s"));
+	put_num(r, "sys_s", num_at(s, "totals.sys_s"));
+	put_nullable(r, "cpu_efficiency", at(s, "cpu_efficiency"));
+	json_add_u64(r, "alloc_cpus", u64_at(s, "identity.allocation.cpus"));
+	json_add_u64(r, "alloc_mem_bytes", u64_at(s, "identity.allocation.mem_bytes"));
+	json_add_u64(r, "host_cpus", u64_at(s, "host.cpus"));
+	json_add_u64(r, "mem_peak_bytes", u64_at(s, "memory.peak_bytes"));
+	put_nullable(r, "mem_efficiency", at(s, "memory.efficiency"));
+	json_add_u64(r, "rchar", u64_at(s, "totals.rchar"));
+	json_add_u64(r, "wchar", u64_at(s, "totals.wchar"));
+	json_add_u64(r, "read_bytes", u64_at(s, "totals.read_bytes"));
+	json_add_u64(r, "write_bytes", u64_at(s, "totals.write_bytes"));
+	json_add_u64(r, "processes", u64_at(s, "processes.total"));
+	json_add_u64(r, "oom_kills", u64_at(s, "oom_kills"));
+	json_add_u64(r, "events_dropped", u64_at(s, "drops.events"));
+	json_add_u64(r, "tools", (uint64_t)cJSON_GetArraySize(at(s, "tools")));
+	json_add_u64(r, "flags", (uint64_t)cJSON_GetArraySize(at(s, "flags")));
+	put_str(r, "source", str_at(s, "tracer.source"));
+	put_str(r, "tracer_version", str_at(s, "tracer.version"));
+	put_str(r, "labels", labels ? labels : "{}");
+	cJSON_free(labels);
+	add_row(b, r);
+}
+
+/* processes of a tool whose exit was not a clean 0 */
+static uint64_t failed_exits(const cJSON *codes)
+{
+	const cJSON *e;
+	uint64_t n = 0;
+
+	cJSON_ArrayForEach(e, codes) {
+		const cJSON *code = first_at(e, "code", "exit_code");
+		if (!(cJSON_IsNumber(code) && code->valuedouble == 0))
+			n += u64_at(e, "count");
+	}
+	return n;
+}
+
+static void tool_rows(struct buf *b, const cJSON *s)
+{
+	const cJSON *t;
+
+	cJSON_ArrayForEach(t, at(s, "tools")) {
+		cJSON *r = cJSON_CreateObject();
+		put_common(r, s);
+		put_str(r, "tool", str_at(t, "tool"));
+		put_str(r, "path", str_at(t, "path"));
+		put_str(r, "interpreter", str_at(t, "interpreter"));
+		json_add_u64(r, "processes", u64_at(t, "processes"));
+		put_num(r, "cpu_s", num_at(t, "cpu_s"));
+		put_num(r, "user_s", num_at(t, "user_s"));
+		put_num(r, "sys_s", num_at(t, "sys_s"));
+		put_num(r, "wall_s", num_at(t, "wall_s"));
+		json_add_u64(r, "peak_rss_bytes", u64_at(t, "peak_rss_bytes"));
+		json_add_u64(r, "rchar", u64_at(t, "rchar"));
+		json_add_u64(r, "wchar", u64_at(t, "wchar"));
+		json_add_u64(r, "read_bytes", u64_at(t, "read_bytes"));
+		json_add_u64(r, "write_bytes", u64_at(t, "write_bytes"));
+		put_time(r, "first_start", iso_ns(str_at(t, "first_start")));
+		put_time(r, "last_end", iso_ns(str_at(t, "last_end")));
+		json_add_u64(r, "oom_kills", u64_at(t, "oom_kills"));
+		json_add_u64(r, "failed", failed_exits(at(t, "exit_codes")));
+		json_add_u64(r, "alloc_cpus", u64_at(s, "identity.allocation.cpus"));
+		put_num(r, "job_wall_s", num_at(s, "wall_s"));
+		add_row(b, r);
+	}
+}
+
+static void process_rows(struct buf *b, const cJSON *s)
+{
+	const cJSON *p;
+
+	cJSON_ArrayForEach(p, at(s, "process_tree")) {
+		cJSON *r = cJSON_CreateObject();
+		const char *start = str_at(p, "start");
+		put_common(r, s);
+		json_add_u64(r, "pid", u64_at(p, "pid"));
+		json_add_u64(r, "ppid", u64_at(p, "ppid"));
+		put_str(r, "tool", str_at(p, "tool"));
+		put_str(r, "comm", str_at(p, "comm"));
+		put_str(r, "exe", str_at(p, "exe"));
+		put_str(r, "cmdline", str_at(p, "cmdline"));
+		put_time(r, "start", iso_ns(start));
+		json_add_u64(r, "start_ms", iso_ns(start) / 1000000ull);
+		put_num(r, "wall_s", num_at(p, "wall_s"));
+		put_num(r, "cpu_s", num_at(p, "cpu_s"));
+		put_num(r, "user_s", num_at(p, "user_s"));
+		put_num(r, "sys_s", num_at(p, "sys_s"));
+		json_add_u64(r, "peak_rss_bytes", u64_at(p, "peak_rss_bytes"));
+		json_add_u64(r, "rchar", u64_at(p, "rchar"));
+		json_add_u64(r, "wchar", u64_at(p, "wchar"));
+		json_add_u64(r, "read_bytes", u64_at(p, "read_bytes"));
+		json_add_u64(r, "write_bytes", u64_at(p, "write_bytes"));
+		put_nullable(r, "exit_code", first_at(p, "exit_code", "code"));
+		put_nullable(r, "signal", at(p, "signal"));
+		json_add_u64(r, "oom_killed", cJSON_IsTrue(at(p, "oom_killed")));
+		json_add_u64(r, "outlived", cJSON_IsTrue(at(p, "outlived")));
+		add_row(b, r);
+	}
+}
+
+static void flag_rows(struct buf *b, const cJSON *s)
+{
+	const cJSON *f;
+	uint64_t n = 0;
+
+	cJSON_ArrayForEach(f, at(s, "flags")) {
+		cJSON *r = cJSON_CreateObject();
+		char *ev = cJSON_PrintUnformatted(at(f, "evidence"));
+		put_common(r, s);
+		json_add_u64(r, "n", n++);
+		put_str(r, "flag", str_at(f, "id"));
+		put_str(r, "severity", str_at(f, "severity"));
+		put_str(r, "message", str_at(f, "message"));
+		put_str(r, "evidence", ev ? ev : "");
+		cJSON_free(ev);
+		add_row(b, r);
+	}
+}
+
+static void url_encode(struct buf *b, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '_' || c == '.' || c == '-')
+			buf_add(b, (const char *)&c, 1);
+		else
+			buf_add(b, e, 3);
+	}
+}
+
+struct ch_ctx {
+	struct sink *s;
+	char password[512];
+	long timeout_ms;
+	const volatile int *abort;
+};
+
+static int ch_post(struct ch_ctx *c, const char *query, const char *settings,
+		   const char *body, size_t len, struct http_post *r, char *err, size_t errlen)
+{
+	const struct tracer_config *cfg = c->s->cfg;
+	struct buf url = {0};
+	int rc;
+
+	buf_add(&url, cfg->clickhouse_url, strlen(cfg->clickhouse_url));
+	buf_add(&url, strchr(cfg->clickhouse_url, '?') ? "&" : "?", 1);
+	buf_add(&url, "query=", 6);
+	url_encode(&url, query);
+	if (settings)
+		buf_add(&url, settings, strlen(settings));
+	if (url.oom) {
+		buf_free(&url);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	*r = (struct http_post){.url = url.p, .body = body, .len = len,
+				.ca_file = cfg->http_ca_file, .user = cfg->clickhouse_user,
+				.password = c->password, .timeout_ms = c->timeout_ms,
+				.abort = c->abort};
+	rc = http_post_run(r, err, errlen);
+	buf_free(&url);
+	return rc;
+}
+
+static int ch_version(struct ch_ctx *c, char *err, size_t errlen)
+{
+	struct http_post r;
+
+	if (c->s->ch_known)
+		return 0;
+	if (ch_post(c, "SELECT version()", NULL, "", 0, &r, err, errlen) != 0)
+		return -1;
+	if (sscanf(r.reply, "%d.%d", &c->s->ch_major, &c->s->ch_minor) != 2) {
+		snprintf(err, errlen, "unexpected answer to SELECT version(): %.60s", r.reply);
+		return -1;
+	}
+	c->s->ch_known = true;
+	return 0;
+}
+
+static bool ch_has(const struct sink *s, int major, int minor)
+{
+	return s->ch_major > major || (s->ch_major == major && s->ch_minor >= minor);
+}
+
+static int ch_insert(struct ch_ctx *c, int table, const struct buf *rows, char *err,
+		     size_t errlen)
+{
+	const struct tracer_config *cfg = c->s->cfg;
+	char query[256], settings[256];
+	struct http_post r;
+	size_t n = 0;
+
+	snprintf(query, sizeof(query), "INSERT INTO %s.%s FORMAT JSONEachRow",
+		 cfg->clickhouse_database, table_names[table]);
+	n += (size_t)snprintf(settings, sizeof(settings), "&input_format_skip_unknown_fields=1");
+	if (ch_has(c->s, 21, 11)) /* many nodes, one server: let it batch parts */
+		n += (size_t)snprintf(settings + n, sizeof(settings) - n,
+				      "&async_insert=1&wait_for_async_insert=1");
+	if (ch_has(c->s, 22, 2)) /* the same rows again are the same insert */
+		snprintf(settings + n, sizeof(settings) - n,
+			 "&insert_deduplication_token=%s-%08lx", table_names[table],
+			 crc32(0, (const Bytef *)rows->p, (uInt)rows->len));
+	if (ch_post(c, query, settings, rows->p, rows->len, &r, err, errlen) != 0) {
+		c->s->ch_known = false; /* ask again: it may be another server now */
+		return -1;
+	}
+	return 0;
+}
+
+int clickhouse_sink_probe(struct sink *s, long timeout_ms, const volatile int *abort,
+			  char *err, size_t errlen)
+{
+	struct ch_ctx c = {.s = s, .timeout_ms = timeout_ms, .abort = abort};
+	int rc;
+
+	if (s->ch_known)
+		return 0;
+	if (s->cfg->clickhouse_password_file[0] &&
+	    read_secret(s->cfg->clickhouse_password_file, c.password, sizeof(c.password), err,
+			errlen) != 0)
+		return -1;
+	rc = ch_version(&c, err, errlen);
+	memset(c.password, 0, sizeof(c.password));
+	return rc;
+}
+
+int clickhouse_sink_deliver(struct sink *s, char *const *texts, const size_t *lens,
+			    size_t n, long timeout_ms, const volatile int *abort,
+			    char *err, size_t errlen)
+{
+	struct ch_ctx c = {.s = s, .timeout_ms = timeout_ms, .abort = abort};
+	struct buf rows[T_COUNT];
+	size_t bad = 0;
+	int rc = -1;
+
+	memset(rows, 0, sizeof(rows));
+	if (s->cfg->clickhouse_password_file[0] &&
+	    read_secret(s->cfg->clickhouse_password_file, c.password, sizeof(c.password), err,
+			errlen) != 0)
+		return -1;
+	if (ch_version(&c, err, errlen) != 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		cJSON *sum = cJSON_ParseWithLength(texts[i], lens[i]);
+		if (!cJSON_IsObject(sum)) {
+			bad++; /* the spool checked it: cannot happen short of memory */
+			cJSON_Delete(sum);
+			continue;
+		}
+		job_row(&rows[T_JOBS], sum);
+		tool_rows(&rows[T_TOOLS], sum);
+		process_rows(&rows[T_PROCESSES], sum);
+		flag_rows(&rows[T_FLAGS], sum);
+		cJSON_Delete(sum);
+	}
+	for (int t = 0; t < T_COUNT; t++)
+		if (rows[t].oom || (bad && bad == n)) {
+			snprintf(err, errlen, "out of memory building rows");
+			goto out;
+		}
+	/* jobs last: a job's row means its tools and processes are in */
+	for (int t = T_TOOLS; t < T_COUNT; t++)
+		if (rows[t].len && ch_insert(&c, t, &rows[t], err, errlen) != 0)
+			goto out;
+	if (rows[T_JOBS].len && ch_insert(&c, T_JOBS, &rows[T_JOBS], err, errlen) != 0)
+		goto out;
+	rc = 0;
+out:
+	memset(c.password, 0, sizeof(c.password));
+	for (int t = 0; t < T_COUNT; t++)
+		buf_free(&rows[t]);
+	return rc;
+}

@@ -1,0 +1,63 @@
+/*
+ * sink_impl.h - what the sink files (sink_file.c, sink_http.c,
+ * sink_clickhouse.c) share with sink.c; not for the rest of the tree.
+ */
+#ifndef TRACER_SINK_IMPL_H
+#define TRACER_SINK_IMPL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include "sink.h"
+
+struct sink {
+	enum sink_kind kind;
+	const struct tracer_config *cfg;
+	/* file */
+	int fd;
+	ino_t ino;
+	/* clickhouse: the server's version, asked once per connection */
+	int ch_major, ch_minor;
+	bool ch_known;
+};
+
+/* A growing byte buffer. */
+struct buf {
+	char *p;
+	size_t len, cap;
+	bool oom;
+};
+void buf_add(struct buf *b, const char *s, size_t n);
+void buf_free(struct buf *b);
+
+/* One POST over libcurl.  The reply body is never printed: its first
+ * bytes are kept in reply (for errors and ClickHouse's answers). */
+struct http_post {
+	const char *url;
+	const char *body;
+	size_t len;
+	const char *const *headers; /* NULL-terminated, may be NULL */
+	const char *ca_file;        /* "" = system CAs */
+	const char *user, *password; /* basic auth when user is set */
+	long timeout_ms;
+	const volatile int *abort;
+	char reply[512];
+	long status;
+};
+int http_post_run(struct http_post *r, char *err, size_t errlen);
+/* A secret from a file (first line, surrounding space removed). */
+int read_secret(const char *path, char *out, size_t len, char *err, size_t errlen);
+
+int file_sink_open(struct sink *s, char *err, size_t errlen);
+int file_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
+		      char *err, size_t errlen);
+void file_sink_close(struct sink *s);
+int http_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
+		      long timeout_ms, const volatile int *abort, char *err, size_t errlen);
+int clickhouse_sink_probe(struct sink *s, long timeout_ms, const volatile int *abort,
+			  char *err, size_t errlen);
+int clickhouse_sink_deliver(struct sink *s, char *const *texts, const size_t *lens,
+			    size_t n, long timeout_ms, const volatile int *abort,
+			    char *err, size_t errlen);
+
+#endif

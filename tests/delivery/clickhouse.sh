@@ -1,0 +1,65 @@
+# clickhouse.sh - a private ClickHouse server for the delivery suite and
+# the bench: config, data and logs in a directory of the caller's, on
+# loopback ports of the caller's, started and stopped by pid.
+# Sourced; needs tests/lib.sh (poll_until, proc_gone).
+
+# ch_setup DIR TCP_PORT HTTP_PORT: write the configuration (once)
+ch_setup() {
+	CH_DIR=$1 CH_TCP=$2 CH_HTTP=$3
+	mkdir -p "$CH_DIR/data" "$CH_DIR/tmp" "$CH_DIR/log" "$CH_DIR/user_files"
+	cat >"$CH_DIR/config.xml" <<XML
+<?xml version="1.0"?>
+<yandex>
+  <logger><level>warning</level><log>$CH_DIR/log/server.log</log><errorlog>$CH_DIR/log/err.log</errorlog></logger>
+  <listen_host>127.0.0.1</listen_host>
+  <tcp_port>$CH_TCP</tcp_port>
+  <http_port>$CH_HTTP</http_port>
+  <path>$CH_DIR/data/</path>
+  <tmp_path>$CH_DIR/tmp/</tmp_path>
+  <user_files_path>$CH_DIR/user_files/</user_files_path>
+  <format_schema_path>$CH_DIR/format_schemas/</format_schema_path>
+  <users_config>$CH_DIR/users.xml</users_config>
+  <default_profile>default</default_profile>
+  <default_database>default</default_database>
+  <mark_cache_size>67108864</mark_cache_size>
+  <uncompressed_cache_size>67108864</uncompressed_cache_size>
+  <timezone>UTC</timezone>
+</yandex>
+XML
+	cat >"$CH_DIR/users.xml" <<'XML'
+<?xml version="1.0"?>
+<yandex>
+  <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
+  <users><default><password></password><networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+    <profile>default</profile><quota>default</quota></default></users>
+  <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors>
+    <result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></default></quotas>
+</yandex>
+XML
+}
+
+ch_ping() { curl -sf --max-time 2 "http://127.0.0.1:$CH_HTTP/ping" >/dev/null; }
+
+# ch_start: the server, its pid in CH_PID; 0 once it answers
+ch_start() {
+	command -v clickhouse-server >/dev/null || { echo "FAIL: clickhouse-server is not installed"; return 1; }
+	clickhouse-server --config-file="$CH_DIR/config.xml" >>"$CH_DIR/log/stdout.log" 2>&1 &
+	CH_PID=$!
+	if poll_until 60 ch_ping; then return 0; fi
+	echo "FAIL: clickhouse-server did not answer on port $CH_HTTP within 60 s; its log:"
+	tail -n 20 "$CH_DIR/log/err.log" "$CH_DIR/log/stdout.log" 2>/dev/null | sed 's/^/    /'
+	ch_stop
+	return 1
+}
+
+# ch_stop: SIGTERM, SIGKILL after 30 s; by pid
+ch_stop() {
+	[ -n "${CH_PID:-}" ] || return 0
+	kill -TERM "$CH_PID" 2>/dev/null
+	poll_until 30 proc_gone "$CH_PID" || kill -KILL "$CH_PID" 2>/dev/null
+	wait "$CH_PID" 2>/dev/null
+	CH_PID=
+}
+
+# chq QUERY...: run queries with clickhouse-client
+chq() { clickhouse-client --port "$CH_TCP" --multiquery "$@"; }

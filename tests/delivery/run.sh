@@ -1,0 +1,272 @@
+#!/bin/bash
+# run.sh BUILD - delivery of summaries: tracerd's spool and its sinks
+# against real servers on loopback, all started and stopped by pid:
+# Debian's clickhouse-server (data in a temporary directory), an HTTP
+# collector (httpd.py: failing, then accepting; or hanging), a spool on a
+# small full tmpfs.  Needs root (BPF, mount).
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "${1:-$TOP/build}" && pwd)
+TMP=$(mktemp -d /tmp/tracer-dlv.XXXXXX)
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/delivery/clickhouse.sh"
+CHECK="$TOP/tests/delivery/check.py"
+# this suite's loopback ports
+CH_TCP=18101 CH_HTTP=18124 HTTP_BASE=18150
+HTTPD_PID=
+SMALL=
+
+stop_httpd() {
+	[ -n "$HTTPD_PID" ] || return 0
+	kill -TERM "$HTTPD_PID" 2>/dev/null
+	wait "$HTTPD_PID" 2>/dev/null
+	HTTPD_PID=
+}
+cleanup() {
+	stop_tracerd
+	stop_httpd
+	ch_stop
+	[ -n "$SMALL" ] && umount "$SMALL" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+need_root
+for c in clickhouse-server clickhouse-client python3 curl mount; do
+	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
+done
+for b in tracerd tracer tracer-wrap; do
+	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
+done
+
+# start_httpd MODE PORT LOG [FAILS]: the collector, up once it listens
+start_httpd() {
+	python3 "$TOP/tests/delivery/httpd.py" "$@" >"$TMP/httpd.out" 2>&1 &
+	HTTPD_PID=$!
+	wait_until 10 "the HTTP collector on port $2" \
+		python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $2), 1)"
+}
+
+# dstat PYTHON-EXPR: evaluate on `tracer status --json`'s "delivery" (d);
+# sink(name) is that sink's counters
+dstat() {
+	tr_cli status --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["delivery"]
+def sink(n): return next(s for s in d["sinks"] if s["sink"] == n)
+print(eval(sys.argv[1]))' "$1"
+}
+# dtrue PYTHON-EXPR: the expression holds (for wait_until)
+dtrue() { [ "$(dstat "$1")" = True ]; }
+
+# jobs N PIPELINE: N short jobs of a few processes, with varied names
+jobs() {
+	local n=$1 p=$2
+	for i in $(seq 1 "$n"); do
+		tr_cli run --name "task-$((i % 5))" --pipeline "$p" --job-file "$TMP/$p.$i" -- \
+			/bin/sh -c '/bin/true; /bin/echo x >/dev/null' >/dev/null ||
+			{ fail "job $i of $p did not run"; return 1; }
+	done
+}
+
+ch_jobs_final() { [ "$(chq -q "SELECT count() FROM tracer.jobs FINAL WHERE pipeline = '$1'")" = "$2" ]; }
+spool_files() { find "$1" -name '*.rec' | wc -l; }
+
+echo "== ClickHouse 18.16: schema, 200 jobs, queries"
+ch_setup "$TMP/ch" "$CH_TCP" "$CH_HTTP"
+ch_start || exit 1
+check "the ClickHouse server is Debian's 18.16" sh -c "clickhouse-client --port $CH_TCP -q 'SELECT version()' | grep -q '^18\.16\.'"
+check "contrib/clickhouse/schema.sql loads with clickhouse-client --multiquery" \
+	sh -c "clickhouse-client --port $CH_TCP --multiquery < '$TOP/contrib/clickhouse/schema.sql'"
+check "and loads again over itself (IF NOT EXISTS)" \
+	sh -c "clickhouse-client --port $CH_TCP --multiquery < '$TOP/contrib/clickhouse/schema.sql'"
+CHOPTS=(-o sinks=file,clickhouse -o clickhouse_url="http://127.0.0.1:$CH_HTTP/" -o retry_max_ms=2000)
+start_tracerd ch -o spool_dir="$TMP/spool.ch" "${CHOPTS[@]}" || exit 1
+t0=$(now_us)
+jobs 200 p200
+wait_until 60 "200 rows in tracer.jobs FINAL" ch_jobs_final p200 200 && t1=$(now_us) &&
+	pass "200 jobs -> 200 rows in jobs FINAL"
+check "jobs, tools and processes rows agree with the 200 summaries" \
+	python3 "$CHECK" ch-rows "$TRACERD_FILE" "$CH_TCP" p200 200
+# batching: at most one insert per table per second (plus the first)
+batches=$(dstat 'sink("clickhouse")["batches"]')
+secs=$(( (${t1:-$(now_us)} - t0) / 1000000 + 2 ))
+check "batched: $batches inserts for 200 summaries in about $secs s (at most one per second)" \
+	test "$batches" -le "$secs"
+# every query of queries.sql, one at a time, each answering rows
+awk -v dir="$TMP" 'BEGIN { n = 1 } /^--/ { next } { q = q $0 "\n" } /^;$/ { print q > (dir "/query." n); n++; q = "" }' \
+	"$TOP/contrib/clickhouse/queries.sql"
+nq=$(ls "$TMP"/query.* | wc -l)
+check "queries.sql holds its 5 queries" test "$nq" -eq 5
+for f in "$TMP"/query.*; do
+	what=$(grep -m1 -o 'SELECT\|FROM tracer\.[a-z]*' "$f" | tail -1)
+	check "queries.sql query ${f##*.} ($what) runs and answers rows" \
+		sh -c "out=\$(clickhouse-client --port $CH_TCP --multiquery < '$f') && [ -n \"\$out\" ]"
+done
+stop_tracerd
+
+echo "== ClickHouse down, tracerd killed and restarted: nothing lost, nothing doubled"
+start_tracerd ck -o spool_dir="$TMP/spool.ck" "${CHOPTS[@]}" || exit 1
+ch_stop
+jobs 50 pkill
+wait_until 30 "the first 50 summaries in the spool" dtrue 'd["spool"]["written"] >= 50'
+kill -KILL "$TRACERD_PID"; wait "$TRACERD_PID" 2>/dev/null; TRACERD_PID=
+check "the spool holds them after SIGKILL" test "$(spool_files "$TMP/spool.ck")" -ge 50
+start_tracerd ck -o spool_dir="$TMP/spool.ck" "${CHOPTS[@]}" || exit 1
+jobs 50 pkill
+wait_until 30 "the next 50 summaries in the spool" dtrue 'd["spool"]["written"] >= 50'
+check "the ClickHouse sink counts its failures while the server is down" \
+	dtrue 'sink("clickhouse")["failures"] > 0 and sink("clickhouse")["pending"] >= 50'
+ch_start || exit 1
+wait_until 90 "the 100 jobs in tracer.jobs FINAL once ClickHouse is back" ch_jobs_final pkill 100 &&
+	pass "all 100 arrived"
+check "each once with FINAL, tools and processes consistent" \
+	python3 "$CHECK" ch-rows "$TRACERD_FILE" "$CH_TCP" pkill 100
+wait_until 30 "an empty spool" dtrue 'd["spool"]["records"] == 0' &&
+	check "no record file left in the spool" test "$(spool_files "$TMP/spool.ck")" -eq 0
+stop_tracerd
+
+echo "== HTTP collector answering 500, then 200"
+echo "s3cr3t-token" >"$TMP/token"
+chmod 600 "$TMP/token"
+start_httpd fail-then-ok "$HTTP_BASE" "$TMP/http1.log" 2 || exit 1
+start_tracerd http -o spool_dir="$TMP/spool.http" -o sinks=file,http \
+	-o http_url="http://127.0.0.1:$HTTP_BASE/ingest" -o http_token_file="$TMP/token" \
+	-o retry_max_ms=1000 || exit 1
+jobs 10 phttp
+wait_until 60 "the 10 summaries accepted by the collector" \
+	dtrue 'sink("http")["delivered"] == 10 and sink("http")["pending"] == 0'
+check "every summary accepted once, failed batches retried, bearer token and gzip on every request" \
+	python3 "$CHECK" http-log "$TMP/http1.log" "$TRACERD_FILE" s3cr3t-token 500
+check "the failures are counted" dtrue 'sink("http")["failures"] >= 2'
+stop_tracerd
+check "no reply body on tracerd's output (only quoted in its error log lines)" \
+	sh -c "! grep -v '^tracerd: ' '$TRACERD_LOG' | grep -q REPLY-BODY-MARKER && ! grep -q 'REPLY-BODY-MARKER ok' '$TRACERD_LOG'"
+# tracer-wrap standalone: one summary, synchronous, never on the job's stdout
+"$BUILD/tracer-wrap" --standalone -o sinks=http -o http_url="http://127.0.0.1:$HTTP_BASE/ingest" \
+	-o http_token_file="$TMP/token" -o rules="$TOP/contrib/rules/tools.rules" -- \
+	/bin/echo job-output >"$TMP/wrap.out" 2>"$TMP/wrap.err"
+check "tracer-wrap standalone: the job's stdout is its own" sh -c "[ \"\$(cat '$TMP/wrap.out')\" = job-output ]"
+check "tracer-wrap standalone: its summary reached the collector" \
+	sh -c "tail -n 1 '$TMP/http1.log' | grep -q '\"source\": \"tracer-wrap\"'"
+stop_httpd
+start_httpd fail-then-ok "$HTTP_BASE" "$TMP/http2.log" 1000 || exit 1
+"$BUILD/tracer-wrap" --standalone -o sinks=http -o http_url="http://127.0.0.1:$HTTP_BASE/ingest" \
+	-o rules="$TOP/contrib/rules/tools.rules" -- /bin/echo job-output >"$TMP/wrap.out" 2>"$TMP/wrap.err"
+check "tracer-wrap standalone, collector failing: stdout still only the job's" \
+	sh -c "[ \"\$(cat '$TMP/wrap.out')\" = job-output ]"
+check "tracer-wrap standalone, collector failing: the failure said on stderr" \
+	grep -q 'HTTP status 500' "$TMP/wrap.err"
+stop_httpd
+
+echo "== HTTP collector that accepts and never answers"
+start_httpd hang $((HTTP_BASE + 2)) "$TMP/http3.log" || exit 1
+start_tracerd hang -o spool_dir="$TMP/spool.hang" -o sinks=file,http \
+	-o http_url="http://127.0.0.1:$((HTTP_BASE + 2))/" -o http_timeout_ms=60000 || exit 1
+jobs 10 phang &
+jobs_pid=$!
+slowest=0 samples=0
+while ! proc_gone "$jobs_pid" || [ "$samples" -lt 10 ]; do
+	s=$(now_us); tr_cli status >/dev/null 2>&1 || fail "tracer status failed while the collector hangs"
+	e=$(now_us); [ $((e - s)) -gt "$slowest" ] && slowest=$((e - s))
+	samples=$((samples + 1))
+done
+wait "$jobs_pid"
+echo "    slowest of $samples tracer status while 10 jobs ended: $((slowest / 1000)) ms"
+check "tracer status answers in under 1 s while the HTTP sink hangs (slowest $((slowest / 1000)) ms)" \
+	test "$slowest" -lt 1000000
+wait_until 30 "the 10 summaries in the file sink despite the hung collector" \
+	dtrue 'sink("file")["delivered"] == 10' && pass "a hung sink does not delay the file sink"
+check "the 10 summaries wait for the hung sink" dtrue 'sink("http")["pending"] == 10'
+s=$(now_us)
+stop_tracerd
+e=$(now_us)
+check "SIGTERM with a hung sink: tracerd exits in under 10 s ($(( (e - s) / 1000 )) ms)" test $((e - s)) -lt 10000000
+check "what the hung sink did not take stays spooled" test "$(spool_files "$TMP/spool.hang")" -eq 10
+check "tracerd stopped on SIGTERM, cutting the hung transfer" \
+	sh -c "grep -q 'shutting down' '$TRACERD_LOG' && grep -q 'stay in the spool\|stay in $TMP' '$TRACERD_LOG'"
+check "no reply body on tracerd's output" sh -c "! grep -q REPLY-BODY-MARKER '$TRACERD_LOG'"
+stop_httpd
+
+echo "== spool cap: the oldest dropped and counted"
+start_tracerd cap -o spool_dir="$TMP/spool.cap" -o sinks=http -o spool_max_bytes=65536 \
+	-o http_url="http://127.0.0.1:$((HTTP_BASE + 3))/" -o retry_max_ms=1000 || exit 1
+jobs 40 pcap
+wait_until 30 "40 summaries through the spool" dtrue 'd["spool"]["written"] == 40'
+check "summaries dropped by the cap, counted for the spool and the sink" \
+	dtrue 'd["spool"]["dropped"] > 0 and sink("http")["dropped"] == d["spool"]["dropped"]'
+check "the spool within its cap" dtrue 'd["spool"]["bytes"] <= 65536'
+check "the drop is logged" grep -q 'oldest undelivered summaries dropped' "$TRACERD_LOG"
+first=$(cat "$TMP/pcap.1") last=$(cat "$TMP/pcap.40")
+check "the oldest summary is the one dropped, the newest kept" \
+	sh -c "! grep -q '\"$first\"' '$TMP'/spool.cap/*.rec && grep -q '\"$last\"' '$TMP'/spool.cap/*.rec"
+kept=$(dstat 'd["spool"]["records"]')
+start_httpd ok $((HTTP_BASE + 3)) "$TMP/http4.log" || exit 1
+wait_until 30 "the kept summaries delivered once the collector is up" \
+	dtrue "sink('http')['delivered'] == $kept and d['spool']['records'] == 0"
+check "delivered + dropped = 40" dtrue 'sink("http")["delivered"] + sink("http")["dropped"] == 40'
+stop_tracerd
+stop_httpd
+
+echo "== spool on a full tmpfs"
+SMALL=$TMP/small
+mkdir -p "$SMALL" && mount -t tmpfs -o size=256k tmpfs "$SMALL" || { fail "cannot mount a tmpfs"; SMALL=; }
+if [ -n "$SMALL" ]; then
+	start_tracerd full -o spool_dir="$SMALL/spool" -o sinks=file,http \
+		-o http_url="http://127.0.0.1:$((HTTP_BASE + 4))/" -o retry_max_ms=1000 || exit 1
+	dd if=/dev/zero of="$SMALL/filler" bs=4k 2>/dev/null
+	jobs 5 pfull
+	wait_until 20 "failed spool writes to be counted" \
+		dtrue 'd["spool"]["disk_full"] > 0 and d["spool"]["write_errors"] > 0' &&
+		pass "disk full: the error counted"
+	check "disk full: logged" grep -q 'cannot spool a summary.*No space left' "$TRACERD_LOG"
+	check "disk full: nothing half-written left in the spool" \
+		sh -c "[ -z \"\$(find '$SMALL/spool' -name '.tmp-*')\" ]"
+	rm -f "$SMALL/filler"
+	wait_until 20 "the waiting summaries spooled once space returns" \
+		dtrue 'd["queued"] == 0 and d["spool"]["written"] == 5'
+	start_httpd ok $((HTTP_BASE + 4)) "$TMP/http5.log" || exit 1
+	wait_until 30 "the 5 summaries delivered" \
+		dtrue 'sink("http")["delivered"] == 5 and sink("file")["delivered"] == 5 and d["spool"]["records"] == 0'
+	check "no corrupt record, none lost" dtrue 'd["spool"]["corrupt"] == 0 and d["queue_dropped"] == 0'
+	check "the collector and the file sink got the same 5 summaries" \
+		sh -c "[ \"\$(python3 '$CHECK' ids '$TMP/http5.log' | sort)\" = \"\$(python3 '$CHECK' ids '$TRACERD_FILE' | sort)\" ] &&
+		       [ \$(python3 '$CHECK' ids '$TRACERD_FILE' | sort -u | wc -l) -eq 5 ]"
+	stop_tracerd
+	stop_httpd
+fi
+
+echo "== spool records are checked when read back"
+mkdir -p "$TMP/spool.bad"
+printf 'tracer-spool 1 100 0badc0de\n{"half":' >"$TMP/spool.bad/0000000000000001.rec"
+printf '{"half":' >"$TMP/spool.bad/.tmp-0000000000000002"
+start_tracerd bad -o spool_dir="$TMP/spool.bad" || exit 1
+wait_until 20 "the bad record set aside" dtrue 'd["spool"]["corrupt"] == 1 and d["spool"]["records"] == 0'
+check "set aside as .corrupt, never delivered" test -f "$TMP/spool.bad/0000000000000001.rec.corrupt"
+check "the leftover of an interrupted write removed" test ! -e "$TMP/spool.bad/.tmp-0000000000000002"
+check "nothing reached the file sink" test ! -s "$TRACERD_FILE"
+stop_tracerd
+
+echo "== file sink: one line per summary, rotation, mode"
+start_tracerd rot -o spool_dir="$TMP/spool.rot" -o file_max_bytes=20000 -o file_keep=2 || exit 1
+jobs 20 prot
+wait_until 30 "20 summaries in the file sink" dtrue 'sink("file")["delivered"] == 20'
+check "rotated: FILE.1 and FILE.2 exist, no FILE.3" \
+	sh -c "[ -s '$TRACERD_FILE.1' ] && [ -s '$TRACERD_FILE.2' ] && [ ! -e '$TRACERD_FILE.3' ]"
+check "each file under file_max_bytes plus one summary, every line whole JSON" \
+	python3 -c "
+import json, os, sys
+for f in sys.argv[1:]:
+    if os.path.exists(f):
+        assert os.path.getsize(f) < 20000 + 8000, f
+        [json.loads(l) for l in open(f)]" "$TRACERD_FILE" "$TRACERD_FILE.1" "$TRACERD_FILE.2"
+check "newest in FILE, older in FILE.1" python3 -c "
+import json, sys
+a = [json.loads(l)['end_ns'] for l in open(sys.argv[1])]
+b = [json.loads(l)['end_ns'] for l in open(sys.argv[2])]
+assert min(a) > max(b)" "$TRACERD_FILE" "$TRACERD_FILE.1"
+check "the file sink is not world-readable" sh -c "[ \$(( 0\$(stat -c %a '$TRACERD_FILE') & 7 )) -eq 0 ]"
+check "every summary has a unique summary_id" sh -c \
+	"[ \$(cat '$TRACERD_FILE' '$TRACERD_FILE'.[12] | python3 '$CHECK' ids /dev/stdin | sort -u | wc -l) -eq \$(cat '$TRACERD_FILE' '$TRACERD_FILE'.[12] | wc -l) ]"
+stop_tracerd
+
+finish
