@@ -49,7 +49,11 @@ LLVM_STRIP ?= llvm-strip
 PREFIX     ?= /usr
 SYSCONFDIR ?= /etc
 MANDIR     ?= $(PREFIX)/share/man
-SLURM_PLUGIN_DIR ?= $(shell pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/slurm
+# Slurm's PluginDir: from slurm.pc where Slurm ships one (RHEL-like:
+# /usr/lib64/slurm), else Debian's and Ubuntu's
+SLURM_PLUGIN_DIR ?= $(shell pkg-config --exists slurm 2>/dev/null && \
+	echo $$(pkg-config --variable=libdir slurm)/slurm || echo /usr/lib/x86_64-linux-gnu/slurm-wlm)
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
 # make's built-in default is cc
 ifeq ($(origin CC),default)
 CC := gcc
@@ -281,7 +285,7 @@ install: $(INSTALL_BINS)
 	install -D -m 0755 $(BUILD)/spank_tracer.so $(DESTDIR)$(SLURM_PLUGIN_DIR)/spank_tracer.so
 	install -D -m 0644 contrib/tracer.conf $(DESTDIR)$(SYSCONFDIR)/tracer/tracer.conf
 	install -D -m 0644 contrib/rules/tools.rules $(DESTDIR)$(SYSCONFDIR)/tracer/tools.rules
-	install -D -m 0644 contrib/systemd/tracerd.service $(DESTDIR)$(PREFIX)/lib/systemd/system/tracerd.service
+	install -D -m 0644 contrib/systemd/tracerd.service $(DESTDIR)$(UNITDIR)/tracerd.service
 	for p in man/*.[1-8]; do \
 		install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/} || exit 1; \
 	done
