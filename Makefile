@@ -6,7 +6,7 @@
 #                     installs nothing, needs no root except test_cgroup's
 #                     memory cgroup case (it creates a cgroup); `make unit`
 #                     is the same
-#   make test         install what is missing (make deps), build, build the
+#   make test         install what is missing (make test-deps), build, build the
 #                     ASan build, run every test suite (tests/run-all.sh;
 #                     as root, on the real kernel)
 #   make bpf-test     the BPF programs and loader on the running kernel (root)
@@ -21,7 +21,9 @@
 #                     man pages under DESTDIR/PREFIX; builds only what it
 #                     installs (used by rpm/tracer.spec)
 #   make rpm          the tracer and tracer-slurm RPMs (rpm/build.sh)
-#   make deps         install missing Debian packages (scripts/install-deps.sh)
+#   make deps         install the missing Debian packages the build needs
+#                     (scripts/install-deps.sh build); make test, demo
+#                     and bench also install what they run (... test)
 #   make cppcheck     static analysis of the C sources
 #   make clean        remove $(BUILD) and $(ASAN_BUILD)
 #
@@ -70,7 +72,7 @@ endif
 BPF_ARCH_x86_64 := x86
 BPF_ARCH_x86    := x86
 BPF_ARCH := $(BPF_ARCH_$(ARCH))
-BUILDING := $(filter-out clean deps,$(or $(MAKECMDGOALS),all))
+BUILDING := $(filter-out clean deps test-deps,$(or $(MAKECMDGOALS),all))
 ifeq ($(BPF_ARCH),)
 ifneq ($(BUILDING),)
 $(error ARCH=$(ARCH) is not supported: tracer builds for x86_64 only (ARCH=x86_64 or x86), because its BPF programs rely on x86 memory ordering (bpf/compat.h) and bpf/vmlinux/ has x86 types only)
@@ -136,14 +138,17 @@ ifeq ($(SAN),1)
 BINS := $(filter-out %.so,$(BINS))
 endif
 
-.PHONY: all check unit deps test integration slurm-test wrapper-test asan asan-test \
+.PHONY: all check unit deps test-deps test integration slurm-test wrapper-test asan asan-test \
 	bpf-test demo bench rpm install clean cppcheck
 .DELETE_ON_ERROR:
 
 all: $(BINS) $(UNIT_BINS) $(KERNEL_BINS) $(HELPER_BINS) $(BPF_TEST_BIN)
 
 deps:
-	./scripts/install-deps.sh
+	./scripts/install-deps.sh build
+
+test-deps:
+	./scripts/install-deps.sh test
 
 # ---- BPF: CO-RE objects against the checked-in vmlinux.h ----
 # DWARF is stripped before the skeleton embeds the object (BTF stays: CO-RE
@@ -236,7 +241,7 @@ ALL_OBJS := $(LIB_OBJS) $(BPF_OBJS) $(TRACERD_OBJS) $(CLI_OBJS) $(WRAP_OBJS) \
 
 # ---- tests ----
 # Every suite runs; make test fails if any failed.
-test: deps
+test: test-deps
 	$(MAKE) all
 	$(MAKE) asan
 	./tests/run-all.sh
@@ -261,11 +266,11 @@ wrapper-test: all
 asan-test: asan
 	./tests/run-unit.sh $(ASAN_BUILD)
 
-demo: deps
+demo: test-deps
 	$(MAKE) all
 	./contrib/demo/run-demo.sh $(BUILD)
 
-bench: deps
+bench: test-deps
 	$(MAKE) all
 	./bench/run.sh $(BUILD)
 
