@@ -11,7 +11,7 @@ BUILD_PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-con
 libslurm-dev libhwloc-dev libcjson-dev libcurl4-openssl-dev libcunit1-dev libmicrohttpd-dev"
 
 # one line per suite or tool is the easiest to merge
-TEST_PKGS="python3 curl util-linux procps iproute2 gzip bc strace patchelf
+TEST_PKGS="python3 curl util-linux procps iproute2 gzip bc strace patchelf fio
 slurm-wlm munge
 bwa samtools minimap2 bcftools
 rpm rpm2cpio cpio rpmlint

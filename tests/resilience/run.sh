@@ -135,7 +135,7 @@ check "the job's command ran to its end (exit 0)" test "$rc" = 0
 if wait_until 30 "the summary of the job resumed after SIGKILL" summary_of_job "$TMP/j.rs"; then
 	expect "the 500 processes of the gap are in the summary" "$(toolprocs "$TMP/j.rs" tiny)" "==" 500
 	expect "one gap marked" "$(sumfield "$TMP/j.rs" 'gaps' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" "==" 1
-	gs=$(sumfield "$TMP/j.rs" gaps.0.start_ns); ge=$(sumfield "$TMP/j.rs" gaps.0.end_ns)
+	gs=$(sumfield "$TMP/j.rs" gaps.0.start_ns | tr -d '"'); ge=$(sumfield "$TMP/j.rs" gaps.0.end_ns | tr -d '"')
 	expect "the gap has a length (ns)" "$((ge - gs))" ">" 0
 	check "the resumed job is marked incomplete" test "$(sumfield "$TMP/j.rs" incomplete)" = true
 	check "gap times are ISO-8601 UTC" python3 -c "import json, sys; sys.exit(0 if json.loads(sys.argv[1]).endswith('Z') else 1)" "$(sumfield "$TMP/j.rs" gaps.0.start)"
@@ -191,4 +191,6 @@ fi
 last=$(cat "$U/a.last" 2>/dev/null)
 [ -n "$last" ] && wait_until 30 "the held processes to exit once released" not test -d "/proc/$last"
 stop_tracerd
+validate_summaries "every summary of this suite is valid against docs/summary.schema.json" \
+	$(summary_files "$TMP")
 finish
