@@ -6,7 +6,7 @@
 #                     installs nothing, needs no root except test_cgroup's
 #                     memory cgroup case (it creates a cgroup); `make unit`
 #                     is the same
-#   make test         install what is missing (make deps), build, build the
+#   make test         install what is missing (make test-deps), build, build the
 #                     ASan build, run every test suite (tests/run-all.sh;
 #                     as root, on the real kernel)
 #   make bpf-test     the BPF programs and loader on the running kernel (root)
@@ -21,7 +21,9 @@
 #                     man pages under DESTDIR/PREFIX; builds only what it
 #                     installs (used by rpm/tracer.spec)
 #   make rpm          the tracer and tracer-slurm RPMs (rpm/build.sh)
-#   make deps         install missing Debian packages (scripts/install-deps.sh)
+#   make deps         install the missing Debian packages the build needs
+#                     (scripts/install-deps.sh build); make test, demo
+#                     and bench also install what they run (... test)
 #   make cppcheck     static analysis of the C sources
 #   make clean        remove $(BUILD) and $(ASAN_BUILD)
 #
@@ -49,7 +51,11 @@ LLVM_STRIP ?= llvm-strip
 PREFIX     ?= /usr
 SYSCONFDIR ?= /etc
 MANDIR     ?= $(PREFIX)/share/man
-SLURM_PLUGIN_DIR ?= $(shell pkg-config --variable=libdir slurm 2>/dev/null || echo /usr/lib/x86_64-linux-gnu)/slurm
+# Slurm's PluginDir: from slurm.pc where Slurm ships one (RHEL-like:
+# /usr/lib64/slurm), else Debian's and Ubuntu's
+SLURM_PLUGIN_DIR ?= $(shell pkg-config --exists slurm 2>/dev/null && \
+	echo $$(pkg-config --variable=libdir slurm)/slurm || echo /usr/lib/x86_64-linux-gnu/slurm-wlm)
+UNITDIR    ?= $(PREFIX)/lib/systemd/system
 # make's built-in default is cc
 ifeq ($(origin CC),default)
 CC := gcc
@@ -66,7 +72,7 @@ endif
 BPF_ARCH_x86_64 := x86
 BPF_ARCH_x86    := x86
 BPF_ARCH := $(BPF_ARCH_$(ARCH))
-BUILDING := $(filter-out clean deps,$(or $(MAKECMDGOALS),all))
+BUILDING := $(filter-out clean deps test-deps,$(or $(MAKECMDGOALS),all))
 ifeq ($(BPF_ARCH),)
 ifneq ($(BUILDING),)
 $(error ARCH=$(ARCH) is not supported: tracer builds for x86_64 only (ARCH=x86_64 or x86), because its BPF programs rely on x86 memory ordering (bpf/compat.h) and bpf/vmlinux/ has x86 types only)
@@ -132,14 +138,17 @@ ifeq ($(SAN),1)
 BINS := $(filter-out %.so,$(BINS))
 endif
 
-.PHONY: all check unit deps test integration slurm-test wrapper-test asan asan-test \
+.PHONY: all check unit deps test-deps test integration slurm-test wrapper-test asan asan-test \
 	bpf-test demo bench rpm install clean cppcheck fuzz
 .DELETE_ON_ERROR:
 
 all: $(BINS) $(UNIT_BINS) $(KERNEL_BINS) $(HELPER_BINS) $(BPF_TEST_BIN)
 
 deps:
-	./scripts/install-deps.sh
+	./scripts/install-deps.sh build
+
+test-deps:
+	./scripts/install-deps.sh test
 
 # ---- BPF: CO-RE objects against the checked-in vmlinux.h ----
 # DWARF is stripped before the skeleton embeds the object (BTF stays: CO-RE
@@ -232,7 +241,7 @@ ALL_OBJS := $(LIB_OBJS) $(BPF_OBJS) $(TRACERD_OBJS) $(CLI_OBJS) $(WRAP_OBJS) \
 
 # ---- tests ----
 # Every suite runs; make test fails if any failed.
-test: deps
+test: test-deps
 	$(MAKE) all
 	$(MAKE) asan
 	./tests/run-all.sh
@@ -257,11 +266,11 @@ wrapper-test: all
 asan-test: asan
 	./tests/run-unit.sh $(ASAN_BUILD)
 
-demo: deps
+demo: test-deps
 	$(MAKE) all
 	./contrib/demo/run-demo.sh $(BUILD)
 
-bench: deps
+bench: test-deps
 	$(MAKE) all
 	./bench/run.sh $(BUILD)
 
@@ -286,7 +295,7 @@ install: $(INSTALL_BINS)
 	install -D -m 0755 $(BUILD)/spank_tracer.so $(DESTDIR)$(SLURM_PLUGIN_DIR)/spank_tracer.so
 	install -D -m 0644 contrib/tracer.conf $(DESTDIR)$(SYSCONFDIR)/tracer/tracer.conf
 	install -D -m 0644 contrib/rules/tools.rules $(DESTDIR)$(SYSCONFDIR)/tracer/tools.rules
-	install -D -m 0644 contrib/systemd/tracerd.service $(DESTDIR)$(PREFIX)/lib/systemd/system/tracerd.service
+	install -D -m 0644 contrib/systemd/tracerd.service $(DESTDIR)$(UNITDIR)/tracerd.service
 	for p in man/*.[1-8]; do \
 		install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/} || exit 1; \
 	done

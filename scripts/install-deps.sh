@@ -1,16 +1,31 @@
 #!/bin/sh
-# install-deps.sh - install the Debian/Ubuntu packages tracer builds and
-# tests with, only when something is missing.  RHEL names are listed in
-# README.md (Installation).
+# install-deps.sh [build|test] - install the Debian/Ubuntu packages that
+# are missing: `build` (the default, `make deps`) what `make` needs,
+# `test` (`make test`) that and what the test suites, the demo and the
+# benchmarks run.  RHEL names are in README.md (Installation).
 set -eu
 
-# llvm: llvm-strip (the Makefile strips DWARF from the BPF objects)
-PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config \
-libslurm-dev libhwloc-dev libcjson-dev libcurl4-openssl-dev libcunit1-dev \
-slurm-wlm munge python3 curl util-linux procps iproute2 \
-bwa samtools minimap2 bcftools gzip bc strace patchelf rpm \
-python3-jsonschema libmicrohttpd-dev prometheus clickhouse-server clickhouse-client mandoc fio \
-libclang-rt-14-dev systemd"
+# llvm: llvm-strip (the Makefile strips DWARF from the BPF objects);
+# libcunit1-dev: `make` builds the unit tests too
+BUILD_PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config \
+libslurm-dev libhwloc-dev libcjson-dev libcurl4-openssl-dev libcunit1-dev libmicrohttpd-dev"
+
+# one line per suite or tool is the easiest to merge
+TEST_PKGS="python3 curl util-linux procps iproute2 gzip bc strace patchelf fio
+slurm-wlm munge
+bwa samtools minimap2 bcftools
+rpm rpm2cpio cpio rpmlint
+mandoc
+python3-jsonschema prometheus
+clickhouse-server clickhouse-client
+libclang-rt-14-dev
+systemd"
+
+case "${1:-build}" in
+build) PKGS=$BUILD_PKGS ;;
+test) PKGS="$BUILD_PKGS $TEST_PKGS" ;;
+*) echo "usage: install-deps.sh [build|test]" >&2; exit 2 ;;
+esac
 
 missing=""
 for p in $PKGS; do

@@ -274,7 +274,7 @@ int cmd_jobs(struct cli *c, int argc, char **argv)
 	if (!all)
 		return 1;
 	if (fmt == F_JSON)
-		print_json(all);
+		cli_print_json(all);
 	else if (fmt == F_CSV)
 		print_csv(all);
 	else if (text_safe_json(all) == 0) /* names reach a terminal */

@@ -207,7 +207,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		return 1;
 	}
 	if (c->json) {
-		print_json(s);
+		cli_print_json(s);
 	} else {
 		text_safe_json(s); /* names and argv reach a terminal */
 		print_header(s);

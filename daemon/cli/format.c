@@ -76,7 +76,7 @@ const char *exit_text(const cJSON *o, const char *code_key, char *buf, size_t le
 	return buf;
 }
 
-void print_json(const cJSON *o)
+void cli_print_json(const cJSON *o)
 {
 	char *s = cJSON_Print(o);
 	if (s)

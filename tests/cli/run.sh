@@ -27,7 +27,7 @@ helps_ok() {
 	[ $rc = 0 ] && [ -z "$err" ] && grep -qi '^usage: ' <<<"$out" ||
 		{ echo "rc $rc, stdout: ${out:0:200}, stderr: $err"; return 1; }
 }
-for cmd in "tracer" "tracer status" "tracer jobs" "tracer show" "tracer run" "tracerd" \
+for cmd in "tracer" "tracer status" "tracer jobs" "tracer show" "tracer report" "tracer run" "tracerd" \
 	"tracer-wrap"; do
 	# shellcheck disable=SC2086
 	set -- $cmd
@@ -47,7 +47,7 @@ usage_error() {
 	[ $rc = 2 ] && [ -z "$out" ] && [ "$err" = "$want" ] ||
 		{ echo "rc $rc, stdout: ${out:0:200}"; echo "stderr: $err"; echo "wanted: $want"; return 1; }
 }
-for sub in status jobs show run; do
+for sub in status jobs show report run; do
 	check "tracer $sub --bogus" usage_error \
 		"tracer $sub: unknown option --bogus (see tracer $sub --help)" trc "$sub" --bogus x
 	check "tracer $sub -Z" usage_error \
