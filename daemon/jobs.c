@@ -321,6 +321,7 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 	detach_from_other_jobs(js, oj, peer->pid);
 	add_root_proc(js, oj, peer->pid, stays);
 	attach_job_cgroup(js, oj, peer->pid);
+	container_note_pid(&oj->job->containers, peer->pid);
 	log_info("job %s: pid %d registered (%s%s%s, task %d)", oj->job->uid,
 		 (int)peer->pid, id->scheduler[0] ? id->scheduler : "local",
 		 oj->join_key[0] ? " " : "", oj->join_key, oj->job->ntasks);
@@ -388,6 +389,7 @@ static void job_finish(struct jobs *js, struct open_job *oj, const char *why)
 
 	if (j->cgroup_stats)
 		livestats_sample_cgroup(j, &oj->cgroup);
+	container_sample(&j->containers);
 	if (oj->cgroup_id)
 		bpf_loader_untag_cgroup(js->bpf, oj->cgroup_id);
 	await_exit_records(js, j);

@@ -57,6 +57,10 @@ void livestats_sample_rss(struct job *j, const struct host_info *host)
 
 	JOB_FOREACH_LIVE(j, p) {
 		struct procfs_stat st;
+		/* each process's container once: a docker exec, a container
+		 * started by a job's process (podman run), a sidecar */
+		if (p->container == 0)
+			p->container = container_note_pid(&j->containers, p->pid) ?: -1;
 		if (p->flags & PROC_F_REGISTRANT)
 			continue; /* its memory is not the job's */
 		if (procfs_read_stat(p->pid, &st) != 0)
@@ -65,6 +69,7 @@ void livestats_sample_rss(struct job *j, const struct host_info *host)
 		p->cpu_sampled_ns = clock_ticks_ns(st.utime_ticks + st.stime_ticks);
 		sum += p->rss_bytes;
 	}
+	container_sample(&j->containers);
 	j->samples++;
 	if (sum > j->mem_peak_bytes)
 		j->mem_peak_bytes = sum;

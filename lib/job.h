@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "cgroup.h"
+#include "container.h"
 #include "defaults.h"
 #include "identity.h"
 
@@ -64,6 +65,7 @@ struct job_proc {
 	uint64_t rss_bytes; /* last sampled RSS (live processes) */
 	uint64_t cpu_sampled_ns; /* CPU at the last sample (live; tick precision) */
 	struct proc_totals totals;
+	int container;      /* 1-based index in job->containers; 0 unread, -1 none */
 	struct job_proc *next; /* hash chain (job.c) */
 };
 
@@ -127,6 +129,7 @@ struct job {
 	uint64_t cgroup_cpu_ns;
 
 	uint64_t events_dropped;    /* drops seen while the job ran */
+	struct container_set containers; /* [0]: the registrant's, the job's */
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */
