@@ -76,6 +76,11 @@ def main():
         if len(args) > 2 and c.get("image") != args[2]:
             sys.exit(f"container image {c.get('image')!r}, want {args[2]!r}: {c}")
         return
+    if what == "container-counters":
+        cg = (s.get("container") or {}).get("cgroup", {})
+        if not cg.get("memory_peak_bytes") or "cpu_s" not in cg:
+            sys.exit(f"container cgroup without counters: {cg}")
+        return
     if what == "exit":
         ex = s.get("exit", {})
         if str(ex.get("code")) != args[0]:

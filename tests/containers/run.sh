@@ -94,9 +94,16 @@ else
 	chk "identity from AWS_BATCH_* given with -e" "$JOB" identity job_id "ct-batch-$$"
 	chk "queue from AWS_BATCH_JQ_NAME" "$JOB" identity queue ct-queue
 	chk "container id and runtime in the summary" "$JOB" container podman "$CID"
+	chk "the container cgroup's counters beside the processes' totals" "$JOB" container-counters
 	chk "busybox gzip exec'd by path is tool gzip" "$JOB" tool gzip /bin/busybox
 	chk "the job's exit code is 5" "$JOB" exit 5
 	chk "the untagged container's md5sum is not in the job" "$JOB" no-tool md5sum
+	show_names_container() {
+		local out
+		out=$(tr_cli show "$JOB") || return 1
+		grep -q "^Container podman ${CID:0:12}" <<<"$out" || { echo "$out"; return 1; }
+	}
+	check "tracer show names the container in the header (runtime, short id)" show_names_container
 fi
 
 echo "== tracer run -- podman run: a container started by a tagged process"
@@ -114,5 +121,7 @@ no_untagged_anywhere() {
 	! grep -q "$UNTAGGED_ID" "$TRACERD_FILE" || { echo "untagged container $UNTAGGED_ID in a summary"; return 1; }
 }
 check "the untagged container is in no summary" no_untagged_anywhere
+validate_summaries "every summary of this suite is valid against docs/summary.schema.json" \
+	--min 3 "$TRACERD_FILE"
 
 finish
