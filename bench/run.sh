@@ -11,15 +11,16 @@
 #            stale socket, hung) and summary delay, on a local cluster
 #   clickhouse  job end -> row latency, replay of a 10,000-summary spool,
 #            tracerd's RSS with that spool (bench/clickhouse.sh)
+#   loop     tracerd's answers while a job with 3,000 live processes ends
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 shift $(($# > 0 ? 1 : 0))
-PARTS=${*:-tracerd wrapper slurm clickhouse}
+PARTS=${*:-tracerd wrapper slurm clickhouse loop}
 for p in $PARTS; do
 	case $p in
-	tracerd | wrapper | slurm | clickhouse) ;;
-	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm, clickhouse)" >&2; exit 2 ;;
+	tracerd | wrapper | slurm | clickhouse | loop) ;;
+	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm, clickhouse, loop)" >&2; exit 2 ;;
 	esac
 done
 H=$BUILD/tests/helpers
@@ -119,8 +120,32 @@ for l in open(sys.argv[1]):
 	row "tracerd peak RSS after $total processes (MiB)" "" "$(printf %.1f "$(echo "$hwm200 / 1024" | bc -l)")" "" "< 32, flat"
 }
 
+# tracer status asked every 10 ms while a job ends with 3,000 live
+# processes (20 of them zombie leaders with a live thread): the loop
+# settles them a few per step and answers in between.
+loop_part() {
+	local stats
+	start_tracerd bench >/dev/null || exit 1
+	mkfifo "$TMP/hold.fifo"
+	rm -f "$TMP/probe.stop"
+	python3 "$TOP/tests/resilience/probe.py" "$TRACERD_SOCK" "$TMP/probe.out" "$TMP/probe.stop" &
+	local probe=$!
+	trun "$TMP/jhold" -- "$H/holdkids" "$TMP/hold.fifo" 3000 20 >/dev/null 2>&1
+	wait_until 60 "the summary of the job with 3,000 live processes" summary_of_job "$TMP/jhold"
+	touch "$TMP/probe.stop"
+	wait "$probe"
+	python3 -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK))' "$TMP/hold.fifo" 2>/dev/null
+	stop_tracerd
+	stats=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print("%.1f / %.1f (%d asked, %d unanswered)" % (d["median_ms"], d["max_ms"], d["n"], d["failed"]))' "$TMP/probe.out")
+	header
+	row "status during a 3,000-process close: median / max ms" "" "$stats" "" "max < 100"
+}
+
 if has_part tracerd; then
 	tracerd_part
+fi
+if has_part loop; then
+	loop_part
 fi
 if has_part wrapper; then
 	header

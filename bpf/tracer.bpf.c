@@ -37,6 +37,8 @@ const volatile __u32 page_kb = 4;
  * tracerd drains the buffer on its own timer anyway; a wake-up per record
  * costs more than the record on an exec storm. */
 const volatile __u32 wakeup_bytes = 0;
+/* Live forked processes one job may have in `procs` (0: no cap). */
+const volatile __u32 max_procs_per_job = 0;
 
 
 /* Number of keys in tagged_cgroups, kept by the loader: skips a lookup. */
@@ -57,6 +59,13 @@ struct {
 	__type(key, __u64);
 	__type(value, __u64);
 } tagged_cgroups SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TRACER_MAX_JOBS);
+	__type(key, __u64);
+	__type(value, struct tracer_job_stats);
+} job_stats SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -93,6 +102,16 @@ static __always_inline void count(__u32 idx)
 		tracer_atomic_add(v, 1);
 }
 
+/* A record of this job could not be sent: charged to the job. */
+static __always_inline void drop_record(__u64 job)
+{
+	struct tracer_job_stats *st = bpf_map_lookup_elem(&job_stats, &job);
+
+	count(TRACER_CNT_DROP_RINGBUF);
+	if (st)
+		tracer_atomic_add(&st->ringbuf_drops, 1);
+}
+
 static __always_inline void fill_hdr(struct tracer_event_hdr *h, __u32 type,
 				     __u32 pid, __u64 job)
 {
@@ -127,13 +146,14 @@ static __always_inline bool untagged_job(__u32 tgid, __u64 cgroup_id, __u64 *job
 }
 
 static __always_inline int insert_proc(__u32 tgid, __u64 job, __s64 threads,
-				       __u64 start_ns)
+				       __u64 start_ns, __u32 flags)
 {
 	struct tracer_proc p = {};
 
 	p.job = job;
 	p.threads = threads;
 	p.start_ns = start_ns;
+	p.flags = flags;
 	if (bpf_map_update_elem(&procs, &tgid, &p, BPF_ANY)) {
 		count(TRACER_CNT_DROP_PROCS_FULL);
 		return -1;
@@ -150,7 +170,7 @@ static __always_inline void emit_fork(struct task_struct *child, __u32 tgid,
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count(TRACER_CNT_DROP_RINGBUF);
+		drop_record(job);
 		return;
 	}
 	fill_hdr(&e->hdr, TRACER_EV_FORK, tgid, job);
@@ -168,6 +188,7 @@ static __always_inline int handle_fork(struct task_struct *parent,
 	__u32 ptgid = BPF_CORE_READ(parent, tgid);
 	__u32 ctgid = BPF_CORE_READ(child, tgid);
 	struct tracer_proc *p = bpf_map_lookup_elem(&procs, &ptgid);
+	struct tracer_job_stats *st;
 	__u64 start_ns, job;
 
 	if (ctgid == ptgid) { /* a new thread of the same process */
@@ -184,9 +205,21 @@ static __always_inline int handle_fork(struct task_struct *parent,
 		if (!untagged_job(ptgid, compat_task_cgroup_id(child), &job))
 			return 0;
 	}
-	start_ns = BPF_CORE_READ(child, start_time);
-	if (insert_proc(ctgid, job, 1, start_ns))
+	/* the job's share of the table (only tagged forks get here) */
+	st = bpf_map_lookup_elem(&job_stats, &job);
+	if (st && max_procs_per_job && *(volatile __s64 *)&st->live >= max_procs_per_job) {
+		tracer_atomic_add(&st->over_cap, 1);
+		count(TRACER_CNT_OVER_CAP);
 		return 0;
+	}
+	start_ns = BPF_CORE_READ(child, start_time);
+	if (insert_proc(ctgid, job, 1, start_ns, st ? TRACER_F_COUNTED : 0)) {
+		if (st)
+			tracer_atomic_add(&st->table_full, 1);
+		return 0;
+	}
+	if (st)
+		tracer_atomic_add(&st->live, 1);
 	count(TRACER_CNT_FORKS);
 	emit_fork(child, ctgid, ptgid, job, start_ns);
 	return 0;
@@ -213,7 +246,7 @@ static __always_inline int handle_exec(struct task_struct *task,
 		/* de_thread() has already made the process single-threaded */
 		threads = BPF_CORE_READ(task, signal, nr_threads);
 		if (insert_proc(tgid, job, threads > 0 ? threads : 1,
-				BPF_CORE_READ(task, start_time)))
+				BPF_CORE_READ(task, start_time), 0))
 			return 0;
 		p = bpf_map_lookup_elem(&procs, &tgid);
 		if (!p)
@@ -240,7 +273,7 @@ static __always_inline int handle_exec(struct task_struct *task,
 		size = TRACER_ARGV_MAX;
 	size += offsetof(struct tracer_exec_event, argv);
 	if (bpf_ringbuf_output(&events, e, size, wakeup_flag())) {
-		count(TRACER_CNT_DROP_RINGBUF);
+		drop_record(job);
 		return 0;
 	}
 	count(TRACER_CNT_EVENTS);
@@ -339,17 +372,32 @@ static __always_inline void copy_totals(struct tracer_totals *dst,
  * the element cannot yet be reused for another process.  Only `task` (the
  * thread switching out, still referenced) and its signal_struct are read.
  */
+/* The process's entry is gone: it leaves its job's count. */
+static __always_inline void uncount(__u64 job, __u32 flags)
+{
+	struct tracer_job_stats *st;
+
+	if (!(flags & TRACER_F_COUNTED))
+		return;
+	st = bpf_map_lookup_elem(&job_stats, &job);
+	if (st)
+		tracer_atomic_add(&st->live, -1);
+}
+
 static __always_inline void emit_exit(struct tracer_proc *p,
 				      struct task_struct *task, __u32 tgid)
 {
 	struct tracer_exit_event *e;
 	bool kept = p->comm[0] != '\0'; /* the leader's exit was seen */
+	__u64 job = p->job;
+	__u32 flags = p->flags;
 
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
 		if (bpf_map_delete_elem(&procs, &tgid) == 0) {
 			count(TRACER_CNT_EXITS);
-			count(TRACER_CNT_DROP_RINGBUF);
+			drop_record(job);
+			uncount(job, flags);
 		}
 		return;
 	}
@@ -371,6 +419,7 @@ static __always_inline void emit_exit(struct tracer_proc *p,
 		bpf_ringbuf_discard(e, 0);
 		return;
 	}
+	uncount(job, flags);
 	count(TRACER_CNT_EXITS);
 	bpf_ringbuf_submit(e, wakeup_flag());
 	count(TRACER_CNT_EVENTS);
@@ -434,7 +483,7 @@ static __always_inline int handle_oom(__u32 pid)
 	count(TRACER_CNT_OOMS);
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
-		count(TRACER_CNT_DROP_RINGBUF);
+		drop_record(p->job);
 		return 0;
 	}
 	fill_hdr(&e->hdr, TRACER_EV_OOM, pid, p->job);

@@ -30,6 +30,8 @@ enum tracer_event_type {
 #define TRACER_F_PATH_TRUNCATED (1u << 2) /* exe path hit TRACER_PATH_MAX */
 #define TRACER_F_ARGV_TRUNCATED (1u << 3) /* argv cut at argv_max */
 #define TRACER_F_PATH_FROM_FILENAME (1u << 4) /* dentry walk failed */
+/* tracer_proc.flags only: counted in its job's tracer_job_stats.live */
+#define TRACER_F_COUNTED (1u << 16)
 
 /* Counters, one slot each in the per-CPU `counters` array. */
 enum tracer_counter {
@@ -40,6 +42,7 @@ enum tracer_counter {
 	TRACER_CNT_EXECS,
 	TRACER_CNT_EXITS,
 	TRACER_CNT_OOMS,
+	TRACER_CNT_OVER_CAP,        /* forks of jobs at their cap: not followed */
 	TRACER_CNT__MAX,
 };
 
@@ -77,6 +80,19 @@ struct tracer_proc {
 	char comm[TRACER_COMM_LEN];
 	__s32 leader_exit_code;
 	__u32 ppid;
+};
+
+/*
+ * Value of the `job_stats` map, keyed by job key: one job's share of the
+ * kernel's resources, so that one job cannot take them all and its losses
+ * are charged to it.  tracerd adds the entry when the job opens and
+ * removes it when the job closes; a job without entry has no cap.
+ */
+struct tracer_job_stats {
+	__s64 live;          /* its processes in `procs` (forked ones) */
+	__u64 over_cap;      /* forks beyond max_procs_per_job: counted, not followed */
+	__u64 table_full;    /* forks not followed: `procs` was full */
+	__u64 ringbuf_drops; /* its records lost: ring buffer full */
 };
 
 struct tracer_event_hdr {

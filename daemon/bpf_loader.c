@@ -37,13 +37,35 @@ struct bpf_loader {
 	int ncpus;
 	char pin_dir[PATH_MAX];
 	int npinned; /* maps pinned so far, in pin_maps() order */
+	bool resume, resumed, keep_pins;
 };
+
+/* Programs pinned with resume (as links), under pin_dir/link_<name>. */
+static struct bpf_link **pinned_link(struct tracer_bpf *skel, int i, const char **name)
+{
+	struct {
+		struct bpf_link **link;
+		const char *name;
+	} t[] = {
+		{&skel->links.tracer_exit, "link_tracer_exit"},
+		{&skel->links.tracer_switch, "link_tracer_switch"},
+		{&skel->links.tracer_exec, "link_tracer_exec"},
+		{&skel->links.tracer_fork, "link_tracer_fork"},
+		{&skel->links.tracer_oom, "link_tracer_oom"},
+	};
+
+	if (i >= (int)(sizeof(t) / sizeof(t[0])))
+		return NULL;
+	*name = t[i].name;
+	return t[i].link;
+}
 
 /* The maps worth pinning: the state and counters `tracer status` reads. */
 static struct bpf_map *pinned_map(struct tracer_bpf *skel, int i)
 {
 	struct bpf_map *maps[] = {skel->maps.procs, skel->maps.tagged_cgroups,
-				  skel->maps.counters, skel->maps.events};
+				  skel->maps.counters, skel->maps.events,
+				  skel->maps.job_stats};
 
 	return i < (int)(sizeof(maps) / sizeof(maps[0])) ? maps[i] : NULL;
 }
@@ -139,7 +161,11 @@ static int pin_path(const struct bpf_loader *l, struct bpf_map *m, char *buf, si
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
-static int pin_maps(struct bpf_loader *l, char *err, size_t errlen)
+/*
+ * resume, before load: each pinned map gets its pin path, so that libbpf
+ * reuses a compatible map pinned there or creates and pins a new one.
+ */
+static int set_pin_paths(struct bpf_loader *l, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	struct bpf_map *m;
@@ -152,15 +178,48 @@ static int pin_maps(struct bpf_loader *l, char *err, size_t errlen)
 			snprintf(err, errlen, "pin path under %s: too long", l->pin_dir);
 			return -1;
 		}
-		/* a pin left by a run that did not stop cleanly */
-		if (unlink(path) != 0 && errno != ENOENT) {
-			snprintf(err, errlen, "unlink stale pin %s: %s", path, strerror(errno));
+		if (i == 0 && access(path, F_OK) == 0)
+			l->resumed = true;
+		rc = bpf_map__set_pin_path(m, path);
+		if (rc != 0) {
+			snprintf(err, errlen, "pin path %s: %s", path, strerror(-rc));
 			return -1;
 		}
-		rc = bpf_map__pin(m, path);
-		if (rc != 0) {
-			snprintf(err, errlen, "pin map %s at %s: %s", bpf_map__name(m),
-				 path, strerror(-rc));
+	}
+	return 0;
+}
+
+/*
+ * After load: the maps are pinned (by libbpf with resume; here without,
+ * replacing the pins of a run that did not stop cleanly); only we may
+ * read them.
+ */
+static int pin_maps(struct bpf_loader *l, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct bpf_map *m;
+	int rc;
+
+	if (!l->resume && make_dirs(l->pin_dir, err, errlen) != 0)
+		return -1;
+	for (int i = 0; (m = pinned_map(l->skel, i)) != NULL; i++) {
+		if (pin_path(l, m, path, sizeof(path)) != 0) {
+			snprintf(err, errlen, "pin path under %s: too long", l->pin_dir);
+			return -1;
+		}
+		if (!l->resume) {
+			if (unlink(path) != 0 && errno != ENOENT) {
+				snprintf(err, errlen, "unlink stale pin %s: %s", path, strerror(errno));
+				return -1;
+			}
+			rc = bpf_map__pin(m, path);
+			if (rc != 0) {
+				snprintf(err, errlen, "pin map %s at %s: %s", bpf_map__name(m),
+					 path, strerror(-rc));
+				return -1;
+			}
+		} else if (!bpf_map__is_pinned(m)) {
+			snprintf(err, errlen, "map %s not pinned at %s", bpf_map__name(m), path);
 			return -1;
 		}
 		l->npinned = i + 1;
@@ -172,8 +231,54 @@ static int pin_maps(struct bpf_loader *l, char *err, size_t errlen)
 	return 0;
 }
 
+/* The pins of a previous tracerd that cannot be reused: start afresh. */
+static void remove_pins(struct bpf_loader *l)
+{
+	char path[PATH_MAX];
+	struct bpf_map *m;
+
+	for (int i = 0; (m = pinned_map(l->skel, i)) != NULL; i++)
+		if (pin_path(l, m, path, sizeof(path)) == 0 && unlink(path) != 0 &&
+		    errno != ENOENT)
+			log_warn("unlink %s: %s", path, strerror(errno));
+}
+
+/* Remove pins of links (a previous tracerd's: its programs detach). */
+static void unpin_links(struct bpf_loader *l)
+{
+	char path[PATH_MAX];
+	const char *name;
+
+	for (int i = 0; pinned_link(l->skel, i, &name); i++) {
+		snprintf(path, sizeof(path), "%s/%s", l->pin_dir, name);
+		if (unlink(path) != 0 && errno != ENOENT)
+			log_warn("unlink %s: %s", path, strerror(errno));
+	}
+}
+
+/* Pin our links: our programs go on following processes if we die. */
+static void pin_links(struct bpf_loader *l)
+{
+	char path[PATH_MAX];
+	const char *name;
+	struct bpf_link **link;
+
+	for (int i = 0; (link = pinned_link(l->skel, i, &name)); i++) {
+		int rc;
+
+		if (!*link)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", l->pin_dir, name);
+		rc = bpf_link__pin(*link, path);
+		if (rc != 0)
+			log_warn("pin %s: %s: events while tracerd is down will be lost",
+				 path, strerror(-rc));
+	}
+}
+
 static void unpin_maps(struct bpf_loader *l)
 {
+	unpin_links(l);
 	for (int i = 0; i < l->npinned; i++) {
 		struct bpf_map *m = pinned_map(l->skel, i);
 		int rc = bpf_map__unpin(m, NULL);
@@ -218,6 +323,7 @@ static int configure(struct tracer_bpf *skel, const struct bpf_loader_opts *o,
 	skel->rodata->self_tgid = (__u32)getpid();
 	skel->rodata->page_kb = (__u32)(page / 1024);
 	skel->rodata->wakeup_bytes = o->wakeup_bytes;
+	skel->rodata->max_procs_per_job = o->max_procs_per_job;
 	rc = bpf_map__set_max_entries(skel->maps.procs, procs);
 	if (rc == 0)
 		rc = bpf_map__set_max_entries(skel->maps.events, round_pow2(rb, (unsigned)page));
@@ -274,6 +380,21 @@ static void attach_oom(struct tracer_bpf *skel)
 			 strerror(errno));
 }
 
+/* A resumed tagged_cgroups map: the programs skip it while the count is 0. */
+static void count_tagged_cgroups(struct bpf_loader *l)
+{
+	int fd = bpf_map__fd(l->skel->maps.tagged_cgroups);
+	__u64 key, next, *prev = NULL;
+	__u32 n = 0;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0 && n < TRACER_MAX_TAGGED_CGROUPS) {
+		key = next;
+		prev = &key;
+		n++;
+	}
+	l->skel->bss->nr_tagged_cgroups = n;
+}
+
 struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn fn,
 				   void *ctx, char *err, size_t errlen)
 {
@@ -289,6 +410,8 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 		snprintf(err, errlen, "pin directory name too long");
 		goto fail;
 	}
+	l->resume = o->resume && l->pin_dir[0];
+	l->keep_pins = l->resume;
 	libbpf_set_print(libbpf_message);
 	raise_memlock();
 	if (ensure_mounted(BPFFS_DIR, BPF_FS_MAGIC, "bpf", "mode=0700", err, errlen) != 0)
@@ -305,16 +428,41 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 	}
 	if (configure(l->skel, o, err, errlen) != 0)
 		goto fail;
+	if (l->resume && set_pin_paths(l, err, errlen) != 0)
+		goto fail;
 	rc = tracer_bpf__load(l->skel);
+	if (rc != 0 && l->resumed) {
+		/* the pinned maps do not fit this build or configuration */
+		log_warn("maps pinned under %s are not compatible (%s): not resumed, starting afresh",
+			 l->pin_dir, strerror(-rc));
+		tracer_bpf__destroy(l->skel);
+		l->skel = tracer_bpf__open();
+		l->resumed = false;
+		if (!l->skel) {
+			snprintf(err, errlen, "open BPF object: %s", strerror(errno));
+			goto fail;
+		}
+		remove_pins(l);
+		if (configure(l->skel, o, err, errlen) != 0 || set_pin_paths(l, err, errlen) != 0)
+			goto fail;
+		l->resumed = false;
+		rc = tracer_bpf__load(l->skel);
+	}
 	if (rc != 0) {
 		snprintf(err, errlen, "load BPF programs (verifier log above): %s", strerror(-rc));
 		goto fail;
 	}
+	if (l->pin_dir[0] && pin_maps(l, err, errlen) != 0)
+		goto fail;
+	if (l->pin_dir[0])
+		unpin_links(l); /* a previous tracerd's programs: ours replace them */
 	if (attach_all(l->skel, err, errlen) != 0)
 		goto fail;
 	attach_oom(l->skel);
-	if (l->pin_dir[0] && pin_maps(l, err, errlen) != 0)
-		goto fail;
+	if (l->resume)
+		pin_links(l);
+	if (l->resumed)
+		count_tagged_cgroups(l);
 	l->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), fn, ctx, NULL);
 	if (!l->rb) {
 		snprintf(err, errlen, "ring buffer reader: %s", strerror(errno));
@@ -373,6 +521,17 @@ int bpf_loader_tag_pid(struct bpf_loader *l, pid_t tgid, __u64 job)
 	 * with us; the registrant is blocked on our reply, so it does not.
 	 */
 	if (bpf_map_lookup_elem(fd, &key, &p) == 0) {
+		/* it leaves the old job's count (not atomic with the kernel's
+		 * counting: a count may drift by one, never the table) */
+		if (p.flags & TRACER_F_COUNTED) {
+			struct tracer_job_stats st;
+			int sfd = bpf_map__fd(l->skel->maps.job_stats);
+			if (bpf_map_lookup_elem(sfd, &p.job, &st) == 0 && st.live > 0) {
+				st.live--;
+				bpf_map_update_elem(sfd, &p.job, &st, BPF_EXIST);
+			}
+			p.flags &= ~TRACER_F_COUNTED;
+		}
 		p.job = job;
 		rc = bpf_map_update_elem(fd, &key, &p, BPF_EXIST);
 		return rc == 0 ? 0 : -errno;
@@ -416,6 +575,30 @@ int bpf_loader_untag_cgroup(struct bpf_loader *l, __u64 cgroup_id)
 	if (bpf_map_delete_elem(fd, &cgroup_id) != 0)
 		return -errno;
 	__atomic_sub_fetch(&l->skel->bss->nr_tagged_cgroups, 1, __ATOMIC_SEQ_CST);
+	return 0;
+}
+
+int bpf_loader_job_open(struct bpf_loader *l, __u64 job)
+{
+	struct tracer_job_stats st;
+
+	memset(&st, 0, sizeof(st));
+	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.job_stats), &job, &st, BPF_ANY) != 0)
+		return errno == E2BIG ? -ENOSPC : -errno;
+	return 0;
+}
+
+int bpf_loader_job_stats(struct bpf_loader *l, __u64 job, struct tracer_job_stats *out)
+{
+	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.job_stats), &job, out) != 0)
+		return -errno;
+	return 0;
+}
+
+int bpf_loader_job_close(struct bpf_loader *l, __u64 job)
+{
+	if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.job_stats), &job) != 0)
+		return -errno;
 	return 0;
 }
 
@@ -470,12 +653,48 @@ int bpf_loader_programs(struct bpf_loader *l, char names[][32], int max)
 
 void bpf_loader_close(struct bpf_loader *l)
 {
+	const char *name;
+	struct bpf_link **link;
+
 	if (!l)
 		return;
 	ring_buffer__free(l->rb);
 	if (l->skel) {
-		unpin_maps(l);
-		tracer_bpf__destroy(l->skel); /* detaches the links too */
+		if (!l->keep_pins) {
+			unpin_maps(l);
+		} else {
+			/* pinned links stay attached when we let go of them */
+			for (int i = 0; (link = pinned_link(l->skel, i, &name)); i++)
+				if (*link)
+					bpf_link__disconnect(*link);
+		}
+		tracer_bpf__destroy(l->skel); /* detaches the links not kept */
 	}
 	free(l);
+}
+
+bool bpf_loader_resumed(const struct bpf_loader *l)
+{
+	return l->resumed;
+}
+
+void bpf_loader_discard(struct bpf_loader *l)
+{
+	l->keep_pins = false;
+}
+
+void bpf_loader_each_proc(struct bpf_loader *l,
+			  void (*fn)(void *ctx, pid_t tgid, const struct tracer_proc *p),
+			  void *ctx)
+{
+	int fd = bpf_map__fd(l->skel->maps.procs);
+	__u32 key, next, *prev = NULL;
+	struct tracer_proc p;
+
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &p) == 0)
+			fn(ctx, (pid_t)key, &p);
+	}
 }

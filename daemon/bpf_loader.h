@@ -31,6 +31,18 @@ struct bpf_loader_opts {
 	/* wake the reader only when this much data waits (0: every record);
 	 * the reader must then also drain on a timer */
 	unsigned wakeup_bytes;
+	/* live forked processes one job may have in the table (0: no cap) */
+	unsigned max_procs_per_job;
+	/*
+	 * Keep the kernel state across a restart (needs pin_dir): maps
+	 * pinned by a previous tracerd there are reused when compatible, its
+	 * programs (pinned links, which went on following processes while no
+	 * tracerd ran) are replaced by ours, and ours are pinned too, so that
+	 * they go on if we die.  bpf_loader_close(l) then keeps every pin
+	 * unless bpf_loader_discard(l) was called.  Off: a fresh start, and
+	 * the pins are removed at close.
+	 */
+	bool resume;
 };
 
 /* event callback: data/size is one ring buffer record (starts with struct tracer_event_hdr) */
@@ -71,9 +83,27 @@ int bpf_loader_untag_pid(struct bpf_loader *l, pid_t tgid); /* 0 or -ENOENT */
 int bpf_loader_tag_cgroup(struct bpf_loader *l, __u64 cgroup_id, __u64 job);
 int bpf_loader_untag_cgroup(struct bpf_loader *l, __u64 cgroup_id); /* 0 or -ENOENT */
 
+/*
+ * A job's share of the kernel's table (struct tracer_job_stats): added
+ * when the job opens (then the cap applies to it), read and removed when
+ * it closes.  0 or -errno.
+ */
+int bpf_loader_job_open(struct bpf_loader *l, __u64 job);
+int bpf_loader_job_stats(struct bpf_loader *l, __u64 job, struct tracer_job_stats *out);
+int bpf_loader_job_close(struct bpf_loader *l, __u64 job);
+
 int bpf_loader_lookup_proc(struct bpf_loader *l, pid_t tgid, struct tracer_proc *out); /* 0 or -ENOENT */
 void bpf_loader_counters(struct bpf_loader *l, __u64 out[TRACER_CNT__MAX]); /* summed over CPUs */
 int bpf_loader_programs(struct bpf_loader *l, char names[][32], int max); /* attached program names */
-void bpf_loader_close(struct bpf_loader *l); /* detach, destroy, remove pins */
+void bpf_loader_close(struct bpf_loader *l); /* detach, destroy, remove pins (see resume) */
+/* With resume: did we reuse a previous tracerd's maps? */
+bool bpf_loader_resumed(const struct bpf_loader *l);
+/* With resume: remove the pins at close after all (a stop for good). */
+void bpf_loader_discard(struct bpf_loader *l);
+/* Call fn for every entry of the process table (start-up only: it grows
+ * with the table). */
+void bpf_loader_each_proc(struct bpf_loader *l,
+			  void (*fn)(void *ctx, pid_t tgid, const struct tracer_proc *p),
+			  void *ctx);
 
 #endif

@@ -116,11 +116,15 @@ static void *writer_main(void *arg)
 			if (!d->head)
 				d->tail = NULL;
 			d->queued--;
+			pthread_cond_broadcast(&d->wake); /* the sinks have work */
+			/* a large tree takes a while to free: not under the lock
+			 * the event loop's hand-over takes */
+			pthread_mutex_unlock(&d->lock);
 			cJSON_Delete(it->summary);
 			free(it);
 			free(text);
 			text = NULL;
-			pthread_cond_broadcast(&d->wake); /* the sinks have work */
+			pthread_mutex_lock(&d->lock);
 			continue;
 		}
 		/* disk full, I/O error: the summary stays first in line */
@@ -168,6 +172,9 @@ static int deliver_batch(struct sink_thread *t)
 	}
 	if (sink_probe(t->sink, d->cfg->http_timeout_ms, &d->abort, err, sizeof(err)) != 0)
 		goto fail;
+	/* the interval counts from the start of one delivery to the start of
+	 * the next: reading and converting a batch is part of the wait */
+	uint64_t started_ms = clock_mono_ms();
 	for (size_t i = 0; i < n; i++) {
 		/* gone (dropped by the cap) or corrupt (set aside): skipped */
 		if (spool_read(d->spool, seqs[i], &texts[m], &lens[m]) == 0)
@@ -184,7 +191,7 @@ static int deliver_batch(struct sink_thread *t)
 	if (t->backoff_ms)
 		log_info("sink %s: delivering again", sink_kind_name(t->st.kind));
 	t->backoff_ms = 0;
-	t->next_try_ms = clock_mono_ms() + t->lim.min_interval_ms;
+	t->next_try_ms = started_ms + t->lim.min_interval_ms;
 	pthread_mutex_unlock(&d->lock);
 	rc = 1;
 	goto out;

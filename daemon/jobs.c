@@ -22,6 +22,7 @@
 #include "proto.h"
 #include "livestats.h"
 #include "summary.h"
+#include "usernames.h"
 
 /* In trace_all mode, everything not in a job goes to a "host" job whose
  * summary is written at this interval (and when tracerd stops). */
@@ -113,8 +114,8 @@ static struct open_job *jobs_find_name(struct jobs *js, const char *name)
 	if (!name[0])
 		return NULL;
 	for (size_t i = 0; i < js->nopen; i++)
-		if (strcmp(js->open[i]->job->uid, name) == 0 ||
-		    strcmp(js->open[i]->join_key, name) == 0)
+		if (!js->open[i]->closing && (strcmp(js->open[i]->job->uid, name) == 0 ||
+					      strcmp(js->open[i]->join_key, name) == 0))
 			return js->open[i];
 	return NULL;
 }
@@ -173,6 +174,7 @@ static struct open_job *job_open(struct jobs *js, const struct tracer_identity *
 	oj->job->start_ns = clock_real_ns();
 	identity_join_key(id, oj->join_key, sizeof(oj->join_key));
 	oj->drops_at_start = drop_count(js);
+	js->journal_dirty = true;
 	if (open_add(js, oj) != 0) {
 		job_free(oj->job);
 		free(oj);
@@ -181,9 +183,41 @@ static struct open_job *job_open(struct jobs *js, const struct tracer_identity *
 	return oj;
 }
 
+struct open_job *jobs_adopt(struct jobs *js, const struct tracer_identity *id,
+			    const char *uid, uint64_t tag)
+{
+	struct open_job *oj = calloc(1, sizeof(*oj));
+
+	if (!oj || !(oj->job = job_new(uid, id, (size_t)js->cfg->keep_procs))) {
+		free(oj);
+		return NULL;
+	}
+	oj->job->tag = tag;
+	identity_join_key(id, oj->join_key, sizeof(oj->join_key));
+	if (open_add(js, oj) != 0) {
+		job_free(oj->job);
+		free(oj);
+		return NULL;
+	}
+	if (tag >= js->next_tag)
+		js->next_tag = tag + 1;
+	return oj;
+}
+
 /* The registered process: what it is now (it has not exec'd the job's
  * command yet when the SPANK plugin registers it). */
 static void add_root_proc(struct jobs *js, struct open_job *oj, pid_t pid, bool stays)
+{
+	struct job_proc *p = jobs_proc_from_proc(js, oj, pid);
+
+	if (!p)
+		return;
+	p->flags |= PROC_F_ROOT;
+	if (stays)
+		job_proc_set_registrant(oj->job, p);
+}
+
+struct job_proc *jobs_proc_from_proc(struct jobs *js, struct open_job *oj, pid_t pid)
 {
 	struct procfs_stat st;
 	struct job_proc *p;
@@ -197,14 +231,12 @@ static void add_root_proc(struct jobs *js, struct open_job *oj, pid_t pid, bool 
 		start = procfs_start_ns(&st, CLOCK_REALTIME);
 	p = job_proc_add(oj->job, pid, st.ppid, start, st.comm);
 	if (!p)
-		return;
-	p->flags |= PROC_F_ROOT;
-	if (stays)
-		job_proc_set_registrant(oj->job, p);
+		return NULL;
 	if (procfs_read_exe(pid, exe, sizeof(exe)) != 0)
 		exe[0] = '\0';
 	n = procfs_read_cmdline(pid, argv, sizeof(argv));
 	job_proc_exec(oj->job, p, exe, argv, n > 0 ? (size_t)n : 0, js->rules, false);
+	return p;
 }
 
 /*
@@ -243,7 +275,11 @@ static const char *vet_identity(struct tracer_identity *id, const struct ucred *
 		return NULL;
 	if (!strcmp(id->scheduler, "slurm"))
 		return "only root (the SPANK plugin) registers Slurm tasks";
-	identity_set_user(id, peer->uid);
+	/* the name from the cache: a look-up (LDAP...) never runs here;
+	 * one not known yet is filled in at the summary */
+	id->uid = (long)peer->uid;
+	id->user[0] = '\0';
+	usernames_get(peer->uid, id->user, sizeof(id->user));
 	return NULL;
 }
 
@@ -303,6 +339,11 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 		if (!oj)
 			return reply_error("out of memory");
 		oj->owner_uid = peer->uid;
+		/* its share of the kernel's table; without, it has no cap */
+		err = bpf_loader_job_open(js->bpf, oj->job->tag);
+		if (err)
+			log_warn("job %s: no per-job counters: %s", oj->job->uid, strerror(-err));
+		oj->job_stats = err == 0;
 		js->stats.registered++;
 	}
 	err = bpf_loader_tag_pid(js->bpf, peer->pid, oj->job->tag);
@@ -310,6 +351,8 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 		js->stats.tag_failures++;
 		log_warn("register pid %d: cannot tag: %s", (int)peer->pid, strerror(-err));
 		if (oj->job->ntasks == 0) {
+			if (oj->job_stats)
+				bpf_loader_job_close(js->bpf, oj->job->tag);
 			open_remove(js, oj);
 			job_free(oj->job);
 			free(oj);
@@ -347,64 +390,31 @@ static void remember_recent(struct jobs *js, const char *uid)
 	js->nrecent++;
 }
 
-static bool has_exited(pid_t pid)
+char *jobs_ok_reply(void)
 {
-	struct procfs_stat st;
-
-	return procfs_read_stat(pid, &st) != 0 || st.state == 'Z' || st.state == 'X';
+	return reply_ok(NULL, 0);
 }
 
-static bool exit_record_pending(struct job *j)
-{
-	JOB_FOREACH_LIVE(j, p)
-		if (has_exited(p->pid))
-			return true;
-	return false;
-}
-
-/*
- * The kernel sends a process's exit record at its last thread's final
- * context switch, which can come a moment after its parent's wait4()
- * returned.  A process that is gone (or a zombie) but has no record yet
- * is waited for, briefly, instead of being called outliving.
- */
-static void await_exit_records(struct jobs *js, struct job *j)
-{
-	for (int i = 0; i < 50; i++) {
-		bpf_loader_consume(js->bpf);
-		if (!exit_record_pending(j))
-			return;
-		usleep(1000);
-	}
-	log_warn("job %s: exit records of finished processes did not arrive in 50 ms", j->uid);
-}
-
-/* Write the summary and forget the job. */
-static void job_finish(struct jobs *js, struct open_job *oj, const char *why)
+/* Write the summary and forget the job: its processes are settled
+ * (closing.c); those still live outlive it with the totals read then. */
+void jobs_finish(struct jobs *js, struct open_job *oj)
 {
 	struct job *j = oj->job;
 	struct summary_opts so = {.source = "tracerd",
 				  .sample_interval_ms = js->cfg->sample_interval_ms};
 	cJSON *summary;
 
-	if (j->cgroup_stats)
-		livestats_sample_cgroup(j, &oj->cgroup);
-	container_sample(&j->containers);
-	if (oj->cgroup_id)
-		bpf_loader_untag_cgroup(js->bpf, oj->cgroup_id);
-	await_exit_records(js, j);
-	/* Outliving processes: their totals so far, then they are no longer ours. */
-	JOB_FOREACH_LIVE(j, p) {
-		struct tracer_proc kp;
-		livestats_read_totals(p);
-		/* untag what is still ours: not a pid that moved to another
-		 * job, nor host processes that simply go on to the next period */
-		if (oj != js->host_job && bpf_loader_lookup_proc(js->bpf, p->pid, &kp) == 0 &&
-		    kp.job == j->tag)
-			bpf_loader_untag_pid(js->bpf, p->pid);
-	}
 	job_close(j, clock_real_ns());
+	usernames_fill(&j->id);
 	j->events_dropped = drop_count(js) - oj->drops_at_start;
+	if (oj->job_stats) { /* its own losses, not the node's */
+		struct tracer_job_stats ks;
+		if (bpf_loader_job_stats(js->bpf, j->tag, &ks) == 0) {
+			j->events_dropped = ks.ringbuf_drops + ks.table_full;
+			j->procs_over_cap = ks.over_cap;
+		}
+		bpf_loader_job_close(js->bpf, j->tag);
+	}
 	summary = summary_build(j, js->host, &so);
 	if (!summary)
 		log_error("job %s: summary not written: out of memory", j->uid);
@@ -412,17 +422,23 @@ static void job_finish(struct jobs *js, struct open_job *oj, const char *why)
 		delivery_submit(js->delivery, summary);
 	else
 		cJSON_Delete(summary);
-	log_info("job %s closed (%s): %llu processes, %zu tools", j->uid, why,
+	log_info("job %s closed (%s): %llu processes, %zu tools", j->uid, oj->close_why,
 		 (unsigned long long)j->procs_total, j->ntools);
+	if (oj->answer_ticket && js->answer)
+		js->answer(js->answer_ctx, oj->answer_ticket, reply_ok(NULL, 0));
 	remember_recent(js, j->uid);
 	js->stats.closed++;
+	js->journal_dirty = true;
+	if (oj->closing)
+		js->nclosing--;
 	open_remove(js, oj);
+	free(oj->settle);
 	job_free(j);
 	free(oj);
 }
 
 char *jobs_end(struct jobs *js, const char *name, int status,
-	       const struct ucred *peer)
+	       const struct ucred *peer, uint64_t ticket)
 {
 	struct open_job *oj = jobs_find_name(js, name);
 	struct job_proc *registrant;
@@ -445,8 +461,7 @@ char *jobs_end(struct jobs *js, const char *name, int status,
 			      &registrant->totals, 0);
 	}
 	js->stats.closed_by_end++;
-	job_finish(js, oj, "end");
-	return reply_ok(NULL, 0);
+	return closing_end(js, oj, ticket);
 }
 
 void jobs_note_exit(struct jobs *js, struct open_job *oj)
@@ -483,33 +498,47 @@ void jobs_tick(struct jobs *js)
 	    now - js->host_job_opened_ns >= HOST_JOB_PERIOD_NS) {
 		struct open_job *old = js->host_job;
 		js->host_job = NULL;
-		job_finish(js, old, "host period");
+		old->job->tag = UINT64_MAX; /* the next period's job gets the host's events */
+		closing_start(js, old, "host period");
 	}
 	if (js->cfg->trace_all && !js->host_job)
 		open_host_job(js);
 	for (size_t i = 0; i < js->nopen;) {
 		struct open_job *oj = js->open[i];
-		if (oj != js->host_job && oj->job->nlive == 0 && oj->empty_since_ns &&
-		    now - oj->empty_since_ns >= EMPTY_GRACE_NS) {
+		if (oj != js->host_job && !oj->closing && oj->job->nlive == 0 &&
+		    oj->empty_since_ns && now - oj->empty_since_ns >= EMPTY_GRACE_NS) {
 			js->stats.closed_empty++;
-			job_finish(js, oj, "all processes exited");
-			continue; /* open[i] now holds another job */
+			closing_start(js, oj, "all processes exited");
 		}
 		i++;
 	}
+	jobs_reconcile(js);
+	jobs_step(js);
 }
 
 void jobs_close_all(struct jobs *js, const char *why)
 {
 	js->host_job = NULL;
-	while (js->nopen)
-		job_finish(js, js->open[0], why);
+	for (size_t i = 0; i < js->nopen; i++)
+		closing_start(js, js->open[i], why);
+	closing_drain(js);
+}
+
+void jobs_close_host(struct jobs *js, const char *why)
+{
+	struct open_job *h = js->host_job;
+
+	js->host_job = NULL;
+	if (h)
+		closing_start(js, h, why);
+	closing_drain(js);
 }
 
 void jobs_fini(struct jobs *js)
 {
 	for (size_t i = 0; i < js->nopen; i++) {
 		job_free(js->open[i]->job);
+		free(js->open[i]->settle);
 		free(js->open[i]);
 	}
 	free(js->open);
@@ -533,6 +562,8 @@ cJSON *jobs_status_json(const struct jobs *js)
 	json_add_u64(o, "late_events", js->stats.late_events);
 	json_add_u64(o, "unknown_procs", js->stats.unknown_procs);
 	json_add_u64(o, "bad_records", js->stats.bad_records);
+	json_add_u64(o, "exit_records_lost", js->stats.exits_lost);
+	json_add_u64(o, "closing", js->nclosing);
 	arr = cJSON_AddArrayToObject(o, "open_jobs");
 	size_t first = js->nopen > STATUS_MAX_JOBS ? js->nopen - STATUS_MAX_JOBS : 0;
 	json_add_u64(o, "open_jobs_omitted", first);

@@ -32,6 +32,18 @@ struct open_job {
 	struct cgroup_ref cgroup;  /* valid when job->cgroup_stats */
 	uint64_t cgroup_id;        /* v2 cgroup tagged in the kernel, or 0 */
 	uid_t owner_uid;           /* who registered it: may join, report, end */
+	/* closing (closing.c): ended, its processes being settled */
+	bool closing;
+	const char *close_why;
+	uint64_t closing_since_ns; /* monotonic */
+	pid_t *settle;             /* live pids still to settle */
+	size_t nsettle, settle_cap, settle_pos;
+	uint64_t answer_ticket;    /* end request answered at the summary; 0 none */
+	uint64_t answer_by_ns;     /* ... or "ok" at this time, whichever first */
+	size_t check_bucket;       /* reconcile cursor in the live table */
+	size_t rss_bucket;         /* RSS sampling cursor in the live table */
+	bool job_stats;            /* has an entry in the kernel's job_stats */
+	bool resume_closing;       /* it was closing when tracerd stopped */
 };
 
 #define RECENT_JOBS 32
@@ -40,7 +52,11 @@ struct jobs_stats {
 	uint64_t registered, joined, closed, closed_by_end, closed_empty;
 	uint64_t events, late_events, unknown_procs, tag_failures;
 	uint64_t bad_records;      /* too short for their type, or of no known type */
+	uint64_t exits_lost;       /* processes gone without an exit record */
 };
+
+/* An answer to a request kept open (server_answer): reply is malloc'd. */
+typedef void (*jobs_answer_fn)(void *ctx, uint64_t ticket, char *reply);
 
 struct jobs {
 	const struct tracer_config *cfg;
@@ -60,6 +76,13 @@ struct jobs {
 	char recent[RECENT_JOBS][TRACER_JOB_UID_LEN];
 	unsigned nrecent;
 	struct jobs_stats stats;
+	jobs_answer_fn answer;
+	void *answer_ctx;
+	size_t nclosing;
+	/* journal.c: the open jobs, for a restarted tracerd (NULL: none) */
+	const char *journal_path;
+	uint64_t journal_at_ns;
+	bool journal_dirty, journal_warned;
 };
 
 int jobs_init(struct jobs *js, const struct tracer_config *cfg,
@@ -72,8 +95,14 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 		    const struct ucred *peer);
 char *jobs_task_exit(struct jobs *js, const char *job, int status,
 		     const struct ucred *peer);
+/*
+ * The job ends: its summary is written once its processes are settled
+ * (closing.c), never by waiting in the loop.  ticket (server_ticket(), or
+ * 0) names the request: NULL means "answered later through js->answer",
+ * once the summary is written or after a short wait.
+ */
 char *jobs_end(struct jobs *js, const char *job, int status,
-	       const struct ucred *peer);
+	       const struct ucred *peer, uint64_t ticket);
 
 struct open_job *jobs_find_tag(struct jobs *js, uint64_t tag);
 
@@ -85,6 +114,33 @@ void jobs_tick(struct jobs *js);
 
 /* Close every open job (daemon shutdown). */
 void jobs_close_all(struct jobs *js, const char *why);
+/* Close the host job and the jobs already closing (shutdown with resume). */
+void jobs_close_host(struct jobs *js, const char *why);
+
+/* Write the summary of a settled closing job and forget it (closing.c). */
+void jobs_finish(struct jobs *js, struct open_job *oj);
+
+/* Re-open a job a previous tracerd had open (journal.c). */
+struct open_job *jobs_adopt(struct jobs *js, const struct tracer_identity *id,
+			    const char *uid, uint64_t tag);
+/* Add live process pid to oj as /proc shows it now (exe, argv, tool). */
+struct job_proc *jobs_proc_from_proc(struct jobs *js, struct open_job *oj, pid_t pid);
+
+/* ---- closing.c ---- */
+/* Start closing oj: from now on its processes are settled a few at a time. */
+void closing_start(struct jobs *js, struct open_job *oj, const char *why);
+/* Some closing work is waiting: call jobs_step() again soon. */
+bool jobs_busy(const struct jobs *js);
+/* A bounded slice of the closing work of every closing job. */
+void jobs_step(struct jobs *js);
+/* A bounded slice of reconcile: processes gone without exit record. */
+void jobs_reconcile(struct jobs *js);
+/* Close every closing job, waiting as needed (shutdown only). */
+void closing_drain(struct jobs *js);
+/* jobs_end's work: the reply, or NULL when answered later. */
+char *closing_end(struct jobs *js, struct open_job *oj, uint64_t ticket);
+/* {"ok":true} (malloc'd line) */
+char *jobs_ok_reply(void);
 
 /* CLOCK_MONOTONIC ns (kernel timestamps) to CLOCK_REALTIME ns */
 uint64_t jobs_real_ns(const struct jobs *js, uint64_t mono_ns);

@@ -51,28 +51,45 @@ void livestats_sample_cgroup(struct job *j, const struct cgroup_ref *ref)
 		job_note_cgroup(j, &st);
 }
 
-void livestats_sample_rss(struct job *j, const struct host_info *host)
+size_t livestats_sample_rss(struct job *j, const struct host_info *host,
+			    size_t *bucket, size_t budget)
 {
 	uint64_t sum = 0;
+	size_t read = 0, b = *bucket;
 
-	JOB_FOREACH_LIVE(j, p) {
-		struct procfs_stat st;
-		/* each process's container once: a docker exec, a container
-		 * started by a job's process (podman run), a sidecar */
-		if (p->container == 0)
-			p->container = container_note_pid(&j->containers, p->pid) ?: -1;
-		if (p->flags & PROC_F_REGISTRANT)
-			continue; /* its memory is not the job's */
-		if (procfs_read_stat(p->pid, &st) != 0)
-			continue; /* exited since: its exit record has its peak */
-		p->rss_bytes = st.rss_pages * (uint64_t)host->page_size;
-		p->cpu_sampled_ns = clock_ticks_ns(st.utime_ticks + st.stime_ticks);
-		sum += p->rss_bytes;
+	/* refresh up to budget processes, from where the last call stopped */
+	for (size_t k = 0; k < j->live_buckets && read < budget; k++, b++) {
+		if (b >= j->live_buckets)
+			b = 0;
+		for (struct job_proc *p = j->live[b]; p; p = p->next) {
+			struct procfs_stat st;
+			/* each process's container once: a docker exec, a container
+			 * started by a job's process (podman run), a sidecar */
+			if (p->container == 0) {
+				p->container = container_note_pid(&j->containers, p->pid) ?: -1;
+				read++;
+			}
+			if (p->flags & PROC_F_REGISTRANT)
+				continue; /* its memory is not the job's */
+			read++;
+			if (procfs_read_stat(p->pid, &st) != 0)
+				p->rss_bytes = 0; /* exited since: its exit record has its peak */
+			else {
+				p->rss_bytes = st.rss_pages * (uint64_t)host->page_size;
+				p->cpu_sampled_ns = clock_ticks_ns(st.utime_ticks + st.stime_ticks);
+			}
+		}
 	}
+	*bucket = b;
+	/* the sum of the latest readings of every live process */
+	JOB_FOREACH_LIVE(j, p)
+		if (!(p->flags & PROC_F_REGISTRANT))
+			sum += p->rss_bytes;
 	container_sample(&j->containers);
 	j->samples++;
 	if (sum > j->mem_peak_bytes)
 		j->mem_peak_bytes = sum;
+	return read;
 }
 
 int livestats_read_totals(struct job_proc *p)

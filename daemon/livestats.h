@@ -15,8 +15,15 @@
 #include "hostinfo.h"
 #include "job.h"
 
-/* Read RSS of every live process of j, update j->mem_peak_bytes. */
-void livestats_sample_rss(struct job *j, const struct host_info *host);
+/*
+ * Read the RSS of up to budget live processes of j, from *bucket of its
+ * live table on (the cursor is advanced), and update j->mem_peak_bytes
+ * with the sum of the latest readings of all.  Returns the number read:
+ * a job with more live processes than the budget is read over several
+ * calls, so that no call grows with the job.
+ */
+size_t livestats_sample_rss(struct job *j, const struct host_info *host,
+			    size_t *bucket, size_t budget);
 
 /* Fill p->totals from /proc (for a process still alive). 0 or -1 (gone). */
 int livestats_read_totals(struct job_proc *p);

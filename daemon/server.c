@@ -37,6 +37,8 @@ struct conn {
 	size_t len;
 	char buf[PROTO_MAX_MSG + 1];
 	struct conn *next;
+	uint64_t ticket;  /* names the request for an answer given later */
+	bool deferred;    /* the handler answers later (server_answer) */
 };
 
 struct server {
@@ -48,6 +50,8 @@ struct server {
 	struct conn *conns;
 	int nconns;
 	struct server_stats stats;
+	struct conn *current; /* the request being handled */
+	uint64_t next_ticket;
 };
 
 static int make_socket_dir(const char *path)
@@ -227,6 +231,8 @@ void server_accept(struct server *s)
 		memset(c, 0, offsetof(struct conn, buf));
 		c->w.kind = WATCH_CONN;
 		c->fd = fd;
+		c->ticket = ++s->next_ticket;
+		c->deferred = false; /* after buf: not cleared above */
 		c->opened_ns = clock_mono_ns();
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->peer, &len) != 0) {
 			log_warn("SO_PEERCRED: %s", strerror(errno));
@@ -258,6 +264,10 @@ void server_conn_ready(struct server *s, struct watch *w, uint32_t events)
 	struct conn *c = (struct conn *)w;
 	char *nl;
 
+	if (c->deferred) { /* waiting for its answer: the client hung up */
+		conn_close(s, c);
+		return;
+	}
 	for (;;) {
 		ssize_t n = recv(c->fd, c->buf + c->len, PROTO_MAX_MSG + 1 - c->len, 0);
 		if (n < 0 && errno == EINTR)
@@ -278,7 +288,17 @@ void server_conn_ready(struct server *s, struct watch *w, uint32_t events)
 		nl = memchr(c->buf, '\n', c->len);
 		if (nl) {
 			s->stats.requests++;
-			send_reply(s, c, s->fn(s->ctx, c->buf, (size_t)(nl - c->buf), &c->peer));
+			s->current = c;
+			char *reply = s->fn(s->ctx, c->buf, (size_t)(nl - c->buf), &c->peer);
+			s->current = NULL;
+			if (c->deferred) {
+				struct epoll_event ev = {.events = 0, .data.ptr = &c->w};
+				/* only a hang-up wakes us now (reported whatever we ask) */
+				epoll_ctl(s->epfd, EPOLL_CTL_MOD, c->fd, &ev);
+				free(reply);
+				return;
+			}
+			send_reply(s, c, reply);
 			conn_close(s, c);
 			return;
 		}
@@ -307,6 +327,29 @@ void server_expire(struct server *s)
 			conn_close(s, c);
 		}
 	}
+}
+
+uint64_t server_ticket(const struct server *s)
+{
+	return s->current ? s->current->ticket : 0;
+}
+
+void server_defer(struct server *s)
+{
+	if (s->current)
+		s->current->deferred = true;
+}
+
+void server_answer(struct server *s, uint64_t ticket, char *reply)
+{
+	for (struct conn *c = s->conns; c; c = c->next) {
+		if (c->ticket == ticket && c->deferred) {
+			send_reply(s, c, reply);
+			conn_close(s, c);
+			return;
+		}
+	}
+	free(reply); /* the client gave up meanwhile */
 }
 
 void server_count_bad(struct server *s)

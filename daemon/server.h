@@ -35,6 +35,16 @@ void server_accept(struct server *s);
 void server_conn_ready(struct server *s, struct watch *w, uint32_t events);
 /* close connections idle for longer than the limit */
 void server_expire(struct server *s);
+/*
+ * Answers given later (a job's end is answered once its summary is
+ * written): during the handler, server_ticket() names the request and
+ * server_defer() keeps its connection open (the handler's return value is
+ * then dropped); server_answer() sends the reply and closes it, or frees
+ * the reply when the client is gone.  Idle expiry still applies.
+ */
+uint64_t server_ticket(const struct server *s);
+void server_defer(struct server *s);
+void server_answer(struct server *s, uint64_t ticket, char *reply);
 /* count a request the handler rejected */
 void server_count_bad(struct server *s);
 const struct server_stats *server_get_stats(const struct server *s);

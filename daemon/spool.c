@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,7 @@ static void pos_path(const struct spool *sp, int i, char *buf, size_t len)
 	snprintf(buf, len, "%s/%s.pos", sp->dir, sink_kind_name(sp->sinks[i]));
 }
 
+/* Called by sink i's thread only, the one that moves pos[i]. */
 static void save_pos(struct spool *sp, int i)
 {
 	char path[320], tmp[330];
@@ -139,7 +141,8 @@ static int scan(struct spool *sp)
 			max_seq = seq;
 	}
 	closedir(d);
-	qsort(sp->recs, sp->n, sizeof(*sp->recs), cmp_rec);
+	if (sp->n)
+		qsort(sp->recs, sp->n, sizeof(*sp->recs), cmp_rec);
 	sp->next_seq = max_seq + 1;
 	return 0;
 }
@@ -244,6 +247,7 @@ static void enforce_cap(struct spool *sp)
 		struct rec r = sp->recs[sp->head++];
 		char path[300];
 
+		/* one record per new one, in the steady state: cheap */
 		rec_path(sp, r.seq, path, sizeof(path));
 		unlink(path);
 		sp->bytes -= r.bytes;
@@ -391,28 +395,51 @@ int spool_read(struct spool *sp, uint64_t seq, char **text, size_t *len)
 	return 0;
 }
 
+/* Unlink the records of seqs[0..n) (no lock held: thousands of unlinks
+ * must not stall `tracer status`, which reads the counters). */
+static void unlink_all(struct spool *sp, const uint64_t *seqs, size_t n)
+{
+	for (size_t k = 0; k < n; k++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%016" PRIx64 ".rec", seqs[k]);
+		if (unlinkat(sp->dirfd, name, 0) != 0 && errno != ENOENT)
+			log_warn("spool: cannot remove %s/%s: %s", sp->dir, name, strerror(errno));
+	}
+}
+
 void spool_ack(struct spool *sp, int i, uint64_t seq)
 {
-	uint64_t low = UINT64_MAX;
+	uint64_t low = UINT64_MAX, *gone = NULL;
+	size_t n = 0;
+	bool moved = false;
 
 	pthread_mutex_lock(&sp->lock);
 	if (i >= 0 && seq > sp->pos[i]) {
 		sp->pos[i] = seq;
-		save_pos(sp, i);
+		moved = true;
 	}
 	for (int k = 0; k < sp->nsinks; k++)
 		if (sp->pos[k] < low)
 			low = sp->pos[k];
-	while (sp->head < sp->n && sp->recs[sp->head].seq <= low) {
-		struct rec r = sp->recs[sp->head++];
-		char name[32];
-
-		snprintf(name, sizeof(name), "%016" PRIx64 ".rec", r.seq);
-		if (unlinkat(sp->dirfd, name, 0) != 0 && errno != ENOENT)
-			log_warn("spool: cannot remove %s/%s: %s", sp->dir, name, strerror(errno));
-		sp->bytes -= r.bytes;
-	}
+	size_t first = sp->head;
+	while (sp->head < sp->n && sp->recs[sp->head].seq <= low)
+		sp->bytes -= sp->recs[sp->head++].bytes;
+	size_t removed = sp->head - first;
+	if (removed && (gone = malloc(removed * sizeof(*gone))))
+		for (size_t k = first; k < sp->head; k++)
+			gone[n++] = sp->recs[k].seq;
 	pthread_mutex_unlock(&sp->lock);
+	if (moved)
+		save_pos(sp, i);
+	if (gone) {
+		unlink_all(sp, gone, n);
+		free(gone);
+	} else if (removed) {
+		/* the next start finds them delivered (positions) and removes them */
+		log_warn("spool: out of memory: %zu delivered records stay until the next start",
+			 removed);
+	}
 }
 
 void spool_get_stats(struct spool *sp, struct spool_stats *out)

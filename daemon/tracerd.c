@@ -8,11 +8,14 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <libgen.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
@@ -32,12 +35,17 @@
 #include "metrics_http.h"
 #include "server.h"
 #include "delivery.h"
+#include "journal.h"
 #include "summary.h"
+#include "usernames.h"
 
 /* Housekeeping (and draining the ring buffer, which wakes us only when
  * an eighth of it is full) runs this often; sampling every
  * sample_interval_ms. */
 #define TICK_MS 100
+/* /proc readings of live processes per sample, over every job: a job
+ * with more is read over several samples */
+#define RSS_READS_PER_SAMPLE 512
 
 struct tracerd {
 	struct tracer_config cfg;
@@ -182,6 +190,7 @@ static char *status_reply(struct tracerd *d)
 	json_add_u64(cnt, "ooms", c[TRACER_CNT_OOMS]);
 	json_add_u64(cnt, "drops_ringbuf", c[TRACER_CNT_DROP_RINGBUF]);
 	json_add_u64(cnt, "drops_procs_full", c[TRACER_CNT_DROP_PROCS_FULL]);
+	json_add_u64(cnt, "forks_over_job_cap", c[TRACER_CNT_OVER_CAP]);
 	json_add_u64(st, "drops", c[TRACER_CNT_DROP_RINGBUF] + c[TRACER_CNT_DROP_PROCS_FULL]);
 	cnt = cJSON_AddObjectToObject(st, "socket_stats");
 	json_add_u64(cnt, "accepted", ss->accepted);
@@ -229,7 +238,10 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 		reply = jobs_task_exit(&d->jobs, req->job, req->status, peer);
 		break;
 	case PROTO_OP_END:
-		reply = jobs_end(&d->jobs, req->job, req->status, peer);
+		reply = jobs_end(&d->jobs, req->job, req->status, peer,
+				 server_ticket(d->server));
+		if (!reply) /* answered once the summary is written */
+			server_defer(d->server);
 		break;
 	case PROTO_OP_STATUS:
 		reply = status_reply(d);
@@ -242,6 +254,14 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 out:
 	free(req);
 	return reply;
+}
+
+/* jobs_answer_fn: a job's end request answered later */
+static void answer_request(void *ctx, uint64_t ticket, char *reply)
+{
+	struct tracerd *d = ctx;
+
+	server_answer(d->server, ticket, reply);
 }
 
 static int epoll_add(int epfd, int fd, struct watch *w)
@@ -347,16 +367,52 @@ static void on_timer(struct tracerd *d)
 	bpf_loader_consume(d->bpf);
 	d->expire_due = true; /* after this epoll batch: it frees connections */
 	if (now - d->last_sample_ns >= (uint64_t)d->cfg.sample_interval_ms * 1000000ull) {
+		size_t budget = RSS_READS_PER_SAMPLE;
 		d->last_sample_ns = now;
 		for (size_t i = 0; i < d->jobs.nopen; i++) {
 			struct open_job *oj = d->jobs.open[i];
-			livestats_sample_rss(oj->job, &d->host);
+			size_t share = budget / (d->jobs.nopen - i);
+			budget -= livestats_sample_rss(oj->job, &d->host, &oj->rss_bucket,
+						       share ? share : 1);
 			if (oj->job->cgroup_stats)
 				livestats_sample_cgroup(oj->job, &oj->cgroup);
 		}
 		publish_metrics(d);
 	}
 	jobs_tick(&d->jobs);
+	journal_tick(&d->jobs);
+}
+
+/*
+ * The journal of open jobs: state_dir/journal-<pin_dir's name>.json, so
+ * that tracerds with their own pin_dir (tests) never share one.  NULL
+ * when it cannot be (no resume, no state_dir, mkdir failed).
+ */
+static const char *journal_path(const struct tracer_config *cfg)
+{
+	static char path[PATH_MAX];
+	char dir[PATH_MAX], pins[PATH_MAX];
+
+	if (!cfg->resume || !cfg->state_dir[0] || !cfg->pin_dir[0])
+		return NULL;
+	snprintf(dir, sizeof(dir), "%s", cfg->state_dir);
+	for (char *p = dir + 1; *p; p++) { /* mkdir -p, 0700 */
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		mkdir(dir, 0700);
+		*p = '/';
+	}
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		log_warn("state_dir %s: %s: open jobs will not survive a restart", dir,
+			 strerror(errno));
+		return NULL;
+	}
+	snprintf(pins, sizeof(pins), "%s", cfg->pin_dir);
+	if (snprintf(path, sizeof(path), "%s/journal-%s.json", dir, basename(pins)) >=
+	    (int)sizeof(path))
+		return NULL;
+	return path;
 }
 
 static int run_loop(struct tracerd *d)
@@ -364,7 +420,8 @@ static int run_loop(struct tracerd *d)
 	struct epoll_event evs[64];
 
 	while (!d->stop) {
-		int n = epoll_wait(d->epfd, evs, 64, -1);
+		/* closing jobs are settled in short steps between requests */
+		int n = epoll_wait(d->epfd, evs, 64, jobs_busy(&d->jobs) ? 1 : -1);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -397,6 +454,7 @@ static int run_loop(struct tracerd *d)
 			d->expire_due = false;
 			server_expire(d->server);
 		}
+		jobs_step(&d->jobs);
 	}
 	return 0;
 }
@@ -418,6 +476,7 @@ int main(int argc, char **argv)
 		return 2;
 	d.started_mono_ns = clock_mono_ns();
 	host_info_read(&d.host);
+	usernames_start();
 	d.rules = rules_load(d.cfg.rules_path, rules_warn);
 	if (!d.rules) {
 		log_error("cannot load tool rules");
@@ -442,6 +501,8 @@ int main(int argc, char **argv)
 		.max_procs = d.cfg.max_procs,
 		.pin_dir = d.cfg.pin_dir,
 		.wakeup_bytes = d.cfg.ringbuf_bytes / 8,
+		.max_procs_per_job = d.cfg.max_procs_per_job,
+		.resume = d.cfg.resume,
 	};
 	d.bpf = bpf_loader_open(&bo, events_handle, &d.jobs, err, sizeof(err));
 	if (!d.bpf) {
@@ -449,6 +510,12 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	jobs_init(&d.jobs, &d.cfg, &d.host, d.rules, d.delivery, d.bpf);
+	d.jobs.answer = answer_request;
+	d.jobs.answer_ctx = &d;
+	d.jobs.journal_path = journal_path(&d.cfg);
+	/* before the first record is read: records of the time we were
+	 * down are in the kept ring buffer, tagged with their jobs' keys */
+	journal_resume(&d.jobs, bpf_loader_resumed(d.bpf));
 	d.ringbuf_w.kind = WATCH_RINGBUF;
 	if (epoll_add(d.epfd, bpf_loader_ringbuf_fd(d.bpf), &d.ringbuf_w) != 0) {
 		log_error("epoll_ctl ring buffer: %s", strerror(errno));
@@ -474,7 +541,17 @@ int main(int argc, char **argv)
 	if (run_loop(&d) == 0)
 		rc = 0;
 	bpf_loader_consume(d.bpf);
-	jobs_close_all(&d.jobs, "tracerd stopping");
+	if (d.cfg.resume && d.jobs.journal_path) {
+		/* a restart resumes the open jobs: the programs go on
+		 * following them meanwhile; only the host job ends here */
+		jobs_close_host(&d.jobs, "tracerd stopping");
+		journal_write(&d.jobs);
+		log_info("%zu open jobs kept for the next start (%s)", d.jobs.nopen,
+			 d.jobs.journal_path);
+	} else {
+		jobs_close_all(&d.jobs, "tracerd stopping");
+		bpf_loader_discard(d.bpf);
+	}
 cleanup:
 	metrics_http_close(d.metrics);
 	server_close(d.server);
@@ -483,6 +560,7 @@ cleanup:
 	/* bounded: what the sinks do not take in time stays spooled */
 	delivery_stop(d.delivery, TRACER_SHUTDOWN_DELIVERY_MS);
 	rules_free(d.rules);
+	usernames_stop();
 	if (d.timerfd >= 0)
 		close(d.timerfd);
 	if (d.sigfd >= 0)

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "procfs.h"
 
 #define PATH_LEN 512
@@ -153,13 +154,36 @@ static void resolve_dir(const struct cg_mount *m, const char *cg, char *out,
 		out[0] = '\0';
 }
 
+/*
+ * tracerd looks at the cgroups of every registration: the mount table
+ * changes rarely and may be long (containers), so it is parsed at most
+ * once a second.  One caller at a time (tracerd's loop, single-threaded
+ * programs).
+ */
+#define MOUNTS_TTL_NS 1000000000ull
+
+static int read_mounts_cached(struct cg_mounts *m)
+{
+	static struct cg_mounts cache;
+	static uint64_t read_at;
+	uint64_t now = clock_mono_ns();
+
+	if (!read_at || now - read_at >= MOUNTS_TTL_NS) {
+		if (read_mounts(&cache) != 0)
+			return -1;
+		read_at = now;
+	}
+	*m = cache;
+	return 0;
+}
+
 int cgroup_ref_for_pid(int pid, struct cgroup_ref *ref)
 {
 	struct procfs_cgroup cg;
 	struct cg_mounts m;
 
 	memset(ref, 0, sizeof(*ref));
-	if (procfs_read_cgroup(pid, &cg) < 0 || read_mounts(&m) < 0)
+	if (procfs_read_cgroup(pid, &cg) < 0 || read_mounts_cached(&m) < 0)
 		return -1;
 	resolve_dir(&m.v2, cg.v2, ref->v2, sizeof(ref->v2));
 	resolve_dir(&m.memory, cg.memory, ref->mem_v1, sizeof(ref->mem_v1));

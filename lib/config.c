@@ -63,6 +63,9 @@ static const struct key_def keys[] = {
 	{"clickhouse_database", K_NAME, M(clickhouse_database), 0, 0},
 	{"clickhouse_user", K_NAME, M(clickhouse_user), 0, 0},
 	{"clickhouse_password_file", K_OPT_PATH, M(clickhouse_password_file), 0, 0},
+	{"max_procs_per_job", K_UINT, M(max_procs_per_job), 0, 4194304},
+	{"state_dir", K_PATH, M(state_dir), 0, 0},
+	{"resume", K_BOOL, M(resume), 0, 0},
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -87,6 +90,9 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->keep_procs = TRACER_DEFAULT_KEEP_PROCS;
 	cfg->ringbuf_bytes = TRACER_DEFAULT_RINGBUF_BYTES;
 	cfg->max_procs = TRACER_DEFAULT_MAX_PROCS;
+	cfg->max_procs_per_job = TRACER_DEFAULT_MAX_PROCS_PER_JOB;
+	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", TRACER_DEFAULT_STATE_DIR);
+	cfg->resume = true;
 	snprintf(cfg->sinks, sizeof(cfg->sinks), "%s", TRACER_DEFAULT_SINKS);
 	snprintf(cfg->file_path, sizeof(cfg->file_path), "%s",
 		 TRACER_DEFAULT_FILE);

@@ -47,6 +47,9 @@ struct tracer_config {
 	char clickhouse_database[64]; /* clickhouse_database */
 	char clickhouse_user[64];   /* clickhouse_user (empty: the server's default) */
 	char clickhouse_password_file[256]; /* clickhouse_password_file */
+	unsigned max_procs_per_job; /* max_procs_per_job (0: no cap) */
+	char state_dir[256];        /* state_dir */
+	bool resume;                /* resume */
 };
 
 typedef void (*config_warn_fn)(const char *msg);

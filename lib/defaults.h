@@ -19,6 +19,7 @@
 #define TRACER_DEFAULT_SPOOL_DIR "/var/lib/tracer/spool"
 #define TRACER_DEFAULT_CLICKHOUSE_URL "http://127.0.0.1:8123/"
 #define TRACER_DEFAULT_CLICKHOUSE_DB "tracer"
+#define TRACER_DEFAULT_STATE_DIR "/var/lib/tracer/state" /* journal of open jobs */
 
 /* ---- times ---- */
 #define TRACER_DEFAULT_TIMEOUT_MS 200          /* a registrant's whole exchange */
@@ -43,6 +44,8 @@
 #define TRACER_DEFAULT_RINGBUF_BYTES (4u << 20)
 #define TRACER_DEFAULT_MAX_PROCS 65536         /* live tagged processes */
 #define TRACER_MAX_TAGGED_CGROUPS 4096
+#define TRACER_MAX_JOBS 4096                   /* open jobs with a share of the kernel's table */
+#define TRACER_DEFAULT_MAX_PROCS_PER_JOB 8192  /* live forked processes of one job */
 
 /* ---- the job model ---- */
 #define TRACER_DEFAULT_KEEP_PROCS 200          /* processes kept by name per job */

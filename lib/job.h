@@ -129,6 +129,12 @@ struct job {
 	uint64_t cgroup_cpu_ns;
 
 	uint64_t events_dropped;    /* drops seen while the job ran */
+	uint64_t exits_lost;        /* processes gone without an exit record */
+	uint64_t procs_over_cap;    /* forks beyond the job's cap: not followed */
+	/* intervals when no tracerd followed the job (restarts), CLOCK_REALTIME */
+#define JOB_MAX_GAPS 8
+	int ngaps;
+	uint64_t gap_start_ns[JOB_MAX_GAPS], gap_end_ns[JOB_MAX_GAPS];
 	struct container_set containers; /* [0]: the registrant's, the job's */
 };
 

@@ -53,6 +53,12 @@ int sink_probe(struct sink *s, long timeout_ms, const volatile int *abort, char 
 	       size_t errlen);
 void sink_close(struct sink *s);
 
+/* Run a read-only query on the configured ClickHouse (clickhouse_url,
+ * clickhouse_user, clickhouse_password_file): 0 with the whole answer in
+ * *out (malloc'd, NUL-terminated, at most 64 MiB), or -1 with err. */
+int clickhouse_select(const struct tracer_config *cfg, const char *query, long timeout_ms,
+		      char **out, size_t *len, char *err, size_t errlen);
+
 /* ---- every configured sink, once (tracer-wrap's standalone mode) ---- */
 struct sinks;
 struct sinks *sinks_open(const struct tracer_config *cfg, char *err, size_t errlen);

@@ -448,3 +448,36 @@ out:
 		buf_free(&rows[t]);
 	return rc;
 }
+
+int clickhouse_select(const struct tracer_config *cfg, const char *query, long timeout_ms,
+		      char **out, size_t *len, char *err, size_t errlen)
+{
+	char password[512] = "";
+	struct buf body = {0};
+	struct http_post r;
+	int rc;
+
+	*out = NULL;
+	*len = 0;
+	if (cfg->clickhouse_password_file[0] &&
+	    read_secret(cfg->clickhouse_password_file, password, sizeof(password), err,
+			errlen) != 0)
+		return -1;
+	/* the query is the POST body: ClickHouse runs it as it is */
+	r = (struct http_post){.url = cfg->clickhouse_url, .body = query, .len = strlen(query),
+			       .ca_file = cfg->http_ca_file, .user = cfg->clickhouse_user,
+			       .password = password, .timeout_ms = timeout_ms, .body_out = &body};
+	rc = http_post_run(&r, err, errlen);
+	memset(password, 0, sizeof(password));
+	if (rc == 0 && body.oom) {
+		snprintf(err, errlen, "out of memory");
+		rc = -1;
+	}
+	if (rc != 0) {
+		buf_free(&body);
+		return -1;
+	}
+	*out = body.p ? body.p : strdup(""); /* buf_add keeps it NUL-terminated */
+	*len = body.len;
+	return *out ? 0 : -1;
+}

@@ -20,9 +20,13 @@
 
 #include "lazycurl.h"
 
+/* a query's answer (http_post.body_out) beyond this is refused */
+#define REPLY_BODY_MAX (64u << 20)
+
 struct reply_ctx {
 	char *buf;
 	size_t cap, len;
+	struct buf *all;
 };
 
 /* The reply body: its first bytes kept, the rest dropped; never printed. */
@@ -31,6 +35,12 @@ static size_t keep_reply(char *data, size_t size, size_t n, void *arg)
 	struct reply_ctx *r = arg;
 	size_t len = size * n, room = r->cap - 1 - r->len;
 	size_t take = len < room ? len : room;
+
+	if (r->all) {
+		if (r->all->len + len > REPLY_BODY_MAX)
+			return 0; /* curl stops: CURLE_WRITE_ERROR */
+		buf_add(r->all, data, len);
+	}
 
 	memcpy(r->buf + r->len, data, take);
 	r->len += take;
@@ -58,7 +68,7 @@ int http_post_run(struct http_post *r, char *err, size_t errlen)
 {
 	CURL *c = curl_easy_init();
 	struct curl_slist *hdrs = NULL;
-	struct reply_ctx rc = {r->reply, sizeof(r->reply), 0};
+	struct reply_ctx rc = {r->reply, sizeof(r->reply), 0, r->body_out};
 	int ret = -1;
 
 	r->reply[0] = '\0';

@@ -43,6 +43,7 @@ struct http_post {
 	const volatile int *abort;
 	char reply[512];
 	long status;
+	struct buf *body_out;       /* when set: the whole reply, bounded */
 };
 int http_post_run(struct http_post *r, char *err, size_t errlen);
 /* A secret from a file (first line, surrounding space removed). */

@@ -355,6 +355,7 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 		json_add_u64(o, "kept", j->nkept);
 		json_add_u64(o, "not_kept", j->procs_not_kept);
 		json_add_u64(o, "moved_out", j->procs_moved_out);
+		json_add_u64(o, "over_cap", j->procs_over_cap);
 	}
 	if (j->registrant_pid) {
 		o = totals_json(&j->registrant);
@@ -367,8 +368,24 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 	cJSON_AddItemToObject(root, "tools", tools_json(j, core_ns));
 	cJSON_AddItemToObject(root, "process_tree", tree);
 	o = cJSON_AddObjectToObject(root, "drops");
-	if (o)
+	if (o) {
 		json_add_u64(o, "events", j->events_dropped);
+		json_add_u64(o, "exit_records_lost", j->exits_lost);
+	}
+	/* totals that are known to miss something */
+	cJSON_AddBoolToObject(root, "incomplete", j->procs_over_cap || j->events_dropped ||
+						  j->exits_lost || j->ngaps);
+	o = cJSON_AddArrayToObject(root, "gaps");
+	for (int i = 0; o && i < j->ngaps && i < JOB_MAX_GAPS; i++) {
+		cJSON *g = cJSON_CreateObject();
+		if (!g)
+			break;
+		json_add_time(g, "start", j->gap_start_ns[i]);
+		json_add_time(g, "end", j->gap_end_ns[i]);
+		json_add_u64_text(g, "start_ns", j->gap_start_ns[i]);
+		json_add_u64_text(g, "end_ns", j->gap_end_ns[i]);
+		cJSON_AddItemToArray(o, g);
+	}
 	o = cJSON_AddObjectToObject(root, "tracer");
 	if (o) {
 		json_add_str(o, "version", TRACER_VERSION);

@@ -68,7 +68,9 @@ proc_gone() {
 # ---- tracerd ----
 
 # start_tracerd NAME [extra -o options...]: config in $TMP, pid in
-# TRACERD_PID; returns once tracerd answers a status request.
+# TRACERD_PID; returns once tracerd answers a status request.  Its kernel
+# state (pins) and journal of open jobs are the suite's own.
+TRACERD_PINS=/sys/fs/bpf/tracer-test-$$
 start_tracerd() {
 	name=$1; shift
 	TRACERD_SOCK=$TMP/$name.sock
@@ -76,8 +78,9 @@ start_tracerd() {
 	TRACERD_LOG=$TMP/$name.log
 	"$BUILD/tracerd" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" -o sinks=file \
 		-o spool_dir="$TMP/$name.spool" \
-		-o pin_dir=/sys/fs/bpf/tracer-test-$$ -o rules="$TOP/contrib/rules/tools.rules" \
-		"$@" >"$TRACERD_LOG" 2>&1 &
+		-o pin_dir="$TRACERD_PINS" -o state_dir="$TMP/tracerd-state" \
+		-o rules="$TOP/contrib/rules/tools.rules" \
+		"$@" >>"$TRACERD_LOG" 2>&1 &
 	TRACERD_PID=$!
 	# loading and attaching the BPF programs takes a moment; a daemon
 	# that died stops the wait at once
@@ -92,16 +95,27 @@ start_tracerd() {
 }
 tracerd_answers_or_died() { proc_gone "$TRACERD_PID" || tr_cli status >/dev/null 2>&1; }
 
-# stop_tracerd: SIGTERM, and a FAIL if it has not exited 10 s later
-# (then SIGKILL): a daemon that ignores SIGTERM is a defect.
+# stop_tracerd [keep]: SIGTERM, and a FAIL if it has not exited 10 s
+# later (then SIGKILL): a daemon that ignores SIGTERM is a defect.  tracerd
+# keeps its open jobs for the next start (pinned programs and maps, the
+# journal): removed here unless "keep".
 stop_tracerd() {
-	[ -n "${TRACERD_PID:-}" ] || return 0
-	kill -TERM "$TRACERD_PID" 2>/dev/null
-	if ! wait_until 10 "tracerd (pid $TRACERD_PID) to exit on SIGTERM" proc_gone "$TRACERD_PID"; then
-		kill -KILL "$TRACERD_PID" 2>/dev/null
+	if [ -n "${TRACERD_PID:-}" ]; then
+		kill -TERM "$TRACERD_PID" 2>/dev/null
+		if ! wait_until 10 "tracerd (pid $TRACERD_PID) to exit on SIGTERM" proc_gone "$TRACERD_PID"; then
+			kill -KILL "$TRACERD_PID" 2>/dev/null
+		fi
+		wait "$TRACERD_PID" 2>/dev/null
+		TRACERD_PID=
 	fi
-	wait "$TRACERD_PID" 2>/dev/null
-	TRACERD_PID=
+	[ "${1:-}" = keep ] || discard_tracerd_state
+}
+# the kernel state and journal a stopped tracerd kept (unpinned programs
+# detach once nothing holds them)
+discard_tracerd_state() {
+	[ -d "$TRACERD_PINS" ] && rm -rf "$TRACERD_PINS"
+	[ -n "${TMP:-}" ] && rm -rf "$TMP/tracerd-state"
+	return 0
 }
 
 # tracer CLI bound to the running test daemon

@@ -33,6 +33,7 @@ suite "BPF programs" ./build/tests/bpf/test_bpf
 suite "BPF programs (ASan+UBSan loader)" ./build-asan/tests/bpf/test_bpf
 suite "tracerd integration" ./tests/integration/run.sh build
 suite "tracerd integration (ASan+UBSan)" ./tests/integration/run.sh build-asan
+suite "tracerd resilience" ./tests/resilience/run.sh build
 suite "Slurm SPANK plugin" ./tests/slurm/run.sh build
 suite "tracer-wrap" ./tests/wrapper/run.sh build
 suite "Prometheus metrics" ./tests/metrics/run.sh build

@@ -40,7 +40,7 @@ static void report_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tracer report [--since DURATION] [--by run|task|tool|user|pipeline]\n"
-		"                     [--json | --csv]\n"
+		"                     [--json | --csv] [--clickhouse]\n"
 		"Totals across the jobs of the local archive (the summary file and its\n"
 		"rotated files FILE.1 ... FILE.N) that ended in the window, per group: jobs,\n"
 		"failures, wall and CPU time, CPU and memory efficiency, bytes read and\n"
@@ -50,18 +50,21 @@ static void report_usage(FILE *f)
 		"                        as one group)\n"
 		"      --json            the groups as JSON\n"
 		"      --csv             the groups as CSV\n"
+		"      --clickhouse      the same from ClickHouse's tables (every node's jobs;\n"
+		"                        clickhouse_url, clickhouse_database, ...; no cost)\n"
 		"  -h, --help            this help\n", DEFAULT_SINCE);
 }
 
 /* 0, 1 after --help, 2 on a usage error (one line said why) */
 static int parse_args(struct report *r, int argc, char **argv)
 {
-	enum { O_JSON = 256, O_CSV, O_SINCE, O_BY };
+	enum { O_JSON = 256, O_CSV, O_SINCE, O_BY, O_CLICKHOUSE };
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, O_JSON},
 		{"csv", no_argument, NULL, O_CSV},
 		{"since", required_argument, NULL, O_SINCE},
 		{"by", required_argument, NULL, O_BY},
+		{"clickhouse", no_argument, NULL, O_CLICKHOUSE},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -73,6 +76,8 @@ static int parse_args(struct report *r, int argc, char **argv)
 			r->format = REPORT_JSON;
 		} else if (c == O_CSV) {
 			r->format = REPORT_CSV;
+		} else if (c == O_CLICKHOUSE) {
+			r->clickhouse = true;
 		} else if (c == O_SINCE) {
 			since = optarg;
 		} else if (c == O_BY) {
@@ -135,7 +140,7 @@ static int grow(struct report *r)
 	return 0;
 }
 
-static struct group *group_of(struct report *r, const char *key)
+struct group *report_group(struct report *r, const char *key)
 {
 	size_t k;
 
@@ -163,11 +168,11 @@ static void group_free(struct group *g)
 	free(g);
 }
 
-static void add_flag(struct group *g, const char *id)
+void report_add_flag(struct group *g, const char *id, uint64_t n)
 {
 	for (size_t i = 0; i < g->nflags; i++)
 		if (!strcmp(g->flags[i].id, id)) {
-			g->flags[i].n++;
+			g->flags[i].n += n;
 			return;
 		}
 	struct flag_count *f = realloc(g->flags, (g->nflags + 1) * sizeof(*f));
@@ -175,7 +180,7 @@ static void add_flag(struct group *g, const char *id)
 		return;
 	g->flags = f;
 	if ((f[g->nflags].id = strdup(id)) != NULL)
-		f[g->nflags++].n = 1;
+		f[g->nflags++].n = n;
 }
 
 /* ---- one summary ---- */
@@ -257,7 +262,7 @@ static void add_job(struct group *g, const cJSON *s, double core_s)
 	cJSON_ArrayForEach(f, cJSON_GetObjectItem(s, "flags")) {
 		const char *id = cJSON_IsString(f) ? f->valuestring : jstr(f, "id");
 		if (id)
-			add_flag(g, id);
+			report_add_flag(g, id, 1);
 	}
 }
 
@@ -320,14 +325,14 @@ static int on_summary(const cJSON *s, void *ctx)
 	r->jobs++;
 	core_s = core_seconds(s);
 	if (r->by != REPORT_BY_TOOL) {
-		struct group *g = group_of(r, key_of(r, s));
+		struct group *g = report_group(r, key_of(r, s));
 		if (!g)
 			return 1;
 		add_job(g, s, core_s);
 		return 0;
 	}
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(s, "tools")) {
-		struct group *g = group_of(r, jstr(t, "tool") ? jstr(t, "tool") : "-");
+		struct group *g = report_group(r, jstr(t, "tool") ? jstr(t, "tool") : "-");
 		if (!g)
 			return 1;
 		add_tool(g, t, core_s);
@@ -355,8 +360,11 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		return rc == 1 ? 0 : 2;
 	r.now_s = (double)clock_real_ns() / 1e9;
 	r.from_s = r.now_s - r.since_s;
-	r.path = c->cfg.file_path;
-	rc = summaries_each(c->cfg.file_path, on_summary, &r, &r.files);
+	r.path = r.clickhouse ? c->cfg.clickhouse_url : c->cfg.file_path;
+	if (r.clickhouse)
+		rc = report_from_clickhouse(&r, &c->cfg) == 0 ? 0 : -1;
+	else
+		rc = summaries_each(c->cfg.file_path, on_summary, &r, &r.files);
 	if (rc != 0) {
 		if (rc > 0) /* < 0: the file that cannot be read was named */
 			fprintf(stderr, "tracer report: out of memory\n");

@@ -47,9 +47,19 @@ struct report {
 	const char *path;
 	int files;
 	uint64_t jobs;
+	bool clickhouse;        /* from ClickHouse, not the local archive */
 	struct group **slots;   /* hash table of groups */
 	size_t cap, ngroups;
 };
+
+/* The group of key (made when new); NULL when out of memory. */
+struct group *report_group(struct report *r, const char *key);
+void report_add_flag(struct group *g, const char *id, uint64_t n);
+
+/* Fill r's groups from ClickHouse's tables (report_clickhouse.c): 0, or
+ * -1 after saying why on stderr. */
+struct tracer_config;
+int report_from_clickhouse(struct report *r, const struct tracer_config *cfg);
 
 /* Print the groups (sorted) in r->format. 0, or -1 when out of memory. */
 int report_print(const struct report *r, struct group **v, size_t n);

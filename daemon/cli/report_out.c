@@ -42,6 +42,8 @@ static void flags_text(struct group *g, bool csv, char *buf, size_t len)
 	size_t off = 0;
 
 	buf[0] = '\0';
+	if (g->nflags == 0)
+		return;
 	qsort(g->flags, g->nflags, sizeof(*g->flags), cmp_flag);
 	for (size_t i = 0; i < g->nflags && off < len; i++)
 		off += (size_t)snprintf(buf + off, len - off, csv ? "%s%s:%llu" : "%s%s x%llu",

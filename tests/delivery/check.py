@@ -48,7 +48,14 @@ def ch_rows(ndjson, port, pipeline, expect):
         if got != want:
             fail(f"{table}: {len(got)} rows, {len(want)} expected from the summaries; "
                  f"first difference: {next((a, b) for a, b in zip(got + [None] * len(want), want + [None] * len(got)) if a != b)}")
-    print(f"{len(sums)} jobs, tools and processes consistent")
+    # flags: one row per element of a summary's "flags", none without
+    rows = ch(port, f"SELECT summary_id, flag, severity FROM tracer.flags FINAL {q}")
+    got = sorted(tuple(r) for r in rows)
+    want = sorted((sid, f.get("id", ""), f.get("severity", ""))
+                  for sid, s in sums.items() for f in s.get("flags", []))
+    if got != want:
+        fail(f"flags: {len(got)} rows, {len(want)} expected from the summaries")
+    print(f"{len(sums)} jobs, tools, processes and {len(want)} flags consistent")
 
 def http_log(log, ndjson, token, first_status):
     """every summary of the file sink in exactly one accepted (200) batch;

@@ -1,6 +1,7 @@
 # clickhouse.sh - a private ClickHouse server for the delivery suite and
 # the bench: config, data and logs in a directory of the caller's, on
-# loopback ports of the caller's, started and stopped by pid.
+# loopback ports of the caller's, started and stopped by pid.  Users:
+# default (no password) and tracer_rw (password ch-s3cret).
 # Sourced; needs tests/lib.sh (poll_until, proc_gone).
 
 # ch_setup DIR TCP_PORT HTTP_PORT: write the configuration (once)
@@ -31,7 +32,9 @@ XML
 <yandex>
   <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
   <users><default><password></password><networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
-    <profile>default</profile><quota>default</quota></default></users>
+    <profile>default</profile><quota>default</quota></default>
+    <tracer_rw><password>ch-s3cret</password><networks><ip>127.0.0.1</ip></networks>
+    <profile>default</profile><quota>default</quota></tracer_rw></users>
   <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors>
     <result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></default></quotas>
 </yandex>

@@ -31,6 +31,7 @@ cleanup() {
 }
 trap cleanup EXIT
 need_root
+python3 -c 'import jsonschema' 2>/dev/null || { echo "FAIL: python3-jsonschema is not installed"; exit 1; }
 for c in clickhouse-server clickhouse-client python3 curl mount; do
 	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
 done
@@ -85,8 +86,10 @@ t0=$(now_us)
 jobs 200 p200
 wait_until 60 "200 rows in tracer.jobs FINAL" ch_jobs_final p200 200 && t1=$(now_us) &&
 	pass "200 jobs -> 200 rows in jobs FINAL"
-check "jobs, tools and processes rows agree with the 200 summaries" \
+check "jobs, tools, processes and flags rows agree with the 200 summaries" \
 	python3 "$CHECK" ch-rows "$TRACERD_FILE" "$CH_TCP" p200 200
+check "the 200 summaries are valid against docs/summary.schema.json" \
+	python3 "$TOP/tests/validate_summary.py" --min 200 "$TRACERD_FILE"
 # batching: at most one insert per table per second (plus the first)
 batches=$(dstat 'sink("clickhouse")["batches"]')
 secs=$(( (${t1:-$(now_us)} - t0) / 1000000 + 2 ))
@@ -105,6 +108,10 @@ done
 stop_tracerd
 
 echo "== ClickHouse down, tracerd killed and restarted: nothing lost, nothing doubled"
+# this time as a user with a password, read from a file
+echo ch-s3cret >"$TMP/chpw"
+chmod 600 "$TMP/chpw"
+CHOPTS+=(-o clickhouse_user=tracer_rw -o clickhouse_password_file="$TMP/chpw")
 start_tracerd ck -o spool_dir="$TMP/spool.ck" "${CHOPTS[@]}" || exit 1
 ch_stop
 jobs 50 pkill

@@ -122,6 +122,15 @@ wait "$JOB_PID"; JOB_PID=
 wait_until 30 "the job's summary" summary_of_job "$TMP/j.run"
 gone() { metrics >"$TMP/expo2" && ! grep -q "job_uid=\"$UID_\"" "$TMP/expo2"; }
 wait_until 30 "the finished job's series to disappear" gone && pass "a finished job's series are gone"
+delivered() { metrics | grep -q '^tracer_sink_deliveries_total{sink="file"} [1-9]'; }
+wait_until 30 "the file sink's delivery in the exposition" delivered &&
+	check "delivery: spool depth and bytes, per-sink deliveries, failures, last success time" sh -c "
+	metrics() { curl -sf --max-time 5 http://127.0.0.1:$MPORT/metrics; }
+	metrics >$TMP/expo3 && grep -q '^tracer_spool_summaries [0-9]' $TMP/expo3 &&
+	grep -q '^tracer_spool_bytes [0-9]' $TMP/expo3 &&
+	grep -q '^tracer_sink_failures_total{sink=\"file\"} 0' $TMP/expo3 &&
+	grep -q '^tracer_sink_last_success_time_seconds{sink=\"file\"} [1-9]' $TMP/expo3 &&
+	promtool check metrics <$TMP/expo3"
 check "the cap counted the tools beyond 20 (summary: $(python3 -c '
 import json,sys
 print(len([json.loads(l) for l in open(sys.argv[1])][-1]["tools"]))' "$TRACERD_FILE") tools)" \

@@ -4,13 +4,21 @@
 # and its rotated files (FILE.2 older than the window, FILE.1 with flags
 # and cost as the analysis fields give them), checked against the same
 # sums computed independently (expect.py) for every --by, in JSON and
-# CSV; the table; bad arguments.  Needs no root and no server.
+# CSV; the table; bad arguments.  Then --clickhouse: tracerd delivers to
+# a private ClickHouse server (started and stopped by pid) and the report
+# from ClickHouse equals the one from the archive.  Needs root for that
+# part (tracerd).
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 TMP=$(mktemp -d /tmp/tracer-report.XXXXXX)
 . "$TOP/tests/lib.sh"
-trap '[ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+cleanup() {
+	stop_tracerd
+	ch_stop 2>/dev/null
+	[ -n "${KEEP:-}" ] || rm -rf "$TMP"
+}
+trap cleanup EXIT
 for b in tracer tracer-wrap; do
 	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
 done
@@ -88,6 +96,18 @@ check "the table: a header, one line per task, flags and cost where summaries ha
 rep --by tool >"$TMP/r.tool.txt" 2>/dev/null
 check "--by tool: the SPAN column (CPU over the tool's own spans)" grep -q '^TOOL .* SPAN ' "$TMP/r.tool.txt"
 
+echo "== files rotated by the file sink itself"
+R=$TMP/rot/jobs.ndjson
+mkdir -p "$TMP/rot"
+for t in one two three four; do
+	ASAN_OPTIONS=detect_leaks=0 "$BUILD/tracer-wrap" --standalone -o file="$R" \
+		-o file_max_bytes=1 -o file_keep=10 --task "$t" -- true
+done
+"$BUILD/tracer" -o file="$R" report --by task --json >"$TMP/r.rot.json" 2>/dev/null
+check "4 jobs in FILE, FILE.1 .. FILE.3 after rotation: all 4 reported" sh -c "
+	test -s $R.3 && python3 $TOP/tests/report/expect.py $TMP/r.rot.json 604800 task $R.3 $R.2 $R.1 $R &&
+	grep -q '\"jobs\":	4' $TMP/r.rot.json && grep -q '\"files\":	4' $TMP/r.rot.json"
+
 echo "== bad arguments, no archive"
 rep --by host >/dev/null 2>"$TMP/bad1"; rc1=$?
 rep --since 7x >/dev/null 2>"$TMP/bad2"; rc2=$?
@@ -95,5 +115,38 @@ check "--by host and --since 7x: exit 2 with the reason" \
 	sh -c "[ $rc1 = 2 ] && [ $rc2 = 2 ] && grep -q 'expected run, task, tool, user or pipeline' $TMP/bad1 && grep -q 'expected a duration' $TMP/bad2"
 out=$("$BUILD/tracer" -o file="$TMP/none.ndjson" report 2>&1); rc=$?
 check "no archive: no job, exit 0" sh -c "[ $rc = 0 ] && echo '$out' | grep -q '0 job(s) in 0 file(s)'"
+
+echo "== --clickhouse: the same from ClickHouse (Debian's server, private, ports 18220-18221)"
+. "$TOP/tests/delivery/clickhouse.sh"
+CH_OK=0
+if [ "$(id -u)" != 0 ]; then
+	fail "--clickhouse needs root (tracerd delivers to ClickHouse)"
+elif ch_setup "$TMP/ch" 18220 18221 && ch_start &&
+	clickhouse-client --port 18220 --multiquery <"$TOP/contrib/clickhouse/schema.sql"; then
+	CH_OK=1
+else
+	fail "ClickHouse did not start or the schema did not load"
+fi
+if [ "$CH_OK" = 1 ] && start_tracerd rep -o sinks=file,clickhouse -o spool_dir="$TMP/spool" \
+	-o clickhouse_url=http://127.0.0.1:18221/ -o retry_max_ms=2000; then
+	for i in 1 2 3 4 5 6; do
+		tr_cli run --name "task-$((i % 3))" --pipeline "p$((i % 2))" -- \
+			/bin/sh -c "$spin; /bin/true; exit \$(( $i == 4 ? 2 : 0 ))" >/dev/null 2>&1
+	done
+	ch6() { [ "$(clickhouse-client --port 18220 -q 'SELECT count() FROM tracer.jobs FINAL')" = 6 ]; }
+	wait_until 60 "the 6 jobs in ClickHouse" ch6
+	for by in task tool user pipeline run; do
+		"$BUILD/tracer" -o file="$TRACERD_FILE" report --by "$by" --json >"$TMP/f.$by.json" 2>/dev/null
+		"$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:18221/ report --clickhouse \
+			--by "$by" --json >"$TMP/c.$by.json" 2>"$TMP/c.$by.err"
+		check "--clickhouse --by $by: the same groups and sums as the local archive" \
+			sh -c "python3 $TOP/tests/report/same.py $by $TMP/f.$by.json $TMP/c.$by.json || cat $TMP/c.$by.err"
+	done
+	"$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:18222/ report --clickhouse >/dev/null 2>"$TMP/c.down"
+	rc=$?
+	check "--clickhouse with no server: exit 1, saying so" sh -c "[ $rc = 1 ] && grep -q 'tracer report: ClickHouse: ' $TMP/c.down"
+	stop_tracerd
+fi
+ch_stop
 validate_summaries "the recorded summaries are valid against docs/summary.schema.json" --min 5 "$REC"
 finish

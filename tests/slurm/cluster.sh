@@ -160,6 +160,7 @@ sinks = file
 file = $NDJSON
 spool_dir = ${NDJSON%.ndjson}.spool
 pin_dir = $PIN_DIR
+state_dir = $(dirname "$1")/tracerd-state
 sample_interval_ms = 200
 EOF
 	[ -f "$2" ] && echo "rules = $2" >>"$1"

@@ -306,6 +306,34 @@ static void test_shipped_file(void)
 	free(text);
 }
 
+/* the delivery keys: sinks, names that go into SQL, optional paths */
+static void test_delivery_keys(void)
+{
+	struct tracer_config c;
+	char err[256];
+
+	config_defaults(&c);
+	CU_ASSERT_STRING_EQUAL(c.spool_dir, "/var/lib/tracer/spool");
+	CU_ASSERT_STRING_EQUAL(c.clickhouse_url, "http://127.0.0.1:8123/");
+	CU_ASSERT_STRING_EQUAL(c.clickhouse_database, "tracer");
+	CU_ASSERT(c.http_gzip);
+	CU_ASSERT_EQUAL(config_set(&c, "sinks", "clickhouse, file ,http", err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(c.sinks, "clickhouse,file,http");
+	CU_ASSERT_EQUAL(config_set(&c, "sinks", "file,clickhouse,file", err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(config_set(&c, "clickhouse_database", "db; DROP", err, sizeof(err)), -1);
+	CU_ASSERT_STRING_EQUAL(c.clickhouse_database, "tracer");
+	CU_ASSERT_EQUAL(config_set(&c, "clickhouse_user", "tracer_rw", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_set(&c, "http_token_file", "", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_set(&c, "http_token_file", "token", err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(config_set(&c, "http_token_file", "/etc/tracer/token", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_set(&c, "spool_max_bytes", "1000", err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(config_set(&c, "spool_max_bytes", "4294967295", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.spool_max_bytes, 4294967295u);
+	CU_ASSERT_EQUAL(config_set(&c, "file_max_bytes", "0", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_set(&c, "file_keep", "0", err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(config_set(&c, "retry_max_ms", "999", err, sizeof(err)), -1);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -316,6 +344,7 @@ int main(void)
 		{"missing file", test_missing_and_unreadable},
 		{"config_set", test_set},
 		{"shipped tracer.conf", test_shipped_file},
+		{"delivery keys", test_delivery_keys},
 	};
 	int rc;
 

@@ -1,0 +1,168 @@
+/*
+ * report_clickhouse.c - `tracer report --clickhouse`: the same groups as
+ * from the local archive, summed by ClickHouse over the tables of
+ * contrib/clickhouse/schema.sql (every node's jobs), FINAL so that a
+ * delivery retried leaves no duplicate.  Queries run on ClickHouse 18.16
+ * and later.  The tables hold no cost: --clickhouse shows none.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "report.h"
+#include "sink.h"
+
+#define QUERY_TIMEOUT_MS 30000
+
+/* the group's expression over a table of schema.sql */
+static const char *key_expr(enum report_by by)
+{
+	switch (by) {
+	case REPORT_BY_RUN:
+		return "if(run_id != '', run_id, '-')";
+	case REPORT_BY_TASK:
+		return "if(task_name != '', task_name, '-')";
+	case REPORT_BY_USER:
+		return "if(user != '', user, '-')";
+	case REPORT_BY_PIPELINE:
+		return "if(pipeline != '', pipeline, '-')";
+	case REPORT_BY_TOOL:
+		return "tool";
+	default:
+		return "'all'";
+	}
+}
+
+/* a database name from tracer.conf, as an identifier */
+static int db_name(const char *db, char *out, size_t len)
+{
+	if (!*db || strlen(db) >= len)
+		return -1;
+	for (const char *c = db; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '_'))
+			return -1;
+	snprintf(out, len, "%s", db);
+	return 0;
+}
+
+static int run(const struct tracer_config *cfg, const char *q, char **out)
+{
+	char err[512];
+	size_t len;
+
+	if (clickhouse_select(cfg, q, QUERY_TIMEOUT_MS, out, &len, err, sizeof(err)) != 0) {
+		fprintf(stderr, "tracer report: ClickHouse: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* a number of the answer; 0 when absent */
+static double n0(const cJSON *o, const char *key)
+{
+	double v = jnum(o, key);
+	return v == v ? v : 0; /* NaN: absent */
+}
+
+/* one JSONEachRow line per group: fill it */
+static int take_rows(struct report *r, char *text, bool flags)
+{
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		cJSON *o = cJSON_Parse(line);
+		struct group *g = o ? report_group(r, jstr(o, "g") ? jstr(o, "g") : "-") : NULL;
+
+		if (!g) {
+			cJSON_Delete(o);
+			fprintf(stderr, "tracer report: unexpected answer from ClickHouse: %.80s\n", line);
+			return -1;
+		}
+		if (flags) {
+			if (jstr(o, "flag"))
+				report_add_flag(g, jstr(o, "flag"), (uint64_t)n0(o, "n"));
+		} else {
+			g->jobs += (uint64_t)n0(o, "jobs");
+			g->failed += (uint64_t)n0(o, "failed");
+			g->processes += (uint64_t)n0(o, "processes");
+			g->wall_s += n0(o, "wall_s");
+			g->cpu_s += n0(o, "cpu_s");
+			g->core_s += n0(o, "core_s");
+			g->peak_bytes = n0(o, "peak");
+			g->mem_used_bytes += n0(o, "mem_used");
+			g->mem_alloc_bytes += n0(o, "mem_alloc");
+			g->read_bytes += n0(o, "rchar");
+			g->write_bytes += n0(o, "wchar");
+			r->jobs += r->by == REPORT_BY_TOOL ? 0 : (uint64_t)n0(o, "jobs");
+		}
+		cJSON_Delete(o);
+	}
+	return 0;
+}
+
+int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
+{
+	char db[80], q[4096], *out = NULL;
+	long from = (long)r->from_s;
+	const char *k = key_expr(r->by);
+	int rc = -1;
+
+	if (db_name(cfg->clickhouse_database, db, sizeof(db)) != 0) {
+		fprintf(stderr, "tracer report: clickhouse_database \"%s\" is not a plain name\n",
+			cfg->clickhouse_database);
+		return -1;
+	}
+	if (r->by == REPORT_BY_TOOL)
+		snprintf(q, sizeof(q),
+			 "SELECT %s AS g, toFloat64(count()) AS jobs, toFloat64(sum(failed)) AS failed,"
+			 " toFloat64(sum(processes)) AS processes, sum(wall_s) AS wall_s,"
+			 " sum(cpu_s) AS cpu_s,"
+			 " sum(job_wall_s * if(alloc_cpus > 0, alloc_cpus, host_cpus)) AS core_s,"
+			 " toFloat64(max(peak_rss_bytes)) AS peak, toFloat64(sum(rchar)) AS rchar,"
+			 " toFloat64(sum(wchar)) AS wchar"
+			 " FROM %s.tools FINAL ANY INNER JOIN"
+			 " (SELECT summary_id, host_cpus FROM %s.jobs FINAL"
+			 "  WHERE end >= toDateTime(%ld) AND scheduler != 'host') USING summary_id"
+			 " WHERE end >= toDateTime(%ld) GROUP BY g FORMAT JSONEachRow",
+			 k, db, db, from, from);
+	else
+		snprintf(q, sizeof(q),
+			 "SELECT %s AS g, toFloat64(count()) AS jobs,"
+			 " toFloat64(countIf(ifNull(exit_code, 0) != 0 OR exit_signal IS NOT NULL)) AS failed,"
+			 " sum(wall_s) AS wall_s, sum(cpu_s) AS cpu_s,"
+			 " sum(wall_s * if(alloc_cpus > 0, alloc_cpus, host_cpus)) AS core_s,"
+			 " toFloat64(max(mem_peak_bytes)) AS peak,"
+			 " toFloat64(sumIf(mem_peak_bytes, alloc_mem_bytes > 0)) AS mem_used,"
+			 " toFloat64(sum(alloc_mem_bytes)) AS mem_alloc,"
+			 " toFloat64(sum(rchar)) AS rchar, toFloat64(sum(wchar)) AS wchar"
+			 " FROM %s.jobs FINAL WHERE end >= toDateTime(%ld) AND scheduler != 'host'"
+			 " GROUP BY g FORMAT JSONEachRow",
+			 k, db, from);
+	if (run(cfg, q, &out) != 0 || take_rows(r, out, false) != 0)
+		goto out;
+	free(out);
+	out = NULL;
+	if (r->by == REPORT_BY_TOOL) {
+		/* the jobs in the window: once, not once per tool */
+		snprintf(q, sizeof(q),
+			 "SELECT toFloat64(count()) AS jobs FROM %s.jobs FINAL"
+			 " WHERE end >= toDateTime(%ld) AND scheduler != 'host' FORMAT JSONEachRow",
+			 db, from);
+		if (run(cfg, q, &out) != 0)
+			goto out;
+		cJSON *o = cJSON_Parse(out);
+		r->jobs = (uint64_t)n0(o, "jobs");
+		cJSON_Delete(o);
+	} else {
+		snprintf(q, sizeof(q),
+			 "SELECT %s AS g, flag, toFloat64(count()) AS n FROM %s.flags FINAL"
+			 " WHERE end >= toDateTime(%ld) GROUP BY g, flag FORMAT JSONEachRow",
+			 k, db, from);
+		if (run(cfg, q, &out) != 0 || take_rows(r, out, true) != 0)
+			goto out;
+	}
+	rc = 0;
+out:
+	free(out);
+	return rc;
+}

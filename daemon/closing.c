@@ -1,0 +1,272 @@
+/*
+ * closing.c - the end of a job without ever waiting in tracerd's loop
+ * (jobs.h), and the reconcile of processes whose exit record was lost.
+ *
+ * When a job ends, each of its live processes must be settled before the
+ * summary is written: its exit record arrives (the kernel sends it at the
+ * last thread's final switch, a moment after the parent's wait4()), or it
+ * outlives the job (its totals so far are read from /proc and it is
+ * untagged), or its record was lost (counted).  Settling is done a few
+ * processes per step from the loop, so a job with thousands of live
+ * processes costs many short steps, never one long one, and a request
+ * that arrives meanwhile is answered between two steps.
+ *
+ * How a process is settled, from the kernel's process table (bpf/tracer.h)
+ * and /proc:
+ *   - its exit record arrived: it is no longer live in the job;
+ *   - no entry in the table: the record is in flight, or was lost (ring
+ *     buffer full) once the grace period is over;
+ *   - an entry, /proc gone: the entry outlived the process (a thread the
+ *     kernel did not let us count): lost after the grace period;
+ *   - an entry, a zombie: its last thread is on its way out, or it is a
+ *     leader that called exit while its other threads run (the record
+ *     comes when the last one exits): after the grace period it outlives;
+ *   - an entry, alive: it outlives the job.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpf_loader.h"
+#include "clock.h"
+#include "jobs.h"
+#include "livestats.h"
+#include "log.h"
+#include "procfs.h"
+
+/* processes settled per step, over every closing job */
+#define SETTLE_PER_STEP 16
+/* how long an exit record may take to follow the end of its process */
+#define CLOSE_GRACE_NS (100ull * 1000000ull)
+/* an end request is answered once the summary is written, or "ok" after
+ * this (clients give up after 200 ms by default) */
+#define ANSWER_WAIT_NS (150ull * 1000000ull)
+/* kernel table look-ups of live processes per tick (reconcile) */
+#define RECONCILE_PER_TICK 256
+/* a process without table entry at two checks in a row: record lost */
+#define PROC_F_NO_ENTRY (1u << 30)
+
+enum fate { SETTLED, PENDING };
+
+static bool is_host(const struct open_job *oj)
+{
+	return strcmp(oj->job->id.scheduler, "host") == 0;
+}
+
+/* Is pid in the kernel's table, as a process of oj? */
+static bool in_table(struct jobs *js, const struct open_job *oj, pid_t pid)
+{
+	struct tracer_proc kp;
+
+	if (bpf_loader_lookup_proc(js->bpf, pid, &kp) != 0)
+		return false;
+	return kp.job == oj->job->tag || (is_host(oj) && kp.job == TRACER_JOB_HOST);
+}
+
+/* p's exit record will never come: it ends now, its totals unknown. */
+static void exit_lost(struct jobs *js, struct open_job *oj, struct job_proc *p)
+{
+	js->stats.exits_lost++;
+	oj->job->exits_lost++;
+	log_debug("job %s: pid %d gone without exit record", oj->job->uid, (int)p->pid);
+	job_proc_exit(oj->job, p, -1, clock_real_ns(), &p->totals, 0);
+	jobs_note_exit(js, oj);
+}
+
+static enum fate settle_one(struct jobs *js, struct open_job *oj, pid_t pid,
+			    bool grace_over)
+{
+	struct job_proc *p = job_proc_find(oj->job, pid);
+	struct procfs_stat st;
+
+	if (!p)
+		return SETTLED; /* its exit record came */
+	if (!in_table(js, oj, pid)) {
+		if (!grace_over)
+			return PENDING;
+		exit_lost(js, oj, p);
+		return SETTLED;
+	}
+	if (procfs_read_stat(pid, &st) != 0) {
+		if (!grace_over)
+			return PENDING;
+		bpf_loader_untag_pid(js->bpf, pid);
+		exit_lost(js, oj, p);
+		return SETTLED;
+	}
+	if ((st.state == 'Z' || st.state == 'X') && !grace_over)
+		return PENDING;
+	/* it outlives the job: its totals so far, and it is no longer ours
+	 * (host processes simply go on to the next period) */
+	livestats_read_totals(p);
+	if (!is_host(oj))
+		bpf_loader_untag_pid(js->bpf, pid);
+	return SETTLED;
+}
+
+void closing_start(struct jobs *js, struct open_job *oj, const char *why)
+{
+	struct job *j = oj->job;
+	size_t n = 0;
+
+	if (oj->closing)
+		return;
+	oj->closing = true;
+	oj->close_why = why;
+	oj->closing_since_ns = clock_mono_ns();
+	js->nclosing++;
+	if (j->cgroup_stats)
+		livestats_sample_cgroup(j, &oj->cgroup);
+	container_sample(&j->containers);
+	if (oj->cgroup_id) {
+		bpf_loader_untag_cgroup(js->bpf, oj->cgroup_id);
+		oj->cgroup_id = 0;
+	}
+	free(oj->settle);
+	oj->settle = j->nlive ? malloc(j->nlive * sizeof(*oj->settle)) : NULL;
+	if (oj->settle) {
+		JOB_FOREACH_LIVE(j, p)
+			if (n < j->nlive)
+				oj->settle[n++] = p->pid;
+	} else if (j->nlive) {
+		log_error("job %s: out of memory: live processes closed unread", j->uid);
+	}
+	oj->nsettle = n;
+	oj->settle_pos = 0;
+}
+
+bool jobs_busy(const struct jobs *js)
+{
+	return js->nclosing > 0;
+}
+
+/* Settle up to *budget processes of oj; true when it is done. */
+static bool settle_some(struct jobs *js, struct open_job *oj, size_t *budget)
+{
+	bool grace_over = clock_mono_ns() - oj->closing_since_ns >= CLOSE_GRACE_NS;
+	size_t seen = 0, pass = oj->nsettle;
+
+	while (oj->nsettle && *budget && seen < pass) {
+		size_t i = oj->settle_pos < oj->nsettle ? oj->settle_pos : 0;
+
+		(*budget)--;
+		seen++;
+		if (settle_one(js, oj, oj->settle[i], grace_over) == SETTLED) {
+			oj->settle[i] = oj->settle[--oj->nsettle];
+			oj->settle_pos = i;
+		} else {
+			oj->settle_pos = i + 1;
+		}
+	}
+	return oj->nsettle == 0;
+}
+
+static void answer(struct jobs *js, struct open_job *oj, char *reply)
+{
+	uint64_t t = oj->answer_ticket;
+
+	oj->answer_ticket = 0;
+	if (js->answer)
+		js->answer(js->answer_ctx, t, reply);
+	else
+		free(reply);
+}
+
+void jobs_step(struct jobs *js)
+{
+	size_t budget = SETTLE_PER_STEP;
+	uint64_t now = clock_mono_ns();
+
+	if (!js->nclosing)
+		return;
+	/* the records waiting are those of the processes being settled */
+	bpf_loader_consume(js->bpf);
+	for (size_t i = 0; i < js->nopen;) {
+		struct open_job *oj = js->open[i];
+
+		if (!oj->closing) {
+			i++;
+			continue;
+		}
+		if (budget && settle_some(js, oj, &budget)) {
+			jobs_finish(js, oj); /* open[i] now holds another job */
+			continue;
+		}
+		if (oj->answer_ticket && now >= oj->answer_by_ns)
+			answer(js, oj, jobs_ok_reply());
+		i++;
+	}
+}
+
+/* Up to max live pids of oj from its reconcile cursor on. */
+static size_t next_pids(struct open_job *oj, pid_t *out, size_t max)
+{
+	struct job *j = oj->job;
+	size_t n = 0, b = oj->check_bucket;
+
+	for (size_t k = 0; k < j->live_buckets && n < max; k++, b++) {
+		if (b >= j->live_buckets)
+			b = 0;
+		for (struct job_proc *p = j->live[b]; p; p = p->next)
+			if (n < max)
+				out[n++] = p->pid;
+	}
+	oj->check_bucket = b;
+	return n;
+}
+
+void jobs_reconcile(struct jobs *js)
+{
+	static pid_t pids[RECONCILE_PER_TICK];
+	size_t budget = RECONCILE_PER_TICK;
+
+	for (size_t i = 0; i < js->nopen && budget; i++) {
+		struct open_job *oj = js->open[i];
+		size_t n;
+
+		if (oj->closing || !oj->job->nlive)
+			continue;
+		n = next_pids(oj, pids, budget < oj->job->nlive ? budget : oj->job->nlive);
+		budget -= n;
+		for (size_t k = 0; k < n; k++) {
+			struct job_proc *p = job_proc_find(oj->job, pids[k]);
+
+			if (!p)
+				continue;
+			if (in_table(js, oj, p->pid))
+				p->flags &= ~PROC_F_NO_ENTRY;
+			else if (p->flags & PROC_F_NO_ENTRY)
+				exit_lost(js, oj, p);
+			else
+				p->flags |= PROC_F_NO_ENTRY; /* its record may be in flight */
+		}
+	}
+}
+
+/* Shutdown: settle everything (nothing is served any more). */
+void closing_drain(struct jobs *js)
+{
+	while (js->nclosing) {
+		jobs_step(js);
+		if (js->nclosing)
+			usleep(1000);
+	}
+}
+
+/* The end of a job asked by its registrant (jobs_end). */
+char *closing_end(struct jobs *js, struct open_job *oj, uint64_t ticket)
+{
+	size_t budget = SETTLE_PER_STEP;
+
+	closing_start(js, oj, "end");
+	bpf_loader_consume(js->bpf);
+	if (settle_some(js, oj, &budget)) {
+		jobs_finish(js, oj);
+		return jobs_ok_reply();
+	}
+	if (!ticket)
+		return jobs_ok_reply();
+	oj->answer_ticket = ticket;
+	oj->answer_by_ns = clock_mono_ns() + ANSWER_WAIT_NS;
+	return NULL;
+}

@@ -1,0 +1,308 @@
+/*
+ * journal.c - the journal of open jobs (journal.h): what a restarted
+ * tracerd needs to resume them.  One JSON object, rewritten whole (a
+ * temporary file renamed over the old one, so a reader sees the old or
+ * the new journal, never a torn one) when a job opens or closes and once a
+ * second.  No fsync: the journal must survive tracerd, not the machine;
+ * after a reboot the jobs' processes and the pinned maps are gone too.
+ *
+ * 64-bit numbers are written as strings: a JSON number holds 53 bits.
+ */
+#include "journal.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bpf_loader.h"
+#include "clock.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "procfs.h"
+
+#define JOURNAL_SCHEMA "tracer.journal/1"
+#define JOURNAL_MAX_BYTES (64u << 20)
+#define JOURNAL_PERIOD_NS 1000000000ull
+
+/* struct proc_totals is only uint64_t: written as one array */
+#define NTOTALS (sizeof(struct proc_totals) / sizeof(uint64_t))
+
+static void add_u64s(cJSON *o, const char *key, uint64_t v)
+{
+	char buf[24];
+
+	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v);
+	cJSON_AddStringToObject(o, key, buf);
+}
+
+static uint64_t get_u64s(const cJSON *o, const char *key)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return cJSON_IsString(it) ? strtoull(it->valuestring, NULL, 10) : 0;
+}
+
+static cJSON *u64_array(const uint64_t *v, size_t n)
+{
+	cJSON *a = cJSON_CreateArray();
+	char buf[24];
+
+	for (size_t i = 0; a && i < n; i++) {
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)v[i]);
+		cJSON_AddItemToArray(a, cJSON_CreateString(buf));
+	}
+	return a;
+}
+
+static void read_u64_array(const cJSON *a, uint64_t *v, size_t n)
+{
+	const cJSON *it;
+	size_t i = 0;
+
+	cJSON_ArrayForEach(it, a) {
+		if (i < n && cJSON_IsString(it))
+			v[i] = strtoull(it->valuestring, NULL, 10);
+		i++;
+	}
+}
+
+static cJSON *job_json(const struct open_job *oj)
+{
+	const struct job *j = oj->job;
+	cJSON *o = cJSON_CreateObject(), *gaps;
+	uint64_t counts[] = {j->procs_total, j->procs_exited, j->procs_moved_out,
+			     j->oom_kills, j->mem_peak_bytes, j->samples, j->exits_lost};
+
+	if (!o)
+		return NULL;
+	json_add_str(o, "job", j->uid);
+	add_u64s(o, "tag", j->tag);
+	add_u64s(o, "start_ns", j->start_ns);
+	json_add_i64(o, "owner_uid", oj->owner_uid);
+	json_add_i64(o, "ntasks", j->ntasks);
+	json_add_i64(o, "ntasks_exited", j->ntasks_exited);
+	json_add_i64(o, "task_failed_status", j->task_failed_status);
+	json_add_i64(o, "exit_status", j->exit_status);
+	json_add_i64(o, "registrant_pid", j->registrant_pid);
+	add_u64s(o, "cgroup_id", oj->cgroup_id);
+	cJSON_AddBoolToObject(o, "closing", oj->closing);
+	cJSON_AddItemToObject(o, "identity", identity_to_json(&j->id));
+	cJSON_AddItemToObject(o, "totals", u64_array((const uint64_t *)&j->totals, NTOTALS));
+	cJSON_AddItemToObject(o, "registrant", u64_array((const uint64_t *)&j->registrant, NTOTALS));
+	cJSON_AddItemToObject(o, "counts", u64_array(counts, sizeof(counts) / sizeof(counts[0])));
+	gaps = cJSON_AddArrayToObject(o, "gaps");
+	for (int i = 0; gaps && i < j->ngaps && i < JOB_MAX_GAPS; i++) {
+		uint64_t g[2] = {j->gap_start_ns[i], j->gap_end_ns[i]};
+		cJSON_AddItemToArray(gaps, u64_array(g, 2));
+	}
+	return o;
+}
+
+int journal_write(struct jobs *js)
+{
+	char tmp[PATH_MAX];
+	cJSON *o, *arr;
+	char *text;
+	FILE *f;
+	int rc = -1;
+
+	if (!js->journal_path)
+		return 0;
+	js->journal_dirty = false;
+	js->journal_at_ns = clock_mono_ns();
+	o = cJSON_CreateObject();
+	if (!o)
+		return -1;
+	json_add_str(o, "schema", JOURNAL_SCHEMA);
+	json_add_str(o, "pin_dir", js->cfg->pin_dir);
+	add_u64s(o, "written_ns", clock_real_ns());
+	add_u64s(o, "next_tag", js->next_tag);
+	arr = cJSON_AddArrayToObject(o, "jobs");
+	for (size_t i = 0; arr && i < js->nopen; i++)
+		if (js->open[i] != js->host_job && strcmp(js->open[i]->job->id.scheduler, "host"))
+			cJSON_AddItemToArray(arr, job_json(js->open[i]));
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	if (!text)
+		return -1;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", js->journal_path);
+	f = fopen(tmp, "we");
+	if (f && fputs(text, f) >= 0 && fputc('\n', f) != EOF && fclose(f) == 0) {
+		f = NULL;
+		rc = rename(tmp, js->journal_path);
+	}
+	if (f)
+		fclose(f);
+	if (rc != 0 && !js->journal_warned) {
+		log_warn("journal %s: %s: open jobs will not survive a restart",
+			 js->journal_path, strerror(errno));
+		js->journal_warned = true;
+	} else if (rc == 0) {
+		js->journal_warned = false;
+	}
+	free(text);
+	return rc;
+}
+
+void journal_tick(struct jobs *js)
+{
+	if (js->journal_dirty || clock_mono_ns() - js->journal_at_ns >= JOURNAL_PERIOD_NS)
+		journal_write(js);
+}
+
+/* ---- resume ---- */
+
+struct adopt_ctx {
+	struct jobs *js;
+	uint64_t lost;
+};
+
+/* A process of the kernel's table: the live process of an adopted job. */
+static void adopt_proc(void *ctx, pid_t pid, const struct tracer_proc *kp)
+{
+	struct adopt_ctx *a = ctx;
+	struct open_job *oj = jobs_find_tag(a->js, kp->job);
+	struct procfs_stat st;
+	struct job_proc *p;
+
+	if (!oj || strcmp(oj->job->id.scheduler, "host") == 0)
+		return;
+	if (procfs_read_stat(pid, &st) != 0) {
+		/* gone, its entry left behind: its record will not come */
+		bpf_loader_untag_pid(a->js->bpf, pid);
+		oj->job->exits_lost++;
+		a->lost++;
+		return;
+	}
+	p = jobs_proc_from_proc(a->js, oj, pid);
+	if (!p)
+		return;
+	/* counted before the restart (the registrant never is) */
+	if (pid == oj->job->registrant_pid)
+		job_proc_set_registrant(oj->job, p);
+	else
+		oj->job->procs_total--;
+}
+
+static struct open_job *adopt_job(struct jobs *js, const cJSON *e, uint64_t down_ns,
+				  bool maps)
+{
+	struct tracer_identity id;
+	char err[256];
+	const char *uid = json_get_str(e, "job", "");
+	uint64_t counts[7] = {0};
+	struct open_job *oj;
+	struct job *j;
+	const cJSON *g;
+
+	if (!uid[0] || identity_from_json(cJSON_GetObjectItemCaseSensitive(e, "identity"),
+					  &id, err, sizeof(err)) != 0) {
+		log_warn("journal: a job not resumed: %s", uid[0] ? err : "no uid");
+		return NULL;
+	}
+	oj = jobs_adopt(js, &id, uid, get_u64s(e, "tag"));
+	if (!oj)
+		return NULL;
+	j = oj->job;
+	j->start_ns = get_u64s(e, "start_ns");
+	oj->owner_uid = (uid_t)json_get_i64(e, "owner_uid", 0);
+	j->ntasks = (int)json_get_i64(e, "ntasks", 1);
+	j->ntasks_exited = (int)json_get_i64(e, "ntasks_exited", 0);
+	j->task_failed_status = (int)json_get_i64(e, "task_failed_status", 0);
+	j->exit_status = (int)json_get_i64(e, "exit_status", -1);
+	j->registrant_pid = (pid_t)json_get_i64(e, "registrant_pid", 0);
+	read_u64_array(cJSON_GetObjectItemCaseSensitive(e, "totals"), (uint64_t *)&j->totals, NTOTALS);
+	read_u64_array(cJSON_GetObjectItemCaseSensitive(e, "registrant"),
+		       (uint64_t *)&j->registrant, NTOTALS);
+	read_u64_array(cJSON_GetObjectItemCaseSensitive(e, "counts"), counts, 7);
+	j->procs_total = counts[0];
+	j->procs_exited = counts[1];
+	j->procs_moved_out = counts[2];
+	j->oom_kills = counts[3];
+	j->mem_peak_bytes = counts[4];
+	j->samples = counts[5];
+	j->exits_lost = counts[6];
+	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(e, "gaps")) {
+		uint64_t v[2] = {0, 0};
+		read_u64_array(g, v, 2);
+		if (j->ngaps < JOB_MAX_GAPS) {
+			j->gap_start_ns[j->ngaps] = v[0];
+			j->gap_end_ns[j->ngaps++] = v[1];
+		}
+	}
+	/* the interval no tracerd followed it: from the last journal on */
+	if (j->ngaps < JOB_MAX_GAPS) {
+		j->gap_start_ns[j->ngaps] = down_ns;
+		j->gap_end_ns[j->ngaps++] = clock_real_ns();
+	}
+	oj->cgroup_id = maps ? get_u64s(e, "cgroup_id") : 0;
+	if (maps) {
+		struct tracer_job_stats ks;
+		oj->job_stats = bpf_loader_job_stats(js->bpf, j->tag, &ks) == 0;
+	}
+	if (!oj->job_stats)
+		oj->job_stats = bpf_loader_job_open(js->bpf, j->tag) == 0;
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "closing")))
+		oj->resume_closing = true;
+	return oj;
+}
+
+int journal_resume(struct jobs *js, bool maps)
+{
+	struct adopt_ctx a = {.js = js};
+	const cJSON *e;
+	cJSON *o = NULL;
+	char *text = NULL;
+	uint64_t down_ns;
+	long size;
+	int n = 0;
+	FILE *f;
+
+	if (!js->journal_path)
+		return 0;
+	f = fopen(js->journal_path, "re");
+	if (!f) {
+		if (errno != ENOENT)
+			log_warn("journal %s: %s: nothing resumed", js->journal_path, strerror(errno));
+		return 0;
+	}
+	if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 &&
+	    (unsigned long)size < JOURNAL_MAX_BYTES && fseek(f, 0, SEEK_SET) == 0 &&
+	    (text = calloc(1, (size_t)size + 1)) && fread(text, 1, (size_t)size, f) == (size_t)size)
+		o = cJSON_Parse(text);
+	fclose(f);
+	free(text);
+	if (!o || strcmp(json_get_str(o, "schema", ""), JOURNAL_SCHEMA) != 0 ||
+	    strcmp(json_get_str(o, "pin_dir", ""), js->cfg->pin_dir) != 0) {
+		log_error("journal %s: unreadable, or of another version or pin_dir: nothing resumed",
+			  js->journal_path);
+		cJSON_Delete(o);
+		return -1;
+	}
+	down_ns = get_u64s(o, "written_ns");
+	if (get_u64s(o, "next_tag") > js->next_tag)
+		js->next_tag = get_u64s(o, "next_tag");
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(o, "jobs"))
+		if (adopt_job(js, e, down_ns, maps))
+			n++;
+	cJSON_Delete(o);
+	/* their live processes, from the kernel's table */
+	if (maps && n)
+		bpf_loader_each_proc(js->bpf, adopt_proc, &a);
+	for (size_t i = 0; i < js->nopen; i++) {
+		struct open_job *oj = js->open[i];
+		if (oj->resume_closing)
+			closing_start(js, oj, "end (before the restart)");
+		else
+			jobs_note_exit(js, oj); /* none left: it closes */
+	}
+	if (n)
+		log_info("resumed %d open jobs from %s (%s; %llu processes gone without record)",
+			 n, js->journal_path,
+			 maps ? "kernel state kept" : "kernel state lost: no process followed",
+			 (unsigned long long)a.lost);
+	js->journal_dirty = true;
+	return n;
+}

@@ -1,0 +1,196 @@
+#!/bin/bash
+# run.sh BUILD - tracerd under stress on a shared node (root, real
+# kernel): a job that ends with thousands of live processes does not
+# freeze the loop; a leader that exits before its threads is neither
+# lost nor waited for forever; a restart resumes open jobs; one job
+# cannot fill the kernel's process table for everyone.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "${1:-$TOP/build}" && pwd)
+H=$BUILD/tests/helpers
+DIR=$TOP/tests/resilience
+TMP=$(mktemp -d /tmp/tracer-res.XXXXXX)
+. "$TOP/tests/lib.sh"
+
+PROBE_PID=
+TEST_USER=
+cleanup() {
+	for f in "$TMP"/*.fifo; do [ -p "$f" ] && release "$f"; done
+	if [ -n "$PROBE_PID" ]; then
+		touch "$TMP/probe.stop"
+		kill -TERM "$PROBE_PID" 2>/dev/null
+		wait "$PROBE_PID" 2>/dev/null
+	fi
+	stop_tracerd
+	[ -n "$TEST_USER" ] && userdel "$TEST_USER" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+need_root
+for h in holdkids spin tiny spawner; do
+	[ -x "$H/$h" ] || { echo "FAIL: helper $H/$h missing (make all)"; exit 1; }
+done
+for c in python3 setpriv useradd userdel; do
+	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
+done
+
+# release FIFO: every process blocked opening FIFO for reading goes on
+# (a writer opens and closes it; nothing happens when nobody waits)
+release() {
+	python3 - "$1" <<'PY'
+import os, sys
+try:
+    os.close(os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK))
+except OSError:
+    pass
+PY
+}
+# summary FIELD...: a field of the summary of the job in JOBFILE
+sumfield() {
+	python3 - "$TRACERD_FILE" "$1" "$2" <<'PY'
+import json, sys
+uid = open(sys.argv[2]).read().strip()
+s = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+s = [x for x in s if x["job"] == uid][-1]
+for k in sys.argv[3].split("."):
+    s = s[int(k)] if isinstance(s, list) else s[k]
+print(json.dumps(s))
+PY
+}
+# toolprocs JOBFILE TOOL: processes of TOOL in the job's summary (0: absent)
+toolprocs() {
+	python3 - "$TRACERD_FILE" "$1" "$2" <<'PY'
+import json, sys
+uid = open(sys.argv[2]).read().strip()
+s = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+s = [x for x in s if x["job"] == uid][-1]
+print(sum(t["processes"] for t in s["tools"] if t["tool"] == sys.argv[3]))
+PY
+}
+# expect DESC GOT OP WANT: a numeric comparison (python operator)
+expect() {
+	if python3 -c "import sys; sys.exit(0 if float('$2') $3 float('$4') else 1)" 2>/dev/null; then
+		pass "$1 ($2 $3 $4)"
+	else
+		fail "$1: got $2, want $3 $4"
+	fi
+}
+
+start_tracerd res || exit 1
+
+echo "== frozen loop: a job ends with 3,000 live processes, 20 of them leaders gone before their threads"
+mkfifo "$TMP/hold.fifo"
+python3 "$DIR/probe.py" "$TRACERD_SOCK" "$TMP/probe.out" "$TMP/probe.stop" &
+PROBE_PID=$!
+trun "$TMP/j.hold" -- "$H/holdkids" "$TMP/hold.fifo" 3000 20 >"$TMP/hold.last" 2>"$TMP/hold.err"
+wait_until 60 "the summary of the job with 3,000 live processes" summary_of_job "$TMP/j.hold"
+touch "$TMP/probe.stop"
+wait "$PROBE_PID"; PROBE_PID=
+release "$TMP/hold.fifo"
+cat "$TMP/probe.out"; echo
+expect "tracer status answered throughout the close: slowest reply in ms" \
+	"$(python3 -c "import json; print(json.load(open('$TMP/probe.out'))['max_ms'])")" "<" 1000
+expect "no status request went unanswered" \
+	"$(python3 -c "import json; print(json.load(open('$TMP/probe.out'))['failed'])")" "==" 0
+expect "every held process outlived the job" "$(sumfield "$TMP/j.hold" processes.outlived)" "==" 3000
+expect "no exit record counted lost" "$(sumfield "$TMP/j.hold" drops.exit_records_lost)" "==" 0
+last=$(cat "$TMP/hold.last")
+[ -n "$last" ] && wait_until 30 "the held processes to exit once released" not test -d "/proc/$last"
+
+echo "== a leader gone before its thread: neither lost nor waited for forever"
+mkfifo "$TMP/zl.fifo"
+"$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run --job-file "$TMP/j.zl" -- \
+	"$H/holdkids" "$TMP/zl.fifo" 1 1 300 wait >"$TMP/zl.pid" &
+rpid=$!
+wait_until 10 "tracer run to register and holdkids to fork" test -s "$TMP/zl.pid"
+kill -KILL "$rpid"; wait "$rpid" 2>/dev/null
+release "$TMP/zl.fifo"
+# the zombie leader's thread spins 300 ms of CPU; then the 1 s grace
+wait_until 30 "the summary of the job whose last process was a zombie leader" summary_of_job "$TMP/j.zl"
+expect "its exit record came: no process outlived" "$(sumfield "$TMP/j.zl" processes.outlived)" "==" 0
+expect "none counted lost" "$(sumfield "$TMP/j.zl" drops.exit_records_lost)" "==" 0
+expect "the thread's CPU is the job's (s)" "$(sumfield "$TMP/j.zl" totals.cpu_s)" ">=" 0.25
+
+stop_tracerd
+
+echo "== SIGKILL and restart mid-job: 500 short processes run while tracerd is down"
+start_tracerd rs || exit 1
+# the job: waits for go, runs 500 tiny processes, waits for finish
+job_script() {
+	echo ". '$TOP/tests/lib.sh'; poll_until 60 test -e '$TMP/$1.go' || exit 9
+	'$H/spawner' '$TMP/truth.$1' ${2:-0} '$H/tiny' 0 || exit 8
+	touch '$TMP/$1.spawned'; poll_until 60 test -e '$TMP/$1.finish' || exit 9"
+}
+"$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run --job-file "$TMP/j.rs" -- \
+	/bin/bash -c "$(job_script rs 500)" &
+rpid=$!
+wait_until 10 "tracer run to register" test -s "$TMP/j.rs"
+kill -KILL "$TRACERD_PID"; wait "$TRACERD_PID" 2>/dev/null; TRACERD_PID=
+touch "$TMP/rs.go"
+wait_until 60 "500 processes to run while tracerd is down" test -e "$TMP/rs.spawned"
+start_tracerd rs || exit 1
+touch "$TMP/rs.finish"
+wait "$rpid"; rc=$?
+check "the job's command ran to its end (exit 0)" test "$rc" = 0
+if wait_until 30 "the summary of the job resumed after SIGKILL" summary_of_job "$TMP/j.rs"; then
+	expect "the 500 processes of the gap are in the summary" "$(toolprocs "$TMP/j.rs" tiny)" "==" 500
+	expect "one gap marked" "$(sumfield "$TMP/j.rs" 'gaps' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" "==" 1
+	gs=$(sumfield "$TMP/j.rs" gaps.0.start_ns | tr -d '"'); ge=$(sumfield "$TMP/j.rs" gaps.0.end_ns | tr -d '"')
+	expect "the gap has a length (ns)" "$((ge - gs))" ">" 0
+	check "the resumed job is marked incomplete" test "$(sumfield "$TMP/j.rs" incomplete)" = true
+	check "gap times are ISO-8601 UTC" python3 -c "import json, sys; sys.exit(0 if json.loads(sys.argv[1]).endswith('Z') else 1)" "$(sumfield "$TMP/j.rs" gaps.0.start)"
+fi
+
+echo "== SIGTERM and start again (systemctl restart): the open job is resumed"
+"$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run --job-file "$TMP/j.rt" -- \
+	/bin/bash -c "$(job_script rt 5)" &
+rpid=$!
+wait_until 10 "tracer run to register" test -s "$TMP/j.rt"
+stop_tracerd keep
+check "no summary written at SIGTERM" not summary_of_job "$TMP/j.rt"
+touch "$TMP/rt.go"
+wait_until 60 "5 processes to run while tracerd is down" test -e "$TMP/rt.spawned"
+start_tracerd rs || exit 1
+touch "$TMP/rt.finish"
+wait "$rpid"
+if wait_until 30 "the summary of the job resumed after SIGTERM" summary_of_job "$TMP/j.rt"; then
+	expect "the processes of the restart are in the summary" "$(toolprocs "$TMP/j.rt" tiny)" "==" 5
+	expect "one gap marked" "$(sumfield "$TMP/j.rt" 'gaps' | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))')" "==" 1
+fi
+stop_tracerd
+
+echo "== table full: one user's job keeps 1,100 processes alive, another user's job is still recorded"
+TEST_USER=trres$$
+useradd -M -N -r -s /usr/sbin/nologin "$TEST_USER" || { fail "useradd $TEST_USER"; TEST_USER=; }
+id nobody >/dev/null 2>&1 || fail "no 'nobody' account for the second user"
+U=$TMP/u
+mkdir "$U" && chmod 0777 "$U" && chmod 0711 "$TMP"
+start_tracerd cap -o max_procs=1024 -o max_procs_per_job=256 || exit 1
+as_user() { u=$1; shift; setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups "$@"; }
+mkfifo -m 0666 "$U/a.fifo"
+as_user "$TEST_USER" "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run \
+	--job-file "$U/j.a" -- "$H/holdkids" "$U/a.fifo" 1100 0 0 wait >"$U/a.last" 2>"$U/a.err" &
+apid=$!
+wait_until 60 "the first user's job to fork its 1,100 processes" test -s "$U/a.last"
+as_user nobody "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run \
+	--job-file "$U/j.b" -- "$H/tiny" 7 2>"$U/b.err"
+wait_until 10 "the second user's job to be recorded" summary_of_job "$U/j.b" || sed 's/^/    /' "$U/b.err"
+release "$U/a.fifo"
+wait "$apid"
+wait_until 30 "the summary of the job at its cap" summary_of_job "$U/j.a"
+if summary_of_job "$U/j.b"; then
+	expect "the second user's tool ran and was recorded" "$(sumfield "$U/j.b" tools.0.processes)" "==" 1
+	expect "the second user's job lost nothing" "$(sumfield "$U/j.b" drops.events)" "==" 0
+	check "the second user's job is complete" test "$(sumfield "$U/j.b" incomplete)" = false
+fi
+if summary_of_job "$U/j.a"; then
+	expect "the job at its cap followed at most its cap" "$(sumfield "$U/j.a" processes.total)" "<=" 258
+	expect "its further processes counted, not followed" "$(sumfield "$U/j.a" processes.over_cap)" ">=" 800
+	check "the job at its cap is marked incomplete" test "$(sumfield "$U/j.a" incomplete)" = true
+fi
+last=$(cat "$U/a.last" 2>/dev/null)
+[ -n "$last" ] && wait_until 30 "the held processes to exit once released" not test -d "/proc/$last"
+stop_tracerd
+validate_summaries "every summary of this suite is valid against docs/summary.schema.json" \
+	$(summary_files "$TMP")
+finish
