@@ -512,6 +512,7 @@ void jobs_tick(struct jobs *js)
 		}
 		i++;
 	}
+	jobs_tag_containers(js);
 	jobs_reconcile(js);
 	jobs_step(js);
 }

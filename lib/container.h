@@ -37,6 +37,8 @@ struct container_info {
 	struct cgroup_ref ref;          /* its cgroup directories (counters) */
 	bool have_stats;
 	struct cgroup_stats stats;      /* latest reading (memory: the peak) */
+	bool tag_tried;                 /* tracerd: its v2 cgroup tagged once */
+	uint64_t tagged_cgroup_id;      /* tracerd: v2 cgroup tagged for the job, or 0 */
 };
 
 struct container_set {

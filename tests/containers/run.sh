@@ -107,12 +107,30 @@ else
 fi
 
 echo "== tracer run -- podman run: a container started by a tagged process"
+# The container waits for the test's go (a file in a mounted directory,
+# at most 60 s) so that a podman exec from outside the job can enter it
+# once tracerd has tagged the container's cgroup.
 STARTED+=(tracer-ct-run-$$)
-trun "$TMP/j.podman" -- $PODMAN run --name "tracer-ct-run-$$" --cidfile "$TMP/run.cid" "$IMG" \
-	/bin/sh -c '/bin/gzip -c /bin/busybox >/dev/null; /bin/seq 2 >/dev/null; /bin/sleep 1.5'
+mkdir "$TMP/flag"
+trun "$TMP/j.podman" -- $PODMAN run --name "tracer-ct-run-$$" --cidfile "$TMP/run.cid" \
+	-v "$TMP/flag:/flag" "$IMG" /bin/sh -c '/bin/gzip -c /bin/busybox >/dev/null; /bin/seq 2 >/dev/null
+	i=0; while [ ! -e /flag/go ] && [ $i -lt 600 ]; do /bin/sleep 0.1; i=$((i + 1)); done' &
+TRUN_PID=$!
+container_joined() {
+	[ -s "$TMP/run.cid" ] && grep -q "container podman $(head -c 12 "$TMP/run.cid") .* joins the job" "$TRACERD_LOG"
+}
+if wait_until 60 "tracerd to tag the container's cgroup for the job" container_joined; then
+	pass "the container started by a tagged podman run joins the job (its v2 cgroup tagged)"
+	# from outside the job: not a descendant of tracer run
+	$PODMAN exec "tracer-ct-run-$$" /bin/cat /bin/busybox >/dev/null 2>"$TMP/exec.err" ||
+		fail "podman exec into the tagged container: $(cat "$TMP/exec.err")"
+fi
+touch "$TMP/flag/go"
+wait "$TRUN_PID"
 if [ -s "$TMP/run.cid" ]; then
 	chk "the container's gzip is in the job" "@$TMP/j.podman" tool gzip /bin/busybox
 	chk "the container is named: podman and its id" "@$TMP/j.podman" container podman "$(cat "$TMP/run.cid")"
+	chk "a podman exec into the container from outside the job is in the job" "@$TMP/j.podman" tool cat /bin/busybox
 	chk "the untagged container's md5sum is not in the job" "@$TMP/j.podman" no-tool md5sum
 else
 	fail "tracer run -- podman run did not start the container"
