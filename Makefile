@@ -220,7 +220,7 @@ $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	$(CC) -O2 -g -Wall -Wextra -Werror -static -o $@ $<
 
 # BPF programs + loader on the running kernel (root): make bpf-test.
-$(BPF_TEST_BIN): $(BPF_TEST_OBJS) $(BUILD)/daemon/bpf_loader.o $(BUILD)/libtracer.a
+$(BPF_TEST_BIN): $(BPF_TEST_OBJS) $(BUILD)/daemon/bpf_loader.o $(BUILD)/daemon/netio_attach.o $(BUILD)/libtracer.a
 	$(LINK) -o $@ $^ $(BPF_LIBS) -lcjson -lcunit -lpthread $(LDLIBS)
 
 bpf-test: $(BPF_TEST_BIN)

@@ -12,15 +12,17 @@
 #   clickhouse  job end -> row latency, replay of a 10,000-summary spool,
 #            tracerd's RSS with that spool (bench/clickhouse.sh)
 #   loop     tracerd's answers while a job with 3,000 live processes ends
+#   netio    loopback TCP and direct I/O with tracerd running/stopped and
+#            tracked (bench/netio.sh)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 shift $(($# > 0 ? 1 : 0))
-PARTS=${*:-tracerd wrapper slurm clickhouse loop}
+PARTS=${*:-tracerd wrapper slurm clickhouse loop netio}
 for p in $PARTS; do
 	case $p in
-	tracerd | wrapper | slurm | clickhouse | loop) ;;
-	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm, clickhouse, loop)" >&2; exit 2 ;;
+	tracerd | wrapper | slurm | clickhouse | loop | netio) ;;
+	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm, clickhouse, loop, netio)" >&2; exit 2 ;;
 	esac
 done
 H=$BUILD/tests/helpers
@@ -56,8 +58,9 @@ tracerd_hwm_kb() { awk '/VmHWM/ {print $2}' "/proc/$TRACERD_PID/status"; }
 
 tracerd_part() {
 	declare -A base track
-	workloads=(storm cpu io)
+	workloads=(storm cpu io pingpong)
 	cmd_storm=("$H/spawner" /dev/null "$STORM" "$H/tiny" 0)
+	cmd_pingpong=("$H/pingpong" 200000)
 	cmd_cpu=("$H/spin" 3000)
 	cmd_io=("$H/iorw" "$TMP/io.dat" 1073741824)
 
@@ -70,7 +73,12 @@ tracerd_part() {
 		start_tracerd bench >/dev/null || exit 1
 		for w in "${workloads[@]}"; do
 			eval "cmd=(\"\${cmd_$w[@]}\")"
-			track[$w]+="$(timeit tr_cli run -- "${cmd[@]}") "
+			# the ping-pong is not tracked: the cost of the hooks on others
+			if [ "$w" = pingpong ]; then
+				track[$w]+="$(timeit "${cmd[@]}") "
+			else
+				track[$w]+="$(timeit tr_cli run -- "${cmd[@]}") "
+			fi
 		done
 		stop_tracerd
 	done
@@ -109,6 +117,7 @@ for l in open(sys.argv[1]):
 		storm) label="(a) exec storm, $STORM fork+exec+exit (s)"; target="<= 1.05" ;;
 		cpu) label="(b) CPU-bound, 3 s of spinning (s)"; target="<= 1.01" ;;
 		io) label="(c) I/O-bound, 1 GiB write+read (s)"; target="<= 1.01" ;;
+		pingpong) label="(d) untracked pipe ping-pong, 200,000 trips (s)"; target="<= 1.01" ;;
 		esac
 		row "$label" "$(printf %.3f "$b")" "$(printf %.3f "$t")" "$(printf %.3f "$(ratio "$b" "$t")")" "$target"
 	done
@@ -159,5 +168,9 @@ fi
 if has_part clickhouse; then
 	header
 	"$TOP/bench/clickhouse.sh" "$BUILD" || rc=1
+fi
+if has_part netio; then
+	header
+	"$TOP/bench/netio.sh" "$BUILD" || rc=1
 fi
 exit $rc

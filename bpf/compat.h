@@ -109,6 +109,62 @@ static __always_inline __u64 compat_maxrss_pages(struct task_struct *task)
 }
 
 /*
+ * Peak RSS of one image (mm), in pages: what setmax_mm_hiwater_rss()
+ * would fold into signal->maxrss, max(hiwater_rss, current RSS).  Unlike
+ * signal->maxrss it does not include the images before the last exec
+ * (exec_mmap folds the old mm's peak into signal->maxrss, the new mm starts
+ * at zero), so `true` forked from a 300 MiB Python shows its own 1 MiB.
+ * Current RSS = file + anon + shmem pages (MM_SWAPENTS, index 2, is not
+ * resident).  Since v6.2 (f1a7941243c1) rss_stat is an array of
+ * percpu_counter whose central `count` may lag by the per-CPU batch (a few
+ * hundred KiB); before, struct mm_rss_stat held atomic_long_t count[].
+ * Only readable while the mm exists: from v6.16 (3e816361e94a)
+ * sched_process_exit fires before exit_mm(), on older kernels task->mm is
+ * already NULL there and tracer.bpf.c falls back to signal->maxrss when
+ * it grew after the last exec.
+ */
+struct mm_rss_stat___pre62 {
+	atomic_long_t count[4];
+} __attribute__((preserve_access_index));
+
+struct mm_struct___pre62 {
+	struct mm_rss_stat___pre62 rss_stat;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 compat_mm_peak_pages(struct mm_struct *mm)
+{
+	__s64 file, anon, shmem, rss;
+	__u64 hiwater = BPF_CORE_READ(mm, hiwater_rss);
+
+	if (bpf_core_type_exists(struct mm_rss_stat___pre62)) {
+		struct mm_struct___pre62 *old = (void *)mm;
+
+		file = BPF_CORE_READ(old, rss_stat.count[0].counter);
+		anon = BPF_CORE_READ(old, rss_stat.count[1].counter);
+		shmem = BPF_CORE_READ(old, rss_stat.count[3].counter);
+	} else {
+		file = BPF_CORE_READ(mm, rss_stat[0].count);
+		anon = BPF_CORE_READ(mm, rss_stat[1].count);
+		shmem = BPF_CORE_READ(mm, rss_stat[3].count);
+	}
+	rss = (file > 0 ? file : 0) + (anon > 0 ? anon : 0) + (shmem > 0 ? shmem : 0);
+	return (__u64)rss > hiwater ? (__u64)rss : hiwater;
+}
+
+/*
+ * Run-queue delay of a thread: sched_info.run_delay (ns spent runnable
+ * but waiting for a CPU), kept with CONFIG_SCHED_INFO (set by SCHEDSTATS
+ * and TASK_DELAY_ACCT, and on every distribution kernel) whatever
+ * kernel.sched_schedstats says; /proc/PID/schedstat shows it.  0 without.
+ */
+static __always_inline __u64 compat_run_delay(struct task_struct *task)
+{
+	if (bpf_core_field_exists(task->sched_info.run_delay))
+		return BPF_CORE_READ(task, sched_info.run_delay);
+	return 0;
+}
+
+/*
  * oom:mark_victim.  The raw tracepoint arguments changed from (int pid) to
  * (struct task_struct *, uid_t) when the event gained comm, RSS and uid
  * fields, so tp_btf/raw_tp cannot serve both; the classic tracepoint record
@@ -117,6 +173,57 @@ static __always_inline __u64 compat_maxrss_pages(struct task_struct *task)
 static __always_inline __s32 compat_oom_victim_pid(struct trace_event_raw_mark_victim *ctx)
 {
 	return BPF_CORE_READ(ctx, pid);
+}
+
+/*
+ * OOM context.  oom:mark_victim runs in the task whose allocation failed
+ * (out_of_memory() -> oom_kill_process() -> mark_oom_victim()).  For a
+ * cgroup OOM that task's memory cgroup, or an ancestor, is at its limit;
+ * for a host OOM no limit on the way up is below the machine's memory.
+ * We walk the page_counter chain (memory.max / memory.limit_in_bytes, in
+ * pages) of current's memory cgroup, a few levels, and keep the tightest.
+ * mem_cgroup starts with its css (include/linux/memcontrol.h); page_counter
+ * and mem_cgroup.memory exist since v4.3.  The event's RSS fields
+ * (anon_rss, file_rss, shmem_rss, kB) were added in v5.18 (ef8444ea01d7).
+ */
+struct trace_event_raw_mark_victim___new {
+	unsigned long anon_rss, file_rss, shmem_rss;
+} __attribute__((preserve_access_index));
+
+static __always_inline __u64 compat_oom_victim_rss_kb(void *ctx)
+{
+	struct trace_event_raw_mark_victim___new *e = ctx;
+
+	if (!bpf_core_field_exists(e->anon_rss))
+		return 0;
+	return BPF_CORE_READ(e, anon_rss) + BPF_CORE_READ(e, file_rss) +
+	       BPF_CORE_READ(e, shmem_rss);
+}
+
+static __always_inline void compat_memcg_limit(struct task_struct *task,
+					       __u64 *limit, __u64 *usage)
+{
+	int id = bpf_core_enum_value(enum cgroup_subsys_id, memory_cgrp_id);
+	struct cgroup_subsys_state *css;
+	struct page_counter *pc;
+
+	*limit = 0;
+	*usage = 0;
+	if (id < 0 || id >= 12)
+		return;
+	css = BPF_CORE_READ(task, cgroups, subsys[id]);
+	if (!css)
+		return;
+	pc = &((struct mem_cgroup *)css)->memory;
+	for (int i = 0; i < 8 && pc; i++) {
+		__u64 max = BPF_CORE_READ(pc, max);
+
+		if (max && (!*limit || max < *limit)) {
+			*limit = max;
+			*usage = BPF_CORE_READ(pc, usage.counter);
+		}
+		pc = BPF_CORE_READ(pc, parent);
+	}
 }
 
 /*

@@ -253,6 +253,10 @@ static __always_inline int handle_exec(struct task_struct *task,
 			return 0;
 	}
 	p->flags |= TRACER_F_EXECED;
+	/* exec_mmap folded the old image's peak into signal->maxrss: what
+	 * maxrss holds now is not this image's (fallback in emit_exit) */
+	p->exec_maxrss_pages = BPF_CORE_READ(task, signal, maxrss);
+	p->own_peak_pages = 0;
 	count(TRACER_CNT_EXECS);
 
 	s = bpf_map_lookup_elem(&exec_scratch, &zero);
@@ -294,11 +298,21 @@ static __always_inline int handle_exit(struct task_struct *task)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32;
 	struct tracer_proc *p;
+	struct mm_struct *mm;
 
-	if ((__u32)pid_tgid != tgid) /* not the leader */
-		return 0;
 	p = bpf_map_lookup_elem(&procs, &tgid);
 	if (!p)
+		return 0;
+	/* the image's own peak, while the mm exists (v6.16+: compat.h);
+	 * any thread may be the last user of the mm, so every one looks */
+	mm = BPF_CORE_READ(task, mm);
+	if (mm) {
+		__u64 peak = compat_mm_peak_pages(mm);
+
+		if (peak > p->own_peak_pages)
+			p->own_peak_pages = peak;
+	}
+	if ((__u32)pid_tgid != tgid) /* not the leader */
 		return 0;
 	p->leader_exit_code = BPF_CORE_READ(task, exit_code);
 	p->ppid = BPF_CORE_READ(task, real_parent, tgid);
@@ -320,6 +334,7 @@ static __always_inline void add_thread(struct tracer_proc *p,
 	tracer_atomic_add(&p->acc.nivcsw, BPF_CORE_READ(task, nivcsw));
 	tracer_atomic_add(&p->acc.min_flt, BPF_CORE_READ(task, min_flt));
 	tracer_atomic_add(&p->acc.maj_flt, BPF_CORE_READ(task, maj_flt));
+	tracer_atomic_add(&p->run_delay_ns, compat_run_delay(task));
 	compat_task_ioac(task, &io);
 	tracer_atomic_add(&p->acc.rchar, io.rchar);
 	tracer_atomic_add(&p->acc.wchar, io.wchar);
@@ -366,6 +381,32 @@ static __always_inline void copy_totals(struct tracer_totals *dst,
 }
 
 /*
+ * Appended exit fields: run-queue delay, and the last image's own peak:
+ * read from the mm at sched_process_exit where the kernel still has it
+ * there (v6.16+), else signal->maxrss when the process never exec'd (its
+ * image is the one maxrss measured) or when maxrss grew after the last
+ * exec (then that growth was this image's); otherwise unknown.
+ */
+static __always_inline void fill_exit_analysis(struct tracer_exit_event *e,
+					       const struct tracer_proc *p)
+{
+	__u64 maxrss = e->totals.maxrss_kb / (page_kb ? page_kb : 4);
+
+	e->run_delay_ns = p->run_delay_ns;
+	e->pad2 = 0;
+	if (p->own_peak_pages) {
+		e->own_peak_kb = p->own_peak_pages * page_kb;
+		e->own_peak_src = TRACER_PEAK_MM;
+	} else if (!(p->flags & TRACER_F_EXECED) || maxrss > p->exec_maxrss_pages) {
+		e->own_peak_kb = e->totals.maxrss_kb;
+		e->own_peak_src = TRACER_PEAK_MAXRSS;
+	} else {
+		e->own_peak_kb = 0;
+		e->own_peak_src = TRACER_PEAK_UNKNOWN;
+	}
+}
+
+/*
  * Called by a thread that may be the last one.  Deleting the entry is the
  * claim: if two threads get here at once only one delete succeeds, and the
  * other discards its record.  The record is filled before the delete, while
@@ -408,6 +449,8 @@ static __always_inline void emit_exit(struct tracer_proc *p,
 	e->start_ns = p->start_ns;
 	copy_totals(&e->totals, p);
 	e->totals.maxrss_kb = compat_maxrss_pages(task) * page_kb;
+	__builtin_memcpy(&e->net, &p->net, sizeof(e->net));
+	fill_exit_analysis(e, p);
 	if (kept) {
 		e->ppid = p->ppid;
 		__builtin_memcpy(e->comm, p->comm, sizeof(e->comm));
@@ -463,7 +506,7 @@ static __always_inline int handle_switch(struct task_struct *prev)
 
 /* ---- OOM ---- */
 
-static __always_inline int handle_oom(__u32 pid)
+static __always_inline int handle_oom(void *ctx, __u32 pid)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	struct tracer_proc *p = bpf_map_lookup_elem(&procs, &pid);
@@ -487,10 +530,17 @@ static __always_inline int handle_oom(__u32 pid)
 		return 0;
 	}
 	fill_hdr(&e->hdr, TRACER_EV_OOM, pid, p->job);
+	e->victim_rss_kb = compat_oom_victim_rss_kb(ctx);
+	compat_memcg_limit((struct task_struct *)bpf_get_current_task(), &e->memcg_limit_pages,
+			   &e->memcg_usage_pages);
+	e->trigger_tgid = pid_tgid >> 32;
+	e->pad = 0;
 	bpf_ringbuf_submit(e, wakeup_flag());
 	count(TRACER_CNT_EVENTS);
 	return 0;
 }
+
+#include "netio.bpf.h" /* sockets and block I/O: their own programs */
 
 /* ---- attach points ---- */
 
@@ -523,5 +573,5 @@ int BPF_PROG(tracer_switch, bool preempt, struct task_struct *prev)
 SEC("tp/oom/mark_victim")
 int tracer_oom(struct trace_event_raw_mark_victim *ctx)
 {
-	return handle_oom(compat_oom_victim_pid(ctx));
+	return handle_oom(ctx, compat_oom_victim_pid(ctx));
 }

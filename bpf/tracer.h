@@ -22,6 +22,7 @@ enum tracer_event_type {
 	TRACER_EV_EXEC = 2, /* a tagged process executed a new image */
 	TRACER_EV_EXIT = 3, /* the last thread of a tagged process exited */
 	TRACER_EV_OOM = 4,  /* the OOM killer chose a tagged process */
+	TRACER_EV_BLKIO = 16, /* a tagged process's block request ended (netio.h) */
 };
 
 /* flags in tracer_exit_event.flags and tracer_proc.flags */
@@ -43,6 +44,7 @@ enum tracer_counter {
 	TRACER_CNT_EXITS,
 	TRACER_CNT_OOMS,
 	TRACER_CNT_OVER_CAP,        /* forks of jobs at their cap: not followed */
+	TRACER_CNT_DROP_BLKREQ,    /* `blk_reqs` full: a request not timed */
 	TRACER_CNT__MAX,
 };
 
@@ -68,6 +70,8 @@ struct tracer_totals {
 	__u64 maj_flt;
 };
 
+#include "netio.h" /* struct tracer_netio, TRACER_BLK_* */
+
 /* Value of the `procs` map, keyed by tgid. */
 struct tracer_proc {
 	__u64 job;       /* job key assigned by tracerd */
@@ -80,6 +84,11 @@ struct tracer_proc {
 	char comm[TRACER_COMM_LEN];
 	__s32 leader_exit_code;
 	__u32 ppid;
+	struct tracer_netio net; /* appended: socket counters (netio.h) */
+	/* appended: exit-time analysis fields */
+	__u64 run_delay_ns;      /* sum of dead threads' sched_info.run_delay */
+	__u64 own_peak_pages;    /* the last image's peak, read at exit (0: not seen) */
+	__u64 exec_maxrss_pages; /* signal->maxrss at the last exec */
 };
 
 /*
@@ -141,10 +150,42 @@ struct tracer_exit_event {
 	__u64 start_ns;
 	struct tracer_totals totals;
 	char comm[TRACER_COMM_LEN];
+	struct tracer_netio net; /* appended: socket counters (netio.h) */
+	/* appended: exit-time analysis fields */
+	__u64 run_delay_ns;  /* time runnable but waiting for a CPU, all threads */
+	__u64 own_peak_kb;   /* peak RSS of the last image only (0: unknown) */
+	__u32 own_peak_src;  /* TRACER_PEAK_* : how own_peak_kb was obtained */
+	__u32 pad2;
 };
+
+/* tracer_exit_event.own_peak_src */
+#define TRACER_PEAK_UNKNOWN 0
+#define TRACER_PEAK_MM 1        /* mm hiwater at sched_process_exit (v6.16+) */
+#define TRACER_PEAK_MAXRSS 2    /* maxrss grew after the last exec, or no exec */
 
 struct tracer_oom_event {
 	struct tracer_event_hdr hdr;
+	/* appended: what the OOM was about */
+	__u64 victim_rss_kb;    /* the victim's RSS (oom:mark_victim; 0: older kernels) */
+	__u64 memcg_limit_pages; /* tightest memory cgroup limit of the allocating
+				    task (0: none or unknown) */
+	__u64 memcg_usage_pages; /* usage of that cgroup */
+	__u32 trigger_tgid;     /* the allocating task's tgid */
+	__u32 pad;
+};
+
+/*
+ * A block request issued by a tagged process (block:block_io_start in the
+ * issuer's context) has completed (block:block_io_done, interrupt
+ * context).  latency_ns runs from the request's start to its end
+ * (queueing and device time).
+ */
+struct tracer_blkio_event {
+	struct tracer_event_hdr hdr; /* type TRACER_EV_BLKIO; pid = issuer's tgid */
+	__u32 dev;   /* kernel dev_t: major << 20 | minor */
+	__u32 op;    /* TRACER_BLK_* */
+	__u64 bytes; /* bytes completed (block:block_rq_complete) */
+	__u64 latency_ns;
 };
 
 #endif /* TRACER_BPF_TRACER_H */

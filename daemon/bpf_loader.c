@@ -25,6 +25,7 @@
 #include <bpf/libbpf.h>
 
 #include "log.h"
+#include "netio_attach.h"
 #include "procfs.h"
 #include "tracer.skel.h"
 
@@ -428,6 +429,7 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 	}
 	if (configure(l->skel, o, err, errlen) != 0)
 		goto fail;
+	netio_prepare(l->skel);
 	if (l->resume && set_pin_paths(l, err, errlen) != 0)
 		goto fail;
 	rc = tracer_bpf__load(l->skel);
@@ -445,6 +447,7 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 		remove_pins(l);
 		if (configure(l->skel, o, err, errlen) != 0 || set_pin_paths(l, err, errlen) != 0)
 			goto fail;
+		netio_prepare(l->skel);
 		l->resumed = false;
 		rc = tracer_bpf__load(l->skel);
 	}
@@ -459,6 +462,7 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 	if (attach_all(l->skel, err, errlen) != 0)
 		goto fail;
 	attach_oom(l->skel);
+	netio_attach(l->skel);
 	if (l->resume)
 		pin_links(l);
 	if (l->resumed)
@@ -648,6 +652,11 @@ int bpf_loader_programs(struct bpf_loader *l, char names[][32], int max)
 		snprintf(names[n], 32, "%s", bpf_program__name(progs[i]));
 		n++;
 	}
+	struct bpf_program *prog;
+	struct bpf_link **link;
+	for (int i = 0; (prog = netio_program(l->skel, i, &link)) && n < max; i++)
+		if (*link)
+			snprintf(names[n++], 32, "%s", bpf_program__name(prog));
 	return n;
 }
 

@@ -11,8 +11,13 @@
 
 #include "bpf_loader.h"
 #include "jobs.h"
+#include "jobstate.h"
 #include "log.h"
+#include "procfs.h"
 #include "tracer.h"
+
+/* live processes whose RSS is read at an OOM kill (the rest: last sample) */
+#define OOM_RSS_READS_MAX 256
 
 /* A record shorter than its type's fixed part is a bug or a mismatch
  * between the BPF object and this build: count it, never read past it. */
@@ -88,6 +93,34 @@ static void on_exec(struct jobs *js, struct open_job *oj, const struct tracer_ex
 		p->flags |= PROC_F_PATH_TRUNCATED;
 }
 
+/* The socket counters come with the exit record; the block ones were
+ * added as the process's requests ended. */
+static void netio_from_exit(struct netio_totals *t, const struct tracer_exit_event *e,
+			    const struct netio_totals *live)
+{
+	*t = *live;
+	t->tcp_sent = e->net.tcp_sent;
+	t->tcp_recv = e->net.tcp_recv;
+	t->udp_sent = e->net.udp_sent;
+	t->udp_recv = e->net.udp_recv;
+	t->unix_sent = e->net.unix_sent;
+	t->unix_recv = e->net.unix_recv;
+	t->other_sent = e->net.other_sent;
+	t->other_recv = e->net.other_recv;
+	t->tcp_connects = e->net.tcp_connects;
+	t->tcp_accepts = e->net.tcp_accepts;
+}
+
+/* A block request of the job ended: the issuer's if still known, else
+ * straight into the job's totals; always in the device table. */
+static void on_blkio(struct open_job *oj, const struct tracer_blkio_event *e)
+{
+	struct job_proc *p = job_proc_find(oj->job, (pid_t)e->hdr.pid);
+
+	netio_note_block(p ? &p->totals.net : &oj->job->totals.net, &oj->job->blkdevs,
+			 e->dev, e->op, e->bytes, e->latency_ns);
+}
+
 static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tracer_exit_event *e)
 {
 	char comm[TRACER_COMM_LEN + 1];
@@ -114,11 +147,35 @@ static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tra
 	t.nivcsw = k->nivcsw;
 	t.min_flt = k->min_flt;
 	t.maj_flt = k->maj_flt;
+	netio_from_exit(&t.net, e, &p->totals.net);
+	t.run_delay_ns = e->run_delay_ns;
+	t.own_peak_bytes = e->own_peak_kb * 1024;
 	p->threads = e->nr_threads;
 	/* a re-parented process (daemonizer) keeps the parent it had in the job */
 	job_proc_exit(oj->job, p, e->exit_status, jobs_real_ns(js, e->hdr.ts_ns), &t,
 		      (e->flags & TRACER_F_OOM_KILLED) ? PROC_F_OOM_KILLED : 0);
 	jobs_note_exit(js, oj);
+}
+
+/* Victim, largest holder, cgroup or host (jobstate.c). */
+static void on_oom_detail(struct jobs *js, struct open_job *oj,
+			  const struct tracer_oom_event *e)
+{
+	size_t n = 0;
+
+	/* the RSS of the job's processes now, not at the last sample; an
+	 * OOM kill is rare, and the reads are bounded */
+	JOB_FOREACH_LIVE(oj->job, p) {
+		struct procfs_stat st;
+
+		if (n++ >= OOM_RSS_READS_MAX)
+			break;
+		if (procfs_read_stat(p->pid, &st) == 0)
+			p->rss_bytes = st.rss_pages * (uint64_t)js->host->page_size;
+	}
+	job_note_oom(oj->job, (pid_t)e->hdr.pid, e->victim_rss_kb * 1024,
+		     e->memcg_limit_pages, e->memcg_usage_pages, js->host->mem_bytes,
+		     js->host->page_size);
 }
 
 int events_handle(void *ctx, void *data, size_t size)
@@ -154,10 +211,16 @@ int events_handle(void *ctx, void *data, size_t size)
 		if (!too_short(js, size, sizeof(struct tracer_exit_event)))
 			on_exit_event(js, oj, data);
 		break;
+	case TRACER_EV_BLKIO:
+		if (!too_short(js, size, sizeof(struct tracer_blkio_event)))
+			on_blkio(oj, data);
+		break;
 	case TRACER_EV_OOM: {
 		struct job_proc *p = job_proc_find(oj->job, (pid_t)h->pid);
 		if (p)
 			p->flags |= PROC_F_OOM_KILLED;
+		if (size >= sizeof(struct tracer_oom_event))
+			on_oom_detail(js, oj, data);
 		break;
 	}
 	default:

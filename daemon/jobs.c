@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis.h"
 #include "bpf_loader.h"
 #include "clock.h"
 #include "jsonutil.h"
@@ -61,6 +62,12 @@ int jobs_init(struct jobs *js, const struct tracer_config *cfg,
 	js->bpf = bpf;
 	js->next_tag = 1;
 	update_clock_offset(js);
+	/* before the event loop: the tail of the archive, bounded */
+	if (history_init(&js->history) == 0 && strstr(cfg->sinks, "file")) {
+		int n = history_load_file(&js->history, cfg->file_path);
+		if (n > 0)
+			log_info("history: %d earlier runs read from %s", n, cfg->file_path);
+	}
 	if (cfg->trace_all)
 		open_host_job(js);
 	return 0;
@@ -395,6 +402,19 @@ char *jobs_ok_reply(void)
 	return reply_ok(NULL, 0);
 }
 
+/* Flags, right-sizing and cost against the task name's earlier runs,
+ * then this run joins them (memory only, bounded: history.h). */
+static void note_analysis(struct jobs *js, const struct job *j, cJSON *summary)
+{
+	struct history_run r;
+	char name[HISTORY_NAME_LEN];
+
+	analysis_add(summary, j, js->host, js->cfg,
+		     history_find(&js->history, j->id.task_name));
+	if (history_run_of_summary(summary, name, sizeof(name), &r) == 0)
+		history_add(&js->history, name, &r);
+}
+
 /* Write the summary and forget the job: its processes are settled
  * (closing.c); those still live outlive it with the totals read then. */
 void jobs_finish(struct jobs *js, struct open_job *oj)
@@ -416,6 +436,8 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 		bpf_loader_job_close(js->bpf, j->tag);
 	}
 	summary = summary_build(j, js->host, &so);
+	if (summary)
+		note_analysis(js, j, summary);
 	if (!summary)
 		log_error("job %s: summary not written: out of memory", j->uid);
 	else if (js->delivery) /* to the spool writer: no disk, no network here */
@@ -545,6 +567,7 @@ void jobs_fini(struct jobs *js)
 	free(js->open);
 	js->open = NULL;
 	js->nopen = 0;
+	history_free(&js->history);
 }
 
 cJSON *jobs_status_json(const struct jobs *js)
@@ -587,6 +610,7 @@ cJSON *jobs_status_json(const struct jobs *js)
 		json_add_secs(e, "cpu_s_exited", j->totals.cpu_ns);
 		json_add_u64(e, "rss_bytes", rss);
 		json_add_u64(e, "mem_peak_bytes", j->mem_peak_bytes);
+		cJSON_AddBoolToObject(e, "stalled", j->stalled);
 		cJSON_AddItemToArray(arr, e);
 	}
 	arr = cJSON_AddArrayToObject(o, "recent");

@@ -16,6 +16,7 @@
 #include "cgroup.h"
 #include "config.h"
 #include "hostinfo.h"
+#include "history.h"
 #include "job.h"
 #include "rules.h"
 #include "delivery.h"
@@ -83,6 +84,7 @@ struct jobs {
 	const char *journal_path;
 	uint64_t journal_at_ns;
 	bool journal_dirty, journal_warned;
+	struct history history;         /* earlier runs per task name (analysis) */
 };
 
 int jobs_init(struct jobs *js, const struct tracer_config *cfg,

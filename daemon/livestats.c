@@ -7,6 +7,8 @@
 
 #include "clock.h"
 #include "procfs.h"
+#include "allocation.h"
+#include "jobstate.h"
 
 /* Path components that only cgroups made for one job or container have. */
 static const char *const job_cgroup_marks[] = {
@@ -54,8 +56,9 @@ void livestats_sample_cgroup(struct job *j, const struct cgroup_ref *ref)
 size_t livestats_sample_rss(struct job *j, const struct host_info *host,
 			    size_t *bucket, size_t budget)
 {
-	uint64_t sum = 0;
+	uint64_t sum = 0, ticks = 0;
 	size_t read = 0, b = *bucket;
+	int running = 0;
 
 	/* refresh up to budget processes, from where the last call stopped */
 	for (size_t k = 0; k < j->live_buckets && read < budget; k++, b++) {
@@ -77,19 +80,60 @@ size_t livestats_sample_rss(struct job *j, const struct host_info *host,
 			else {
 				p->rss_bytes = st.rss_pages * (uint64_t)host->page_size;
 				p->cpu_sampled_ns = clock_ticks_ns(st.utime_ticks + st.stime_ticks);
+				/* where the job's work runs now (allocation.c) */
+				if (st.state == 'R') {
+					running++;
+					job_note_cpu_busy(j, st.processor, host->cpus);
+				}
 			}
 		}
 	}
 	*bucket = b;
 	/* the sum of the latest readings of every live process */
 	JOB_FOREACH_LIVE(j, p)
-		if (!(p->flags & PROC_F_REGISTRANT))
+		if (!(p->flags & PROC_F_REGISTRANT)) {
 			sum += p->rss_bytes;
+			ticks += p->cpu_sampled_ns;
+		}
+	/* concurrency among the processes read this time (all of them
+	 * unless the job has more than the sampling budget) */
+	job_note_concurrency(j, running);
+	j->running = running > 0;
+	j->stall_moved = j->running || ticks != j->ticks;
+	j->ticks = ticks;
 	container_sample(&j->containers);
 	j->samples++;
 	if (sum > j->mem_peak_bytes)
 		j->mem_peak_bytes = sum;
 	return read;
+}
+
+/* processes whose I/O counters are read for the stall check */
+#define STALL_IO_READS_MAX 64
+
+int livestats_check_stall(struct job *j, uint64_t threshold_ns)
+{
+	bool moved = j->stall_moved;
+
+	/* CPU did not move: the I/O counters (a process blocked on I/O gets
+	 * no ticks); only then, so that a busy job costs no extra reads */
+	if (!moved) {
+		uint64_t io = 0;
+		size_t n = 0;
+
+		/* bounded: the loop never waits on a job's size */
+		JOB_FOREACH_LIVE(j, p) {
+			struct procfs_io pio;
+			if (n >= STALL_IO_READS_MAX || (p->flags & PROC_F_REGISTRANT))
+				continue;
+			n++;
+			if (procfs_read_io(p->pid, &pio) == 0)
+				io += pio.rchar + pio.wchar + pio.syscr + pio.syscw;
+		}
+		moved = io != j->io;
+		j->io = io;
+	}
+	return job_note_progress(j, moved, clock_mono_ns(), threshold_ns);
 }
 
 int livestats_read_totals(struct job_proc *p)

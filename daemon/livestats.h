@@ -25,6 +25,10 @@
 size_t livestats_sample_rss(struct job *j, const struct host_info *host,
 			    size_t *bucket, size_t budget);
 
+/* After livestats_sample_rss: note whether the job made progress (CPU,
+ * else I/O counters); see job_note_progress() for the result. */
+int livestats_check_stall(struct job *j, uint64_t threshold_ns);
+
 /* Fill p->totals from /proc (for a process still alive). 0 or -1 (gone). */
 int livestats_read_totals(struct job_proc *p);
 

@@ -29,6 +29,7 @@
 #include "jsonutil.h"
 #include "log.h"
 #include "proto.h"
+#include "waitacct.h"
 #include "rules.h"
 #include "livestats.h"
 #include "metrics.h"
@@ -203,6 +204,12 @@ static char *status_reply(struct tracerd *d)
 	delivery_get_stats(d->delivery, &ds);
 	cJSON_AddItemToObject(st, "delivery", delivery_stats_json(&ds));
 	cJSON_AddItemToObject(st, "jobs", jobs_status_json(&d->jobs));
+	{
+		struct wait_accounting wa;
+
+		wait_accounting_probe(&wa);
+		cJSON_AddItemToObject(st, "wait_accounting", wait_accounting_json(&wa));
+	}
 	line = proto_render_line(o);
 	cJSON_Delete(o);
 	return line;
@@ -327,6 +334,18 @@ static void on_signal(struct tracerd *d)
 	}
 }
 
+/* The live `stalled` flag: logged when it is raised and when it ends. */
+static void note_stall(struct tracerd *d, struct job *j)
+{
+	int ev = livestats_check_stall(j, (uint64_t)d->cfg.stall_threshold_s * 1000000000ull);
+
+	if (ev > 0)
+		log_warn("job %s stalled: no CPU and no I/O for %d s", j->uid,
+			 d->cfg.stall_threshold_s);
+	else if (ev < 0)
+		log_info("job %s progresses again", j->uid);
+}
+
 /* Render the exposition here, where the jobs live; the HTTP thread
  * only serves the latest copy. */
 static void publish_metrics(struct tracerd *d)
@@ -374,6 +393,7 @@ static void on_timer(struct tracerd *d)
 			size_t share = budget / (d->jobs.nopen - i);
 			budget -= livestats_sample_rss(oj->job, &d->host, &oj->rss_bucket,
 						       share ? share : 1);
+			note_stall(d, oj->job);
 			if (oj->job->cgroup_stats)
 				livestats_sample_cgroup(oj->job, &oj->cgroup);
 		}

@@ -20,7 +20,7 @@
 #define CONFIG_LINE_MAX 4096
 
 enum kind { K_PATH, K_URL, K_INT, K_UINT_POW2, K_UINT, K_BOOL,
-	    K_SINKS, K_LEVEL, K_LISTEN, K_OPT_PATH, K_NAME };
+	    K_SINKS, K_LEVEL, K_LISTEN, K_OPT_PATH, K_NAME, K_DOUBLE };
 
 struct key_def {
 	const char *name;
@@ -66,6 +66,19 @@ static const struct key_def keys[] = {
 	{"max_procs_per_job", K_UINT, M(max_procs_per_job), 0, 4194304},
 	{"state_dir", K_PATH, M(state_dir), 0, 0},
 	{"resume", K_BOOL, M(resume), 0, 0},
+	{"advice_min_runtime_s", K_INT, M(advice_min_runtime_s), 0, 31536000},
+	{"flag_memory_over_share", K_DOUBLE, M(flag_memory_over_share), 0, 1},
+	{"flag_memory_near_share", K_DOUBLE, M(flag_memory_near_share), 0, 1},
+	{"flag_cpu_idle_share", K_DOUBLE, M(flag_cpu_idle_share), 0, 1},
+	{"flag_cpu_bound_share", K_DOUBLE, M(flag_cpu_bound_share), 0, 1},
+	{"flag_contended_share", K_DOUBLE, M(flag_contended_share), 0, 1},
+	{"flag_io_bound_share", K_DOUBLE, M(flag_io_bound_share), 0, 1},
+	{"flag_time_over_share", K_DOUBLE, M(flag_time_over_share), 0, 1},
+	{"stall_threshold_s", K_INT, M(stall_threshold_s), 1, 31536000},
+	{"price_cpu_hour", K_DOUBLE, M(price_cpu_hour), 0, 1000000},
+	{"price_gb_hour", K_DOUBLE, M(price_gb_hour), 0, 1000000},
+	{"price_instance_hour", K_DOUBLE, M(price_instance_hour), 0, 1000000},
+	{"flag_slower_factor", K_DOUBLE, M(flag_slower_factor), 1, 100},
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -110,6 +123,16 @@ void config_defaults(struct tracer_config *cfg)
 		 TRACER_DEFAULT_CLICKHOUSE_URL);
 	snprintf(cfg->clickhouse_database, sizeof(cfg->clickhouse_database), "%s",
 		 TRACER_DEFAULT_CLICKHOUSE_DB);
+	cfg->advice_min_runtime_s = TRACER_DEFAULT_ADVICE_MIN_RUNTIME_S;
+	cfg->flag_memory_over_share = TRACER_DEFAULT_FLAG_MEMORY_OVER_SHARE;
+	cfg->flag_memory_near_share = TRACER_DEFAULT_FLAG_MEMORY_NEAR_SHARE;
+	cfg->flag_cpu_idle_share = TRACER_DEFAULT_FLAG_CPU_IDLE_SHARE;
+	cfg->flag_cpu_bound_share = TRACER_DEFAULT_FLAG_CPU_BOUND_SHARE;
+	cfg->flag_contended_share = TRACER_DEFAULT_FLAG_CONTENDED_SHARE;
+	cfg->flag_io_bound_share = TRACER_DEFAULT_FLAG_IO_BOUND_SHARE;
+	cfg->flag_time_over_share = TRACER_DEFAULT_FLAG_TIME_OVER_SHARE;
+	cfg->stall_threshold_s = TRACER_DEFAULT_STALL_THRESHOLD_S;
+	cfg->flag_slower_factor = TRACER_DEFAULT_FLAG_SLOWER_FACTOR;
 }
 
 static int parse_integer(const char *v, long long *out)
@@ -271,6 +294,24 @@ static int set_number(struct tracer_config *cfg, const struct key_def *k,
 	return 0;
 }
 
+/* A decimal number within [min, max] (shares 0..1, prices). */
+static int set_double(const struct key_def *k, char *dst, const char *v,
+		      char *err, size_t errlen)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (!*v || *end || errno || d != d)
+		return fail_msg(err, errlen, "%s: \"%.40s\" is not a number", k->name, v);
+	if (d < (double)k->min || d > (double)k->max)
+		return fail_msg(err, errlen, "%s: %g out of range (%lld..%lld)",
+				k->name, d, k->min, k->max);
+	*(double *)dst = d;
+	return 0;
+}
+
 int config_set(struct tracer_config *cfg, const char *key, const char *value,
 	       char *err, size_t errlen)
 {
@@ -299,6 +340,8 @@ int config_set(struct tracer_config *cfg, const char *key, const char *value,
 		return 0;
 	case K_SINKS:
 		return set_sinks(dst, k->size, value, err, errlen);
+	case K_DOUBLE:
+		return set_double(k, dst, value, err, errlen);
 	default:
 		if (check_string(k, value, err, errlen) < 0)
 			return -1;

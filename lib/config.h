@@ -50,6 +50,20 @@ struct tracer_config {
 	unsigned max_procs_per_job; /* max_procs_per_job (0: no cap) */
 	char state_dir[256];        /* state_dir */
 	bool resume;                /* resume */
+	/* analysis (flags, right-sizing, cost) */
+	int advice_min_runtime_s;   /* advice_min_runtime_s */
+	double flag_memory_over_share; /* flag_memory_over_share (0..1) */
+	double flag_memory_near_share; /* flag_memory_near_share (0..1) */
+	double flag_cpu_idle_share;    /* flag_cpu_idle_share (0..1) */
+	double flag_cpu_bound_share;   /* flag_cpu_bound_share (0..1) */
+	double flag_contended_share;   /* flag_contended_share (0..1) */
+	double flag_io_bound_share;    /* flag_io_bound_share (0..1) */
+	double flag_time_over_share;   /* flag_time_over_share (0..1) */
+	int stall_threshold_s;         /* stall_threshold_s */
+	double price_cpu_hour;         /* price_cpu_hour (0: no price) */
+	double price_gb_hour;          /* price_gb_hour (0: no price) */
+	double price_instance_hour;    /* price_instance_hour (0: no price) */
+	double flag_slower_factor;     /* flag_slower_factor (1..100) */
 };
 
 typedef void (*config_warn_fn)(const char *msg);

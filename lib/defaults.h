@@ -50,6 +50,19 @@
 /* ---- the job model ---- */
 #define TRACER_DEFAULT_KEEP_PROCS 200          /* processes kept by name per job */
 
+/* ---- analysis: flags, right-sizing, cost (docs/configuration.md) ---- */
+#define TRACER_DEFAULT_ADVICE_MIN_RUNTIME_S 300 /* no advice below (jobstats: 5 min) */
+#define TRACER_DEFAULT_FLAG_MEMORY_OVER_SHARE 0.7 /* peak under this share of the request */
+#define TRACER_DEFAULT_FLAG_MEMORY_NEAR_SHARE 0.9 /* peak above this share of the limit */
+#define TRACER_DEFAULT_FLAG_CPU_IDLE_SHARE 0.1   /* an allocated CPU busier than this is used */
+#define TRACER_DEFAULT_FLAG_CPU_BOUND_SHARE 0.9  /* CPU time / wall of one thread */
+#define TRACER_DEFAULT_FLAG_CONTENDED_SHARE 0.25 /* run-queue delay / (CPU + delay) */
+#define TRACER_DEFAULT_FLAG_IO_BOUND_SHARE 0.5   /* off-CPU share of a process's wall */
+#define TRACER_DEFAULT_FLAG_TIME_OVER_SHARE 0.5  /* wall under this share of the limit */
+#define TRACER_DEFAULT_STALL_THRESHOLD_S 600     /* no CPU and no I/O for this long */
+#define TRACER_DEFAULT_MEM_HEADROOM 1.2          /* recommended memory = peak x this */
+#define TRACER_DEFAULT_FLAG_SLOWER_FACTOR 1.5    /* wall above p90 of earlier runs x this */
+
 /* ---- identifiers ---- */
 #define TRACER_JOB_UID_LEN 64   /* a job's uid, NUL included */
 #define TRACER_JOIN_KEY_LEN 384 /* identity_join_key(): "slurm:<job>.<step>"... */

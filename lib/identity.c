@@ -147,6 +147,8 @@ static cJSON *allocation_to_json(const struct tracer_allocation *a)
 		goto fail;
 	if (a->mem_bytes > 0 && !json_add_u64(o, "mem_bytes", a->mem_bytes))
 		goto fail;
+	if (a->time_limit_s > 0 && !json_add_u64(o, "time_limit_s", a->time_limit_s))
+		goto fail;
 	return o;
 fail:
 	cJSON_Delete(o);
@@ -290,6 +292,11 @@ static int allocation_from_json(const cJSON *a, struct tracer_allocation *al,
 		return -1;
 	if (present)
 		al->mem_bytes = (uint64_t)d;
+	if (get_num(a, "allocation.", "time_limit_s", 0, U64_DOUBLE_MAX,
+		    &d, &present, err, errlen) < 0)
+		return -1;
+	if (present)
+		al->time_limit_s = (uint64_t)d;
 	return 0;
 }
 

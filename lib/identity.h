@@ -24,6 +24,7 @@ struct tracer_allocation {
 	int cpus;               /* allocated CPUs (0 = unknown) */
 	char cpuset[ID_CPUSET]; /* list form, e.g. "0-3,8" ("" = unknown) */
 	uint64_t mem_bytes;     /* allocated memory (0 = unknown) */
+	uint64_t time_limit_s;  /* time limit (0 = unknown) */
 };
 
 struct tracer_identity {

@@ -71,6 +71,7 @@ void job_free(struct job *j)
 			proc_free(j->kept[i]);
 		free(j->kept);
 	}
+	free(j->cpu_busy);
 	for (struct tool_agg *t = j->tools, *next; t; t = next) {
 		next = t->next;
 		free(t->tool);
@@ -208,6 +209,10 @@ static void totals_add(struct proc_totals *sum, const struct proc_totals *t)
 	sum->nivcsw += t->nivcsw;
 	sum->min_flt += t->min_flt;
 	sum->maj_flt += t->maj_flt;
+	netio_totals_add(&sum->net, &t->net);
+	sum->run_delay_ns += t->run_delay_ns;
+	if (proc_peak_bytes(t) > sum->own_peak_bytes)
+		sum->own_peak_bytes = proc_peak_bytes(t);
 }
 
 static int str_eq(const char *a, const char *b)
@@ -446,4 +451,9 @@ void job_note_cgroup(struct job *j, const struct cgroup_stats *st)
 	}
 	if (st->have_cpu)
 		j->cgroup_cpu_ns = st->cpu_ns;
+	if (st->have_io) {
+		j->cgroup_io = true;
+		j->cgroup_io_read_bytes = st->io_read_bytes;
+		j->cgroup_io_write_bytes = st->io_write_bytes;
+	}
 }

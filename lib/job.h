@@ -19,8 +19,10 @@
 #include "container.h"
 #include "defaults.h"
 #include "identity.h"
+#include "netio.h"
 
 #define JOB_COMM_LEN 16
+#define JOB_CONC_MAX 256 /* concurrency histogram: beyond, the last bucket */
 #define JOB_MAX_EXIT_CODES 32 /* distinct exit statuses kept per tool */
 #define JOB_MAX_TOOLS 512     /* beyond: folded into JOB_OTHER_TOOLS */
 #define JOB_OTHER_TOOLS "(other tools)"
@@ -36,7 +38,20 @@ struct proc_totals {
 	uint64_t rchar, wchar, syscr, syscw;
 	uint64_t read_bytes, write_bytes, cancelled_write_bytes;
 	uint64_t nvcsw, nivcsw, min_flt, maj_flt;
+	struct netio_totals net; /* sockets and block requests (netio.h) */
+	/* appended: exit-time analysis */
+	uint64_t run_delay_ns;   /* runnable, waiting for a CPU (sum of threads) */
+	/* a process: peak RSS of its last image only (0: unknown, see
+	 * peak_bytes()); a sum (tool, job): the largest per-process peak,
+	 * own where known, else maxrss */
+	uint64_t own_peak_bytes;
 };
+
+/* The process's peak as reported: its own image's, else the kernel's maxrss. */
+static inline uint64_t proc_peak_bytes(const struct proc_totals *t)
+{
+	return t->own_peak_bytes ? t->own_peak_bytes : t->maxrss_bytes;
+}
 
 #define PROC_F_OOM_KILLED (1u << 0)
 #define PROC_F_OUTLIVED (1u << 1)   /* still alive when the job ended */
@@ -136,6 +151,32 @@ struct job {
 	int ngaps;
 	uint64_t gap_start_ns[JOB_MAX_GAPS], gap_end_ns[JOB_MAX_GAPS];
 	struct container_set containers; /* [0]: the registrant's, the job's */
+	struct netio_devs blkdevs;  /* block requests of its processes, per device */
+	bool cgroup_io;             /* its cgroup's io.stat / blkio was read */
+	uint64_t cgroup_io_read_bytes, cgroup_io_write_bytes;
+
+	/* appended: the first OOM kill of the job (jobstate.c) */
+	struct job_oom {
+		int count;                  /* OOM kills with details noted */
+		pid_t victim_pid, largest_pid;
+		char victim_tool[64], largest_tool[64];
+		uint64_t victim_rss_bytes, largest_rss_bytes;
+		uint64_t limit_bytes;       /* tightest memory cgroup limit; 0: none */
+		uint64_t usage_bytes;
+		bool cgroup;                /* a cgroup limit was reached, not the host's memory */
+	} oom;
+	/* appended: per-CPU busy and concurrency samples (allocation.c) */
+	uint32_t *cpu_busy;         /* per CPU: samples with a job process running there */
+	int ncpu_busy;
+	uint64_t cpu_samples;       /* samples taken */
+	uint64_t conc_hist[JOB_CONC_MAX + 1]; /* samples by processes running at once */
+	/* appended: stall detection (jobstate.c) */
+	uint64_t ticks, io;         /* CPU ticks, I/O counters of the live processes */
+	bool running;               /* a process was running at the last sample */
+	bool stall_moved;           /* CPU progress at the last sample */
+	uint64_t progress_at_ns;    /* when progress was last seen (CLOCK_MONOTONIC) */
+	uint64_t stalled_max_ns;    /* longest time without progress */
+	bool stalled;               /* without progress for stall_threshold_s now */
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */

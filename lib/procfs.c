@@ -64,6 +64,28 @@ static void skip_spaces(const char **p, const char *end)
 		(*p)++;
 }
 
+/* Field 39 (processor), p just after field 24; -1 when the line is shorter
+ * (old kernels) or cut.  Fields 25-38 are skipped as words: some are
+ * unsigned 64-bit values that do not fit an int64. */
+static int stat_processor(const char *p, const char *end)
+{
+	int64_t v;
+
+	for (int i = 25; i <= 38; i++) {
+		skip_spaces(&p, end);
+		if (p >= end || *p == '\n')
+			return -1;
+		while (p < end && *p != ' ' && *p != '\n')
+			p++;
+	}
+	skip_spaces(&p, end);
+	if (parse_i64(&p, end, &v) < 0 || v < 0 || v > 65535)
+		return -1;
+	if (p >= end || (*p != ' ' && *p != '\n'))
+		return -1;
+	return (int)v;
+}
+
 int procfs_parse_stat(const char *buf, size_t len, struct procfs_stat *out)
 {
 	/* fields after comm, numbered as in proc(5): 3 = state ... 24 = rss */
@@ -124,6 +146,7 @@ int procfs_parse_stat(const char *buf, size_t len, struct procfs_stat *out)
 	out->num_threads = (long)f[20];
 	out->start_ticks = (uint64_t)f[22];
 	out->rss_pages = f[24] > 0 ? (uint64_t)f[24] : 0;
+	out->processor = stat_processor(p, end);
 	return 0;
 }
 

@@ -25,6 +25,7 @@ struct procfs_stat {
 	long num_threads;
 	uint64_t start_ticks;   /* since boot (CLOCK_BOOTTIME), in clock ticks */
 	uint64_t rss_pages;
+	int processor;          /* CPU it last ran on (field 39); -1 when absent */
 };
 
 struct procfs_io {

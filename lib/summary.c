@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "jobstate.h"
 #include "jsonutil.h"
 #include "summary_container.h"
 #include "summary_id.h"
@@ -45,6 +46,14 @@ static void add_io(cJSON *o, const struct proc_totals *t)
 	json_add_u64(o, "wchar", t->wchar);
 	json_add_u64(o, "read_bytes", t->read_bytes);
 	json_add_u64(o, "write_bytes", t->write_bytes);
+	netio_add_json(o, &t->net);
+}
+
+/* Run-queue delay and the peak of the images themselves (job.h). */
+static void add_exit_time_fields(cJSON *o, const struct proc_totals *t)
+{
+	json_add_secs(o, "run_delay_s", t->run_delay_ns);
+	json_add_u64(o, "peak_rss_bytes", t->own_peak_bytes);
 }
 
 static cJSON *totals_json(const struct proc_totals *t)
@@ -63,6 +72,7 @@ static cJSON *totals_json(const struct proc_totals *t)
 	json_add_u64(o, "min_flt", t->min_flt);
 	json_add_u64(o, "maj_flt", t->maj_flt);
 	json_add_u64(o, "max_rss_bytes", t->maxrss_bytes);
+	add_exit_time_fields(o, t);
 	return o;
 }
 
@@ -119,7 +129,8 @@ static cJSON *tool_json(const struct tool_agg *t, double alloc_core_ns)
 		json_add_str(o, "interpreter", t->interpreter);
 	json_add_u64(o, "processes", t->procs);
 	add_cpu(o, &t->sum);
-	json_add_u64(o, "peak_rss_bytes", t->sum.maxrss_bytes);
+	add_exit_time_fields(o, &t->sum);
+	json_add_u64(o, "maxrss_bytes", t->sum.maxrss_bytes);
 	add_io(o, &t->sum);
 	json_add_time(o, "first_start", t->first_start_ns);
 	json_add_time(o, "last_end", t->last_end_ns);
@@ -206,7 +217,10 @@ static cJSON *proc_json(const struct job_proc *p)
 	json_add_time(o, "end", p->end_ns);
 	json_add_secs(o, "wall_s", span_ns(p->start_ns, p->end_ns));
 	add_cpu(o, &p->totals);
-	json_add_u64(o, "peak_rss_bytes", p->totals.maxrss_bytes);
+	json_add_u64(o, "peak_rss_bytes", proc_peak_bytes(&p->totals));
+	json_add_u64(o, "maxrss_bytes", p->totals.maxrss_bytes);
+	json_add_str(o, "peak_rss_source", p->totals.own_peak_bytes ? "image" : "maxrss");
+	json_add_secs(o, "run_delay_s", p->totals.run_delay_ns);
 	add_io(o, &p->totals);
 	json_add_u64(o, "min_flt", p->totals.min_flt);
 	json_add_u64(o, "maj_flt", p->totals.maj_flt);
@@ -284,8 +298,8 @@ static cJSON *memory_json(const struct job *j)
 	if (!m)
 		return NULL;
 	/* A process that lived between two samples still counts. */
-	if (j->totals.maxrss_bytes > peak)
-		peak = j->totals.maxrss_bytes;
+	if (j->totals.own_peak_bytes > peak)
+		peak = j->totals.own_peak_bytes;
 	json_add_u64(m, "peak_bytes", peak);
 	json_add_u64(m, "samples", j->samples);
 	if (j->id.alloc.mem_bytes) {
@@ -341,7 +355,15 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 		add_exit_as(o, "code", status);
 	}
 
+	json_add_str(root, "state", job_state(j, status, wall));
+	if (j->oom.count)
+		cJSON_AddItemToObject(root, "oom", job_oom_json(j));
 	cJSON_AddItemToObject(root, "totals", totals_json(&j->totals));
+	cJSON_AddItemToObject(root, "block_devices", netio_devs_json(&j->blkdevs));
+	if (j->cgroup_io && (o = cJSON_AddObjectToObject(root, "cgroup_io"))) {
+		json_add_u64(o, "read_bytes", j->cgroup_io_read_bytes);
+		json_add_u64(o, "write_bytes", j->cgroup_io_write_bytes);
+	}
 	add_efficiency(root, j, core_ns, basis);
 	cJSON_AddItemToObject(root, "memory", memory_json(j));
 	summary_add_containers(root, j);

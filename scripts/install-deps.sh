@@ -9,7 +9,7 @@ PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config \
 libslurm-dev libhwloc-dev libcjson-dev libcurl4-openssl-dev libcunit1-dev \
 slurm-wlm munge python3 curl util-linux procps iproute2 \
 bwa samtools minimap2 bcftools gzip bc strace patchelf rpm \
-python3-jsonschema libmicrohttpd-dev prometheus clickhouse-server clickhouse-client mandoc \
+python3-jsonschema libmicrohttpd-dev prometheus clickhouse-server clickhouse-client mandoc fio \
 podman runc busybox-static"
 
 missing=""

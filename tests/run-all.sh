@@ -34,10 +34,12 @@ suite "BPF programs (ASan+UBSan loader)" ./build-asan/tests/bpf/test_bpf
 suite "tracerd integration" ./tests/integration/run.sh build
 suite "tracerd integration (ASan+UBSan)" ./tests/integration/run.sh build-asan
 suite "tracerd resilience" ./tests/resilience/run.sh build
+suite "analysis (own peak, run delay, state, flags)" ./tests/analysis/run.sh build
 suite "Slurm SPANK plugin" ./tests/slurm/run.sh build
 suite "tracer-wrap" ./tests/wrapper/run.sh build
 suite "Prometheus metrics" ./tests/metrics/run.sh build
 suite "tracer report" ./tests/report/run.sh build
+suite "network and block I/O" ./tests/netio/run.sh build
 suite "delivery (spool, file, HTTP, ClickHouse)" ./tests/delivery/run.sh build
 suite "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
 suite "man pages" ./tests/man/run.sh build

@@ -64,7 +64,12 @@ int cmd_report(struct cli *c, int argc, char **argv);
 
 /* Human units: "1.5 GiB", "12.3 s", "87%"; into buf, returns buf. */
 const char *fmt_bytes(uint64_t v, char *buf, size_t len);
+const char *fmt_net(const cJSON *o, char *buf, size_t len);  /* network bytes */
+const char *fmt_disk(const cJSON *o, char *buf, size_t len); /* block bytes */
+void print_netio_header(const cJSON *summary);
 const char *fmt_secs(double s, char *buf, size_t len);
+/* `tracer show`: state, OOM, flags, recommendation, cost (advice.c) */
+void print_advice(const cJSON *s);
 const char *fmt_pct(double ratio, char *buf, size_t len);
 double jnum(const cJSON *o, const char *key);
 const char *jstr(const cJSON *o, const char *key);

@@ -149,6 +149,8 @@ static void print_running(struct cli *c, const struct job_filter *f)
 		       fmt_secs(wall, b1, sizeof(b1)), jnum(j, "live"), jnum(j, "processes"),
 		       fmt_bytes((uint64_t)jnum(j, "rss_bytes"), b2, sizeof(b2)),
 		       fmt_bytes((uint64_t)jnum(j, "mem_peak_bytes"), b3, sizeof(b3)));
+		if (cJSON_IsTrue(cJSON_GetObjectItem(j, "stalled")))
+			printf("  ^ stalled: no CPU and no I/O progress (stall_threshold_s)\n");
 	}
 	if (header)
 		printf("\nFINISHED\n");

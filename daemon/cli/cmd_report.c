@@ -63,6 +63,7 @@ static void print_header(const cJSON *s)
 	       fmt_bytes((uint64_t)jnum(tot, "read_bytes"), b, sizeof(b)),
 	       fmt_bytes((uint64_t)jnum(tot, "wchar"), c2, sizeof(c2)),
 	       fmt_bytes((uint64_t)jnum(tot, "write_bytes"), d, sizeof(d)));
+	print_netio_header(s);
 	printf("Procs    %.0f (exited %.0f, outlived %.0f, OOM-killed %.0f), events dropped %.0f\n",
 	       jnum(procs, "total"), jnum(procs, "exited"), jnum(procs, "outlived"),
 	       jnum(procs, "oom_killed"), jnum(drops, "events"));
@@ -75,8 +76,8 @@ static void print_tools(const cJSON *s)
 
 	/* SPAN: CPU over the tool's own time span (cores busy while it ran);
 	 * ALLOC: its share of the job's allocation, as seff */
-	printf("\n%-32s %7s %10s %5s %5s %10s %10s %10s  %s\n", "TOOL", "PROCS", "CPU", "SPAN",
-	       "ALLOC", "PEAK RSS", "READ", "WRITE", "EXIT CODES");
+	printf("\n%-32s %7s %10s %5s %5s %10s %10s %10s %10s %10s  %s\n", "TOOL", "PROCS", "CPU",
+	       "SPAN", "ALLOC", "PEAK RSS", "READ", "WRITE", "NET", "DISK", "EXIT CODES");
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(s, "tools")) {
 		char exits[128] = "";
 		size_t off = 0;
@@ -89,13 +90,16 @@ static void print_tools(const cJSON *s)
 			if (off >= sizeof(exits))
 				break;
 		}
-		printf("%-32.32s %7.0f %10s %5s %5s %10s %10s %10s  %s\n", or_dash(jstr(t, "tool")),
+		char n[32], k[32];
+		printf("%-32.32s %7.0f %10s %5s %5s %10s %10s %10s %10s %10s  %s\n",
+		       or_dash(jstr(t, "tool")),
 		       jnum(t, "processes"), fmt_secs(jnum(t, "cpu_s"), a, sizeof(a)),
 		       fmt_pct(jnum(t, "cpu_efficiency_span"), b, sizeof(b)),
 		       fmt_pct(jnum(t, "cpu_efficiency"), b2, sizeof(b2)),
 		       fmt_bytes((uint64_t)jnum(t, "peak_rss_bytes"), c2, sizeof(c2)),
 		       fmt_bytes((uint64_t)jnum(t, "rchar"), d, sizeof(d)),
-		       fmt_bytes((uint64_t)jnum(t, "wchar"), e, sizeof(e)), exits);
+		       fmt_bytes((uint64_t)jnum(t, "wchar"), e, sizeof(e)),
+		       fmt_net(t, n, sizeof(n)), fmt_disk(t, k, sizeof(k)), exits);
 	}
 }
 
@@ -206,6 +210,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		print_json(s);
 	} else {
 		print_header(s);
+		print_advice(s);
 		print_tools(s);
 		print_tree(s);
 	}

@@ -5,6 +5,8 @@
  * all the same, untraced, after one warning.
  */
 #include <libgen.h>
+#include <sched.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,13 +18,137 @@
 
 struct run_opts {
 	const char *name, *run, *pipeline, *job_file;
+	const char *cpus, *mem, *time; /* the declared allocation */
 	char **cmd;
+	struct tracer_allocation alloc;
 };
+
+/* "2G", "512M", "1.5g", "1024K", bytes: -1 when not a size */
+static int64_t parse_size(const char *v)
+{
+	char *end;
+	double d = strtod(v, &end);
+	double mul = 1;
+
+	if (end == v || d < 0)
+		return -1;
+	switch (*end) {
+	case 'k': case 'K': mul = 1024.0; end++; break;
+	case 'm': case 'M': mul = 1024.0 * 1024; end++; break;
+	case 'g': case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
+	case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
+	default: break;
+	}
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end)
+		return -1;
+	return (int64_t)(d * mul);
+}
+
+/* Slurm's forms (minutes, M:S, H:M:S, D-H[:M[:S]]) or 90s, 30m, 2h, 1d:
+ * seconds, -1 when not a duration */
+static int64_t parse_duration(const char *v)
+{
+	long d = 0, a[3] = {0, 0, 0};
+	int n = 0;
+	char *end;
+	const char *p = v;
+
+	if (!*v)
+		return -1;
+	a[0] = strtol(p, &end, 10);
+	if (end == p || a[0] < 0)
+		return -1;
+	if (!end[1] && strchr("smhd", *end) && *end)
+		return a[0] * (*end == 's' ? 1 : *end == 'm' ? 60 : *end == 'h' ? 3600 : 86400);
+	if (*end == '-') { /* days-hours[:min[:sec]] */
+		d = a[0];
+		p = end + 1;
+		a[0] = strtol(p, &end, 10);
+		if (end == p)
+			return -1;
+		n = 1;
+		while (*end == ':' && n < 3) {
+			p = end + 1;
+			a[n++] = strtol(p, &end, 10);
+			if (end == p)
+				return -1;
+		}
+		if (*end)
+			return -1;
+		return d * 86400 + a[0] * 3600 + a[1] * 60 + a[2];
+	}
+	n = 1;
+	while (*end == ':' && n < 3) {
+		p = end + 1;
+		a[n++] = strtol(p, &end, 10);
+		if (end == p || a[n - 1] < 0)
+			return -1;
+	}
+	if (*end)
+		return -1;
+	if (n == 1)
+		return a[0] * 60; /* minutes, as Slurm */
+	if (n == 2)
+		return a[0] * 60 + a[1];
+	return a[0] * 3600 + a[1] * 60 + a[2];
+}
+
+/* The allocation: --cpus N (the first N CPUs of our affinity mask), or
+ * the affinity mask itself; --mem and --time as declared. */
+static int set_allocation(const struct run_opts *o, struct tracer_allocation *al)
+{
+	cpu_set_t set;
+	int want = 0, n = 0;
+	size_t used = 0;
+
+	if (o->cpus) {
+		char *end;
+		long v = strtol(o->cpus, &end, 10);
+		if (end == o->cpus || *end || v < 1 || v > CPU_SETSIZE) {
+			fprintf(stderr, "tracer run: --cpus %s: expected a CPU count\n", o->cpus);
+			return -1;
+		}
+		want = (int)v;
+	}
+	if (o->mem) {
+		int64_t b = parse_size(o->mem);
+		if (b <= 0) {
+			fprintf(stderr, "tracer run: --mem %s: expected a size such as 2G or 512M\n", o->mem);
+			return -1;
+		}
+		al->mem_bytes = (uint64_t)b;
+	}
+	if (o->time) {
+		int64_t t = parse_duration(o->time);
+		if (t <= 0) {
+			fprintf(stderr, "tracer run: --time %s: expected a duration such as 01:30:00, 90m or 2h\n", o->time);
+			return -1;
+		}
+		al->time_limit_s = (uint64_t)t;
+	}
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 0; /* no mask: only what was declared */
+	for (int c = 0; c < CPU_SETSIZE && (!want || n < want); c++) {
+		if (!CPU_ISSET(c, &set))
+			continue;
+		used += (size_t)snprintf(al->cpuset + used,
+					 used < sizeof(al->cpuset) ? sizeof(al->cpuset) - used : 0,
+					 "%s%d", used ? "," : "", c);
+		n++;
+	}
+	if (used >= sizeof(al->cpuset))
+		al->cpuset[0] = '\0'; /* too long to list: count only */
+	al->cpus = want ? want : n;
+	return 0;
+}
 
 static void run_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tracer run [--name NAME] [--run ID] [--pipeline NAME] [--job-file FILE]\n"
+		"                  [--cpus N] [--mem SIZE] [--time DURATION]\n"
 		"                  [--] COMMAND [ARGS...]\n"
 		"Run COMMAND as a recorded local job and exit with its status.  If tracerd\n"
 		"cannot be reached, COMMAND runs all the same, untraced, after one warning.\n"
@@ -30,6 +156,10 @@ static void run_usage(FILE *f)
 		"      --run ID          run id (default: $TRACER_RUN_ID)\n"
 		"      --pipeline NAME   pipeline (default: $TRACER_PIPELINE)\n"
 		"      --job-file FILE   write the job's uid to FILE once registered\n"
+		"      --cpus N          allocated CPUs: the first N of the affinity mask\n"
+		"                        (default: the whole mask)\n"
+		"      --mem SIZE        allocated memory (2G, 512M)\n"
+		"      --time DURATION   time limit (01:30:00, 90m, 2h; a number is minutes)\n"
 		"  -h, --help            this help\n"
 		"The run name comes from $TRACER_RUN_NAME.  Options end at the command's\n"
 		"first word, or at \"--\".\n");
@@ -43,6 +173,9 @@ static int parse_run_args(int argc, char **argv, struct run_opts *o)
 		{"run", required_argument, NULL, 'r'},
 		{"pipeline", required_argument, NULL, 'p'},
 		{"job-file", required_argument, NULL, 'j'},
+		{"cpus", required_argument, NULL, 'c'},
+		{"mem", required_argument, NULL, 'm'},
+		{"time", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -56,6 +189,9 @@ static int parse_run_args(int argc, char **argv, struct run_opts *o)
 		case 'r': o->run = optarg; break;
 		case 'p': o->pipeline = optarg; break;
 		case 'j': o->job_file = optarg; break;
+		case 'c': o->cpus = optarg; break;
+		case 'm': o->mem = optarg; break;
+		case 't': o->time = optarg; break;
 		case 'h':
 			run_usage(stdout);
 			return 1;
@@ -90,6 +226,7 @@ static void build_identity(const struct run_opts *o, struct tracer_identity *id)
 	snprintf(cmd, sizeof(cmd), "%s", o->cmd[0]);
 	snprintf(id->task_name, sizeof(id->task_name), "%s", o->name ? o->name : basename(cmd));
 	identity_set_user(id, getuid());
+	id->alloc = o->alloc;
 }
 
 static void write_job_file(const char *path, const char *uid)
@@ -124,6 +261,12 @@ int cmd_run(struct cli *c, int argc, char **argv)
 	int rc = parse_run_args(argc, argv, &o);
 	if (rc != 0)
 		return rc == 1 ? 0 : 2;
+	{
+		struct tracer_allocation al = {0};
+		if (set_allocation(&o, &al) != 0)
+			return 2;
+		o.alloc = al;
+	}
 	id = malloc(sizeof(*id));
 	if (!id) {
 		fprintf(stderr, "tracer run: out of memory: running the command untraced\n");

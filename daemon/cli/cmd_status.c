@@ -13,6 +13,18 @@ static const char *text(const cJSON *o, const char *key)
 	return s ? s : "-";
 }
 
+/* What the host can say about waiting (lib/waitacct.h). */
+static void print_wait_accounting(const cJSON *w)
+{
+	if (!w)
+		return;
+	printf("waiting:  run-queue delay %s; delay accounting %s; PSI host %s, cgroups %s\n",
+	       cJSON_IsTrue(cJSON_GetObjectItem(w, "run_delay")) ? "per process" : "not available",
+	       text(w, "delay_accounting"),
+	       cJSON_IsTrue(cJSON_GetObjectItem(w, "psi_host")) ? "yes" : "no",
+	       cJSON_IsTrue(cJSON_GetObjectItem(w, "psi_cgroup")) ? "yes" : "no");
+}
+
 static void print_status(const cJSON *st)
 {
 	const cJSON *k = cJSON_GetObjectItem(st, "kernel");
@@ -53,6 +65,7 @@ static void print_status(const cJSON *st)
 		if (jstr(p, "last_error"))
 			printf("           last error: %s\n", jstr(p, "last_error"));
 	}
+	print_wait_accounting(cJSON_GetObjectItem(st, "wait_accounting"));
 }
 
 static void status_usage(FILE *f)

@@ -113,3 +113,60 @@ void print_containers(const cJSON *s)
 	cJSON_ArrayForEach(c, all)
 		print_container_line("  in", c);
 }
+
+/* NET: network bytes sent + received (TCP, UDP, other; not Unix sockets) */
+const char *fmt_net(const cJSON *o, char *buf, size_t len)
+{
+	const cJSON *n = cJSON_GetObjectItem(o, "net");
+	double v = jnum(n, "sent_bytes") + jnum(n, "recv_bytes");
+
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		fmt_bytes((uint64_t)v, buf, len);
+	return buf;
+}
+
+/* DISK: bytes of the block requests it issued, read + written */
+const char *fmt_disk(const cJSON *o, char *buf, size_t len)
+{
+	const cJSON *b = cJSON_GetObjectItem(o, "block");
+	double v = jnum(b, "read_bytes") + jnum(b, "write_bytes");
+
+	if (isnan(v))
+		snprintf(buf, len, "-");
+	else
+		fmt_bytes((uint64_t)v, buf, len);
+	return buf;
+}
+
+/* The job's network and block lines of `tracer show` (absent in older summaries). */
+void print_netio_header(const cJSON *s)
+{
+	const cJSON *tot = cJSON_GetObjectItem(s, "totals");
+	const cJSON *n = cJSON_GetObjectItem(tot, "net"), *b = cJSON_GetObjectItem(tot, "block");
+	const cJSON *d;
+	char x[32], y[32], z[32];
+
+	if (n)
+		printf("Network  sent %s, received %s (TCP, UDP, other), Unix sockets %s, "
+		       "TCP connects %.0f, accepts %.0f\n",
+		       fmt_bytes((uint64_t)jnum(n, "sent_bytes"), x, sizeof(x)),
+		       fmt_bytes((uint64_t)jnum(n, "recv_bytes"), y, sizeof(y)),
+		       fmt_bytes((uint64_t)(jnum(n, "unix_sent_bytes") + jnum(n, "unix_recv_bytes")),
+				 z, sizeof(z)),
+		       jnum(n, "tcp_connects"), jnum(n, "tcp_accepts"));
+	if (b)
+		printf("Disk     read %s, written %s, %.0f requests (issued by its processes)\n",
+		       fmt_bytes((uint64_t)jnum(b, "read_bytes"), x, sizeof(x)),
+		       fmt_bytes((uint64_t)jnum(b, "write_bytes"), y, sizeof(y)),
+		       jnum(b, "requests"));
+	cJSON_ArrayForEach(d, cJSON_GetObjectItem(s, "block_devices")) {
+		printf("  %-12s read %s, written %s, %.0f requests, latency p50 %.3f ms, p99 %.3f ms\n",
+		       or_dash(jstr(d, "device")),
+		       fmt_bytes((uint64_t)jnum(d, "read_bytes"), x, sizeof(x)),
+		       fmt_bytes((uint64_t)jnum(d, "write_bytes"), y, sizeof(y)),
+		       jnum(d, "requests"), jnum(d, "latency_p50_s") * 1e3,
+		       jnum(d, "latency_p99_s") * 1e3);
+	}
+}

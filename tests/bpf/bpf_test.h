@@ -34,6 +34,7 @@ struct rec {
 		struct tracer_exec_event exec;
 		struct tracer_exit_event exit;
 		struct tracer_oom_event oom;
+		struct tracer_blkio_event blkio;
 	} u;
 };
 
@@ -61,6 +62,7 @@ int io_child(const char *path, int report_fd);
 int add_accounting_tests(CU_pSuite s);
 /* test_bpf_scope.c: what is traced, paths, OOM, the loader itself */
 int add_scope_tests(CU_pSuite s);
+int add_netio_tests(CU_pSuite s);
 void test_loader(void);
 
 #endif

@@ -47,6 +47,7 @@ static size_t min_size(__u32 type)
 	case TRACER_EV_EXEC: return offsetof(struct tracer_exec_event, argv);
 	case TRACER_EV_EXIT: return sizeof(struct tracer_exit_event);
 	case TRACER_EV_OOM: return sizeof(struct tracer_oom_event);
+	case TRACER_EV_BLKIO: return sizeof(struct tracer_blkio_event);
 	}
 	return SIZE_MAX;
 }
@@ -307,7 +308,7 @@ int main(int argc, char **argv)
 		return 1;
 	s = CU_add_suite("bpf", suite_init, suite_cleanup);
 	if (!s || !CU_add_test(s, "loader", test_loader) || add_accounting_tests(s) != 0 ||
-	    add_scope_tests(s) != 0 || !CU_add_test(s, "no drops at the end", test_loader)) {
+	    add_scope_tests(s) != 0 || add_netio_tests(s) != 0 || !CU_add_test(s, "no drops at the end", test_loader)) {
 		CU_cleanup_registry();
 		return 1;
 	}

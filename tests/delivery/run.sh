@@ -43,7 +43,7 @@ done
 start_httpd() {
 	python3 "$TOP/tests/delivery/httpd.py" "$@" >"$TMP/httpd.out" 2>&1 &
 	HTTPD_PID=$!
-	wait_until 10 "the HTTP collector on port $2" \
+	wait_until 30 "the HTTP collector on port $2" \
 		python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $2), 1)"
 }
 
@@ -156,8 +156,8 @@ check "tracer-wrap standalone: the job's stdout is its own" sh -c "[ \"\$(cat '$
 check "tracer-wrap standalone: its summary reached the collector" \
 	sh -c "tail -n 1 '$TMP/http1.log' | grep -q '\"source\": \"tracer-wrap\"'"
 stop_httpd
-start_httpd fail-then-ok "$HTTP_BASE" "$TMP/http2.log" 1000 || exit 1
-"$BUILD/tracer-wrap" --standalone -o sinks=http -o http_url="http://127.0.0.1:$HTTP_BASE/ingest" \
+start_httpd fail-then-ok $((HTTP_BASE + 1)) "$TMP/http2.log" 1000 || exit 1
+"$BUILD/tracer-wrap" --standalone -o sinks=http -o http_url="http://127.0.0.1:$((HTTP_BASE + 1))/ingest" \
 	-o rules="$TOP/contrib/rules/tools.rules" -- /bin/echo job-output >"$TMP/wrap.out" 2>"$TMP/wrap.err"
 check "tracer-wrap standalone, collector failing: stdout still only the job's" \
 	sh -c "[ \"\$(cat '$TMP/wrap.out')\" = job-output ]"

@@ -384,3 +384,26 @@ check_no_daemon() {
 	expect_match "tracerd hung: the plugin did connect (and timed out)" \
 		"$(cat "$T/hung.count" 2>/dev/null)" '^[1-9][0-9]*$'
 }
+
+# A step allocated 2 CPUs running one thread (pinned to the last CPU of its
+# mask, so that it does not wander): idle_allocation names the other CPU;
+# the job's state word beside.  tracerd runs with advice_min_runtime_s = 1.
+check_idle_allocation() {
+	if [ "$CLUSTER_CPUS" -lt 2 ]; then
+		fail "idle_allocation: the test node has $CLUSTER_CPUS CPU, 2 needed"
+		return
+	fi
+	srun -n1 -c2 -J tidle sh -c \
+		'last=$(taskset -cp $$ | sed "s/.*: //; s/.*[,-]//"); exec taskset -c "$last" '"$BUILD/tests/helpers/spin"' 3000'
+	rc=$?
+	expect "2 CPUs, one thread: srun exit status" "$rc" 0
+	j=$(jobid_by_name tidle)
+	need_id "2 CPUs, one thread" "$j" || return
+	wait_sum 1 10 job_id="$j" || return
+	expect "2 CPUs, one thread: allocation" "$(get identity.allocation.cpus job_id="$j")" 2
+	idle=$(get allocation_use.idle_cpus job_id="$j")
+	expect_match "2 CPUs, one thread: one CPU idle" "$idle" '^[0-9]+$'
+	expect_match "2 CPUs, one thread: idle_allocation names the idle CPU" \
+		"$($JSUM "$NDJSON" flag idle_allocation job_id="$j")" "^CPUs $idle of "
+	expect "2 CPUs, one thread: state" "$(get state job_id="$j")" COMPLETED
+}

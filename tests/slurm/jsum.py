@@ -7,6 +7,7 @@
   jsum.py FILE values PATH [KEY=VALUE...]   that field of every match, sorted, one line
   jsum.py FILE tools [KEY=VALUE...]         its tool names, sorted, one line
   jsum.py FILE tool NAME FIELD [KEY=VALUE...]  a field of one of its tools
+  jsum.py FILE flag ID [KEY=VALUE...]       the message of flag ID of the one matching summary
   jsum.py - open [KEY=VALUE...]             open jobs in `tracer status --json` (stdin)
 
 KEY=VALUE filters on identity fields (job_id=12 step_id=batch ...); an
@@ -132,6 +133,10 @@ def main(argv):
     elif cmd == "tool":
         t = find_tool(one(path, parse_filters(rest[2:])), rest[0])
         show(None if t is None else t.get(rest[1]))
+    elif cmd == "flag":
+        s = one(path, parse_filters(rest[1:]))
+        msgs = [f.get("message") for f in s.get("flags") or [] if f.get("id") == rest[0]]
+        show(msgs[0] if msgs else None)
     else:
         print(__doc__, file=sys.stderr)
         return 2

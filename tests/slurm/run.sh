@@ -85,6 +85,7 @@ trap 'exit 130' INT TERM
 
 tracerd_start() {
 	cluster_tracerd_conf "$T/tracer.conf" "$ROOT/contrib/rules/tools.rules"
+	echo "advice_min_runtime_s = 1" >>"$T/tracer.conf" # advice on short test jobs
 	"$TRACERD" -c "$T/tracer.conf" >"$T/tracerd.log" 2>&1 </dev/null &
 	TRACERD_PID=$(proc_tag $!)
 	# up when it answers a status request; a daemon that died ends the wait
@@ -136,7 +137,7 @@ fi
 
 # ---- with tracerd: summaries ----
 for c in check_pipeline check_batch check_array check_runs check_exit \
-	check_cancel check_off check_bad_args check_other_user; do
+	check_cancel check_off check_bad_args check_other_user check_idle_allocation; do
 	if [ "$TRACERD_OK" = 1 ]; then
 		$c
 	else

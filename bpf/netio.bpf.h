@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
+/*
+ * netio.bpf.h - network and block I/O per process (counters in netio.h).
+ * Included by tracer.bpf.c only, after the `procs`, `counters` and
+ * `events` maps and their helpers.
+ *
+ * Sockets: sock:sock_send_length / sock:sock_recv_length fire in the
+ * context of the thread moving the data, for every socket family; an
+ * untagged process pays one `procs` lookup.  TCP connects are counted at
+ * CLOSE -> SYN_SENT, which only connect() (and a fast-open sendmsg) makes,
+ * in the caller's context.  An accepted connection changes state in
+ * softirq context, which belongs to nobody: it is counted instead when
+ * the process first moves data on a TCP socket it did not connect
+ * (`net_socks` remembers the sockets seen; entries go at TCP_CLOSE).
+ *
+ * Block I/O: block:block_io_start runs where the request is made (the
+ * submitting process: direct I/O, page-cache misses, fsync of its own
+ * files); page-cache writeback by the kernel's flusher threads starts in
+ * those threads and is nobody's.  The request is remembered in
+ * `blk_reqs` (bounded LRU) and its end, in interrupt context, sends one
+ * record with bytes and latency to tracerd, which keeps them per process
+ * and per device.  A host request pays one lookup at each of
+ * block_rq_complete and block_io_done.
+ */
+#ifndef TRACER_NETIO_BPF_H
+#define TRACER_NETIO_BPF_H
+
+#define NETIO_AF_UNIX 1
+#define NETIO_AF_INET 2
+#define NETIO_AF_INET6 10
+#define NETIO_IPPROTO_TCP 6
+#define NETIO_IPPROTO_UDP 17
+#define NETIO_IPPROTO_UDPLITE 136
+#define NETIO_IPPROTO_MPTCP 262
+#define NETIO_MSG_PEEK 2
+#define NETIO_TCP_SYN_SENT 2
+#define NETIO_TCP_CLOSE 7
+#define NETIO_REQ_OP_MASK 0xff /* include/linux/blk_types.h */
+#define NETIO_REQ_OP_READ 0
+#define NETIO_REQ_OP_WRITE 1
+#define NETIO_MINORBITS 20     /* include/linux/kdev_t.h */
+#define NETIO_MAX_SOCKS 16384
+#define NETIO_MAX_BLK_REQS 4096
+
+/* TCP sockets a tagged process connected or moved data on: sk -> tgid */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, NETIO_MAX_SOCKS);
+	__type(key, __u64);
+	__type(value, __u32);
+} net_socks SEC(".maps");
+
+struct blk_req {
+	__u64 job;
+	__u64 start_ns;
+	__u64 bytes; /* completed so far */
+	__u32 tgid;
+	__u32 dev;
+	__u32 op;
+	__u32 pad;
+};
+
+/* requests started by a tagged process, until their end: rq -> blk_req */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, NETIO_MAX_BLK_REQS);
+	__type(key, __u64);
+	__type(value, struct blk_req);
+} blk_reqs SEC(".maps");
+
+static __always_inline struct tracer_proc *current_proc(void)
+{
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+
+	return bpf_map_lookup_elem(&procs, &tgid);
+}
+
+/* A TCP socket moving data for the first time in a tagged process that
+ * did not connect it: an accepted (or inherited) connection. */
+static __always_inline void note_tcp_sock(struct tracer_proc *p, struct sock *sk)
+{
+	__u64 key = (__u64)(unsigned long)sk;
+	__u32 tgid;
+
+	if (bpf_map_lookup_elem(&net_socks, &key))
+		return;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	if (bpf_map_update_elem(&net_socks, &key, &tgid, BPF_NOEXIST) == 0)
+		tracer_atomic_add(&p->net.tcp_accepts, 1);
+}
+
+static __always_inline int handle_sock_bytes(struct sock *sk, int ret, bool sent)
+{
+	struct tracer_proc *p;
+	__u16 family, proto;
+	__u64 *ctr;
+
+	if (ret <= 0)
+		return 0;
+	p = current_proc();
+	if (!p)
+		return 0;
+	family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	proto = BPF_CORE_READ(sk, sk_protocol);
+	if (family == NETIO_AF_UNIX) {
+		ctr = sent ? &p->net.unix_sent : &p->net.unix_recv;
+	} else if (family != NETIO_AF_INET && family != NETIO_AF_INET6) {
+		ctr = sent ? &p->net.other_sent : &p->net.other_recv;
+	} else if (proto == NETIO_IPPROTO_TCP || proto == NETIO_IPPROTO_MPTCP) {
+		ctr = sent ? &p->net.tcp_sent : &p->net.tcp_recv;
+		note_tcp_sock(p, sk);
+	} else if (proto == NETIO_IPPROTO_UDP || proto == NETIO_IPPROTO_UDPLITE) {
+		ctr = sent ? &p->net.udp_sent : &p->net.udp_recv;
+	} else {
+		ctr = sent ? &p->net.other_sent : &p->net.other_recv;
+	}
+	tracer_atomic_add(ctr, (__u64)ret);
+	return 0;
+}
+
+static __always_inline int handle_sock_state(const struct sock *sk, int oldstate,
+					     int newstate)
+{
+	__u64 key = (__u64)(unsigned long)sk;
+	struct tracer_proc *p;
+	__u32 tgid;
+
+	if (newstate == NETIO_TCP_CLOSE) {
+		bpf_map_delete_elem(&net_socks, &key);
+		return 0;
+	}
+	if (newstate != NETIO_TCP_SYN_SENT || oldstate != NETIO_TCP_CLOSE)
+		return 0;
+	p = current_proc(); /* connect(): the caller's context */
+	if (!p)
+		return 0;
+	tracer_atomic_add(&p->net.tcp_connects, 1);
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	bpf_map_update_elem(&net_socks, &key, &tgid, BPF_ANY);
+	return 0;
+}
+
+static __always_inline int handle_blk_start(struct request *rq)
+{
+	__u64 key = (__u64)(unsigned long)rq;
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid = pid_tgid >> 32, op;
+	struct tracer_proc *p = bpf_map_lookup_elem(&procs, &tgid);
+	struct gendisk *disk;
+	struct blk_req r = {};
+
+	if (!p)
+		return 0;
+	op = BPF_CORE_READ(rq, cmd_flags) & NETIO_REQ_OP_MASK;
+	disk = BPF_CORE_READ(rq, q, disk);
+	r.job = p->job;
+	r.start_ns = bpf_ktime_get_ns();
+	r.tgid = tgid;
+	r.op = op == NETIO_REQ_OP_READ ? TRACER_BLK_READ
+	       : op == NETIO_REQ_OP_WRITE ? TRACER_BLK_WRITE : TRACER_BLK_OTHER;
+	if (disk)
+		r.dev = ((__u32)BPF_CORE_READ(disk, major) << NETIO_MINORBITS) |
+			(__u32)BPF_CORE_READ(disk, first_minor);
+	if (bpf_map_update_elem(&blk_reqs, &key, &r, BPF_ANY))
+		count(TRACER_CNT_DROP_BLKREQ);
+	return 0;
+}
+
+/* may run several times for one request (partial completions) */
+static __always_inline int handle_blk_complete(struct request *rq, unsigned int nr_bytes)
+{
+	__u64 key = (__u64)(unsigned long)rq;
+	struct blk_req *r = bpf_map_lookup_elem(&blk_reqs, &key);
+
+	if (r)
+		tracer_atomic_add(&r->bytes, nr_bytes);
+	return 0;
+}
+
+static __always_inline int handle_blk_done(struct request *rq)
+{
+	__u64 key = (__u64)(unsigned long)rq;
+	struct blk_req *r = bpf_map_lookup_elem(&blk_reqs, &key);
+	struct tracer_blkio_event *e;
+
+	if (!r)
+		return 0;
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		drop_record(r->job); /* charged to the job */
+		bpf_map_delete_elem(&blk_reqs, &key);
+		return 0;
+	}
+	fill_hdr(&e->hdr, TRACER_EV_BLKIO, r->tgid, r->job);
+	e->dev = r->dev;
+	e->op = r->op;
+	e->bytes = r->bytes;
+	e->latency_ns = e->hdr.ts_ns - r->start_ns;
+	bpf_map_delete_elem(&blk_reqs, &key);
+	bpf_ringbuf_submit(e, wakeup_flag());
+	count(TRACER_CNT_EVENTS);
+	return 0;
+}
+
+SEC("tp_btf/sock_send_length")
+int BPF_PROG(tracer_sock_send, struct sock *sk, int ret, int flags)
+{
+	return handle_sock_bytes(sk, ret, true);
+}
+
+SEC("tp_btf/sock_recv_length")
+int BPF_PROG(tracer_sock_recv, struct sock *sk, int ret, int flags)
+{
+	if (flags & NETIO_MSG_PEEK) /* the data stays queued: counted when read */
+		return 0;
+	return handle_sock_bytes(sk, ret, false);
+}
+
+SEC("tp_btf/inet_sock_set_state")
+int BPF_PROG(tracer_sock_state, const struct sock *sk, int oldstate, int newstate)
+{
+	return handle_sock_state(sk, oldstate, newstate);
+}
+
+SEC("tp_btf/block_io_start")
+int BPF_PROG(tracer_blk_start, struct request *rq)
+{
+	return handle_blk_start(rq);
+}
+
+SEC("tp_btf/block_rq_complete")
+int BPF_PROG(tracer_blk_complete, struct request *rq, int error, unsigned int nr_bytes)
+{
+	return handle_blk_complete(rq, nr_bytes);
+}
+
+SEC("tp_btf/block_io_done")
+int BPF_PROG(tracer_blk_done, struct request *rq)
+{
+	return handle_blk_done(rq);
+}
+
+#endif /* TRACER_NETIO_BPF_H */

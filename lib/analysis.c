@@ -1,0 +1,345 @@
+/*
+ * analysis.c - flags, right-sizing and cost of one job (analysis.h).
+ * Works on the summary already built (its numbers are the evidence) and
+ * on the job's samples.  No advice for jobs shorter than
+ * advice_min_runtime_s, except oom_killed and failed.
+ */
+#include "analysis.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "allocation.h"
+#include "jsonutil.h"
+
+#define GiB (1024.0 * 1024.0 * 1024.0)
+
+static const char *jstr_or(const cJSON *o, const char *key)
+{
+	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+
+	return cJSON_IsString(v) && v->valuestring ? v->valuestring : "";
+}
+
+static double num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	if (cJSON_IsNumber(v))
+		return v->valuedouble;
+	/* seconds and byte counts are written raw (jsonutil) */
+	if (cJSON_IsRaw(v) && v->valuestring)
+		return strtod(v->valuestring, NULL);
+	return 0.0;
+}
+
+/* One flag: id, severity, message, then the evidence as name/value pairs
+ * ending with NULL, and the threshold. */
+static cJSON *add_flag(cJSON *flags, const char *id, const char *severity,
+		       const char *tool, const char *threshold_key, double threshold,
+		       const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+static cJSON *add_flag(cJSON *flags, const char *id, const char *severity,
+		       const char *tool, const char *threshold_key, double threshold,
+		       const char *fmt, ...)
+{
+	cJSON *f = cJSON_CreateObject();
+	char msg[512];
+	va_list ap;
+
+	if (!f)
+		return NULL;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	json_add_str(f, "id", id);
+	json_add_str(f, "severity", severity);
+	if (tool)
+		json_add_str(f, "tool", tool);
+	json_add_str(f, "message", msg);
+	cJSON_AddObjectToObject(f, "evidence");
+	if (threshold_key) {
+		cJSON *t = cJSON_AddObjectToObject(f, "thresholds");
+		if (t)
+			cJSON_AddNumberToObject(t, threshold_key, threshold);
+	}
+	cJSON_AddItemToArray(flags, f);
+	return f;
+}
+
+static void evidence(cJSON *f, const char *key, double v)
+{
+	cJSON *e = f ? cJSON_GetObjectItem(f, "evidence") : NULL;
+
+	if (e)
+		cJSON_AddNumberToObject(e, key, v);
+}
+
+uint64_t analysis_round_mem(uint64_t peak_bytes, double headroom)
+{
+	double gib = (double)peak_bytes * headroom / GiB;
+	double r = ceil(gib);
+
+	if (r > 30)
+		r = ceil(gib / 10.0) * 10.0;
+	if (r < 1)
+		r = 1;
+	return (uint64_t)r;
+}
+
+static void fmt_hms(char *buf, size_t len, double secs)
+{
+	unsigned long s = (unsigned long)ceil(secs);
+
+	snprintf(buf, len, "%02lu:%02lu:%02lu", s / 3600, (s / 60) % 60, s % 60);
+}
+
+/* The request for next time, from this run: CPUs from the concurrency
+ * p95 (at least the mean CPU use, rounded up), memory peak x 1.2 rounded,
+ * time wall x 1.2 rounded up to the minute (Slurm). */
+static void add_recommendation(cJSON *root, const struct job *j, double wall_s,
+			       double cpu_s, uint64_t peak, const struct history_task *prev)
+{
+	cJSON *r = cJSON_AddObjectToObject(root, "recommendation"), *sx;
+	int cpus = job_concurrency_pct(j, 95);
+	int mean = wall_s > 0 ? (int)ceil(cpu_s / wall_s - 0.05) : 1;
+	uint64_t mem_gb = analysis_round_mem(peak, TRACER_DEFAULT_MEM_HEADROOM);
+	double t = ceil(wall_s * TRACER_DEFAULT_MEM_HEADROOM / 60.0) * 60.0;
+	char hms[32], buf[256];
+
+	if (!r)
+		return;
+	if (mean > cpus)
+		cpus = mean;
+	/* over the earlier runs of the task name too: the largest of each */
+	for (int i = 0; prev && i < prev->n; i++) {
+		if (prev->runs[i].cpus > cpus)
+			cpus = prev->runs[i].cpus;
+		if (prev->runs[i].peak_bytes > peak)
+			peak = prev->runs[i].peak_bytes;
+		if (prev->runs[i].wall_s > wall_s)
+			wall_s = prev->runs[i].wall_s;
+	}
+	mem_gb = analysis_round_mem(peak, TRACER_DEFAULT_MEM_HEADROOM);
+	t = ceil(wall_s * TRACER_DEFAULT_MEM_HEADROOM / 60.0) * 60.0;
+	if (cpus < 1)
+		cpus = 1;
+	if (t < 60)
+		t = 60;
+	fmt_hms(hms, sizeof(hms), t);
+	cJSON_AddNumberToObject(r, "cpus", cpus);
+	json_add_u64(r, "mem_bytes", mem_gb * (uint64_t)GiB);
+	cJSON_AddNumberToObject(r, "time_s", t);
+	snprintf(buf, sizeof(buf), "this run and %d earlier runs of the task name: "
+		 "largest concurrency p95, peak memory x 1.2, wall x 1.2", prev ? prev->n : 0);
+	json_add_str(r, "basis", buf);
+	cJSON_AddNumberToObject(r, "runs", 1 + (prev ? prev->n : 0));
+	sx = cJSON_AddObjectToObject(r, "syntax");
+	if (!sx)
+		return;
+	snprintf(buf, sizeof(buf), "--cpus-per-task=%d --mem=%lluG --time=%s", cpus,
+		 (unsigned long long)mem_gb, hms);
+	json_add_str(sx, "slurm", buf);
+	snprintf(buf, sizeof(buf), "cpus = %d\nmemory = '%llu GB'", cpus,
+		 (unsigned long long)mem_gb);
+	json_add_str(sx, "nextflow", buf);
+	snprintf(buf, sizeof(buf), "threads: %d\nresources: mem_mb=%llu", cpus,
+		 (unsigned long long)mem_gb * 1024);
+	json_add_str(sx, "snakemake", buf);
+	snprintf(buf, sizeof(buf),
+		 "\"resourceRequirements\": [{\"type\": \"VCPU\", \"value\": \"%d\"}, "
+		 "{\"type\": \"MEMORY\", \"value\": \"%llu\"}]",
+		 cpus, (unsigned long long)mem_gb * 1024);
+	json_add_str(sx, "aws_batch", buf);
+}
+
+/* Cost with the configured prices; no field without a price. */
+static void add_cost(cJSON *root, const struct tracer_config *cfg, double wall_s,
+		     int cpus, double cpu_s, uint64_t mem_alloc, uint64_t peak)
+{
+	double h = wall_s / 3600.0, total = 0, unused = 0;
+	cJSON *c;
+
+	if (cfg->price_cpu_hour <= 0 && cfg->price_gb_hour <= 0 && cfg->price_instance_hour <= 0)
+		return;
+	c = cJSON_AddObjectToObject(root, "cost");
+	if (!c)
+		return;
+	if (cfg->price_instance_hour > 0) {
+		total = h * cfg->price_instance_hour;
+		cJSON_AddNumberToObject(c, "price_instance_hour", cfg->price_instance_hour);
+	} else {
+		if (cfg->price_cpu_hour > 0) {
+			total += h * cpus * cfg->price_cpu_hour;
+			unused += (h * cpus - cpu_s / 3600.0) * cfg->price_cpu_hour;
+			cJSON_AddNumberToObject(c, "price_cpu_hour", cfg->price_cpu_hour);
+		}
+		if (cfg->price_gb_hour > 0 && mem_alloc) {
+			total += h * ((double)mem_alloc / GiB) * cfg->price_gb_hour;
+			if (mem_alloc > peak)
+				unused += h * ((double)(mem_alloc - peak) / GiB) * cfg->price_gb_hour;
+			cJSON_AddNumberToObject(c, "price_gb_hour", cfg->price_gb_hour);
+		}
+	}
+	cJSON_AddNumberToObject(c, "total", total);
+	if (cfg->price_instance_hour <= 0)
+		cJSON_AddNumberToObject(c, "unused", unused > 0 ? unused : 0);
+}
+
+static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_config *cfg)
+{
+	const cJSON *t;
+
+	cJSON_ArrayForEach(t, tools) {
+		const char *name = jstr_or(t, "tool");
+		double cpu = num(t, "cpu_s"), wall = num(t, "wall_s") * num(t, "processes");
+		double delay = num(t, "run_delay_s"), io = num(t, "read_bytes") + num(t, "write_bytes");
+		cJSON *f;
+
+		if (wall <= 0 || num(t, "processes") != 1)
+			continue; /* per-process shares need one process's wall */
+		if (cpu + delay > 0 && delay / (cpu + delay) >= cfg->flag_contended_share) {
+			f = add_flag(flags, "contended", "warning", name, "flag_contended_share",
+				     cfg->flag_contended_share,
+				     "%s waited for a CPU %.0f%% of the time it wanted one", name,
+				     100 * delay / (cpu + delay));
+			evidence(f, "run_delay_s", delay);
+			evidence(f, "cpu_s", cpu);
+		}
+		if (cpu / wall >= cfg->flag_cpu_bound_share) {
+			f = add_flag(flags, "cpu_bound", "info", name, "flag_cpu_bound_share",
+				     cfg->flag_cpu_bound_share, "%s kept a CPU busy %.0f%% of its run",
+				     name, 100 * cpu / wall);
+			evidence(f, "cpu_s", cpu);
+			evidence(f, "wall_s", wall);
+		} else if ((wall - cpu) / wall >= cfg->flag_io_bound_share &&
+			   wall - cpu - delay >= 0.1 * wall && io > 0) {
+			/* off the CPU most of its run, a real part of it blocked
+			 * (not waiting for a CPU), with storage I/O */
+			f = add_flag(flags, "io_bound", "info", name, "flag_io_bound_share",
+				     cfg->flag_io_bound_share,
+				     "%s was off the CPU %.0f%% of its run (blocked %.0f%%), doing storage I/O",
+				     name, 100 * (wall - cpu) / wall, 100 * (wall - cpu - delay) / wall);
+			evidence(f, "off_cpu_s", wall - cpu);
+			evidence(f, "blocked_s", wall - cpu - delay);
+			evidence(f, "storage_bytes", io);
+		}
+	}
+}
+
+void analysis_add(cJSON *root, const struct job *j, const struct host_info *host,
+		  const struct tracer_config *cfg, const struct history_task *prev)
+{
+	const cJSON *mem = cJSON_GetObjectItem(root, "memory");
+	const cJSON *tot = cJSON_GetObjectItem(root, "totals");
+	const char *state = jstr_or(root, "state");
+	double wall = num(root, "wall_s"), cpu = num(tot, "cpu_s"), delay = num(tot, "run_delay_s");
+	uint64_t peak = (uint64_t)num(mem, "peak_bytes"), alloc_mem = j->id.alloc.mem_bytes;
+	int cpus = j->id.alloc.cpus > 0 ? j->id.alloc.cpus : host->cpus;
+	cJSON *use = allocation_use_json(j, host, cfg->flag_cpu_idle_share);
+	cJSON *flags = cJSON_AddArrayToObject(root, "flags"), *f;
+	const cJSON *oom = cJSON_GetObjectItem(root, "oom");
+
+	if (use)
+		cJSON_AddItemToObject(root, "allocation_use", use);
+	if (!flags)
+		return;
+	if (oom || j->oom_kills) {
+		const cJSON *v = cJSON_GetObjectItem(oom, "victim"), *l = cJSON_GetObjectItem(oom, "largest");
+		f = add_flag(flags, "oom_killed", "error", NULL, NULL, 0,
+			     "the OOM killer stopped %s (%s OOM); %s held the most memory",
+			     v ? jstr_or(v, "tool") : "a process", oom ? jstr_or(oom, "kind") : "?",
+			     l ? jstr_or(l, "tool") : "?");
+		evidence(f, "oom_kills", (double)j->oom_kills);
+	}
+	if (!strcmp(state, "FAILED")) {
+		const cJSON *e = cJSON_GetObjectItem(root, "exit");
+		const cJSON *code = cJSON_GetObjectItem(e, "code"), *sig = cJSON_GetObjectItem(e, "signal");
+		if (cJSON_IsNumber(code))
+			f = add_flag(flags, "failed", "error", NULL, NULL, 0,
+				     "the job failed with exit code %d", code->valueint);
+		else
+			f = add_flag(flags, "failed", "error", NULL, NULL, 0,
+				     "the job failed, killed by signal %d",
+				     cJSON_IsNumber(sig) ? sig->valueint : 0);
+	}
+	add_cost(root, cfg, wall, cpus, cpu, alloc_mem, peak);
+	if (wall < cfg->advice_min_runtime_s)
+		return;
+	/* CPU allocation */
+	if (j->id.alloc.cpus >= 2 && wall > 0) {
+		double eff = cpu / (wall * j->id.alloc.cpus);
+		if (eff <= 1.5 / j->id.alloc.cpus && job_concurrency_pct(j, 95) <= 1) {
+			f = add_flag(flags, "serial_in_parallel_allocation", "warning", NULL, NULL, 0,
+				     "CPU efficiency %.0f%% of %d CPUs, about 1/%d: this looks like a single-threaded program",
+				     100 * eff, j->id.alloc.cpus, j->id.alloc.cpus);
+			evidence(f, "cpu_efficiency", eff);
+			evidence(f, "allocated_cpus", j->id.alloc.cpus);
+		}
+	}
+	if (use) {
+		const char *idle = jstr_or(use, "idle_cpus");
+		if (idle[0]) {
+			f = add_flag(flags, "idle_allocation", "warning", NULL, "flag_cpu_idle_share",
+				     cfg->flag_cpu_idle_share,
+				     "CPUs %s of %s (cores %s, NUMA nodes %s) were idle",
+				     idle, jstr_or(use, "allocated_cpus"), jstr_or(use, "idle_cores"),
+				     jstr_or(use, "idle_numa_nodes")[0] ? jstr_or(use, "idle_numa_nodes") : "none whole");
+			evidence(f, "allocated_cpus", cpus);
+		}
+	}
+	if (j->stalled_max_ns >= (uint64_t)cfg->stall_threshold_s * 1000000000ull) {
+		f = add_flag(flags, "stalled", "warning", NULL, "stall_threshold_s",
+			     cfg->stall_threshold_s,
+			     "the job made no CPU or I/O progress for %.0f s while alive",
+			     (double)j->stalled_max_ns / 1e9);
+		evidence(f, "stalled_s", (double)j->stalled_max_ns / 1e9);
+	}
+	if (cpu + delay > 0 && delay / (cpu + delay) >= cfg->flag_contended_share) {
+		f = add_flag(flags, "contended", "warning", NULL, "flag_contended_share",
+			     cfg->flag_contended_share,
+			     "the job's processes waited for a CPU %.0f%% of the time they wanted one",
+			     100 * delay / (cpu + delay));
+		evidence(f, "run_delay_s", delay);
+		evidence(f, "cpu_s", cpu);
+	}
+	tool_flags(flags, cJSON_GetObjectItem(root, "tools"), cfg);
+	if (alloc_mem && peak) {
+		double share = (double)peak / (double)alloc_mem;
+		if (share < cfg->flag_memory_over_share) {
+			f = add_flag(flags, "memory_overallocated", "warning", NULL, "flag_memory_over_share",
+				     cfg->flag_memory_over_share, "peak memory %.0f%% of the %.1f GiB requested",
+				     100 * share, (double)alloc_mem / GiB);
+			evidence(f, "peak_bytes", (double)peak);
+			evidence(f, "allocated_bytes", (double)alloc_mem);
+		} else if (share > cfg->flag_memory_near_share) {
+			f = add_flag(flags, "memory_near_limit", "warning", NULL, "flag_memory_near_share",
+				     cfg->flag_memory_near_share, "peak memory %.0f%% of the %.1f GiB limit",
+				     100 * share, (double)alloc_mem / GiB);
+			evidence(f, "peak_bytes", (double)peak);
+			evidence(f, "allocated_bytes", (double)alloc_mem);
+		}
+	}
+	if (j->id.alloc.time_limit_s && wall < cfg->flag_time_over_share * j->id.alloc.time_limit_s) {
+		f = add_flag(flags, "time_overrequested", "info", NULL, "flag_time_over_share",
+			     cfg->flag_time_over_share, "ran %.0f s of the %llu s requested", wall,
+			     (unsigned long long)j->id.alloc.time_limit_s);
+		evidence(f, "wall_s", wall);
+		evidence(f, "time_limit_s", (double)j->id.alloc.time_limit_s);
+	}
+	if (prev && prev->n >= 3) {
+		double p90 = history_wall_pct(prev, 90);
+		if (p90 > 0 && wall > p90 * cfg->flag_slower_factor) {
+			f = add_flag(flags, "slower_than_usual", "warning", NULL, "flag_slower_factor",
+				     cfg->flag_slower_factor,
+				     "ran %.1f s, %.1fx the p90 (%.1f s) of its %d earlier runs",
+				     wall, wall / p90, p90, prev->n);
+			evidence(f, "wall_s", wall);
+			evidence(f, "earlier_p90_wall_s", p90);
+			evidence(f, "earlier_runs", prev->n);
+		}
+	}
+	add_recommendation(root, j, wall, cpu, peak, prev);
+}

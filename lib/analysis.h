@@ -1,0 +1,27 @@
+/*
+ * analysis.h - answers added to a job's summary: flags with their evidence
+ * and thresholds, a right-sized request in four syntaxes, and the cost of
+ * the job and of its unused allocation when prices are configured.
+ * Thresholds and prices are tracer.conf keys (docs/configuration.md).
+ */
+#ifndef TRACER_ANALYSIS_H
+#define TRACER_ANALYSIS_H
+
+#include <cjson/cJSON.h>
+
+#include "config.h"
+#include "history.h"
+#include "hostinfo.h"
+#include "job.h"
+
+/* Add "allocation_use", "flags", "recommendation" and "cost" (with
+ * prices) to the summary built by summary_build().  prev: the earlier
+ * runs of the job's task name (NULL: none). */
+void analysis_add(cJSON *summary, const struct job *j, const struct host_info *host,
+		  const struct tracer_config *cfg, const struct history_task *prev);
+
+/* Memory to request for a peak: peak x headroom, rounded up to whole GiB,
+ * to 10 GiB steps above 30 GiB (as jobstats does); at least 1 GiB. */
+uint64_t analysis_round_mem(uint64_t peak_bytes, double headroom);
+
+#endif

@@ -1,0 +1,151 @@
+#!/bin/bash
+# run.sh BUILD - the analysis fields of the summary on the real kernel:
+# own peak memory of a tool after its exec, run-queue delay, the job's
+# state word, OOM victim and largest holder, flags.  Needs root.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "${1:-$TOP/build}" && pwd)
+H=$BUILD/tests/helpers
+TMP=$(mktemp -d /tmp/tracer-an.XXXXXX)
+. "$TOP/tests/lib.sh"
+CHECK="$TOP/tests/analysis/check.py"
+CG_DIR=
+
+cleanup() {
+	stop_tracerd
+	[ -n "$CG_DIR" ] && rmdir "$CG_DIR" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+need_root
+for h in spin spawner touchmem tiny; do
+	[ -x "$H/$h" ] || { echo "FAIL: helper $H/$h missing (make all)"; exit 1; }
+done
+PY=$(command -v python3) || { echo "FAIL: python3 is not installed"; exit 1; }
+PY=$("$PY" -c 'import sys; print(sys.executable)')
+for c in taskset setsid; do
+	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed (util-linux)"; exit 1; }
+done
+# a small minimum runtime for advice, frequent samples, a CPU price
+start_tracerd an -o advice_min_runtime_s=1 -o sample_interval_ms=200 -o price_cpu_hour=3.6 -o stall_threshold_s=3 || exit 1
+chk() { check "$1" python3 "$CHECK" "$TRACERD_FILE" "${@:2}"; }
+
+echo "== own peak memory after exec"
+cat >"$TMP/big.py" <<'PY'
+import subprocess
+b = bytearray(300 << 20)
+for i in range(0, len(b), 4096):
+    b[i] = 1
+subprocess.run(["/bin/true"], check=True)
+PY
+trun "$TMP/j.peak" -- "$H/spawner" "$TMP/truth.peak" 1 "$PY" "$TMP/big.py"
+chk "true exec'd from a 300 MiB Python: own peak < 10 MiB, maxrss keeps the parent's" "$TMP/j.peak" own_peak true 10 250
+chk "the 300 MiB step's own peak within 2% of wait4" "$TMP/j.peak" own_peak_truth big.py "$TMP/truth.peak"
+
+echo "== run-queue delay"
+trun "$TMP/j.delay" -- taskset -c 0 /bin/sh -c "for i in 1 2 3 4; do '$H/spin' 1000 & done; wait"
+chk "four burners on one core: run-queue delay >= 50% of their wall" "$TMP/j.delay" run_delay spin 4 0.5
+chk "four burners on one core: contended" "$TMP/j.delay" flag contended
+
+echo "== state word"
+trun "$TMP/j.exit3" -- "$H/tiny" 3
+chk "exit 3: FAILED with exit code 3" "$TMP/j.exit3" state FAILED 3
+trun "$TMP/j.ok" -- "$H/tiny" 0
+chk "exit 0: COMPLETED" "$TMP/j.ok" state COMPLETED 0
+"$BUILD/tracer" -o socket="$TRACERD_SOCK" run --job-file "$TMP/j.term" -- "$H/spin" 60000 &
+rpid=$!
+spin_running() { [ -s "$TMP/j.term" ] && pgrep -P "$rpid" -x spin >/dev/null; }
+if wait_until 10 "tracer run to start spin" spin_running; then
+	kill -TERM "$(pgrep -P "$rpid" -x spin)"
+	wait "$rpid" 2>/dev/null
+	wait_until 20 "the summary of the cancelled job" summary_of_job "$TMP/j.term"
+	chk "SIGTERM from outside: CANCELLED" "$TMP/j.term" state CANCELLED None
+else
+	kill -KILL "$rpid" 2>/dev/null; wait "$rpid" 2>/dev/null
+fi
+
+echo "== cgroup OOM with two tools"
+if [ -d /sys/fs/cgroup/memory ] && [ ! -f /sys/fs/cgroup/cgroup.controllers ]; then
+	CG_DIR=/sys/fs/cgroup/memory/tracer-an-$$
+	mkdir "$CG_DIR" && echo $((128 << 20)) >"$CG_DIR/memory.limit_in_bytes"
+	echo 0 >"$CG_DIR/memory.swappiness" 2>/dev/null
+elif [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+	CG_DIR=/sys/fs/cgroup/tracer-an-$$
+	mkdir "$CG_DIR" && echo $((128 << 20)) >"$CG_DIR/memory.max" && echo 0 >"$CG_DIR/memory.swap.max" 2>/dev/null
+fi
+if [ -n "$CG_DIR" ] && [ -d "$CG_DIR" ]; then
+	cp "$H/touchmem" "$TMP/holder"
+	# holder keeps 80 MiB; touchmem, preferred by the OOM killer
+	# (oom_score_adj 1000), grows until the 128 MiB limit: it is the
+	# victim, holder the largest holder (alive a while after the kill:
+	# tracerd reads the job's RSS when the kill's record arrives)
+	trun "$TMP/j.oom" -- /bin/bash -c ". '$TOP/tests/lib.sh'; echo \$\$ > $CG_DIR/cgroup.procs
+		'$TMP/holder' 80 4000 & h=\$!
+		holding() { [ \$(awk '/VmRSS/ {print \$2}' /proc/\$h/status) -ge 81000 ]; }
+		poll_until 20 holding || { kill \$h; exit 9; }
+		/bin/sh -c 'echo 1000 > /proc/self/oom_score_adj && exec $H/touchmem 512 100'
+		wait \$h; exit 0" 2>/dev/null
+	chk "cgroup OOM: state OUT_OF_MEMORY" "$TMP/j.oom" state OUT_OF_MEMORY
+	chk "cgroup OOM: victim touchmem, largest holder named, kind cgroup" "$TMP/j.oom" oom_detail touchmem holder cgroup
+else
+	fail "OOM test: no memory cgroup controller (v1 /sys/fs/cgroup/memory or v2 memory.max)"
+fi
+
+echo "== a single-threaded burner in a 2-CPU allocation"
+# tracer run's affinity is CPUs 0-1 (the allocation); the burner runs on CPU 1
+trun "$TMP/j.serial" --name serial-burner --cpus 2 -- taskset -c 1 "$H/spin" 3000
+chk "CPU 1 busy > 90%, CPU 0 idle by number" "$TMP/j.serial" busy 1 0.9 0
+chk "idle_allocation raised, naming CPU 0" "$TMP/j.serial" flag idle_allocation present "CPUs 0 "
+chk "serial_in_parallel_allocation raised" "$TMP/j.serial" flag serial_in_parallel_allocation
+chk "recommendation: 1 CPU in Slurm, Nextflow, Snakemake and AWS Batch syntax" "$TMP/j.serial" rec_cpus 1
+chk "cost = wall x 2 CPUs x price_cpu_hour" "$TMP/j.serial" cost 2 3.6
+show_has() { tr_cli show "$(cat "$1")" | grep -q -- "$2"; }
+check "tracer show: the flags" show_has "$TMP/j.serial" "serial_in_parallel_allocation"
+check "tracer show: the request in Slurm syntax" show_has "$TMP/j.serial" "--cpus-per-task=1 "
+check "tracer show: the state word" show_has "$TMP/j.serial" "^State    COMPLETED"
+
+echo "== an fsync loop"
+cat >"$TMP/fsync.py" <<'PY'
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+end = time.monotonic() + 3
+while time.monotonic() < end:
+    os.write(fd, b"x" * 4096)
+    os.fsync(fd)
+os.close(fd)
+PY
+trun "$TMP/j.fsync" --name fsync-loop -- "$PY" "$TMP/fsync.py" "$TMP/fsync.dat"
+chk "fsync loop: io_bound" "$TMP/j.fsync" flag io_bound present fsync.py
+
+echo "== stalled, live"
+tr_cli run --job-file "$TMP/j.stall" --name stall-test -- sleep 12 &
+spid=$!
+stalled_in_status() {
+	tr_cli status --json | python3 -c '
+import json, sys
+uid = open(sys.argv[1]).read().strip()
+st = json.load(sys.stdin)
+sys.exit(0 if any(j["job"] == uid and j.get("stalled") for j in st["jobs"]["open_jobs"]) else 1)' "$TMP/j.stall"
+}
+wait_until 10 "tracer run to register" test -s "$TMP/j.stall" &&
+	check "a sleeping job is stalled in tracer status while it runs (threshold 3 s)" poll_until 10 stalled_in_status
+check "stalled logged at once" poll_until 5 grep -q "stalled: no CPU and no I/O" "$TRACERD_LOG"
+wait "$spid"
+wait_until 10 "the summary of the stalled job" summary_of_job "$TMP/j.stall"
+chk "stalled in its summary" "$TMP/j.stall" flag stalled
+
+echo "== slower than usual, right-sizing over the task name's runs"
+# sleeps: their wall time does not depend on the load of the machine
+for i in 1 2 3 4 5; do
+	trun "$TMP/j.usual$i" --name usual-task -- sleep 1.2
+done
+trun "$TMP/j.usual6" --name usual-task -- sleep 2.4
+for i in 1 2 3 4 5; do
+	chk "run $i of 5 like it: no slower_than_usual" "$TMP/j.usual$i" flag slower_than_usual absent
+done
+chk "the sixth, twice as slow: slower_than_usual" "$TMP/j.usual6" flag slower_than_usual present
+chk "the sixth's recommendation covers the 6 runs" "$TMP/j.usual6" rec_runs 6
+
+check "every summary valid against docs/summary.schema.json" python3 "$TOP/tests/validate_summary.py" --min 15 "$TRACERD_FILE"
+
+finish
