@@ -66,6 +66,12 @@ size_t livestats_sample_rss(struct job *j, const struct host_info *host,
 			b = 0;
 		for (struct job_proc *p = j->live[b]; p; p = p->next) {
 			struct procfs_stat st;
+			/* each process's container once: a docker exec, a container
+			 * started by a job's process (podman run), a sidecar */
+			if (p->container == 0) {
+				p->container = container_note_pid(&j->containers, p->pid) ?: -1;
+				read++;
+			}
 			if (p->flags & PROC_F_REGISTRANT)
 				continue; /* its memory is not the job's */
 			read++;
@@ -95,6 +101,7 @@ size_t livestats_sample_rss(struct job *j, const struct host_info *host,
 	j->running = running > 0;
 	j->stall_moved = j->running || ticks != j->ticks;
 	j->ticks = ticks;
+	container_sample(&j->containers);
 	j->samples++;
 	if (sum > j->mem_peak_bytes)
 		j->mem_peak_bytes = sum;

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "cgroup.h"
+#include "container.h"
 #include "defaults.h"
 #include "identity.h"
 #include "netio.h"
@@ -79,6 +80,7 @@ struct job_proc {
 	uint64_t rss_bytes; /* last sampled RSS (live processes) */
 	uint64_t cpu_sampled_ns; /* CPU at the last sample (live; tick precision) */
 	struct proc_totals totals;
+	int container;      /* 1-based index in job->containers; 0 unread, -1 none */
 	struct job_proc *next; /* hash chain (job.c) */
 };
 
@@ -148,6 +150,7 @@ struct job {
 #define JOB_MAX_GAPS 8
 	int ngaps;
 	uint64_t gap_start_ns[JOB_MAX_GAPS], gap_end_ns[JOB_MAX_GAPS];
+	struct container_set containers; /* [0]: the registrant's, the job's */
 	struct netio_devs blkdevs;  /* block requests of its processes, per device */
 	bool cgroup_io;             /* its cgroup's io.stat / blkio was read */
 	uint64_t cgroup_io_read_bytes, cgroup_io_write_bytes;

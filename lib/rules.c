@@ -36,8 +36,8 @@ struct sub_rule {
 };
 
 struct rules {
-	char **interp, **java;
-	size_t ninterp, njava;
+	char **interp, **java, **multi;
+	size_t ninterp, njava, nmulti;
 	struct sub_rule *subs;
 	size_t nsubs;
 };
@@ -78,7 +78,8 @@ static const char builtin_rules[] =
 	"subcommand podman\n"
 	"subcommand singularity\n"
 	"subcommand apptainer\n"
-	"subcommand aws 2 --profile --region --output --endpoint-url\n";
+	"subcommand aws 2 --profile --region --output --endpoint-url\n"
+	"multicall busybox busybox.* toybox coreutils\n";
 
 void rules_free(struct rules *r)
 {
@@ -88,6 +89,8 @@ void rules_free(struct rules *r)
 		free(r->interp[i]);
 	for (size_t i = 0; i < r->njava; i++)
 		free(r->java[i]);
+	for (size_t i = 0; i < r->nmulti; i++)
+		free(r->multi[i]);
 	for (size_t i = 0; i < r->nsubs; i++) {
 		free(r->subs[i].glob);
 		for (int k = 0; k < r->subs[i].nval; k++)
@@ -95,6 +98,7 @@ void rules_free(struct rules *r)
 	}
 	free(r->interp);
 	free(r->java);
+	free(r->multi);
 	free(r->subs);
 	free(r);
 }
@@ -200,9 +204,15 @@ static int parse_line(struct rules *r, char *line, const char *where,
 				return -1;
 		return 0;
 	}
+	if (strcmp(tok[0], "multicall") == 0) {
+		for (int i = 1; i < ntok; i++)
+			if (add_glob(&r->multi, &r->nmulti, tok[i]) < 0)
+				return -1;
+		return 0;
+	}
 	if (strcmp(tok[0], "subcommand") == 0)
 		return add_sub(r, tok + 1, ntok - 1, where, warn);
-	warnf(warn, "%s: unknown rule \"%.40s\" (interpreter, java, subcommand), skipped",
+	warnf(warn, "%s: unknown rule \"%.40s\" (interpreter, java, subcommand, multicall), skipped",
 	      where, tok[0]);
 	return 0;
 }
@@ -465,10 +475,46 @@ static void resolve_interp(const struct rules *r, const char *iname,
 	add_subcommand(r, out->tool, a, t.next, out->tool, sizeof(out->tool));
 }
 
+/*
+ * A multi-call binary (busybox, toybox, coreutils) is the applet it runs:
+ * argv[0]'s basename ("gzip" through a symlink), or the first argument
+ * when argv[0] names the binary itself ("busybox gzip -9",
+ * "coreutils --coreutils-prog=ls").  The applet becomes argv[0] (a->v
+ * shifted when it came from an argument) and its name is written to
+ * name; false when exe is not a multi-call binary or names no applet.
+ */
+static bool multicall_applet(const struct rules *r, const char *ename,
+			     const char *aname, struct rules_args *a,
+			     char *name, size_t cap)
+{
+	static const char prog_opt[] = "--coreutils-prog=";
+	const char *v;
+
+	if (!match_any(r->multi, r->nmulti, ename))
+		return false;
+	if (aname[0] && !match_any(r->multi, r->nmulti, aname)) {
+		set_str(name, cap, aname);
+		return true;
+	}
+	if (a->n < 2)
+		return false;
+	v = a->v[1];
+	if (strncmp(v, prog_opt, sizeof(prog_opt) - 1) == 0)
+		v += sizeof(prog_opt) - 1;
+	else if (v[0] == '-')
+		return false; /* "busybox --list": the binary itself */
+	exe_name(v, name, cap);
+	if (!is_word(name))
+		return false;
+	a->n--;
+	memmove(a->v, a->v + 1, sizeof(a->v[0]) * a->n);
+	return true;
+}
+
 void rules_resolve(const struct rules *r, const char *exe, const char *argv,
 		   size_t argv_len, struct tool_id *out)
 {
-	char buf[SCAN_BYTES + 1], ename[256], aname[256];
+	char buf[SCAN_BYTES + 1], ename[256], aname[256], applet[256];
 	struct rules_args a;
 	const char *path;
 
@@ -487,6 +533,12 @@ void rules_resolve(const struct rules *r, const char *exe, const char *argv,
 		/* no arguments at all: the executable is the tool */
 		a.n = 1;
 		a.v[0] = "";
+	}
+	if (multicall_applet(r, ename, aname, &a, applet, sizeof(applet))) {
+		/* the applet is the program: rules apply to its name */
+		memcpy(ename, applet, sizeof(ename));
+		memcpy(aname, applet, sizeof(aname));
+		set_str(out->tool, sizeof(out->tool), ename);
 	}
 	/* the executable's own name first, then argv[0] (busybox, wrappers) */
 	if (match_any(r->java, r->njava, ename))

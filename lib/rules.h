@@ -13,6 +13,9 @@
  *       options: the tool's options that take the next argument as their
  *       value, skipped when looking for the subcommand
  *       ("subcommand git 1 -C -c" makes "git -C dir log" "git log").
+ *   multicall <name-glob>...         e.g. "multicall busybox toybox coreutils":
+ *       the tool is the applet (argv[0]'s basename, or the first argument
+ *       for "busybox gzip ..."), then the other rules apply to its name.
  * Tool names are the basename of the executable, script or jar, plus
  * " <subcommand>" when a subcommand rule matches that name (or the jar's
  * name without ".jar").

@@ -10,6 +10,7 @@
 
 #include "jobstate.h"
 #include "jsonutil.h"
+#include "summary_container.h"
 #include "summary_id.h"
 
 /* {code_key: exit code or null, "signal": signal or null} from a wait status */
@@ -257,8 +258,12 @@ static cJSON *tree_json(const struct job *j)
 		return arr;
 	memcpy(v, j->kept, j->nkept * sizeof(*v));
 	qsort(v, j->nkept, sizeof(*v), cmp_proc_start);
-	for (size_t i = 0; i < j->nkept; i++)
-		cJSON_AddItemToArray(arr, proc_json(v[i]));
+	for (size_t i = 0; i < j->nkept; i++) {
+		cJSON *po = proc_json(v[i]);
+
+		summary_proc_container(po, j, v[i]);
+		cJSON_AddItemToArray(arr, po);
+	}
 	free(v);
 	return arr;
 }
@@ -361,6 +366,7 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 	}
 	add_efficiency(root, j, core_ns, basis);
 	cJSON_AddItemToObject(root, "memory", memory_json(j));
+	summary_add_containers(root, j);
 	cJSON *tree = tree_json(j);
 	o = cJSON_AddObjectToObject(root, "processes");
 	if (o) {

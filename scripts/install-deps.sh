@@ -19,7 +19,8 @@ mandoc
 python3-jsonschema prometheus
 clickhouse-server clickhouse-client
 libclang-rt-14-dev
-systemd"
+systemd
+podman runc busybox-static"
 
 case "${1:-build}" in
 build) PKGS=$BUILD_PKGS ;;

@@ -78,5 +78,6 @@ const char *or_dash(const char *s);
 /* "3", "sig 9" or "-" from o's code_key and "signal" */
 const char *exit_text(const cJSON *o, const char *code_key, char *buf, size_t len);
 void cli_print_json(const cJSON *o);
+void print_containers(const cJSON *s);
 
 #endif

@@ -35,6 +35,7 @@ static void print_header(const cJSON *s)
 		printf(" array %s[%.0f]", or_dash(jstr(id, "array_job_id")), jnum(id, "array_index"));
 	printf("  user %s  queue %s\n", or_dash(jstr(id, "user")), or_dash(jstr(id, "queue")));
 	printf("Job      %s\n", or_dash(jstr(s, "job")));
+	print_containers(s);
 	printf("Host     %s: %.0f CPUs (%.0f cores, %.0f socket(s), %.0f NUMA node(s)), %s, %s\n",
 	       or_dash(jstr(host, "hostname")), jnum(host, "cpus"), jnum(host, "cores"),
 	       jnum(host, "sockets"), jnum(host, "numa_nodes"),

@@ -84,6 +84,36 @@ void cli_print_json(const cJSON *o)
 	cJSON_free(s);
 }
 
+/* "Container podman 0123456789ab (image x)", and one line per container
+ * when the job ran in several. */
+static void print_container_line(const char *label, const cJSON *c)
+{
+	char mem[32];
+	const cJSON *cg = cJSON_GetObjectItem(c, "cgroup");
+
+	printf("%-8s %s %s", label, or_dash(jstr(c, "runtime")), or_dash(jstr(c, "short_id")));
+	if (jstr(c, "name"))
+		printf(" name %s", jstr(c, "name"));
+	if (jstr(c, "image"))
+		printf(" image %s", jstr(c, "image"));
+	if (!isnan(jnum(cg, "memory_peak_bytes")))
+		printf(", cgroup peak %s", fmt_bytes((uint64_t)jnum(cg, "memory_peak_bytes"),
+						     mem, sizeof(mem)));
+	printf("\n");
+}
+
+void print_containers(const cJSON *s)
+{
+	const cJSON *c, *all = cJSON_GetObjectItem(s, "containers");
+
+	c = cJSON_GetObjectItem(s, "container");
+	if (!cJSON_IsObject(c))
+		return;
+	print_container_line("Container", c);
+	cJSON_ArrayForEach(c, all)
+		print_container_line("  in", c);
+}
+
 /* NET: network bytes sent + received (TCP, UDP, other; not Unix sockets) */
 const char *fmt_net(const cJSON *o, char *buf, size_t len)
 {

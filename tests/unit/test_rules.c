@@ -248,6 +248,35 @@ static void test_shells(void)
 	      END);
 }
 
+static void test_multicall(void)
+{
+	/* an applet through a symlink: argv[0] names it */
+	check("/bin/busybox", "gzip", "/bin/busybox", "", "gzip", "-9", "f",
+	      END);
+	check("/usr/bin/busybox", "sort", NULL, "", "/bin/sort", "-n", END);
+	/* "busybox APPLET ...": the first argument */
+	check("/bin/busybox", "gzip", "/bin/busybox", "", "busybox", "gzip",
+	      "-c", "f", END);
+	check("/bin/busybox", "seq", NULL, "", "/bin/busybox", "seq", "10",
+	      END);
+	check("/bin/toybox", "sort", "/bin/toybox", "", "toybox", "sort", END);
+	check("/usr/bin/coreutils", "ls", NULL, "", "coreutils",
+	      "--coreutils-prog=ls", "-l", END);
+	check("/usr/bin/coreutils", "cat", NULL, "", "cat", "x", END);
+	/* the other rules apply to the applet */
+	check("/bin/busybox", "run.sh", "run.sh", "/bin/busybox", "busybox",
+	      "sh", "run.sh", END);
+	check("/bin/busybox", "sh", "/bin/busybox", "", "busybox", "sh", "-c",
+	      "x", END);
+	/* no applet named: the binary itself */
+	check("/bin/busybox", "busybox", NULL, "", "busybox", END);
+	check("/bin/busybox", "busybox", NULL, "", "busybox", "--list", END);
+	check("/bin/busybox", "busybox", NULL, "", "busybox", "../x y", END);
+	/* a plain program named like an applet is untouched */
+	check("/usr/bin/gzip", "gzip", "/usr/bin/gzip", "", "busybox", "x",
+	      END);
+}
+
 static void test_perl_ruby_node(void)
 {
 	check("/usr/bin/perl", "x.pl", "x.pl", "/usr/bin/perl", "perl", "-w",
@@ -383,7 +412,8 @@ static void test_rules_file(void)
 		       "frobnicate x\n"
 		       "subcommand bad 9\n"
 		       "subcommand bad2 1 notanoption\n"
-		       "interpreter\n");
+		       "interpreter\n"
+		       "multicall mybox\n");
 	nwarn = 0;
 	warned[0] = '\0';
 	r = rules_load(p, collect_warn);
@@ -404,6 +434,12 @@ static void test_rules_file(void)
 	/* built-ins still apply */
 	rules_resolve(r, "/bin/bwa", "bwa\0mem\0", 8, &t);
 	CU_ASSERT_STRING_EQUAL(t.tool, "bwa mem");
+	/* a site's own multi-call binary */
+	rules_resolve(r, "/opt/mybox", "mybox\0frob\0-x\0", 14, &t);
+	CU_ASSERT_STRING_EQUAL(t.tool, "frob");
+	CU_ASSERT_STRING_EQUAL(t.path, "/opt/mybox");
+	rules_resolve(r, "/opt/mybox", "frob\0", 5, &t);
+	CU_ASSERT_STRING_EQUAL(t.tool, "frob");
 	rules_free(r);
 
 	/* missing file: built-ins, one warning */
@@ -449,6 +485,8 @@ static void test_shipped_file(void)
 	rules_resolve(r, "/usr/bin/gatk", "gatk\0--java-options\0-Xmx4g\0HaplotypeCaller\0",
 		      43, &t);
 	CU_ASSERT_STRING_EQUAL(t.tool, "gatk HaplotypeCaller");
+	rules_resolve(r, "/bin/busybox", "/bin/gzip\0-c\0", 13, &t);
+	CU_ASSERT_STRING_EQUAL(t.tool, "gzip");
 	rules_free(r);
 }
 
@@ -463,6 +501,7 @@ int main(void)
 		{"java", test_java},
 		{"shells", test_shells},
 		{"perl ruby node", test_perl_ruby_node},
+		{"multi-call binaries", test_multicall},
 		{"hostile argv", test_hostile},
 		{"long script argument", test_long_script_arg},
 		{"no rules", test_default_without_rules},

@@ -1,0 +1,65 @@
+/*
+ * container.h - which container a process runs in, from its cgroup path
+ * alone (never the container's environment or configuration): the
+ * runtime and container id that docker, podman, containerd/CRI, CRI-O
+ * and ECS write into the cgroup names they create, and that container
+ * cgroup's own counters.
+ *
+ * Recognised paths (any of the v2, memory, cpuacct or blkio hierarchies):
+ *   docker-<id>.scope, /docker/<id>           docker
+ *   libpod-<id>.scope, /libpod_parent/libpod-<id>, machine.slice/libpod-<id>
+ *                                             podman (systemd or cgroupfs)
+ *   cri-containerd-<id>.scope, kubepods*\/<id> containerd (CRI)
+ *   crio-<id>.scope                           cri-o
+ *   /ecs/<task>/<id>                          ecs (AWS Batch, ECS)
+ * where <id> is 64 hex digits.  conmon's own libpod-conmon-<id> cgroup is
+ * not the container.
+ */
+#ifndef TRACER_CONTAINER_H
+#define TRACER_CONTAINER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "cgroup.h"
+
+#define CONTAINER_ID_LEN 64
+#define CONTAINER_SHORT_ID 12
+#define CONTAINER_MAX 8 /* containers listed per job; more are counted */
+
+struct container_info {
+	char runtime[16];               /* "docker", "podman", "containerd", ... */
+	char id[CONTAINER_ID_LEN + 1];  /* full id, lower-case hex */
+	char name[128];                 /* "" when unknown */
+	char image[256];                /* "" when unknown */
+	char cgroup[512];               /* the cgroup path it was found in */
+	struct cgroup_ref ref;          /* its cgroup directories (counters) */
+	bool have_stats;
+	struct cgroup_stats stats;      /* latest reading (memory: the peak) */
+	bool tag_tried;                 /* tracerd: its v2 cgroup tagged once */
+	uint64_t tagged_cgroup_id;      /* tracerd: v2 cgroup tagged for the job, or 0 */
+};
+
+struct container_set {
+	size_t n;
+	uint64_t not_listed;            /* containers beyond CONTAINER_MAX */
+	struct container_info c[CONTAINER_MAX];
+};
+
+/* Runtime and id from one cgroup path.  0 when it is a container's, -1 not. */
+int container_parse_cgroup(const char *path, struct container_info *out);
+
+/* The container pid runs in (by /proc/PID/cgroup).  0 found, -1 not. */
+int container_of_pid(pid_t pid, struct container_info *out);
+
+/*
+ * Note the container of pid in s.  Returns its 1-based index in s (0:
+ * not in a container, or not listed).  Reads /proc/PID/cgroup once.
+ */
+int container_note_pid(struct container_set *s, pid_t pid);
+
+/* Read the counters of every listed container's cgroup (memory: peak kept). */
+void container_sample(struct container_set *s);
+
+#endif

@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""check.py - assertions on the summaries of the containers suite.
+
+usage: check.py SUMMARY_FILE JOB_ID CHECK [ARGS...]
+JOB_ID is a job uid, or @FILE to read it from FILE (tracer run
+--job-file).  Exit 0 when the check holds, 1 with the reason.
+"""
+import json
+import os
+import sys
+import time
+
+
+def find(path, uid):
+    found = None
+    if not os.path.exists(path):
+        return None
+    with open(path, "rb") as f:
+        for raw in f:
+            s = json.loads(raw.decode("utf-8"))
+            if s.get("job") == uid:
+                found = s
+    return found
+
+
+def load(path, ref):
+    uid = ref
+    if ref.startswith("@"):
+        with open(ref[1:]) as f:
+            uid = f.read().strip()
+    if not uid:
+        sys.exit(f"{ref} names no job")
+    deadline = time.monotonic() + 20
+    found = find(path, uid)
+    while found is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+        found = find(path, uid)
+    if found is None:
+        sys.exit(f"no summary for job {uid!r} in {path}")
+    return found
+
+
+def tools(s):
+    return [t["tool"] for t in s.get("tools", [])]
+
+
+def procs(s):
+    return s.get("process_tree", [])
+
+
+def main():
+    path, ref, what, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
+    s = load(path, ref)
+    if what == "tool":
+        # tool NAME PATH: a tool of that name whose executable is PATH
+        name, exe = args
+        for t in s.get("tools", []):
+            if t["tool"] == name:
+                if t.get("path") != exe:
+                    sys.exit(f"tool {name}: path {t.get('path')!r}, want {exe!r}")
+                return
+        sys.exit(f"no tool {name!r}; tools: {tools(s)}")
+    if what == "no-tool":
+        if args[0] in tools(s):
+            sys.exit(f"tool {args[0]!r} is in the job: {tools(s)}")
+        return
+    if what == "container":
+        # container RUNTIME ID_PREFIX [IMAGE]
+        c = s.get("container")
+        if not c:
+            sys.exit(f"no container object; keys: {sorted(s)}")
+        if c.get("runtime") != args[0]:
+            sys.exit(f"container runtime {c.get('runtime')!r}, want {args[0]!r}: {c}")
+        if not c.get("id", "").startswith(args[1]):
+            sys.exit(f"container id {c.get('id')!r}, want {args[1]!r}: {c}")
+        if len(args) > 2 and c.get("image") != args[2]:
+            sys.exit(f"container image {c.get('image')!r}, want {args[2]!r}: {c}")
+        return
+    if what == "container-counters":
+        cg = (s.get("container") or {}).get("cgroup", {})
+        if not cg.get("memory_peak_bytes") or "cpu_s" not in cg:
+            sys.exit(f"container cgroup without counters: {cg}")
+        return
+    if what == "exit":
+        ex = s.get("exit", {})
+        if str(ex.get("code")) != args[0]:
+            sys.exit(f"job exit {ex}, want code {args[0]}")
+        return
+    if what == "identity":
+        # identity KEY VALUE (a field of the job's identity, as the summary names it)
+        blob = json.dumps(s)
+        if f'"{args[0]}": "{args[1]}"' not in blob and f'"{args[0]}": {args[1]}' not in blob:
+            sys.exit(f"{args[0]}={args[1]} not in the summary: {blob[:2000]}")
+        return
+    sys.exit(f"unknown check {what}")
+
+
+if __name__ == "__main__":
+    main()

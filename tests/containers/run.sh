@@ -1,0 +1,145 @@
+#!/bin/bash
+# run.sh BUILD - containers and multi-call binaries on the real kernel:
+# busybox applets named as the tool the user ran, and (with podman) the
+# container entity of a job.  Needs root.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "${1:-$TOP/build}" && pwd)
+TMP=$(mktemp -d /tmp/tracer-ct.XXXXXX)
+. "$TOP/tests/lib.sh"
+CHECK="$TOP/tests/containers/check.py"
+
+PODMAN=
+STARTED=() # containers this suite started: removed by name, even on failure
+cleanup() {
+	for c in "${STARTED[@]}"; do
+		$PODMAN rm -f -t 0 "$c" >/dev/null 2>&1
+	done
+	stop_tracerd
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+need_root
+for b in tracerd tracer tracer-wrap; do
+	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
+done
+BUSYBOX=$(readlink -f /bin/busybox)
+[ -x "$BUSYBOX" ] && "$BUSYBOX" --list | grep -qx gzip ||
+	{ echo "FAIL: $BUSYBOX with a gzip applet is missing (Debian package busybox-static)"; exit 1; }
+start_tracerd ct || exit 1
+chk() { check "$1" python3 "$CHECK" "$TRACERD_FILE" "${@:2}"; }
+
+echo "== busybox applets on the host"
+mkdir "$TMP/bin"
+ln -s "$BUSYBOX" "$TMP/bin/gzip"
+head -c 100000 /dev/urandom >"$TMP/data"
+trun "$TMP/j.bb" -- /bin/sh -c "'$TMP/bin/gzip' -c '$TMP/data' >'$TMP/data.gz' && '$BUSYBOX' seq 3 >/dev/null"
+chk "busybox exec'd through a symlink named gzip is tool gzip" "@$TMP/j.bb" tool gzip "$BUSYBOX"
+chk "busybox seq is tool seq" "@$TMP/j.bb" tool seq "$BUSYBOX"
+chk "no tool is named busybox" "@$TMP/j.bb" no-tool busybox
+
+echo "== podman: a local image, no registry"
+# On this machine's hybrid cgroups (v1 controllers, v2 without) podman
+# needs the runc runtime with the cgroupfs manager, and a containers.conf
+# with default_ulimits = [] (the default ulimits cannot be set in this
+# sandbox).  Storage, run root and configuration are private to the test.
+for c in podman runc; do
+	command -v "$c" >/dev/null || { fail "$c is not installed (Debian packages podman, runc)"; finish; exit 1; }
+done
+printf '[containers]\ndefault_ulimits = []\n' >"$TMP/containers.conf"
+export CONTAINERS_CONF=$TMP/containers.conf
+PODMAN="podman --root $TMP/storage --runroot $TMP/runroot --storage-driver vfs --runtime runc --cgroup-manager cgroupfs"
+IMG=localhost/tracer-ct-test:$$
+# the image: busybox with applet links, tracer-wrap and the libraries it links
+R=$TMP/rootfs
+mkdir -p "$R/bin" "$R/run/tracer" "$R/tmp" "$R/proc" "$R/sys" "$R/dev" "$R/etc"
+cp "$BUSYBOX" "$R/bin/busybox"
+for a in sh gzip seq md5sum sleep cat; do ln -s busybox "$R/bin/$a"; done
+cp "$BUILD/tracer-wrap" "$R/bin/tracer-wrap"
+for lib in $(ldd "$BUILD/tracer-wrap" | awk '/=>/ { print $3 } /^\t\// { print $1 }'); do
+	mkdir -p "$R$(dirname "$lib")" && cp -L "$lib" "$R$lib"
+done
+tar -C "$R" -cf "$TMP/image.tar" .
+if ! out=$($PODMAN import "$TMP/image.tar" "$IMG" 2>&1); then
+	fail "podman import of a directory tarball: $out"
+	finish; exit 1
+fi
+pass "image built locally with podman import"
+
+# an untagged container running beside the tagged ones: its md5sum loop
+# must appear in no job
+STARTED+=(tracer-ct-untagged-$$)
+if ! out=$($PODMAN run -d --name "tracer-ct-untagged-$$" "$IMG" /bin/sh -c 'while :; do /bin/md5sum /bin/busybox >/dev/null; /bin/sleep 0.2; done' 2>&1); then
+	fail "podman run of the untagged container: $out"
+	finish; exit 1
+fi
+UNTAGGED_ID=$out
+
+echo "== tracer-wrap as the container's entrypoint, tracerd on the host"
+STARTED+=(tracer-ct-wrap-$$)
+$PODMAN run --name "tracer-ct-wrap-$$" --cidfile "$TMP/wrap.cid" \
+	-v "$TMP:/run/tracer:ro" \
+	-e AWS_BATCH_JOB_ID=ct-batch-$$ -e AWS_BATCH_JQ_NAME=ct-queue -e AWS_BATCH_JOB_ATTEMPT=2 \
+	-e AWS_EC2_METADATA_DISABLED=true \
+	"$IMG" /bin/tracer-wrap -v --socket /run/tracer/ct.sock -- \
+	/bin/sh -c '/bin/gzip -c /bin/busybox >/dev/null && exit 5' >"$TMP/wrap.out" 2>&1
+rc=$?
+check "exit code 5 of the command passed through podman" test "$rc" = 5
+JOB=$(sed -n 's/.*registered with tracerd as job \([^ ]*\).*/\1/p' "$TMP/wrap.out" | head -1)
+if [ -z "$JOB" ]; then
+	fail "tracer-wrap in the container registered with tracerd; its output:"
+	sed 's/^/    /' "$TMP/wrap.out"
+else
+	CID=$(cat "$TMP/wrap.cid")
+	chk "identity from AWS_BATCH_* given with -e" "$JOB" identity job_id "ct-batch-$$"
+	chk "queue from AWS_BATCH_JQ_NAME" "$JOB" identity queue ct-queue
+	chk "container id and runtime in the summary" "$JOB" container podman "$CID"
+	chk "the container cgroup's counters beside the processes' totals" "$JOB" container-counters
+	chk "busybox gzip exec'd by path is tool gzip" "$JOB" tool gzip /bin/busybox
+	chk "the job's exit code is 5" "$JOB" exit 5
+	chk "the untagged container's md5sum is not in the job" "$JOB" no-tool md5sum
+	show_names_container() {
+		local out
+		out=$(tr_cli show "$JOB") || return 1
+		grep -q "^Container podman ${CID:0:12}" <<<"$out" || { echo "$out"; return 1; }
+	}
+	check "tracer show names the container in the header (runtime, short id)" show_names_container
+fi
+
+echo "== tracer run -- podman run: a container started by a tagged process"
+# The container waits for the test's go (a file in a mounted directory,
+# at most 60 s) so that a podman exec from outside the job can enter it
+# once tracerd has tagged the container's cgroup.
+STARTED+=(tracer-ct-run-$$)
+mkdir "$TMP/flag"
+trun "$TMP/j.podman" -- $PODMAN run --name "tracer-ct-run-$$" --cidfile "$TMP/run.cid" \
+	-v "$TMP/flag:/flag" "$IMG" /bin/sh -c '/bin/gzip -c /bin/busybox >/dev/null; /bin/seq 2 >/dev/null
+	i=0; while [ ! -e /flag/go ] && [ $i -lt 600 ]; do /bin/sleep 0.1; i=$((i + 1)); done' &
+TRUN_PID=$!
+container_joined() {
+	[ -s "$TMP/run.cid" ] && grep -q "container podman $(head -c 12 "$TMP/run.cid") .* joins the job" "$TRACERD_LOG"
+}
+if wait_until 60 "tracerd to tag the container's cgroup for the job" container_joined; then
+	pass "the container started by a tagged podman run joins the job (its v2 cgroup tagged)"
+	# from outside the job: not a descendant of tracer run
+	$PODMAN exec "tracer-ct-run-$$" /bin/cat /bin/busybox >/dev/null 2>"$TMP/exec.err" ||
+		fail "podman exec into the tagged container: $(cat "$TMP/exec.err")"
+fi
+touch "$TMP/flag/go"
+wait "$TRUN_PID"
+if [ -s "$TMP/run.cid" ]; then
+	chk "the container's gzip is in the job" "@$TMP/j.podman" tool gzip /bin/busybox
+	chk "the container is named: podman and its id" "@$TMP/j.podman" container podman "$(cat "$TMP/run.cid")"
+	chk "a podman exec into the container from outside the job is in the job" "@$TMP/j.podman" tool cat /bin/busybox
+	chk "the untagged container's md5sum is not in the job" "@$TMP/j.podman" no-tool md5sum
+else
+	fail "tracer run -- podman run did not start the container"
+fi
+no_untagged_anywhere() {
+	! grep -q "$UNTAGGED_ID" "$TRACERD_FILE" || { echo "untagged container $UNTAGGED_ID in a summary"; return 1; }
+}
+check "the untagged container is in no summary" no_untagged_anywhere
+validate_summaries "every summary of this suite is valid against docs/summary.schema.json" \
+	--min 3 "$TRACERD_FILE"
+
+finish
