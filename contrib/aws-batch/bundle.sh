@@ -18,7 +18,9 @@ libs() { ldd "$1" | awk '/=> \//{print $3} /^\t\/.*ld-linux/{print $1}'; }
 {
 	libs "$src"
 	# dlopen'ed on demand: libcurl and what it pulls in
-	curl=$(ldconfig -p | awk '/libcurl\.so\.4 /{print $NF; exit}')
+	# awk reads to the end: leaving early would kill ldconfig with
+	# SIGPIPE, which pipefail turns into a failure
+	curl=$(ldconfig -p | awk '/libcurl\.so\.4 / && !found {print $NF; found = 1}')
 	if [ -n "$curl" ]; then echo "$curl"; libs "$curl"; fi
 } | sort -u | while read -r lib; do
 	cp -L "$lib" "$out/lib/"
