@@ -253,6 +253,10 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 
 		reply = why ? proto_error_reply(why)
 			    : jobs_register(&d->jobs, &req->identity, req->stays, peer);
+		/* journaled before the reply: a crash right after a
+		 * registration must not forget the job (one small file
+		 * rewritten by rename, no fsync) */
+		journal_tick(&d->jobs);
 		break;
 	}
 	case PROTO_OP_TASK_EXIT:
