@@ -24,6 +24,8 @@ cleanup() {
 		wait "$p" 2>/dev/null
 	done
 	stop_tracerd
+	# the strace case's tracerd keeps its programs pinned for a restart
+	rm -rf "/sys/fs/bpf/tracer-hard-$$"
 	for u in "${MADE_USERS[@]}"; do userdel "$u" 2>/dev/null; done
 	[ -n "$MADE_GROUP" ] && groupdel "$MADE_GROUP" 2>/dev/null
 	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"

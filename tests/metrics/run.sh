@@ -26,6 +26,8 @@ cleanup() {
 		wait "$PROM_PID" 2>/dev/null
 	fi
 	stop_tracerd
+	# the second tracerd (port in use) exits after pinning its programs
+	rm -rf "/sys/fs/bpf/tracer-test-m2-$$"
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
