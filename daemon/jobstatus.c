@@ -1,0 +1,64 @@
+/*
+ * jobstatus.c - the jobs part of `tracer status`: tracerd's job counters,
+ * the open jobs (at most STATUS_MAX_JOBS, the newest) and the recently
+ * closed ones.  Kept apart from jobs.c, which opens and closes jobs.
+ */
+#include "jobs.h"
+
+#include "clock.h"
+#include "identity.h"
+#include "jsonutil.h"
+
+/* Open jobs listed in a status reply (the newest). */
+#define STATUS_MAX_JOBS 50
+
+cJSON *jobs_status_json(const struct jobs *js)
+{
+	cJSON *o = cJSON_CreateObject(), *arr;
+
+	if (!o)
+		return NULL;
+	json_add_u64(o, "open", js->nopen);
+	json_add_u64(o, "registered", js->stats.registered);
+	json_add_u64(o, "joined", js->stats.joined);
+	json_add_u64(o, "closed", js->stats.closed);
+	json_add_u64(o, "closed_by_end", js->stats.closed_by_end);
+	json_add_u64(o, "closed_empty", js->stats.closed_empty);
+	json_add_u64(o, "tag_failures", js->stats.tag_failures);
+	json_add_u64(o, "late_events", js->stats.late_events);
+	json_add_u64(o, "unknown_procs", js->stats.unknown_procs);
+	json_add_u64(o, "bad_records", js->stats.bad_records);
+	json_add_u64(o, "exit_records_lost", js->stats.exits_lost);
+	json_add_u64(o, "closing", js->nclosing);
+	arr = cJSON_AddArrayToObject(o, "open_jobs");
+	size_t first = js->nopen > STATUS_MAX_JOBS ? js->nopen - STATUS_MAX_JOBS : 0;
+	json_add_u64(o, "open_jobs_omitted", first);
+	for (size_t i = first; arr && i < js->nopen; i++) {
+		cJSON *e = cJSON_CreateObject();
+		const struct job *j = js->open[i]->job;
+		if (!e)
+			break;
+		uint64_t rss = 0;
+		JOB_FOREACH_LIVE(j, p)
+			rss += p->rss_bytes;
+		json_add_str(e, "job", j->uid);
+		cJSON_AddItemToObject(e, "identity", identity_to_json(&j->id));
+		json_add_time(e, "start", j->start_ns);
+		uint64_t now = clock_real_ns();
+		json_add_secs(e, "wall_s", now > j->start_ns ? now - j->start_ns : 0);
+		json_add_u64(e, "live", j->nlive);
+		json_add_u64(e, "processes", j->procs_total);
+		/* finished processes only: live ones report at their exit */
+		json_add_secs(e, "cpu_s_exited", j->totals.cpu_ns);
+		json_add_u64(e, "rss_bytes", rss);
+		json_add_u64(e, "mem_peak_bytes", j->mem_peak_bytes);
+		cJSON_AddBoolToObject(e, "stalled", j->stalled);
+		cJSON_AddItemToArray(arr, e);
+	}
+	arr = cJSON_AddArrayToObject(o, "recent");
+	unsigned n = js->nrecent < RECENT_JOBS ? js->nrecent : RECENT_JOBS;
+	for (unsigned i = 0; arr && i < n; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateString(
+			js->recent[(js->nrecent - 1 - i) % RECENT_JOBS]));
+	return o;
+}
