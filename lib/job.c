@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "netpeers.h"
 #include "redact.h"
 #include "rules.h"
 
@@ -72,6 +73,7 @@ void job_free(struct job *j)
 		free(j->kept);
 	}
 	free(j->cpu_busy);
+	netpeers_free(j->peers);
 	for (struct tool_agg *t = j->tools, *next; t; t = next) {
 		next = t->next;
 		free(t->tool);
