@@ -151,6 +151,8 @@ check "job: 7 distinct remote endpoints (3 listeners + 4 client ports)" test \
 	"$(field "$TMP/fan.run" "s['totals']['net']['tcp_remote_endpoints']")" = 7
 check "per process: the fan-out process counts 3" test \
 	"$(field "$TMP/fan.run" "[p['net']['tcp_remote_endpoints'] for p in s['process_tree'] if p['tool'] == 'fanout']")" = "[3]"
+check "tracer show prints the job's 7 TCP remote endpoints" sh -c \
+	"$BUILD/tracer -o socket=$TRACERD_SOCK -o file=$TRACERD_FILE show $(cat "$TMP/fan.run") | grep -q 'TCP remote endpoints 7$'"
 
 echo "== network_bound: a receiver of a throttled sender; a CPU burner"
 # the sender pauses 60 ms after each MiB: 64 MiB take about 4 s, during
