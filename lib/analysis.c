@@ -210,7 +210,7 @@ static cJSON *network_flag(cJSON *flags, const char *tool, double wall, double c
 	cJSON *f = add_flag(flags, "network_bound", "info", tool, "flag_network_bound_share",
 			    cfg->flag_network_bound_share,
 			    "%s was off the CPU %.0f%% of its %.1f s (%.1f s, of which %.1f s blocked, "
-			    "%.1f s waiting for a CPU) while moving %.1f MiB over the network "
+			    "%.1f s waiting for a CPU) while sending and receiving %.1f MiB on network sockets "
 			    "(%.2f MiB/s over the wall) and %.1f MiB to or from storage",
 			    tool ? tool : "the job", 100 * (wall - cpu) / wall,
 			    wall, wall - cpu, wall - cpu - delay, delay, netb / 1048576.0,
