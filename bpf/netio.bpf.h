@@ -34,7 +34,8 @@
  * those threads and is nobody's.  The request is remembered in
  * `blk_reqs` (bounded LRU) and its end, in interrupt context, sends one
  * record with bytes and latency to tracerd, which keeps them per process
- * and per device.  A host request pays one lookup at each of
+ * and per device: at the completion of its last bytes (block_rq_complete,
+ * before the issuer is woken), else at block_io_done.  A host request pays one lookup at each of
  * block_rq_complete and block_io_done.
  */
 #ifndef TRACER_NETIO_BPF_H
@@ -306,17 +307,6 @@ static __always_inline int handle_blk_start(struct request *rq)
 	return 0;
 }
 
-/* may run several times for one request (partial completions) */
-static __always_inline int handle_blk_complete(struct request *rq, unsigned int nr_bytes)
-{
-	__u64 key = (__u64)(unsigned long)rq;
-	struct blk_req *r = bpf_map_lookup_elem(&blk_reqs, &key);
-
-	if (r)
-		tracer_atomic_add(&r->bytes, nr_bytes);
-	return 0;
-}
-
 static __always_inline int handle_blk_done(struct request *rq)
 {
 	__u64 key = (__u64)(unsigned long)rq;
@@ -339,6 +329,26 @@ static __always_inline int handle_blk_done(struct request *rq)
 	bpf_map_delete_elem(&blk_reqs, &key);
 	bpf_ringbuf_submit(e, wakeup_flag());
 	count(TRACER_CNT_EVENTS);
+	return 0;
+}
+
+/*
+ * May run several times for one request (partial completions).  The call
+ * that completes the last bytes sends the record at once: the bios end
+ * right after this tracepoint and wake the issuer, which may then exit
+ * on another CPU; a record sent later (block_io_done) could follow its
+ * exit record, and its job's end.
+ */
+static __always_inline int handle_blk_complete(struct request *rq, unsigned int nr_bytes)
+{
+	__u64 key = (__u64)(unsigned long)rq;
+	struct blk_req *r = bpf_map_lookup_elem(&blk_reqs, &key);
+
+	if (!r)
+		return 0;
+	tracer_atomic_add(&r->bytes, nr_bytes);
+	if (nr_bytes >= BPF_CORE_READ(rq, __data_len))
+		return handle_blk_done(rq);
 	return 0;
 }
 
