@@ -12,8 +12,28 @@
 #include <sys/stat.h>
 
 #include "bpf_loader.h"
+#include "container_meta.h"
 #include "jobs.h"
 #include "log.h"
+
+/* Name and image, once per container: the registrant's labels (ECS,
+ * through tracer-wrap) or the containers/storage records (podman, CRI-O). */
+static void name_one(struct jobs *js, struct open_job *oj, struct container_info *c)
+{
+	c->meta_tried = true;
+	if (container_meta_labels(&oj->job->id, c) == 0)
+		return;
+	container_meta_storage(js->cfg->container_storage, c);
+}
+
+void jobs_name_containers(struct jobs *js, struct open_job *oj)
+{
+	struct container_set *s = &oj->job->containers;
+
+	for (size_t k = 0; k < s->n; k++)
+		if (!s->c[k].meta_tried)
+			name_one(js, oj, &s->c[k]);
+}
 
 static void tag_one(struct jobs *js, struct open_job *oj, struct container_info *c)
 {
@@ -43,6 +63,7 @@ void jobs_tag_containers(struct jobs *js)
 		/* the host's activity is no container's owner */
 		if (oj == js->host_job || oj->closing)
 			continue;
+		jobs_name_containers(js, oj);
 		for (size_t k = 0; k < s->n; k++)
 			if (!s->c[k].tag_tried)
 				tag_one(js, oj, &s->c[k]);

@@ -33,11 +33,13 @@ struct container_info {
 	char id[CONTAINER_ID_LEN + 1];  /* full id, lower-case hex */
 	char name[128];                 /* "" when unknown */
 	char image[256];                /* "" when unknown */
+	char image_id[CONTAINER_ID_LEN + 1]; /* "" when unknown */
 	char cgroup[512];               /* the cgroup path it was found in */
 	struct cgroup_ref ref;          /* its cgroup directories (counters) */
 	bool have_stats;
 	struct cgroup_stats stats;      /* latest reading (memory: the peak) */
 	bool tag_tried;                 /* tracerd: its v2 cgroup tagged once */
+	bool meta_tried;                /* name and image looked up once */
 	uint64_t tagged_cgroup_id;      /* tracerd: v2 cgroup tagged for the job, or 0 */
 };
 

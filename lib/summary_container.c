@@ -23,6 +23,8 @@ static cJSON *container_json(const struct container_info *c)
 		json_add_str(o, "name", c->name);
 	if (c->image[0])
 		json_add_str(o, "image", c->image);
+	if (c->image_id[0])
+		json_add_str(o, "image_id", c->image_id);
 	cg = cJSON_AddObjectToObject(o, "cgroup");
 	if (!cg)
 		return o;

@@ -76,6 +76,13 @@ def main():
         if len(args) > 2 and c.get("image") != args[2]:
             sys.exit(f"container image {c.get('image')!r}, want {args[2]!r}: {c}")
         return
+    if what == "container-named":
+        # container-named NAME IMAGE: the job's container's name and image
+        c = s.get("container") or {}
+        if c.get("name") != args[0] or c.get("image") != args[1]:
+            sys.exit(f"container name {c.get('name')!r} image {c.get('image')!r}, "
+                     f"want {args[0]!r} {args[1]!r}: {c}")
+        return
     if what == "container-counters":
         cg = (s.get("container") or {}).get("cgroup", {})
         if not cg.get("memory_peak_bytes") or "cpu_s" not in cg:

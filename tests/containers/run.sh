@@ -26,7 +26,8 @@ done
 BUSYBOX=$(readlink -f /bin/busybox)
 [ -x "$BUSYBOX" ] && "$BUSYBOX" --list | grep -qx gzip ||
 	{ echo "FAIL: $BUSYBOX with a gzip applet is missing (Debian package busybox-static)"; exit 1; }
-start_tracerd ct || exit 1
+# container names and images from the test's private podman storage
+start_tracerd ct -o container_storage="$TMP/storage" || exit 1
 chk() { check "$1" python3 "$CHECK" "$TRACERD_FILE" "${@:2}"; }
 
 echo "== busybox applets on the host"
@@ -94,6 +95,8 @@ else
 	chk "identity from AWS_BATCH_* given with -e" "$JOB" identity job_id "ct-batch-$$"
 	chk "queue from AWS_BATCH_JQ_NAME" "$JOB" identity queue ct-queue
 	chk "container id and runtime in the summary" "$JOB" container podman "$CID"
+	chk "container name and image from podman's storage records" "$JOB" \
+		container-named "tracer-ct-wrap-$$" "$IMG"
 	chk "the container cgroup's counters beside the processes' totals" "$JOB" container-counters
 	chk "busybox gzip exec'd by path is tool gzip" "$JOB" tool gzip /bin/busybox
 	chk "the job's exit code is 5" "$JOB" exit 5
@@ -101,9 +104,9 @@ else
 	show_names_container() {
 		local out
 		out=$(tr_cli show "$JOB") || return 1
-		grep -q "^Container podman ${CID:0:12}" <<<"$out" || { echo "$out"; return 1; }
+		grep -q "^Container podman ${CID:0:12} name tracer-ct-wrap-$$ image $IMG" <<<"$out" || { echo "$out"; return 1; }
 	}
-	check "tracer show names the container in the header (runtime, short id)" show_names_container
+	check "tracer show names the container in the header (runtime, short id, name, image)" show_names_container
 fi
 
 echo "== tracer run -- podman run: a container started by a tagged process"
@@ -130,6 +133,8 @@ wait "$TRUN_PID"
 if [ -s "$TMP/run.cid" ]; then
 	chk "the container's gzip is in the job" "@$TMP/j.podman" tool gzip /bin/busybox
 	chk "the container is named: podman and its id" "@$TMP/j.podman" container podman "$(cat "$TMP/run.cid")"
+	chk "the container started by tracer run has its name and image" "@$TMP/j.podman" \
+		container-named "tracer-ct-run-$$" "$IMG"
 	chk "a podman exec into the container from outside the job is in the job" "@$TMP/j.podman" tool cat /bin/busybox
 	chk "the untagged container's md5sum is not in the job" "@$TMP/j.podman" no-tool md5sum
 else
