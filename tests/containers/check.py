@@ -52,11 +52,11 @@ def main():
     path, ref, what, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
     s = load(path, ref)
     if what == "tool":
-        # tool NAME PATH: a tool of that name whose executable is PATH
+        # tool NAME PATH: a tool of that name whose executable is PATH ("-": any)
         name, exe = args
         for t in s.get("tools", []):
             if t["tool"] == name:
-                if t.get("path") != exe:
+                if exe != "-" and t.get("path") != exe:
                     sys.exit(f"tool {name}: path {t.get('path')!r}, want {exe!r}")
                 return
         sys.exit(f"no tool {name!r}; tools: {tools(s)}")
@@ -82,6 +82,19 @@ def main():
         if c.get("name") != args[0] or c.get("image") != args[1]:
             sys.exit(f"container name {c.get('name')!r} image {c.get('image')!r}, "
                      f"want {args[0]!r} {args[1]!r}: {c}")
+        return
+    if what == "pidns":
+        # pidns TOOL yes|no: TOOL's processes do / do not say a pid namespace
+        ps = [p for p in procs(s) if p.get("tool") == args[0]]
+        if not ps:
+            sys.exit(f"no process of tool {args[0]!r}: {tools(s)}")
+        for p in ps:
+            if ("pid_namespace" in p) != (args[1] == "yes"):
+                sys.exit(f"{args[0]} pid {p.get('pid')}: pid_namespace {p.get('pid_namespace')!r}")
+        c = s.get("container") or {}
+        if args[1] == "yes" and c.get("pid_namespace") != ps[0]["pid_namespace"]:
+            sys.exit(f"container pid_namespace {c.get('pid_namespace')!r}, "
+                     f"process {ps[0]['pid_namespace']!r}")
         return
     if what == "container-counters":
         cg = (s.get("container") or {}).get("cgroup", {})

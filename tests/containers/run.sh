@@ -140,6 +140,35 @@ if [ -s "$TMP/run.cid" ]; then
 else
 	fail "tracer run -- podman run did not start the container"
 fi
+# A container shorter than the sampling interval (60 s here, so that no
+# sample can see it): found by the pid namespace of its execs, and its
+# cgroup read when its last process exits, before podman removes it.
+echo "== a 0.2 s container, no sample while it runs"
+SHORT_FILE=$TRACERD_FILE
+stop_tracerd
+start_tracerd ct-short -o container_storage="$TMP/storage" -o sample_interval_ms=60000 || { finish; exit 1; }
+STARTED+=(tracer-ct-short-$$)
+trun "$TMP/j.short" -- $PODMAN run --rm --name "tracer-ct-short-$$" --cidfile "$TMP/short.cid" \
+	"$IMG" /bin/sh -c '/bin/gzip -c /bin/busybox >/dev/null; /bin/sleep 0.2'
+if [ -s "$TMP/short.cid" ]; then
+	chk "the short container is the job's container" "@$TMP/j.short" container podman "$(cat "$TMP/short.cid")"
+	chk "its name and image, though podman removed it (--rm)" "@$TMP/j.short" \
+		container-named "tracer-ct-short-$$" "$IMG"
+	chk "its cgroup's counters, read as its last process exited" "@$TMP/j.short" container-counters
+	chk "its processes say their pid namespace (the container's)" "@$TMP/j.short" pidns gzip yes
+	chk "the podman client on the host says none" "@$TMP/j.short" pidns podman no
+	# podman's network set-up (CNI on Debian 12) runs iptables, a link to
+	# the xtables multi-call binary; runc runs its own copy from a memfd
+	chk "iptables of podman's network set-up is tool iptables" "@$TMP/j.short" \
+		tool iptables "$(readlink -f /usr/sbin/iptables)"
+	chk "no tool is named xtables-nft-multi" "@$TMP/j.short" no-tool xtables-nft-multi
+	chk "runc is tool runc" "@$TMP/j.short" tool runc -
+	chk "runc exec'd from its memfd copy (/proc/self/fd/N) is not a tool named 6" "@$TMP/j.short" no-tool 6
+else
+	fail "tracer run -- podman run --rm did not start the short container"
+fi
+validate_summaries "the short container's summary is valid" --min 1 "$TRACERD_FILE"
+TRACERD_FILE=$SHORT_FILE
 no_untagged_anywhere() {
 	! grep -q "$UNTAGGED_ID" "$TRACERD_FILE" || { echo "untagged container $UNTAGGED_ID in a summary"; return 1; }
 }
