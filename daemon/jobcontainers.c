@@ -7,6 +7,12 @@
  * job starts closing.  Needs the container to have a v2 cgroup (pure v2,
  * or hybrid hosts where the runtime also places it in the v2 tree, as
  * runc does); v1-only containers are followed by descent only.
+ * A cgroup joins only the job that may have it (may_tag: never another
+ * job's, and for a user's job only with that user's processes in it).
+ *
+ * Also here: the containers' names and images (container_meta.c), found
+ * at the exec of a process in another pid namespace than the host's, and
+ * their cgroup read when the job's last process in them exits.
  */
 #include <stdio.h>
 #include <string.h>

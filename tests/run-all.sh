@@ -48,6 +48,7 @@ suite "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
 suite "man pages" ./tests/man/run.sh build
 suite "containers (busybox applets, podman)" ./tests/containers/run.sh build
 suite "container tagging ownership" ./tests/containers/ownership.sh build
+suite "docker containers (private dockerd)" ./tests/containers/docker.sh build
 suite "RPM packaging" ./rpm/build.sh build/rpm
 
 echo

@@ -25,6 +25,13 @@ def find(path, uid):
 
 def load(path, ref):
     uid = ref
+    if ref == "*":
+        # the last summary of the file (a file of one job)
+        with open(path, "rb") as f:
+            lines = f.read().splitlines()
+        if not lines:
+            sys.exit(f"no summary in {path}")
+        return json.loads(lines[-1].decode("utf-8"))
     if ref.startswith("@"):
         with open(ref[1:]) as f:
             uid = f.read().strip()
@@ -95,6 +102,12 @@ def main():
         if args[1] == "yes" and c.get("pid_namespace") != ps[0]["pid_namespace"]:
             sys.exit(f"container pid_namespace {c.get('pid_namespace')!r}, "
                      f"process {ps[0]['pid_namespace']!r}")
+        return
+    if what == "container-unnamed":
+        # no name and no image: the runtime keeps them beside the environment
+        c = s.get("container") or {}
+        if not c or "name" in c or "image" in c or "image_id" in c:
+            sys.exit(f"container named or absent: {c}")
         return
     if what == "container-counters":
         cg = (s.get("container") or {}).get("cgroup", {})

@@ -70,7 +70,7 @@ pass "image built locally with podman import"
 # an untagged container running beside the tagged ones: its md5sum loop
 # must appear in no job
 STARTED+=(tracer-ct-untagged-$$)
-if ! out=$($PODMAN run -d --name "tracer-ct-untagged-$$" "$IMG" /bin/sh -c 'while :; do /bin/md5sum /bin/busybox >/dev/null; /bin/sleep 0.2; done' 2>&1); then
+if ! out=$($PODMAN run -d --network none --name "tracer-ct-untagged-$$" "$IMG" /bin/sh -c 'while :; do /bin/md5sum /bin/busybox >/dev/null; /bin/sleep 0.2; done' 2>&1); then
 	fail "podman run of the untagged container: $out"
 	finish; exit 1
 fi
@@ -78,7 +78,7 @@ UNTAGGED_ID=$out
 
 echo "== tracer-wrap as the container's entrypoint, tracerd on the host"
 STARTED+=(tracer-ct-wrap-$$)
-$PODMAN run --name "tracer-ct-wrap-$$" --cidfile "$TMP/wrap.cid" \
+$PODMAN run --network none --name "tracer-ct-wrap-$$" --cidfile "$TMP/wrap.cid" \
 	-v "$TMP:/run/tracer:ro" \
 	-e AWS_BATCH_JOB_ID=ct-batch-$$ -e AWS_BATCH_JQ_NAME=ct-queue -e AWS_BATCH_JOB_ATTEMPT=2 \
 	-e AWS_EC2_METADATA_DISABLED=true \
@@ -109,13 +109,32 @@ else
 	check "tracer show names the container in the header (runtime, short id, name, image)" show_names_container
 fi
 
+echo "== tracer-wrap standalone in a container (no tracerd): the container object too"
+STARTED+=(tracer-ct-sa-$$)
+mkdir "$TMP/sa"
+$PODMAN run --rm --network none --name "tracer-ct-sa-$$" --cidfile "$TMP/sa.cid" -v "$TMP/sa:/out" \
+	-e AWS_BATCH_JOB_ID=ct-sa-$$ -e AWS_EC2_METADATA_DISABLED=true \
+	"$IMG" /bin/tracer-wrap --standalone -o sinks=file -o file=/out/sa.ndjson -o sample_interval_ms=100 -- \
+	/bin/sh -c '/bin/sleep 1; exit 0' >"$TMP/sa.out" 2>&1
+rc=$?
+if [ "$rc" = 0 ] && [ -s "$TMP/sa/sa.ndjson" ]; then
+	pass "the standalone wrapper wrote its summary"
+	ck() { check "$1" python3 "$CHECK" "$TMP/sa/sa.ndjson" "*" "${@:2}"; }
+	ck "standalone: the container's runtime and id" container podman "$(cat "$TMP/sa.cid")"
+	ck "standalone: the container cgroup's counters" container-counters
+	ck "standalone: busybox sleep is tool sleep" tool sleep /bin/busybox
+else
+	fail "tracer-wrap --standalone in podman: rc $rc, output:"
+	sed 's/^/    /' "$TMP/sa.out"
+fi
+
 echo "== tracer run -- podman run: a container started by a tagged process"
 # The container waits for the test's go (a file in a mounted directory,
 # at most 60 s) so that a podman exec from outside the job can enter it
 # once tracerd has tagged the container's cgroup.
 STARTED+=(tracer-ct-run-$$)
 mkdir "$TMP/flag"
-trun "$TMP/j.podman" -- $PODMAN run --name "tracer-ct-run-$$" --cidfile "$TMP/run.cid" \
+trun "$TMP/j.podman" -- $PODMAN run --network none --name "tracer-ct-run-$$" --cidfile "$TMP/run.cid" \
 	-v "$TMP/flag:/flag" "$IMG" /bin/sh -c '/bin/gzip -c /bin/busybox >/dev/null; /bin/seq 2 >/dev/null
 	i=0; while [ ! -e /flag/go ] && [ $i -lt 600 ]; do /bin/sleep 0.1; i=$((i + 1)); done' &
 TRUN_PID=$!
