@@ -184,7 +184,7 @@ static void charts(FILE *f, const cJSON *summaries, const struct run_sums *r)
 	static double t[BUCKETS], cpu[BUCKETS], mem[BUCKETS], acpu[BUCKETS], amem[BUCKETS], one[BUCKETS];
 	double w = (double)(r->t1 - r->t0) / 1e9 / BUCKETS;
 	const cJSON *s;
-	bool any = false;
+	bool any = false, any_req = false;
 
 	memset(cpu, 0, sizeof(cpu));
 	memset(mem, 0, sizeof(mem));
@@ -208,17 +208,15 @@ static void charts(FILE *f, const cJSON *summaries, const struct run_sums *r)
 		memset(one, 0, sizeof(one));
 		for (; x && y && z; x = x->next, y = y->next, z = z->next) {
 			double t1 = x->valuedouble;
-			/* spread the interval's CPU-seconds over the buckets it covers */
+			/* spread the interval's CPU-seconds over the buckets it
+			 * covers; its memory holds in each of them */
 			for (int b = (int)((off + prev) / w); b < BUCKETS && b >= 0 && b * w < off + t1; b++) {
 				double lo = fmax(b * w, off + prev), hi = fmin((b + 1) * w, off + t1);
 				if (hi > lo)
 					cpu[b] += y->valuedouble * (hi - lo) / w;
+				if (z->valuedouble > one[b])
+					one[b] = z->valuedouble;
 			}
-			int b = (int)((off + t1) / w);
-			if (b >= BUCKETS)
-				b = BUCKETS - 1;
-			if (b >= 0 && z->valuedouble > one[b])
-				one[b] = z->valuedouble;
 			prev = t1;
 			any = true;
 		}
@@ -232,9 +230,11 @@ static void charts(FILE *f, const cJSON *summaries, const struct run_sums *r)
 	svg_chart(f, &(struct chart){.id = "chart-cpu", .title = "CPU cores in use, all tasks",
 		      .limit_label = "CPUs allocated to the tasks running", .t = t, .v = cpu,
 		      .n = BUCKETS, .t_end = BUCKETS * w, .limit_v = acpu, .colour = "#4e79a7"});
+	for (int b = 0; b < BUCKETS; b++)
+		any_req = any_req || amem[b] > 0;
 	svg_chart(f, &(struct chart){.id = "chart-mem", .title = "Memory in use, all tasks",
 		      .limit_label = "memory requested by the tasks running", .t = t, .v = mem,
-		      .n = BUCKETS, .t_end = BUCKETS * w, .limit_v = amem, .bytes = true,
+		      .n = BUCKETS, .t_end = BUCKETS * w, .limit_v = any_req ? amem : NULL, .bytes = true,
 		      .colour = "#59a14f"});
 }
 
