@@ -3,12 +3,13 @@
 
   page.py dom DOMFILE [--title T] [--lane NAME]... [--tool NAME]...
           [--flag ID]... [--text S]... [--absent-id ID]... [--absent-tag TAG]...
-          [--min-bars N] [--charts N] [--snippets N]
+          [--min-bars N] [--charts N] [--snippets N] [--scripts N]
       the DOM chromium dumped (--dump-dom) has these lanes (timeline
       <g data-lane>), tools (<tr data-tool>), notes (<div data-flag>),
       texts (in the page's text, as text), no element with these ids and
       no element of these tags, at least N process bars (<rect data-p>),
-      N charts (<figure id="chart-...">) and N snippets (<pre data-syntax>)
+      N charts (<figure id="chart-...">), N snippets (<pre data-syntax>)
+      and exactly N <script> elements
   page.py png PNGFILE
       the screenshot is not blank: many colours, much non-white
   page.py net NETLOG STDERR PAGE_URL
@@ -32,7 +33,7 @@ class Dom(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.tags, self.ids, self.lanes, self.tools, self.flags = [], set(), set(), set(), set()
         self.bars = self.charts = self.snippets = 0
-        self.text, self.title, self._in_title = [], "", False
+        self.text, self.title, self._in_title, self._title_seen = [], "", False, False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -51,15 +52,16 @@ class Dom(HTMLParser):
             self.charts += 1
         if tag == "pre" and "data-syntax" in a:
             self.snippets += 1
-        self._in_title = tag == "title" and not self.title and "svg" not in self.tags[-3:-1]
+        if tag == "title" and not self._title_seen:
+            self._in_title = self._title_seen = True
 
     def handle_endtag(self, tag):
         if tag == "title":
             self._in_title = False
 
     def handle_data(self, data):
-        if self._in_title and not self.title:
-            self.title = data
+        if self._in_title:
+            self.title += data
         self.text.append(data)
 
 
@@ -76,7 +78,7 @@ def opts(argv, names):
 
 def check_dom(path, argv):
     o = opts(argv, ["--title", "--lane", "--tool", "--flag", "--text", "--absent-id",
-                    "--absent-tag", "--min-bars", "--charts", "--snippets"])
+                    "--absent-tag", "--min-bars", "--charts", "--snippets", "--scripts"])
     d = Dom()
     d.feed(open(path, encoding="utf-8", errors="strict").read())
     text = "".join(d.text)
@@ -104,6 +106,9 @@ def check_dom(path, argv):
     for n in o["--charts"]:
         if d.charts != int(n):
             bad.append(f"{d.charts} charts, want {n}")
+    for n in o["--scripts"]:
+        if d.tags.count("script") != int(n):
+            bad.append(f"{d.tags.count('script')} <script> elements, want {n}")
     for n in o["--snippets"]:
         if d.snippets < int(n):
             bad.append(f"{d.snippets} snippets, want at least {n}")
