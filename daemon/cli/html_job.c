@@ -166,8 +166,11 @@ static void pairs(FILE *f, const cJSON *o)
 		first = false;
 		h_cut(f, v->string, 80);
 		fputs(" = ", f);
-		if (cJSON_IsNumber(v))
-			fprintf(f, "%.6g", v->valuedouble);
+		if (cJSON_IsNumber(v) && v->valuedouble == floor(v->valuedouble) &&
+		    fabs(v->valuedouble) < 1e15)
+			fprintf(f, "%.0f", v->valuedouble);
+		else if (cJSON_IsNumber(v))
+			fprintf(f, "%.4g", v->valuedouble);
 		else if (cJSON_IsString(v))
 			h_cut(f, v->valuestring, 200);
 		else if (cJSON_IsBool(v))
@@ -197,7 +200,8 @@ void html_notes(FILE *f, const cJSON *flags, const char *task)
 			h_cut(f, task, 120);
 			fputs("</b>: ", f);
 		}
-		if (jstr(fl, "tool")) {
+		if (jstr(fl, "tool") && strncmp(or_dash(jstr(fl, "message")), jstr(fl, "tool"),
+						strlen(jstr(fl, "tool")))) {
 			h_cut(f, jstr(fl, "tool"), 120);
 			fputs(": ", f);
 		}

@@ -20,6 +20,8 @@
 #define ROWS_MAX 6 /* sub-rows per lane; more overlap */
 #define LANE_PAD 5
 #define AXIS 22
+#define AGG_BINS 120 /* the aggregated processes of a lane: a density strip */
+#define AGG_H 8
 
 /* ---- which processes are shown one by one ---- */
 
@@ -113,14 +115,13 @@ void html_proc_tip(FILE *f, const cJSON *p, int64_t t0)
 
 struct lane {
 	const char *name;
-	int colour;
 	int64_t first;            /* first start: the lanes' order */
 	int rows;
 	int64_t row_end[ROWS_MAX];
 	/* processes not shown one by one */
 	long agg_n;
 	double agg_cpu;
-	int64_t agg_start, agg_end;
+	uint32_t bins[AGG_BINS];  /* aggregated processes running in each bin */
 	int y;
 };
 
@@ -152,8 +153,8 @@ static void time_axis(FILE *f, int64_t t0, int64_t t1, int height)
 	for (double t = 0; t <= span * 1.0001 && step > 0; t += step) {
 		double x = xpos(t0 + (int64_t)(t * 1e9), t0, t1);
 		fprintf(f, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
-			   "<text x=\"%.1f\" y=\"14\" text-anchor=\"middle\">+%g s</text>\n",
-			x, x, AXIS - 4, height, x, t);
+			   "<text x=\"%.1f\" y=\"14\" text-anchor=\"%s\">+%g s</text>\n",
+			x, x, AXIS - 4, height, x, x > TW - 40 ? "end" : "middle", t);
 	}
 }
 
@@ -179,6 +180,39 @@ static int place(struct lane *l, int64_t start, int64_t end)
 	return best;
 }
 
+/* one more aggregated process running over [st, en) */
+static void count_bins(struct lane *l, int64_t st, int64_t en, int64_t t0, int64_t t1)
+{
+	double span = t1 > t0 ? (double)(t1 - t0) : 1;
+	int a = (int)((double)(st - t0) / span * AGG_BINS), b = (int)((double)(en - t0) / span * AGG_BINS);
+
+	a = a < 0 ? 0 : a >= AGG_BINS ? AGG_BINS - 1 : a;
+	b = b < a ? a : b >= AGG_BINS ? AGG_BINS - 1 : b;
+	for (int k = a; k <= b; k++)
+		l->bins[k]++;
+}
+
+/* the density strip of a lane's aggregated processes: its height in
+ * each bin is their number running then, against the lane's most */
+static void agg_strip(FILE *f, const struct lane *l, int y, const char *col)
+{
+	uint32_t most = 1;
+	double w = (double)(TW - LABEL - 10) / AGG_BINS;
+
+	for (int k = 0; k < AGG_BINS; k++)
+		if (l->bins[k] > most)
+			most = l->bins[k];
+	fprintf(f, "<path class=\"agg\" fill=\"%s\" d=\"M%d %d", col, LABEL, y + AGG_H);
+	for (int k = 0; k < AGG_BINS; k++) {
+		double h = (double)l->bins[k] / most * AGG_H;
+		fprintf(f, "L%.1f %.1fL%.1f %.1f", LABEL + k * w, y + AGG_H - h, LABEL + (k + 1) * w,
+			y + AGG_H - h);
+	}
+	fprintf(f, "L%d %dZ\"><title>%ld more processes of this lane, aggregated: CPU %.3f s in all; "
+		   "the height is how many ran at once (at most %u)</title></path>\n",
+		TW - 10, y + AGG_H, l->agg_n, l->agg_cpu, most);
+}
+
 static int lane_of(struct lane *lanes, int nl, const char *tool)
 {
 	for (int i = 0; i < nl - 1; i++)
@@ -200,13 +234,11 @@ void html_job_timeline(FILE *f, const cJSON *s, const struct procs *ps)
 		if (nl == HTML_MAX_TOOL_LANES)
 			break;
 		lanes[nl].name = or_dash(jstr(t, "tool"));
-		lanes[nl].colour = nl;
 		lanes[nl].first = html_time_ns(t, "first_start");
 		nl++;
 	}
 	qsort(lanes, (size_t)nl, sizeof(lanes[0]), cmp_lane_first);
 	lanes[nl].name = ntools > HTML_MAX_TOOL_LANES ? "(other tools)" : "(not a tool)";
-	lanes[nl].colour = HTML_PALETTE - 3;
 	nl++;
 	row = calloc(ps->n ? ps->n : 1, sizeof(*row));
 	if (!row)
@@ -221,12 +253,9 @@ void html_job_timeline(FILE *f, const cJSON *s, const struct procs *ps)
 			continue;
 		en = en ? en : t1;
 		if (!ps->keep[i]) {
-			if (!l->agg_n || st < l->agg_start)
-				l->agg_start = st;
-			if (en > l->agg_end)
-				l->agg_end = en;
 			l->agg_n++;
 			l->agg_cpu += fmax(jnum(p, "cpu_s"), 0);
+			count_bins(l, st, en, t0, t1);
 			aggregated++;
 			continue;
 		}
@@ -236,7 +265,7 @@ void html_job_timeline(FILE *f, const cJSON *s, const struct procs *ps)
 	for (int k = 0; k < nl; k++) {
 		lanes[k].y = y;
 		if (lanes[k].rows || lanes[k].agg_n)
-			y += (lanes[k].rows ? lanes[k].rows : 1) * ROWH + (lanes[k].agg_n ? 5 : 0) + LANE_PAD * 2;
+			y += (lanes[k].rows ? lanes[k].rows : 1) * ROWH + (lanes[k].agg_n ? AGG_H + 2 : 0) + LANE_PAD * 2;
 	}
 	height = y + 4;
 	fprintf(f, "<figure id=\"timeline\"><svg viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" "
@@ -245,7 +274,7 @@ void html_job_timeline(FILE *f, const cJSON *s, const struct procs *ps)
 	time_axis(f, t0, t1, height);
 	for (int k = 0; k < nl; k++) {
 		struct lane *l = &lanes[k];
-		int lh = (l->rows ? l->rows : 1) * ROWH + (l->agg_n ? 5 : 0) + LANE_PAD * 2;
+		int lh = (l->rows ? l->rows : 1) * ROWH + (l->agg_n ? AGG_H + 2 : 0) + LANE_PAD * 2;
 		const char *col = html_colour(html_tool_rank(tools, l->name));
 
 		if (!l->rows && !l->agg_n)
@@ -257,12 +286,7 @@ void html_job_timeline(FILE *f, const cJSON *s, const struct procs *ps)
 		h_cut(f, l->name, 30);
 		fputs("</text>\n", f);
 		if (l->agg_n)
-			fprintf(f, "<rect class=\"agg\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"4\" "
-				   "fill=\"%s\"><title>%ld more processes of this lane, aggregated: "
-				   "CPU %.3f s in all</title></rect>\n",
-				xpos(l->agg_start, t0, t1), l->y + lh - LANE_PAD - 6,
-				fmax(xpos(l->agg_end, t0, t1) - xpos(l->agg_start, t0, t1), 1), col,
-				l->agg_n, l->agg_cpu);
+			agg_strip(f, l, l->y + lh - LANE_PAD - AGG_H - 1, col);
 		for (int i = 0; i < ps->n; i++) {
 			const cJSON *p = ps->v[i];
 			int64_t st, en;
@@ -286,7 +310,8 @@ void html_job_timeline(FILE *f, const cJSON *s, const struct procs *ps)
 	fputs("</svg>", f);
 	fprintf(f, "<figcaption class=\"small\">%d processes drawn one by one", ps->nkeep);
 	if (aggregated)
-		fprintf(f, "; %ld lighter ones aggregated as one pale bar per lane", aggregated);
+		fprintf(f, "; %ld lighter ones aggregated: the pale strip under a lane shows how many "
+			   "of them ran at once", aggregated);
 	fputs(".</figcaption></figure>\n", f);
 	free(row);
 }

@@ -81,8 +81,8 @@ static void axes(FILE *f, double ymax, double ystep, double t_end, bool bytes)
 	}
 	for (double t = 0; t <= t_end * 1.0001; t += tstep) {
 		double px = ML + t / t_end * (CW - ML - MR);
-		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%s</text>\n", px,
-			CH - 8, time_label(t, b, sizeof(b)));
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"%s\">%s</text>\n", px,
+			CH - 8, px > CW - MR - 30 ? "end" : "middle", time_label(t, b, sizeof(b)));
 	}
 }
 
