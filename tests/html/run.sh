@@ -102,8 +102,12 @@ check "tracer report --run html-run --html writes the run's page" \
 check "tracer show --html writes the hostile job's page" T show "$EVIL" --html "$TMP/evil.html"
 check "tracer report --html without --run is a usage error (exit 2)" \
 	sh -c "$BUILD/tracer -o file=$TRACERD_FILE report --html $TMP/x.html; test \$? = 2"
-check "tracer report --run with no such run fails and says so" \
-	sh -c "! $BUILD/tracer -o file=$TRACERD_FILE report --run nosuchrun --html $TMP/x.html 2>&1 | grep -q 'no task of run nosuchrun'; test \$? = 1"
+no_such_run() {
+	local out
+	out=$("$BUILD/tracer" -o file="$TRACERD_FILE" report --run nosuchrun --html "$TMP/x.html" 2>&1)
+	[ $? = 1 ] && grep -q 'no task of run nosuchrun' <<<"$out" && [ ! -e "$TMP/x.html" ]
+}
+check "tracer report --run with no such run exits 1, says so and writes nothing" no_such_run
 stop_tracerd
 
 echo "== the demo job's page"
