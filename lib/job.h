@@ -178,6 +178,8 @@ struct job {
 	uint64_t progress_at_ns;    /* when progress was last seen (CLOCK_MONOTONIC) */
 	uint64_t stalled_max_ns;    /* longest time without progress */
 	bool stalled;               /* without progress for stall_threshold_s now */
+	/* appended: CPU and memory over time, at each sample (timeseries.h) */
+	struct job_series *series;
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */
