@@ -40,7 +40,7 @@ static void report_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tracer report [--since DURATION] [--by run|task|tool|user|pipeline]\n"
-		"                     [--json | --csv] [--clickhouse]\n"
+		"                     [--json | --csv | --wide] [--clickhouse]\n"
 		"Totals across the jobs of the local archive (the summary file and its\n"
 		"rotated files FILE.1 ... FILE.N) that ended in the window, per group: jobs,\n"
 		"failures, wall and CPU time, CPU and memory efficiency, bytes read and\n"
@@ -50,6 +50,8 @@ static void report_usage(FILE *f)
 		"                        as one group)\n"
 		"      --json            the groups as JSON\n"
 		"      --csv             the groups as CSV\n"
+		"      --wide            the table as wide as it needs (default: the\n"
+		"                        terminal's width, 80 when not a terminal)\n"
 		"      --clickhouse      the same from ClickHouse's tables (every node's jobs;\n"
 		"                        clickhouse_url, clickhouse_database, ...; no cost)\n"
 		"  -h, --help            this help\n", DEFAULT_SINCE);
@@ -65,6 +67,7 @@ static int parse_args(struct report *r, int argc, char **argv)
 		{"since", required_argument, NULL, O_SINCE},
 		{"by", required_argument, NULL, O_BY},
 		{"clickhouse", no_argument, NULL, O_CLICKHOUSE},
+		{"wide", no_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -90,6 +93,8 @@ static int parse_args(struct report *r, int argc, char **argv)
 				fprintf(stderr, "tracer report: --by %s: expected run, task, tool, user or pipeline\n", b);
 				return 2;
 			}
+		} else if (c == 'w') {
+			r->wide = true;
 		} else if (c == 'h') {
 			report_usage(stdout);
 			return 1;

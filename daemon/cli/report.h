@@ -48,6 +48,7 @@ struct report {
 	int files;
 	uint64_t jobs;
 	bool clickhouse;        /* from ClickHouse, not the local archive */
+	bool wide;              /* table lines as long as they need */
 	struct group **slots;   /* hash table of groups */
 	size_t cap, ngroups;
 };
