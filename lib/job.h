@@ -180,6 +180,8 @@ struct job {
 	bool stalled;               /* without progress for stall_threshold_s now */
 	/* appended: CPU and memory over time, at each sample (timeseries.h) */
 	struct job_series *series;
+	/* appended: distinct TCP remote endpoints (netpeers.c); NULL: none yet */
+	struct netpeers *peers;
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */
