@@ -11,6 +11,7 @@
 #define TRACER_CGROUP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct cgroup_stats {
@@ -32,6 +33,8 @@ struct cgroup_ref {
 int cgroup_ref_for_pid(int pid, struct cgroup_ref *ref);
 /* Read what is available; 0 if anything was read, -1 if nothing. */
 int cgroup_read_stats(const struct cgroup_ref *ref, struct cgroup_stats *st);
+/* dir/file into buf (NUL-terminated); -1 when absent or unreadable. */
+int cgroup_read_file(const char *dir, const char *file, char *buf, size_t cap);
 /* Pure parsers for unit tests. */
 int cgroup_parse_cpu_stat(const char *buf, uint64_t *usage_ns);
 int cgroup_parse_io_stat(const char *buf, uint64_t *rbytes, uint64_t *wbytes);

@@ -79,6 +79,8 @@ static const struct key_def keys[] = {
 	{"price_gb_hour", K_DOUBLE, M(price_gb_hour), 0, 1000000},
 	{"price_instance_hour", K_DOUBLE, M(price_instance_hour), 0, 1000000},
 	{"flag_slower_factor", K_DOUBLE, M(flag_slower_factor), 1, 100},
+	{"idle_host_cpu_share", K_DOUBLE, M(idle_host_cpu_share), 0, 1},
+	{"idle_host_after_s", K_INT, M(idle_host_after_s), 1, 31536000},
 	{"admin_group", K_GROUP, M(admin_group), 0, 0},
 };
 
@@ -134,6 +136,8 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->flag_time_over_share = TRACER_DEFAULT_FLAG_TIME_OVER_SHARE;
 	cfg->stall_threshold_s = TRACER_DEFAULT_STALL_THRESHOLD_S;
 	cfg->flag_slower_factor = TRACER_DEFAULT_FLAG_SLOWER_FACTOR;
+	cfg->idle_host_cpu_share = TRACER_DEFAULT_IDLE_HOST_CPU_SHARE;
+	cfg->idle_host_after_s = TRACER_DEFAULT_IDLE_HOST_AFTER_S;
 }
 
 static int parse_integer(const char *v, long long *out)

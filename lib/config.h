@@ -65,6 +65,8 @@ struct tracer_config {
 	double price_gb_hour;          /* price_gb_hour (0: no price) */
 	double price_instance_hour;    /* price_instance_hour (0: no price) */
 	double flag_slower_factor;     /* flag_slower_factor (1..100) */
+	double idle_host_cpu_share;    /* idle_host_cpu_share (0..1) */
+	int idle_host_after_s;         /* idle_host_after_s */
 };
 
 typedef void (*config_warn_fn)(const char *msg);

@@ -62,6 +62,8 @@
 #define TRACER_DEFAULT_STALL_THRESHOLD_S 600     /* no CPU and no I/O for this long */
 #define TRACER_DEFAULT_MEM_HEADROOM 1.2          /* recommended memory = peak x this */
 #define TRACER_DEFAULT_FLAG_SLOWER_FACTOR 1.5    /* wall above p90 of earlier runs x this */
+#define TRACER_DEFAULT_IDLE_HOST_CPU_SHARE 0.05  /* host CPU busy share at most this... */
+#define TRACER_DEFAULT_IDLE_HOST_AFTER_S 1800    /* ...with no job open, this long: idle_host */
 
 /* ---- identifiers ---- */
 #define TRACER_JOB_UID_LEN 64   /* a job's uid, NUL included */

@@ -19,6 +19,7 @@
 #include "container.h"
 #include "defaults.h"
 #include "identity.h"
+#include "jobwait.h"
 #include "netio.h"
 
 #define JOB_COMM_LEN 16
@@ -82,6 +83,7 @@ struct job_proc {
 	struct proc_totals totals;
 	int container;      /* 1-based index in job->containers; 0 unread, -1 none */
 	struct job_proc *next; /* hash chain (job.c) */
+	uint64_t blkio_ticks_seen; /* block I/O delay at the last sample (jobwait.c) */
 };
 
 struct tool_exit_count {
@@ -177,6 +179,8 @@ struct job {
 	uint64_t progress_at_ns;    /* when progress was last seen (CLOCK_MONOTONIC) */
 	uint64_t stalled_max_ns;    /* longest time without progress */
 	bool stalled;               /* without progress for stall_threshold_s now */
+	/* appended: blocked time, cgroup pressure and limits (jobwait.c) */
+	struct job_wait wait;
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */
