@@ -29,11 +29,13 @@ static size_t sample_threads(struct job *j, struct job_proc *p,
 		*running += th.running;
 		for (int i = 0; i < th.running && i < ncpus; i++)
 			job_note_cpu_busy(j, th.cpus[i], host->cpus);
-		job_wait_note_blkio(&j->wait, &p->blkio_ticks_seen, th.blkio_ticks);
+		p->totals.blkio_delay_ns +=
+			job_wait_note_blkio(&j->wait, &p->blkio_ticks_seen, th.blkio_ticks);
 		return (size_t)th.read;
 	}
 	/* field 42 of a process's stat is its leader thread's only */
-	job_wait_note_blkio(&j->wait, &p->blkio_ticks_seen, st->blkio_ticks);
+	p->totals.blkio_delay_ns +=
+		job_wait_note_blkio(&j->wait, &p->blkio_ticks_seen, st->blkio_ticks);
 	if (st->state == 'R') {
 		(*running)++;
 		job_note_cpu_busy(j, st->processor, host->cpus);

@@ -189,7 +189,9 @@ static void add_cost(cJSON *root, const struct tracer_config *cfg, double wall_s
 		cJSON_AddNumberToObject(c, "unused", unused > 0 ? unused : 0);
 }
 
-static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_config *cfg)
+/* delayacct: the tools' blkio_delay_s is known (delay accounting on) */
+static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_config *cfg,
+		       bool delayacct)
 {
 	const cJSON *t;
 
@@ -197,6 +199,7 @@ static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_con
 		const char *name = jstr_or(t, "tool");
 		double cpu = num(t, "cpu_s"), wall = num(t, "wall_s") * num(t, "processes");
 		double delay = num(t, "run_delay_s"), io = num(t, "read_bytes") + num(t, "write_bytes");
+		double iowait = num(t, "blkio_delay_s");
 		cJSON *f;
 
 		if (wall <= 0 || num(t, "processes") != 1)
@@ -216,9 +219,11 @@ static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_con
 			evidence(f, "cpu_s", cpu);
 			evidence(f, "wall_s", wall);
 		} else if ((wall - cpu) / wall >= cfg->flag_io_bound_share &&
-			   wall - cpu - delay >= 0.1 * wall && io > 0) {
+			   wall - cpu - delay >= 0.1 * wall &&
+			   (delayacct ? iowait >= 0.25 * (wall - cpu - delay) : io > 0)) {
 			/* off the CPU most of its run, a real part of it blocked
-			 * (not waiting for a CPU), with storage I/O */
+			 * (not waiting for a CPU), in I/O wait where delay
+			 * accounting tells, else with storage I/O */
 			f = add_flag(flags, "io_bound", "info", name, "flag_io_bound_share",
 				     cfg->flag_io_bound_share,
 				     "%s was off the CPU %.0f%% of its run (blocked %.0f%%), doing storage I/O",
@@ -226,6 +231,8 @@ static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_con
 			evidence(f, "off_cpu_s", wall - cpu);
 			evidence(f, "blocked_s", wall - cpu - delay);
 			evidence(f, "storage_bytes", io);
+			if (delayacct)
+				evidence(f, "io_wait_s", iowait);
 		}
 	}
 }
@@ -376,7 +383,7 @@ void analysis_add(cJSON *root, const struct job *j, const struct host_info *host
 		evidence(f, "cpu_s", cpu);
 	}
 	job_flags(flags, root, j, cfg, wall, job_iowait_s(blocked));
-	tool_flags(flags, cJSON_GetObjectItem(root, "tools"), cfg);
+	tool_flags(flags, cJSON_GetObjectItem(root, "tools"), cfg, wa.delayacct > 0);
 	if (alloc_mem && peak) {
 		double share = (double)peak / (double)alloc_mem;
 		if (share < cfg->flag_memory_over_share) {

@@ -46,6 +46,8 @@ struct proc_totals {
 	 * peak_bytes()); a sum (tool, job): the largest per-process peak,
 	 * own where known, else maxrss */
 	uint64_t own_peak_bytes;
+	/* appended: block I/O delay (delay accounting), sampled (jobwait.h) */
+	uint64_t blkio_delay_ns;
 };
 
 /* The process's peak as reported: its own image's, else the kernel's maxrss. */

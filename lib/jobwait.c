@@ -9,13 +9,17 @@
 #include "identity.h"
 #include "jsonutil.h"
 
-void job_wait_note_blkio(struct job_wait *w, uint64_t *seen, uint64_t ticks)
+uint64_t job_wait_note_blkio(struct job_wait *w, uint64_t *seen, uint64_t ticks)
 {
+	uint64_t grew = 0;
+
 	/* a thread that exits takes its share out of the process's sum:
 	 * never count a decrease */
 	if (ticks > *seen)
-		w->blkio_ns += clock_ticks_ns(ticks - *seen);
+		grew = clock_ticks_ns(ticks - *seen);
+	w->blkio_ns += grew;
 	*seen = ticks;
+	return grew;
 }
 
 void job_wait_note_cgroup(struct job_wait *w, const struct cgroup_pressure *p,

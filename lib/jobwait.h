@@ -36,8 +36,9 @@ void job_wait_limits_to_alloc(struct job_wait *w, struct tracer_allocation *a);
 cJSON *job_wait_limits_json(const struct job_wait *w);
 
 /* A process's block I/O delay now (clock ticks, its threads' sum); *seen
- * is the value at its previous sample, updated.  Counts the growth. */
-void job_wait_note_blkio(struct job_wait *w, uint64_t *seen, uint64_t ticks);
+ * is the value at its previous sample, updated.  Counts the growth in
+ * the job's and returns it (ns), for the process's own. */
+uint64_t job_wait_note_blkio(struct job_wait *w, uint64_t *seen, uint64_t ticks);
 /* A reading of the job cgroup's pressure and limits. */
 void job_wait_note_cgroup(struct job_wait *w, const struct cgroup_pressure *p,
 			  const struct cgroup_limits *l);

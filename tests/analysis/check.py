@@ -150,6 +150,14 @@ def main():
             if not p["io"]["some_s"] > 0:
                 sys.exit(f"io pressure {p['io']}, want > 0")
         print(f"blocked {b} over {s['wall_s']} s")
+    elif check == "tool_blkio":
+        # tool_blkio TOOL MIN_S: the tool's and its process's block I/O delay
+        t = tool(s, args[0])
+        procs = [p for p in s["process_tree"] if p["tool"] == args[0]]
+        if t.get("blkio_delay_s", 0) < float(args[1]) or not procs or \
+                procs[0].get("blkio_delay_s", 0) < float(args[1]):
+            sys.exit(f"{args[0]}: tool blkio_delay_s {t.get('blkio_delay_s')}, process {[p.get('blkio_delay_s') for p in procs]}, want >= {args[1]}")
+        print(f"{args[0]}: blkio_delay_s {t['blkio_delay_s']} (process {procs[0]['blkio_delay_s']})")
     elif check == "limits":
         # limits MEM_BYTES: the cgroup's memory limit is the allocation
         lim = s.get("cgroup_limits") or sys.exit("no cgroup_limits")

@@ -197,7 +197,9 @@ PY
 	in_cgroups "$CG_PROCS" -- "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --job-file "$TMP/j.fsynccg" \
 		--name fsync-cg -- "$PY" "$TMP/fsync400.py" "$TMP/fsync.dat"
 	chk "fsync loop: block I/O delay >= 0.5 s, io pressure of its cgroup" "$TMP/j.fsynccg" blocked 0.5 psi
+	chk "fsync loop: its tool's and process's block I/O delay >= 0.5 s" "$TMP/j.fsynccg" tool_blkio fsync400.py 0.5
 	chk "fsync loop: the job io_bound from its I/O wait" "$TMP/j.fsynccg" job_flag io_bound
+	chk "fsync loop: the tool io_bound from its I/O wait" "$TMP/j.fsynccg" flag io_bound present fsync400.py
 	chk "the cgroup's 1 GiB memory limit is the allocation" "$TMP/j.fsynccg" limits $((1 << 30))
 	chk "peak far under the cgroup's limit: memory_overallocated" "$TMP/j.fsynccg" flag memory_overallocated present "of the 1.0 GiB"
 else
