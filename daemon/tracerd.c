@@ -42,6 +42,7 @@
 #include "journal.h"
 #include "summary.h"
 #include "usernames.h"
+#include "slurmlimit.h"
 
 /* Housekeeping (and draining the ring buffer, which wakes us only when
  * an eighth of it is full) runs this often; sampling every
@@ -515,6 +516,7 @@ int main(int argc, char **argv)
 	d.started_mono_ns = clock_mono_ns();
 	host_info_read(&d.host);
 	usernames_start();
+	slurmlimit_start();
 	d.rules = rules_load(d.cfg.rules_path, rules_warn);
 	if (!d.rules) {
 		log_error("cannot load tool rules");
@@ -606,6 +608,7 @@ cleanup:
 	delivery_stop(d.delivery, TRACER_SHUTDOWN_DELIVERY_MS);
 	rules_free(d.rules);
 	usernames_stop();
+	slurmlimit_stop();
 	if (d.timerfd >= 0)
 		close(d.timerfd);
 	if (d.sigfd >= 0)

@@ -80,6 +80,7 @@ static const struct key_def keys[] = {
 	{"price_instance_hour", K_DOUBLE, M(price_instance_hour), 0, 1000000},
 	{"flag_slower_factor", K_DOUBLE, M(flag_slower_factor), 1, 100},
 	{"admin_group", K_GROUP, M(admin_group), 0, 0},
+	{"price_spot_instance_hour", K_DOUBLE, M(price_spot_instance_hour), 0, 1000000},
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))

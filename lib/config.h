@@ -65,6 +65,7 @@ struct tracer_config {
 	double price_gb_hour;          /* price_gb_hour (0: no price) */
 	double price_instance_hour;    /* price_instance_hour (0: no price) */
 	double flag_slower_factor;     /* flag_slower_factor (1..100) */
+	double price_spot_instance_hour; /* price_spot_instance_hour (0: no price) */
 };
 
 typedef void (*config_warn_fn)(const char *msg);
