@@ -28,7 +28,7 @@ timeit() {
 spread() { sort -g | awk '{a[NR]=$1} END {m = (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2; printf "%.3f %.3f %.3f\n", m, a[1], a[NR]}'; }
 row() { printf "| %-46s | %8s | %8s | %14s | %-8s |\n" "$@"; }
 
-pp_off= pp_on= pp_ratio= st_off= st_on= st_ratio=
+pp_off='' pp_on='' pp_ratio='' st_off='' st_on='' st_ratio=''
 for i in $(seq 1 "$PAIRS"); do
 	echo "pair $i/$PAIRS" >&2
 	# the order inside a pair alternates too: a load that changes
@@ -67,8 +67,10 @@ echo "per-switch hook: $(nproc) CPUs, kernel $(uname -r), load $(cut -d' ' -f1-3
 echo
 row "measure" "stopped" "running" "ratio (min-max)" "target"
 row "----------------------------------------------" "--------" "--------" "--------------" "--------"
+# shellcheck disable=SC2046
 set -- $(echo "$pp_ratio" | tr ' ' '\n' | grep . | spread)
 row "untracked pipe ping-pong, $TRIPS trips (s)" "$(printf %.3f "$(med "$pp_off")")" "$(printf %.3f "$(med "$pp_on")")" "$1 ($2-$3)" "<= 1.01"
+# shellcheck disable=SC2046
 set -- $(echo "$st_ratio" | tr ' ' '\n' | grep . | spread)
 row "exec storm, $STORM fork+exec+exit (s)" "$(printf %.3f "$(med "$st_off")")" "$(printf %.3f "$(med "$st_on")")" "$1 ($2-$3)" "<= 1.05"
 echo

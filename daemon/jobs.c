@@ -207,6 +207,7 @@ struct open_job *jobs_adopt(struct jobs *js, const struct tracer_identity *id,
 	}
 	if (tag >= js->next_tag)
 		js->next_tag = tag + 1;
+	slurmlimit_want(id); /* not journaled: asked again */
 	return oj;
 }
 
