@@ -43,6 +43,7 @@
 #include "summary.h"
 #include "usernames.h"
 #include "idlehost.h"
+#include "slurmlimit.h"
 
 /* Housekeeping (and draining the ring buffer, which wakes us only when
  * an eighth of it is full) runs this often; sampling every
@@ -524,6 +525,7 @@ int main(int argc, char **argv)
 	host_info_read(&d.host);
 	idle_host_init(&d.idle);
 	usernames_start();
+	slurmlimit_start();
 	d.rules = rules_load(d.cfg.rules_path, rules_warn);
 	if (!d.rules) {
 		log_error("cannot load tool rules");
@@ -616,6 +618,7 @@ cleanup:
 	delivery_stop(d.delivery, TRACER_SHUTDOWN_DELIVERY_MS);
 	rules_free(d.rules);
 	usernames_stop();
+	slurmlimit_stop();
 	if (d.timerfd >= 0)
 		close(d.timerfd);
 	if (d.sigfd >= 0)

@@ -86,6 +86,7 @@ static const struct key_def keys[] = {
 	{"flag_network_bound_share", K_DOUBLE, M(flag_network_bound_share), 0, 1},
 	{"flag_network_min_bytes", K_UINT, M(flag_network_min_bytes), 0, 4294967295LL},
 	{"test_no_sock_length", K_BOOL, M(test_no_sock_length), 0, 0},
+	{"price_spot_instance_hour", K_DOUBLE, M(price_spot_instance_hour), 0, 1000000},
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
