@@ -194,6 +194,21 @@ check "tracerd stopped on SIGTERM, cutting the hung transfer" \
 check "no reply body on tracerd's output" sh -c "! grep -q REPLY-BODY-MARKER '$TRACERD_LOG'"
 stop_httpd
 
+echo "== file sink: a batch written but not acknowledged before a crash is not written twice"
+# the file sink has the 10 summaries, the spool still holds them (for
+# the hung sink): its position put back is what SIGKILL between the
+# file's fdatasync and the position's save leaves
+check "the file sink's position is saved in the spool" test -s "$TMP/spool.hang/file.pos"
+echo 0 >"$TMP/spool.hang/file.pos"
+start_tracerd hang -o spool_dir="$TMP/spool.hang" -o sinks=file,http \
+	-o http_url="http://127.0.0.1:$((HTTP_BASE + 9))/" -o retry_max_ms=1000 || exit 1
+wait_until 30 "the file sink to take the 10 summaries again" \
+	dtrue 'sink("file")["pending"] == 0 and sink("file")["batches"] >= 1'
+check "each summary once in the file (10 lines, 10 summary_ids)" sh -c \
+	"[ \$(wc -l <'$TRACERD_FILE') -eq 10 ] && [ \$(python3 '$CHECK' ids '$TRACERD_FILE' | sort -u | wc -l) -eq 10 ]"
+check "the summaries not written again are logged" grep -q 'already in .*not written again' "$TRACERD_LOG"
+stop_tracerd
+
 echo "== spool cap: the oldest dropped and counted"
 start_tracerd cap -o spool_dir="$TMP/spool.cap" -o sinks=http -o spool_max_bytes=65536 \
 	-o http_url="http://127.0.0.1:$((HTTP_BASE + 3))/" -o retry_max_ms=1000 || exit 1
