@@ -200,7 +200,9 @@ e=$(now_us)
 echo "    reload away from the hung sink took $(( (e - s) / 1000 )) ms; slowest of $samples tracer status meanwhile $((slowest / 1000)) ms"
 check "the reload cut the hung transfer and finished (within 20 s)" reloaded
 check "the hung connection is closed" sh -c "[ \$(ss -Htn state established '( dport = :$HANG_PORT )' | wc -l) -eq 0 ]"
-check "tracer status answered throughout (slowest $((slowest / 1000)) ms, bound 1 s)" test "$slowest" -lt 1000000
+# a reload that waited for the hung transfer would hold the loop for
+# http_timeout_ms (60 s): the bound is generous for a loaded machine
+check "tracer status answered throughout (slowest $((slowest / 1000)) ms, bound 5 s)" test "$slowest" -lt 5000000
 tr_cli run --job-file "$TMP/j5" -- "$H/tiny" 0
 wait_until 20 "a job after the reload recorded" summary_in "$FILE_B" "$TMP/j5"
 stop_tracerd
