@@ -25,12 +25,31 @@
 #include "log.h"
 #include "summary.h" /* TRACER_VERSION */
 
-/* Keys read once at start: a reload keeps their value (and says so). */
-static const char *const fixed_keys[] = {
-	"socket", "pin_dir", "trace_all", "argv_max", "ringbuf_bytes", "max_procs",
-	"max_procs_per_job", "state_dir", "resume", "spool_dir", "metrics_listen",
-	"admin_group", "imds_endpoint", "metadata_timeout_ms",
+/*
+ * Keys a reload changes: those read where they are used (the sinks, the
+ * analysis at each job's end, the rules at each exec, each sample).
+ * Every other key, those of the future included, is read once at start:
+ * a reload keeps its value and says so.
+ */
+static const char *const reloadable[] = {
+	"sinks", "file", "file_max_bytes", "file_keep", "http_url", "http_timeout_ms",
+	"http_token_file", "http_ca_file", "http_gzip", "clickhouse_url",
+	"clickhouse_database", "clickhouse_user", "clickhouse_password_file",
+	"retry_max_ms", "spool_max_bytes", "rules", "keep_procs", "sample_interval_ms",
+	"log_level", "advice_min_runtime_s", "stall_threshold_s",
 };
+static const char *const reloadable_prefixes[] = {"flag_", "price_"};
+
+static bool is_reloadable(const char *key)
+{
+	for (size_t i = 0; i < sizeof(reloadable) / sizeof(reloadable[0]); i++)
+		if (strcmp(key, reloadable[i]) == 0)
+			return true;
+	for (size_t i = 0; i < sizeof(reloadable_prefixes) / sizeof(reloadable_prefixes[0]); i++)
+		if (strncmp(key, reloadable_prefixes[i], strlen(reloadable_prefixes[i])) == 0)
+			return true;
+	return false;
+}
 
 static void usage(FILE *f)
 {
@@ -251,9 +270,11 @@ void daemonconf_reload(const struct daemonconf *dc, struct tracer_config *cfg,
 		free(ncfg);
 		return;
 	}
-	for (size_t i = 0; i < sizeof(fixed_keys) / sizeof(fixed_keys[0]); i++)
-		if (config_copy_key(ncfg, cfg, fixed_keys[i]) == 1)
-			log_warn("SIGHUP: %s changed: it takes effect at the next start", fixed_keys[i]);
+	for (size_t i = 0; config_key_name(i); i++) {
+		const char *key = config_key_name(i);
+		if (!is_reloadable(key) && config_copy_key(ncfg, cfg, key) == 1)
+			log_warn("SIGHUP: %s changed: it takes effect at the next start", key);
+	}
 	/* the loop's readers (jobs, analysis) see the new values from now on;
 	 * delivery has its own copy, handed over below */
 	*cfg = *ncfg;

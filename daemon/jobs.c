@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "jsonutil.h"
 #include "log.h"
+#include "netpeers.h"
 #include "procfs.h"
 #include "proto.h"
 #include "livestats.h"
@@ -427,6 +428,7 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 	cJSON *summary;
 
 	job_close(j, oj->recovered ? oj->recovered_end_ns : clock_real_ns());
+	netpeers_apply(j);
 	usernames_fill(&j->id);
 	if (!oj->recovered) /* else: from the journal */
 		j->events_dropped = drop_count(js) - oj->drops_at_start;
@@ -439,6 +441,8 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 		bpf_loader_job_close(js->bpf, j->tag);
 	}
 	summary = summary_build(j, js->host, &so);
+	if (summary)
+		json_add_str(summary, "net_counting", bpf_loader_net_mode(js->bpf));
 	if (summary)
 		note_analysis(js, j, summary);
 	if (!summary)

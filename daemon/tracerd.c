@@ -88,6 +88,7 @@ static char *status_reply(struct tracerd *d, const struct ucred *peer)
 	json_add_str(st, "socket", d->cfg.socket_path);
 	json_add_str(st, "sinks", d->cfg.sinks);
 	json_add_str(st, "file", d->cfg.file_path);
+	json_add_str(st, "network_counting", bpf_loader_net_mode(d->bpf));
 	arr = cJSON_AddArrayToObject(st, "programs");
 	n = bpf_loader_programs(d->bpf, names, 16);
 	for (int i = 0; arr && i < n; i++)
@@ -386,6 +387,7 @@ int main(int argc, char **argv)
 		.wakeup_bytes = d.cfg.ringbuf_bytes / 8,
 		.max_procs_per_job = d.cfg.max_procs_per_job,
 		.resume = d.cfg.resume,
+		.no_sock_length = d.cfg.test_no_sock_length,
 	};
 	d.bpf = bpf_loader_open(&bo, events_handle, &d.jobs, err, sizeof(err));
 	if (!d.bpf) {

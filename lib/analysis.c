@@ -188,6 +188,43 @@ static void add_cost(cJSON *root, const struct tracer_config *cfg, double wall_s
 		cJSON_AddNumberToObject(c, "unused", unused > 0 ? unused : 0);
 }
 
+/*
+ * network_bound: off the CPU most of the wall (flag_network_bound_share),
+ * a real part of it blocked rather than waiting for a CPU (run-queue
+ * delay), and more bytes through sockets (TCP, UDP, other; not Unix)
+ * than to or from storage, at least flag_network_min_bytes.  Off-CPU
+ * time is not split by what it waited for: the bytes say which wait it
+ * most likely was.
+ */
+static bool network_bound(double wall, double cpu, double delay, double netb, double io,
+			  const struct tracer_config *cfg)
+{
+	return wall > 0 && (wall - cpu) / wall >= cfg->flag_network_bound_share &&
+	       wall - cpu - delay >= 0.1 * wall && netb >= (double)cfg->flag_network_min_bytes &&
+	       netb > io;
+}
+
+static cJSON *network_flag(cJSON *flags, const char *tool, double wall, double cpu,
+			   double delay, double netb, double io, const struct tracer_config *cfg)
+{
+	cJSON *f = add_flag(flags, "network_bound", "info", tool, "flag_network_bound_share",
+			    cfg->flag_network_bound_share,
+			    "%s was off the CPU %.0f%% of its %.1f s (%.1f s, of which %.1f s blocked, "
+			    "%.1f s waiting for a CPU) while sending and receiving %.1f MiB on network sockets "
+			    "(%.2f MiB/s over the wall) and %.1f MiB to or from storage",
+			    tool ? tool : "the job", 100 * (wall - cpu) / wall,
+			    wall, wall - cpu, wall - cpu - delay, delay, netb / 1048576.0,
+			    netb / 1048576.0 / wall, io / 1048576.0);
+
+	evidence(f, "off_cpu_s", wall - cpu);
+	evidence(f, "blocked_s", wall - cpu - delay);
+	evidence(f, "run_delay_s", delay);
+	evidence(f, "network_bytes", netb);
+	evidence(f, "network_bytes_per_s", netb / wall);
+	evidence(f, "storage_bytes", io);
+	return f;
+}
+
 static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_config *cfg)
 {
 	const cJSON *t;
@@ -196,6 +233,8 @@ static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_con
 		const char *name = jstr_or(t, "tool");
 		double cpu = num(t, "cpu_s"), wall = num(t, "wall_s") * num(t, "processes");
 		double delay = num(t, "run_delay_s"), io = num(t, "read_bytes") + num(t, "write_bytes");
+		const cJSON *net = cJSON_GetObjectItem(t, "net");
+		double netb = num(net, "sent_bytes") + num(net, "recv_bytes");
 		cJSON *f;
 
 		if (wall <= 0 || num(t, "processes") != 1)
@@ -214,6 +253,8 @@ static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_con
 				     name, 100 * cpu / wall);
 			evidence(f, "cpu_s", cpu);
 			evidence(f, "wall_s", wall);
+		} else if (network_bound(wall, cpu, delay, netb, io, cfg)) {
+			f = network_flag(flags, name, wall, cpu, delay, netb, io, cfg);
 		} else if ((wall - cpu) / wall >= cfg->flag_io_bound_share &&
 			   wall - cpu - delay >= 0.1 * wall && io > 0) {
 			/* off the CPU most of its run, a real part of it blocked
@@ -304,6 +345,13 @@ void analysis_add(cJSON *root, const struct job *j, const struct host_info *host
 			     100 * delay / (cpu + delay));
 		evidence(f, "run_delay_s", delay);
 		evidence(f, "cpu_s", cpu);
+	}
+	if (cpu < wall) { /* the job as a whole: only a job mostly off the CPU */
+		const cJSON *net = cJSON_GetObjectItem(tot, "net");
+		double netb = num(net, "sent_bytes") + num(net, "recv_bytes");
+		double io = num(tot, "read_bytes") + num(tot, "write_bytes");
+		if (network_bound(wall, cpu, delay, netb, io, cfg))
+			network_flag(flags, NULL, wall, cpu, delay, netb, io, cfg);
 	}
 	tool_flags(flags, cJSON_GetObjectItem(root, "tools"), cfg);
 	if (alloc_mem && peak) {

@@ -51,6 +51,7 @@ struct tracer_config {
 	unsigned max_procs_per_job; /* max_procs_per_job (0: no cap) */
 	char state_dir[256];        /* state_dir */
 	bool resume;                /* resume */
+	char container_storage[256]; /* container_storage (empty: names unread) */
 	/* analysis (flags, right-sizing, cost) */
 	int advice_min_runtime_s;   /* advice_min_runtime_s */
 	double flag_memory_over_share; /* flag_memory_over_share (0..1) */
@@ -65,6 +66,9 @@ struct tracer_config {
 	double price_gb_hour;          /* price_gb_hour (0: no price) */
 	double price_instance_hour;    /* price_instance_hour (0: no price) */
 	double flag_slower_factor;     /* flag_slower_factor (1..100) */
+	double flag_network_bound_share; /* flag_network_bound_share (0..1) */
+	unsigned flag_network_min_bytes; /* flag_network_min_bytes */
+	bool test_no_sock_length;      /* test_no_sock_length: TCP bytes at close */
 };
 
 typedef void (*config_warn_fn)(const char *msg);
@@ -72,6 +76,8 @@ typedef void (*config_warn_fn)(const char *msg);
 void config_defaults(struct tracer_config *cfg);
 /* How many keys tracer.conf knows (every one is in contrib/tracer.conf). */
 size_t config_key_count(void);
+/* The name of key i (0 .. config_key_count() - 1), NULL past the end. */
+const char *config_key_name(size_t i);
 
 /*
  * Load path over the current values.  A missing file is not an error

@@ -81,6 +81,7 @@ struct job_proc {
 	uint64_t cpu_sampled_ns; /* CPU at the last sample (live; tick precision) */
 	struct proc_totals totals;
 	int container;      /* 1-based index in job->containers; 0 unread, -1 none */
+	uint32_t pidns;     /* its pid namespace when not the host's (0: the host's) */
 	struct job_proc *next; /* hash chain (job.c) */
 };
 
@@ -177,6 +178,10 @@ struct job {
 	uint64_t progress_at_ns;    /* when progress was last seen (CLOCK_MONOTONIC) */
 	uint64_t stalled_max_ns;    /* longest time without progress */
 	bool stalled;               /* without progress for stall_threshold_s now */
+	/* appended: CPU and memory over time, at each sample (timeseries.h) */
+	struct job_series *series;
+	/* appended: distinct TCP remote endpoints (netpeers.c); NULL: none yet */
+	struct netpeers *peers;
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */
