@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "admission.h"
+#include "archive.h"
 #include "notify.h"
 #include "privacy.h"
 #include "bpf_loader.h"
@@ -68,6 +69,7 @@ struct tracerd {
 	bool expire_due;
 	struct metrics_http *metrics; /* NULL: metrics_listen off */
 	uint64_t started_real_s;
+	struct archive *archive; /* users' questions about finished jobs */
 };
 
 static void usage(FILE *f)
@@ -212,6 +214,7 @@ static char *status_reply(struct tracerd *d, const struct ucred *peer)
 	delivery_get_stats(d->delivery, &ds);
 	cJSON_AddItemToObject(st, "delivery", delivery_stats_json(&ds));
 	cJSON_AddItemToObject(st, "jobs", jobs_status_json(&d->jobs));
+	cJSON_AddItemToObject(st, "archive_requests", archive_stats_json(d->archive));
 	if (!privacy_sees_all(&d->privacy, peer))
 		privacy_filter_jobs(cJSON_GetObjectItem(st, "jobs"), peer->uid);
 	{
@@ -270,6 +273,11 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 		break;
 	case PROTO_OP_STATUS:
 		reply = status_reply(d, peer);
+		break;
+	case PROTO_OP_SUMMARIES:
+	case PROTO_OP_SUMMARY: /* answered off the loop */
+		reply = archive_submit(d->archive, d->server, peer,
+				       privacy_sees_all(&d->privacy, peer), req);
 		break;
 	default:
 		server_count_bad(d->server);
@@ -509,6 +517,9 @@ int main(int argc, char **argv)
 	int rc = 1;
 
 	log_set_prefix("tracerd");
+	/* what tracerd writes (spool, journal, state) is not for other
+	 * users: the socket and its directory set their modes themselves */
+	umask(027);
 	d.epfd = d.sigfd = d.timerfd = -1;
 	if (parse_args(&d, argc, argv) != 0)
 		return 2;
@@ -550,6 +561,11 @@ int main(int argc, char **argv)
 	jobs_init(&d.jobs, &d.cfg, &d.host, d.rules, d.delivery, d.bpf);
 	admission_init(&d.admission);
 	if (privacy_init(&d.privacy, d.cfg.admin_group, err, sizeof(err)) != 0) {
+		log_error("%s", err);
+		goto cleanup;
+	}
+	d.archive = archive_start(&d.cfg, err, sizeof(err));
+	if (!d.archive) {
 		log_error("%s", err);
 		goto cleanup;
 	}
@@ -600,6 +616,7 @@ int main(int argc, char **argv)
 cleanup:
 	metrics_http_close(d.metrics);
 	server_close(d.server);
+	archive_stop(d.archive);
 	jobs_fini(&d.jobs);
 	bpf_loader_close(d.bpf);
 	/* bounded: what the sinks do not take in time stays spooled */

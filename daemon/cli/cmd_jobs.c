@@ -261,7 +261,7 @@ int cmd_jobs(struct cli *c, int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	if (fmt == F_TABLE)
 		print_running(c, &f);
-	if (access(c->cfg.file_path, F_OK) != 0) {
+	if (!cli_archive_remote() && access(c->cfg.file_path, F_OK) != 0) {
 		if (fmt == F_JSON)
 			printf("[]\n");
 		else if (fmt == F_CSV)
@@ -270,7 +270,7 @@ int cmd_jobs(struct cli *c, int argc, char **argv)
 			printf("no finished job yet (%s does not exist)\n", c->cfg.file_path);
 		return 0;
 	}
-	cJSON *all = summaries_tail(c->cfg.file_path, (size_t)limit, &f);
+	cJSON *all = cli_summaries_tail(c, (size_t)limit, &f);
 	if (!all)
 		return 1;
 	if (fmt == F_JSON)

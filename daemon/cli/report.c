@@ -364,7 +364,7 @@ int cmd_report(struct cli *c, int argc, char **argv)
 	if (r.clickhouse)
 		rc = report_from_clickhouse(&r, &c->cfg) == 0 ? 0 : -1;
 	else
-		rc = summaries_each(c->cfg.file_path, on_summary, &r, &r.files);
+		rc = cli_summaries_each(c, on_summary, &r, &r.files);
 	if (rc != 0) {
 		if (rc > 0) /* < 0: the file that cannot be read was named */
 			fprintf(stderr, "tracer report: out of memory\n");
