@@ -202,4 +202,15 @@ wait_until 30 "A's listing once the workers are free" owner_jobs
 check "A's listing over the large archive: A's 20 newest" sh -c "test \$(setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' jobs --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))') = 20"
 check "B's listing over the large archive holds no job of A" sh -c "! setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' jobs -n 0 --json | grep -q '$A_JOB'"
 
+echo "== without SO_PEERPIDFD (kernels before 6.5): owner and start time"
+stop_tracerd
+TRACERD_TEST_NO_PEERPIDFD=1 start_tracerd f || exit 1
+check "tracerd says it checks peers without SO_PEERPIDFD" grep -q "TRACERD_TEST_NO_PEERPIDFD=1" "$TRACERD_LOG"
+as "$UA" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --name fallback --job-file "$TMP/$UA/f.job" -- true
+check "a user's registration is served" wait_until 30 "the fallback job's summary" summary_of_job "$TMP/$UA/f.job"
+check "registration from a pid now another user's process is refused" \
+	python3 "$TOP/tests/hardening/pidreuse.py" "$TRACERD_SOCK" "$UA" "$UB"
+peer_gone_counted() { tr_cli status --json | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["socket_stats"]["peer_gone"] > 0 else 1)'; }
+check "the refusal is counted (socket_stats.peer_gone)" peer_gone_counted
+
 finish
