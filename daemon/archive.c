@@ -15,6 +15,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "clock.h"
 #include "jsonutil.h"
 #include "log.h"
@@ -191,6 +192,13 @@ static void *worker(void *arg)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are the loop's */
+	{
+		char err[128];
+
+		/* reading the archive (tracerd's own file) needs none */
+		if (caps_drop_all(err, sizeof(err)) != 0)
+			log_warn("archive worker: capabilities kept: %s", err);
+	}
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
 		while (!a->stop && !a->head)

@@ -22,6 +22,7 @@
 
 #include "admission.h"
 #include "archive.h"
+#include "caps.h"
 #include "notify.h"
 #include "privacy.h"
 #include "bpf_loader.h"
@@ -585,6 +586,10 @@ int main(int argc, char **argv)
 		log_error("socket: %s", err);
 		goto cleanup;
 	}
+	/* programs attached, socket bound: the loop (and the metrics
+	 * thread started below) keep only what they need from here */
+	if (caps_drop_for_loop(err, sizeof(err)) != 0)
+		log_warn("capabilities kept: %s", err);
 	if (d.cfg.metrics_listen[0]) {
 		d.metrics = metrics_http_open(d.cfg.metrics_listen, err, sizeof(err));
 		if (!d.metrics) {

@@ -57,6 +57,27 @@ as_admin() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --groups="$ADM
 ucli() { local u=$1; shift; as "$u" "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TMP/nonexistent.ndjson" "$@" 2>&1; }
 
 start_tracerd p -o admin_group="$ADM" -o metrics_listen=127.0.0.1:$MPORT || exit 1
+echo "== tracerd keeps only the capabilities it needs once its programs are loaded"
+cap_field() { awk -v f="$2:" '$1 == f { print $2 }' "$1/status"; }
+KREL=$(uname -r)
+if [ "$(printf '%s\n' 6.5 "${KREL%%-*}" | sort -V | head -n 1)" = 6.5 ]; then
+	# CAP_SYS_PTRACE (19) and CAP_DAC_READ_SEARCH (2): daemon/caps.c
+	WANT=0000000000080004
+	check "the loop's thread: CapEff is CAP_SYS_PTRACE + CAP_DAC_READ_SEARCH only" \
+		test "$(cap_field /proc/$TRACERD_PID CapEff)" = "$WANT"
+	check "the loop's thread: CapPrm the same" test "$(cap_field /proc/$TRACERD_PID CapPrm)" = "$WANT"
+	check "the loop's thread: CapBnd the same" test "$(cap_field /proc/$TRACERD_PID CapBnd)" = "$WANT"
+else
+	fail "kernel $KREL is older than 6.5: this check knows only the set of 6.5 and later"
+fi
+no_caps_threads() {
+	local n=0 t
+	for t in /proc/$TRACERD_PID/task/*; do
+		[ "$(cap_field "$t" CapEff)" = 0000000000000000 ] && n=$((n + 1))
+	done
+	[ "$n" -ge 3 ] || { echo "$n threads without capabilities"; return 1; }
+}
+check "the archive workers and the user name resolver have no capability" no_caps_threads
 MARK=pa-MARK-$$
 BMARK=pb-MARK-$$
 
