@@ -96,7 +96,7 @@ wait_until 30 "A's summary" summary_of_job "$TMP/$UA/a.job"
 A_JOB=$(cat "$TMP/$UA/a.job")
 check "the archive is not readable by A (0640, admin group)" not as "$UA" cat "$TRACERD_FILE"
 
-owner_jobs() { local o; o=$(ucli "$UA" jobs); echo "$o" | grep -q "$MARK" || { echo "$o" | tail -n 3; return 1; }; }
+owner_jobs() { local o; o=$(ucli "$UA" jobs --wide); echo "$o" | grep -q "$MARK" || { echo "$o" | tail -n 3; return 1; }; }
 check "tracer jobs of A lists A's finished job (answered by tracerd)" owner_jobs
 owner_jobs_json() {
 	ucli "$UA" jobs --json | python3 -c '
@@ -120,19 +120,20 @@ check "tracer report --by task of A counts A's job" sh -c "setpriv --reuid='$UA'
 as "$UB" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --name "$BMARK" --job-file "$TMP/$UB/b.job" -- true
 wait_until 30 "B's summary" summary_of_job "$TMP/$UB/b.job"
 B_JOB=$(cat "$TMP/$UB/b.job")
-for cmd in "jobs" "jobs --json" "jobs -n 0 --csv" "jobs -u $UA" "show $MARK" "show --json $MARK" "show $A_JOB" "show --json $A_JOB" "report --by task" "report --by user --json"; do
+# text output --wide: nothing is cut that could hide a leak
+for cmd in "jobs --wide" "jobs --json" "jobs -n 0 --csv" "jobs --wide -u $UA" "show --wide $MARK" "show --json $MARK" "show --wide $A_JOB" "show --json $A_JOB" "report --wide --by task" "report --by user --json"; do
 	out=$(ucli "$UB" $cmd)
 	case $cmd in show*) leak="ARGV-$MARK|\"job\": *\"$A_JOB\"|^Job +$A_JOB";; *) leak="$MARK|$A_JOB";; esac
 	if echo "$out" | grep -Eq "$leak"; then fail "tracer $cmd of B shows A's job"; echo "$out" | head -5 | sed 's/^/    /'; else pass "tracer $cmd of B does not show A's job"; fi
 done
 check "tracer show last of B is B's own job, not A's" show_is "$UB" last "$B_JOB"
-check "tracer jobs of B lists B's job" sh -c "setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' jobs | grep -q '$BMARK'"
+check "tracer jobs of B lists B's job" sh -c "setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' jobs --wide | grep -q '$BMARK'"
 check "tracer show A_JOB of B: no such job, exit 1" sh -c "! setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' show '$A_JOB' >/dev/null 2>&1"
 
 both_in() { echo "$1" | grep -q "$MARK" && echo "$1" | grep -q "$BMARK" || { echo "$1" | tail -n 3; return 1; }; }
-check "a member of admin_group sees both jobs (tracer jobs over the socket)" both_in "$(as_admin "$UB" "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TMP/nonexistent.ndjson" jobs 2>&1)"
+check "a member of admin_group sees both jobs (tracer jobs over the socket)" both_in "$(as_admin "$UB" "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TMP/nonexistent.ndjson" jobs --wide 2>&1)"
 check "a member of admin_group sees A's job (tracer show)" sh -c "setpriv --reuid='$UB' --regid='$UB' --groups='$ADM' -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' -o file='$TMP/nonexistent.ndjson' show --json '$A_JOB' | grep -q 'ARGV-$MARK'"
-check "root sees both jobs (tracer jobs reads the archive)" both_in "$(tr_cli jobs 2>&1)"
+check "root sees both jobs (tracer jobs reads the archive)" both_in "$(tr_cli jobs --wide 2>&1)"
 check "root sees A's job (tracer show)" sh -c "'$BUILD/tracer' -o file='$TRACERD_FILE' show --json '$A_JOB' | grep -q 'ARGV-$MARK'"
 
 echo "== the files tracerd writes: not readable by other users"
