@@ -9,6 +9,7 @@
 #include "procfs.h"
 #include "allocation.h"
 #include "jobstate.h"
+#include "timeseries.h"
 
 /* threads of one process read per sample: a process with more is seen
  * through its first ones (its concurrency then is a lower bound) */
@@ -111,6 +112,8 @@ size_t livestats_sample_rss(struct job *j, const struct host_info *host,
 			 * started by a job's process (podman run), a sidecar */
 			if (p->container == 0) {
 				p->container = container_note_pid(&j->containers, p->pid) ?: -1;
+				if (p->container > 0)
+					j->containers.c[p->container - 1].nlive++;
 				read++;
 			}
 			if (p->flags & PROC_F_REGISTRANT)
@@ -144,6 +147,8 @@ size_t livestats_sample_rss(struct job *j, const struct host_info *host,
 	j->samples++;
 	if (sum > j->mem_peak_bytes)
 		j->mem_peak_bytes = sum;
+	/* over time: finished processes exact, live ones as last read */
+	job_series_note(&j->series, j->start_ns, clock_real_ns(), j->totals.cpu_ns + ticks, sum);
 	return read;
 }
 

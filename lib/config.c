@@ -82,6 +82,7 @@ static const struct key_def keys[] = {
 	{"idle_host_cpu_share", K_DOUBLE, M(idle_host_cpu_share), 0, 1},
 	{"idle_host_after_s", K_INT, M(idle_host_after_s), 1, 31536000},
 	{"admin_group", K_GROUP, M(admin_group), 0, 0},
+	{"container_storage", K_OPT_PATH, M(container_storage), 0, 0},
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -109,6 +110,8 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->max_procs_per_job = TRACER_DEFAULT_MAX_PROCS_PER_JOB;
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", TRACER_DEFAULT_STATE_DIR);
 	cfg->resume = true;
+	snprintf(cfg->container_storage, sizeof(cfg->container_storage), "%s",
+		 TRACER_DEFAULT_CONTAINER_STORAGE);
 	snprintf(cfg->sinks, sizeof(cfg->sinks), "%s", TRACER_DEFAULT_SINKS);
 	snprintf(cfg->file_path, sizeof(cfg->file_path), "%s",
 		 TRACER_DEFAULT_FILE);

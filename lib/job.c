@@ -12,6 +12,7 @@
 
 #include "redact.h"
 #include "rules.h"
+#include "timeseries.h"
 
 #define LIVE_BUCKETS 256
 #define CMDLINE_MAX 4096
@@ -72,6 +73,7 @@ void job_free(struct job *j)
 		free(j->kept);
 	}
 	free(j->cpu_busy);
+	job_series_free(j->series);
 	for (struct tool_agg *t = j->tools, *next; t; t = next) {
 		next = t->next;
 		free(t->tool);

@@ -84,6 +84,7 @@ struct job_proc {
 	uint64_t cpu_sampled_ns; /* CPU at the last sample (live; tick precision) */
 	struct proc_totals totals;
 	int container;      /* 1-based index in job->containers; 0 unread, -1 none */
+	uint32_t pidns;     /* its pid namespace when not the host's (0: the host's) */
 	struct job_proc *next; /* hash chain (job.c) */
 	uint64_t blkio_ticks_seen; /* block I/O delay at the last sample (jobwait.c) */
 };
@@ -183,6 +184,8 @@ struct job {
 	bool stalled;               /* without progress for stall_threshold_s now */
 	/* appended: blocked time, cgroup pressure and limits (jobwait.c) */
 	struct job_wait wait;
+	/* appended: CPU and memory over time, at each sample (timeseries.h) */
+	struct job_series *series;
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */

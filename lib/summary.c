@@ -12,6 +12,7 @@
 #include "jsonutil.h"
 #include "summary_container.h"
 #include "summary_id.h"
+#include "timeseries.h"
 
 /* {code_key: exit code or null, "signal": signal or null} from a wait status */
 static void add_exit_as(cJSON *obj, const char *code_key, int status)
@@ -412,6 +413,9 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 		json_add_u64_text(g, "end_ns", j->gap_end_ns[i]);
 		cJSON_AddItemToArray(o, g);
 	}
+	o = job_series_json(j->series, opts ? opts->sample_interval_ms : 0);
+	if (o)
+		cJSON_AddItemToObject(root, "timeseries", o);
 	o = cJSON_AddObjectToObject(root, "tracer");
 	if (o) {
 		json_add_str(o, "version", TRACER_VERSION);
