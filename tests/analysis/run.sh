@@ -49,13 +49,16 @@ check "no job for idle_host_after_s (2 s): idle_host in tracer status --json" po
 check "tracer status: idle_host: yes" status_says "^idle_host: yes"
 check "/metrics: tracer_host_idle 1" poll_until 10 gauge_is 1
 check "idle_host logged once when it starts" sh -c "[ \$(grep -c 'idle_host: no job' '$TRACERD_LOG') -eq 1 ]"
-tr_cli run --job-file "$TMP/j.idle" --name idle-end -- sleep 4 &
+# a job open until the checks are done (the stop file)
+tr_cli run --job-file "$TMP/j.idle" --name idle-end -- /bin/sh -c \
+	"while [ ! -e '$TMP/idle.stop' ]; do sleep 0.2; done" &
 ipid=$!
 if wait_until 10 "tracer run to register" test -s "$TMP/j.idle"; then
 	check "a job open: idle_host ends" poll_until 10 idle_is no
 	check "a job open: tracer_host_idle 0" poll_until 10 gauge_is 0
 	check "its end logged" grep -q "idle_host ended: a job opened" "$TRACERD_LOG"
 fi
+touch "$TMP/idle.stop"
 wait "$ipid"
 
 echo "== own peak memory after exec"
