@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "netpeers.h"
 #include "redact.h"
 #include "rules.h"
 #include "timeseries.h"
@@ -74,6 +75,7 @@ void job_free(struct job *j)
 	}
 	free(j->cpu_busy);
 	job_series_free(j->series);
+	netpeers_free(j->peers);
 	for (struct tool_agg *t = j->tools, *next; t; t = next) {
 		next = t->next;
 		free(t->tool);

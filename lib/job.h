@@ -182,10 +182,12 @@ struct job {
 	uint64_t progress_at_ns;    /* when progress was last seen (CLOCK_MONOTONIC) */
 	uint64_t stalled_max_ns;    /* longest time without progress */
 	bool stalled;               /* without progress for stall_threshold_s now */
-	/* appended: blocked time, cgroup pressure and limits (jobwait.c) */
-	struct job_wait wait;
 	/* appended: CPU and memory over time, at each sample (timeseries.h) */
 	struct job_series *series;
+	/* appended: distinct TCP remote endpoints (netpeers.c); NULL: none yet */
+	struct netpeers *peers;
+	/* appended: blocked time, cgroup pressure and limits (jobwait.c) */
+	struct job_wait wait;
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */

@@ -26,6 +26,15 @@ static void print_wait_accounting(const cJSON *w)
 	       cJSON_IsTrue(cJSON_GetObjectItem(w, "psi_cgroup")) ? "yes" : "no");
 }
 
+static const char *net_counting_text(const char *mode)
+{
+	if (!strcmp(mode, "per_call"))
+		return "per call (sock_send_length, sock_recv_length)";
+	if (!strcmp(mode, "tcp_close_totals"))
+		return "TCP totals at close (inet_sock_set_state); UDP and Unix not counted";
+	return "not counted";
+}
+
 /* the node-level idle_host state */
 static void print_idle_host(const cJSON *h)
 {
@@ -62,6 +71,8 @@ static void print_status(const cJSON *st)
 	cJSON_ArrayForEach(p, progs)
 		if (cJSON_IsString(p))
 			printf(" %s", p->valuestring);
+	if (jstr(st, "network_counting"))
+		printf("\nnetwork:  %s", net_counting_text(text(st, "network_counting")));
 	printf("\nevents:   %.0f (forks %.0f, execs %.0f, exits %.0f, OOM %.0f)\n",
 	       jnum(k, "events"), jnum(k, "forks"), jnum(k, "execs"), jnum(k, "exits"),
 	       jnum(k, "ooms"));

@@ -41,7 +41,7 @@ static void report_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tracer report [--since DURATION] [--by run|task|tool|user|pipeline]\n"
-		"                     [--json | --csv] [--clickhouse]\n"
+		"                     [--json | --csv | --wide] [--clickhouse]\n"
 		"       tracer report --run RUN --html FILE\n"
 		"Totals across the jobs of the local archive (the summary file and its\n"
 		"rotated files FILE.1 ... FILE.N) that ended in the window, per group: jobs,\n"
@@ -52,8 +52,11 @@ static void report_usage(FILE *f)
 		"                        as one group)\n"
 		"      --json            the groups as JSON\n"
 		"      --csv             the groups as CSV\n"
+		"      --wide            the table as wide as it needs (default: the\n"
+		"                        terminal's width, 80 when not a terminal)\n"
 		"      --clickhouse      the same from ClickHouse's tables (every node's jobs;\n"
-		"                        clickhouse_url, clickhouse_database, ...; no cost)\n"		"      --run RUN         only the tasks of run RUN (its id or name)\n"
+		"                        clickhouse_url, clickhouse_database, ...; no cost)\n"
+		"      --run RUN         only the tasks of run RUN (its id or name)\n"
 		"      --html FILE       with --run: every task of the run on one self-contained\n"
 		"                        HTML page, whenever they ended (FILE - : stdout)\n"
 		"  -h, --help            this help\n", DEFAULT_SINCE);
@@ -71,6 +74,7 @@ static int parse_args(struct report *r, int argc, char **argv)
 		{"clickhouse", no_argument, NULL, O_CLICKHOUSE},
 		{"run", required_argument, NULL, O_RUN},
 		{"html", required_argument, NULL, O_HTML},
+		{"wide", no_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -100,6 +104,8 @@ static int parse_args(struct report *r, int argc, char **argv)
 				fprintf(stderr, "tracer report: --by %s: expected run, task, tool, user or pipeline\n", b);
 				return 2;
 			}
+		} else if (c == 'w') {
+			r->wide = true;
 		} else if (c == 'h') {
 			report_usage(stdout);
 			return 1;
@@ -380,14 +386,14 @@ int cmd_report(struct cli *c, int argc, char **argv)
 	if (rc != 0)
 		return rc == 1 ? 0 : 2;
 	if (r.html)
-		return html_report_run(c->cfg.file_path, r.run, r.html);
+		return html_report_run(c, r.run, r.html);
 	r.now_s = (double)clock_real_ns() / 1e9;
 	r.from_s = r.now_s - r.since_s;
 	r.path = r.clickhouse ? c->cfg.clickhouse_url : c->cfg.file_path;
 	if (r.clickhouse)
 		rc = report_from_clickhouse(&r, &c->cfg) == 0 ? 0 : -1;
 	else
-		rc = summaries_each(c->cfg.file_path, on_summary, &r, &r.files);
+		rc = cli_summaries_each(c, on_summary, &r, &r.files);
 	if (rc != 0) {
 		if (rc > 0) /* < 0: the file that cannot be read was named */
 			fprintf(stderr, "tracer report: out of memory\n");
