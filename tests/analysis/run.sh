@@ -35,8 +35,13 @@ done
 # a small minimum runtime for advice, frequent samples, a CPU price
 # and idle_host after 2 s without a job whatever the CPU use (share 1)
 # (and a GiB price, a spot instance price)
-MPORT=18411
 command -v curl >/dev/null || { echo "FAIL: curl is not installed"; exit 1; }
+# the first free port of 18411-18499 (another copy of this suite may run)
+MPORT=
+for p in $(seq 18411 18499); do
+	ss -ltnH "sport = :$p" | grep -q . || { MPORT=$p; break; }
+done
+[ -n "$MPORT" ] || { echo "FAIL: no free port in 18411-18499 for metrics_listen"; exit 1; }
 start_tracerd an -o advice_min_runtime_s=1 -o sample_interval_ms=200 -o price_cpu_hour=3.6 -o stall_threshold_s=3 \
 	-o idle_host_cpu_share=1 -o idle_host_after_s=2 -o metrics_listen=127.0.0.1:$MPORT \
 	-o price_gb_hour=0.5 -o price_spot_instance_hour=0.9 || exit 1
@@ -53,13 +58,16 @@ check "no job for idle_host_after_s (2 s): idle_host in tracer status --json" po
 check "tracer status: idle_host: yes" status_says "^idle_host: yes"
 check "/metrics: tracer_host_idle 1" poll_until 10 gauge_is 1
 check "idle_host logged once when it starts" sh -c "[ \$(grep -c 'idle_host: no job' '$TRACERD_LOG') -eq 1 ]"
-tr_cli run --job-file "$TMP/j.idle" --name idle-end -- sleep 4 &
+# a job open until the checks are done (the stop file)
+tr_cli run --job-file "$TMP/j.idle" --name idle-end -- /bin/sh -c \
+	"while [ ! -e '$TMP/idle.stop' ]; do sleep 0.2; done" &
 ipid=$!
 if wait_until 10 "tracer run to register" test -s "$TMP/j.idle"; then
 	check "a job open: idle_host ends" poll_until 10 idle_is no
 	check "a job open: tracer_host_idle 0" poll_until 10 gauge_is 0
 	check "its end logged" grep -q "idle_host ended: a job opened" "$TRACERD_LOG"
 fi
+touch "$TMP/idle.stop"
 wait "$ipid"
 
 echo "== own peak memory after exec"
