@@ -102,6 +102,8 @@ check "tracer report --run html-run --html writes the run's page" \
 check "tracer show --html writes the hostile job's page" T show "$EVIL" --html "$TMP/evil.html"
 check "tracer report --html without --run is a usage error (exit 2)" \
 	sh -c "$BUILD/tracer -o file=$TRACERD_FILE report --html $TMP/x.html; test \$? = 2"
+check "tracer report --run html-run counts the run's 2 tasks only" \
+	sh -c "$BUILD/tracer -o file=$TRACERD_FILE report --run html-run --json | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)[\"jobs\"] == 2 else 1)'"
 no_such_run() {
 	local out
 	out=$("$BUILD/tracer" -o file="$TRACERD_FILE" report --run nosuchrun --html "$TMP/x.html" 2>&1)
