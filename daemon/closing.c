@@ -118,6 +118,7 @@ void closing_start(struct jobs *js, struct open_job *oj, const char *why)
 	if (j->cgroup_stats)
 		livestats_sample_cgroup(j, &oj->cgroup);
 	container_sample(&j->containers);
+	jobs_name_containers(js, oj);
 	jobs_untag_containers(js, oj);
 	if (oj->cgroup_id) {
 		bpf_loader_untag_cgroup(js->bpf, oj->cgroup_id);

@@ -91,6 +91,7 @@ static void on_exec(struct jobs *js, struct open_job *oj, const struct tracer_ex
 		      !!(e->flags & TRACER_F_ARGV_TRUNCATED));
 	if (e->flags & TRACER_F_PATH_TRUNCATED)
 		p->flags |= PROC_F_PATH_TRUNCATED;
+	jobs_exec_container(js, oj, p, e->pidns);
 }
 
 /* The socket counters come with the exit record; the block ones were
@@ -151,6 +152,7 @@ static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tra
 	t.run_delay_ns = e->run_delay_ns;
 	t.own_peak_bytes = e->own_peak_kb * 1024;
 	p->threads = e->nr_threads;
+	jobs_exit_container(js, oj, p);
 	/* a re-parented process (daemonizer) keeps the parent it had in the job */
 	job_proc_exit(oj->job, p, e->exit_status, jobs_real_ns(js, e->hdr.ts_ns), &t,
 		      (e->flags & TRACER_F_OOM_KILLED) ? PROC_F_OOM_KILLED : 0);

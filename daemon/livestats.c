@@ -71,6 +71,8 @@ size_t livestats_sample_rss(struct job *j, const struct host_info *host,
 			 * started by a job's process (podman run), a sidecar */
 			if (p->container == 0) {
 				p->container = container_note_pid(&j->containers, p->pid) ?: -1;
+				if (p->container > 0)
+					j->containers.c[p->container - 1].nlive++;
 				read++;
 			}
 			if (p->flags & PROC_F_REGISTRANT)

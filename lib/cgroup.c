@@ -403,3 +403,33 @@ int cgroup_read_stats(const struct cgroup_ref *ref, struct cgroup_stats *st)
 		read_v2(ref, st);
 	return st->have_cpu || st->have_mem || st->have_io ? 0 : -1;
 }
+
+int cgroup_read_procs(const char *dir, pid_t *pids, size_t max)
+{
+	char buf[1024];
+	size_t n = 0;
+	char *p, *end;
+
+	/* max pids of up to 7 digits fill less than the buffer: a full
+	 * buffer means more than the caller wants to know */
+	if (max > 100)
+		max = 100;
+	if (read_small(dir, "cgroup.procs", buf, sizeof(buf)) < 0)
+		return -1;
+	if (strlen(buf) >= sizeof(buf) - 1)
+		return -2;
+	for (p = buf; *p;) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (n == max)
+			return -2;
+		if (v > 0)
+			pids[n++] = (pid_t)v;
+		p = end;
+		while (*p == '\n' || *p == ' ')
+			p++;
+	}
+	return (int)n;
+}

@@ -80,6 +80,7 @@ static const struct key_def keys[] = {
 	{"price_instance_hour", K_DOUBLE, M(price_instance_hour), 0, 1000000},
 	{"flag_slower_factor", K_DOUBLE, M(flag_slower_factor), 1, 100},
 	{"admin_group", K_GROUP, M(admin_group), 0, 0},
+	{"container_storage", K_OPT_PATH, M(container_storage), 0, 0},
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -107,6 +108,8 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->max_procs_per_job = TRACER_DEFAULT_MAX_PROCS_PER_JOB;
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", TRACER_DEFAULT_STATE_DIR);
 	cfg->resume = true;
+	snprintf(cfg->container_storage, sizeof(cfg->container_storage), "%s",
+		 TRACER_DEFAULT_CONTAINER_STORAGE);
 	snprintf(cfg->sinks, sizeof(cfg->sinks), "%s", TRACER_DEFAULT_SINKS);
 	snprintf(cfg->file_path, sizeof(cfg->file_path), "%s",
 		 TRACER_DEFAULT_FILE);

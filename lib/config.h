@@ -51,6 +51,7 @@ struct tracer_config {
 	unsigned max_procs_per_job; /* max_procs_per_job (0: no cap) */
 	char state_dir[256];        /* state_dir */
 	bool resume;                /* resume */
+	char container_storage[256]; /* container_storage (empty: names unread) */
 	/* analysis (flags, right-sizing, cost) */
 	int advice_min_runtime_s;   /* advice_min_runtime_s */
 	double flag_memory_over_share; /* flag_memory_over_share (0..1) */

@@ -81,6 +81,7 @@ struct job_proc {
 	uint64_t cpu_sampled_ns; /* CPU at the last sample (live; tick precision) */
 	struct proc_totals totals;
 	int container;      /* 1-based index in job->containers; 0 unread, -1 none */
+	uint32_t pidns;     /* its pid namespace when not the host's (0: the host's) */
 	struct job_proc *next; /* hash chain (job.c) */
 };
 

@@ -41,7 +41,7 @@ static void report_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tracer report [--since DURATION] [--by run|task|tool|user|pipeline]\n"
-		"                     [--json | --csv] [--clickhouse]\n"
+		"                     [--json | --csv | --wide] [--clickhouse]\n"
 		"       tracer report --run RUN --html FILE\n"
 		"Totals across the jobs of the local archive (the summary file and its\n"
 		"rotated files FILE.1 ... FILE.N) that ended in the window, per group: jobs,\n"
@@ -52,8 +52,11 @@ static void report_usage(FILE *f)
 		"                        as one group)\n"
 		"      --json            the groups as JSON\n"
 		"      --csv             the groups as CSV\n"
+		"      --wide            the table as wide as it needs (default: the\n"
+		"                        terminal's width, 80 when not a terminal)\n"
 		"      --clickhouse      the same from ClickHouse's tables (every node's jobs;\n"
-		"                        clickhouse_url, clickhouse_database, ...; no cost)\n"		"      --run RUN         only the tasks of run RUN (its id or name)\n"
+		"                        clickhouse_url, clickhouse_database, ...; no cost)\n"
+		"      --run RUN         only the tasks of run RUN (its id or name)\n"
 		"      --html FILE       with --run: every task of the run on one self-contained\n"
 		"                        HTML page, whenever they ended (FILE - : stdout)\n"
 		"  -h, --help            this help\n", DEFAULT_SINCE);
@@ -71,6 +74,7 @@ static int parse_args(struct report *r, int argc, char **argv)
 		{"clickhouse", no_argument, NULL, O_CLICKHOUSE},
 		{"run", required_argument, NULL, O_RUN},
 		{"html", required_argument, NULL, O_HTML},
+		{"wide", no_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -100,6 +104,8 @@ static int parse_args(struct report *r, int argc, char **argv)
 				fprintf(stderr, "tracer report: --by %s: expected run, task, tool, user or pipeline\n", b);
 				return 2;
 			}
+		} else if (c == 'w') {
+			r->wide = true;
 		} else if (c == 'h') {
 			report_usage(stdout);
 			return 1;

@@ -156,7 +156,7 @@ JOB
 fi
 
 check "tracer show prints NET and DISK columns" sh -c \
-	"tr() { $BUILD/tracer -o socket=$TRACERD_SOCK -o file=$TRACERD_FILE \"\$@\"; }; tr show $(cat "$TMP/net.run") | grep -q ' NET .* DISK ' && tr show $(cat "$TMP/net.run") | grep -q '^Network  sent'"
+	"tr() { $BUILD/tracer -o socket=$TRACERD_SOCK -o file=$TRACERD_FILE \"\$@\"; }; tr show --wide $(cat "$TMP/net.run") | grep -q ' NET .* DISK ' && tr show $(cat "$TMP/net.run") | grep -q '^Network  sent'"
 validate_summaries "every summary of this suite is valid against docs/summary.schema.json" \
 	--min 4 $(summary_files "$TMP")
 finish
