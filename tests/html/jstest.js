@@ -24,4 +24,5 @@
 	var panel = d.getElementById('detail');
 	r.detail_shown = !panel.hidden && panel.textContent.indexOf('pid') >= 0;
 	d.body.setAttribute('data-jstest', JSON.stringify(r));
+	window.scrollTo(0, 0); /* the screenshot shows the top of the page */
 })();
