@@ -353,7 +353,7 @@ struct shown {
 static void proc_rows(FILE *f, struct shown *sh, int k, int depth)
 {
 	const cJSON *p = sh->ps->v[sh->idx[k]];
-	char a[32], b[32], c[32], d[32], e[32];
+	char a[32], b[32], c[32], d[32], e[32], ex[32];
 	int64_t st = html_time_ns(p, "start");
 
 	sh->done[k] = 1;
@@ -371,7 +371,7 @@ static void proc_rows(FILE *f, struct shown *sh, int k, int depth)
 		fmt_bytes((uint64_t)fmax(jnum(p, "peak_rss_bytes"), 0), c, sizeof(c)),
 		fmt_bytes((uint64_t)fmax(jnum(p, "rchar"), 0), d, sizeof(d)),
 		fmt_bytes((uint64_t)fmax(jnum(p, "wchar"), 0), e, sizeof(e)),
-		exit_text(p, "code", a, sizeof(a)));
+		exit_text(p, "code", ex, sizeof(ex)));
 	h_cut(f, or_dash(jstr(p, "cmdline")), HTML_CMD_ROW);
 	fputs("</td></tr>\n", f);
 	if (depth > 64)
@@ -399,10 +399,10 @@ static void proc_table(FILE *f, const cJSON *s, const struct procs *ps)
 			sh.pid[sh.n] = jnum(ps->v[i], "pid");
 			sh.ppid[sh.n++] = jnum(ps->v[i], "ppid");
 		}
-	fprintf(f, "<p class=\"small\">%d of the job's %.0f processes listed one by one (the heaviest by "
-		   "CPU, and the top of the tree); the summary kept %d", ps->nkeep, jnum(procs, "total"), ps->n);
-	fprintf(f, "; the others count in the tools' totals.  Command lines are cut at %d bytes.</p>\n",
-		HTML_CMD_ROW);
+	fprintf(f, "<p class=\"small\">%d processes listed one by one (the heaviest by CPU, and the "
+		   "top of the tree), of the %d the summary kept; the job ran %.0f, its registrant apart.  "
+		   "The others count in the tools' totals.  Command lines are cut at %d bytes.</p>\n",
+		ps->nkeep, ps->n, jnum(procs, "total"), HTML_CMD_ROW);
 	fprintf(f, "<details%s><summary>Process tree</summary>\n", ps->nkeep <= 60 ? " open" : "");
 	fputs("<table class=\"data\" id=\"procs\"><thead><tr><th>PID</th><th>Tool</th><th>Start (s)</th>"
 	      "<th>Wall</th><th>CPU</th><th>Peak memory</th><th>Read</th><th>Written</th><th>Exit</th>"

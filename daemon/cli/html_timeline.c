@@ -94,7 +94,7 @@ int html_tool_rank(const cJSON *tools, const char *tool)
 
 void html_proc_tip(FILE *f, const cJSON *p, int64_t t0)
 {
-	char a[32], b[32], c[32], d[32], e[32];
+	char a[32], b[32], c[32], d[32], e[32], ex[32];
 	int64_t st = html_time_ns(p, "start");
 
 	h_cut(f, or_dash(jstr(p, "tool")), 200);
@@ -108,7 +108,7 @@ void html_proc_tip(FILE *f, const cJSON *p, int64_t t0)
 		fmt_bytes((uint64_t)fmax(jnum(p, "peak_rss_bytes"), 0), c, sizeof(c)),
 		fmt_bytes((uint64_t)fmax(jnum(p, "rchar"), 0), d, sizeof(d)),
 		fmt_bytes((uint64_t)fmax(jnum(p, "wchar"), 0), e, sizeof(e)),
-		exit_text(p, "code", a, sizeof(a)));
+		exit_text(p, "code", ex, sizeof(ex)));
 }
 
 /* ---- lanes ---- */

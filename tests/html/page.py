@@ -3,13 +3,14 @@
 
   page.py dom DOMFILE [--title T] [--lane NAME]... [--tool NAME]...
           [--flag ID]... [--text S]... [--absent-id ID]... [--absent-tag TAG]...
-          [--min-bars N] [--charts N] [--snippets N] [--scripts N]
+          [--min-bars N] [--charts N] [--snippets N] [--scripts N] [--js 1]
       the DOM chromium dumped (--dump-dom) has these lanes (timeline
       <g data-lane>), tools (<tr data-tool>), notes (<div data-flag>),
       texts (in the page's text, as text), no element with these ids and
       no element of these tags, at least N process bars (<rect data-p>),
       N charts (<figure id="chart-...">), N snippets (<pre data-syntax>)
-      and exactly N <script> elements
+      and exactly N <script> elements; --js: tests/html/jstest.js ran and
+      found the page's script sorting and selecting as it should
   page.py png PNGFILE
       the screenshot is not blank: many colours, much non-white
   page.py net NETLOG STDERR PAGE_URL
@@ -33,11 +34,14 @@ class Dom(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.tags, self.ids, self.lanes, self.tools, self.flags = [], set(), set(), set(), set()
         self.bars = self.charts = self.snippets = 0
+        self.jstest = None
         self.text, self.title, self._in_title, self._title_seen = [], "", False, False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
         self.tags.append(tag)
+        if tag == "body":
+            self.jstest = a.get("data-jstest")
         if "id" in a:
             self.ids.add(a["id"])
         if tag == "g" and "data-lane" in a:
@@ -78,7 +82,7 @@ def opts(argv, names):
 
 def check_dom(path, argv):
     o = opts(argv, ["--title", "--lane", "--tool", "--flag", "--text", "--absent-id",
-                    "--absent-tag", "--min-bars", "--charts", "--snippets", "--scripts"])
+                    "--absent-tag", "--min-bars", "--charts", "--snippets", "--scripts", "--js"])
     d = Dom()
     d.feed(open(path, encoding="utf-8", errors="strict").read())
     text = "".join(d.text)
@@ -106,6 +110,10 @@ def check_dom(path, argv):
     for n in o["--charts"]:
         if d.charts != int(n):
             bad.append(f"{d.charts} charts, want {n}")
+    for _ in o["--js"]:
+        res = json.loads(d.jstest or "{}")
+        if not res or not all(res.values()):
+            bad.append(f"the page's script did not do its job: {res or 'jstest.js did not run'}")
     for n in o["--scripts"]:
         if d.tags.count("script") != int(n):
             bad.append(f"{d.tags.count('script')} <script> elements, want {n}")

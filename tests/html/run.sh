@@ -102,6 +102,8 @@ check "tracer report --run html-run --html writes the run's page" \
 check "tracer show --html writes the hostile job's page" T show "$EVIL" --html "$TMP/evil.html"
 check "tracer report --html without --run is a usage error (exit 2)" \
 	sh -c "$BUILD/tracer -o file=$TRACERD_FILE report --html $TMP/x.html; test \$? = 2"
+check "tracer report --run html-run counts the run's 2 tasks only" \
+	sh -c "$BUILD/tracer -o file=$TRACERD_FILE report --run html-run --json | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)[\"jobs\"] == 2 else 1)'"
 no_such_run() {
 	local out
 	out=$("$BUILD/tracer" -o file="$TRACERD_FILE" report --run nosuchrun --html "$TMP/x.html" 2>&1)
@@ -178,11 +180,21 @@ DEMO_SIZE=$(stat -c %s "$TMP/demo.html")
 check "the 100,000-process page is under 2 MB ($BIG bytes; the demo's $DEMO_SIZE)" \
 	test "$BIG" -gt 0 -a "$BIG" -lt 2000000
 echo "sizes: demo job page $DEMO_SIZE bytes, 100,000-process page $BIG bytes, summary $(stat -c %s "$TMP/big.ndjson") bytes"
-chrome big "file://$TMP/big.html"
+# opened with tests/html/jstest.js appended: it sorts and clicks as a user
+python3 - "$TMP/big.html" "$TOP/tests/html/jstest.js" "$TMP/big-js.html" <<'PY'
+import sys
+page, js, out = sys.argv[1:]
+html = open(page, encoding="utf-8").read()
+i = html.rindex("</body>")
+open(out, "w", encoding="utf-8").write(html[:i] + "<script>\n" + open(js).read() + "</script>\n" + html[i:])
+PY
+chrome big "file://$TMP/big-js.html"
 check "DOM: 40 tool lanes and the shared one, 400 bars, the aggregation said" \
 	$PAGE dom "$TMP/big.dom" --lane tool00 --lane tool39 --lane "(other tools)" --min-bars 400 \
-	--text "aggregated" --text "400 of the job's 100000 processes listed" --charts 2
+	--text "aggregated" --text "400 processes listed one by one" --text "the job ran 100000" --charts 2
+check "the page's script sorts the tools table both ways and a click on a bar selects its process row" \
+	$PAGE dom "$TMP/big.dom" --js 1
 check "screenshot of the 100,000-process page is not blank" $PAGE png "$TMP/big.png"
 check "the 100,000-process page made no request" \
-	$PAGE net "$TMP/big.netlog" "$TMP/big.err" "file://$TMP/big.html"
+	$PAGE net "$TMP/big.netlog" "$TMP/big.err" "file://$TMP/big-js.html"
 finish
