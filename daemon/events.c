@@ -13,6 +13,8 @@
 #include "jobs.h"
 #include "jobstate.h"
 #include "log.h"
+#include "netio_peer.h"
+#include "netpeers.h"
 #include "procfs.h"
 #include "tracer.h"
 
@@ -122,6 +124,15 @@ static void on_blkio(struct open_job *oj, const struct tracer_blkio_event *e)
 			 e->dev, e->op, e->bytes, e->latency_ns);
 }
 
+/* A connect or accept of the job: its remote endpoint, counted once per
+ * process, tool and job (netpeers.c). */
+static void on_tcp_peer(struct open_job *oj, const struct tracer_tcp_peer_event *e)
+{
+	struct job_proc *p = job_proc_find(oj->job, (pid_t)e->hdr.pid);
+
+	netpeers_note(oj->job, p, e->family, e->addr, e->port);
+}
+
 static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tracer_exit_event *e)
 {
 	char comm[TRACER_COMM_LEN + 1];
@@ -151,6 +162,7 @@ static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tra
 	netio_from_exit(&t.net, e, &p->totals.net);
 	t.run_delay_ns = e->run_delay_ns;
 	t.own_peak_bytes = e->own_peak_kb * 1024;
+	t.blkio_delay_ns = p->totals.blkio_delay_ns; /* sampled (livestats.c) */
 	p->threads = e->nr_threads;
 	jobs_exit_container(js, oj, p);
 	/* a re-parented process (daemonizer) keeps the parent it had in the job */
@@ -216,6 +228,10 @@ int events_handle(void *ctx, void *data, size_t size)
 	case TRACER_EV_BLKIO:
 		if (!too_short(js, size, sizeof(struct tracer_blkio_event)))
 			on_blkio(oj, data);
+		break;
+	case TRACER_EV_TCP_PEER:
+		if (!too_short(js, size, sizeof(struct tracer_tcp_peer_event)))
+			on_tcp_peer(oj, data);
 		break;
 	case TRACER_EV_OOM: {
 		struct job_proc *p = job_proc_find(oj->job, (pid_t)h->pid);

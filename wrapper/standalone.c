@@ -20,6 +20,7 @@
 #include "container_meta.h"
 #include "hostinfo.h"
 #include "job.h"
+#include "jsonutil.h"
 #include "log.h"
 #include "rules.h"
 #include "runner.h"
@@ -176,6 +177,9 @@ static void write_summary(const struct tracer_config *cfg,
 		log_error("summary: out of memory: job %s not written", j->uid);
 		return;
 	}
+	/* no kernel programs without tracerd: no socket or block counters
+	 * per process (the container's cgroup_io still has its block I/O) */
+	json_add_str(summary, "net_counting", "none");
 	sinks = sinks_open(cfg, err, sizeof(err));
 	if (!sinks) {
 		log_error("summary of job %s not written: %s", j->uid, err);
