@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "allocation.h"
+#include "cost.h"
 #include "jsonutil.h"
 #include "waitacct.h"
 
@@ -27,14 +28,8 @@ static const char *jstr_or(const cJSON *o, const char *key)
 
 static double num(const cJSON *o, const char *key)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-
-	if (cJSON_IsNumber(v))
-		return v->valuedouble;
 	/* seconds and byte counts are written raw (jsonutil) */
-	if (cJSON_IsRaw(v) && v->valuestring)
-		return strtod(v->valuestring, NULL);
-	return 0.0;
+	return json_get_num(o, key, 0.0);
 }
 
 /* One flag: id, severity, message, then the evidence as name/value pairs
@@ -154,39 +149,6 @@ static void add_recommendation(cJSON *root, const struct job *j, double wall_s,
 		 "{\"type\": \"MEMORY\", \"value\": \"%llu\"}]",
 		 cpus, (unsigned long long)mem_gb * 1024);
 	json_add_str(sx, "aws_batch", buf);
-}
-
-/* Cost with the configured prices; no field without a price. */
-static void add_cost(cJSON *root, const struct tracer_config *cfg, double wall_s,
-		     int cpus, double cpu_s, uint64_t mem_alloc, uint64_t peak)
-{
-	double h = wall_s / 3600.0, total = 0, unused = 0;
-	cJSON *c;
-
-	if (cfg->price_cpu_hour <= 0 && cfg->price_gb_hour <= 0 && cfg->price_instance_hour <= 0)
-		return;
-	c = cJSON_AddObjectToObject(root, "cost");
-	if (!c)
-		return;
-	if (cfg->price_instance_hour > 0) {
-		total = h * cfg->price_instance_hour;
-		cJSON_AddNumberToObject(c, "price_instance_hour", cfg->price_instance_hour);
-	} else {
-		if (cfg->price_cpu_hour > 0) {
-			total += h * cpus * cfg->price_cpu_hour;
-			unused += (h * cpus - cpu_s / 3600.0) * cfg->price_cpu_hour;
-			cJSON_AddNumberToObject(c, "price_cpu_hour", cfg->price_cpu_hour);
-		}
-		if (cfg->price_gb_hour > 0 && mem_alloc) {
-			total += h * ((double)mem_alloc / GiB) * cfg->price_gb_hour;
-			if (mem_alloc > peak)
-				unused += h * ((double)(mem_alloc - peak) / GiB) * cfg->price_gb_hour;
-			cJSON_AddNumberToObject(c, "price_gb_hour", cfg->price_gb_hour);
-		}
-	}
-	cJSON_AddNumberToObject(c, "total", total);
-	if (cfg->price_instance_hour <= 0)
-		cJSON_AddNumberToObject(c, "unused", unused > 0 ? unused : 0);
 }
 
 /*
@@ -383,7 +345,7 @@ void analysis_add(cJSON *root, const struct job *j, const struct host_info *host
 				     "the job failed, killed by signal %d",
 				     cJSON_IsNumber(sig) ? sig->valueint : 0);
 	}
-	add_cost(root, cfg, wall, cpus, cpu, alloc_mem, peak);
+	cost_add(root, j, cpus, cfg);
 	if (wall < cfg->advice_min_runtime_s)
 		return;
 	/* CPU allocation */

@@ -117,11 +117,39 @@ def main():
             sys.exit(f"recommendation over {r.get('runs')} runs, want {args[0]}: {r}")
         print(r["basis"], r["syntax"]["slurm"])
     elif check == "cost":
+        # cost CPUS PRICE_CPU [PRICE_GB MEM_GIB]: the allocation's cost, the
+        # used part from the job's own totals, tools summing to it
         c = s.get("cost") or sys.exit("no cost object")
-        want = s["wall_s"] / 3600 * int(args[0]) * float(args[1])
-        if abs(c["total"] - want) > 1e-6 + want * 1e-6:
+        h, cpus, pc = s["wall_s"] / 3600, int(args[0]), float(args[1])
+        pg, mem = (float(args[2]), float(args[3])) if len(args) > 3 else (0, 0)
+        want = h * (cpus * pc + mem * pg)
+        used = min(s["totals"]["cpu_s"] / 3600, h * cpus) * pc + \
+            h * min(s["memory"]["peak_bytes"] / (1 << 30), mem) * pg
+        tools = sum(t["cost"] for t in s["tools"])
+        close = lambda a, b: abs(a - b) <= 1e-9 + abs(b) * 1e-9
+        if not close(c["total"], want):
+            sys.exit(f"cost {c['total']}, want wall x allocation x price = {want}")
+        if not close(c["used"], used) or not close(c["used"] + c["unused"], c["total"]):
+            sys.exit(f"used {c['used']} (want {used}) + unused {c['unused']} != total {c['total']}")
+        if not close(tools, c["used"]):
+            sys.exit(f"tools sum to {tools}, used is {c['used']}")
+        if pg and not used > min(s["totals"]["cpu_s"] / 3600, h * cpus) * pc:
+            sys.exit("no memory part in the used cost")
+        print(f"cost {c['total']:.6f} (wall {s['wall_s']} s), used {c['used']:.6f} = "
+              f"tools {tools:.6f}, unused {c['unused']:.6f}")
+    elif check == "cost_spot":
+        # cost_spot PRICE: instance basis at the spot price, tools sum
+        c = s.get("cost") or sys.exit("no cost object")
+        want = s["wall_s"] / 3600 * float(args[0])
+        if c.get("pricing") != "spot" or c.get("basis") != "instance" or \
+                c.get("instance_life_cycle") != "spot":
+            sys.exit(f"not priced as spot: {c}")
+        if abs(c["total"] - want) > 1e-9 + want * 1e-9:
             sys.exit(f"cost {c['total']}, want {want}")
-        print(f"cost {c['total']:.6f} (wall {s['wall_s']} s), unused {c.get('unused')}")
+        tools = sum(t["cost"] for t in s["tools"])
+        if abs(tools - c["used"]) > 1e-9 + c["used"] * 1e-9:
+            sys.exit(f"tools sum to {tools}, used is {c['used']}")
+        print(c)
     elif check == "concurrency":
         # concurrency P95: threads of the job running or runnable at once
         use = s.get("allocation_use") or sys.exit("no allocation_use")

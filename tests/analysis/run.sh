@@ -12,8 +12,10 @@ CHECK="$TOP/tests/analysis/check.py"
 CG_DIR=
 JOB_CGS=
 DA_OLD=
+META_PID=
 
 cleanup() {
+	[ -n "$META_PID" ] && kill "$META_PID" 2>/dev/null
 	stop_tracerd
 	[ -n "$CG_DIR" ] && rmdir "$CG_DIR" 2>/dev/null
 	for d in $JOB_CGS; do rmdir "$d" 2>/dev/null; done
@@ -32,10 +34,12 @@ for c in taskset setsid; do
 done
 # a small minimum runtime for advice, frequent samples, a CPU price
 # and idle_host after 2 s without a job whatever the CPU use (share 1)
+# (and a GiB price, a spot instance price)
 MPORT=18411
 command -v curl >/dev/null || { echo "FAIL: curl is not installed"; exit 1; }
 start_tracerd an -o advice_min_runtime_s=1 -o sample_interval_ms=200 -o price_cpu_hour=3.6 -o stall_threshold_s=3 \
-	-o idle_host_cpu_share=1 -o idle_host_after_s=2 -o metrics_listen=127.0.0.1:$MPORT || exit 1
+	-o idle_host_cpu_share=1 -o idle_host_after_s=2 -o metrics_listen=127.0.0.1:$MPORT \
+	-o price_gb_hour=0.5 -o price_spot_instance_hour=0.9 || exit 1
 chk() { check "$1" python3 "$CHECK" "$TRACERD_FILE" "${@:2}"; }
 status_says() { tr_cli status | grep -q -- "$1"; }
 
@@ -127,7 +131,7 @@ chk "CPU 1 busy > 90%, CPU 0 idle by number" "$TMP/j.serial" busy 1 0.9 0
 chk "idle_allocation raised, naming CPU 0" "$TMP/j.serial" flag idle_allocation present "CPUs 0 "
 chk "serial_in_parallel_allocation raised" "$TMP/j.serial" flag serial_in_parallel_allocation
 chk "recommendation: 1 CPU in Slurm, Nextflow, Snakemake and AWS Batch syntax" "$TMP/j.serial" rec_cpus 1
-chk "cost = wall x 2 CPUs x price_cpu_hour" "$TMP/j.serial" cost 2 3.6
+chk "cost = wall x 2 CPUs x price_cpu_hour; used, unused, tools sum to used" "$TMP/j.serial" cost 2 3.6
 show_has() { tr_cli show "$(cat "$1")" | grep -q -- "$2"; }
 check "tracer show: the flags" show_has "$TMP/j.serial" "serial_in_parallel_allocation"
 check "tracer show: the request in Slurm syntax" show_has "$TMP/j.serial" "--cpus-per-task=1 "
@@ -139,6 +143,34 @@ echo "== three busy threads in a 4-CPU allocation"
 trun "$TMP/j.threads" --name three-threads --cpus 4 -- "$H/spinthreads" 3 3000
 chk "three busy threads: concurrency p95 = 3" "$TMP/j.threads" concurrency 3
 chk "three busy threads: recommendation 3 CPUs in four syntaxes" "$TMP/j.threads" rec_cpus 3
+
+echo "== cost of CPU and memory, per tool; spot from the AWS identity"
+# job_file_of FILE JOB_ID: the uid of the summary of that AWS Batch job id into FILE
+job_file_of() {
+	python3 -c 'import json, sys
+for l in open(sys.argv[1]):
+    s = json.loads(l)
+    if s["identity"].get("job_id") == sys.argv[3]:
+        open(sys.argv[2], "w").write(s["job"])
+        sys.exit(0)
+sys.exit(1)' "$TRACERD_FILE" "$1" "$2"
+}
+trun "$TMP/j.cost" --cpus 1 --mem 1G -- /bin/sh -c "'$H/spin' 800; '$H/touchmem' 200 800"
+chk "cost = wall x (1 CPU x price_cpu_hour + 1 GiB x price_gb_hour); tools sum to used" "$TMP/j.cost" cost 1 3.6 0.5 1
+rm -f "$TMP/meta.port"
+"$PY" "$TOP/tests/wrapper/metaserver.py" "$TMP/meta.port" "$TMP/meta.log" normal 120 &
+META_PID=$!
+if wait_until 10 "the loopback metadata server to listen" test -s "$TMP/meta.port"; then
+	port=$(cat "$TMP/meta.port")
+	env AWS_BATCH_JOB_ID=cost-spot-1 AWS_BATCH_JOB_ATTEMPT=1 AWS_BATCH_JQ_NAME=q \
+		AWS_EC2_METADATA_SERVICE_ENDPOINT="http://127.0.0.1:$port/" \
+		"$BUILD/tracer-wrap" --socket "$TRACERD_SOCK" -- "$H/spin" 500 2>"$TMP/wrap.err" ||
+		fail "tracer-wrap on a spot instance: $(cat "$TMP/wrap.err")"
+	wait_until 10 "the spot job's summary" job_file_of "$TMP/j.spot" cost-spot-1
+	chk "spot instance (IMDS instance-life-cycle): pricing spot at price_spot_instance_hour" "$TMP/j.spot" cost_spot 0.9
+fi
+kill "$META_PID" 2>/dev/null
+wait "$META_PID" 2>/dev/null
 
 echo "== an fsync loop"
 cat >"$TMP/fsync.py" <<'PY'
