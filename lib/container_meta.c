@@ -1,9 +1,10 @@
 /*
  * container_meta.c - container names and images from records that carry
  * no environment (see container_meta.h for which, and why docker has
- * none).  The parsed files are cached by inode, size and mtime, so that
- * the daemon's loop re-reads a file only after the runtime changed it.
- * Not thread-safe: one caller (tracerd's loop, or tracer-wrap).
+ * none).  A look-up reads the file (bounded), finds the record by its id
+ * with one pass over the bytes, and parses that record alone: parsing a
+ * whole file of thousands of records would hold tracerd's loop for
+ * hundreds of milliseconds.  A look-up happens once per container and job.
  */
 #include "container_meta.h"
 
@@ -19,8 +20,7 @@
 
 #include "log.h"
 
-#define META_MAX_ENTRIES 65536
-
+/* what a record says */
 struct meta_entry {
 	char id[CONTAINER_ID_LEN + 1];
 	char name[128];
@@ -28,30 +28,9 @@ struct meta_entry {
 	char image_id[CONTAINER_ID_LEN + 1];
 };
 
-struct meta_file {
-	char path[512];
-	bool loaded;
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	struct timespec mtime;
-	struct meta_entry *e;
-	size_t n;
-};
-
-/* one containers.json and one images.json: a host has one storage */
-static struct meta_file containers_file, images_file;
-
-static void file_forget(struct meta_file *f)
-{
-	free(f->e);
-	memset(f, 0, sizeof(*f));
-}
-
 void container_meta_reset(void)
 {
-	file_forget(&containers_file);
-	file_forget(&images_file);
+	/* nothing is kept between look-ups */
 }
 
 static void copy_str(char *dst, size_t cap, const cJSON *v)
@@ -108,22 +87,30 @@ static void entry_from_json(struct meta_entry *m, const cJSON *o)
 	entry_from_metadata(m, cJSON_GetObjectItemCaseSensitive(o, "metadata"));
 }
 
-/* Whole file into a NUL-terminated buffer, at most the bound. */
-static char *read_bounded(const char *path, int fd, size_t size)
+/* Whole file into a NUL-terminated buffer (*len bytes), at most the bound. */
+static char *read_bounded(const char *path, size_t *len)
 {
-	char *buf;
+	struct stat st;
 	size_t got = 0;
+	char *buf;
+	int fd;
 
-	if (size > CONTAINER_META_MAX_BYTES) {
-		log_warn("%s: %zu bytes, over the %u read for container names: not read", path,
-			 size, CONTAINER_META_MAX_BYTES);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
 		return NULL;
 	}
-	buf = malloc(size + 1);
-	if (!buf)
+	if ((unsigned long long)st.st_size > CONTAINER_META_MAX_BYTES) {
+		log_warn("%s: %lld bytes, over the %u read for container names: not read", path,
+			 (long long)st.st_size, CONTAINER_META_MAX_BYTES);
+		close(fd);
 		return NULL;
-	while (got < size) {
-		ssize_t r = read(fd, buf + got, size - got);
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	while (buf && got < (size_t)st.st_size) {
+		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
 
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -131,73 +118,97 @@ static char *read_bounded(const char *path, int fd, size_t size)
 			break;
 		got += (size_t)r;
 	}
-	buf[got] = '\0';
+	close(fd);
+	if (buf)
+		buf[got] = '\0';
+	*len = got;
 	return buf;
 }
 
-/* Parse path into f unless the cached copy is current.  0, or -1. */
-static int file_load(struct meta_file *f, const char *path)
+/*
+ * The object of the top-level array that holds byte at: [*s, *e).  One
+ * pass over the bytes, minding strings.  0, or -1 when there is none.
+ */
+static int enclosing_record(const char *buf, size_t len, size_t at, size_t *s, size_t *e)
 {
-	struct stat st;
-	cJSON *arr, *it;
-	char *buf;
-	size_t n = 0, cap;
-	int fd;
+	bool str = false, esc = false;
+	size_t start = 0;
+	int depth = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -1;
-	}
-	if (f->loaded && strcmp(f->path, path) == 0 && f->dev == st.st_dev &&
-	    f->ino == st.st_ino && f->size == st.st_size &&
-	    f->mtime.tv_sec == st.st_mtim.tv_sec && f->mtime.tv_nsec == st.st_mtim.tv_nsec) {
-		close(fd);
-		return 0;
-	}
-	buf = read_bounded(path, fd, (size_t)st.st_size);
-	close(fd);
-	if (!buf)
-		return -1;
-	arr = cJSON_Parse(buf);
-	free(buf);
-	if (!cJSON_IsArray(arr)) {
-		cJSON_Delete(arr);
-		return -1;
-	}
-	file_forget(f);
-	cap = (size_t)cJSON_GetArraySize(arr);
-	if (cap > META_MAX_ENTRIES)
-		cap = META_MAX_ENTRIES;
-	f->e = cap ? calloc(cap, sizeof(*f->e)) : NULL;
-	cJSON_ArrayForEach(it, arr) {
-		if (n == cap || !f->e)
-			break;
-		if (!cJSON_IsObject(it))
+	for (size_t i = 0; i < len; i++) {
+		char ch = buf[i];
+
+		if (str) {
+			if (esc)
+				esc = false;
+			else if (ch == '\\')
+				esc = true;
+			else if (ch == '"')
+				str = false;
 			continue;
-		entry_from_json(&f->e[n], it);
-		if (f->e[n].id[0])
-			n++;
+		}
+		if (ch == '"') {
+			str = true;
+		} else if (ch == '{' || ch == '[') {
+			if (++depth == 2 && ch == '{')
+				start = i;
+		} else if (ch == '}' || ch == ']') {
+			if (depth == 2 && ch == '}' && at > start && at < i) {
+				*s = start;
+				*e = i + 1;
+				return 0;
+			}
+			if (--depth < 0)
+				return -1;
+		}
 	}
-	cJSON_Delete(arr);
-	f->n = n;
-	snprintf(f->path, sizeof(f->path), "%s", path);
-	f->dev = st.st_dev;
-	f->ino = st.st_ino;
-	f->size = st.st_size;
-	f->mtime = st.st_mtim;
-	f->loaded = true;
-	return 0;
+	return -1;
 }
 
-static const struct meta_entry *file_find(const struct meta_file *f, const char *id)
+/* Is the string at buf[at] the value of an "id" key ("id":"<at>...)? */
+static bool is_id_value(const char *buf, size_t at)
 {
-	for (size_t i = 0; i < f->n; i++)
-		if (strcmp(f->e[i].id, id) == 0)
-			return &f->e[i];
-	return NULL;
+	size_t i = at;
+
+	if (i < 1 || buf[--i] != '"')
+		return false;
+	while (i > 0 && (buf[i - 1] == ' ' || buf[i - 1] == '\t' || buf[i - 1] == '\n'))
+		i--;
+	if (i < 1 || buf[--i] != ':')
+		return false;
+	while (i > 0 && (buf[i - 1] == ' ' || buf[i - 1] == '\t' || buf[i - 1] == '\n'))
+		i--;
+	return i >= 4 && memcmp(buf + i - 4, "\"id\"", 4) == 0;
+}
+
+/* The record whose "id" is id in the JSON array file path.  0, or -1. */
+static int find_record(const char *path, const char *id, struct meta_entry *m)
+{
+	size_t len = 0, idlen = strlen(id);
+	char *buf = read_bounded(path, &len);
+	const char *hit = buf;
+	int rc = -1;
+
+	while (rc < 0 && hit && (hit = memmem(hit, len - (size_t)(hit - buf), id, idlen)) != NULL) {
+		size_t at = (size_t)(hit - buf), s, e;
+		cJSON *o;
+
+		hit += idlen;
+		/* the id also appears in other records' fields: only "id":"<id>" */
+		if (!is_id_value(buf, at))
+			continue;
+		if (enclosing_record(buf, len, at, &s, &e) < 0)
+			break;
+		o = cJSON_ParseWithLength(buf + s, e - s);
+		if (cJSON_IsObject(o)) {
+			entry_from_json(m, o);
+			if (strcmp(m->id, id) == 0)
+				rc = 0;
+		}
+		cJSON_Delete(o);
+	}
+	free(buf);
+	return rc;
 }
 
 /* the storage drivers of containers/storage, most common first */
@@ -205,30 +216,29 @@ static const char *const drivers[] = {"overlay", "vfs", "btrfs", "zfs", "aufs", 
 
 int container_meta_storage(const char *storage, struct container_info *c)
 {
-	const struct meta_entry *m = NULL, *img;
+	struct meta_entry m, img;
 	char path[512];
 	size_t d;
+	int found = -1;
 
 	if (!storage || !storage[0] || !c->id[0])
 		return -1;
 	if (strcmp(c->runtime, "podman") != 0 && strcmp(c->runtime, "cri-o") != 0)
 		return -1;
-	for (d = 0; d < sizeof(drivers) / sizeof(drivers[0]) && !m; d++) {
+	for (d = 0; d < sizeof(drivers) / sizeof(drivers[0]) && found < 0; d++) {
 		snprintf(path, sizeof(path), "%s/%s-containers/containers.json", storage, drivers[d]);
-		if (file_load(&containers_file, path) == 0)
-			m = file_find(&containers_file, c->id);
+		found = find_record(path, c->id, &m);
 	}
-	if (!m)
+	if (found < 0)
 		return -1;
 	d--;
-	snprintf(c->name, sizeof(c->name), "%s", m->name);
-	snprintf(c->image, sizeof(c->image), "%s", m->image);
-	snprintf(c->image_id, sizeof(c->image_id), "%s", m->image_id);
-	if (!c->image[0] && m->image_id[0]) {
+	snprintf(c->name, sizeof(c->name), "%s", m.name);
+	snprintf(c->image, sizeof(c->image), "%s", m.image);
+	snprintf(c->image_id, sizeof(c->image_id), "%s", m.image_id);
+	if (!c->image[0] && m.image_id[0]) {
 		snprintf(path, sizeof(path), "%s/%s-images/images.json", storage, drivers[d]);
-		if (file_load(&images_file, path) == 0 &&
-		    (img = file_find(&images_file, m->image_id)) != NULL)
-			snprintf(c->image, sizeof(c->image), "%s", img->name);
+		if (find_record(path, m.image_id, &img) == 0)
+			snprintf(c->image, sizeof(c->image), "%s", img.name);
 	}
 	return 0;
 }

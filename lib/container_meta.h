@@ -16,9 +16,8 @@
  * container's environment (Config.Env): it is not read, so docker
  * containers have no name or image here.
  *
- * The files are read whole at most CONTAINER_META_MAX_BYTES, and parsed
- * again only when they change (inode, size, mtime): a lookup of a known
- * file costs one stat(2).
+ * The files are read whole, at most CONTAINER_META_MAX_BYTES, and only
+ * the record of the id looked up is parsed (container_meta.c).
  */
 #ifndef TRACER_CONTAINER_META_H
 #define TRACER_CONTAINER_META_H
@@ -26,7 +25,7 @@
 #include "container.h"
 #include "identity.h"
 
-#define CONTAINER_META_MAX_BYTES (8u << 20)
+#define CONTAINER_META_MAX_BYTES (2u << 20) /* ~2,700 podman containers */
 
 /*
  * Name and image of c (podman, cri-o) from the containers/storage under
@@ -42,7 +41,7 @@ int container_meta_storage(const char *storage, struct container_info *c);
  */
 int container_meta_labels(const struct tracer_identity *id, struct container_info *c);
 
-/* Forget the cached files (tests, shutdown). */
+/* Forget what look-ups kept (nothing today; tests call it). */
 void container_meta_reset(void);
 
 #endif

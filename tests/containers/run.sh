@@ -103,7 +103,7 @@ else
 	chk "the untagged container's md5sum is not in the job" "$JOB" no-tool md5sum
 	show_names_container() {
 		local out
-		out=$(tr_cli show "$JOB") || return 1
+		out=$(tr_cli show --wide "$JOB") || return 1
 		grep -q "^Container podman ${CID:0:12} name tracer-ct-wrap-$$ image $IMG" <<<"$out" || { echo "$out"; return 1; }
 	}
 	check "tracer show names the container in the header (runtime, short id, name, image)" show_names_container
