@@ -46,6 +46,9 @@ void server_expire(struct server *s);
 uint64_t server_ticket(const struct server *s);
 void server_defer(struct server *s);
 void server_answer(struct server *s, uint64_t ticket, char *reply);
+/* Free the connections answered by server_answer: once the epoll batch
+ * that may point at them is done. */
+void server_reap(struct server *s);
 /* count a request the handler rejected */
 void server_count_bad(struct server *s);
 const struct server_stats *server_get_stats(const struct server *s);
