@@ -162,6 +162,7 @@ static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tra
 	netio_from_exit(&t.net, e, &p->totals.net);
 	t.run_delay_ns = e->run_delay_ns;
 	t.own_peak_bytes = e->own_peak_kb * 1024;
+	t.blkio_delay_ns = p->totals.blkio_delay_ns; /* sampled (livestats.c) */
 	p->threads = e->nr_threads;
 	jobs_exit_container(js, oj, p);
 	/* a re-parented process (daemonizer) keeps the parent it had in the job */

@@ -12,11 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "admission.h"
 #include "daemonconf.h"
+#include "archive.h"
+#include "caps.h"
 #include "notify.h"
 #include "privacy.h"
 #include "bpf_loader.h"
@@ -38,6 +41,8 @@
 #include "journal.h"
 #include "summary.h"
 #include "usernames.h"
+#include "idlehost.h"
+#include "slurmlimit.h"
 
 /* Housekeeping (and draining the ring buffer, which wakes us only when
  * an eighth of it is full) runs this often; sampling every
@@ -65,6 +70,8 @@ struct tracerd {
 	bool expire_due;
 	struct metrics_http *metrics; /* NULL: metrics_listen off */
 	uint64_t started_real_s;
+	struct idle_host idle;        /* node-level idle_host (idlehost.h) */
+	struct archive *archive; /* users' questions about finished jobs */
 };
 
 static char *status_reply(struct tracerd *d, const struct ucred *peer)
@@ -118,6 +125,7 @@ static char *status_reply(struct tracerd *d, const struct ucred *peer)
 	delivery_get_stats(d->delivery, &ds);
 	cJSON_AddItemToObject(st, "delivery", delivery_stats_json(&ds));
 	cJSON_AddItemToObject(st, "jobs", jobs_status_json(&d->jobs));
+	cJSON_AddItemToObject(st, "archive_requests", archive_stats_json(d->archive));
 	if (!privacy_sees_all(&d->privacy, peer))
 		privacy_filter_jobs(cJSON_GetObjectItem(st, "jobs"), peer->uid);
 	{
@@ -126,6 +134,8 @@ static char *status_reply(struct tracerd *d, const struct ucred *peer)
 		wait_accounting_probe(&wa);
 		cJSON_AddItemToObject(st, "wait_accounting", wait_accounting_json(&wa));
 	}
+	cJSON_AddItemToObject(st, "idle_host", idle_host_json(&d->idle, d->cfg.idle_host_cpu_share,
+							      d->cfg.idle_host_after_s));
 	line = proto_render_line(o);
 	cJSON_Delete(o);
 	return line;
@@ -176,6 +186,11 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 		break;
 	case PROTO_OP_STATUS:
 		reply = status_reply(d, peer);
+		break;
+	case PROTO_OP_SUMMARIES:
+	case PROTO_OP_SUMMARY: /* answered off the loop */
+		reply = archive_submit(d->archive, d->server, peer,
+				       privacy_sees_all(&d->privacy, peer), req);
 		break;
 	default:
 		server_count_bad(d->server);
@@ -245,6 +260,7 @@ static void publish_metrics(struct tracerd *d)
 		.socket = server_get_stats(d->server),
 		.delivery = &ds,
 		.start_time_s = d->started_real_s,
+		.host_idle = d->idle.idle,
 	};
 	size_t len;
 	char *text;
@@ -284,6 +300,8 @@ static void on_timer(struct tracerd *d)
 			if (oj->job->cgroup_stats)
 				livestats_sample_cgroup(oj->job, &oj->cgroup);
 		}
+		idle_host_tick(&d->idle, d->jobs.nopen > 0, d->cfg.idle_host_cpu_share,
+			       d->cfg.idle_host_after_s, now);
 		publish_metrics(d);
 	}
 	jobs_tick(&d->jobs);
@@ -353,6 +371,9 @@ int main(int argc, char **argv)
 	int rc = 1;
 
 	log_set_prefix("tracerd");
+	/* what tracerd writes (spool, journal, state) is not for other
+	 * users: the socket and its directory set their modes themselves */
+	umask(027);
 	d.epfd = d.sigfd = d.timerfd = -1;
 	rc = daemonconf_args(&d.conf, &d.cfg, argc, argv);
 	if (rc >= 0) /* --help, --version, --check-config, a usage error */
@@ -360,7 +381,9 @@ int main(int argc, char **argv)
 	rc = 1;
 	d.started_mono_ns = clock_mono_ns();
 	host_info_read(&d.host);
+	idle_host_init(&d.idle);
 	usernames_start();
+	slurmlimit_start();
 	d.rules = rules_load(d.cfg.rules_path, rules_warn);
 	if (!d.rules) {
 		log_error("cannot load tool rules");
@@ -401,6 +424,11 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		goto cleanup;
 	}
+	d.archive = archive_start(&d.cfg, err, sizeof(err));
+	if (!d.archive) {
+		log_error("%s", err);
+		goto cleanup;
+	}
 	d.jobs.answer = answer_request;
 	d.jobs.answer_ctx = &d;
 	d.jobs.journal_path = daemonconf_journal_path(&d.cfg);
@@ -417,6 +445,10 @@ int main(int argc, char **argv)
 		log_error("socket: %s", err);
 		goto cleanup;
 	}
+	/* programs attached, socket bound: the loop (and the metrics
+	 * thread started below) keep only what they need from here */
+	if (caps_drop_for_loop(err, sizeof(err)) != 0)
+		log_warn("capabilities kept: %s", err);
 	if (d.cfg.metrics_listen[0]) {
 		d.metrics = metrics_http_open(d.cfg.metrics_listen, err, sizeof(err));
 		if (!d.metrics) {
@@ -450,12 +482,14 @@ cleanup:
 	metrics_http_close(d.metrics);
 	server_close(d.server);
 	journal_free(&d.jobs);
+	archive_stop(d.archive);
 	jobs_fini(&d.jobs);
 	bpf_loader_close(d.bpf);
 	/* bounded: what the sinks do not take in time stays spooled */
 	delivery_stop(d.delivery, TRACER_SHUTDOWN_DELIVERY_MS);
 	rules_free(d.rules);
 	usernames_stop();
+	slurmlimit_stop();
 	if (d.timerfd >= 0)
 		close(d.timerfd);
 	if (d.sigfd >= 0)

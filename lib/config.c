@@ -82,11 +82,14 @@ static const struct key_def keys[] = {
 	{"price_gb_hour", K_DOUBLE, M(price_gb_hour), 0, 1000000},
 	{"price_instance_hour", K_DOUBLE, M(price_instance_hour), 0, 1000000},
 	{"flag_slower_factor", K_DOUBLE, M(flag_slower_factor), 1, 100},
+	{"idle_host_cpu_share", K_DOUBLE, M(idle_host_cpu_share), 0, 1},
+	{"idle_host_after_s", K_INT, M(idle_host_after_s), 1, 31536000},
 	{"admin_group", K_GROUP, M(admin_group), 0, 0},
 	{"container_storage", K_OPT_PATH, M(container_storage), 0, 0},
 	{"flag_network_bound_share", K_DOUBLE, M(flag_network_bound_share), 0, 1},
 	{"flag_network_min_bytes", K_UINT, M(flag_network_min_bytes), 0, 4294967295LL},
 	{"test_no_sock_length", K_BOOL, M(test_no_sock_length), 0, 0},
+	{"price_spot_instance_hour", K_DOUBLE, M(price_spot_instance_hour), 0, 1000000},
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -150,6 +153,8 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->flag_slower_factor = TRACER_DEFAULT_FLAG_SLOWER_FACTOR;
 	cfg->flag_network_bound_share = TRACER_DEFAULT_FLAG_NETWORK_BOUND_SHARE;
 	cfg->flag_network_min_bytes = TRACER_DEFAULT_FLAG_NETWORK_MIN_BYTES;
+	cfg->idle_host_cpu_share = TRACER_DEFAULT_IDLE_HOST_CPU_SHARE;
+	cfg->idle_host_after_s = TRACER_DEFAULT_IDLE_HOST_AFTER_S;
 }
 
 static int parse_integer(const char *v, long long *out)

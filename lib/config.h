@@ -69,6 +69,9 @@ struct tracer_config {
 	double flag_network_bound_share; /* flag_network_bound_share (0..1) */
 	unsigned flag_network_min_bytes; /* flag_network_min_bytes */
 	bool test_no_sock_length;      /* test_no_sock_length: TCP bytes at close */
+	double idle_host_cpu_share;    /* idle_host_cpu_share (0..1) */
+	int idle_host_after_s;         /* idle_host_after_s */
+	double price_spot_instance_hour; /* price_spot_instance_hour (0: no price) */
 };
 
 typedef void (*config_warn_fn)(const char *msg);

@@ -24,6 +24,7 @@
 
 /* ---- times ---- */
 #define TRACER_DEFAULT_TIMEOUT_MS 200          /* a registrant's whole exchange */
+#define TRACER_ARCHIVE_TIMEOUT_MS 30000        /* `tracer show/jobs` asking tracerd */
 #define TRACER_DEFAULT_SAMPLE_MS 1000          /* /proc and cgroup readings */
 #define TRACER_DEFAULT_HTTP_TIMEOUT_MS 5000
 #define TRACER_DEFAULT_METADATA_TIMEOUT_MS 300 /* one ECS/IMDS call */
@@ -66,6 +67,8 @@
 #define TRACER_DEFAULT_FLAG_SLOWER_FACTOR 1.5    /* wall above p90 of earlier runs x this */
 #define TRACER_DEFAULT_FLAG_NETWORK_BOUND_SHARE 0.5 /* off-CPU share of the wall, network moving */
 #define TRACER_DEFAULT_FLAG_NETWORK_MIN_BYTES (1u << 20) /* network bytes below: not network_bound */
+#define TRACER_DEFAULT_IDLE_HOST_CPU_SHARE 0.05  /* host CPU busy share at most this... */
+#define TRACER_DEFAULT_IDLE_HOST_AFTER_S 1800    /* ...with no job open, this long: idle_host */
 
 /* ---- identifiers ---- */
 #define TRACER_JOB_UID_LEN 64   /* a job's uid, NUL included */

@@ -224,6 +224,7 @@ static void totals_add(struct proc_totals *sum, const struct proc_totals *t)
 	sum->maj_flt += t->maj_flt;
 	netio_totals_add(&sum->net, &t->net);
 	sum->run_delay_ns += t->run_delay_ns;
+	sum->blkio_delay_ns += t->blkio_delay_ns;
 	if (proc_peak_bytes(t) > sum->own_peak_bytes)
 		sum->own_peak_bytes = proc_peak_bytes(t);
 }

@@ -19,6 +19,7 @@
 #include "container.h"
 #include "defaults.h"
 #include "identity.h"
+#include "jobwait.h"
 #include "netio.h"
 
 #define JOB_COMM_LEN 16
@@ -45,6 +46,8 @@ struct proc_totals {
 	 * peak_bytes()); a sum (tool, job): the largest per-process peak,
 	 * own where known, else maxrss */
 	uint64_t own_peak_bytes;
+	/* appended: block I/O delay (delay accounting), sampled (jobwait.h) */
+	uint64_t blkio_delay_ns;
 };
 
 /* The process's peak as reported: its own image's, else the kernel's maxrss. */
@@ -83,6 +86,7 @@ struct job_proc {
 	int container;      /* 1-based index in job->containers; 0 unread, -1 none */
 	uint32_t pidns;     /* its pid namespace when not the host's (0: the host's) */
 	struct job_proc *next; /* hash chain (job.c) */
+	uint64_t blkio_ticks_seen; /* block I/O delay at the last sample (jobwait.c) */
 };
 
 struct tool_exit_count {
@@ -182,6 +186,8 @@ struct job {
 	struct job_series *series;
 	/* appended: distinct TCP remote endpoints (netpeers.c); NULL: none yet */
 	struct netpeers *peers;
+	/* appended: blocked time, cgroup pressure and limits (jobwait.c) */
+	struct job_wait wait;
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */

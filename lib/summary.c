@@ -55,6 +55,8 @@ static void add_exit_time_fields(cJSON *o, const struct proc_totals *t)
 {
 	json_add_secs(o, "run_delay_s", t->run_delay_ns);
 	json_add_u64(o, "peak_rss_bytes", t->own_peak_bytes);
+	if (t->blkio_delay_ns) /* delay accounting on (jobwait.h) */
+		json_add_secs(o, "blkio_delay_s", t->blkio_delay_ns);
 }
 
 static cJSON *totals_json(const struct proc_totals *t)
@@ -222,6 +224,8 @@ static cJSON *proc_json(const struct job_proc *p)
 	json_add_u64(o, "maxrss_bytes", p->totals.maxrss_bytes);
 	json_add_str(o, "peak_rss_source", p->totals.own_peak_bytes ? "image" : "maxrss");
 	json_add_secs(o, "run_delay_s", p->totals.run_delay_ns);
+	if (p->totals.blkio_delay_ns)
+		json_add_secs(o, "blkio_delay_s", p->totals.blkio_delay_ns);
 	add_io(o, &p->totals);
 	json_add_u64(o, "min_flt", p->totals.min_flt);
 	json_add_u64(o, "maj_flt", p->totals.maj_flt);

@@ -3,6 +3,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "client.h"
@@ -32,6 +33,21 @@ static const char *net_counting_text(const char *mode)
 	if (!strcmp(mode, "tcp_close_totals"))
 		return "TCP totals at close (inet_sock_set_state); UDP and Unix not counted";
 	return "not counted";
+}
+
+/* the node-level idle_host state */
+static void print_idle_host(const cJSON *h)
+{
+	const cJSON *share = cJSON_GetObjectItem(h, "cpu_share");
+
+	if (!h)
+		return;
+	if (cJSON_IsTrue(cJSON_GetObjectItem(h, "idle")))
+		printf("idle_host: yes, no job and host CPU busy %.0f%% (idle for %.0f s)\n",
+		       cJSON_IsNumber(share) ? 100 * share->valuedouble : 0,
+		       (double)time(NULL) - cJSON_GetNumberValue(cJSON_GetObjectItem(h, "since")));
+	else
+		printf("idle_host: no\n");
 }
 
 static void print_status(const cJSON *st)
@@ -77,6 +93,7 @@ static void print_status(const cJSON *st)
 			printf("           last error: %s\n", jstr(p, "last_error"));
 	}
 	print_wait_accounting(cJSON_GetObjectItem(st, "wait_accounting"));
+	print_idle_host(cJSON_GetObjectItem(st, "idle_host"));
 }
 
 static void status_usage(FILE *f)
