@@ -41,6 +41,7 @@ struct conn {
 	struct conn *next;
 	uint64_t ticket;  /* names the request for an answer given later */
 	bool deferred;    /* the handler answers later (server_answer) */
+	bool done;        /* answered: freed by server_reap, after the epoll batch */
 	bool handed;      /* the handler took the connection (server_take) */
 };
 
@@ -52,6 +53,7 @@ struct server {
 	void *ctx;
 	struct conn *conns;
 	int nconns;
+	int ndone;            /* conns answered, waiting for server_reap */
 	struct server_stats stats;
 	struct conn *current; /* the request being handled */
 	uint64_t next_ticket;
@@ -288,6 +290,8 @@ void server_conn_ready(struct server *s, struct watch *w, uint32_t events)
 	struct conn *c = (struct conn *)w;
 	char *nl;
 
+	if (c->done) /* answered; an event of the same epoll batch */
+		return;
 	if (c->deferred) { /* waiting for its answer: the client hung up */
 		conn_close(s, c);
 		return;
@@ -357,7 +361,7 @@ void server_expire(struct server *s)
 
 	for (struct conn *c = s->conns, *next; c; c = next) {
 		next = c->next;
-		if (now - c->opened_ns > CONN_IDLE_NS) {
+		if (!c->done && now - c->opened_ns > CONN_IDLE_NS) {
 			s->stats.timeouts++;
 			log_warn("pid %d: no complete request in 500 ms, closing",
 				 (int)c->peer.pid);
@@ -383,11 +387,28 @@ void server_answer(struct server *s, uint64_t ticket, char *reply)
 	for (struct conn *c = s->conns; c; c = c->next) {
 		if (c->ticket == ticket && c->deferred) {
 			send_reply(s, c, reply);
-			conn_close(s, c);
+			/* not freed here: an event of the epoll batch being
+			 * handled may still point at it (server_reap frees it) */
+			c->deferred = false;
+			c->done = true;
+			epoll_ctl(s->epfd, EPOLL_CTL_DEL, c->fd, NULL);
+			s->ndone++;
 			return;
 		}
 	}
 	free(reply); /* the client gave up meanwhile */
+}
+
+void server_reap(struct server *s)
+{
+	if (!s || !s->ndone)
+		return;
+	for (struct conn *c = s->conns, *next; c; c = next) {
+		next = c->next;
+		if (c->done)
+			conn_close(s, c);
+	}
+	s->ndone = 0;
 }
 
 int server_take(struct server *s)

@@ -46,6 +46,9 @@ void server_expire(struct server *s);
 uint64_t server_ticket(const struct server *s);
 void server_defer(struct server *s);
 void server_answer(struct server *s, uint64_t ticket, char *reply);
+/* Free the connections answered by server_answer: once the epoll batch
+ * that may point at them is done. */
+void server_reap(struct server *s);
 /* During the handler: the request's connection as a new fd that the
  * caller owns and answers on (the server forgets it and drops the
  * handler's return value); -1 on failure. */

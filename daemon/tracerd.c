@@ -348,7 +348,8 @@ static int run_loop(struct tracerd *d)
 			}
 		}
 		/* Later entries of a batch may point at connections that expiry
-		 * frees: expire only once the batch is done. */
+		 * or an answer frees: free them only once the batch is done. */
+		server_reap(d->server);
 		if (d->expire_due) {
 			d->expire_due = false;
 			server_expire(d->server);

@@ -21,7 +21,7 @@ cleanup() {
 trap cleanup EXIT
 need_root
 [ -x "$BUILD/tracerd" ] && [ -x "$H/tiny" ] || { echo "FAIL: $BUILD/tracerd or $H/tiny missing (make all)"; exit 1; }
-command -v python3 >/dev/null || { echo "FAIL: python3 is not installed"; exit 1; }
+for c in python3 ss; do command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }; done
 
 # ---- --check-config ----
 
