@@ -14,6 +14,8 @@
 #   loop     tracerd's answers while a job with 3,000 live processes ends
 #   netio    loopback TCP and direct I/O with tracerd running/stopped and
 #            tracked (bench/netio.sh)
+#   switch   the per-switch hook: untracked ping-pong and exec storm in
+#            alternating pairs, median and spread (bench/switch.sh)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
@@ -21,8 +23,8 @@ shift $(($# > 0 ? 1 : 0))
 PARTS=${*:-tracerd wrapper slurm clickhouse loop netio}
 for p in $PARTS; do
 	case $p in
-	tracerd | wrapper | slurm | clickhouse | loop | netio) ;;
-	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm, clickhouse, loop, netio)" >&2; exit 2 ;;
+	tracerd | wrapper | slurm | clickhouse | loop | netio | switch) ;;
+	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm, clickhouse, loop, netio, switch)" >&2; exit 2 ;;
 	esac
 done
 H=$BUILD/tests/helpers
@@ -172,5 +174,8 @@ fi
 if has_part netio; then
 	header
 	"$TOP/bench/netio.sh" "$BUILD" || rc=1
+fi
+if has_part switch; then
+	"$TOP/bench/switch.sh" "$BUILD" || rc=1
 fi
 exit $rc

@@ -267,6 +267,7 @@ static __always_inline int handle_exec(struct task_struct *task,
 	fill_hdr(&e->hdr, TRACER_EV_EXEC, tgid, job);
 	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
 	e->flags = 0;
+	e->pidns = exec_pidns_inum(task);
 	e->start_ns = start_ns;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	fill_exec_path(s, task, bprm);
@@ -481,6 +482,17 @@ static __always_inline void emit_exit(struct tracer_proc *p,
  * it, even threads we never saw being created (io_uring workers are made
  * without sched_process_fork, and threads created between tracerd reading
  * /proc and tagging are not counted).
+ *
+ * Why not sched_process_free, which fires once per task with the same final
+ * totals: it fires when the task_struct is let go after release_task()
+ * (kernel/exit.c; an RCU grace period later), i.e. only once the task has
+ * been reaped.  A thread-group leader stays a zombie until its
+ * parent waits for it, so a process whose parent reaps late (or never: a
+ * parent that keeps running, a subreaper that does not wait) would hold its
+ * record, and its job's close, hostage to user code.  The mm is gone by then
+ * too (the own peak is read at sched_process_exit anyway).  The price of
+ * staying here is one state read and compare per switch of any task,
+ * measured with bpf_stats (docs/benchmarks.md, "Per-switch hook").
  */
 static __always_inline int handle_switch(struct task_struct *prev)
 {

@@ -19,11 +19,14 @@
 #include "clock.h"
 #include "jsonutil.h"
 #include "log.h"
+#include "netpeers.h"
 #include "procfs.h"
 #include "proto.h"
 #include "livestats.h"
 #include "summary.h"
 #include "usernames.h"
+#include "slurmlimit.h"
+#include "journal.h"
 
 /* In trace_all mode, everything not in a job goes to a "host" job whose
  * summary is written at this interval (and when tracerd stops). */
@@ -206,6 +209,7 @@ struct open_job *jobs_adopt(struct jobs *js, const struct tracer_identity *id,
 	}
 	if (tag >= js->next_tag)
 		js->next_tag = tag + 1;
+	slurmlimit_want(id); /* not journaled: asked again */
 	return oj;
 }
 
@@ -352,6 +356,7 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 			log_warn("job %s: no per-job counters: %s", oj->job->uid, strerror(-err));
 		oj->job_stats = err == 0;
 		js->stats.registered++;
+		slurmlimit_want(id);
 	}
 	err = bpf_loader_tag_pid(js->bpf, peer->pid, oj->job->tag);
 	if (err) {
@@ -425,9 +430,12 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 				  .sample_interval_ms = js->cfg->sample_interval_ms};
 	cJSON *summary;
 
-	job_close(j, clock_real_ns());
+	job_close(j, oj->recovered ? oj->recovered_end_ns : clock_real_ns());
+	netpeers_apply(j);
 	usernames_fill(&j->id);
-	j->events_dropped = drop_count(js) - oj->drops_at_start;
+	slurmlimit_fill(&j->id);
+	if (!oj->recovered) /* else: from the journal */
+		j->events_dropped = drop_count(js) - oj->drops_at_start;
 	if (oj->job_stats) { /* its own losses, not the node's */
 		struct tracer_job_stats ks;
 		if (bpf_loader_job_stats(js->bpf, j->tag, &ks) == 0) {
@@ -438,11 +446,14 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 	}
 	summary = summary_build(j, js->host, &so);
 	if (summary)
+		json_add_str(summary, "net_counting", bpf_loader_net_mode(js->bpf));
+	if (summary)
 		note_analysis(js, j, summary);
 	if (!summary)
 		log_error("job %s: summary not written: out of memory", j->uid);
-	else if (js->delivery) /* to the spool writer: no disk, no network here */
-		delivery_submit(js->delivery, summary);
+	else if (js->delivery) /* to the spool writer: no disk, no network here;
+				* journaled until the spool has it */
+		journal_submit(js, oj, summary);
 	else
 		cJSON_Delete(summary);
 	log_info("job %s closed (%s): %llu processes, %zu tools", j->uid, oj->close_why,

@@ -2,25 +2,21 @@
  * tracerd.c - the node daemon: load the BPF programs, serve the
  * registration socket, apply kernel events to jobs, sample live
  * processes, write summaries.  Runs in the foreground (systemd, or a
- * test's background job) until SIGTERM or SIGINT.
+ * test's background job) until SIGTERM or SIGINT; SIGHUP reloads the
+ * configuration (daemonconf.c).
  *
  * One thread, one epoll loop: ring buffer, socket, signalfd, timerfd.
  */
 #include <errno.h>
-#include <getopt.h>
-#include <libgen.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/stat.h>
-#include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "admission.h"
+#include "daemonconf.h"
 #include "notify.h"
 #include "privacy.h"
 #include "bpf_loader.h"
@@ -42,6 +38,8 @@
 #include "journal.h"
 #include "summary.h"
 #include "usernames.h"
+#include "idlehost.h"
+#include "slurmlimit.h"
 
 /* Housekeeping (and draining the ring buffer, which wakes us only when
  * an eighth of it is full) runs this often; sampling every
@@ -52,6 +50,7 @@
 #define RSS_READS_PER_SAMPLE 512
 
 struct tracerd {
+	struct daemonconf conf;
 	struct tracer_config cfg;
 	struct host_info host;
 	struct rules *rules;
@@ -68,99 +67,8 @@ struct tracerd {
 	bool expire_due;
 	struct metrics_http *metrics; /* NULL: metrics_listen off */
 	uint64_t started_real_s;
+	struct idle_host idle;        /* node-level idle_host (idlehost.h) */
 };
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tracerd [-c CONFIG] [-o KEY=VALUE]... [-v]\n"
-		"  Node daemon of tracer: records every process of registered jobs.\n"
-		"  -c, --config FILE   configuration (default " TRACER_DEFAULT_CONFIG ")\n"
-		"  -o, --set KEY=VAL   override one configuration key (see tracer.conf(5))\n"
-		"  -v, --verbose       debug messages\n"
-		"  -h, --help          this help\n"
-		"      --version       print the version\n");
-}
-
-static void config_warn(const char *msg)
-{
-	log_warn("config: %s", msg);
-}
-
-static int parse_args(struct tracerd *d, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"set", required_argument, NULL, 'o'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *config_path = TRACER_DEFAULT_CONFIG;
-	bool config_given = false;
-	char *overrides[64];
-	int noverrides = 0, c;
-	bool verbose = false;
-
-	opterr = 0; /* one line of our own below */
-	while ((c = getopt_long(argc, argv, ":c:o:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			config_path = optarg;
-			config_given = true;
-			break;
-		case 'o':
-			if (noverrides == 64) {
-				log_error("too many -o options");
-				return -1;
-			}
-			overrides[noverrides++] = optarg;
-			break;
-		case 'v':
-			log_set_level(LOG_DEBUG);
-			verbose = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'V':
-			printf("tracerd %s\n", TRACER_VERSION);
-			exit(0);
-		case ':':
-			fprintf(stderr, "tracerd: option %s needs a value\n", argv[optind - 1]);
-			return -1;
-		default:
-			if (optopt && argv[optind - 1][1] != '-')
-				fprintf(stderr, "tracerd: unknown option -%c (see tracerd --help)\n",
-					optopt);
-			else
-				fprintf(stderr, "tracerd: unknown option %.*s (see tracerd --help)\n",
-					(int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "tracerd: unexpected argument \"%s\" (see tracerd --help)\n",
-			argv[optind]);
-		return -1;
-	}
-	config_defaults(&d->cfg);
-	if (config_load(&d->cfg, config_path, !config_given, config_warn) != 0 && config_given)
-		return -1;
-	for (int i = 0; i < noverrides; i++) {
-		char err[256];
-
-		if (config_set_pair(&d->cfg, overrides[i], err, sizeof(err)) != 0) {
-			log_error("-o %s", err);
-			return -1;
-		}
-	}
-	int lvl = log_parse_level(d->cfg.log_level);
-	if (lvl >= 0 && !verbose)
-		log_set_level((enum log_level)lvl);
-	return 0;
-}
 
 static char *status_reply(struct tracerd *d, const struct ucred *peer)
 {
@@ -183,6 +91,7 @@ static char *status_reply(struct tracerd *d, const struct ucred *peer)
 	json_add_str(st, "socket", d->cfg.socket_path);
 	json_add_str(st, "sinks", d->cfg.sinks);
 	json_add_str(st, "file", d->cfg.file_path);
+	json_add_str(st, "network_counting", bpf_loader_net_mode(d->bpf));
 	arr = cJSON_AddArrayToObject(st, "programs");
 	n = bpf_loader_programs(d->bpf, names, 16);
 	for (int i = 0; arr && i < n; i++)
@@ -220,6 +129,8 @@ static char *status_reply(struct tracerd *d, const struct ucred *peer)
 		wait_accounting_probe(&wa);
 		cJSON_AddItemToObject(st, "wait_accounting", wait_accounting_json(&wa));
 	}
+	cJSON_AddItemToObject(st, "idle_host", idle_host_json(&d->idle, d->cfg.idle_host_cpu_share,
+							      d->cfg.idle_host_after_s));
 	line = proto_render_line(o);
 	cJSON_Delete(o);
 	return line;
@@ -295,29 +206,6 @@ static int epoll_add(int epfd, int fd, struct watch *w)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-static int setup_signals(struct tracerd *d)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0) {
-		log_error("sigprocmask: %s", strerror(errno));
-		return -1;
-	}
-	/* A registrant that hangs up must not kill us. */
-	signal(SIGPIPE, SIG_IGN);
-	d->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (d->sigfd < 0) {
-		log_error("signalfd: %s", strerror(errno));
-		return -1;
-	}
-	d->signal_w.kind = WATCH_SIGNAL;
-	return epoll_add(d->epfd, d->sigfd, &d->signal_w);
-}
-
 static int setup_timer(struct tracerd *d)
 {
 	struct itimerspec its = {
@@ -336,20 +224,6 @@ static int setup_timer(struct tracerd *d)
 	}
 	d->timer_w.kind = WATCH_TIMER;
 	return epoll_add(d->epfd, d->timerfd, &d->timer_w);
-}
-
-static void on_signal(struct tracerd *d)
-{
-	struct signalfd_siginfo si;
-
-	while (read(d->sigfd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGHUP) {
-			log_info("SIGHUP: nothing to reload yet; restart to apply configuration");
-			continue;
-		}
-		log_info("signal %u: shutting down", si.ssi_signo);
-		d->stop = true;
-	}
 }
 
 /* The live `stalled` flag: logged when it is raised and when it ends. */
@@ -376,6 +250,7 @@ static void publish_metrics(struct tracerd *d)
 		.socket = server_get_stats(d->server),
 		.delivery = &ds,
 		.start_time_s = d->started_real_s,
+		.host_idle = d->idle.idle,
 	};
 	size_t len;
 	char *text;
@@ -415,42 +290,12 @@ static void on_timer(struct tracerd *d)
 			if (oj->job->cgroup_stats)
 				livestats_sample_cgroup(oj->job, &oj->cgroup);
 		}
+		idle_host_tick(&d->idle, d->jobs.nopen > 0, d->cfg.idle_host_cpu_share,
+			       d->cfg.idle_host_after_s, now);
 		publish_metrics(d);
 	}
 	jobs_tick(&d->jobs);
 	journal_tick(&d->jobs);
-}
-
-/*
- * The journal of open jobs: state_dir/journal-<pin_dir's name>.json, so
- * that tracerds with their own pin_dir (tests) never share one.  NULL
- * when it cannot be (no resume, no state_dir, mkdir failed).
- */
-static const char *journal_path(const struct tracer_config *cfg)
-{
-	static char path[PATH_MAX];
-	char dir[PATH_MAX], pins[PATH_MAX];
-
-	if (!cfg->resume || !cfg->state_dir[0] || !cfg->pin_dir[0])
-		return NULL;
-	snprintf(dir, sizeof(dir), "%s", cfg->state_dir);
-	for (char *p = dir + 1; *p; p++) { /* mkdir -p, 0700 */
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(dir, 0700);
-		*p = '/';
-	}
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		log_warn("state_dir %s: %s: open jobs will not survive a restart", dir,
-			 strerror(errno));
-		return NULL;
-	}
-	snprintf(pins, sizeof(pins), "%s", cfg->pin_dir);
-	if (snprintf(path, sizeof(path), "%s/journal-%s.json", dir, basename(pins)) >=
-	    (int)sizeof(path))
-		return NULL;
-	return path;
 }
 
 static int run_loop(struct tracerd *d)
@@ -478,9 +323,15 @@ static int run_loop(struct tracerd *d)
 			case WATCH_CONN:
 				server_conn_ready(d->server, w, evs[i].events);
 				break;
-			case WATCH_SIGNAL:
-				on_signal(d);
+			case WATCH_SIGNAL: {
+				int what = signals_read(d->sigfd);
+				if (what & SIGNALS_RELOAD) /* no waiting: sinks restart off the loop */
+					daemonconf_reload(&d->conf, &d->cfg, &d->rules, &d->jobs,
+							  d->delivery);
+				if (what & SIGNALS_STOP)
+					d->stop = true;
 				break;
+			}
 			case WATCH_TIMER:
 				on_timer(d);
 				break;
@@ -510,11 +361,15 @@ int main(int argc, char **argv)
 
 	log_set_prefix("tracerd");
 	d.epfd = d.sigfd = d.timerfd = -1;
-	if (parse_args(&d, argc, argv) != 0)
-		return 2;
+	rc = daemonconf_args(&d.conf, &d.cfg, argc, argv);
+	if (rc >= 0) /* --help, --version, --check-config, a usage error */
+		return rc;
+	rc = 1;
 	d.started_mono_ns = clock_mono_ns();
 	host_info_read(&d.host);
+	idle_host_init(&d.idle);
 	usernames_start();
+	slurmlimit_start();
 	d.rules = rules_load(d.cfg.rules_path, rules_warn);
 	if (!d.rules) {
 		log_error("cannot load tool rules");
@@ -530,7 +385,8 @@ int main(int argc, char **argv)
 		log_error("epoll_create1: %s", strerror(errno));
 		goto cleanup;
 	}
-	if (setup_signals(&d) != 0 || setup_timer(&d) != 0)
+	d.sigfd = signals_open(d.epfd, &d.signal_w);
+	if (d.sigfd < 0 || setup_timer(&d) != 0)
 		goto cleanup;
 	struct bpf_loader_opts bo = {
 		.trace_all = d.cfg.trace_all,
@@ -541,6 +397,7 @@ int main(int argc, char **argv)
 		.wakeup_bytes = d.cfg.ringbuf_bytes / 8,
 		.max_procs_per_job = d.cfg.max_procs_per_job,
 		.resume = d.cfg.resume,
+		.no_sock_length = d.cfg.test_no_sock_length,
 	};
 	d.bpf = bpf_loader_open(&bo, events_handle, &d.jobs, err, sizeof(err));
 	if (!d.bpf) {
@@ -555,7 +412,7 @@ int main(int argc, char **argv)
 	}
 	d.jobs.answer = answer_request;
 	d.jobs.answer_ctx = &d;
-	d.jobs.journal_path = journal_path(&d.cfg);
+	d.jobs.journal_path = daemonconf_journal_path(&d.cfg);
 	/* before the first record is read: records of the time we were
 	 * down are in the kept ring buffer, tagged with their jobs' keys */
 	journal_resume(&d.jobs, bpf_loader_resumed(d.bpf));
@@ -590,7 +447,8 @@ int main(int argc, char **argv)
 		/* a restart resumes the open jobs: the programs go on
 		 * following them meanwhile; only the host job ends here */
 		jobs_close_host(&d.jobs, "tracerd stopping");
-		journal_write(&d.jobs);
+		/* closed jobs stay journaled until the spool has them */
+		journal_settle(&d.jobs, TRACER_SHUTDOWN_DELIVERY_MS / 2);
 		log_info("%zu open jobs kept for the next start (%s)", d.jobs.nopen,
 			 d.jobs.journal_path);
 	} else {
@@ -600,12 +458,14 @@ int main(int argc, char **argv)
 cleanup:
 	metrics_http_close(d.metrics);
 	server_close(d.server);
+	journal_free(&d.jobs);
 	jobs_fini(&d.jobs);
 	bpf_loader_close(d.bpf);
 	/* bounded: what the sinks do not take in time stays spooled */
 	delivery_stop(d.delivery, TRACER_SHUTDOWN_DELIVERY_MS);
 	rules_free(d.rules);
 	usernames_stop();
+	slurmlimit_stop();
 	if (d.timerfd >= 0)
 		close(d.timerfd);
 	if (d.sigfd >= 0)

@@ -90,6 +90,13 @@ const char *job_state(const struct job *j, int status, uint64_t wall_ns)
 		return "COMPLETED";
 	if (j->id.alloc.time_limit_s && wall_ns >= j->id.alloc.time_limit_s * 1000000000ull)
 		return "TIMEOUT";
+	/* a step starts after its job and is stopped at the job's end: the
+	 * scheduler's deadline, not the step's own wall, tells a timeout (the
+	 * scheduler checks limits periodically, so it is never early; 1 s for
+	 * the clocks of two daemons) */
+	if (j->id.alloc.deadline_s && WIFSIGNALED(status) && outside_signal(WTERMSIG(status)) &&
+	    j->end_ns / 1000000000ull + 1 >= j->id.alloc.deadline_s)
+		return "TIMEOUT";
 	if (WIFSIGNALED(status) && outside_signal(WTERMSIG(status)))
 		return "CANCELLED";
 	return "FAILED";

@@ -256,3 +256,17 @@ uint64_t json_get_u64(const cJSON *obj, const char *key, uint64_t def)
 		return def; /* not an integer */
 	return (uint64_t)d;
 }
+
+double json_get_num(const cJSON *obj, const char *key, double def)
+{
+	const cJSON *it = obj ? cJSON_GetObjectItemCaseSensitive(obj, key) : NULL;
+	char *end;
+	double d;
+
+	if (cJSON_IsNumber(it))
+		return it->valuedouble;
+	if (!cJSON_IsRaw(it) || !it->valuestring)
+		return def;
+	d = strtod(it->valuestring, &end);
+	return end != it->valuestring ? d : def;
+}

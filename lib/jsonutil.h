@@ -31,5 +31,7 @@ cJSON *json_add_time(cJSON *obj, const char *key, uint64_t realtime_ns);
 const char *json_get_str(const cJSON *obj, const char *key, const char *def);
 int64_t json_get_i64(const cJSON *obj, const char *key, int64_t def);
 uint64_t json_get_u64(const cJSON *obj, const char *key, uint64_t def);
+/* A number, also one written raw (seconds, byte counts): def otherwise. */
+double json_get_num(const cJSON *obj, const char *key, double def);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "client.h"
+#include "html.h"
 #include "term.h"
 #include "textsafe.h"
 
@@ -188,12 +189,13 @@ static void print_tree(const cJSON *s, int width)
 static void show_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tracer show [--json | --wide] JOB|last\n"
+		"usage: tracer show [--json | --wide | --html FILE] JOB|last\n"
 		"One finished job: run, task, allocation and totals, then its tools and\n"
 		"its process tree.  JOB is a job uid, a Slurm or AWS Batch job id\n"
 		"(1234 or 1234.batch) or a task name; the newest match wins; \"last\" is\n"
 		"the newest job.\n"
 		"      --json    the job's summary (docs/schema.md)\n"
+		"      --html FILE  a self-contained HTML report (FILE - : stdout)\n"
 		"      --wide    lines as long as they need (default: the terminal's\n"
 		"                width, 80 columns when not a terminal)\n"
 		"  -h, --help    this help\n");
@@ -204,16 +206,19 @@ int cmd_show(struct cli *c, int argc, char **argv)
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
+		{"html", required_argument, NULL, 'H'},
 		{"wide", no_argument, NULL, 'w'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *name;
+	const char *name, *html = NULL;
 	bool wide = false;
 	int opt;
 
 	while ((opt = cli_getopt(argc, argv, ":h", opts, "show")) != -1) {
 		if (opt == 'j') {
 			c->json = true;
+		} else if (opt == 'H') {
+			html = optarg;
 		} else if (opt == 'w') {
 			wide = true;
 		} else if (opt == 'h') {
@@ -235,6 +240,11 @@ int cmd_show(struct cli *c, int argc, char **argv)
 	if (!s) {
 		fprintf(stderr, "tracer: no job %s in %s\n", name, c->cfg.file_path);
 		return 1;
+	}
+	if (html) {
+		int rc = html_write_job(s, html);
+		cJSON_Delete(s);
+		return rc;
 	}
 	if (c->json) {
 		cli_print_json(s);

@@ -77,6 +77,8 @@ def main():
         # flag ID [present|absent]
         want = args[1] if len(args) > 1 else "present"
         f = flag(s, args[0])
+        if len(args) > 2:  # the one whose message names args[2]
+            f = next((x for x in s.get("flags") or [] if x["id"] == args[0] and args[2] in x["message"]), f)
         if (f is not None) != (want == "present"):
             sys.exit(f"flag {args[0]} {want} expected; flags: {[x['id'] for x in s.get('flags') or []]}")
         if f:
@@ -114,11 +116,85 @@ def main():
             sys.exit(f"recommendation over {r.get('runs')} runs, want {args[0]}: {r}")
         print(r["basis"], r["syntax"]["slurm"])
     elif check == "cost":
+        # cost CPUS PRICE_CPU [PRICE_GB MEM_GIB]: the allocation's cost, the
+        # used part from the job's own totals, tools summing to it
         c = s.get("cost") or sys.exit("no cost object")
-        want = s["wall_s"] / 3600 * int(args[0]) * float(args[1])
-        if abs(c["total"] - want) > 1e-6 + want * 1e-6:
+        h, cpus, pc = s["wall_s"] / 3600, int(args[0]), float(args[1])
+        pg, mem = (float(args[2]), float(args[3])) if len(args) > 3 else (0, 0)
+        want = h * (cpus * pc + mem * pg)
+        used = min(s["totals"]["cpu_s"] / 3600, h * cpus) * pc + \
+            h * min(s["memory"]["peak_bytes"] / (1 << 30), mem) * pg
+        tools = sum(t["cost"] for t in s["tools"])
+        close = lambda a, b: abs(a - b) <= 1e-9 + abs(b) * 1e-9
+        if not close(c["total"], want):
+            sys.exit(f"cost {c['total']}, want wall x allocation x price = {want}")
+        if not close(c["used"], used) or not close(c["used"] + c["unused"], c["total"]):
+            sys.exit(f"used {c['used']} (want {used}) + unused {c['unused']} != total {c['total']}")
+        if not close(tools, c["used"]):
+            sys.exit(f"tools sum to {tools}, used is {c['used']}")
+        if pg and not used > min(s["totals"]["cpu_s"] / 3600, h * cpus) * pc:
+            sys.exit("no memory part in the used cost")
+        print(f"cost {c['total']:.6f} (wall {s['wall_s']} s), used {c['used']:.6f} = "
+              f"tools {tools:.6f}, unused {c['unused']:.6f}")
+    elif check == "cost_spot":
+        # cost_spot PRICE: instance basis at the spot price, tools sum
+        c = s.get("cost") or sys.exit("no cost object")
+        want = s["wall_s"] / 3600 * float(args[0])
+        if c.get("pricing") != "spot" or c.get("basis") != "instance" or \
+                c.get("instance_life_cycle") != "spot":
+            sys.exit(f"not priced as spot: {c}")
+        if abs(c["total"] - want) > 1e-9 + want * 1e-9:
             sys.exit(f"cost {c['total']}, want {want}")
-        print(f"cost {c['total']:.6f} (wall {s['wall_s']} s), unused {c.get('unused')}")
+        tools = sum(t["cost"] for t in s["tools"])
+        if abs(tools - c["used"]) > 1e-9 + c["used"] * 1e-9:
+            sys.exit(f"tools sum to {tools}, used is {c['used']}")
+        print(c)
+    elif check == "concurrency":
+        # concurrency P95: threads of the job running or runnable at once
+        use = s.get("allocation_use") or sys.exit("no allocation_use")
+        c = use["concurrency"]
+        if c["p95"] != int(args[0]):
+            sys.exit(f"concurrency {c}, want p95 {args[0]}")
+        print(f"concurrency {c} over {use['samples']} samples")
+    elif check == "job_flag":
+        # job_flag ID [present|absent]: the job's own flag (no tool)
+        want = args[1] if len(args) > 1 else "present"
+        f = [x for x in s.get("flags") or [] if x["id"] == args[0] and "tool" not in x]
+        if bool(f) != (want == "present"):
+            sys.exit(f"job flag {args[0]} {want} expected; flags: {[(x['id'], x.get('tool')) for x in s.get('flags') or []]}")
+        print(f"flags: {[(x['id'], x.get('tool'), x['message']) for x in s.get('flags') or []]}")
+    elif check == "blocked":
+        # blocked MIN_BLKIO_S [psi]: delay accounting on, the job's block
+        # I/O delay at least MIN_BLKIO_S seconds; with psi, the io pressure
+        # of its cgroup too
+        b = s.get("blocked") or sys.exit("no blocked object")
+        if b.get("delay_accounting") != "on":
+            sys.exit(f"delay accounting {b.get('delay_accounting')}, want on: {b}")
+        if b["blkio_delay_s"] < float(args[0]):
+            sys.exit(f"block I/O delay {b['blkio_delay_s']} s (wall {s['wall_s']} s), want >= {args[0]} s")
+        if len(args) > 1 and args[1] == "psi":
+            p = b.get("psi") or sys.exit(f"no psi in {b}")
+            if not p["io"]["some_s"] > 0:
+                sys.exit(f"io pressure {p['io']}, want > 0")
+        print(f"blocked {b} over {s['wall_s']} s")
+    elif check == "tool_blkio":
+        # tool_blkio TOOL MIN_S: the tool's and its process's block I/O delay
+        t = tool(s, args[0])
+        procs = [p for p in s["process_tree"] if p["tool"] == args[0]]
+        if t.get("blkio_delay_s", 0) < float(args[1]) or not procs or \
+                procs[0].get("blkio_delay_s", 0) < float(args[1]):
+            sys.exit(f"{args[0]}: tool blkio_delay_s {t.get('blkio_delay_s')}, process {[p.get('blkio_delay_s') for p in procs]}, want >= {args[1]}")
+        print(f"{args[0]}: blkio_delay_s {t['blkio_delay_s']} (process {procs[0]['blkio_delay_s']})")
+    elif check == "limits":
+        # limits MEM_BYTES: the cgroup's memory limit is the allocation
+        lim = s.get("cgroup_limits") or sys.exit("no cgroup_limits")
+        if lim.get("mem_bytes") != int(args[0]) or "mem_bytes" not in lim.get("used_as_allocation", []):
+            sys.exit(f"cgroup_limits {lim}, want mem_bytes {args[0]} used as the allocation")
+        if s["memory"].get("allocated_bytes") != int(args[0]):
+            sys.exit(f"memory {s['memory']}, want allocated_bytes {args[0]}")
+        if s["identity"]["allocation"].get("mem_bytes") != int(args[0]):
+            sys.exit(f"identity allocation {s['identity']['allocation']}, want mem_bytes {args[0]}")
+        print(f"cgroup_limits {lim}, memory {s['memory']}")
     else:
         sys.exit(f"unknown check {check}")
 

@@ -15,6 +15,7 @@
 #include <CUnit/Basic.h>
 
 #include "bpf_loader.h"
+#include "netio_peer.h"
 
 #define JOB 42
 #define CG_JOB 77
@@ -39,6 +40,7 @@ struct rec {
 		struct tracer_exit_event exit;
 		struct tracer_oom_event oom;
 		struct tracer_blkio_event blkio;
+		struct tracer_tcp_peer_event peer;
 	} u;
 };
 

@@ -78,6 +78,7 @@ static size_t min_size(__u32 type)
 	case TRACER_EV_EXIT: return sizeof(struct tracer_exit_event);
 	case TRACER_EV_OOM: return sizeof(struct tracer_oom_event);
 	case TRACER_EV_BLKIO: return sizeof(struct tracer_blkio_event);
+	case TRACER_EV_TCP_PEER: return sizeof(struct tracer_tcp_peer_event);
 	}
 	return SIZE_MAX;
 }

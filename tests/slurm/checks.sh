@@ -407,3 +407,29 @@ check_idle_allocation() {
 		"$($JSUM "$NDJSON" flag idle_allocation job_id="$j")" "^CPUs $idle of "
 	expect "2 CPUs, one thread: state" "$(get state job_id="$j")" COMPLETED
 }
+
+# The job's time limit (asked of slurmctld by tracerd, off its loop): a
+# --time=01:00:00 job that runs seconds carries it and time_overrequested;
+# a --time=1 job still running at its limit is stopped by Slurm (slurmctld
+# checks limits every 30 s: within 60-90 s, then KillWait=5) and its state
+# is TIMEOUT.  Both run at once, one CPU each.  No prices: no cost.
+check_time_limit() {
+	local to ok
+	to=$(sbatch --parsable --time=1 -J ttimeout -o /dev/null --wrap 'exec sleep 300')
+	ok=$(sbatch --parsable --time=01:00:00 -J tlimit -o /dev/null --wrap 'sleep 3')
+	need_id "--time=1" "$to" || return
+	need_id "--time=01:00:00" "$ok" || return
+	if wait_sum 1 60 job_id="$ok"; then
+		expect "--time=01:00:00: time limit in the summary" \
+			"$(get identity.allocation.time_limit_s job_id="$ok")" 3600
+		expect_match "--time=01:00:00, 3 s: time_overrequested" \
+			"$($JSUM "$NDJSON" flag time_overrequested job_id="$ok")" "of the 3600 s requested"
+		expect "--time=01:00:00: COMPLETED" "$(get state job_id="$ok")" COMPLETED
+		expect "no prices configured: no cost object" "$(get cost job_id="$ok")" null
+	fi
+	wait_sum 1 150 job_id="$to" || return
+	expect "--time=1: time limit in the summary" \
+		"$(get identity.allocation.time_limit_s job_id="$to")" 60
+	expect "--time=1, still running at its limit: TIMEOUT" "$(get state job_id="$to")" TIMEOUT
+	expect_match "--time=1: stopped by a signal" "$(get exit.signal job_id="$to")" '^(15|9)$'
+}

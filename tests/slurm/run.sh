@@ -137,7 +137,8 @@ fi
 
 # ---- with tracerd: summaries ----
 for c in check_pipeline check_batch check_array check_runs check_exit \
-	check_cancel check_off check_bad_args check_other_user check_idle_allocation; do
+	check_cancel check_off check_bad_args check_other_user check_idle_allocation \
+	check_time_limit; do
 	if [ "$TRACERD_OK" = 1 ]; then
 		$c
 	else

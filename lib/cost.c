@@ -1,0 +1,111 @@
+/*
+ * cost.c - the cost of a job and of its tools (cost.h).
+ *
+ * Two bases.  "resources" (price_cpu_hour, price_gb_hour): the allocation
+ * costs wall hours x (allocated CPUs x price_cpu_hour + allocated GiB x
+ * price_gb_hour); the used part is the CPU time x price_cpu_hour plus wall
+ * hours x the memory peak (at most the allocation) x price_gb_hour.
+ * "instance" (price_instance_hour, or price_spot_instance_hour on a spot
+ * instance): wall hours x the hourly price; the used part is its share of
+ * CPU time in the allocated CPU time.  unused = total - used.
+ *
+ * Tools share the used part so that they sum to it exactly: the CPU part
+ * by their share of the tools' CPU time, the memory part by their share of
+ * the tools' GiB-hours (own peak x own wall span); with no memory figures
+ * the memory part follows CPU time too.
+ */
+#include "cost.h"
+
+#include <string.h>
+
+#include "identity.h"
+#include "jsonutil.h"
+
+#define GiB (1024.0 * 1024.0 * 1024.0)
+
+/* seconds and byte counts are written raw (jsonutil) */
+static double num(const cJSON *o, const char *key)
+{
+	return json_get_num(o, key, 0);
+}
+
+/* Split cpu_cost by CPU time and mem_cost by GiB-hours over the tools. */
+static void tool_costs(cJSON *tools, double cpu_cost, double mem_cost)
+{
+	double cpu_sum = 0, mem_sum = 0;
+	const cJSON *t;
+	cJSON *tw;
+
+	cJSON_ArrayForEach(t, tools) {
+		cpu_sum += num(t, "cpu_s");
+		mem_sum += num(t, "peak_rss_bytes") * num(t, "wall_s");
+	}
+	if (mem_sum <= 0) { /* no memory figures: by CPU time as well */
+		cpu_cost += mem_cost;
+		mem_cost = 0;
+	}
+	cJSON_ArrayForEach(tw, tools) {
+		double c = 0;
+
+		if (cpu_sum > 0)
+			c += cpu_cost * num(tw, "cpu_s") / cpu_sum;
+		if (mem_sum > 0)
+			c += mem_cost * num(tw, "peak_rss_bytes") * num(tw, "wall_s") / mem_sum;
+		cJSON_AddNumberToObject(tw, "cost", c);
+	}
+}
+
+void cost_add(cJSON *root, const struct job *j, int cpus, const struct tracer_config *cfg)
+{
+	const char *life = identity_label(&j->id, "aws.lifecycle");
+	const cJSON *tot = cJSON_GetObjectItem(root, "totals");
+	double wall = num(root, "wall_s"), h = wall / 3600.0, cpu_s = num(tot, "cpu_s");
+	double peak = num(cJSON_GetObjectItem(root, "memory"), "peak_bytes");
+	double alloc_mem = (double)j->id.alloc.mem_bytes, cpu_h = cpu_s / 3600.0;
+	double total = 0, cpu_used = 0, mem_used = 0, price;
+	bool spot = life && !strcmp(life, "spot");
+	cJSON *c;
+
+	price = spot && cfg->price_spot_instance_hour > 0 ? cfg->price_spot_instance_hour
+							   : cfg->price_instance_hour;
+	if (price <= 0 && cfg->price_cpu_hour <= 0 && cfg->price_gb_hour <= 0)
+		return; /* no price that applies: no cost, not zeros */
+	c = cJSON_AddObjectToObject(root, "cost");
+	if (!c)
+		return;
+	if (cpus > 0 && cpu_h > h * cpus)
+		cpu_h = h * cpus; /* never more than the allocation */
+	if (price > 0) {
+		cJSON_AddStringToObject(c, "basis", "instance");
+		total = h * price;
+		cpu_used = cpus > 0 && h > 0 ? total * cpu_h / (h * cpus) : 0;
+		cJSON_AddNumberToObject(c, spot && price == cfg->price_spot_instance_hour
+						   ? "price_spot_instance_hour" : "price_instance_hour",
+					price);
+		if (life)
+			cJSON_AddStringToObject(c, "pricing",
+						spot && price == cfg->price_spot_instance_hour
+							? "spot" : "on-demand");
+	} else {
+		cJSON_AddStringToObject(c, "basis", "resources");
+		if (cfg->price_cpu_hour > 0) {
+			total += h * cpus * cfg->price_cpu_hour;
+			cpu_used = cpu_h * cfg->price_cpu_hour;
+			cJSON_AddNumberToObject(c, "price_cpu_hour", cfg->price_cpu_hour);
+		}
+		if (cfg->price_gb_hour > 0 && alloc_mem > 0) {
+			total += h * (alloc_mem / GiB) * cfg->price_gb_hour;
+			mem_used = h * ((peak < alloc_mem ? peak : alloc_mem) / GiB) * cfg->price_gb_hour;
+			cJSON_AddNumberToObject(c, "price_gb_hour", cfg->price_gb_hour);
+		}
+		if (life) /* these prices are the site's own, whatever the instance */
+			cJSON_AddStringToObject(c, "pricing", "on-demand");
+	}
+	if (life)
+		cJSON_AddStringToObject(c, "instance_life_cycle", life);
+	cJSON_AddNumberToObject(c, "total", total);
+	cJSON_AddNumberToObject(c, "used", cpu_used + mem_used);
+	cJSON_AddNumberToObject(c, "unused", total - cpu_used - mem_used > 0
+						 ? total - cpu_used - mem_used : 0);
+	tool_costs(cJSON_GetObjectItem(root, "tools"), cpu_used, mem_used);
+}
