@@ -412,6 +412,7 @@ int spool_read(struct spool *sp, uint64_t seq, char **text, size_t *len)
 	}
 	ssize_t got = read(fd, data, (size_t)st.st_size + 1);
 	close(fd);
+	data[got > 0 ? got : 0] = '\0'; /* the header's sscanf stops here */
 	if (got != st.st_size || check_record(data, (size_t)got, &off, &l) != 0) {
 		free(data);
 		snprintf(bad, sizeof(bad), "%s.corrupt", path);

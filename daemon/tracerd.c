@@ -12,11 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "admission.h"
 #include "daemonconf.h"
+#include "archive.h"
+#include "caps.h"
 #include "notify.h"
 #include "privacy.h"
 #include "bpf_loader.h"
@@ -68,6 +71,7 @@ struct tracerd {
 	struct metrics_http *metrics; /* NULL: metrics_listen off */
 	uint64_t started_real_s;
 	struct idle_host idle;        /* node-level idle_host (idlehost.h) */
+	struct archive *archive; /* users' questions about finished jobs */
 };
 
 static char *status_reply(struct tracerd *d, const struct ucred *peer)
@@ -121,6 +125,7 @@ static char *status_reply(struct tracerd *d, const struct ucred *peer)
 	delivery_get_stats(d->delivery, &ds);
 	cJSON_AddItemToObject(st, "delivery", delivery_stats_json(&ds));
 	cJSON_AddItemToObject(st, "jobs", jobs_status_json(&d->jobs));
+	cJSON_AddItemToObject(st, "archive_requests", archive_stats_json(d->archive));
 	if (!privacy_sees_all(&d->privacy, peer))
 		privacy_filter_jobs(cJSON_GetObjectItem(st, "jobs"), peer->uid);
 	{
@@ -181,6 +186,11 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 		break;
 	case PROTO_OP_STATUS:
 		reply = status_reply(d, peer);
+		break;
+	case PROTO_OP_SUMMARIES:
+	case PROTO_OP_SUMMARY: /* answered off the loop */
+		reply = archive_submit(d->archive, d->server, peer,
+				       privacy_sees_all(&d->privacy, peer), req);
 		break;
 	default:
 		server_count_bad(d->server);
@@ -360,6 +370,9 @@ int main(int argc, char **argv)
 	int rc = 1;
 
 	log_set_prefix("tracerd");
+	/* what tracerd writes (spool, journal, state) is not for other
+	 * users: the socket and its directory set their modes themselves */
+	umask(027);
 	d.epfd = d.sigfd = d.timerfd = -1;
 	rc = daemonconf_args(&d.conf, &d.cfg, argc, argv);
 	if (rc >= 0) /* --help, --version, --check-config, a usage error */
@@ -410,6 +423,11 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		goto cleanup;
 	}
+	d.archive = archive_start(&d.cfg, err, sizeof(err));
+	if (!d.archive) {
+		log_error("%s", err);
+		goto cleanup;
+	}
 	d.jobs.answer = answer_request;
 	d.jobs.answer_ctx = &d;
 	d.jobs.journal_path = daemonconf_journal_path(&d.cfg);
@@ -426,6 +444,10 @@ int main(int argc, char **argv)
 		log_error("socket: %s", err);
 		goto cleanup;
 	}
+	/* programs attached, socket bound: the loop (and the metrics
+	 * thread started below) keep only what they need from here */
+	if (caps_drop_for_loop(err, sizeof(err)) != 0)
+		log_warn("capabilities kept: %s", err);
 	if (d.cfg.metrics_listen[0]) {
 		d.metrics = metrics_http_open(d.cfg.metrics_listen, err, sizeof(err));
 		if (!d.metrics) {
@@ -459,6 +481,7 @@ cleanup:
 	metrics_http_close(d.metrics);
 	server_close(d.server);
 	journal_free(&d.jobs);
+	archive_stop(d.archive);
 	jobs_fini(&d.jobs);
 	bpf_loader_close(d.bpf);
 	/* bounded: what the sinks do not take in time stays spooled */

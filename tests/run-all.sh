@@ -34,6 +34,7 @@ suite "BPF programs (ASan+UBSan loader)" ./build-asan/tests/bpf/test_bpf
 suite "tracerd integration" ./tests/integration/run.sh build
 suite "tracerd integration (ASan+UBSan)" ./tests/integration/run.sh build-asan
 suite "shared node (users, socket, identity)" ./tests/hardening/run.sh build
+suite "privacy (each user sees only their own jobs)" ./tests/privacy/run.sh build
 suite "fuzzing (60 s)" ./tests/fuzz/run.sh 60
 suite "tracerd resilience" ./tests/resilience/run.sh build
 suite "tracerd resilience (ASan+UBSan)" ./tests/resilience/run.sh build-asan
