@@ -2,22 +2,21 @@
 """check.py - assertions on the analysis fields of a job summary.
 
 usage: check.py SUMMARY_FILE JOB_FILE CHECK [ARGS...]
-Same conventions as tests/integration/check.py (whose loader it uses):
+Same conventions as tests/integration/check.py (tests/helpers/summaries.py):
 exit 0 when the check holds, 1 with the reason.
 """
 import json
 import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "integration"))
-import importlib.util
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+from summaries import tool, within  # noqa: E402
+import summaries  # noqa: E402
 
-spec = importlib.util.spec_from_file_location(
-    "itcheck", os.path.join(os.path.dirname(__file__), "..", "integration", "check.py"))
-src = open(spec.origin).read().replace("\nmain()\n", "\n")
-itcheck = {}
-exec(compile(src, spec.origin, "exec"), itcheck)
-load, tool, within = itcheck["load"], itcheck["tool"], itcheck["within"]
+
+def load(path, jobfile):
+    return summaries.load(path, "@" + jobfile)
 
 MiB = 1 << 20
 

@@ -8,23 +8,13 @@ JOB_ID is a job uid, or @FILE to read it from FILE (tracer run
 import json
 import os
 import sys
-import time
 
-
-def find(path, uid):
-    found = None
-    if not os.path.exists(path):
-        return None
-    with open(path, "rb") as f:
-        for raw in f:
-            s = json.loads(raw.decode("utf-8"))
-            if s.get("job") == uid:
-                found = s
-    return found
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+import summaries  # noqa: E402
 
 
 def load(path, ref):
-    uid = ref
     if ref == "*":
         # the last summary of the file (a file of one job)
         with open(path, "rb") as f:
@@ -32,19 +22,7 @@ def load(path, ref):
         if not lines:
             sys.exit(f"no summary in {path}")
         return json.loads(lines[-1].decode("utf-8"))
-    if ref.startswith("@"):
-        with open(ref[1:]) as f:
-            uid = f.read().strip()
-    if not uid:
-        sys.exit(f"{ref} names no job")
-    deadline = time.monotonic() + 20
-    found = find(path, uid)
-    while found is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-        found = find(path, uid)
-    if found is None:
-        sys.exit(f"no summary for job {uid!r} in {path}")
-    return found
+    return summaries.load(path, ref)
 
 
 def tools(s):

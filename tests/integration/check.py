@@ -8,50 +8,15 @@ Finds the summary of the job named in JOB_FILE (written by `tracer run
 import json
 import os
 import sys
-import time
 
-
-def find(path, uid):
-    found = None
-    if not os.path.exists(path):
-        return None
-    with open(path, "rb") as f:
-        for raw in f:
-            # strict: every line must be valid UTF-8 and valid JSON
-            s = json.loads(raw.decode("utf-8"))
-            if s.get("job") == uid:
-                found = s
-    return found
+sys.dont_write_bytecode = True  # no __pycache__ in the tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "helpers"))
+import summaries  # noqa: E402
+from summaries import tool, within  # noqa: E402,F401
 
 
 def load(path, jobfile):
-    with open(jobfile) as f:
-        uid = f.read().strip()
-    if not uid:
-        sys.exit(f"{jobfile} names no job (tracer run did not register?)")
-    # the summary reaches the file sink through tracerd's spool, a moment
-    # after the job ended: poll, with a deadline
-    deadline = time.monotonic() + 20
-    found = find(path, uid)
-    while found is None and time.monotonic() < deadline:
-        time.sleep(0.02)
-        found = find(path, uid)
-    if found is None:
-        sys.exit(f"no summary for job {uid!r} in {path}")
-    return found
-
-
-def tool(s, name):
-    for t in s["tools"]:
-        if t["tool"] == name:
-            return t
-    sys.exit(f"tool {name!r} not in summary; tools: {[t['tool'] for t in s['tools']]}")
-
-
-def within(what, got, want, rel):
-    if want == 0 or abs(got - want) / want > rel:
-        sys.exit(f"{what}: got {got}, want {want} (tolerance {rel:.0%})")
-    print(f"{what}: got {got}, want {want}, error {abs(got - want) / want:.3%}")
+    return summaries.load(path, "@" + jobfile)
 
 
 def exits(t):

@@ -90,7 +90,7 @@ for r in rows:
     assert r["flags"] == ";".join(f"{k}:{v}" for k, v in g["flags"].items()), (r, g)
 print(f"{len(rows)} rows")
 PY
-rep --by task >"$TMP/r.txt" 2>/dev/null
+rep --by task --wide >"$TMP/r.txt" 2>/dev/null
 check "the table: a header, one line per task, flags and cost where summaries have them" \
 	sh -c "grep -q '^task .*JOBS.*FAILED.*CPU.*EFF.*COST.*FLAGS' $TMP/r.txt && grep -q '^align .* 2.50 *idle_allocation x2\$' $TMP/r.txt && grep -q '^call ' $TMP/r.txt && grep -q '^sort, \"fast\" ' $TMP/r.txt"
 rep --by tool >"$TMP/r.tool.txt" 2>/dev/null
