@@ -3,7 +3,9 @@
 # of bench/run.sh): an untracked loopback TCP stream of 2 GiB with tracerd
 # stopped and running, the same stream inside a tracked job, and untracked
 # 4 KiB random direct reads at queue depth 1 (fio, FIO_SECS per run, 5 by
-# default) with tracerd stopped and running.  Repetitions alternate
+# default) with tracerd stopped and running; and the tracked stream with
+# tracerd counting TCP totals at close (test_no_sock_length: the mode of
+# kernels without sock_send_length).  Repetitions alternate
 # stopped/running; medians.  Loopback only (port 18750); the fio file is
 # in a temp dir under /var/tmp (a block device, not tmpfs).
 set -u
@@ -45,7 +47,7 @@ fio_iops() {
 fio --name=prep --filename="$DISK/fio.dat" --size=256M --rw=write --bs=1M --direct=1 \
 	--output-format=terse >/dev/null 2>&1 || { echo "FAIL: fio could not write $DISK/fio.dat"; exit 1; }
 
-base=; untr=; trk=; fio_off=; fio_on=
+base=; untr=; trk=; fio_off=; fio_on=; fb=
 for rep in $(seq 1 "$REPS"); do
 	echo "netio repetition $rep/$REPS" >&2
 	base+="$(timeit sh "$TMP/stream.sh") "
@@ -55,10 +57,14 @@ for rep in $(seq 1 "$REPS"); do
 	trk+="$(timeit tr_cli run -- sh "$TMP/stream.sh") "
 	fio_on+="$(fio_iops) "
 	stop_tracerd
+	start_tracerd bench-netio-close -o test_no_sock_length=true >/dev/null || exit 1
+	fb+="$(timeit tr_cli run -- sh "$TMP/stream.sh") "
+	stop_tracerd
 done
 m() { echo "$1" | tr ' ' '\n' | grep . | median; }
-b=$(m "$base"); u=$(m "$untr"); t=$(m "$trk"); f0=$(m "$fio_off"); f1=$(m "$fio_on")
+b=$(m "$base"); u=$(m "$untr"); t=$(m "$trk"); f0=$(m "$fio_off"); f1=$(m "$fio_on"); c=$(m "$fb")
 row "(d) untracked TCP 2 GiB loopback (s)" "$(printf %.3f "$b")" "$(printf %.3f "$u")" "$(printf %.3f "$(ratio "$b" "$u")")" "<= 1.02"
 row "(e) the same stream, tracked job (s)" "$(printf %.3f "$b")" "$(printf %.3f "$t")" "$(printf %.3f "$(ratio "$b" "$t")")" "<= 1.05"
 # time per I/O: the inverse of IOPS, so that the ratio reads like the others
 row "(f) untracked 4K rand direct read QD1 (IOPS)" "$(printf %.0f "$f0")" "$(printf %.0f "$f1")" "$(printf %.3f "$(ratio "$f1" "$f0")")" "<= 1.02"
+row "(g) tracked stream, TCP totals at close (s)" "$(printf %.3f "$b")" "$(printf %.3f "$c")" "$(printf %.3f "$(ratio "$b" "$c")")" "(none)"

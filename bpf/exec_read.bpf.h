@@ -9,6 +9,26 @@
 #ifndef TRACER_EXEC_READ_BPF_H
 #define TRACER_EXEC_READ_BPF_H
 
+/*
+ * Inode number of the pid namespace task runs in (task_active_pid_ns():
+ * the namespace of its pid at the pid's own level), as ls -i
+ * /proc/PID/ns/pid shows it: a process in another namespace than the
+ * host's runs in a container (or a sandbox).  0 when unreadable.
+ */
+static __always_inline __u32 exec_pidns_inum(struct task_struct *task)
+{
+	struct pid *pid = BPF_CORE_READ(task, thread_pid);
+	unsigned int level;
+	struct upid up;
+
+	if (!pid)
+		return 0;
+	level = BPF_CORE_READ(pid, level);
+	if (level > 32 || bpf_core_read(&up, sizeof(up), &pid->numbers[level]))
+		return 0;
+	return up.ns ? BPF_CORE_READ(up.ns, ns.inum) : 0;
+}
+
 #define PATH_MASK (TRACER_PATH_MAX - 1)
 #define PATH_DEPTH_MAX 64 /* components walked before giving up */
 

@@ -12,6 +12,21 @@
  * softirq context, which belongs to nobody: it is counted instead when
  * the process first moves data on a TCP socket it did not connect
  * (`net_socks` remembers the sockets seen; entries go at TCP_CLOSE).
+ * Each connect and accept sends one record with the remote address and
+ * port, from which tracerd counts the distinct remote endpoints.
+ *
+ * Close-time totals (net_close_totals, set by the loader when the kernel
+ * has no sock_send_length/sock_recv_length before v6.3, or by the
+ * test_no_sock_length setting): the byte programs are not loaded; TCP
+ * bytes come instead from the tcp_sock counters (bytes_acked plus what is
+ * still queued, bytes_received), read at the state changes of close()
+ * and shutdown() (ESTABLISHED -> FIN_WAIT1, CLOSE_WAIT -> LAST_ACK: the
+ * caller's context) and at the final change to CLOSE, which may run in
+ * softirq context where `current` is anybody: what the socket gained
+ * since is credited to its owner recorded in `net_socks` (the process
+ * that connected it, or that first closed it: an accepted connection),
+ * if that process is still followed.  UDP and Unix bytes are not counted
+ * in this mode.
  *
  * Block I/O: block:block_io_start runs where the request is made (the
  * submitting process: direct I/O, page-cache misses, fsync of its own
@@ -19,11 +34,15 @@
  * those threads and is nobody's.  The request is remembered in
  * `blk_reqs` (bounded LRU) and its end, in interrupt context, sends one
  * record with bytes and latency to tracerd, which keeps them per process
- * and per device.  A host request pays one lookup at each of
+ * and per device: at the completion of its last bytes (block_rq_complete,
+ * before the issuer is woken), else at block_io_done.  A host request pays one lookup at each of
  * block_rq_complete and block_io_done.
  */
 #ifndef TRACER_NETIO_BPF_H
 #define TRACER_NETIO_BPF_H
+
+#include <bpf/bpf_endian.h>
+#include "netio_peer.h"
 
 #define NETIO_AF_UNIX 1
 #define NETIO_AF_INET 2
@@ -33,8 +52,12 @@
 #define NETIO_IPPROTO_UDPLITE 136
 #define NETIO_IPPROTO_MPTCP 262
 #define NETIO_MSG_PEEK 2
+#define NETIO_TCP_ESTABLISHED 1
 #define NETIO_TCP_SYN_SENT 2
+#define NETIO_TCP_FIN_WAIT1 4
 #define NETIO_TCP_CLOSE 7
+#define NETIO_TCP_CLOSE_WAIT 8
+#define NETIO_TCP_LAST_ACK 9
 #define NETIO_REQ_OP_MASK 0xff /* include/linux/blk_types.h */
 #define NETIO_REQ_OP_READ 0
 #define NETIO_REQ_OP_WRITE 1
@@ -42,12 +65,23 @@
 #define NETIO_MAX_SOCKS 16384
 #define NETIO_MAX_BLK_REQS 4096
 
-/* TCP sockets a tagged process connected or moved data on: sk -> tgid */
+/* TCP totals at close instead of per call (see above); set before load */
+const volatile bool net_close_totals = false;
+
+/* a TCP socket of a tagged process: its owner, and what was credited */
+struct net_sock {
+	__u64 job;
+	__u64 sent, recv; /* close-time totals already credited to the owner */
+	__u32 tgid;
+	__u32 pad;
+};
+
+/* TCP sockets a tagged process connected, moved data on or closed */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, NETIO_MAX_SOCKS);
 	__type(key, __u64);
-	__type(value, __u32);
+	__type(value, struct net_sock);
 } net_socks SEC(".maps");
 
 struct blk_req {
@@ -75,6 +109,44 @@ static __always_inline struct tracer_proc *current_proc(void)
 	return bpf_map_lookup_elem(&procs, &tgid);
 }
 
+/* The remote end of a connection of p: one record (tracerd counts the
+ * distinct endpoints).  Addresses are as the socket holds them. */
+static __always_inline void send_tcp_peer(struct tracer_proc *p, __u32 tgid,
+					  const struct sock *sk, __u32 kind)
+{
+	struct tracer_tcp_peer_event *e;
+	__u32 a4;
+
+	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
+	if (!e) {
+		drop_record(p->job);
+		return;
+	}
+	fill_hdr(&e->hdr, TRACER_EV_TCP_PEER, tgid, p->job);
+	e->family = BPF_CORE_READ(sk, __sk_common.skc_family);
+	e->port = bpf_ntohs(BPF_CORE_READ(sk, __sk_common.skc_dport));
+	e->kind = kind;
+	__builtin_memset(e->addr, 0, sizeof(e->addr));
+	if (e->family == NETIO_AF_INET6) {
+		BPF_CORE_READ_INTO(&e->addr, sk, __sk_common.skc_v6_daddr.in6_u.u6_addr8);
+	} else {
+		a4 = BPF_CORE_READ(sk, __sk_common.skc_daddr);
+		__builtin_memcpy(e->addr, &a4, sizeof(a4));
+	}
+	bpf_ringbuf_submit(e, wakeup_flag());
+	count(TRACER_CNT_EVENTS);
+}
+
+/* Remember sk as tgid's; true when it was not known yet. */
+static __always_inline bool own_sock(struct tracer_proc *p, __u32 tgid, const struct sock *sk,
+				     __u64 flags)
+{
+	__u64 key = (__u64)(unsigned long)sk;
+	struct net_sock n = {.job = p->job, .tgid = tgid};
+
+	return bpf_map_update_elem(&net_socks, &key, &n, flags) == 0;
+}
+
 /* A TCP socket moving data for the first time in a tagged process that
  * did not connect it: an accepted (or inherited) connection. */
 static __always_inline void note_tcp_sock(struct tracer_proc *p, struct sock *sk)
@@ -85,8 +157,63 @@ static __always_inline void note_tcp_sock(struct tracer_proc *p, struct sock *sk
 	if (bpf_map_lookup_elem(&net_socks, &key))
 		return;
 	tgid = bpf_get_current_pid_tgid() >> 32;
-	if (bpf_map_update_elem(&net_socks, &key, &tgid, BPF_NOEXIST) == 0)
+	if (own_sock(p, tgid, sk, BPF_NOEXIST)) {
 		tracer_atomic_add(&p->net.tcp_accepts, 1);
+		send_tcp_peer(p, tgid, sk, TRACER_TCP_ACCEPTED);
+	}
+}
+
+/* Close-time totals: what sk moved since the last credit goes to its
+ * owner, if the owner is still followed in the same job.  Sent = bytes
+ * acknowledged + bytes queued and not yet acknowledged (written by the
+ * process; at the final CLOSE the queue is empty or was reset). */
+static __always_inline void credit_close_totals(struct net_sock *ns, const struct sock *sk)
+{
+	const struct tcp_sock *tp = (const struct tcp_sock *)sk;
+	struct tracer_proc *owner = bpf_map_lookup_elem(&procs, &ns->tgid);
+	__u64 sent, recv;
+	__u32 queued;
+
+	if (!owner || owner->job != ns->job)
+		return;
+	queued = BPF_CORE_READ(tp, write_seq) - BPF_CORE_READ(tp, snd_una);
+	sent = BPF_CORE_READ(tp, bytes_acked);
+	if (queued < (1u << 30)) /* a sequence-space wrap would be garbage */
+		sent += queued;
+	recv = BPF_CORE_READ(tp, bytes_received);
+	if (sent > ns->sent) {
+		tracer_atomic_add(&owner->net.tcp_sent, sent - ns->sent);
+		ns->sent = sent;
+	}
+	if (recv > ns->recv) {
+		tracer_atomic_add(&owner->net.tcp_recv, recv - ns->recv);
+		ns->recv = recv;
+	}
+}
+
+/* close() or shutdown() of a TCP socket (close-time totals mode): in the
+ * caller's context.  A socket it did not connect is an accepted one. */
+static __always_inline void close_by_caller(const struct sock *sk)
+{
+	__u64 key = (__u64)(unsigned long)sk;
+	struct tracer_proc *p = current_proc();
+	struct net_sock *ns;
+	__u32 tgid;
+
+	if (!p)
+		return;
+	ns = bpf_map_lookup_elem(&net_socks, &key);
+	if (!ns) {
+		tgid = bpf_get_current_pid_tgid() >> 32;
+		if (!own_sock(p, tgid, sk, BPF_NOEXIST))
+			return;
+		tracer_atomic_add(&p->net.tcp_accepts, 1);
+		send_tcp_peer(p, tgid, sk, TRACER_TCP_ACCEPTED);
+		ns = bpf_map_lookup_elem(&net_socks, &key);
+		if (!ns)
+			return;
+	}
+	credit_close_totals(ns, sk);
 }
 
 static __always_inline int handle_sock_bytes(struct sock *sk, int ret, bool sent)
@@ -123,20 +250,34 @@ static __always_inline int handle_sock_state(const struct sock *sk, int oldstate
 {
 	__u64 key = (__u64)(unsigned long)sk;
 	struct tracer_proc *p;
+	struct net_sock *ns;
 	__u32 tgid;
 
 	if (newstate == NETIO_TCP_CLOSE) {
+		/* any context: only the owner recorded in the map is credited */
+		ns = bpf_map_lookup_elem(&net_socks, &key);
+		if (!ns)
+			return 0;
+		if (net_close_totals)
+			credit_close_totals(ns, sk);
 		bpf_map_delete_elem(&net_socks, &key);
 		return 0;
 	}
-	if (newstate != NETIO_TCP_SYN_SENT || oldstate != NETIO_TCP_CLOSE)
+	if (newstate == NETIO_TCP_SYN_SENT && oldstate == NETIO_TCP_CLOSE) {
+		p = current_proc(); /* connect(): the caller's context */
+		if (!p)
+			return 0;
+		tracer_atomic_add(&p->net.tcp_connects, 1);
+		tgid = bpf_get_current_pid_tgid() >> 32;
+		own_sock(p, tgid, sk, BPF_ANY);
+		send_tcp_peer(p, tgid, sk, TRACER_TCP_CONNECTED);
 		return 0;
-	p = current_proc(); /* connect(): the caller's context */
-	if (!p)
-		return 0;
-	tracer_atomic_add(&p->net.tcp_connects, 1);
-	tgid = bpf_get_current_pid_tgid() >> 32;
-	bpf_map_update_elem(&net_socks, &key, &tgid, BPF_ANY);
+	}
+	/* only tcp_close_state() (close(), shutdown()) makes these two */
+	if (net_close_totals &&
+	    ((oldstate == NETIO_TCP_ESTABLISHED && newstate == NETIO_TCP_FIN_WAIT1) ||
+	     (oldstate == NETIO_TCP_CLOSE_WAIT && newstate == NETIO_TCP_LAST_ACK)))
+		close_by_caller(sk);
 	return 0;
 }
 
@@ -166,17 +307,6 @@ static __always_inline int handle_blk_start(struct request *rq)
 	return 0;
 }
 
-/* may run several times for one request (partial completions) */
-static __always_inline int handle_blk_complete(struct request *rq, unsigned int nr_bytes)
-{
-	__u64 key = (__u64)(unsigned long)rq;
-	struct blk_req *r = bpf_map_lookup_elem(&blk_reqs, &key);
-
-	if (r)
-		tracer_atomic_add(&r->bytes, nr_bytes);
-	return 0;
-}
-
 static __always_inline int handle_blk_done(struct request *rq)
 {
 	__u64 key = (__u64)(unsigned long)rq;
@@ -199,6 +329,26 @@ static __always_inline int handle_blk_done(struct request *rq)
 	bpf_map_delete_elem(&blk_reqs, &key);
 	bpf_ringbuf_submit(e, wakeup_flag());
 	count(TRACER_CNT_EVENTS);
+	return 0;
+}
+
+/*
+ * May run several times for one request (partial completions).  The call
+ * that completes the last bytes sends the record at once: the bios end
+ * right after this tracepoint and wake the issuer, which may then exit
+ * on another CPU; a record sent later (block_io_done) could follow its
+ * exit record, and its job's end.
+ */
+static __always_inline int handle_blk_complete(struct request *rq, unsigned int nr_bytes)
+{
+	__u64 key = (__u64)(unsigned long)rq;
+	struct blk_req *r = bpf_map_lookup_elem(&blk_reqs, &key);
+
+	if (!r)
+		return 0;
+	tracer_atomic_add(&r->bytes, nr_bytes);
+	if (nr_bytes >= BPF_CORE_READ(rq, __data_len))
+		return handle_blk_done(rq);
 	return 0;
 }
 

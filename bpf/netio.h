@@ -4,7 +4,7 @@
  * (programs in netio.bpf.h): per-process socket byte and connection
  * counters, appended to the per-process state and the exit record, and
  * the block request operations (the record itself is in tracer.h).
- * Included by tracer.h only.
+ * Included by tracer.h only (the TCP endpoint record: netio_peer.h).
  */
 #ifndef TRACER_BPF_NETIO_H
 #define TRACER_BPF_NETIO_H

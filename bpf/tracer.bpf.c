@@ -267,6 +267,7 @@ static __always_inline int handle_exec(struct task_struct *task,
 	fill_hdr(&e->hdr, TRACER_EV_EXEC, tgid, job);
 	e->ppid = BPF_CORE_READ(task, real_parent, tgid);
 	e->flags = 0;
+	e->pidns = exec_pidns_inum(task);
 	e->start_ns = start_ns;
 	bpf_get_current_comm(e->comm, sizeof(e->comm));
 	fill_exec_path(s, task, bprm);

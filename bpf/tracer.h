@@ -133,7 +133,7 @@ struct tracer_exec_event {
 	__u32 path_len;    /* bytes in path, without the NUL */
 	__u32 filename_len;
 	__u32 argv_len;    /* bytes used in argv, including NULs */
-	__u32 pad;
+	__u32 pidns;       /* inode of its pid namespace (0: unknown): containers */
 	__u64 start_ns;
 	char comm[TRACER_COMM_LEN];
 	char path[TRACER_PATH_MAX];

@@ -210,7 +210,7 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 	}
 	if (configure(l->skel, o, err, errlen) != 0)
 		goto fail;
-	netio_prepare(l->skel);
+	netio_prepare(l->skel, o->no_sock_length);
 	if (l->resume && set_pin_paths(l, err, errlen) != 0)
 		goto fail;
 	rc = tracer_bpf__load(l->skel);
@@ -228,7 +228,7 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 		remove_pins(l);
 		if (configure(l->skel, o, err, errlen) != 0 || set_pin_paths(l, err, errlen) != 0)
 			goto fail;
-		netio_prepare(l->skel);
+		netio_prepare(l->skel, o->no_sock_length);
 		l->resumed = false;
 		rc = tracer_bpf__load(l->skel);
 	}
@@ -439,6 +439,11 @@ int bpf_loader_programs(struct bpf_loader *l, char names[][32], int max)
 		if (*link)
 			snprintf(names[n++], 32, "%s", bpf_program__name(prog));
 	return n;
+}
+
+const char *bpf_loader_net_mode(struct bpf_loader *l)
+{
+	return l && l->skel ? netio_net_mode(l->skel) : "none";
 }
 
 void bpf_loader_close(struct bpf_loader *l)

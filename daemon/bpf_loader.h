@@ -43,6 +43,8 @@ struct bpf_loader_opts {
 	 * the pins are removed at close.
 	 */
 	bool resume;
+	/* test only: TCP bytes at close even where sock_send_length exists */
+	bool no_sock_length;
 };
 
 /* event callback: data/size is one ring buffer record (starts with struct tracer_event_hdr) */
@@ -94,6 +96,9 @@ int bpf_loader_job_close(struct bpf_loader *l, __u64 job);
 
 int bpf_loader_lookup_proc(struct bpf_loader *l, pid_t tgid, struct tracer_proc *out); /* 0 or -ENOENT */
 void bpf_loader_counters(struct bpf_loader *l, __u64 out[TRACER_CNT__MAX]); /* summed over CPUs */
+/* How network bytes are counted (netio_attach.h). */
+const char *bpf_loader_net_mode(struct bpf_loader *l);
+
 int bpf_loader_programs(struct bpf_loader *l, char names[][32], int max); /* attached program names */
 void bpf_loader_close(struct bpf_loader *l); /* detach, destroy, remove pins (see resume) */
 /* With resume: did we reuse a previous tracerd's maps? */

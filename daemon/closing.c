@@ -53,14 +53,34 @@ static bool is_host(const struct open_job *oj)
 	return strcmp(oj->job->id.scheduler, "host") == 0;
 }
 
-/* Is pid in the kernel's table, as a process of oj? */
-static bool in_table(struct jobs *js, const struct open_job *oj, pid_t pid)
+/* Is pid in the kernel's table, as a process of oj?  Its entry in *kp. */
+static bool in_table(struct jobs *js, const struct open_job *oj, pid_t pid,
+		     struct tracer_proc *kp)
 {
-	struct tracer_proc kp;
-
-	if (bpf_loader_lookup_proc(js->bpf, pid, &kp) != 0)
+	if (bpf_loader_lookup_proc(js->bpf, pid, kp) != 0)
 		return false;
-	return kp.job == oj->job->tag || (is_host(oj) && kp.job == TRACER_JOB_HOST);
+	return kp->job == oj->job->tag || (is_host(oj) && kp->job == TRACER_JOB_HOST);
+}
+
+/*
+ * A process outliving its job keeps the socket counters it had at the
+ * job's end (the kernel's entry, before it is untagged); what it moves
+ * afterwards is nobody's: the summary is not held for it.
+ */
+static void socket_counters_so_far(struct job_proc *p, const struct tracer_proc *kp)
+{
+	struct netio_totals *t = &p->totals.net;
+
+	t->tcp_sent = kp->net.tcp_sent;
+	t->tcp_recv = kp->net.tcp_recv;
+	t->udp_sent = kp->net.udp_sent;
+	t->udp_recv = kp->net.udp_recv;
+	t->unix_sent = kp->net.unix_sent;
+	t->unix_recv = kp->net.unix_recv;
+	t->other_sent = kp->net.other_sent;
+	t->other_recv = kp->net.other_recv;
+	t->tcp_connects = kp->net.tcp_connects;
+	t->tcp_accepts = kp->net.tcp_accepts;
 }
 
 /* p's exit record will never come: it ends now, its totals unknown. */
@@ -78,10 +98,11 @@ static enum fate settle_one(struct jobs *js, struct open_job *oj, pid_t pid,
 {
 	struct job_proc *p = job_proc_find(oj->job, pid);
 	struct procfs_stat st;
+	struct tracer_proc kp;
 
 	if (!p)
 		return SETTLED; /* its exit record came */
-	if (!in_table(js, oj, pid)) {
+	if (!in_table(js, oj, pid, &kp)) {
 		if (!grace_over)
 			return PENDING;
 		exit_lost(js, oj, p);
@@ -99,6 +120,7 @@ static enum fate settle_one(struct jobs *js, struct open_job *oj, pid_t pid,
 	/* it outlives the job: its totals so far, and it is no longer ours
 	 * (host processes simply go on to the next period) */
 	livestats_read_totals(p);
+	socket_counters_so_far(p, &kp);
 	if (!is_host(oj))
 		bpf_loader_untag_pid(js->bpf, pid);
 	return SETTLED;
@@ -118,6 +140,7 @@ void closing_start(struct jobs *js, struct open_job *oj, const char *why)
 	if (j->cgroup_stats)
 		livestats_sample_cgroup(j, &oj->cgroup);
 	container_sample(&j->containers);
+	jobs_name_containers(js, oj);
 	jobs_untag_containers(js, oj);
 	if (oj->cgroup_id) {
 		bpf_loader_untag_cgroup(js->bpf, oj->cgroup_id);
@@ -231,10 +254,11 @@ void jobs_reconcile(struct jobs *js)
 		budget -= n;
 		for (size_t k = 0; k < n; k++) {
 			struct job_proc *p = job_proc_find(oj->job, pids[k]);
+			struct tracer_proc kp;
 
 			if (!p)
 				continue;
-			if (in_table(js, oj, p->pid))
+			if (in_table(js, oj, p->pid, &kp))
 				p->flags &= ~PROC_F_NO_ENTRY;
 			else if (p->flags & PROC_F_NO_ENTRY)
 				exit_lost(js, oj, p);

@@ -13,6 +13,8 @@
 #include "jobs.h"
 #include "jobstate.h"
 #include "log.h"
+#include "netio_peer.h"
+#include "netpeers.h"
 #include "procfs.h"
 #include "tracer.h"
 
@@ -91,6 +93,7 @@ static void on_exec(struct jobs *js, struct open_job *oj, const struct tracer_ex
 		      !!(e->flags & TRACER_F_ARGV_TRUNCATED));
 	if (e->flags & TRACER_F_PATH_TRUNCATED)
 		p->flags |= PROC_F_PATH_TRUNCATED;
+	jobs_exec_container(js, oj, p, e->pidns);
 }
 
 /* The socket counters come with the exit record; the block ones were
@@ -119,6 +122,15 @@ static void on_blkio(struct open_job *oj, const struct tracer_blkio_event *e)
 
 	netio_note_block(p ? &p->totals.net : &oj->job->totals.net, &oj->job->blkdevs,
 			 e->dev, e->op, e->bytes, e->latency_ns);
+}
+
+/* A connect or accept of the job: its remote endpoint, counted once per
+ * process, tool and job (netpeers.c). */
+static void on_tcp_peer(struct open_job *oj, const struct tracer_tcp_peer_event *e)
+{
+	struct job_proc *p = job_proc_find(oj->job, (pid_t)e->hdr.pid);
+
+	netpeers_note(oj->job, p, e->family, e->addr, e->port);
 }
 
 static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tracer_exit_event *e)
@@ -150,7 +162,9 @@ static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tra
 	netio_from_exit(&t.net, e, &p->totals.net);
 	t.run_delay_ns = e->run_delay_ns;
 	t.own_peak_bytes = e->own_peak_kb * 1024;
+	t.blkio_delay_ns = p->totals.blkio_delay_ns; /* sampled (livestats.c) */
 	p->threads = e->nr_threads;
+	jobs_exit_container(js, oj, p);
 	/* a re-parented process (daemonizer) keeps the parent it had in the job */
 	job_proc_exit(oj->job, p, e->exit_status, jobs_real_ns(js, e->hdr.ts_ns), &t,
 		      (e->flags & TRACER_F_OOM_KILLED) ? PROC_F_OOM_KILLED : 0);
@@ -214,6 +228,10 @@ int events_handle(void *ctx, void *data, size_t size)
 	case TRACER_EV_BLKIO:
 		if (!too_short(js, size, sizeof(struct tracer_blkio_event)))
 			on_blkio(oj, data);
+		break;
+	case TRACER_EV_TCP_PEER:
+		if (!too_short(js, size, sizeof(struct tracer_tcp_peer_event)))
+			on_tcp_peer(oj, data);
 		break;
 	case TRACER_EV_OOM: {
 		struct job_proc *p = job_proc_find(oj->job, (pid_t)h->pid);

@@ -7,22 +7,120 @@
  * job starts closing.  Needs the container to have a v2 cgroup (pure v2,
  * or hybrid hosts where the runtime also places it in the v2 tree, as
  * runc does); v1-only containers are followed by descent only.
+ * A cgroup joins only the job that may have it (may_tag: never another
+ * job's, and for a user's job only with that user's processes in it).
+ *
+ * Also here: the containers' names and images (container_meta.c), found
+ * at the exec of a process in another pid namespace than the host's, and
+ * their cgroup read when the job's last process in them exits.
  */
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "bpf_loader.h"
+#include "container_meta.h"
 #include "jobs.h"
 #include "log.h"
+#include "procfs.h"
+
+/* Name and image, once per container: the registrant's labels (ECS,
+ * through tracer-wrap) or the containers/storage records (podman, CRI-O). */
+static void name_one(struct jobs *js, struct open_job *oj, struct container_info *c)
+{
+	c->meta_tried = true;
+	if (container_meta_labels(&oj->job->id, c) == 0)
+		return;
+	container_meta_storage(js->cfg->container_storage, c);
+}
+
+void jobs_name_containers(struct jobs *js, struct open_job *oj)
+{
+	struct container_set *s = &oj->job->containers;
+
+	for (size_t k = 0; k < s->n; k++)
+		if (!s->c[k].meta_tried)
+			name_one(js, oj, &s->c[k]);
+}
+
+/* The job that has cgroup cgid (its own or a container's), or NULL. */
+static struct open_job *cgroup_holder(struct jobs *js, uint64_t cgid)
+{
+	for (size_t i = 0; i < js->nopen; i++) {
+		struct open_job *o = js->open[i];
+		const struct container_set *s = &o->job->containers;
+
+		if (o->cgroup_id == cgid)
+			return o;
+		for (size_t k = 0; k < s->n; k++)
+			if (s->c[k].tagged_cgroup_id == cgid)
+				return o;
+	}
+	return NULL;
+}
+
+/* processes of a container checked before it joins a job */
+#define TAG_CHECK_PROCS 64
+
+/*
+ * May the job take in this container's cgroup?  Never one that another
+ * job has; and for a job of a user other than root, only when every
+ * process in it is the job's own or runs as the job's owner: a user must
+ * not pull another user's processes into the job by putting one of
+ * theirs into that container.  NULL when it may, else why not (into why).
+ */
+static const char *may_tag(struct jobs *js, struct open_job *oj, const struct container_info *c,
+			   uint64_t cgid, char *why, size_t len)
+{
+	struct open_job *holder = cgroup_holder(js, cgid);
+	pid_t pids[TAG_CHECK_PROCS];
+	int n;
+
+	if (holder && holder != oj) {
+		snprintf(why, len, "it is job %s's", holder->job->uid);
+		return why;
+	}
+	if (oj->owner_uid == 0)
+		return NULL;
+	n = cgroup_read_procs(c->ref.v2, pids, TAG_CHECK_PROCS);
+	if (n == -2) {
+		snprintf(why, len, "more than %d processes in it to check", TAG_CHECK_PROCS);
+		return why;
+	}
+	if (n < 0) {
+		snprintf(why, len, "its processes cannot be read");
+		return why;
+	}
+	for (int i = 0; i < n; i++) {
+		struct procfs_status ps;
+
+		if (job_proc_find(oj->job, pids[i]))
+			continue;
+		if (procfs_read_status(pids[i], &ps) != 0)
+			continue; /* exited since */
+		if (ps.uid != oj->owner_uid) {
+			snprintf(why, len, "process %d in it runs as uid %u, the job's owner is %u",
+				 (int)pids[i], (unsigned)ps.uid, (unsigned)oj->owner_uid);
+			return why;
+		}
+	}
+	return NULL;
+}
 
 static void tag_one(struct jobs *js, struct open_job *oj, struct container_info *c)
 {
 	struct stat st;
+	char why[160];
 	int err;
 
 	c->tag_tried = true;
 	if (!c->ref.v2[0] || stat(c->ref.v2, &st) != 0)
 		return;
+	if (may_tag(js, oj, c, (uint64_t)st.st_ino, why, sizeof(why))) {
+		log_warn("job %s: container %s %.12s does not join the job: %s", oj->job->uid,
+			 c->runtime, c->id, why);
+		return;
+	}
 	err = bpf_loader_tag_cgroup(js->bpf, (__u64)st.st_ino, oj->job->tag);
 	if (err) {
 		log_warn("job %s: container %.12s: cannot tag its cgroup: %s",
@@ -34,6 +132,61 @@ static void tag_one(struct jobs *js, struct open_job *oj, struct container_info 
 		 c->runtime, c->id, c->ref.v2);
 }
 
+/*
+ * A process of the job exec'd in another pid namespace than the host's:
+ * the container it runs in, now rather than at the next sample, which a
+ * short container does not live to see.  A child exec'ing in its
+ * parent's container and namespace costs no read.
+ */
+void jobs_exec_container(struct jobs *js, struct open_job *oj, struct job_proc *p,
+			 uint32_t pidns)
+{
+	static uint32_t host_pidns;
+	struct container_set *s = &oj->job->containers;
+	struct job_proc *parent;
+	int idx;
+
+	if (!host_pidns)
+		host_pidns = container_pidns(0);
+	if (!pidns || !host_pidns || pidns == host_pidns)
+		return;
+	p->pidns = pidns;
+	if (p->container != 0)
+		return;
+	parent = job_proc_find(oj->job, p->ppid);
+	if (parent && parent->container > 0 && parent->pidns == pidns)
+		idx = parent->container;
+	else
+		idx = container_note_pid(s, p->pid);
+	p->container = idx > 0 ? idx : -1;
+	if (idx <= 0)
+		return;
+	s->c[idx - 1].nlive++;
+	if (!s->c[idx - 1].pidns)
+		s->c[idx - 1].pidns = pidns;
+	/* the runtime may forget a short container before the next tick */
+	if (!s->c[idx - 1].meta_tried)
+		name_one(js, oj, &s->c[idx - 1]);
+}
+
+/*
+ * A process of a container exited.  When it was the last the job knew
+ * in it, the container's cgroup is read now: the runtime removes it soon
+ * after (podman, docker), and a container shorter than the sampling
+ * interval would otherwise have no counters at all.
+ */
+void jobs_exit_container(struct jobs *js, struct open_job *oj, struct job_proc *p)
+{
+	struct container_info *c;
+
+	(void)js;
+	if (p->container <= 0 || (size_t)p->container > oj->job->containers.n)
+		return;
+	c = &oj->job->containers.c[p->container - 1];
+	if (c->nlive > 0 && --c->nlive == 0)
+		container_sample_one(c);
+}
+
 void jobs_tag_containers(struct jobs *js)
 {
 	for (size_t i = 0; i < js->nopen; i++) {
@@ -43,6 +196,7 @@ void jobs_tag_containers(struct jobs *js)
 		/* the host's activity is no container's owner */
 		if (oj == js->host_job || oj->closing)
 			continue;
+		jobs_name_containers(js, oj);
 		for (size_t k = 0; k < s->n; k++)
 			if (!s->c[k].tag_tried)
 				tag_one(js, oj, &s->c[k]);

@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "jsonutil.h"
 #include "log.h"
+#include "netpeers.h"
 #include "procfs.h"
 #include "proto.h"
 #include "livestats.h"
@@ -429,6 +430,7 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 	cJSON *summary;
 
 	job_close(j, clock_real_ns());
+	netpeers_apply(j);
 	usernames_fill(&j->id);
 	slurmlimit_fill(&j->id);
 	j->events_dropped = drop_count(js) - oj->drops_at_start;
@@ -441,6 +443,8 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 		bpf_loader_job_close(js->bpf, j->tag);
 	}
 	summary = summary_build(j, js->host, &so);
+	if (summary)
+		json_add_str(summary, "net_counting", bpf_loader_net_mode(js->bpf));
 	if (summary)
 		note_analysis(js, j, summary);
 	if (!summary)

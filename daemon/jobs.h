@@ -116,6 +116,10 @@ void jobs_tick(struct jobs *js);
 /* jobcontainers.c: the containers of a job's processes join it (v2 cgroup tag). */
 void jobs_tag_containers(struct jobs *js);
 void jobs_untag_containers(struct jobs *js, struct open_job *oj);
+void jobs_name_containers(struct jobs *js, struct open_job *oj);
+void jobs_exec_container(struct jobs *js, struct open_job *oj, struct job_proc *p,
+			 uint32_t pidns);
+void jobs_exit_container(struct jobs *js, struct open_job *oj, struct job_proc *p);
 
 /* Close every open job (daemon shutdown). */
 void jobs_close_all(struct jobs *js, const char *why);

@@ -9,6 +9,40 @@
 #include "procfs.h"
 #include "allocation.h"
 #include "jobstate.h"
+#include "timeseries.h"
+
+/* threads of one process read per sample: a process with more is seen
+ * through its first ones (its concurrency then is a lower bound) */
+#define THREADS_READ_MAX 128
+
+/* Runnable threads of a multi-threaded process, each on its CPU; the
+ * reads it took.  Falls back to the leader's state when the task
+ * directory cannot be read. */
+static size_t sample_threads(struct job *j, struct job_proc *p,
+			     const struct procfs_stat *st, const struct host_info *host,
+			     size_t left, int *running)
+{
+	struct procfs_threads th;
+	int max = left < THREADS_READ_MAX ? (int)left : THREADS_READ_MAX;
+
+	if (st->num_threads > 1 && max > 1 && procfs_read_threads(p->pid, max, &th) == 0) {
+		int ncpus = (int)(sizeof(th.cpus) / sizeof(th.cpus[0]));
+		*running += th.running;
+		for (int i = 0; i < th.running && i < ncpus; i++)
+			job_note_cpu_busy(j, th.cpus[i], host->cpus);
+		p->totals.blkio_delay_ns +=
+			job_wait_note_blkio(&j->wait, &p->blkio_ticks_seen, th.blkio_ticks);
+		return (size_t)th.read;
+	}
+	/* field 42 of a process's stat is its leader thread's only */
+	p->totals.blkio_delay_ns +=
+		job_wait_note_blkio(&j->wait, &p->blkio_ticks_seen, st->blkio_ticks);
+	if (st->state == 'R') {
+		(*running)++;
+		job_note_cpu_busy(j, st->processor, host->cpus);
+	}
+	return 0;
+}
 
 /* Path components that only cgroups made for one job or container have. */
 static const char *const job_cgroup_marks[] = {
@@ -48,9 +82,17 @@ bool livestats_job_cgroup(pid_t pid, struct cgroup_ref *ref)
 void livestats_sample_cgroup(struct job *j, const struct cgroup_ref *ref)
 {
 	struct cgroup_stats st;
+	struct cgroup_pressure psi;
+	struct cgroup_limits lim;
+	bool have_psi = cgroup_read_pressure(ref, &psi) == 0;
 
 	if (cgroup_read_stats(ref, &st) == 0)
 		job_note_cgroup(j, &st);
+	cgroup_read_limits(ref, &lim); /* zeros: no limit */
+	job_wait_note_cgroup(&j->wait, have_psi ? &psi : NULL, &lim);
+	/* no scheduler's allocation: the cgroup's limits are the job's */
+	if (strcmp(j->id.scheduler, "slurm") != 0)
+		job_wait_limits_to_alloc(&j->wait, &j->id.alloc);
 }
 
 size_t livestats_sample_rss(struct job *j, const struct host_info *host,
@@ -70,6 +112,8 @@ size_t livestats_sample_rss(struct job *j, const struct host_info *host,
 			 * started by a job's process (podman run), a sidecar */
 			if (p->container == 0) {
 				p->container = container_note_pid(&j->containers, p->pid) ?: -1;
+				if (p->container > 0)
+					j->containers.c[p->container - 1].nlive++;
 				read++;
 			}
 			if (p->flags & PROC_F_REGISTRANT)
@@ -80,11 +124,9 @@ size_t livestats_sample_rss(struct job *j, const struct host_info *host,
 			else {
 				p->rss_bytes = st.rss_pages * (uint64_t)host->page_size;
 				p->cpu_sampled_ns = clock_ticks_ns(st.utime_ticks + st.stime_ticks);
-				/* where the job's work runs now (allocation.c) */
-				if (st.state == 'R') {
-					running++;
-					job_note_cpu_busy(j, st.processor, host->cpus);
-				}
+				/* where the job's threads run now (allocation.c) */
+				read += sample_threads(j, p, &st, host,
+						       budget > read ? budget - read : 0, &running);
 			}
 		}
 	}
@@ -95,7 +137,7 @@ size_t livestats_sample_rss(struct job *j, const struct host_info *host,
 			sum += p->rss_bytes;
 			ticks += p->cpu_sampled_ns;
 		}
-	/* concurrency among the processes read this time (all of them
+	/* concurrency among the threads read this time (all of them
 	 * unless the job has more than the sampling budget) */
 	job_note_concurrency(j, running);
 	j->running = running > 0;
@@ -105,6 +147,8 @@ size_t livestats_sample_rss(struct job *j, const struct host_info *host,
 	j->samples++;
 	if (sum > j->mem_peak_bytes)
 		j->mem_peak_bytes = sum;
+	/* over time: finished processes exact, live ones as last read */
+	job_series_note(&j->series, j->start_ns, clock_real_ns(), j->totals.cpu_ns + ticks, sum);
 	return read;
 }
 

@@ -293,6 +293,9 @@ static void render_daemon(struct mbuf *b, const struct jobs *js, const struct me
 	    (unsigned long long)d->kernel[TRACER_CNT_DROP_PROCS_FULL]);
 	put(b, "tracer_events_dropped_total{cause=\"bad_record\"} %llu\n",
 	    (unsigned long long)js->stats.bad_records);
+	head(b, "tracer_host_idle", "gauge",
+	     "1 while the node is idle: no job and CPU under idle_host_cpu_share for idle_host_after_s.");
+	sample_u64(b, "tracer_host_idle", d->host_idle ? 1 : 0);
 	head(b, "tracer_jobs_open", "gauge", "Jobs being recorded.");
 	sample_u64(b, "tracer_jobs_open", js->nopen);
 	head(b, "tracer_jobs_registered_total", "counter", "Jobs registered.");

@@ -22,6 +22,7 @@ struct metrics_daemon {
 	const struct delivery_stats *delivery; /* NULL: not shown */
 	uint64_t start_time_s;       /* CLOCK_REALTIME seconds at start */
 	uint64_t scrapes;
+	bool host_idle;              /* idle_host (idlehost.h) */
 };
 
 /* The text exposition (version 0.0.4), malloc'd, length in *len; NULL

@@ -4,7 +4,8 @@
  * programs fail to load without the tracepoint's BTF type, so each is
  * checked in the kernel's BTF first (sock:sock_send_length appeared in
  * v6.3, block:block_io_start in v6.5).  Without them, processes are still
- * followed; their network or block columns stay empty and the log says why.
+ * followed; their network or block columns stay empty and the log says why,
+ * except that TCP bytes then come from the connection totals at close.
  */
 #include "netio_attach.h"
 
@@ -44,7 +45,7 @@ struct bpf_program *netio_program(struct tracer_bpf *skel, int i, struct bpf_lin
 	return progs[i];
 }
 
-void netio_prepare(struct tracer_bpf *skel)
+void netio_prepare(struct tracer_bpf *skel, bool no_sock_length)
 {
 	struct btf *vmlinux = btf__load_vmlinux_btf();
 	struct bpf_program *prog;
@@ -65,6 +66,27 @@ void netio_prepare(struct tracer_bpf *skel)
 		bpf_program__set_autoload(prog, false);
 	}
 	btf__free(vmlinux);
+	/* sock_send_length and sock_recv_length go together (v6.3) */
+	if (no_sock_length || !bpf_program__autoload(skel->progs.tracer_sock_send) ||
+	    !bpf_program__autoload(skel->progs.tracer_sock_recv)) {
+		bpf_program__set_autoload(skel->progs.tracer_sock_send, false);
+		bpf_program__set_autoload(skel->progs.tracer_sock_recv, false);
+		if (bpf_program__autoload(skel->progs.tracer_sock_state)) {
+			skel->rodata->net_close_totals = true;
+			log_info("network: TCP bytes counted at close (%s); UDP and Unix not counted",
+				 no_sock_length ? "test_no_sock_length set"
+						: "no sock_send_length/sock_recv_length");
+		}
+	}
+}
+
+const char *netio_net_mode(struct tracer_bpf *skel)
+{
+	if (skel->links.tracer_sock_send && skel->links.tracer_sock_recv)
+		return "per_call";
+	if (skel->links.tracer_sock_state && skel->rodata->net_close_totals)
+		return "tcp_close_totals";
+	return "none";
 }
 
 void netio_attach(struct tracer_bpf *skel)

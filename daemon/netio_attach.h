@@ -7,12 +7,22 @@
 #ifndef TRACER_NETIO_ATTACH_H
 #define TRACER_NETIO_ATTACH_H
 
+#include <stdbool.h>
+
 struct tracer_bpf;
 struct bpf_link;
 struct bpf_program;
 
-/* Before load: turn off the programs whose tracepoint this kernel lacks. */
-void netio_prepare(struct tracer_bpf *skel);
+/*
+ * Before load: turn off the programs whose tracepoint this kernel lacks.
+ * Without sock_send_length/sock_recv_length (or with no_sock_length, a
+ * test setting), TCP bytes are taken at close instead (netio.bpf.h).
+ */
+void netio_prepare(struct tracer_bpf *skel, bool no_sock_length);
+
+/* How network bytes are counted, for `tracer status` and the summaries
+ * (docs/schema.md, net_counting): "per_call", "tcp_close_totals", "none". */
+const char *netio_net_mode(struct tracer_bpf *skel);
 
 /* After load: attach the programs that were loaded; failures are logged. */
 void netio_attach(struct tracer_bpf *skel);

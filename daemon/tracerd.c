@@ -42,6 +42,7 @@
 #include "journal.h"
 #include "summary.h"
 #include "usernames.h"
+#include "idlehost.h"
 #include "slurmlimit.h"
 
 /* Housekeeping (and draining the ring buffer, which wakes us only when
@@ -69,6 +70,7 @@ struct tracerd {
 	bool expire_due;
 	struct metrics_http *metrics; /* NULL: metrics_listen off */
 	uint64_t started_real_s;
+	struct idle_host idle;        /* node-level idle_host (idlehost.h) */
 };
 
 static void usage(FILE *f)
@@ -184,6 +186,7 @@ static char *status_reply(struct tracerd *d, const struct ucred *peer)
 	json_add_str(st, "socket", d->cfg.socket_path);
 	json_add_str(st, "sinks", d->cfg.sinks);
 	json_add_str(st, "file", d->cfg.file_path);
+	json_add_str(st, "network_counting", bpf_loader_net_mode(d->bpf));
 	arr = cJSON_AddArrayToObject(st, "programs");
 	n = bpf_loader_programs(d->bpf, names, 16);
 	for (int i = 0; arr && i < n; i++)
@@ -221,6 +224,8 @@ static char *status_reply(struct tracerd *d, const struct ucred *peer)
 		wait_accounting_probe(&wa);
 		cJSON_AddItemToObject(st, "wait_accounting", wait_accounting_json(&wa));
 	}
+	cJSON_AddItemToObject(st, "idle_host", idle_host_json(&d->idle, d->cfg.idle_host_cpu_share,
+							      d->cfg.idle_host_after_s));
 	line = proto_render_line(o);
 	cJSON_Delete(o);
 	return line;
@@ -377,6 +382,7 @@ static void publish_metrics(struct tracerd *d)
 		.socket = server_get_stats(d->server),
 		.delivery = &ds,
 		.start_time_s = d->started_real_s,
+		.host_idle = d->idle.idle,
 	};
 	size_t len;
 	char *text;
@@ -416,6 +422,8 @@ static void on_timer(struct tracerd *d)
 			if (oj->job->cgroup_stats)
 				livestats_sample_cgroup(oj->job, &oj->cgroup);
 		}
+		idle_host_tick(&d->idle, d->jobs.nopen > 0, d->cfg.idle_host_cpu_share,
+			       d->cfg.idle_host_after_s, now);
 		publish_metrics(d);
 	}
 	jobs_tick(&d->jobs);
@@ -515,6 +523,7 @@ int main(int argc, char **argv)
 		return 2;
 	d.started_mono_ns = clock_mono_ns();
 	host_info_read(&d.host);
+	idle_host_init(&d.idle);
 	usernames_start();
 	slurmlimit_start();
 	d.rules = rules_load(d.cfg.rules_path, rules_warn);
@@ -543,6 +552,7 @@ int main(int argc, char **argv)
 		.wakeup_bytes = d.cfg.ringbuf_bytes / 8,
 		.max_procs_per_job = d.cfg.max_procs_per_job,
 		.resume = d.cfg.resume,
+		.no_sock_length = d.cfg.test_no_sock_length,
 	};
 	d.bpf = bpf_loader_open(&bo, events_handle, &d.jobs, err, sizeof(err));
 	if (!d.bpf) {

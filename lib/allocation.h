@@ -6,11 +6,12 @@
  * processes ran at once (concurrency).
  *
  * Mechanism: tracerd samples the job's live processes every
- * sample_interval_ms (/proc/PID/stat, which it reads anyway for RSS); a
- * process in state R counts one busy sample on the CPU it is on
+ * sample_interval_ms (/proc/PID/stat, which it reads anyway for RSS, and
+ * /proc/PID/task/TID/stat of a process with several threads, at most 128
+ * threads per process within the sample's read budget); a thread in state
+ * R (running or runnable) counts one busy sample on the CPU it is on
  * (`processor`) and one unit of concurrency.  Per-CPU counters of the whole
  * host (/proc/stat) are not used: on a shared node they count other jobs.
- * Threads of one process count once (the thread-group leader's state).
  */
 #ifndef TRACER_ALLOCATION_H
 #define TRACER_ALLOCATION_H

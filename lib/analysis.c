@@ -15,6 +15,7 @@
 #include "allocation.h"
 #include "cost.h"
 #include "jsonutil.h"
+#include "waitacct.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
 
@@ -150,7 +151,46 @@ static void add_recommendation(cJSON *root, const struct job *j, double wall_s,
 	json_add_str(sx, "aws_batch", buf);
 }
 
-static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_config *cfg)
+/*
+ * network_bound: off the CPU most of the wall (flag_network_bound_share),
+ * a real part of it blocked rather than waiting for a CPU (run-queue
+ * delay), and more bytes through sockets (TCP, UDP, other; not Unix)
+ * than to or from storage, at least flag_network_min_bytes.  Off-CPU
+ * time is not split by what it waited for: the bytes say which wait it
+ * most likely was.
+ */
+static bool network_bound(double wall, double cpu, double delay, double netb, double io,
+			  const struct tracer_config *cfg)
+{
+	return wall > 0 && (wall - cpu) / wall >= cfg->flag_network_bound_share &&
+	       wall - cpu - delay >= 0.1 * wall && netb >= (double)cfg->flag_network_min_bytes &&
+	       netb > io;
+}
+
+static cJSON *network_flag(cJSON *flags, const char *tool, double wall, double cpu,
+			   double delay, double netb, double io, const struct tracer_config *cfg)
+{
+	cJSON *f = add_flag(flags, "network_bound", "info", tool, "flag_network_bound_share",
+			    cfg->flag_network_bound_share,
+			    "%s was off the CPU %.0f%% of its %.1f s (%.1f s, of which %.1f s blocked, "
+			    "%.1f s waiting for a CPU) while sending and receiving %.1f MiB on network sockets "
+			    "(%.2f MiB/s over the wall) and %.1f MiB to or from storage",
+			    tool ? tool : "the job", 100 * (wall - cpu) / wall,
+			    wall, wall - cpu, wall - cpu - delay, delay, netb / 1048576.0,
+			    netb / 1048576.0 / wall, io / 1048576.0);
+
+	evidence(f, "off_cpu_s", wall - cpu);
+	evidence(f, "blocked_s", wall - cpu - delay);
+	evidence(f, "run_delay_s", delay);
+	evidence(f, "network_bytes", netb);
+	evidence(f, "network_bytes_per_s", netb / wall);
+	evidence(f, "storage_bytes", io);
+	return f;
+}
+
+/* delayacct: the tools' blkio_delay_s is known (delay accounting on) */
+static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_config *cfg,
+		       bool delayacct)
 {
 	const cJSON *t;
 
@@ -158,6 +198,9 @@ static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_con
 		const char *name = jstr_or(t, "tool");
 		double cpu = num(t, "cpu_s"), wall = num(t, "wall_s") * num(t, "processes");
 		double delay = num(t, "run_delay_s"), io = num(t, "read_bytes") + num(t, "write_bytes");
+		const cJSON *net = cJSON_GetObjectItem(t, "net");
+		double netb = num(net, "sent_bytes") + num(net, "recv_bytes");
+		double iowait = num(t, "blkio_delay_s");
 		cJSON *f;
 
 		if (wall <= 0 || num(t, "processes") != 1)
@@ -176,10 +219,14 @@ static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_con
 				     name, 100 * cpu / wall);
 			evidence(f, "cpu_s", cpu);
 			evidence(f, "wall_s", wall);
+		} else if (network_bound(wall, cpu, delay, netb, io, cfg)) {
+			f = network_flag(flags, name, wall, cpu, delay, netb, io, cfg);
 		} else if ((wall - cpu) / wall >= cfg->flag_io_bound_share &&
-			   wall - cpu - delay >= 0.1 * wall && io > 0) {
+			   wall - cpu - delay >= 0.1 * wall &&
+			   (delayacct ? iowait >= 0.25 * (wall - cpu - delay) : io > 0)) {
 			/* off the CPU most of its run, a real part of it blocked
-			 * (not waiting for a CPU), with storage I/O */
+			 * (not waiting for a CPU), in I/O wait where delay
+			 * accounting tells, else with storage I/O */
 			f = add_flag(flags, "io_bound", "info", name, "flag_io_bound_share",
 				     cfg->flag_io_bound_share,
 				     "%s was off the CPU %.0f%% of its run (blocked %.0f%%), doing storage I/O",
@@ -187,8 +234,70 @@ static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_con
 			evidence(f, "off_cpu_s", wall - cpu);
 			evidence(f, "blocked_s", wall - cpu - delay);
 			evidence(f, "storage_bytes", io);
+			if (delayacct)
+				evidence(f, "io_wait_s", iowait);
 		}
 	}
+}
+
+/*
+ * The job as a whole, over its wall time times the threads it ran at once
+ * (concurrency p95, at least 1).  io_bound: off the CPU most of that, a
+ * real part of it blocked rather than waiting for a CPU, and a quarter of
+ * that blocked time at least in I/O wait where the host can tell (delay
+ * accounting, else the io pressure of the job's cgroup; a fsync also
+ * waits on the journal, which neither counts), else storage I/O done.
+ */
+static void job_flags(cJSON *flags, const cJSON *root, const struct job *j,
+		      const struct tracer_config *cfg, double wall, double iowait_s)
+{
+	const cJSON *tot = cJSON_GetObjectItem(root, "totals");
+	double cpu = num(tot, "cpu_s"), delay = num(tot, "run_delay_s");
+	double io = num(tot, "read_bytes") + num(tot, "write_bytes");
+	int conc = job_concurrency_pct(j, 95);
+	double span = wall * (conc > 1 ? conc : 1), off, blocked;
+	cJSON *f;
+
+	if (span <= 0)
+		return;
+	off = span - cpu;
+	blocked = off - delay;
+	if (cpu / span >= cfg->flag_cpu_bound_share) {
+		f = add_flag(flags, "cpu_bound", "info", NULL, "flag_cpu_bound_share",
+			     cfg->flag_cpu_bound_share,
+			     "the job's threads kept their CPUs busy %.0f%% of its run", 100 * cpu / span);
+		evidence(f, "cpu_s", cpu);
+		evidence(f, "wall_s", wall);
+		evidence(f, "concurrency_p95", conc);
+		return;
+	}
+	if (off / span < cfg->flag_io_bound_share || blocked < 0.1 * span)
+		return;
+	if (iowait_s >= 0 ? iowait_s < 0.25 * blocked : io <= 0)
+		return;
+	f = add_flag(flags, "io_bound", "info", NULL, "flag_io_bound_share", cfg->flag_io_bound_share,
+		     iowait_s >= 0 ? "the job was off the CPU %.0f%% of its run, %.0f%% in I/O wait"
+				   : "the job was off the CPU %.0f%% of its run (blocked %.0f%%), doing storage I/O",
+		     100 * off / span, 100 * (iowait_s >= 0 ? iowait_s : blocked) / span);
+	evidence(f, "off_cpu_s", off);
+	evidence(f, "blocked_s", blocked);
+	if (iowait_s >= 0)
+		evidence(f, "io_wait_s", iowait_s);
+	evidence(f, "storage_bytes", io);
+}
+
+/* I/O wait of the job: delay accounting, else its cgroup's io pressure
+ * ("some": a task of the cgroup waited); -1 when the host cannot tell. */
+static double job_iowait_s(const cJSON *blocked)
+{
+	const cJSON *b = cJSON_GetObjectItem(blocked, "blkio_delay_s");
+	const cJSON *io = cJSON_GetObjectItem(cJSON_GetObjectItem(blocked, "psi"), "io");
+
+	if (cJSON_IsNumber(b))
+		return b->valuedouble;
+	if (io)
+		return num(io, "some_s");
+	return -1;
 }
 
 void analysis_add(cJSON *root, const struct job *j, const struct host_info *host,
@@ -204,8 +313,17 @@ void analysis_add(cJSON *root, const struct job *j, const struct host_info *host
 	cJSON *flags = cJSON_AddArrayToObject(root, "flags"), *f;
 	const cJSON *oom = cJSON_GetObjectItem(root, "oom");
 
+	struct wait_accounting wa;
+	cJSON *blocked, *limits = job_wait_limits_json(&j->wait);
+
+	wait_accounting_probe(&wa);
+	blocked = job_wait_json(&j->wait, wa.delayacct > 0);
 	if (use)
 		cJSON_AddItemToObject(root, "allocation_use", use);
+	if (blocked)
+		cJSON_AddItemToObject(root, "blocked", blocked);
+	if (limits)
+		cJSON_AddItemToObject(root, "cgroup_limits", limits);
 	if (!flags)
 		return;
 	if (oom || j->oom_kills) {
@@ -267,7 +385,15 @@ void analysis_add(cJSON *root, const struct job *j, const struct host_info *host
 		evidence(f, "run_delay_s", delay);
 		evidence(f, "cpu_s", cpu);
 	}
-	tool_flags(flags, cJSON_GetObjectItem(root, "tools"), cfg);
+	if (cpu < wall) { /* the job as a whole: only a job mostly off the CPU */
+		const cJSON *net = cJSON_GetObjectItem(tot, "net");
+		double netb = num(net, "sent_bytes") + num(net, "recv_bytes");
+		double io = num(tot, "read_bytes") + num(tot, "write_bytes");
+		if (network_bound(wall, cpu, delay, netb, io, cfg))
+			network_flag(flags, NULL, wall, cpu, delay, netb, io, cfg);
+	}
+	job_flags(flags, root, j, cfg, wall, job_iowait_s(blocked));
+	tool_flags(flags, cJSON_GetObjectItem(root, "tools"), cfg, wa.delayacct > 0);
 	if (alloc_mem && peak) {
 		double share = (double)peak / (double)alloc_mem;
 		if (share < cfg->flag_memory_over_share) {

@@ -197,9 +197,7 @@ int cgroup_ref_for_pid(int pid, struct cgroup_ref *ref)
 	return 0;
 }
 
-/* dir/file into buf (NUL-terminated); -1 when absent or unreadable. */
-static int read_small(const char *dir, const char *file, char *buf,
-		      size_t cap)
+int cgroup_read_file(const char *dir, const char *file, char *buf, size_t cap)
 {
 	char path[PATH_LEN + 64];
 	size_t len = 0;
@@ -250,7 +248,7 @@ static int read_u64(const char *dir, const char *file, uint64_t *out)
 {
 	char buf[64];
 
-	if (read_small(dir, file, buf, sizeof(buf)) < 0)
+	if (cgroup_read_file(dir, file, buf, sizeof(buf)) < 0)
 		return -1;
 	return parse_number(buf, out);
 }
@@ -356,15 +354,15 @@ static void read_v1(const struct cgroup_ref *ref, struct cgroup_stats *st)
 		st->have_mem = true;
 		if (read_u64(ref->mem_v1, "memory.max_usage_in_bytes", &v) == 0)
 			st->mem_peak_bytes = v;
-		if (read_small(ref->mem_v1, "memory.oom_control", buf,
+		if (cgroup_read_file(ref->mem_v1, "memory.oom_control", buf,
 			       sizeof(buf)) == 0 &&
 		    keyed_value(buf, "oom_kill", &v) == 0)
 			st->oom_kills = v;
 	}
 	if (ref->blkio_v1[0] &&
-	    (read_small(ref->blkio_v1, "blkio.throttle.io_service_bytes_recursive",
+	    (cgroup_read_file(ref->blkio_v1, "blkio.throttle.io_service_bytes_recursive",
 			buf, sizeof(buf)) == 0 ||
-	     read_small(ref->blkio_v1, "blkio.throttle.io_service_bytes", buf,
+	     cgroup_read_file(ref->blkio_v1, "blkio.throttle.io_service_bytes", buf,
 			sizeof(buf)) == 0) &&
 	    cgroup_parse_blkio_v1(buf, &st->io_read_bytes,
 				  &st->io_write_bytes) == 0)
@@ -376,7 +374,7 @@ static void read_v2(const struct cgroup_ref *ref, struct cgroup_stats *st)
 	char buf[SMALL_FILE];
 	uint64_t v;
 
-	if (!st->have_cpu && read_small(ref->v2, "cpu.stat", buf, sizeof(buf)) == 0 &&
+	if (!st->have_cpu && cgroup_read_file(ref->v2, "cpu.stat", buf, sizeof(buf)) == 0 &&
 	    cgroup_parse_cpu_stat(buf, &st->cpu_ns) == 0)
 		st->have_cpu = true;
 	if (!st->have_mem && read_u64(ref->v2, "memory.current", &v) == 0) {
@@ -385,11 +383,11 @@ static void read_v2(const struct cgroup_ref *ref, struct cgroup_stats *st)
 		st->have_mem = true;
 		if (read_u64(ref->v2, "memory.peak", &v) == 0)
 			st->mem_peak_bytes = v;
-		if (read_small(ref->v2, "memory.events", buf, sizeof(buf)) == 0 &&
+		if (cgroup_read_file(ref->v2, "memory.events", buf, sizeof(buf)) == 0 &&
 		    keyed_value(buf, "oom_kill", &v) == 0)
 			st->oom_kills = v;
 	}
-	if (!st->have_io && read_small(ref->v2, "io.stat", buf, sizeof(buf)) == 0 &&
+	if (!st->have_io && cgroup_read_file(ref->v2, "io.stat", buf, sizeof(buf)) == 0 &&
 	    cgroup_parse_io_stat(buf, &st->io_read_bytes, &st->io_write_bytes) == 0)
 		st->have_io = true;
 }
@@ -402,4 +400,34 @@ int cgroup_read_stats(const struct cgroup_ref *ref, struct cgroup_stats *st)
 	if (ref->v2[0])
 		read_v2(ref, st);
 	return st->have_cpu || st->have_mem || st->have_io ? 0 : -1;
+}
+
+int cgroup_read_procs(const char *dir, pid_t *pids, size_t max)
+{
+	char buf[1024];
+	size_t n = 0;
+	char *p, *end;
+
+	/* max pids of up to 7 digits fill less than the buffer: a full
+	 * buffer means more than the caller wants to know */
+	if (max > 100)
+		max = 100;
+	if (cgroup_read_file(dir, "cgroup.procs", buf, sizeof(buf)) < 0)
+		return -1;
+	if (strlen(buf) >= sizeof(buf) - 1)
+		return -2;
+	for (p = buf; *p;) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (n == max)
+			return -2;
+		if (v > 0)
+			pids[n++] = (pid_t)v;
+		p = end;
+		while (*p == '\n' || *p == ' ')
+			p++;
+	}
+	return (int)n;
 }

@@ -11,7 +11,9 @@
 #define TRACER_CGROUP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct cgroup_stats {
 	bool have_cpu, have_mem, have_io;
@@ -32,6 +34,11 @@ struct cgroup_ref {
 int cgroup_ref_for_pid(int pid, struct cgroup_ref *ref);
 /* Read what is available; 0 if anything was read, -1 if nothing. */
 int cgroup_read_stats(const struct cgroup_ref *ref, struct cgroup_stats *st);
+/* The processes in a cgroup directory (its cgroup.procs), at most max
+ * (<= 100): their number, -1 unreadable, -2 more than max. */
+int cgroup_read_procs(const char *dir, pid_t *pids, size_t max);
+/* dir/file into buf (NUL-terminated); -1 when absent or unreadable. */
+int cgroup_read_file(const char *dir, const char *file, char *buf, size_t cap);
 /* Pure parsers for unit tests. */
 int cgroup_parse_cpu_stat(const char *buf, uint64_t *usage_ns);
 int cgroup_parse_io_stat(const char *buf, uint64_t *rbytes, uint64_t *wbytes);

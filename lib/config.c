@@ -79,7 +79,13 @@ static const struct key_def keys[] = {
 	{"price_gb_hour", K_DOUBLE, M(price_gb_hour), 0, 1000000},
 	{"price_instance_hour", K_DOUBLE, M(price_instance_hour), 0, 1000000},
 	{"flag_slower_factor", K_DOUBLE, M(flag_slower_factor), 1, 100},
+	{"idle_host_cpu_share", K_DOUBLE, M(idle_host_cpu_share), 0, 1},
+	{"idle_host_after_s", K_INT, M(idle_host_after_s), 1, 31536000},
 	{"admin_group", K_GROUP, M(admin_group), 0, 0},
+	{"container_storage", K_OPT_PATH, M(container_storage), 0, 0},
+	{"flag_network_bound_share", K_DOUBLE, M(flag_network_bound_share), 0, 1},
+	{"flag_network_min_bytes", K_UINT, M(flag_network_min_bytes), 0, 4294967295LL},
+	{"test_no_sock_length", K_BOOL, M(test_no_sock_length), 0, 0},
 	{"price_spot_instance_hour", K_DOUBLE, M(price_spot_instance_hour), 0, 1000000},
 };
 
@@ -108,6 +114,8 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->max_procs_per_job = TRACER_DEFAULT_MAX_PROCS_PER_JOB;
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", TRACER_DEFAULT_STATE_DIR);
 	cfg->resume = true;
+	snprintf(cfg->container_storage, sizeof(cfg->container_storage), "%s",
+		 TRACER_DEFAULT_CONTAINER_STORAGE);
 	snprintf(cfg->sinks, sizeof(cfg->sinks), "%s", TRACER_DEFAULT_SINKS);
 	snprintf(cfg->file_path, sizeof(cfg->file_path), "%s",
 		 TRACER_DEFAULT_FILE);
@@ -135,6 +143,10 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->flag_time_over_share = TRACER_DEFAULT_FLAG_TIME_OVER_SHARE;
 	cfg->stall_threshold_s = TRACER_DEFAULT_STALL_THRESHOLD_S;
 	cfg->flag_slower_factor = TRACER_DEFAULT_FLAG_SLOWER_FACTOR;
+	cfg->flag_network_bound_share = TRACER_DEFAULT_FLAG_NETWORK_BOUND_SHARE;
+	cfg->flag_network_min_bytes = TRACER_DEFAULT_FLAG_NETWORK_MIN_BYTES;
+	cfg->idle_host_cpu_share = TRACER_DEFAULT_IDLE_HOST_CPU_SHARE;
+	cfg->idle_host_after_s = TRACER_DEFAULT_IDLE_HOST_AFTER_S;
 }
 
 static int parse_integer(const char *v, long long *out)

@@ -51,6 +51,7 @@ struct tracer_config {
 	unsigned max_procs_per_job; /* max_procs_per_job (0: no cap) */
 	char state_dir[256];        /* state_dir */
 	bool resume;                /* resume */
+	char container_storage[256]; /* container_storage (empty: names unread) */
 	/* analysis (flags, right-sizing, cost) */
 	int advice_min_runtime_s;   /* advice_min_runtime_s */
 	double flag_memory_over_share; /* flag_memory_over_share (0..1) */
@@ -65,6 +66,11 @@ struct tracer_config {
 	double price_gb_hour;          /* price_gb_hour (0: no price) */
 	double price_instance_hour;    /* price_instance_hour (0: no price) */
 	double flag_slower_factor;     /* flag_slower_factor (1..100) */
+	double flag_network_bound_share; /* flag_network_bound_share (0..1) */
+	unsigned flag_network_min_bytes; /* flag_network_min_bytes */
+	bool test_no_sock_length;      /* test_no_sock_length: TCP bytes at close */
+	double idle_host_cpu_share;    /* idle_host_cpu_share (0..1) */
+	int idle_host_after_s;         /* idle_host_after_s */
 	double price_spot_instance_hour; /* price_spot_instance_hour (0: no price) */
 };
 

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "procfs.h"
 
@@ -149,24 +150,41 @@ int container_note_pid(struct container_set *s, pid_t pid)
 	return (int)++s->n;
 }
 
+int container_sample_one(struct container_info *c)
+{
+	struct cgroup_stats st;
+	uint64_t peak;
+
+	if (!c->ref.v2[0] && !c->ref.mem_v1[0] && !c->ref.cpu_v1[0] && !c->ref.blkio_v1[0])
+		return -1;
+	if (cgroup_read_stats(&c->ref, &st) < 0)
+		return -1; /* gone: the last reading stays */
+	peak = c->stats.mem_peak_bytes;
+	if (st.mem_peak_bytes < peak)
+		st.mem_peak_bytes = peak;
+	if (st.mem_current_bytes > st.mem_peak_bytes)
+		st.mem_peak_bytes = st.mem_current_bytes;
+	c->stats = st;
+	c->have_stats = true;
+	return 0;
+}
+
 void container_sample(struct container_set *s)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		struct container_info *c = &s->c[i];
-		struct cgroup_stats st;
-		uint64_t peak;
+	for (size_t i = 0; i < s->n; i++)
+		container_sample_one(&s->c[i]);
+}
 
-		if (!c->ref.v2[0] && !c->ref.mem_v1[0] && !c->ref.cpu_v1[0] &&
-		    !c->ref.blkio_v1[0])
-			continue;
-		if (cgroup_read_stats(&c->ref, &st) < 0)
-			continue; /* gone: the last reading stays */
-		peak = c->stats.mem_peak_bytes;
-		if (st.mem_peak_bytes < peak)
-			st.mem_peak_bytes = peak;
-		if (st.mem_current_bytes > st.mem_peak_bytes)
-			st.mem_peak_bytes = st.mem_current_bytes;
-		c->stats = st;
-		c->have_stats = true;
-	}
+uint32_t container_pidns(pid_t pid)
+{
+	char path[64];
+	struct stat st;
+
+	if (pid > 0)
+		snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/self/ns/pid");
+	if (stat(path, &st) != 0)
+		return 0;
+	return (uint32_t)st.st_ino;
 }

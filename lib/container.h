@@ -33,11 +33,15 @@ struct container_info {
 	char id[CONTAINER_ID_LEN + 1];  /* full id, lower-case hex */
 	char name[128];                 /* "" when unknown */
 	char image[256];                /* "" when unknown */
+	char image_id[CONTAINER_ID_LEN + 1]; /* "" when unknown */
 	char cgroup[512];               /* the cgroup path it was found in */
 	struct cgroup_ref ref;          /* its cgroup directories (counters) */
 	bool have_stats;
 	struct cgroup_stats stats;      /* latest reading (memory: the peak) */
 	bool tag_tried;                 /* tracerd: its v2 cgroup tagged once */
+	bool meta_tried;                /* name and image looked up once */
+	uint32_t pidns;                 /* its pid namespace's inode (0: unknown) */
+	uint32_t nlive;                 /* tracerd: live job processes known in it */
 	uint64_t tagged_cgroup_id;      /* tracerd: v2 cgroup tagged for the job, or 0 */
 };
 
@@ -61,5 +65,12 @@ int container_note_pid(struct container_set *s, pid_t pid);
 
 /* Read the counters of every listed container's cgroup (memory: peak kept). */
 void container_sample(struct container_set *s);
+
+/* The same for one container (its last process exited: before the
+ * runtime removes the cgroup).  0 read, -1 gone or none. */
+int container_sample_one(struct container_info *c);
+
+/* Inode of pid's pid namespace (pid 0: this process's), 0 when unknown. */
+uint32_t container_pidns(pid_t pid);
 
 #endif

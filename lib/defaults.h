@@ -20,6 +20,7 @@
 #define TRACER_DEFAULT_CLICKHOUSE_URL "http://127.0.0.1:8123/"
 #define TRACER_DEFAULT_CLICKHOUSE_DB "tracer"
 #define TRACER_DEFAULT_STATE_DIR "/var/lib/tracer/state" /* journal of open jobs */
+#define TRACER_DEFAULT_CONTAINER_STORAGE "/var/lib/containers/storage" /* podman, CRI-O */
 
 /* ---- times ---- */
 #define TRACER_DEFAULT_TIMEOUT_MS 200          /* a registrant's whole exchange */
@@ -49,6 +50,7 @@
 
 /* ---- the job model ---- */
 #define TRACER_DEFAULT_KEEP_PROCS 200          /* processes kept by name per job */
+#define TRACER_NET_PEERS_MAX 4096              /* (scope, TCP endpoint) slots per job: power of 2 */
 
 /* ---- analysis: flags, right-sizing, cost (docs/configuration.md) ---- */
 #define TRACER_DEFAULT_ADVICE_MIN_RUNTIME_S 300 /* no advice below (jobstats: 5 min) */
@@ -62,6 +64,10 @@
 #define TRACER_DEFAULT_STALL_THRESHOLD_S 600     /* no CPU and no I/O for this long */
 #define TRACER_DEFAULT_MEM_HEADROOM 1.2          /* recommended memory = peak x this */
 #define TRACER_DEFAULT_FLAG_SLOWER_FACTOR 1.5    /* wall above p90 of earlier runs x this */
+#define TRACER_DEFAULT_FLAG_NETWORK_BOUND_SHARE 0.5 /* off-CPU share of the wall, network moving */
+#define TRACER_DEFAULT_FLAG_NETWORK_MIN_BYTES (1u << 20) /* network bytes below: not network_bound */
+#define TRACER_DEFAULT_IDLE_HOST_CPU_SHARE 0.05  /* host CPU busy share at most this... */
+#define TRACER_DEFAULT_IDLE_HOST_AFTER_S 1800    /* ...with no job open, this long: idle_host */
 
 /* ---- identifiers ---- */
 #define TRACER_JOB_UID_LEN 64   /* a job's uid, NUL included */

@@ -10,8 +10,10 @@
 #include <string.h>
 #include <sys/wait.h>
 
+#include "netpeers.h"
 #include "redact.h"
 #include "rules.h"
+#include "timeseries.h"
 
 #define LIVE_BUCKETS 256
 #define CMDLINE_MAX 4096
@@ -72,6 +74,8 @@ void job_free(struct job *j)
 		free(j->kept);
 	}
 	free(j->cpu_busy);
+	job_series_free(j->series);
+	netpeers_free(j->peers);
 	for (struct tool_agg *t = j->tools, *next; t; t = next) {
 		next = t->next;
 		free(t->tool);
@@ -220,6 +224,7 @@ static void totals_add(struct proc_totals *sum, const struct proc_totals *t)
 	sum->maj_flt += t->maj_flt;
 	netio_totals_add(&sum->net, &t->net);
 	sum->run_delay_ns += t->run_delay_ns;
+	sum->blkio_delay_ns += t->blkio_delay_ns;
 	if (proc_peak_bytes(t) > sum->own_peak_bytes)
 		sum->own_peak_bytes = proc_peak_bytes(t);
 }

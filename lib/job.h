@@ -19,6 +19,7 @@
 #include "container.h"
 #include "defaults.h"
 #include "identity.h"
+#include "jobwait.h"
 #include "netio.h"
 
 #define JOB_COMM_LEN 16
@@ -45,6 +46,8 @@ struct proc_totals {
 	 * peak_bytes()); a sum (tool, job): the largest per-process peak,
 	 * own where known, else maxrss */
 	uint64_t own_peak_bytes;
+	/* appended: block I/O delay (delay accounting), sampled (jobwait.h) */
+	uint64_t blkio_delay_ns;
 };
 
 /* The process's peak as reported: its own image's, else the kernel's maxrss. */
@@ -81,7 +84,9 @@ struct job_proc {
 	uint64_t cpu_sampled_ns; /* CPU at the last sample (live; tick precision) */
 	struct proc_totals totals;
 	int container;      /* 1-based index in job->containers; 0 unread, -1 none */
+	uint32_t pidns;     /* its pid namespace when not the host's (0: the host's) */
 	struct job_proc *next; /* hash chain (job.c) */
+	uint64_t blkio_ticks_seen; /* block I/O delay at the last sample (jobwait.c) */
 };
 
 struct tool_exit_count {
@@ -177,6 +182,12 @@ struct job {
 	uint64_t progress_at_ns;    /* when progress was last seen (CLOCK_MONOTONIC) */
 	uint64_t stalled_max_ns;    /* longest time without progress */
 	bool stalled;               /* without progress for stall_threshold_s now */
+	/* appended: CPU and memory over time, at each sample (timeseries.h) */
+	struct job_series *series;
+	/* appended: distinct TCP remote endpoints (netpeers.c); NULL: none yet */
+	struct netpeers *peers;
+	/* appended: blocked time, cgroup pressure and limits (jobwait.c) */
+	struct job_wait wait;
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */

@@ -12,6 +12,7 @@
 #ifndef TRACER_NETIO_H
 #define TRACER_NETIO_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
@@ -23,6 +24,11 @@ struct netio_totals {
 	uint64_t other_sent, other_recv;
 	uint64_t tcp_connects, tcp_accepts;
 	uint64_t blk_read_bytes, blk_write_bytes, blk_requests;
+	/* distinct TCP remote endpoints (address, port) it connected to or
+	 * accepted from: not a sum, set per process, tool and job
+	 * (netpeers.c); capped: the count is a lower bound */
+	uint64_t tcp_remotes;
+	bool tcp_remotes_capped;
 };
 
 #define NETIO_MAX_DEVS 8     /* devices kept per job; beyond: "other" */
@@ -44,6 +50,8 @@ struct netio_devs {
 #define NETIO_BLK_READ 0
 #define NETIO_BLK_WRITE 1
 
+/* Adds the counters of t to sum; distinct counts (tcp_remotes) do not
+ * add up and are left alone. */
 void netio_totals_add(struct netio_totals *sum, const struct netio_totals *t);
 
 /* A finished block request: counted in the process's totals (t may be

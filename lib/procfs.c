@@ -64,26 +64,36 @@ static void skip_spaces(const char **p, const char *end)
 		(*p)++;
 }
 
-/* Field 39 (processor), p just after field 24; -1 when the line is shorter
- * (old kernels) or cut.  Fields 25-38 are skipped as words: some are
- * unsigned 64-bit values that do not fit an int64. */
-static int stat_processor(const char *p, const char *end)
+/* Fields 39 (processor) and 42 (delayacct_blkio_ticks), p just after
+ * field 24; -1 / 0 when the line is shorter (old kernels) or cut.  Fields
+ * 25-38 and 40-41 are skipped as words: some are unsigned 64-bit values
+ * that do not fit an int64. */
+static void skip_words(const char **p, const char *end, int n)
+{
+	for (int i = 0; i < n && *p < end && **p != '\n'; i++) {
+		skip_spaces(p, end);
+		while (*p < end && **p != ' ' && **p != '\n')
+			(*p)++;
+	}
+}
+
+static void stat_tail(const char *p, const char *end, struct procfs_stat *out)
 {
 	int64_t v;
+	uint64_t blkio;
 
-	for (int i = 25; i <= 38; i++) {
-		skip_spaces(&p, end);
-		if (p >= end || *p == '\n')
-			return -1;
-		while (p < end && *p != ' ' && *p != '\n')
-			p++;
-	}
+	out->processor = -1;
+	skip_words(&p, end, 14); /* 25..38 */
 	skip_spaces(&p, end);
 	if (parse_i64(&p, end, &v) < 0 || v < 0 || v > 65535)
-		return -1;
+		return;
 	if (p >= end || (*p != ' ' && *p != '\n'))
-		return -1;
-	return (int)v;
+		return;
+	out->processor = (int)v;
+	skip_words(&p, end, 2); /* 40, 41 */
+	skip_spaces(&p, end);
+	if (parse_u64(&p, end, &blkio) == 0 && p < end && (*p == ' ' || *p == '\n'))
+		out->blkio_ticks = blkio;
 }
 
 int procfs_parse_stat(const char *buf, size_t len, struct procfs_stat *out)
@@ -146,7 +156,7 @@ int procfs_parse_stat(const char *buf, size_t len, struct procfs_stat *out)
 	out->num_threads = (long)f[20];
 	out->start_ticks = (uint64_t)f[22];
 	out->rss_pages = f[24] > 0 ? (uint64_t)f[24] : 0;
-	out->processor = stat_processor(p, end);
+	stat_tail(p, end, out);
 	return 0;
 }
 
@@ -308,8 +318,7 @@ static ssize_t read_pid_file(pid_t pid, const char *file, char *buf,
 }
 
 /* /proc/PID/FILE as text in buf (cap bytes, NUL-terminated): the length or -1. */
-static ssize_t read_pid_text(pid_t pid, const char *file, char *buf,
-			     size_t cap)
+ssize_t procfs_read_text(pid_t pid, const char *file, char *buf, size_t cap)
 {
 	ssize_t n;
 
@@ -336,7 +345,7 @@ static int parsed(int rc)
 int procfs_read_stat(pid_t pid, struct procfs_stat *out)
 {
 	char buf[STAT_BUF];
-	ssize_t n = read_pid_text(pid, "stat", buf, sizeof(buf));
+	ssize_t n = procfs_read_text(pid, "stat", buf, sizeof(buf));
 
 	return n < 0 ? -1 : parsed(procfs_parse_stat(buf, (size_t)n, out));
 }
@@ -344,7 +353,7 @@ int procfs_read_stat(pid_t pid, struct procfs_stat *out)
 int procfs_read_io(pid_t pid, struct procfs_io *out)
 {
 	char buf[STAT_BUF];
-	ssize_t n = read_pid_text(pid, "io", buf, sizeof(buf));
+	ssize_t n = procfs_read_text(pid, "io", buf, sizeof(buf));
 
 	return n < 0 ? -1 : parsed(procfs_parse_io(buf, (size_t)n, out));
 }
@@ -365,7 +374,7 @@ int procfs_read_status(pid_t pid, struct procfs_status *out)
 		if (!nb)
 			goto out;
 		buf = nb;
-		n = read_pid_text(pid, "status", buf, cap);
+		n = procfs_read_text(pid, "status", buf, cap);
 		if (n < 0 || (size_t)n < cap - 1)
 			break;
 	}
@@ -377,40 +386,6 @@ out:
 	free(buf);
 	errno = saved;
 	return ret;
-}
-
-int procfs_read_threads_io(pid_t pid, struct procfs_io *sum)
-{
-	char dir_path[64], file[64];
-	struct dirent *de;
-	int n = 0;
-	DIR *dir;
-
-	memset(sum, 0, sizeof(*sum));
-	pid_path(dir_path, sizeof(dir_path), pid, "task");
-	dir = opendir(dir_path);
-	if (!dir)
-		return -1;
-	while ((de = readdir(dir))) {
-		char buf[STAT_BUF];
-		struct procfs_io io;
-		ssize_t len;
-
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		snprintf(file, sizeof(file), "task/%.20s/io", de->d_name);
-		len = read_pid_text(pid, file, buf, sizeof(buf));
-		if (len <= 0 || procfs_parse_io(buf, (size_t)len, &io) != 0)
-			continue; /* the thread exited meanwhile */
-		procfs_io_add(sum, &io);
-		n++;
-	}
-	closedir(dir);
-	if (n == 0) {
-		errno = ESRCH;
-		return -1;
-	}
-	return 0;
 }
 
 uint64_t procfs_start_ns(const struct procfs_stat *st, clockid_t clk)
@@ -525,7 +500,7 @@ int procfs_parse_cgroup(const char *buf, size_t len, struct procfs_cgroup *out)
 int procfs_read_cgroup(pid_t pid, struct procfs_cgroup *out)
 {
 	char buf[STAT_BUF];
-	ssize_t n = read_pid_text(pid, "cgroup", buf, sizeof(buf));
+	ssize_t n = procfs_read_text(pid, "cgroup", buf, sizeof(buf));
 
 	if (n < 0) {
 		memset(out, 0, sizeof(*out));

@@ -26,6 +26,9 @@ struct procfs_stat {
 	uint64_t start_ticks;   /* since boot (CLOCK_BOOTTIME), in clock ticks */
 	uint64_t rss_pages;
 	int processor;          /* CPU it last ran on (field 39); -1 when absent */
+	/* block I/O wait of this thread (field 42), clock ticks; 0 when the
+	 * kernel keeps no delay accounting (kernel.task_delayacct off) */
+	uint64_t blkio_ticks;
 };
 
 struct procfs_io {
@@ -57,13 +60,9 @@ int procfs_read_status(pid_t pid, struct procfs_status *out);
  * groups (/proc/<pid>/status Gid: and Groups:)?  1 yes, 0 no or gone. */
 int procfs_in_group(pid_t pid, gid_t gid);
 
-/*
- * I/O of the process's own live threads, summed over /proc/<pid>/task/
- * (per-thread files).  /proc/<pid>/io is no good for one process: the
- * kernel adds the I/O of every child the process reaped to it.  0, or -1
- * when no thread could be read (gone).
- */
-int procfs_read_threads_io(pid_t pid, struct procfs_io *sum);
+/* /proc/<pid>/FILE (FILE may be "task/TID/stat") into buf, NUL-terminated;
+ * its length, or -1 with errno.  For the readers in procfs_task.c. */
+ssize_t procfs_read_text(pid_t pid, const char *file, char *buf, size_t cap);
 
 /* The process's start time (from stat) on clk: CLOCK_REALTIME, _MONOTONIC... */
 uint64_t procfs_start_ns(const struct procfs_stat *st, clockid_t clk);
@@ -92,5 +91,8 @@ int procfs_read_cgroup(pid_t pid, struct procfs_cgroup *out);
 /* All pids in /proc (numeric entries). Returns the count stored in pids,
  * at most max (== max: there may be more). */
 size_t procfs_list_pids(pid_t *pids, size_t max);
+
+#include "procfs_task.h"
+#include "procfs_host.h"
 
 #endif

@@ -79,7 +79,7 @@ static const char builtin_rules[] =
 	"subcommand singularity\n"
 	"subcommand apptainer\n"
 	"subcommand aws 2 --profile --region --output --endpoint-url\n"
-	"multicall busybox busybox.* toybox coreutils\n";
+	"multicall busybox busybox.* toybox coreutils xtables-nft-multi xtables-legacy-multi\n";
 
 void rules_free(struct rules *r)
 {
@@ -511,6 +511,27 @@ static bool multicall_applet(const struct rules *r, const char *ename,
 	return true;
 }
 
+/*
+ * An image exec'd through a file descriptor (fexecve, execveat; runc
+ * runs its own copy from a memfd as /proc/self/fd/N): the path names a
+ * descriptor, not a program, so argv[0] names the tool.
+ */
+static bool is_fd_path(const char *p)
+{
+	const char *d;
+
+	if (strncmp(p, "/dev/fd/", 8) == 0)
+		d = p + 8;
+	else if (strncmp(p, "/proc/self/fd/", 14) == 0)
+		d = p + 14;
+	else if (strncmp(p, "/proc/", 6) == 0 && (d = strstr(p + 6, "/fd/")) != NULL &&
+		 d > p + 6 && strspn(p + 6, "0123456789") == (size_t)(d - p - 6))
+		d += 4;
+	else
+		return false;
+	return *d && strspn(d, "0123456789") == strlen(d);
+}
+
 void rules_resolve(const struct rules *r, const char *exe, const char *argv,
 		   size_t argv_len, struct tool_id *out)
 {
@@ -520,7 +541,7 @@ void rules_resolve(const struct rules *r, const char *exe, const char *argv,
 
 	memset(out, 0, sizeof(*out));
 	split_args(argv, argv_len, buf, &a);
-	path = exe && *exe ? exe : (a.n ? a.v[0] : "");
+	path = exe && *exe && !(is_fd_path(exe) && a.n && a.v[0][0]) ? exe : (a.n ? a.v[0] : "");
 	exe_name(path, ename, sizeof(ename));
 	exe_name(a.n ? a.v[0] : "", aname, sizeof(aname));
 	if (!ename[0])

@@ -12,6 +12,7 @@
 #include "jsonutil.h"
 #include "summary_container.h"
 #include "summary_id.h"
+#include "timeseries.h"
 
 /* {code_key: exit code or null, "signal": signal or null} from a wait status */
 static void add_exit_as(cJSON *obj, const char *code_key, int status)
@@ -54,6 +55,8 @@ static void add_exit_time_fields(cJSON *o, const struct proc_totals *t)
 {
 	json_add_secs(o, "run_delay_s", t->run_delay_ns);
 	json_add_u64(o, "peak_rss_bytes", t->own_peak_bytes);
+	if (t->blkio_delay_ns) /* delay accounting on (jobwait.h) */
+		json_add_secs(o, "blkio_delay_s", t->blkio_delay_ns);
 }
 
 static cJSON *totals_json(const struct proc_totals *t)
@@ -221,6 +224,8 @@ static cJSON *proc_json(const struct job_proc *p)
 	json_add_u64(o, "maxrss_bytes", p->totals.maxrss_bytes);
 	json_add_str(o, "peak_rss_source", p->totals.own_peak_bytes ? "image" : "maxrss");
 	json_add_secs(o, "run_delay_s", p->totals.run_delay_ns);
+	if (p->totals.blkio_delay_ns)
+		json_add_secs(o, "blkio_delay_s", p->totals.blkio_delay_ns);
 	add_io(o, &p->totals);
 	json_add_u64(o, "min_flt", p->totals.min_flt);
 	json_add_u64(o, "maj_flt", p->totals.maj_flt);
@@ -408,6 +413,9 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 		json_add_u64_text(g, "end_ns", j->gap_end_ns[i]);
 		cJSON_AddItemToArray(o, g);
 	}
+	o = job_series_json(j->series, opts ? opts->sample_interval_ms : 0);
+	if (o)
+		cJSON_AddItemToObject(root, "timeseries", o);
 	o = cJSON_AddObjectToObject(root, "tracer");
 	if (o) {
 		json_add_str(o, "version", TRACER_VERSION);

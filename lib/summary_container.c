@@ -23,6 +23,10 @@ static cJSON *container_json(const struct container_info *c)
 		json_add_str(o, "name", c->name);
 	if (c->image[0])
 		json_add_str(o, "image", c->image);
+	if (c->image_id[0])
+		json_add_str(o, "image_id", c->image_id);
+	if (c->pidns)
+		json_add_u64(o, "pid_namespace", c->pidns);
 	cg = cJSON_AddObjectToObject(o, "cgroup");
 	if (!cg)
 		return o;
@@ -61,6 +65,8 @@ void summary_proc_container(cJSON *o, const struct job *j, const struct job_proc
 {
 	char short_id[CONTAINER_SHORT_ID + 1];
 
+	if (o && p->pidns)
+		json_add_u64(o, "pid_namespace", p->pidns);
 	/* the job's own container is said once, on the job */
 	if (!o || p->container <= 1 || (size_t)p->container > j->containers.n)
 		return;

@@ -20,7 +20,8 @@ python3-jsonschema prometheus
 clickhouse-server clickhouse-client
 libclang-rt-14-dev
 systemd
-podman runc busybox-static"
+podman runc busybox-static docker.io
+chromium"
 
 case "${1:-build}" in
 build) PKGS=$BUILD_PKGS ;;

@@ -45,8 +45,12 @@ suite "tracer report" ./tests/report/run.sh build
 suite "network and block I/O" ./tests/netio/run.sh build
 suite "delivery (spool, file, HTTP, ClickHouse)" ./tests/delivery/run.sh build
 suite "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
+suite "terminal report (80 columns, --wide)" ./tests/cli/terminal.sh build
 suite "man pages" ./tests/man/run.sh build
 suite "containers (busybox applets, podman)" ./tests/containers/run.sh build
+suite "container tagging ownership" ./tests/containers/ownership.sh build
+suite "docker containers (private dockerd)" ./tests/containers/docker.sh build
+suite "HTML report (headless chromium)" ./tests/html/run.sh build
 suite "RPM packaging" ./rpm/build.sh build/rpm
 
 echo

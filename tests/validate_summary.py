@@ -40,6 +40,22 @@ def where(path):
     return "/".join(str(p) for p in path) or "(top)"
 
 
+def series_errors(s):
+    """what JSON Schema cannot say of `timeseries`: the three arrays have
+    `points` items each and the times never go backwards"""
+    ts = s.get("timeseries")
+    if not isinstance(ts, dict):
+        return []
+    n = ts.get("points")
+    cols = [ts.get(k) for k in ("t_s", "cpu_cores", "mem_bytes")]
+    if not all(isinstance(c, list) and len(c) == n for c in cols):
+        return [f"timeseries: t_s, cpu_cores and mem_bytes must have {n} items each"]
+    t = cols[0]
+    if any(b < a for a, b in zip(t, t[1:])):
+        return ["timeseries: t_s goes backwards"]
+    return []
+
+
 def check_file(validator, path):
     """(summaries read, error lines)"""
     n, errors = 0, []
@@ -57,6 +73,8 @@ def check_file(validator, path):
             for e in sorted(validator.iter_errors(s), key=lambda e: list(e.path)):
                 errors.append(f"{path}:{lineno}: job {s.get('job')!r}: at {where(e.path)}: "
                               f"{e.message[:300]}")
+            for e in series_errors(s):
+                errors.append(f"{path}:{lineno}: job {s.get('job')!r}: {e}")
     return n, errors
 
 

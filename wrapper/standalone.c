@@ -17,8 +17,10 @@
 
 #include "cgroup.h"
 #include "clock.h"
+#include "container_meta.h"
 #include "hostinfo.h"
 #include "job.h"
+#include "jsonutil.h"
 #include "log.h"
 #include "rules.h"
 #include "runner.h"
@@ -54,6 +56,54 @@ static void on_tick(void *arg)
 
 	tracker_sample(sa->trk);
 	read_cgroup(sa);
+	container_sample(&sa->job->containers);
+}
+
+/* "ecs" container from the task metadata's DockerId (a 64-hex id). */
+static int container_from_labels(struct container_info *c, const struct tracer_identity *id)
+{
+	const char *cid = identity_label(id, "container.id");
+
+	if (!cid || strlen(cid) != CONTAINER_ID_LEN || strspn(cid, "0123456789abcdef") != CONTAINER_ID_LEN)
+		return -1;
+	memset(c, 0, sizeof(*c));
+	snprintf(c->runtime, sizeof(c->runtime), "ecs");
+	memcpy(c->id, cid, CONTAINER_ID_LEN + 1);
+	return 0;
+}
+
+/*
+ * The container the wrapper runs in, as tracerd would name it: its
+ * cgroup path (hidden where the container has its own cgroup namespace),
+ * else the ECS task metadata's DockerId; name and image from the ECS
+ * labels, or from the containers/storage records when they are visible.
+ */
+static void find_container(struct standalone *sa, const struct tracer_config *cfg)
+{
+	struct container_set *s = &sa->job->containers;
+	struct container_info *c = &s->c[0];
+
+	if (container_note_pid(s, getpid()) > 0) {
+		/* seen from inside, the container's cgroup directories are
+		 * the mount roots, without the id in their path */
+		if (sa->have_cg)
+			c->ref = sa->cg;
+	} else {
+		if (container_from_labels(c, &sa->job->id) < 0)
+			return;
+		s->n = 1;
+		/* our cgroup is the container's when we are its init */
+		if (sa->have_cg) {
+			c->ref = sa->cg;
+			snprintf(c->cgroup, sizeof(c->cgroup), "%s", sa->job->cgroup_path);
+		}
+	}
+	if (container_meta_labels(&sa->job->id, c) < 0)
+		container_meta_storage(cfg->container_storage, c);
+	c->meta_tried = true;
+	/* the init of a pid namespace: the container's */
+	if (getpid() == 1)
+		c->pidns = container_pidns(0);
 }
 
 /* A SIGKILL while the cgroup's OOM count grew: the OOM killer's victim. */
@@ -127,6 +177,9 @@ static void write_summary(const struct tracer_config *cfg,
 		log_error("summary: out of memory: job %s not written", j->uid);
 		return;
 	}
+	/* no kernel programs without tracerd: no socket or block counters
+	 * per process (the container's cgroup_io still has its block I/O) */
+	json_add_str(summary, "net_counting", "none");
 	sinks = sinks_open(cfg, err, sizeof(err));
 	if (!sinks) {
 		log_error("summary of job %s not written: %s", j->uid, err);
@@ -175,6 +228,7 @@ int standalone_run(const struct wrap_opts *o, const struct tracer_config *cfg,
 		sa.job->start_ns = wall0;
 		sa.trk = tracker_new(sa.job, rules, cfg->argv_max);
 		find_cgroup(&sa);
+		find_container(&sa, cfg);
 	}
 	if (!sa.job || !sa.trk)
 		log_error("out of memory: job runs without being recorded");
@@ -196,6 +250,7 @@ int standalone_run(const struct wrap_opts *o, const struct tracer_config *cfg,
 	if (sa.job && sa.trk) {
 		tracker_finish(sa.trk);
 		read_cgroup(&sa);
+		container_sample(&sa.job->containers);
 		sa.job->exit_status = status;
 		job_close(sa.job, clock_real_ns());
 		write_summary(cfg, sa.job);

@@ -1,31 +1,70 @@
 /*
  * advice.c - the analysis part of `tracer show`: the job's state word,
  * its OOM kill, its flags with their evidence, the recommended request
- * in each syntax, and the cost (fields of docs/schema.md).
+ * in each syntax, and the cost (fields of docs/schema.md).  The flags
+ * are notes wrapped to the terminal's width; the request snippets are
+ * cut like every line (--wide shows them whole, ready to copy).
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "term.h"
 
-static void print_flags(const cJSON *flags)
+/* One evidence value in the unit its name says. */
+static void evidence_text(const cJSON *e, char *buf, size_t len)
 {
-	const cJSON *f;
+	const char *k = e->string;
+	size_t n = strlen(k);
+
+	if (!cJSON_IsNumber(e))
+		snprintf(buf, len, "%s ?", k);
+	else if (n > 6 && !strcmp(k + n - 6, "_bytes"))
+		snprintf(buf, len, "%s %s", k, fmt_bytes((uint64_t)e->valuedouble, (char[32]){0}, 32));
+	else if (n > 2 && !strcmp(k + n - 2, "_s"))
+		snprintf(buf, len, "%s %s", k, fmt_secs(e->valuedouble, (char[32]){0}, 32));
+	else if (strstr(k, "efficiency") || strstr(k, "share"))
+		snprintf(buf, len, "%s %s", k, fmt_pct(e->valuedouble, (char[32]){0}, 32));
+	else
+		snprintf(buf, len, "%s %g", k, e->valuedouble);
+}
+
+/* The flags as notes, as jobstats writes them: the sentence with its
+ * numbers, then the flag's id, severity and evidence; wrapped to width. */
+static void print_notes(const cJSON *flags, int width)
+{
+	const cJSON *f, *e;
 
 	if (cJSON_GetArraySize(flags) == 0)
 		return;
-	printf("\nFLAGS\n");
+	printf("\nNOTES\n");
 	cJSON_ArrayForEach(f, flags) {
-		const char *tool = jstr(f, "tool");
+		char note[2048], one[128];
+		const char *msg = jstr(f, "message");
+		size_t off;
+		int k = 0;
 
-		printf("  %-8s %-30s %s%s%s\n", jstr(f, "severity") ? jstr(f, "severity") : "-",
-		       jstr(f, "id") ? jstr(f, "id") : "-", tool ? tool : "", tool ? ": " : "",
-		       jstr(f, "message") ? jstr(f, "message") : "");
+		off = (size_t)snprintf(note, sizeof(note), "%s", msg ? msg : "-");
+		/* a sentence: capital first letter unless it starts with a tool's name */
+		if (!jstr(f, "tool") && note[0] >= 'a' && note[0] <= 'z')
+			note[0] = (char)(note[0] - 'a' + 'A');
+		off += (size_t)snprintf(note + off, off < sizeof(note) ? sizeof(note) - off : 0,
+					". [%s %s", or_dash(jstr(f, "severity")), or_dash(jstr(f, "id")));
+		cJSON_ArrayForEach(e, cJSON_GetObjectItem(f, "evidence")) {
+			evidence_text(e, one, sizeof(one));
+			off += (size_t)snprintf(note + off, off < sizeof(note) ? sizeof(note) - off : 0,
+						"%s%s", k++ ? ", " : ": ", one);
+		}
+		if (off < sizeof(note))
+			snprintf(note + off, sizeof(note) - off, "]");
+		term_wrap("  * ", "    ", note, width);
 	}
 }
 
-/* Print a multi-line text indented. */
+/* Print a multi-line text indented.  The summary was made safe for the
+ * terminal (textsafe), so its line breaks arrive as "\x0a"; the syntax
+ * snippets are tracer's own text, numbers only. */
 static void print_block(const char *label, const char *text)
 {
 	const char *p = text;
@@ -34,14 +73,19 @@ static void print_block(const char *label, const char *text)
 		return;
 	printf("  %-10s ", label);
 	for (; *p; p++) {
-		putchar(*p);
-		if (*p == '\n')
-			printf("  %-10s ", "");
+		bool nl = *p == '\n' || !strncmp(p, "\\x0a", 4);
+
+		if (nl) {
+			p += *p == '\n' ? 0 : 3;
+			printf("\n  %-10s ", "");
+		} else {
+			putchar(*p);
+		}
 	}
 	putchar('\n');
 }
 
-void print_advice(const cJSON *s)
+void print_advice(const cJSON *s, int width)
 {
 	const cJSON *oom = cJSON_GetObjectItem(s, "oom");
 	const cJSON *rec = cJSON_GetObjectItem(s, "recommendation");
@@ -72,7 +116,7 @@ void print_advice(const cJSON *s)
 			printf(" (unused part of the allocation %.4f)", jnum(cost, "unused"));
 		putchar('\n');
 	}
-	print_flags(cJSON_GetObjectItem(s, "flags"));
+	print_notes(cJSON_GetObjectItem(s, "flags"), width);
 	if (rec) {
 		const cJSON *sx = cJSON_GetObjectItem(rec, "syntax");
 		printf("\nREQUEST NEXT TIME (%s)\n", jstr(rec, "basis") ? jstr(rec, "basis") : "-");

@@ -14,18 +14,19 @@
 #include "cli.h"
 #include "client.h"
 #include "clock.h"
+#include "term.h"
 #include "textsafe.h"
 
 #define DEFAULT_LIMIT 20
 
-enum { O_NAME = 256, O_STATE, O_JSON, O_CSV };
+enum { O_NAME = 256, O_STATE, O_JSON, O_CSV, O_WIDE };
 enum fmt { F_TABLE, F_JSON, F_CSV };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tracer jobs [-u USER] [-S TIME] [-E TIME] [-s STATE] [--name NAME]\n"
-		"                   [-r RUN] [-n N] [--json | --csv]\n"
+		"                   [-r RUN] [-n N] [--json | --csv | --wide]\n"
 		"Jobs running now (from tracerd) and the newest finished jobs (from the\n"
 		"summary file), oldest first.  Lists are comma-separated; a job is shown\n"
 		"when it matches every filter given.\n"
@@ -40,6 +41,8 @@ static void usage(FILE *f)
 		"                            0: all)\n"
 		"      --json                the finished jobs' summaries as a JSON array\n"
 		"      --csv                 the finished jobs as CSV, one line each\n"
+		"      --wide                the table as wide as it needs (default: the\n"
+		"                            terminal's width, 80 when not a terminal)\n"
 		"  -h, --help                this help\n"
 		"TIME: now, now-1day, now-2hours, now-30min, today, yesterday,\n"
 		"      2026-11-22, 2026-11-22T06:30[:00][Z|+01:00] (local time without a zone)\n",
@@ -70,7 +73,7 @@ static int limit_arg(const char *v, long *out)
 
 /* Parse the options into f, *limit, *fmt: 0, 1 after --help, 2 on a usage error. */
 static int parse_jobs_args(int argc, char **argv, struct job_filter *f, long *limit,
-			   enum fmt *fmt)
+			   enum fmt *fmt, bool *wide)
 {
 	static const struct option opts[] = {
 		{"user", required_argument, NULL, 'u'},
@@ -82,6 +85,7 @@ static int parse_jobs_args(int argc, char **argv, struct job_filter *f, long *li
 		{"limit", required_argument, NULL, 'n'},
 		{"json", no_argument, NULL, O_JSON},
 		{"csv", no_argument, NULL, O_CSV},
+		{"wide", no_argument, NULL, O_WIDE},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -107,6 +111,7 @@ static int parse_jobs_args(int argc, char **argv, struct job_filter *f, long *li
 			break;
 		case O_JSON: *fmt = F_JSON; break;
 		case O_CSV: *fmt = F_CSV; break;
+		case O_WIDE: *wide = true; break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -120,8 +125,14 @@ static int parse_jobs_args(int argc, char **argv, struct job_filter *f, long *li
 }
 
 /* Jobs still running, from tracerd (silently none when it is not up). */
-static void print_running(struct cli *c, const struct job_filter *f)
+static void print_running(struct cli *c, const struct job_filter *f, int width)
 {
+	static const struct table_col cols[] = {
+		{"JOB", 'l', 0, 0}, {"NAME", 'l', 8, 0}, {"SCHED", 'l', 0, 1},
+		{"WALL", 'r', 0, 0}, {"LIVE", 'r', 0, 0}, {"PROCS", 'r', 0, 0},
+		{"RSS NOW", 'r', 0, 0}, {"PEAK", 'r', 0, 0}, {"STATE", 'l', 0, 0},
+	};
+	struct table *tb = NULL;
 	cJSON *req = cJSON_CreateObject(), *reply = NULL;
 	const cJSON *j;
 	char err[256], b1[32], b2[32], b3[32];
@@ -139,20 +150,28 @@ static void print_running(struct cli *c, const struct job_filter *f)
 		const cJSON *id = cJSON_GetObjectItem(j, "identity");
 		double wall = jnum(j, "wall_s");
 		int64_t start = now - (int64_t)((isnan(wall) ? 0 : wall) * 1e9);
+		char live[32], procs[32];
 
 		if (!job_filter_match(f, id, "RUNNING", start, now))
 			continue;
 		if (!header)
-			printf("RUNNING\n%-34s %-20s %-9s %9s %7s %7s %10s %10s\n", "JOB", "NAME",
-			       "SCHED", "WALL", "LIVE", "PROCS", "RSS NOW", "PEAK");
+			tb = table_new(cols, 9);
 		header = true;
-		printf("%-34s %-20.20s %-9s %9s %7.0f %7.0f %10s %10s\n", or_dash(jstr(j, "job")),
-		       or_dash(jstr(id, "task_name")), or_dash(jstr(id, "scheduler")),
-		       fmt_secs(wall, b1, sizeof(b1)), jnum(j, "live"), jnum(j, "processes"),
-		       fmt_bytes((uint64_t)jnum(j, "rss_bytes"), b2, sizeof(b2)),
-		       fmt_bytes((uint64_t)jnum(j, "mem_peak_bytes"), b3, sizeof(b3)));
-		if (cJSON_IsTrue(cJSON_GetObjectItem(j, "stalled")))
-			printf("  ^ stalled: no CPU and no I/O progress (stall_threshold_s)\n");
+		snprintf(live, sizeof(live), "%.0f", jnum(j, "live"));
+		snprintf(procs, sizeof(procs), "%.0f", jnum(j, "processes"));
+		const char *row[] = {
+			or_dash(jstr(j, "job")), or_dash(jstr(id, "task_name")),
+			or_dash(jstr(id, "scheduler")), fmt_secs(wall, b1, sizeof(b1)), live, procs,
+			fmt_bytes((uint64_t)jnum(j, "rss_bytes"), b2, sizeof(b2)),
+			fmt_bytes((uint64_t)jnum(j, "mem_peak_bytes"), b3, sizeof(b3)),
+			/* STALLED: no CPU and no I/O progress for stall_threshold_s */
+			cJSON_IsTrue(cJSON_GetObjectItem(j, "stalled")) ? "STALLED" : "RUNNING",
+		};
+		table_add(tb, row);
+	}
+	if (header) {
+		printf("RUNNING\n");
+		table_print(tb, width, "");
 	}
 	if (header)
 		printf("\nFINISHED\n");
@@ -161,34 +180,41 @@ cleanup:
 	cJSON_Delete(reply);
 }
 
-static void print_table(const cJSON *all)
+static void print_table(const cJSON *all, int width)
 {
+	static const struct table_col cols[] = {
+		{"JOB", 'l', 0, 0}, {"NAME", 'l', 8, 0}, {"SCHED", 'l', 0, 5},
+		{"JOBID.STEP", 'l', 0, 4}, {"START", 'l', 0, 6}, {"WALL", 'r', 0, 0},
+		{"CPU", 'r', 0, 2}, {"EFF", 'r', 0, 0}, {"PEAK MEM", 'r', 0, 0},
+		{"PROCS", 'r', 0, 3}, {"EXIT", 'r', 0, 1}, {"STATE", 'l', 0, 0},
+	};
+	struct table *tb = table_new(cols, 12);
 	const cJSON *s;
 	char b1[32], b2[32], b3[32], b4[32];
 
-	printf("%-34s %-20s %-9s %-14s %-24s %9s %10s %5s %10s %7s %6s %s\n", "JOB", "NAME",
-	       "SCHED", "JOBID.STEP", "START", "WALL", "CPU", "EFF", "PEAK MEM", "PROCS", "EXIT",
-	       "STATE");
 	cJSON_ArrayForEach(s, all) {
 		const cJSON *id = cJSON_GetObjectItem(s, "identity");
 		const cJSON *tot = cJSON_GetObjectItem(s, "totals");
 		const cJSON *mem = cJSON_GetObjectItem(s, "memory");
 		const cJSON *procs = cJSON_GetObjectItem(s, "processes");
-		char jobstep[TRACER_JOIN_KEY_LEN], ex[32];
+		char jobstep[TRACER_JOIN_KEY_LEN], ex[32], np[32];
 		const char *jid = jstr(id, "job_id"), *step = jstr(id, "step_id");
 		snprintf(jobstep, sizeof(jobstep), "%s%s%s", or_dash(jid), step ? "." : "",
 			 step ? step : "");
-		printf("%-34s %-20.20s %-9s %-14.14s %-24.24s %9s %10s %5s %10s %7.0f %6s %s\n",
-		       or_dash(jstr(s, "job")), or_dash(jstr(id, "task_name")),
-		       or_dash(jstr(id, "scheduler")), jobstep, or_dash(jstr(s, "start")),
-		       fmt_secs(jnum(s, "wall_s"), b1, sizeof(b1)),
-		       fmt_secs(jnum(tot, "cpu_s"), b2, sizeof(b2)),
-		       fmt_pct(jnum(s, "cpu_efficiency"), b3, sizeof(b3)),
-		       fmt_bytes((uint64_t)jnum(mem, "peak_bytes"), b4, sizeof(b4)),
-		       jnum(procs, "total"),
-		       exit_text(cJSON_GetObjectItem(s, "exit"), "code", ex, sizeof(ex)),
-		       or_dash(jstr(s, "state")));
+		snprintf(np, sizeof(np), "%.0f", jnum(procs, "total"));
+		const char *row[] = {
+			or_dash(jstr(s, "job")), or_dash(jstr(id, "task_name")),
+			or_dash(jstr(id, "scheduler")), jobstep, or_dash(jstr(s, "start")),
+			fmt_secs(jnum(s, "wall_s"), b1, sizeof(b1)),
+			fmt_secs(jnum(tot, "cpu_s"), b2, sizeof(b2)),
+			fmt_pct(jnum(s, "cpu_efficiency"), b3, sizeof(b3)),
+			fmt_bytes((uint64_t)jnum(mem, "peak_bytes"), b4, sizeof(b4)), np,
+			exit_text(cJSON_GetObjectItem(s, "exit"), "code", ex, sizeof(ex)),
+			or_dash(jstr(s, "state")),
+		};
+		table_add(tb, row);
 	}
+	table_print(tb, width, "");
 }
 
 /* RFC 4180: quoted when it holds a comma, a quote or a line break */
@@ -253,14 +279,18 @@ int cmd_jobs(struct cli *c, int argc, char **argv)
 	struct job_filter f;
 	long limit = DEFAULT_LIMIT;
 	enum fmt fmt = c->json ? F_JSON : F_TABLE;
-	int rc;
+	bool wide = false;
+	int rc, width;
 
 	job_filter_init(&f);
-	rc = parse_jobs_args(argc, argv, &f, &limit, &fmt);
+	rc = parse_jobs_args(argc, argv, &f, &limit, &fmt, &wide);
 	if (rc != 0)
 		return rc == 1 ? 0 : rc;
-	if (fmt == F_TABLE)
-		print_running(c, &f);
+	width = term_width(wide);
+	if (fmt == F_TABLE) {
+		term_begin(width);
+		print_running(c, &f, width);
+	}
 	if (access(c->cfg.file_path, F_OK) != 0) {
 		if (fmt == F_JSON)
 			printf("[]\n");
@@ -268,17 +298,21 @@ int cmd_jobs(struct cli *c, int argc, char **argv)
 			print_csv(NULL);
 		else
 			printf("no finished job yet (%s does not exist)\n", c->cfg.file_path);
+		term_end();
 		return 0;
 	}
 	cJSON *all = summaries_tail(c->cfg.file_path, (size_t)limit, &f);
-	if (!all)
+	if (!all) {
+		term_end();
 		return 1;
+	}
 	if (fmt == F_JSON)
 		cli_print_json(all);
 	else if (fmt == F_CSV)
 		print_csv(all);
 	else if (text_safe_json(all) == 0) /* names reach a terminal */
-		print_table(all);
+		print_table(all, width);
+	term_end();
 	cJSON_Delete(all);
 	return 0;
 }

@@ -10,6 +10,8 @@
 
 #include "cli.h"
 #include "client.h"
+#include "html.h"
+#include "term.h"
 #include "textsafe.h"
 
 #define MAX_DEPTH 32
@@ -46,8 +48,11 @@ static void print_header(const cJSON *s)
 		       or_dash(jstr(alloc, "cpuset")),
 		       isnan(jnum(alloc, "mem_bytes")) ? "-"
 			       : fmt_bytes((uint64_t)jnum(alloc, "mem_bytes"), a, sizeof(a)));
-	printf("Time     %s -> %s, wall %s, exit %s\n", or_dash(jstr(s, "start")),
-	       or_dash(jstr(s, "end")), fmt_secs(jnum(s, "wall_s"), a, sizeof(a)),
+	const char *t0 = or_dash(jstr(s, "start")), *t1 = or_dash(jstr(s, "end"));
+	if (strlen(t0) > 11 && !strncmp(t0, t1, 11)) /* same day: the end's time of day */
+		t1 += 11;
+	printf("Time     %s -> %s, wall %s, exit %s\n", t0, t1,
+	       fmt_secs(jnum(s, "wall_s"), a, sizeof(a)),
 	       exit_text(cJSON_GetObjectItem(s, "exit"), "code", ex, sizeof(ex)));
 	printf("CPU      %s (user %s, sys %s), efficiency %s of the %s\n",
 	       fmt_secs(jnum(tot, "cpu_s"), a, sizeof(a)), fmt_secs(jnum(tot, "user_s"), b, sizeof(b)),
@@ -70,17 +75,23 @@ static void print_header(const cJSON *s)
 	       jnum(procs, "oom_killed"), jnum(drops, "events"));
 }
 
-static void print_tools(const cJSON *s)
+static void print_tools(const cJSON *s, int width)
 {
-	const cJSON *t;
-	char a[32], b[32], b2[32], c2[32], d[32], e[32];
-
 	/* SPAN: CPU over the tool's own time span (cores busy while it ran);
 	 * ALLOC: its share of the job's allocation, as seff */
-	printf("\n%-32s %7s %10s %5s %5s %10s %10s %10s %10s %10s  %s\n", "TOOL", "PROCS", "CPU",
-	       "SPAN", "ALLOC", "PEAK RSS", "READ", "WRITE", "NET", "DISK", "EXIT CODES");
+	static const struct table_col cols[] = {
+		{"TOOL", 'l', 12, 0}, {"PROCS", 'r', 0, 0}, {"CPU", 'r', 0, 0},
+		{"SPAN", 'r', 0, 6}, {"ALLOC", 'r', 0, 0}, {"PEAK RSS", 'r', 0, 0},
+		{"READ", 'r', 0, 3}, {"WRITE", 'r', 0, 3}, {"NET", 'r', 0, 5},
+		{"DISK", 'r', 0, 4}, {"EXIT CODES", 'l', 10, 0},
+	};
+	struct table *tb = table_new(cols, 11);
+	const cJSON *t;
+
+	putchar('\n');
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(s, "tools")) {
-		char exits[128] = "";
+		char exits[128] = "", n[32], k[32], procs[32];
+		char a[32], b[32], b2[32], c2[32], d[32], e[32];
 		size_t off = 0;
 		const cJSON *x;
 		cJSON_ArrayForEach(x, cJSON_GetObjectItem(t, "exit_codes")) {
@@ -91,33 +102,41 @@ static void print_tools(const cJSON *s)
 			if (off >= sizeof(exits))
 				break;
 		}
-		char n[32], k[32];
-		printf("%-32.32s %7.0f %10s %5s %5s %10s %10s %10s %10s %10s  %s\n",
-		       or_dash(jstr(t, "tool")),
-		       jnum(t, "processes"), fmt_secs(jnum(t, "cpu_s"), a, sizeof(a)),
-		       fmt_pct(jnum(t, "cpu_efficiency_span"), b, sizeof(b)),
-		       fmt_pct(jnum(t, "cpu_efficiency"), b2, sizeof(b2)),
-		       fmt_bytes((uint64_t)jnum(t, "peak_rss_bytes"), c2, sizeof(c2)),
-		       fmt_bytes((uint64_t)jnum(t, "rchar"), d, sizeof(d)),
-		       fmt_bytes((uint64_t)jnum(t, "wchar"), e, sizeof(e)),
-		       fmt_net(t, n, sizeof(n)), fmt_disk(t, k, sizeof(k)), exits);
+		snprintf(procs, sizeof(procs), "%.0f", jnum(t, "processes"));
+		const char *row[] = {
+			or_dash(jstr(t, "tool")), procs, fmt_secs(jnum(t, "cpu_s"), a, sizeof(a)),
+			fmt_pct(jnum(t, "cpu_efficiency_span"), b, sizeof(b)),
+			fmt_pct(jnum(t, "cpu_efficiency"), b2, sizeof(b2)),
+			fmt_bytes((uint64_t)jnum(t, "peak_rss_bytes"), c2, sizeof(c2)),
+			fmt_bytes((uint64_t)jnum(t, "rchar"), d, sizeof(d)),
+			fmt_bytes((uint64_t)jnum(t, "wchar"), e, sizeof(e)),
+			fmt_net(t, n, sizeof(n)), fmt_disk(t, k, sizeof(k)), exits,
+		};
+		table_add(tb, row);
 	}
+	table_print(tb, width, "");
 }
 
-static void print_proc(const cJSON *p, int depth)
+static void add_proc(struct table *tb, const cJSON *p, int depth)
 {
-	char a[32], b[32], c2[32], d[32], e[32], ex[32], name[96];
+	char a[32], b[32], c2[32], d[32], e[32], ex[32], pid[32], *name;
 	double wall = jnum(p, "wall_s"), cpu = jnum(p, "cpu_s");
 
-	snprintf(name, sizeof(name), "%*s%s%s%s", depth * 2, "", or_dash(jstr(p, "tool")),
-		 cJSON_IsTrue(cJSON_GetObjectItem(p, "outlived")) ? " (outlived)" : "",
-		 cJSON_IsTrue(cJSON_GetObjectItem(p, "oom_killed")) ? " (OOM)" : "");
-	printf("%8.0f %-40.40s %10s %5s %10s %10s %10s %6s  %.60s\n", jnum(p, "pid"), name,
-	       fmt_secs(cpu, a, sizeof(a)), fmt_pct(wall > 0 ? cpu / wall : NAN, b, sizeof(b)),
-	       fmt_bytes((uint64_t)jnum(p, "peak_rss_bytes"), c2, sizeof(c2)),
-	       fmt_bytes((uint64_t)jnum(p, "rchar"), d, sizeof(d)),
-	       fmt_bytes((uint64_t)jnum(p, "wchar"), e, sizeof(e)),
-	       exit_text(p, "code", ex, sizeof(ex)), or_dash(jstr(p, "cmdline")));
+	if (asprintf(&name, "%*s%s%s%s", depth * 2, "", or_dash(jstr(p, "tool")),
+		     cJSON_IsTrue(cJSON_GetObjectItem(p, "outlived")) ? " (outlived)" : "",
+		     cJSON_IsTrue(cJSON_GetObjectItem(p, "oom_killed")) ? " (OOM)" : "") < 0)
+		return;
+	snprintf(pid, sizeof(pid), "%.0f", jnum(p, "pid"));
+	const char *row[] = {
+		pid, name, fmt_secs(cpu, a, sizeof(a)),
+		fmt_pct(wall > 0 ? cpu / wall : NAN, b, sizeof(b)),
+		fmt_bytes((uint64_t)jnum(p, "peak_rss_bytes"), c2, sizeof(c2)),
+		fmt_bytes((uint64_t)jnum(p, "rchar"), d, sizeof(d)),
+		fmt_bytes((uint64_t)jnum(p, "wchar"), e, sizeof(e)),
+		exit_text(p, "code", ex, sizeof(ex)), or_dash(jstr(p, "cmdline")),
+	};
+	table_add(tb, row);
+	free(name);
 }
 
 static bool has_pid(const cJSON *tree, double pid)
@@ -129,7 +148,7 @@ static bool has_pid(const cJSON *tree, double pid)
 	return false;
 }
 
-static void print_children(const cJSON *tree, double ppid, int depth)
+static void add_children(struct table *tb, const cJSON *tree, double ppid, int depth)
 {
 	const cJSON *p;
 
@@ -138,39 +157,47 @@ static void print_children(const cJSON *tree, double ppid, int depth)
 	cJSON_ArrayForEach(p, tree) {
 		if (jnum(p, "ppid") != ppid || jnum(p, "pid") == ppid)
 			continue;
-		print_proc(p, depth);
-		print_children(tree, jnum(p, "pid"), depth + 1);
+		add_proc(tb, p, depth);
+		add_children(tb, tree, jnum(p, "pid"), depth + 1);
 	}
 }
 
-static void print_tree(const cJSON *s)
+static void print_tree(const cJSON *s, int width)
 {
+	static const struct table_col cols[] = {
+		{"PID", 'r', 0, 0}, {"TOOL", 'l', 12, 0}, {"CPU", 'r', 0, 0},
+		{"EFF", 'r', 0, 0}, {"PEAK RSS", 'r', 0, 0}, {"READ", 'r', 0, 2},
+		{"WRITE", 'r', 0, 1}, {"EXIT", 'r', 0, 0}, {"COMMAND", 'l', 24, 0},
+	};
 	const cJSON *tree = cJSON_GetObjectItem(s, "process_tree");
 	const cJSON *procs = cJSON_GetObjectItem(s, "processes");
+	struct table *tb = table_new(cols, 9);
 	const cJSON *p;
 
 	printf("\nPROCESS TREE (%d of %.0f processes kept)\n", cJSON_GetArraySize(tree),
 	       jnum(procs, "total"));
-	printf("%8s %-40s %10s %5s %10s %10s %10s %6s  %s\n", "PID", "TOOL", "CPU", "EFF",
-	       "PEAK RSS", "READ", "WRITE", "EXIT", "COMMAND");
 	/* roots: processes whose parent was not kept */
 	cJSON_ArrayForEach(p, tree) {
 		if (has_pid(tree, jnum(p, "ppid")))
 			continue;
-		print_proc(p, 0);
-		print_children(tree, jnum(p, "pid"), 1);
+		add_proc(tb, p, 0);
+		add_children(tb, tree, jnum(p, "pid"), 1);
 	}
+	table_print(tb, width, "");
 }
 
 static void show_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tracer show [--json] JOB|last\n"
+		"usage: tracer show [--json | --wide | --html FILE] JOB|last\n"
 		"One finished job: run, task, allocation and totals, then its tools and\n"
 		"its process tree.  JOB is a job uid, a Slurm or AWS Batch job id\n"
 		"(1234 or 1234.batch) or a task name; the newest match wins; \"last\" is\n"
 		"the newest job.\n"
 		"      --json    the job's summary (docs/schema.md)\n"
+		"      --html FILE  a self-contained HTML report (FILE - : stdout)\n"
+		"      --wide    lines as long as they need (default: the terminal's\n"
+		"                width, 80 columns when not a terminal)\n"
 		"  -h, --help    this help\n");
 }
 
@@ -179,14 +206,21 @@ int cmd_show(struct cli *c, int argc, char **argv)
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
+		{"html", required_argument, NULL, 'H'},
+		{"wide", no_argument, NULL, 'w'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *name;
+	const char *name, *html = NULL;
+	bool wide = false;
 	int opt;
 
 	while ((opt = cli_getopt(argc, argv, ":h", opts, "show")) != -1) {
 		if (opt == 'j') {
 			c->json = true;
+		} else if (opt == 'H') {
+			html = optarg;
+		} else if (opt == 'w') {
+			wide = true;
 		} else if (opt == 'h') {
 			show_usage(stdout);
 			return 0;
@@ -207,14 +241,23 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		fprintf(stderr, "tracer: no job %s in %s\n", name, c->cfg.file_path);
 		return 1;
 	}
+	if (html) {
+		int rc = html_write_job(s, html);
+		cJSON_Delete(s);
+		return rc;
+	}
 	if (c->json) {
 		cli_print_json(s);
 	} else {
+		int width = term_width(wide);
+
 		text_safe_json(s); /* names and argv reach a terminal */
+		term_begin(width);
 		print_header(s);
-		print_advice(s);
-		print_tools(s);
-		print_tree(s);
+		print_advice(s, width);
+		print_tools(s, width);
+		print_tree(s, width);
+		term_end();
 	}
 	cJSON_Delete(s);
 	return 0;

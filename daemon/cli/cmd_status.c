@@ -3,6 +3,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "client.h"
@@ -23,6 +24,30 @@ static void print_wait_accounting(const cJSON *w)
 	       text(w, "delay_accounting"),
 	       cJSON_IsTrue(cJSON_GetObjectItem(w, "psi_host")) ? "yes" : "no",
 	       cJSON_IsTrue(cJSON_GetObjectItem(w, "psi_cgroup")) ? "yes" : "no");
+}
+
+static const char *net_counting_text(const char *mode)
+{
+	if (!strcmp(mode, "per_call"))
+		return "per call (sock_send_length, sock_recv_length)";
+	if (!strcmp(mode, "tcp_close_totals"))
+		return "TCP totals at close (inet_sock_set_state); UDP and Unix not counted";
+	return "not counted";
+}
+
+/* the node-level idle_host state */
+static void print_idle_host(const cJSON *h)
+{
+	const cJSON *share = cJSON_GetObjectItem(h, "cpu_share");
+
+	if (!h)
+		return;
+	if (cJSON_IsTrue(cJSON_GetObjectItem(h, "idle")))
+		printf("idle_host: yes, no job and host CPU busy %.0f%% (idle for %.0f s)\n",
+		       cJSON_IsNumber(share) ? 100 * share->valuedouble : 0,
+		       (double)time(NULL) - cJSON_GetNumberValue(cJSON_GetObjectItem(h, "since")));
+	else
+		printf("idle_host: no\n");
 }
 
 static void print_status(const cJSON *st)
@@ -46,6 +71,8 @@ static void print_status(const cJSON *st)
 	cJSON_ArrayForEach(p, progs)
 		if (cJSON_IsString(p))
 			printf(" %s", p->valuestring);
+	if (jstr(st, "network_counting"))
+		printf("\nnetwork:  %s", net_counting_text(text(st, "network_counting")));
 	printf("\nevents:   %.0f (forks %.0f, execs %.0f, exits %.0f, OOM %.0f)\n",
 	       jnum(k, "events"), jnum(k, "forks"), jnum(k, "execs"), jnum(k, "exits"),
 	       jnum(k, "ooms"));
@@ -66,6 +93,7 @@ static void print_status(const cJSON *st)
 			printf("           last error: %s\n", jstr(p, "last_error"));
 	}
 	print_wait_accounting(cJSON_GetObjectItem(st, "wait_accounting"));
+	print_idle_host(cJSON_GetObjectItem(st, "idle_host"));
 }
 
 static void status_usage(FILE *f)

@@ -4,6 +4,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli.h"
 
@@ -156,6 +157,12 @@ void print_netio_header(const cJSON *s)
 		       fmt_bytes((uint64_t)(jnum(n, "unix_sent_bytes") + jnum(n, "unix_recv_bytes")),
 				 z, sizeof(z)),
 		       jnum(n, "tcp_connects"), jnum(n, "tcp_accepts"));
+	if (n && cJSON_GetObjectItem(n, "tcp_remote_endpoints"))
+		printf("         TCP remote endpoints %.0f%s%s\n", jnum(n, "tcp_remote_endpoints"),
+		       cJSON_IsTrue(cJSON_GetObjectItem(n, "tcp_remote_endpoints_capped"))
+			       ? " at least (table full)" : "",
+		       jstr(s, "net_counting") && !strcmp(jstr(s, "net_counting"), "tcp_close_totals")
+			       ? "; bytes: TCP totals at close" : "");
 	if (b)
 		printf("Disk     read %s, written %s, %.0f requests (issued by its processes)\n",
 		       fmt_bytes((uint64_t)jnum(b, "read_bytes"), x, sizeof(x)),

@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "html.h"
 #include "report.h"
 
 #define DEFAULT_SINCE "7d"
@@ -40,7 +41,8 @@ static void report_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tracer report [--since DURATION] [--by run|task|tool|user|pipeline]\n"
-		"                     [--json | --csv] [--clickhouse]\n"
+		"                     [--json | --csv | --wide] [--clickhouse]\n"
+		"       tracer report --run RUN --html FILE\n"
 		"Totals across the jobs of the local archive (the summary file and its\n"
 		"rotated files FILE.1 ... FILE.N) that ended in the window, per group: jobs,\n"
 		"failures, wall and CPU time, CPU and memory efficiency, bytes read and\n"
@@ -50,21 +52,29 @@ static void report_usage(FILE *f)
 		"                        as one group)\n"
 		"      --json            the groups as JSON\n"
 		"      --csv             the groups as CSV\n"
+		"      --wide            the table as wide as it needs (default: the\n"
+		"                        terminal's width, 80 when not a terminal)\n"
 		"      --clickhouse      the same from ClickHouse's tables (every node's jobs;\n"
 		"                        clickhouse_url, clickhouse_database, ...; no cost)\n"
+		"      --run RUN         only the tasks of run RUN (its id or name)\n"
+		"      --html FILE       with --run: every task of the run on one self-contained\n"
+		"                        HTML page, whenever they ended (FILE - : stdout)\n"
 		"  -h, --help            this help\n", DEFAULT_SINCE);
 }
 
 /* 0, 1 after --help, 2 on a usage error (one line said why) */
 static int parse_args(struct report *r, int argc, char **argv)
 {
-	enum { O_JSON = 256, O_CSV, O_SINCE, O_BY, O_CLICKHOUSE };
+	enum { O_JSON = 256, O_CSV, O_SINCE, O_BY, O_CLICKHOUSE, O_RUN, O_HTML };
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, O_JSON},
 		{"csv", no_argument, NULL, O_CSV},
 		{"since", required_argument, NULL, O_SINCE},
 		{"by", required_argument, NULL, O_BY},
 		{"clickhouse", no_argument, NULL, O_CLICKHOUSE},
+		{"run", required_argument, NULL, O_RUN},
+		{"html", required_argument, NULL, O_HTML},
+		{"wide", no_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -78,6 +88,10 @@ static int parse_args(struct report *r, int argc, char **argv)
 			r->format = REPORT_CSV;
 		} else if (c == O_CLICKHOUSE) {
 			r->clickhouse = true;
+		} else if (c == O_RUN) {
+			r->run = optarg;
+		} else if (c == O_HTML) {
+			r->html = optarg;
 		} else if (c == O_SINCE) {
 			since = optarg;
 		} else if (c == O_BY) {
@@ -90,6 +104,8 @@ static int parse_args(struct report *r, int argc, char **argv)
 				fprintf(stderr, "tracer report: --by %s: expected run, task, tool, user or pipeline\n", b);
 				return 2;
 			}
+		} else if (c == 'w') {
+			r->wide = true;
 		} else if (c == 'h') {
 			report_usage(stdout);
 			return 1;
@@ -99,6 +115,10 @@ static int parse_args(struct report *r, int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_extra_arg("report", argv[optind]);
+	if (r->html && (!r->run || r->clickhouse)) {
+		fprintf(stderr, "tracer report: --html needs --run RUN (and the local archive)\n");
+		return 2;
+	}
 	r->since_s = parse_since(since);
 	if (r->since_s < 0) {
 		fprintf(stderr, "tracer report: --since %s: expected a duration such as 90m, 24h, 7d, 2w\n", since);
@@ -322,6 +342,13 @@ static int on_summary(const cJSON *s, void *ctx)
 		return 0;
 	if (isnan(end) || end < r->from_s)
 		return 0;
+	if (r->run) {
+		struct job_filter f;
+		job_filter_init(&f);
+		f.runs = r->run;
+		if (!job_filter_summary(&f, s))
+			return 0;
+	}
 	r->jobs++;
 	core_s = core_seconds(s);
 	if (r->by != REPORT_BY_TOOL) {
@@ -358,6 +385,8 @@ int cmd_report(struct cli *c, int argc, char **argv)
 	rc = parse_args(&r, argc, argv);
 	if (rc != 0)
 		return rc == 1 ? 0 : 2;
+	if (r.html)
+		return html_report_run(c->cfg.file_path, r.run, r.html);
 	r.now_s = (double)clock_real_ns() / 1e9;
 	r.from_s = r.now_s - r.since_s;
 	r.path = r.clickhouse ? c->cfg.clickhouse_url : c->cfg.file_path;

@@ -48,6 +48,9 @@ struct report {
 	int files;
 	uint64_t jobs;
 	bool clickhouse;        /* from ClickHouse, not the local archive */
+	const char *run;        /* --run: only this run's tasks */
+	const char *html;       /* --html FILE: the run's page (html_run.c) */
+	bool wide;              /* table lines as long as they need */
 	struct group **slots;   /* hash table of groups */
 	size_t cap, ngroups;
 };

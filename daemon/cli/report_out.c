@@ -12,6 +12,7 @@
 
 #include "jsonutil.h"
 #include "report.h"
+#include "term.h"
 
 static double ratio(double a, double b)
 {
@@ -51,37 +52,52 @@ static void flags_text(struct group *g, bool csv, char *buf, size_t len)
 					(unsigned long long)g->flags[i].n);
 }
 
-static void print_table(const struct report *r, struct group **v, size_t n)
+static void print_table(const struct report *r, struct group **v, size_t n, int width)
 {
 	char from[32], a[32], b[32], c[32], d[32], e[32], f[32], h[32], g2[32], fl[256];
+	char nj[32], nf[32], span[32];
 	bool tools = r->by == REPORT_BY_TOOL;
+	/* SPAN (by tool only): CPU over the tool's own spans */
+	struct table_col cols[] = {
+		{tools ? "TOOL" : r->by == REPORT_BY_ALL ? "" : r->by_name, 'l', 12, 0},
+		{"JOBS", 'r', 0, 0}, {"FAILED", 'r', 0, 0}, {tools ? "SPANS" : "WALL", 'r', 0, 0},
+		{"CPU", 'r', 0, 0}, {"EFF", 'r', 0, 0}, {"SPAN", 'r', 0, 0},
+		{"PEAK MEM", 'r', 0, 0}, {"MEM", 'r', 0, 0}, {"READ", 'r', 0, 3},
+		{"WRITE", 'r', 0, 2}, {"COST", 'r', 0, 1}, {"FLAGS", 'l', 12, 0},
+	};
+	const int ncols = sizeof(cols) / sizeof(cols[0]), span_col = 6;
+	struct table *tb;
+
+	if (!tools)
+		memmove(cols + span_col, cols + span_col + 1, sizeof(cols[0]) * (ncols - span_col - 1));
+	tb = table_new(cols, tools ? ncols : ncols - 1);
 
 	iso_time(r->from_s, from, sizeof(from));
 	printf("Since %s (%s): %llu job(s) in %d file(s) of %s\n\n", from, r->since_text,
 	       (unsigned long long)r->jobs, r->files, r->path);
-	printf("%-32s %6s %6s %10s %10s %5s %s%10s %5s %10s %10s %10s  %s\n",
-	       tools ? "TOOL" : r->by == REPORT_BY_ALL ? "" : r->by_name, "JOBS",
-	       "FAILED", tools ? "SPANS" : "WALL", "CPU", "EFF",
-	       tools ? " SPAN " : "", "PEAK MEM", "MEM", "READ", "WRITE", "COST", "FLAGS");
 	for (size_t i = 0; i < n; i++) {
 		struct group *g = v[i];
-		char span[16] = "";
-		if (tools)
-			snprintf(span, sizeof(span), "%5s ", fmt_pct(ratio(g->cpu_s, g->wall_s), h, sizeof(h)));
 		if (g->has_cost)
 			snprintf(g2, sizeof(g2), "%.2f", g->cost);
 		else
 			snprintf(g2, sizeof(g2), "-");
 		flags_text(g, false, fl, sizeof(fl));
-		printf("%-32.32s %6llu %6llu %10s %10s %5s %s%10s %5s %10s %10s %10s  %s\n", g->key,
-		       (unsigned long long)g->jobs, (unsigned long long)g->failed,
-		       fmt_secs(g->wall_s, a, sizeof(a)), fmt_secs(g->cpu_s, b, sizeof(b)),
-		       fmt_pct(ratio(g->cpu_s, g->core_s), c, sizeof(c)), span,
-		       fmt_bytes((uint64_t)g->peak_bytes, d, sizeof(d)),
-		       fmt_pct(ratio(g->mem_used_bytes, g->mem_alloc_bytes), e, sizeof(e)),
-		       fmt_bytes((uint64_t)g->read_bytes, f, sizeof(f)),
-		       fmt_bytes((uint64_t)g->write_bytes, h, sizeof(h)), g2, fl[0] ? fl : "-");
+		snprintf(nj, sizeof(nj), "%llu", (unsigned long long)g->jobs);
+		snprintf(nf, sizeof(nf), "%llu", (unsigned long long)g->failed);
+		const char *row[] = {
+			g->key, nj, nf, fmt_secs(g->wall_s, a, sizeof(a)),
+			fmt_secs(g->cpu_s, b, sizeof(b)), fmt_pct(ratio(g->cpu_s, g->core_s), c, sizeof(c)),
+			fmt_pct(ratio(g->cpu_s, g->wall_s), span, sizeof(span)),
+			fmt_bytes((uint64_t)g->peak_bytes, d, sizeof(d)),
+			fmt_pct(ratio(g->mem_used_bytes, g->mem_alloc_bytes), e, sizeof(e)),
+			fmt_bytes((uint64_t)g->read_bytes, f, sizeof(f)),
+			fmt_bytes((uint64_t)g->write_bytes, h, sizeof(h)), g2, fl[0] ? fl : "-",
+		};
+		if (!tools)
+			memmove(row + span_col, row + span_col + 1, sizeof(row[0]) * (ncols - span_col - 1));
+		table_add(tb, row);
 	}
+	table_print(tb, width, "");
 	if (n == 0)
 		printf("(no job)\n");
 }
@@ -208,7 +224,9 @@ int report_print(const struct report *r, struct group **v, size_t n)
 		print_csv(r, v, n);
 		return 0;
 	default:
-		print_table(r, v, n);
+		term_begin(term_width(r->wide));
+		print_table(r, v, n, term_width(r->wide));
+		term_end();
 		return 0;
 	}
 }

@@ -78,6 +78,8 @@ def main():
         # flag ID [present|absent]
         want = args[1] if len(args) > 1 else "present"
         f = flag(s, args[0])
+        if len(args) > 2:  # the one whose message names args[2]
+            f = next((x for x in s.get("flags") or [] if x["id"] == args[0] and args[2] in x["message"]), f)
         if (f is not None) != (want == "present"):
             sys.exit(f"flag {args[0]} {want} expected; flags: {[x['id'] for x in s.get('flags') or []]}")
         if f:
@@ -148,6 +150,52 @@ def main():
         if abs(tools - c["used"]) > 1e-9 + c["used"] * 1e-9:
             sys.exit(f"tools sum to {tools}, used is {c['used']}")
         print(c)
+    elif check == "concurrency":
+        # concurrency P95: threads of the job running or runnable at once
+        use = s.get("allocation_use") or sys.exit("no allocation_use")
+        c = use["concurrency"]
+        if c["p95"] != int(args[0]):
+            sys.exit(f"concurrency {c}, want p95 {args[0]}")
+        print(f"concurrency {c} over {use['samples']} samples")
+    elif check == "job_flag":
+        # job_flag ID [present|absent]: the job's own flag (no tool)
+        want = args[1] if len(args) > 1 else "present"
+        f = [x for x in s.get("flags") or [] if x["id"] == args[0] and "tool" not in x]
+        if bool(f) != (want == "present"):
+            sys.exit(f"job flag {args[0]} {want} expected; flags: {[(x['id'], x.get('tool')) for x in s.get('flags') or []]}")
+        print(f"flags: {[(x['id'], x.get('tool'), x['message']) for x in s.get('flags') or []]}")
+    elif check == "blocked":
+        # blocked MIN_BLKIO_S [psi]: delay accounting on, the job's block
+        # I/O delay at least MIN_BLKIO_S seconds; with psi, the io pressure
+        # of its cgroup too
+        b = s.get("blocked") or sys.exit("no blocked object")
+        if b.get("delay_accounting") != "on":
+            sys.exit(f"delay accounting {b.get('delay_accounting')}, want on: {b}")
+        if b["blkio_delay_s"] < float(args[0]):
+            sys.exit(f"block I/O delay {b['blkio_delay_s']} s (wall {s['wall_s']} s), want >= {args[0]} s")
+        if len(args) > 1 and args[1] == "psi":
+            p = b.get("psi") or sys.exit(f"no psi in {b}")
+            if not p["io"]["some_s"] > 0:
+                sys.exit(f"io pressure {p['io']}, want > 0")
+        print(f"blocked {b} over {s['wall_s']} s")
+    elif check == "tool_blkio":
+        # tool_blkio TOOL MIN_S: the tool's and its process's block I/O delay
+        t = tool(s, args[0])
+        procs = [p for p in s["process_tree"] if p["tool"] == args[0]]
+        if t.get("blkio_delay_s", 0) < float(args[1]) or not procs or \
+                procs[0].get("blkio_delay_s", 0) < float(args[1]):
+            sys.exit(f"{args[0]}: tool blkio_delay_s {t.get('blkio_delay_s')}, process {[p.get('blkio_delay_s') for p in procs]}, want >= {args[1]}")
+        print(f"{args[0]}: blkio_delay_s {t['blkio_delay_s']} (process {procs[0]['blkio_delay_s']})")
+    elif check == "limits":
+        # limits MEM_BYTES: the cgroup's memory limit is the allocation
+        lim = s.get("cgroup_limits") or sys.exit("no cgroup_limits")
+        if lim.get("mem_bytes") != int(args[0]) or "mem_bytes" not in lim.get("used_as_allocation", []):
+            sys.exit(f"cgroup_limits {lim}, want mem_bytes {args[0]} used as the allocation")
+        if s["memory"].get("allocated_bytes") != int(args[0]):
+            sys.exit(f"memory {s['memory']}, want allocated_bytes {args[0]}")
+        if s["identity"]["allocation"].get("mem_bytes") != int(args[0]):
+            sys.exit(f"identity allocation {s['identity']['allocation']}, want mem_bytes {args[0]}")
+        print(f"cgroup_limits {lim}, memory {s['memory']}")
     else:
         sys.exit(f"unknown check {check}")
 

@@ -10,17 +10,21 @@ TMP=$(mktemp -d /tmp/tracer-an.XXXXXX)
 . "$TOP/tests/lib.sh"
 CHECK="$TOP/tests/analysis/check.py"
 CG_DIR=
+JOB_CGS=
+DA_OLD=
 META_PID=
 
 cleanup() {
 	[ -n "$META_PID" ] && kill "$META_PID" 2>/dev/null
 	stop_tracerd
 	[ -n "$CG_DIR" ] && rmdir "$CG_DIR" 2>/dev/null
+	for d in $JOB_CGS; do rmdir "$d" 2>/dev/null; done
+	[ -n "$DA_OLD" ] && echo "$DA_OLD" >/proc/sys/kernel/task_delayacct
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
 need_root
-for h in spin spawner touchmem tiny; do
+for h in spin spawner touchmem tiny spinthreads; do
 	[ -x "$H/$h" ] || { echo "FAIL: helper $H/$h missing (make all)"; exit 1; }
 done
 PY=$(command -v python3) || { echo "FAIL: python3 is not installed"; exit 1; }
@@ -29,10 +33,34 @@ for c in taskset setsid; do
 	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed (util-linux)"; exit 1; }
 done
 # a small minimum runtime for advice, frequent samples, a CPU price
+# and idle_host after 2 s without a job whatever the CPU use (share 1)
 # (and a GiB price, a spot instance price)
+MPORT=18411
+command -v curl >/dev/null || { echo "FAIL: curl is not installed"; exit 1; }
 start_tracerd an -o advice_min_runtime_s=1 -o sample_interval_ms=200 -o price_cpu_hour=3.6 -o stall_threshold_s=3 \
+	-o idle_host_cpu_share=1 -o idle_host_after_s=2 -o metrics_listen=127.0.0.1:$MPORT \
 	-o price_gb_hour=0.5 -o price_spot_instance_hour=0.9 || exit 1
 chk() { check "$1" python3 "$CHECK" "$TRACERD_FILE" "${@:2}"; }
+status_says() { tr_cli status | grep -q -- "$1"; }
+
+echo "== idle_host"
+idle_is() {
+	tr_cli status --json | python3 -c 'import json, sys
+sys.exit(0 if json.load(sys.stdin)["idle_host"]["idle"] == (sys.argv[1] == "yes") else 1)' "$1"
+}
+gauge_is() { curl -sf --max-time 5 "http://127.0.0.1:$MPORT/metrics" | grep -qx "tracer_host_idle $1"; }
+check "no job for idle_host_after_s (2 s): idle_host in tracer status --json" poll_until 30 idle_is yes
+check "tracer status: idle_host: yes" status_says "^idle_host: yes"
+check "/metrics: tracer_host_idle 1" poll_until 10 gauge_is 1
+check "idle_host logged once when it starts" sh -c "[ \$(grep -c 'idle_host: no job' '$TRACERD_LOG') -eq 1 ]"
+tr_cli run --job-file "$TMP/j.idle" --name idle-end -- sleep 4 &
+ipid=$!
+if wait_until 10 "tracer run to register" test -s "$TMP/j.idle"; then
+	check "a job open: idle_host ends" poll_until 10 idle_is no
+	check "a job open: tracer_host_idle 0" poll_until 10 gauge_is 0
+	check "its end logged" grep -q "idle_host ended: a job opened" "$TRACERD_LOG"
+fi
+wait "$ipid"
 
 echo "== own peak memory after exec"
 cat >"$TMP/big.py" <<'PY'
@@ -81,14 +109,15 @@ if [ -n "$CG_DIR" ] && [ -d "$CG_DIR" ]; then
 	cp "$H/touchmem" "$TMP/holder"
 	# holder keeps 80 MiB; touchmem, preferred by the OOM killer
 	# (oom_score_adj 1000), grows until the 128 MiB limit: it is the
-	# victim, holder the largest holder (alive a while after the kill:
-	# tracerd reads the job's RSS when the kill's record arrives)
+	# victim, holder the largest holder (alive 2 s after the kill:
+	# tracerd reads the job's RSS when the kill's record arrives; ended
+	# then, not by a timer that a loaded machine can outrun)
 	trun "$TMP/j.oom" -- /bin/bash -c ". '$TOP/tests/lib.sh'; echo \$\$ > $CG_DIR/cgroup.procs
-		'$TMP/holder' 80 4000 & h=\$!
+		'$TMP/holder' 80 120000 & h=\$!
 		holding() { [ \$(awk '/VmRSS/ {print \$2}' /proc/\$h/status) -ge 81000 ]; }
 		poll_until 20 holding || { kill \$h; exit 9; }
 		/bin/sh -c 'echo 1000 > /proc/self/oom_score_adj && exec $H/touchmem 512 100'
-		wait \$h; exit 0" 2>/dev/null
+		sleep 2; kill \$h; wait \$h; exit 0" 2>/dev/null
 	chk "cgroup OOM: state OUT_OF_MEMORY" "$TMP/j.oom" state OUT_OF_MEMORY
 	chk "cgroup OOM: victim touchmem, largest holder named, kind cgroup" "$TMP/j.oom" oom_detail touchmem holder cgroup
 else
@@ -107,6 +136,13 @@ show_has() { tr_cli show "$(cat "$1")" | grep -q -- "$2"; }
 check "tracer show: the flags" show_has "$TMP/j.serial" "serial_in_parallel_allocation"
 check "tracer show: the request in Slurm syntax" show_has "$TMP/j.serial" "--cpus-per-task=1 "
 check "tracer show: the state word" show_has "$TMP/j.serial" "^State    COMPLETED"
+
+echo "== three busy threads in a 4-CPU allocation"
+# one process, three threads always runnable (on this 2-CPU machine too):
+# concurrency counts threads, not processes
+trun "$TMP/j.threads" --name three-threads --cpus 4 -- "$H/spinthreads" 3 3000
+chk "three busy threads: concurrency p95 = 3" "$TMP/j.threads" concurrency 3
+chk "three busy threads: recommendation 3 CPUs in four syntaxes" "$TMP/j.threads" rec_cpus 3
 
 echo "== cost of CPU and memory, per tool; spot from the AWS identity"
 # job_file_of FILE JOB_ID: the uid of the summary of that AWS Batch job id into FILE
@@ -148,6 +184,66 @@ os.close(fd)
 PY
 trun "$TMP/j.fsync" --name fsync-loop -- "$PY" "$TMP/fsync.py" "$TMP/fsync.dat"
 chk "fsync loop: io_bound" "$TMP/j.fsync" flag io_bound present fsync.py
+chk "fsync loop: the job io_bound too (storage I/O, no delay accounting needed)" "$TMP/j.fsync" job_flag io_bound
+
+echo "== blocked time, cgroup pressure, the cgroup's limits as the allocation"
+# delay accounting on for this part (the value before is restored at exit)
+DA_OLD=$(cat /proc/sys/kernel/task_delayacct 2>/dev/null) ||
+	fail "kernel.task_delayacct absent: a kernel without delay accounting"
+[ -n "$DA_OLD" ] && echo 1 >/proc/sys/kernel/task_delayacct
+check "tracer status: delay accounting on, PSI on" status_says "delay accounting on; PSI host yes, cgroups yes"
+# job_cgroups NAME MEM_BYTES: cgroups made for one job (named tracer-job-*):
+# a v1 memory cgroup with the limit and the v2 one (PSI) on a hybrid
+# hierarchy, one v2 cgroup with memory.max on a pure v2 one.  CG_PROCS:
+# the cgroup.procs files to join.
+job_cgroups() {
+	local v2 m
+	if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+		v2=/sys/fs/cgroup/tracer-job-$1-$$
+		mkdir "$v2" && JOB_CGS="$JOB_CGS $v2" && echo "$2" >"$v2/memory.max" || return 1
+		CG_PROCS="$v2/cgroup.procs"
+	else
+		m=/sys/fs/cgroup/memory/tracer-job-$1-$$ v2=/sys/fs/cgroup/unified/tracer-job-$1-$$
+		mkdir "$m" && JOB_CGS="$JOB_CGS $m" && echo "$2" >"$m/memory.limit_in_bytes" || return 1
+		echo 0 >"$m/memory.swappiness" 2>/dev/null
+		mkdir "$v2" && JOB_CGS="$JOB_CGS $v2" || return 1
+		CG_PROCS="$m/cgroup.procs $v2/cgroup.procs"
+	fi
+}
+# in_cgroups PROCS_FILES -- tracer run ARGS: tracer run (the registrant)
+# joins the cgroups before it registers the job
+in_cgroups() {
+	local files=$1; shift 2
+	/bin/sh -c 'for f in $0; do echo $$ > "$f" || exit 97; done; exec "$@"' "$files" "$@"
+}
+if job_cgroups fsync $((1 << 30)); then
+	# 400 fsyncs (about 7 ms of I/O wait each on this machine's disk)
+	cat >"$TMP/fsync400.py" <<'PY'
+import os, sys
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+for i in range(400):
+    os.write(fd, b"x" * 4096)
+    os.fsync(fd)
+os.close(fd)
+PY
+	in_cgroups "$CG_PROCS" -- "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --job-file "$TMP/j.fsynccg" \
+		--name fsync-cg -- "$PY" "$TMP/fsync400.py" "$TMP/fsync.dat"
+	chk "fsync loop: block I/O delay >= 0.5 s, io pressure of its cgroup" "$TMP/j.fsynccg" blocked 0.5 psi
+	chk "fsync loop: its tool's and process's block I/O delay >= 0.5 s" "$TMP/j.fsynccg" tool_blkio fsync400.py 0.5
+	chk "fsync loop: the job io_bound from its I/O wait" "$TMP/j.fsynccg" job_flag io_bound
+	chk "fsync loop: the tool io_bound from its I/O wait" "$TMP/j.fsynccg" flag io_bound present fsync400.py
+	chk "the cgroup's 1 GiB memory limit is the allocation" "$TMP/j.fsynccg" limits $((1 << 30))
+	chk "peak far under the cgroup's limit: memory_overallocated" "$TMP/j.fsynccg" flag memory_overallocated present "of the 1.0 GiB"
+else
+	fail "could not make the job cgroups (memory limit, v2 cgroup)"
+fi
+if job_cgroups near $((128 << 20)); then
+	in_cgroups "$CG_PROCS" -- "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --job-file "$TMP/j.near" \
+		--name near-limit -- "$H/touchmem" 118 2500
+	chk "118 MiB in a 128 MiB cgroup: memory_near_limit" "$TMP/j.near" flag memory_near_limit
+else
+	fail "could not make the job cgroup with a 128 MiB limit"
+fi
 
 echo "== stalled, live"
 tr_cli run --job-file "$TMP/j.stall" --name stall-test -- sleep 12 &

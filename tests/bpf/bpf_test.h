@@ -15,14 +15,19 @@
 #include <CUnit/Basic.h>
 
 #include "bpf_loader.h"
+#include "netio_peer.h"
 
 #define JOB 42
 #define CG_JOB 77
-#define PIN_DIR "/sys/fs/bpf/tracer-test"
 #define MIB (1024 * 1024)
 
 extern struct bpf_loader *L;
 extern char tmpdir[PATH_MAX];
+/* This run's pin directory, /sys/fs/bpf/tracer-test-PID (two runs, or a
+ * run beside a test tracerd, never share one); removed at the end. */
+extern char pin_dir[64];
+/* pin_dir/name, in a buffer of the caller's */
+const char *test_pin_path(char *buf, size_t len, const char *name);
 extern char true_path[PATH_MAX]; /* realpath of /bin/true */
 extern char self_exe[PATH_MAX];  /* this program, for the I/O child */
 
@@ -35,6 +40,7 @@ struct rec {
 		struct tracer_exit_event exit;
 		struct tracer_oom_event oom;
 		struct tracer_blkio_event blkio;
+		struct tracer_tcp_peer_event peer;
 	} u;
 };
 

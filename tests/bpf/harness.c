@@ -7,6 +7,7 @@
  * valgrind: valgrind -q --child-silent-after-fork=yes --error-exitcode=9
  *   --suppressions=tests/bpf/valgrind.supp build/tests/test_bpf
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -30,6 +31,35 @@
 
 struct bpf_loader *L;
 char tmpdir[PATH_MAX];
+char pin_dir[64];
+
+const char *test_pin_path(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", pin_dir, name);
+	return buf;
+}
+
+/* Whatever this run left in its pin directory, and the directory: a run
+ * that failed half-way must not leave programs attached. */
+static void remove_pins(void)
+{
+	DIR *d = opendir(pin_dir);
+	struct dirent *e;
+	char p[PATH_MAX];
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof(p), "%s/%s", pin_dir, e->d_name);
+		if (unlink(p) != 0)
+			fprintf(stderr, "unlink %s: %s\n", p, strerror(errno));
+	}
+	closedir(d);
+	if (rmdir(pin_dir) != 0)
+		fprintf(stderr, "rmdir %s: %s\n", pin_dir, strerror(errno));
+}
 char true_path[PATH_MAX];
 char self_exe[PATH_MAX];
 
@@ -48,6 +78,7 @@ static size_t min_size(__u32 type)
 	case TRACER_EV_EXIT: return sizeof(struct tracer_exit_event);
 	case TRACER_EV_OOM: return sizeof(struct tracer_oom_event);
 	case TRACER_EV_BLKIO: return sizeof(struct tracer_blkio_event);
+	case TRACER_EV_TCP_PEER: return sizeof(struct tracer_tcp_peer_event);
 	}
 	return SIZE_MAX;
 }
@@ -220,8 +251,8 @@ static int plant_stale_pin(void)
 		perror("mount bpffs on /sys/fs/bpf");
 		return -1;
 	}
-	if (mkdir(PIN_DIR, 0700) != 0 && errno != EEXIST) {
-		perror("mkdir " PIN_DIR);
+	if (mkdir(pin_dir, 0700) != 0 && errno != EEXIST) {
+		fprintf(stderr, "mkdir %s: %s\n", pin_dir, strerror(errno));
 		return -1;
 	}
 	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "stale", 4, 4, 1, NULL);
@@ -229,18 +260,22 @@ static int plant_stale_pin(void)
 		perror("bpf_map_create");
 		return -1;
 	}
-	unlink(PIN_DIR "/procs");
-	rc = bpf_obj_pin(fd, PIN_DIR "/procs");
+	char p[128];
+
+	rc = bpf_obj_pin(fd, test_pin_path(p, sizeof(p), "procs"));
 	if (rc != 0)
-		perror("bpf_obj_pin " PIN_DIR "/procs");
+		fprintf(stderr, "bpf_obj_pin %s: %s\n", p, strerror(errno));
 	close(fd);
 	return rc;
 }
 
 static int suite_init(void)
 {
-	struct bpf_loader_opts o = {.pin_dir = PIN_DIR};
+	struct bpf_loader_opts o = {.pin_dir = pin_dir};
 	char err[512];
+
+	snprintf(pin_dir, sizeof(pin_dir), "/sys/fs/bpf/tracer-test-%d", (int)getpid());
+	atexit(remove_pins); /* also when a CUnit assertion ends the run */
 
 	if (geteuid() != 0) {
 		fprintf(stderr, "test_bpf must run as root (loads BPF programs)\n");
@@ -282,11 +317,12 @@ static int suite_cleanup(void)
 		bpf_loader_untag_pid(L, getpid());
 		bpf_loader_close(L);
 		L = NULL;
-		if (stat(PIN_DIR, &st) == 0) {
-			fprintf(stderr, "pins left in %s after close\n", PIN_DIR);
+		if (stat(pin_dir, &st) == 0) {
+			fprintf(stderr, "pins left in %s after close\n", pin_dir);
 			rc = -1;
 		}
 	}
+	remove_pins();
 	if (tmpdir[0] && rmdir(tmpdir) != 0) {
 		fprintf(stderr, "rmdir %s: %s\n", tmpdir, strerror(errno));
 		rc = -1;

@@ -107,6 +107,22 @@ static void test_sockets(void)
 	CU_ASSERT_EQUAL(x->u.exit.net.unix_recv, UNIX_BYTES);
 	CU_ASSERT_EQUAL(x->u.exit.net.other_sent, 0);
 	CU_ASSERT_EQUAL(x->u.exit.net.other_recv, 0);
+	/* the remote ends: its connect (to the listener's port) and the
+	 * accepted connection (from the client's port), both 127.0.0.1 */
+	CU_ASSERT_EQUAL(count_recs(pid, TRACER_EV_TCP_PEER), 2);
+	__u16 ports[2] = {0, 0};
+	for (size_t i = 0; i < nrecs; i++) {
+		const struct tracer_tcp_peer_event *e = &recs[i].u.peer;
+		__u32 lo = htonl(INADDR_LOOPBACK);
+		if (e->hdr.pid != (__u32)pid || e->hdr.type != TRACER_EV_TCP_PEER)
+			continue;
+		CU_ASSERT_EQUAL(e->family, AF_INET);
+		CU_ASSERT_EQUAL(memcmp(e->addr, &lo, 4), 0);
+		if (e->kind <= TRACER_TCP_ACCEPTED)
+			ports[e->kind] = e->port;
+	}
+	CU_ASSERT(ports[TRACER_TCP_CONNECTED] != 0 && ports[TRACER_TCP_ACCEPTED] != 0 &&
+		  ports[TRACER_TCP_CONNECTED] != ports[TRACER_TCP_ACCEPTED]);
 }
 
 static void test_sockets_untagged(void)

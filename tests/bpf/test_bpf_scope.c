@@ -397,11 +397,13 @@ void test_loader(void)
 	/* 5 process programs + 6 socket and block I/O ones (this kernel has
 	 * all their tracepoints) */
 	CU_ASSERT_EQUAL(n, 11);
-	CU_ASSERT(stat(PIN_DIR, &st) == 0 && (st.st_mode & 0777) == 0700);
-	CU_ASSERT(stat(PIN_DIR "/procs", &st) == 0 && (st.st_mode & 0777) == 0600);
-	CU_ASSERT(stat(PIN_DIR "/counters", &st) == 0);
+	char p[128];
+
+	CU_ASSERT(stat(pin_dir, &st) == 0 && (st.st_mode & 0777) == 0700);
+	CU_ASSERT(stat(test_pin_path(p, sizeof(p), "procs"), &st) == 0 && (st.st_mode & 0777) == 0600);
+	CU_ASSERT(stat(test_pin_path(p, sizeof(p), "counters"), &st) == 0);
 	/* the stale pin planted before opening was replaced by our map */
-	int fd = bpf_obj_get(PIN_DIR "/procs");
+	int fd = bpf_obj_get(test_pin_path(p, sizeof(p), "procs"));
 	struct bpf_map_info info = {0};
 	__u32 len = sizeof(info);
 

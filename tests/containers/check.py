@@ -25,6 +25,13 @@ def find(path, uid):
 
 def load(path, ref):
     uid = ref
+    if ref == "*":
+        # the last summary of the file (a file of one job)
+        with open(path, "rb") as f:
+            lines = f.read().splitlines()
+        if not lines:
+            sys.exit(f"no summary in {path}")
+        return json.loads(lines[-1].decode("utf-8"))
     if ref.startswith("@"):
         with open(ref[1:]) as f:
             uid = f.read().strip()
@@ -52,11 +59,11 @@ def main():
     path, ref, what, args = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
     s = load(path, ref)
     if what == "tool":
-        # tool NAME PATH: a tool of that name whose executable is PATH
+        # tool NAME PATH: a tool of that name whose executable is PATH ("-": any)
         name, exe = args
         for t in s.get("tools", []):
             if t["tool"] == name:
-                if t.get("path") != exe:
+                if exe != "-" and t.get("path") != exe:
                     sys.exit(f"tool {name}: path {t.get('path')!r}, want {exe!r}")
                 return
         sys.exit(f"no tool {name!r}; tools: {tools(s)}")
@@ -75,6 +82,32 @@ def main():
             sys.exit(f"container id {c.get('id')!r}, want {args[1]!r}: {c}")
         if len(args) > 2 and c.get("image") != args[2]:
             sys.exit(f"container image {c.get('image')!r}, want {args[2]!r}: {c}")
+        return
+    if what == "container-named":
+        # container-named NAME IMAGE: the job's container's name and image
+        c = s.get("container") or {}
+        if c.get("name") != args[0] or c.get("image") != args[1]:
+            sys.exit(f"container name {c.get('name')!r} image {c.get('image')!r}, "
+                     f"want {args[0]!r} {args[1]!r}: {c}")
+        return
+    if what == "pidns":
+        # pidns TOOL yes|no: TOOL's processes do / do not say a pid namespace
+        ps = [p for p in procs(s) if p.get("tool") == args[0]]
+        if not ps:
+            sys.exit(f"no process of tool {args[0]!r}: {tools(s)}")
+        for p in ps:
+            if ("pid_namespace" in p) != (args[1] == "yes"):
+                sys.exit(f"{args[0]} pid {p.get('pid')}: pid_namespace {p.get('pid_namespace')!r}")
+        c = s.get("container") or {}
+        if args[1] == "yes" and c.get("pid_namespace") != ps[0]["pid_namespace"]:
+            sys.exit(f"container pid_namespace {c.get('pid_namespace')!r}, "
+                     f"process {ps[0]['pid_namespace']!r}")
+        return
+    if what == "container-unnamed":
+        # no name and no image: the runtime keeps them beside the environment
+        c = s.get("container") or {}
+        if not c or "name" in c or "image" in c or "image_id" in c:
+            sys.exit(f"container named or absent: {c}")
         return
     if what == "container-counters":
         cg = (s.get("container") or {}).get("cgroup", {})

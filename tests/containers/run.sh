@@ -26,7 +26,8 @@ done
 BUSYBOX=$(readlink -f /bin/busybox)
 [ -x "$BUSYBOX" ] && "$BUSYBOX" --list | grep -qx gzip ||
 	{ echo "FAIL: $BUSYBOX with a gzip applet is missing (Debian package busybox-static)"; exit 1; }
-start_tracerd ct || exit 1
+# container names and images from the test's private podman storage
+start_tracerd ct -o container_storage="$TMP/storage" || exit 1
 chk() { check "$1" python3 "$CHECK" "$TRACERD_FILE" "${@:2}"; }
 
 echo "== busybox applets on the host"
@@ -69,7 +70,7 @@ pass "image built locally with podman import"
 # an untagged container running beside the tagged ones: its md5sum loop
 # must appear in no job
 STARTED+=(tracer-ct-untagged-$$)
-if ! out=$($PODMAN run -d --name "tracer-ct-untagged-$$" "$IMG" /bin/sh -c 'while :; do /bin/md5sum /bin/busybox >/dev/null; /bin/sleep 0.2; done' 2>&1); then
+if ! out=$($PODMAN run -d --network none --name "tracer-ct-untagged-$$" "$IMG" /bin/sh -c 'while :; do /bin/md5sum /bin/busybox >/dev/null; /bin/sleep 0.2; done' 2>&1); then
 	fail "podman run of the untagged container: $out"
 	finish; exit 1
 fi
@@ -77,7 +78,7 @@ UNTAGGED_ID=$out
 
 echo "== tracer-wrap as the container's entrypoint, tracerd on the host"
 STARTED+=(tracer-ct-wrap-$$)
-$PODMAN run --name "tracer-ct-wrap-$$" --cidfile "$TMP/wrap.cid" \
+$PODMAN run --network none --name "tracer-ct-wrap-$$" --cidfile "$TMP/wrap.cid" \
 	-v "$TMP:/run/tracer:ro" \
 	-e AWS_BATCH_JOB_ID=ct-batch-$$ -e AWS_BATCH_JQ_NAME=ct-queue -e AWS_BATCH_JOB_ATTEMPT=2 \
 	-e AWS_EC2_METADATA_DISABLED=true \
@@ -94,6 +95,8 @@ else
 	chk "identity from AWS_BATCH_* given with -e" "$JOB" identity job_id "ct-batch-$$"
 	chk "queue from AWS_BATCH_JQ_NAME" "$JOB" identity queue ct-queue
 	chk "container id and runtime in the summary" "$JOB" container podman "$CID"
+	chk "container name and image from podman's storage records" "$JOB" \
+		container-named "tracer-ct-wrap-$$" "$IMG"
 	chk "the container cgroup's counters beside the processes' totals" "$JOB" container-counters
 	chk "busybox gzip exec'd by path is tool gzip" "$JOB" tool gzip /bin/busybox
 	chk "the job's exit code is 5" "$JOB" exit 5
@@ -101,9 +104,28 @@ else
 	show_names_container() {
 		local out
 		out=$(tr_cli show "$JOB") || return 1
-		grep -q "^Container podman ${CID:0:12}" <<<"$out" || { echo "$out"; return 1; }
+		grep -q "^Container podman ${CID:0:12} name tracer-ct-wrap-$$ image $IMG" <<<"$out" || { echo "$out"; return 1; }
 	}
-	check "tracer show names the container in the header (runtime, short id)" show_names_container
+	check "tracer show names the container in the header (runtime, short id, name, image)" show_names_container
+fi
+
+echo "== tracer-wrap standalone in a container (no tracerd): the container object too"
+STARTED+=(tracer-ct-sa-$$)
+mkdir "$TMP/sa"
+$PODMAN run --rm --network none --name "tracer-ct-sa-$$" --cidfile "$TMP/sa.cid" -v "$TMP/sa:/out" \
+	-e AWS_BATCH_JOB_ID=ct-sa-$$ -e AWS_EC2_METADATA_DISABLED=true \
+	"$IMG" /bin/tracer-wrap --standalone -o sinks=file -o file=/out/sa.ndjson -o sample_interval_ms=100 -- \
+	/bin/sh -c '/bin/sleep 1; exit 0' >"$TMP/sa.out" 2>&1
+rc=$?
+if [ "$rc" = 0 ] && [ -s "$TMP/sa/sa.ndjson" ]; then
+	pass "the standalone wrapper wrote its summary"
+	ck() { check "$1" python3 "$CHECK" "$TMP/sa/sa.ndjson" "*" "${@:2}"; }
+	ck "standalone: the container's runtime and id" container podman "$(cat "$TMP/sa.cid")"
+	ck "standalone: the container cgroup's counters" container-counters
+	ck "standalone: busybox sleep is tool sleep" tool sleep /bin/busybox
+else
+	fail "tracer-wrap --standalone in podman: rc $rc, output:"
+	sed 's/^/    /' "$TMP/sa.out"
 fi
 
 echo "== tracer run -- podman run: a container started by a tagged process"
@@ -112,7 +134,7 @@ echo "== tracer run -- podman run: a container started by a tagged process"
 # once tracerd has tagged the container's cgroup.
 STARTED+=(tracer-ct-run-$$)
 mkdir "$TMP/flag"
-trun "$TMP/j.podman" -- $PODMAN run --name "tracer-ct-run-$$" --cidfile "$TMP/run.cid" \
+trun "$TMP/j.podman" -- $PODMAN run --network none --name "tracer-ct-run-$$" --cidfile "$TMP/run.cid" \
 	-v "$TMP/flag:/flag" "$IMG" /bin/sh -c '/bin/gzip -c /bin/busybox >/dev/null; /bin/seq 2 >/dev/null
 	i=0; while [ ! -e /flag/go ] && [ $i -lt 600 ]; do /bin/sleep 0.1; i=$((i + 1)); done' &
 TRUN_PID=$!
@@ -130,11 +152,42 @@ wait "$TRUN_PID"
 if [ -s "$TMP/run.cid" ]; then
 	chk "the container's gzip is in the job" "@$TMP/j.podman" tool gzip /bin/busybox
 	chk "the container is named: podman and its id" "@$TMP/j.podman" container podman "$(cat "$TMP/run.cid")"
+	chk "the container started by tracer run has its name and image" "@$TMP/j.podman" \
+		container-named "tracer-ct-run-$$" "$IMG"
 	chk "a podman exec into the container from outside the job is in the job" "@$TMP/j.podman" tool cat /bin/busybox
 	chk "the untagged container's md5sum is not in the job" "@$TMP/j.podman" no-tool md5sum
 else
 	fail "tracer run -- podman run did not start the container"
 fi
+# A container shorter than the sampling interval (60 s here, so that no
+# sample can see it): found by the pid namespace of its execs, and its
+# cgroup read when its last process exits, before podman removes it.
+echo "== a 0.2 s container, no sample while it runs"
+SHORT_FILE=$TRACERD_FILE
+stop_tracerd
+start_tracerd ct-short -o container_storage="$TMP/storage" -o sample_interval_ms=60000 || { finish; exit 1; }
+STARTED+=(tracer-ct-short-$$)
+trun "$TMP/j.short" -- $PODMAN run --rm --name "tracer-ct-short-$$" --cidfile "$TMP/short.cid" \
+	"$IMG" /bin/sh -c '/bin/gzip -c /bin/busybox >/dev/null; /bin/sleep 0.2'
+if [ -s "$TMP/short.cid" ]; then
+	chk "the short container is the job's container" "@$TMP/j.short" container podman "$(cat "$TMP/short.cid")"
+	chk "its name and image, though podman removed it (--rm)" "@$TMP/j.short" \
+		container-named "tracer-ct-short-$$" "$IMG"
+	chk "its cgroup's counters, read as its last process exited" "@$TMP/j.short" container-counters
+	chk "its processes say their pid namespace (the container's)" "@$TMP/j.short" pidns gzip yes
+	chk "the podman client on the host says none" "@$TMP/j.short" pidns podman no
+	# podman's network set-up (CNI on Debian 12) runs iptables, a link to
+	# the xtables multi-call binary; runc runs its own copy from a memfd
+	chk "iptables of podman's network set-up is tool iptables" "@$TMP/j.short" \
+		tool iptables "$(readlink -f /usr/sbin/iptables)"
+	chk "no tool is named xtables-nft-multi" "@$TMP/j.short" no-tool xtables-nft-multi
+	chk "runc is tool runc" "@$TMP/j.short" tool runc -
+	chk "runc exec'd from its memfd copy (/proc/self/fd/N) is not a tool named 6" "@$TMP/j.short" no-tool 6
+else
+	fail "tracer run -- podman run --rm did not start the short container"
+fi
+validate_summaries "the short container's summary is valid" --min 1 "$TRACERD_FILE"
+TRACERD_FILE=$SHORT_FILE
 no_untagged_anywhere() {
 	! grep -q "$UNTAGGED_ID" "$TRACERD_FILE" || { echo "untagged container $UNTAGGED_ID in a summary"; return 1; }
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cgroup.h"
+#include "cgroup_limits.h"
 #include "procfs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -15,6 +16,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct procfs_cgroup *cg = malloc(sizeof(*cg));
 	char *text = malloc(size + 1);
 	uint64_t a, b;
+	struct procfs_cpu_ticks ct;
+	double cpus;
 
 	if (!text || !cg)
 		goto out;
@@ -27,6 +30,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cgroup_parse_cpu_stat(text, &a);
 	cgroup_parse_io_stat(text, &a, &b);
 	cgroup_parse_blkio_v1(text, &a, &b);
+	cgroup_parse_pressure(text, &a, &b);
+	cgroup_parse_cpu_max(text, &cpus);
+	procfs_parse_cpu_ticks((const char *)data, size, &ct);
 out:
 	free(cg);
 	free(text);

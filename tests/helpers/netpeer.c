@@ -3,8 +3,12 @@
  * tests and the benchmark (127.0.0.1 and Unix sockets only).  Copied under
  * other names by the tests, so that sender and receiver are distinct tools.
  *
- *   netpeer tcp-recv PORT READYFILE      accept one connection, read to EOF
- *   netpeer tcp-send PORT BYTES READYFILE
+ *   netpeer tcp-recv PORT READYFILE [CONNS]  accept CONNS (1) connections one
+ *                                        after the other, read each to EOF
+ *   netpeer tcp-send PORT BYTES READYFILE [CHUNK PAUSE_MS]  with CHUNK and
+ *                                        PAUSE_MS: a pause after each CHUNK bytes
+ *   netpeer tcp-fanout PORT,PORT,... BYTES READYPREFIX  connect to each port in
+ *                                        turn (READYPREFIX.PORT), send BYTES, close
  *   netpeer udp-recv PORT BYTES READYFILE  datagrams of 8 KiB; a 1-byte ack
  *   netpeer udp-send PORT BYTES READYFILE  every 8 (no loss on loopback)
  *   netpeer unix-recv PATH READYFILE / unix-send PATH BYTES READYFILE
@@ -62,15 +66,51 @@ static struct sockaddr_in lo(const char *port)
 	return a;
 }
 
-static void send_all(int fd, unsigned long long total)
+/* chunk 0: no pauses */
+static void send_paced(int fd, unsigned long long total, unsigned long long chunk,
+		       unsigned pause_ms)
 {
+	unsigned long long since = 0;
+
 	while (total) {
 		size_t n = total < sizeof(buf) ? total : sizeof(buf);
+		if (chunk && n > chunk - since)
+			n = chunk - since;
 		ssize_t w = write(fd, buf, n);
 		if (w <= 0)
 			die("write");
 		total -= (unsigned long long)w;
+		since += (unsigned long long)w;
+		if (chunk && since >= chunk) {
+			since = 0;
+			usleep(pause_ms * 1000u);
+		}
 	}
+}
+
+static void send_all(int fd, unsigned long long total)
+{
+	send_paced(fd, total, 0, 0);
+}
+
+static int tcp_fanout(char *ports, unsigned long long bytes, const char *prefix)
+{
+	char file[4096];
+
+	for (char *port = strtok(ports, ","); port; port = strtok(NULL, ",")) {
+		struct sockaddr_in a = lo(port);
+		int fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			die("socket");
+		snprintf(file, sizeof(file), "%s.%s", prefix, port);
+		wait_ready(file);
+		if (connect(fd, (struct sockaddr *)&a, sizeof(a)))
+			die("connect");
+		send_all(fd, bytes);
+		if (close(fd))
+			die("close");
+	}
+	return 0;
 }
 
 static unsigned long long read_all(int fd)
@@ -84,16 +124,22 @@ static unsigned long long read_all(int fd)
 	return got;
 }
 
-static int stream_recv(int l, const char *readyfile)
+static int stream_recv(int l, const char *readyfile, int conns)
 {
+	unsigned long long got = 0;
 	int s;
-	if (listen(l, 1))
+	if (listen(l, conns))
 		die("listen");
 	ready(readyfile);
-	s = accept(l, NULL, NULL);
-	if (s < 0)
-		die("accept");
-	printf("%llu\n", read_all(s));
+	for (int i = 0; i < conns; i++) {
+		s = accept(l, NULL, NULL);
+		if (s < 0)
+			die("accept");
+		got += read_all(s);
+		if (close(s))
+			die("close");
+	}
+	printf("%llu\n", got);
 	return 0;
 }
 
@@ -104,6 +150,8 @@ int main(int argc, char **argv)
 	if (argc < 4)
 		return 2;
 	memset(buf, 'n', sizeof(buf));
+	if (!strcmp(argv[1], "tcp-fanout"))
+		return argc < 5 ? 2 : tcp_fanout(argv[2], strtoull(argv[3], NULL, 10), argv[4]);
 	if (!strcmp(argv[1], "tcp-recv") || !strcmp(argv[1], "tcp-send")) {
 		struct sockaddr_in a = lo(argv[2]);
 		fd = socket(AF_INET, SOCK_STREAM, 0);
@@ -113,14 +161,16 @@ int main(int argc, char **argv)
 			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 			if (bind(fd, (struct sockaddr *)&a, sizeof(a)))
 				die("bind");
-			return stream_recv(fd, argv[3]);
+			return stream_recv(fd, argv[3], argc > 4 ? atoi(argv[4]) : 1);
 		}
 		if (argc < 5)
 			return 2;
 		wait_ready(argv[4]);
 		if (connect(fd, (struct sockaddr *)&a, sizeof(a)))
 			die("connect");
-		send_all(fd, strtoull(argv[3], NULL, 10));
+		send_paced(fd, strtoull(argv[3], NULL, 10),
+			   argc > 6 ? strtoull(argv[5], NULL, 10) : 0,
+			   argc > 6 ? (unsigned)atoi(argv[6]) : 0);
 		return close(fd) ? 1 : 0;
 	}
 	if (!strcmp(argv[1], "unix-recv") || !strcmp(argv[1], "unix-send")) {
@@ -133,7 +183,7 @@ int main(int argc, char **argv)
 			unlink(argv[2]);
 			if (bind(fd, (struct sockaddr *)&u, sizeof(u)))
 				die("bind");
-			return stream_recv(fd, argv[3]);
+			return stream_recv(fd, argv[3], 1);
 		}
 		if (argc < 5)
 			return 2;

@@ -7,7 +7,14 @@
 # writes 128 MiB to a file on a block device (write bytes within 2%, the
 # device named, latency percentiles); a buffered write then `sync FILE`
 # from another process: the block writes are the process that forced them.
-# Needs root (tracerd).  Loopback only, ports 18700-18709.
+# TCP remote endpoints: one tool connecting to 3 listeners (one twice)
+# counts 3.  network_bound: a receiver reading 64 MiB from a throttled
+# sender is flagged, a CPU burner is not.  A process outliving its job
+# with an open socket: its bytes until the job's end are in the summary,
+# which is written while it still runs.  Close-time fallback: a second
+# tracerd with test_no_sock_length=true counts TCP bytes from the
+# connection totals at close (within 1%), and `tracer status` says so.
+# Needs root (tracerd).  Loopback only, ports 18700-18729.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
@@ -16,8 +23,10 @@ TMP=$(mktemp -d /tmp/tracer-netio.XXXXXX)
 DISKDIR=
 BG_PIDS=()
 
+OUT_PIDS=
 cleanup() {
 	for p in "${BG_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+	for p in $OUT_PIDS; do kill -KILL "$p" 2>/dev/null; done
 	stop_tracerd
 	rm -rf "$TMP"
 	[ -n "$DISKDIR" ] && rm -rf "$DISKDIR"
@@ -30,7 +39,8 @@ done
 command -v findmnt >/dev/null || { echo "FAIL: findmnt missing (apt-get install util-linux)"; exit 1; }
 
 mkdir -p "$TMP/bin"
-for t in nsender nreceiver usender ureceiver bgsender bgreceiver; do
+for t in nsender nreceiver usender ureceiver bgsender bgreceiver fanout fanrecv \
+	slowsend slowrecv osender oreceiver; do
 	cp "$BUILD/tests/helpers/netpeer" "$TMP/bin/$t"
 done
 MiB=1048576
@@ -50,7 +60,9 @@ PY
 within() { python3 -c "import sys; g,w,p=map(float,sys.argv[1:]); sys.exit(0 if abs(g-w) <= w*p/100 else 1)" "$1" "$2" "$3"; }
 check_within() { local d=$1 g=$2 w=$3 p=$4; check "$d (got $g, want $w ±$p%)" within "$g" "$w" "$p"; }
 
-start_tracerd netio || exit 1
+start_tracerd netio -o advice_min_runtime_s=1 || exit 1
+check "tracer status says network bytes are counted per call" sh -c \
+	"$BUILD/tracer -o socket=$TRACERD_SOCK status | grep -q '^network:  per call'"
 check "tracer status lists the socket and block programs" sh -c \
 	"$BUILD/tracer -o socket=$TRACERD_SOCK status | grep -q tracer_sock_send && $BUILD/tracer -o socket=$TRACERD_SOCK status | grep -q tracer_blk_start"
 
@@ -117,6 +129,76 @@ check "ureceiver: 16 MiB received as Unix" test "$(field "$TMP/unix.run" 'tool("
 check "Unix traffic is not network: sent/received and TCP/UDP are 0 for both tools" test \
 	"$(field "$TMP/unix.run" '[tool(n)["net"][k] for n in ("usender", "ureceiver") for k in ("sent_bytes", "recv_bytes", "tcp_sent_bytes", "udp_recv_bytes", "tcp_connects")]')" = "[0, 0, 0, 0, 0, 0, 0, 0, 0, 0]"
 
+echo "== TCP remote endpoints: one tool, 3 listeners, one of them twice"
+cat >"$TMP/fan.sh" <<JOB
+set -e
+B=$TMP/bin
+\$B/fanrecv tcp-recv 18710 $TMP/fan.18710 2 >$TMP/fan1.got & a=\$!
+\$B/fanrecv tcp-recv 18711 $TMP/fan.18711 >$TMP/fan2.got & b=\$!
+\$B/fanrecv tcp-recv 18712 $TMP/fan.18712 >$TMP/fan3.got & c=\$!
+\$B/fanout tcp-fanout 18710,18711,18712,18710 $MiB $TMP/fan
+wait \$a \$b \$c
+JOB
+check "the fan-out job ran" trun "$TMP/fan.run" -- /bin/sh "$TMP/fan.sh"
+wait_until 30 "the fan-out job's summary" summary_of_job "$TMP/fan.run"
+check "the summary says how the network was counted: per_call" test \
+	"$(field "$TMP/fan.run" "s['net_counting']")" = per_call
+check "fanout: 4 connects to 3 distinct endpoints, not capped" test \
+	"$(field "$TMP/fan.run" '[tool("fanout")["net"][k] for k in ("tcp_connects", "tcp_remote_endpoints", "tcp_remote_endpoints_capped")]')" = "[4, 3, False]"
+check "fanrecv (3 processes): 4 accepts from 4 distinct client ports" test \
+	"$(field "$TMP/fan.run" '[tool("fanrecv")["net"][k] for k in ("tcp_accepts", "tcp_remote_endpoints")]')" = "[4, 4]"
+check "job: 7 distinct remote endpoints (3 listeners + 4 client ports)" test \
+	"$(field "$TMP/fan.run" "s['totals']['net']['tcp_remote_endpoints']")" = 7
+check "per process: the fan-out process counts 3" test \
+	"$(field "$TMP/fan.run" "[p['net']['tcp_remote_endpoints'] for p in s['process_tree'] if p['tool'] == 'fanout']")" = "[3]"
+check "tracer show prints the job's 7 TCP remote endpoints" sh -c \
+	"$BUILD/tracer -o socket=$TRACERD_SOCK -o file=$TRACERD_FILE show $(cat "$TMP/fan.run") | grep -q 'TCP remote endpoints 7$'"
+
+echo "== network_bound: a receiver of a throttled sender; a CPU burner"
+# the sender pauses 60 ms after each MiB: 64 MiB take about 4 s, during
+# which the receiver waits in read() off the CPU
+cat >"$TMP/slow.sh" <<JOB
+set -e
+B=$TMP/bin
+\$B/slowrecv tcp-recv 18713 $TMP/r5 >$TMP/slow.got & r=\$!
+\$B/slowsend tcp-send 18713 $((64 * MiB)) $TMP/r5 $MiB 60
+wait \$r
+JOB
+check "the throttled transfer job ran" trun "$TMP/slow.run" -- /bin/sh "$TMP/slow.sh"
+check "slowrecv got 64 MiB" test "$(cat "$TMP/slow.got")" = $((64 * MiB))
+wait_until 30 "the throttled job's summary" summary_of_job "$TMP/slow.run"
+check "slowrecv is flagged network_bound, with its bytes in the evidence" test \
+	"$(field "$TMP/slow.run" "[f['evidence']['network_bytes'] >= 64 * $MiB for f in s['flags'] if f['id'] == 'network_bound' and f.get('tool') == 'slowrecv']")" = "[True]"
+echo "    $(field "$TMP/slow.run" "next(f['message'] for f in s['flags'] if f['id'] == 'network_bound' and f.get('tool') == 'slowrecv')")"
+check "the CPU burner job ran" trun "$TMP/burn.run" -- python3 -c \
+	'import time
+t = time.time()
+while time.time() - t < 2: pass'
+wait_until 30 "the burner's summary" summary_of_job "$TMP/burn.run"
+check "the CPU burner is not network_bound (flags: $(field "$TMP/burn.run" "[f['id'] for f in s['flags']]"))" test \
+	"$(field "$TMP/burn.run" "[f for f in s['flags'] if f['id'] == 'network_bound']")" = "[]"
+
+echo "== a process outliving its job with an open socket"
+# osender sends 4 MiB, then holds its connection for 60 s; the job's shell
+# leaves once the 4 MiB are written (wchar), both peers outlive the job
+# (their output away from the job's, which the test waits on)
+cat >"$TMP/out.sh" <<JOB
+B=$TMP/bin
+\$B/oreceiver tcp-recv 18714 $TMP/r6 >/dev/null 2>&1 </dev/null & echo \$! >$TMP/oreceiver.pid
+\$B/osender tcp-send 18714 $((4 * MiB)) $TMP/r6 $((4 * MiB)) 60000 >/dev/null 2>&1 </dev/null & s=\$!
+echo \$s >$TMP/osender.pid
+until [ "\$(awk '/^wchar/ {print \$2}' /proc/\$s/io)" -ge $((4 * MiB)) ]; do sleep 0.05; done
+JOB
+check "the outliving job ran" trun "$TMP/out.run" -- /bin/sh "$TMP/out.sh"
+OUT_PIDS="$(cat "$TMP/osender.pid" "$TMP/oreceiver.pid" 2>/dev/null)"
+wait_until 30 "the outliving job's summary" summary_of_job "$TMP/out.run"
+check "the summary is written while osender still runs (not held)" kill -0 $(cat "$TMP/osender.pid")
+check "osender is marked as outliving the job" test \
+	"$(field "$TMP/out.run" "[p.get('outlived', False) for p in s['process_tree'] if p['tool'] == 'osender']")" = "[True]"
+check_within "osender: its 4 MiB sent before the job's end are counted" \
+	"$(field "$TMP/out.run" 'tool("osender")["net"]["tcp_sent_bytes"]')" $((4 * MiB)) 1
+for p in $OUT_PIDS; do kill -KILL "$p" 2>/dev/null; done
+
 echo "== block I/O: dd oflag=direct 128 MiB to a block device"
 DISKDIR=$(mktemp -d /var/tmp/tracer-netio.XXXXXX)
 SRC=$(findmnt -n -o SOURCE -T "$DISKDIR")
@@ -156,7 +238,36 @@ JOB
 fi
 
 check "tracer show prints NET and DISK columns" sh -c \
-	"tr() { $BUILD/tracer -o socket=$TRACERD_SOCK -o file=$TRACERD_FILE \"\$@\"; }; tr show $(cat "$TMP/net.run") | grep -q ' NET .* DISK ' && tr show $(cat "$TMP/net.run") | grep -q '^Network  sent'"
+	"tr() { $BUILD/tracer -o socket=$TRACERD_SOCK -o file=$TRACERD_FILE \"\$@\"; }; tr show --wide $(cat "$TMP/net.run") | grep -q ' NET .* DISK ' && tr show $(cat "$TMP/net.run") | grep -q '^Network  sent'"
+
+echo "== close-time fallback: TCP totals at close (test_no_sock_length)"
+stop_tracerd
+start_tracerd netfb -o test_no_sock_length=true || exit 1
+check "tracer status says TCP bytes are counted at close" sh -c \
+	"$BUILD/tracer -o socket=$TRACERD_SOCK status | grep -q '^network:  TCP totals at close'"
+check "the byte programs are not attached in this mode" sh -c \
+	"! $BUILD/tracer -o socket=$TRACERD_SOCK status | grep -q tracer_sock_send"
+cat >"$TMP/fb.sh" <<JOB
+set -e
+B=$TMP/bin
+\$B/nreceiver tcp-recv 18720 $TMP/r7 >$TMP/fb.got & r=\$!
+\$B/nsender tcp-send 18720 $((64 * MiB)) $TMP/r7
+wait \$r
+JOB
+check "the fallback TCP job ran" trun "$TMP/fb.run" -- /bin/sh "$TMP/fb.sh"
+check "nreceiver got 64 MiB" test "$(cat "$TMP/fb.got")" = $((64 * MiB))
+wait_until 30 "the fallback job's summary" summary_of_job "$TMP/fb.run"
+check "the fallback summary says so: net_counting tcp_close_totals" test \
+	"$(field "$TMP/fb.run" "s['net_counting']")" = tcp_close_totals
+check_within "fallback: nsender TCP bytes sent (acked + queued at close)" \
+	"$(field "$TMP/fb.run" 'tool("nsender")["net"]["tcp_sent_bytes"]')" $((64 * MiB)) 1
+check_within "fallback: nreceiver TCP bytes received" \
+	"$(field "$TMP/fb.run" 'tool("nreceiver")["net"]["tcp_recv_bytes"]')" $((64 * MiB)) 1
+check "fallback: connections exact (nsender 1 connect, nreceiver 1 accept), 1 endpoint each" test \
+	"$(field "$TMP/fb.run" '[tool(n)["net"][k] for n in ("nsender", "nreceiver") for k in ("tcp_connects", "tcp_accepts", "tcp_remote_endpoints")]')" = "[1, 0, 1, 0, 1, 1]"
+check "fallback: no bytes the wrong way round (nsender received, nreceiver sent < 1 KiB)" test \
+	"$(field "$TMP/fb.run" 'tool("nsender")["net"]["tcp_recv_bytes"] < 1024 and tool("nreceiver")["net"]["tcp_sent_bytes"] < 1024')" = True
+
 validate_summaries "every summary of this suite is valid against docs/summary.schema.json" \
-	--min 4 $(summary_files "$TMP")
+	--min 8 $(summary_files "$TMP")
 finish

@@ -14,6 +14,9 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "cgroup_limits.h"
+#include "jobwait.h"
+#include "identity.h"
 #include "unit.h"
 
 static void test_parse_cpu_stat(void)
@@ -148,6 +151,63 @@ static void test_missing_dirs(void)
 	CU_ASSERT_EQUAL(cgroup_ref_for_pid(999999999, &ref), -1);
 }
 
+static void test_parse_limits(void)
+{
+	uint64_t some, full;
+	double cpus;
+
+	CU_ASSERT_EQUAL(cgroup_parse_cpu_max("max 100000\n", &cpus), 0);
+	CU_ASSERT_EQUAL(cpus, 0);
+	CU_ASSERT_EQUAL(cgroup_parse_cpu_max("150000 100000\n", &cpus), 0);
+	CU_ASSERT_DOUBLE_EQUAL(cpus, 1.5, 1e-9);
+	CU_ASSERT_EQUAL(cgroup_parse_cpu_max("150000\n", &cpus), -1);
+	CU_ASSERT_EQUAL(cgroup_parse_cpu_max("x y", &cpus), -1);
+	CU_ASSERT_EQUAL(cgroup_parse_pressure("some avg10=0.00 avg60=0.00 avg300=0.00 total=1234\n"
+					      "full avg10=0.00 avg60=0.00 avg300=0.00 total=567\n",
+					      &some, &full), 0);
+	CU_ASSERT_EQUAL(some, 1234);
+	CU_ASSERT_EQUAL(full, 567);
+	/* cpu.pressure before 5.13: no full line */
+	CU_ASSERT_EQUAL(cgroup_parse_pressure("some avg10=1.00 avg60=0.00 avg300=0.00 total=9\n",
+					      &some, &full), 0);
+	CU_ASSERT_EQUAL(some, 9);
+	CU_ASSERT_EQUAL(full, 0);
+	CU_ASSERT_EQUAL(cgroup_parse_pressure("full avg10=0 total=3\n", &some, &full), -1);
+	CU_ASSERT_EQUAL(cgroup_parse_pressure("some avg10=0\n", &some, &full), -1);
+	CU_ASSERT_EQUAL(cgroup_parse_pressure("", &some, &full), -1);
+}
+
+static void test_limits_to_alloc(void)
+{
+	struct job_wait w;
+	struct tracer_allocation a;
+	uint64_t seen = 0;
+
+	memset(&w, 0, sizeof(w));
+	memset(&a, 0, sizeof(a));
+	w.limits.mem_bytes = 1ull << 30;
+	w.limits.cpus = 1.5;
+	job_wait_limits_to_alloc(&w, &a);
+	CU_ASSERT_EQUAL(a.mem_bytes, 1ull << 30);
+	CU_ASSERT_EQUAL(a.cpus, 2);
+	/* a declared allocation stays; a looser quota does not replace it */
+	memset(&w, 0, sizeof(w));
+	a.mem_bytes = 4ull << 30;
+	a.cpus = 1;
+	w.limits.mem_bytes = 1ull << 30;
+	w.limits.cpus = 3;
+	job_wait_limits_to_alloc(&w, &a);
+	CU_ASSERT_EQUAL(a.mem_bytes, 4ull << 30);
+	CU_ASSERT_EQUAL(a.cpus, 1);
+	CU_ASSERT_EQUAL(w.limits_used, 0);
+	/* block I/O delay: growth only */
+	job_wait_note_blkio(&w, &seen, 100);
+	job_wait_note_blkio(&w, &seen, 50);
+	job_wait_note_blkio(&w, &seen, 60);
+	CU_ASSERT_EQUAL(seen, 60);
+	CU_ASSERT(w.blkio_ns > 0);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -156,6 +216,8 @@ int main(void)
 		{"blkio v1", test_parse_blkio},
 		{"our own cgroup", test_own_cgroup},
 		{"missing directories", test_missing_dirs},
+		{"limits and pressure", test_parse_limits},
+		{"limits as the allocation", test_limits_to_alloc},
 	};
 
 	return UNIT_RUN("cgroup", tests);

@@ -445,6 +445,52 @@ static void test_threads_io(void)
 	CU_ASSERT_EQUAL(procfs_read_threads_io(4200000, &after), -1);
 }
 
+static void test_stat_blkio(void)
+{
+	/* fields 39 (processor) = 1, 42 (delayacct_blkio_ticks) = 77 */
+	static const char line[] = "1 (x) S 1 1234 1234 34816 1234 4194560 1000 2000 3 4 50 60 0 0 20 0 "
+		"3 0 123456 12345678 789 18446744073709551615 1 1 0 0 0 0 0 0 0 "
+		"0 0 0 17 1 0 0 77 0 0\n";
+	static const char short_line[] = "1 (x)" STAT_TAIL;
+	struct procfs_stat st;
+
+	CU_ASSERT_EQUAL(parse_stat_exact(line, strlen(line), &st), 0);
+	CU_ASSERT_EQUAL(st.processor, 1);
+	CU_ASSERT_EQUAL(st.blkio_ticks, 77);
+	CU_ASSERT_EQUAL(parse_stat_exact(short_line, strlen(short_line), &st), 0);
+	CU_ASSERT_EQUAL(st.blkio_ticks, 0);
+}
+
+static volatile int spinning = 1;
+
+static void *spin_main(void *arg)
+{
+	(void)arg;
+	while (spinning)
+		;
+	return NULL;
+}
+
+static void test_threads_running(void)
+{
+	struct procfs_threads th;
+	pthread_t t[2];
+
+	for (int i = 0; i < 2; i++)
+		CU_ASSERT_FATAL(pthread_create(&t[i], NULL, spin_main, NULL) == 0);
+	CU_ASSERT_EQUAL(procfs_read_threads(getpid(), 128, &th), 0);
+	CU_ASSERT_EQUAL(th.read, 3);
+	/* the two spinners (and the reader itself) are runnable */
+	CU_ASSERT(th.running >= 2);
+	/* bounded: one thread read */
+	CU_ASSERT_EQUAL(procfs_read_threads(getpid(), 1, &th), 0);
+	CU_ASSERT_EQUAL(th.read, 1);
+	spinning = 0;
+	for (int i = 0; i < 2; i++)
+		pthread_join(t[i], NULL);
+	CU_ASSERT_EQUAL(procfs_read_threads(4200000, 8, &th), -1);
+}
+
 static void test_start_time(void)
 {
 	struct procfs_stat st;
@@ -476,6 +522,8 @@ int main(int argc, char **argv)
 		{"status Tgid", test_status_tgid},
 		{"per-thread I/O", test_threads_io},
 		{"start time", test_start_time},
+		{"stat blkio delay", test_stat_blkio},
+		{"threads running", test_threads_running},
 	};
 
 	(void)argc;

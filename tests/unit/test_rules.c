@@ -272,9 +272,28 @@ static void test_multicall(void)
 	check("/bin/busybox", "busybox", NULL, "", "busybox", END);
 	check("/bin/busybox", "busybox", NULL, "", "busybox", "--list", END);
 	check("/bin/busybox", "busybox", NULL, "", "busybox", "../x y", END);
+	/* xtables: iptables and ip6tables of container networking */
+	check("/usr/sbin/xtables-nft-multi", "iptables", "/usr/sbin/xtables-nft-multi", "",
+	      "/usr/sbin/iptables", "-t", "nat", "-N", "CNI-x", "--wait", END);
+	check("/usr/sbin/xtables-legacy-multi", "ip6tables", NULL, "", "ip6tables", "--version",
+	      END);
 	/* a plain program named like an applet is untouched */
 	check("/usr/bin/gzip", "gzip", "/usr/bin/gzip", "", "busybox", "x",
 	      END);
+}
+
+/* exec'd through a descriptor (runc's own copy in a memfd): argv[0] */
+static void test_fd_exec(void)
+{
+	check("/dev/fd/6", "runc", "/usr/bin/runc", "", "/usr/bin/runc", "init", END);
+	check("/proc/self/fd/3", "runc", "/usr/bin/runc", "", "/usr/bin/runc", "init", END);
+	check("/proc/1234/fd/17", "prog", "prog", "", "prog", END);
+	/* no argv[0]: the path it has */
+	check("/dev/fd/6", "6", "/dev/fd/6", "", "", END);
+	/* names that only look like one */
+	check("/opt/6", "6", "/opt/6", "", "6", END);
+	check("/dev/fd/6x", "6x", "/dev/fd/6x", "", "runc", END);
+	check("/proc/self/fd/", "runc", NULL, "", "runc", END);
 }
 
 static void test_perl_ruby_node(void)
@@ -502,6 +521,7 @@ int main(void)
 		{"shells", test_shells},
 		{"perl ruby node", test_perl_ruby_node},
 		{"multi-call binaries", test_multicall},
+		{"images exec'd through a descriptor", test_fd_exec},
 		{"hostile argv", test_hostile},
 		{"long script argument", test_long_script_arg},
 		{"no rules", test_default_without_rules},

@@ -235,6 +235,8 @@ wrap sub -- sh -c 'exit 0' && [ -s "$TMP/init.ndjson" ] \
 	|| fail "no standalone summary in $TMP/init.ndjson"
 check "that summary is the standalone job's: source tracer-wrap, exit 0" \
 	python3 "$CHECK" field "$TMP/init.ndjson" tracer.source=tracer-wrap exit.code=0
+check "standalone says its network is not counted (no kernel programs): net_counting none" \
+	python3 "$CHECK" field "$TMP/init.ndjson" net_counting=none
 "$W" --bogus-option -- true 2>/dev/null
 [ $? = 2 ] && pass "a bad option is a usage error (2)" || fail "bad option not refused"
 out=$(cd "$TMP" && "$W" --socket "$NOSOCK" -o file="$TMP/x.ndjson" echo -n plain 2>&1)

@@ -1,0 +1,51 @@
+/*
+ * jobwait.h - where a job's time went while it was not on a CPU, and the
+ * limits of its own cgroup: block I/O delay of its threads from delay
+ * accounting (/proc/PID/stat field 42, sampled; counted only while
+ * kernel.task_delayacct is on), the pressure stall totals of its v2
+ * cgroup over its run, and its cgroup's CPU and memory limits (the
+ * allocation when nothing else declares one).  The "blocked" object of
+ * the summary (docs/schema.md).
+ */
+#ifndef TRACER_JOBWAIT_H
+#define TRACER_JOBWAIT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+#include "cgroup_limits.h"
+
+struct job_wait {
+	uint64_t blkio_ns;                /* block I/O delay of the job's threads (samples) */
+	bool psi;                         /* its v2 cgroup's pressure was read */
+	struct cgroup_pressure psi_first; /* at the first reading */
+	struct cgroup_pressure psi_last;  /* at the latest */
+	struct cgroup_limits limits;      /* its cgroup's limits (0: none) */
+	unsigned limits_used;             /* JOB_WAIT_* taken as the allocation */
+};
+
+#define JOB_WAIT_MEM_LIMIT (1u << 0)
+#define JOB_WAIT_CPU_LIMIT (1u << 1)
+
+struct tracer_allocation;
+/* Without a declared memory allocation, the cgroup's memory limit is the
+ * job's; a CPU quota under the allocated CPUs (or without any) is too. */
+void job_wait_limits_to_alloc(struct job_wait *w, struct tracer_allocation *a);
+/* The summary's "cgroup_limits" object; NULL when the cgroup has none. */
+cJSON *job_wait_limits_json(const struct job_wait *w);
+
+/* A process's block I/O delay now (clock ticks, its threads' sum); *seen
+ * is the value at its previous sample, updated.  Counts the growth in
+ * the job's and returns it (ns), for the process's own. */
+uint64_t job_wait_note_blkio(struct job_wait *w, uint64_t *seen, uint64_t ticks);
+/* A reading of the job cgroup's pressure and limits. */
+void job_wait_note_cgroup(struct job_wait *w, const struct cgroup_pressure *p,
+			  const struct cgroup_limits *l);
+/* The summary's "blocked" object: delay accounting on/off and the block
+ * I/O delay, PSI of the job's cgroup when it has one. */
+cJSON *job_wait_json(const struct job_wait *w, bool delayacct_on);
+/* Block I/O delay in seconds, or -1 when delay accounting is off. */
+double job_wait_blkio_s(const struct job_wait *w, bool delayacct_on);
+
+#endif

@@ -1,0 +1,118 @@
+#!/bin/bash
+# terminal.sh BUILD - `tracer show`, `jobs` and `report` on an 80-column
+# terminal: a job with a long UTF-8 tool name and a long argv, recorded by
+# a real tracerd with flags and a recommendation; every line of the text
+# output fits 80 display cells (or the terminal's width), --wide keeps the
+# whole strings, the flags are notes with their numbers and the request
+# lines follow.  Needs root (tracerd).
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "${1:-$TOP/build}" && pwd)
+H=$BUILD/tests/helpers
+TMP=$(mktemp -d /tmp/tracer-term.XXXXXX)
+. "$TOP/tests/lib.sh"
+cleanup() {
+	stop_tracerd
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+need_root
+[ -x "$H/spin" ] || { echo "FAIL: helper $H/spin missing (make all)"; exit 1; }
+command -v python3 >/dev/null || { echo "FAIL: python3 is not installed"; exit 1; }
+command -v script >/dev/null || { echo "FAIL: script is not installed (bsdutils)"; exit 1; }
+command -v taskset >/dev/null || { echo "FAIL: taskset is not installed (util-linux)"; exit 1; }
+
+start_tracerd term -o advice_min_runtime_s=1 -o sample_interval_ms=200 -o price_cpu_hour=3.6 ||
+	exit 1
+# a tool name of 60 cells with wide (CJK) and accented characters, an argv of 300 bytes
+TOOL="align-reads-with-a-very-long-tool-name-工具-über-lang-suffix-stage"
+cp "$H/spin" "$TMP/$TOOL"
+ARG="--reference=/data/genomes/GRCh38/$(printf 'very-long-directory-%d/' 1 2 3 4 5 6 7 8 9 10)genome.fa"
+trun "$TMP/j.long" --name "$TOOL" --cpus 2 -- taskset -c 1 "$TMP/$TOOL" 2000 "$ARG"
+wait_until 20 "the summary of the long-named job" summary_of_job "$TMP/j.long" || { finish; exit 1; }
+JOB=$(cat "$TMP/j.long")
+
+# fits WIDTH FILE: every line at most WIDTH display cells (East Asian wide
+# characters 2, combining marks 0), and the file is not empty
+fits() {
+	python3 - "$1" "$2" <<'PY'
+import sys, unicodedata
+width, path = int(sys.argv[1]), sys.argv[2]
+lines = open(path, encoding="utf-8", errors="replace").read().splitlines()
+def cells(s):
+    return sum(0 if unicodedata.combining(c) else 2 if unicodedata.east_asian_width(c) in "WF" else 1
+               for c in s)
+bad = [(cells(l), l) for l in lines if cells(l) > width]
+for n, l in bad:
+    print(f"{n} cells: {l}")
+sys.exit(1 if bad or not lines else 0)
+PY
+}
+# longest FILE: the widest line, in cells, is more than 80
+wider_than_80() { ! fits 80 "$1"; }
+
+echo "== tracer show, not a terminal: 80 columns"
+tr_cli show "$JOB" >"$TMP/show.txt" 2>&1
+check "tracer show: every line at most 80 cells" fits 80 "$TMP/show.txt"
+check "tracer show: a long header line wraps under its text, numbers kept" \
+	grep -Eq '^         (.*, )?TCP connects [0-9]+, accepts [0-9]+$' "$TMP/show.txt"
+check "tracer show: the tool name cut with ..." grep -q "^align-r[^ ]*\.\.\. " "$TMP/show.txt"
+check "tracer show: the flags as notes, after the header" \
+	awk '/^NOTES$/ { n = NR } /^TOOL / { t = NR } /^State / { s = NR } END { exit !(s && n > s && t > n) }' \
+	"$TMP/show.txt"
+check "a note: the sentence with its numbers (serial_in_parallel_allocation)" \
+	grep -Eq '^  \* CPU efficiency [0-9]+% of 2 CPUs, about 1/2: this looks like a' "$TMP/show.txt"
+check "a note: its id and evidence" \
+	sh -c "tr -d '\n' <'$TMP/show.txt' | grep -Eq '\[warning serial_in_parallel_allocation: cpu_efficiency [0-9]+%, +allocated_cpus 2\]'"
+check "a note naming the idle CPU" grep -Eq '^  \* CPUs 0 of 0-1 ' "$TMP/show.txt"
+check "the request lines: Slurm syntax with 1 CPU" grep -Eq '^  Slurm +--cpus-per-task=1 ' "$TMP/show.txt"
+check "the Nextflow request on two lines (cpus, then memory)" \
+	sh -c "grep -A1 '^  Nextflow   cpus = 1\$' '$TMP/show.txt' | grep -q \"^             memory = '[0-9]* GB'\""
+check "the request lines: Nextflow, Snakemake, AWS Batch" \
+	sh -c "grep -q '^  Nextflow ' '$TMP/show.txt' && grep -q '^  Snakemake ' '$TMP/show.txt' && grep -q '^  AWS Batch ' '$TMP/show.txt'"
+
+echo "== tracer show --wide: everything"
+tr_cli show --wide "$JOB" >"$TMP/wide.txt" 2>&1
+check "--wide: lines longer than 80" wider_than_80 "$TMP/wide.txt"
+check "--wide: the whole tool name" grep -qF "$TOOL " "$TMP/wide.txt"
+check "--wide: the whole argv" grep -qF -- "$ARG" "$TMP/wide.txt"
+check "--wide: the whole AWS Batch request" grep -q 'AWS Batch .*"MEMORY", "value": "[0-9]*"}]$' "$TMP/wide.txt"
+check "--wide: UTF-8 columns aligned (PEAK RSS column at the same cell on header and tool row)" \
+	python3 - "$TMP/wide.txt" <<'PY'
+import sys, unicodedata
+def cells(s):
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in s)
+lines = open(sys.argv[1], encoding="utf-8").read().splitlines()
+head = next(i for i, l in enumerate(lines) if l.startswith("TOOL "))
+h, row = lines[head], lines[head + 1]
+col = cells(h[:h.index("PEAK RSS") + len("PEAK RSS")])
+# the row's PEAK RSS value ends in " B" at the same cell as the header ends
+vals = [i for i in range(len(row)) if row[i:i + 1] == "B" and cells(row[:i + 1]) == col]
+sys.exit(0 if vals else 1)
+PY
+
+echo "== on a terminal: its width"
+script -qec "stty cols 60; $BUILD/tracer -o socket=$TRACERD_SOCK -o file=$TRACERD_FILE show $JOB" \
+	/dev/null </dev/null | tr -d '\r' >"$TMP/tty60.txt"
+check "a 60-column terminal (TIOCGWINSZ): every line at most 60 cells" fits 60 "$TMP/tty60.txt"
+check "a 60-column terminal: the notes are there" grep -q serial_in_parallel "$TMP/tty60.txt"
+script -qec "stty cols 0 rows 0; COLUMNS=120 $BUILD/tracer -o socket=$TRACERD_SOCK -o file=$TRACERD_FILE show $JOB" \
+	/dev/null </dev/null | tr -d '\r' >"$TMP/tty120.txt"
+check "a terminal of unknown size, COLUMNS=120: at most 120 cells" fits 120 "$TMP/tty120.txt"
+check "a terminal of unknown size, COLUMNS=120: wider than 80" wider_than_80 "$TMP/tty120.txt"
+
+echo "== tracer jobs and tracer report"
+tr_cli jobs >"$TMP/jobs.txt" 2>&1
+check "tracer jobs: every line at most 80 cells" fits 80 "$TMP/jobs.txt"
+check "tracer jobs: the job uid whole" grep -q "^$JOB " "$TMP/jobs.txt"
+check "tracer jobs: says which columns it left out" grep -q "columns wide; --wide shows .*START" "$TMP/jobs.txt"
+tr_cli jobs --wide >"$TMP/jobs.wide" 2>&1
+check "tracer jobs --wide: the whole name and the START column" \
+	sh -c "grep -qF '$TOOL' '$TMP/jobs.wide' && grep -q ' START ' '$TMP/jobs.wide'"
+for by in task tool; do
+	tr_cli report --by $by >"$TMP/rep.$by" 2>&1
+	check "tracer report --by $by: every line at most 80 cells" fits 80 "$TMP/rep.$by"
+	tr_cli report --by $by --wide >"$TMP/rep.$by.wide" 2>&1
+	check "tracer report --by $by --wide: the whole name" grep -qF "$TOOL" "$TMP/rep.$by.wide"
+done
+finish

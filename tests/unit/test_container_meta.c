@@ -1,0 +1,151 @@
+/* test_container_meta.c - container names and images from containers/storage
+ * records and from a registrant's labels, never from anything else. */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "container_meta.h"
+#include "unit.h"
+
+#define ID "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define ID2 "fedcba9876543210fedcba9876543210fedcba9876543210fedcba9876543210"
+#define IMG "1111111111111111111111111111111111111111111111111111111111111111"
+
+static char dir[] = "/tmp/tracer-ctmeta.XXXXXX";
+
+static void write_file(const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void podman_ct(struct container_info *c, const char *id)
+{
+	memset(c, 0, sizeof(*c));
+	snprintf(c->runtime, sizeof(c->runtime), "podman");
+	snprintf(c->id, sizeof(c->id), "%s", id);
+}
+
+/* as podman 4 writes them (vfs driver); "metadata" is a JSON string */
+static const char containers_json[] =
+	"[{\"id\":\"" ID "\",\"names\":[\"ct-run\"],\"image\":\"" IMG "\","
+	"\"layer\":\"ab\",\"metadata\":\"{\\\"image-name\\\":\\\"localhost/tools:1\\\","
+	"\\\"image-id\\\":\\\"" IMG "\\\",\\\"name\\\":\\\"ct-run\\\"}\",\"created\":\"2026\"},"
+	"{\"id\":\"" ID2 "\",\"names\":[],\"image\":\"" IMG "\",\"metadata\":\"{}\"}]";
+static const char images_json[] =
+	"[{\"id\":\"" IMG "\",\"names\":[\"localhost/from-images:2\"],\"metadata\":\"{}\"}]";
+
+static void test_storage(void)
+{
+	struct container_info c;
+	char sub[600];
+
+	snprintf(sub, sizeof(sub), "%s/vfs-containers", dir);
+	CU_ASSERT_EQUAL_FATAL(mkdir(sub, 0700), 0);
+	snprintf(sub, sizeof(sub), "%s/vfs-images", dir);
+	CU_ASSERT_EQUAL_FATAL(mkdir(sub, 0700), 0);
+	write_file("vfs-containers/containers.json", containers_json);
+	write_file("vfs-images/images.json", images_json);
+
+	podman_ct(&c, ID);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), 0);
+	CU_ASSERT_STRING_EQUAL(c.name, "ct-run");
+	CU_ASSERT_STRING_EQUAL(c.image, "localhost/tools:1");
+	CU_ASSERT_STRING_EQUAL(c.image_id, IMG);
+
+	/* no image-name in its metadata: the image's name from images.json */
+	podman_ct(&c, ID2);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), 0);
+	CU_ASSERT_STRING_EQUAL(c.name, "");
+	CU_ASSERT_STRING_EQUAL(c.image, "localhost/from-images:2");
+
+	/* unknown id, other runtimes, no storage */
+	podman_ct(&c, "2222222222222222222222222222222222222222222222222222222222222222");
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), -1);
+	podman_ct(&c, ID);
+	snprintf(c.runtime, sizeof(c.runtime), "docker");
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), -1);
+	CU_ASSERT_STRING_EQUAL(c.name, "");
+	podman_ct(&c, ID);
+	CU_ASSERT_EQUAL(container_meta_storage("", &c), -1);
+	CU_ASSERT_EQUAL(container_meta_storage("/nonexistent", &c), -1);
+
+	/* the file changes (a new container): read again */
+	write_file("vfs-containers/containers.json",
+		   "[{\"id\":\"" ID "\",\"names\":[\"renamed-longer\"],\"metadata\":\"x\"}]");
+	podman_ct(&c, ID);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), 0);
+	CU_ASSERT_STRING_EQUAL(c.name, "renamed-longer");
+	CU_ASSERT_STRING_EQUAL(c.image, "");
+
+	/* not JSON, or not an array: no names, no crash */
+	write_file("vfs-containers/containers.json", "{\"id\":\"" ID "\"}");
+	podman_ct(&c, ID);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), -1);
+	write_file("vfs-containers/containers.json", "[{\"id\":");
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), -1);
+	container_meta_reset();
+}
+
+static void test_too_big(void)
+{
+	char path[600];
+
+	snprintf(path, sizeof(path), "%s/vfs-containers/containers.json", dir);
+	CU_ASSERT_EQUAL_FATAL(truncate(path, CONTAINER_META_MAX_BYTES + 1), 0);
+	struct container_info c;
+
+	podman_ct(&c, ID);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), -1);
+	container_meta_reset();
+}
+
+static void test_labels(void)
+{
+	struct tracer_identity id;
+	struct container_info c;
+
+	identity_init(&id);
+	podman_ct(&c, ID);
+	snprintf(c.runtime, sizeof(c.runtime), "ecs");
+	CU_ASSERT_EQUAL(container_meta_labels(&id, &c), -1);
+	identity_set_label(&id, "container.name", "main");
+	identity_set_label(&id, "container.image", "123.dkr.ecr/tools:3");
+	/* the labels of another container name nothing */
+	identity_set_label(&id, "container.id", ID2);
+	CU_ASSERT_EQUAL(container_meta_labels(&id, &c), -1);
+	CU_ASSERT_STRING_EQUAL(c.name, "");
+	/* a prefix too short to be an id */
+	identity_set_label(&id, "container.id", "0123");
+	CU_ASSERT_EQUAL(container_meta_labels(&id, &c), -1);
+	identity_set_label(&id, "container.id", ID);
+	CU_ASSERT_EQUAL(container_meta_labels(&id, &c), 0);
+	CU_ASSERT_STRING_EQUAL(c.name, "main");
+	CU_ASSERT_STRING_EQUAL(c.image, "123.dkr.ecr/tools:3");
+	podman_ct(&c, ID);
+	identity_set_label(&id, "container.id", "0123456789ab");
+	CU_ASSERT_EQUAL(container_meta_labels(&id, &c), 0);
+}
+
+int main(void)
+{
+	static const struct unit_test tests[] = {
+		{"containers/storage records", test_storage},
+		{"a file over the bound is not read", test_too_big},
+		{"registrant labels name only its container", test_labels},
+	};
+	int rc;
+
+	if (unit_make_dir(dir) < 0)
+		return 1;
+	rc = UNIT_RUN("container_meta", tests);
+	unit_remove_dir(dir);
+	return rc;
+}
