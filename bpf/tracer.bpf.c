@@ -161,6 +161,16 @@ static __always_inline int insert_proc(__u32 tgid, __u64 job, __s64 threads,
 	return 0;
 }
 
+/* Is the job at its cap?  Then the process is counted, not followed. */
+static __always_inline bool job_at_cap(struct tracer_job_stats *st)
+{
+	if (!st || !max_procs_per_job || *(volatile __s64 *)&st->live < max_procs_per_job)
+		return false;
+	tracer_atomic_add(&st->over_cap, 1);
+	count(TRACER_CNT_OVER_CAP);
+	return true;
+}
+
 /* ---- fork ---- */
 
 static __always_inline void emit_fork(struct task_struct *child, __u32 tgid,
@@ -207,11 +217,8 @@ static __always_inline int handle_fork(struct task_struct *parent,
 	}
 	/* the job's share of the table (only tagged forks get here) */
 	st = bpf_map_lookup_elem(&job_stats, &job);
-	if (st && max_procs_per_job && *(volatile __s64 *)&st->live >= max_procs_per_job) {
-		tracer_atomic_add(&st->over_cap, 1);
-		count(TRACER_CNT_OVER_CAP);
+	if (job_at_cap(st))
 		return 0;
-	}
 	start_ns = BPF_CORE_READ(child, start_time);
 	if (insert_proc(ctgid, job, 1, start_ns, st ? TRACER_F_COUNTED : 0)) {
 		if (st)
@@ -241,13 +248,25 @@ static __always_inline int handle_exec(struct task_struct *task,
 	if (p) {
 		job = p->job;
 	} else {
+		struct tracer_job_stats *st;
+
 		if (!untagged_job(tgid, bpf_get_current_cgroup_id(), &job))
+			return 0;
+		/* it entered a tagged cgroup after its fork (podman exec:
+		 * runc moves it in): it counts toward the job's cap too */
+		st = bpf_map_lookup_elem(&job_stats, &job);
+		if (job_at_cap(st))
 			return 0;
 		/* de_thread() has already made the process single-threaded */
 		threads = BPF_CORE_READ(task, signal, nr_threads);
 		if (insert_proc(tgid, job, threads > 0 ? threads : 1,
-				BPF_CORE_READ(task, start_time), 0))
+				BPF_CORE_READ(task, start_time), st ? TRACER_F_COUNTED : 0)) {
+			if (st)
+				tracer_atomic_add(&st->table_full, 1);
 			return 0;
+		}
+		if (st)
+			tracer_atomic_add(&st->live, 1);
 		p = bpf_map_lookup_elem(&procs, &tgid);
 		if (!p)
 			return 0;

@@ -1,6 +1,7 @@
 /*
- * delivery.c - the spool writer and the sinks' delivery threads
- * (delivery.h).
+ * delivery.c - the hand-over queue, the spool writer, reload and the
+ * life of the delivery threads (delivery.h); a sink's own thread is in
+ * delivery_sink.c.
  *
  * Why threads: fsync of a spool record takes milliseconds on an idle
  * disk and seconds on a busy one, a sink may hang for http_timeout_ms;
@@ -8,15 +9,13 @@
  * appends to a queue (bounded: past QUEUE_MAX summaries waiting for the
  * disk, the newest is dropped, counted and logged).
  *
- * A sink thread waits until the spool holds records it lacks, reads a
- * batch (sink_limits), delivers it, and on success moves its position;
- * on failure it waits retry_min, doubling up to retry_max_ms, each wait
- * drawn at random between half and all of it (jitter: a fleet of nodes
- * does not retry in step after a collector's outage).
+ * A reload (SIGHUP) is carried out by the spool writer too: the loop
+ * only hands the new configuration over.
  */
-#include "delivery.h"
+#include "delivery_impl.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <signal.h>
@@ -24,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "jsonutil.h"
@@ -32,54 +32,32 @@
 #define QUEUE_MAX 4096
 #define WRITE_RETRY_MS 1000
 
-struct qitem {
-	cJSON *summary;
-	struct qitem *next;
-};
-
-struct sink_thread {
-	struct delivery *d;
-	int index;
-	struct sink *sink;
-	struct sink_limits lim;
-	pthread_t tid;
-	bool started, done;
-	struct sink_stats st;
-	unsigned backoff_ms;
-	uint64_t next_try_ms; /* monotonic */
-	unsigned seed;
-};
-
-struct delivery {
-	const struct tracer_config *cfg;
-	struct spool *spool;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;      /* new work, or stop */
-	pthread_cond_t finished;  /* a thread ended */
-	struct qitem *head, *tail;
-	size_t queued;
-	uint64_t submitted, queue_dropped;
-	pthread_t writer;
-	bool writer_started, writer_done;
-	bool stop_writer, stop_sinks;
-	volatile int abort; /* cut transfers in progress */
-	int nsinks;
-	struct sink_thread st[SINK_KINDS];
-};
-
-static uint64_t deadline_after(unsigned ms)
-{
-	return clock_mono_ms() + ms;
-}
-
-/* pthread_cond_timedwait until a monotonic ms (the conds use CLOCK_MONOTONIC) */
-static void wait_until_ms(struct delivery *d, pthread_cond_t *c, uint64_t ms)
-{
-	struct timespec ts = {.tv_sec = (time_t)(ms / 1000), .tv_nsec = (long)(ms % 1000) * 1000000};
-	pthread_cond_timedwait(c, &d->lock, &ts);
-}
-
 /* ---- the spool writer ---- */
+
+/*
+ * Test hook, documented as such (docs/configuration.md, "Test hooks"):
+ * while the file named by TRACERD_TEST_HOLD_SPOOL exists, the writer
+ * waits before writing a record, so that a test can kill tracerd,
+ * deterministically, after a job's close and before its summary is
+ * durable.  It creates NAME.reached when it waits.  tracerd's own
+ * environment, read once at start; unset in production.
+ */
+static void test_hold(struct delivery *d)
+{
+	char reached[4096 + 16];
+	int fd;
+
+	if (!d->hold_path || access(d->hold_path, F_OK) != 0)
+		return;
+	snprintf(reached, sizeof(reached), "%s.reached", d->hold_path);
+	fd = open(reached, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	while (access(d->hold_path, F_OK) == 0 && !d->stop_writer)
+		usleep(10000); /* a thread of its own: the loop goes on */
+}
+
+static void apply_reload(struct delivery *d);
 
 static void *writer_main(void *arg)
 {
@@ -90,8 +68,12 @@ static void *writer_main(void *arg)
 
 	pthread_mutex_lock(&d->lock);
 	for (;;) {
-		while (!d->head && !d->stop_writer)
+		while (!d->head && !d->stop_writer && !d->pending_cfg)
 			pthread_cond_wait(&d->wake, &d->lock);
+		if (d->pending_cfg && !d->stop_writer) {
+			apply_reload(d);
+			continue;
+		}
 		if (!d->head)
 			break;
 		cJSON *s = d->head->summary;
@@ -99,6 +81,7 @@ static void *writer_main(void *arg)
 
 		if (!text)
 			text = cJSON_PrintUnformatted(s);
+		test_hold(d);
 		int rc = text ? spool_write(d->spool, text, strlen(text), err, sizeof(err)) : -ENOMEM;
 		if (!text)
 			snprintf(err, sizeof(err), "out of memory rendering a summary");
@@ -117,6 +100,7 @@ static void *writer_main(void *arg)
 				d->tail = NULL;
 			d->queued--;
 			pthread_cond_broadcast(&d->wake); /* the sinks have work */
+			pthread_cond_broadcast(&d->finished); /* delivery_wait_spooled */
 			/* a large tree takes a while to free: not under the lock
 			 * the event loop's hand-over takes */
 			pthread_mutex_unlock(&d->lock);
@@ -142,132 +126,108 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-/* ---- one sink ---- */
-
-static unsigned jitter(struct sink_thread *t, unsigned ms)
-{
-	return ms / 2 + (unsigned)(rand_r(&t->seed) % (ms / 2 + 1));
-}
-
-/* Read and deliver one batch: 1 delivered, 0 nothing to do, -1 failed. */
-static int deliver_batch(struct sink_thread *t)
-{
-	struct delivery *d = t->d;
-	size_t max = t->lim.max_summaries;
-	uint64_t *seqs = malloc(max * sizeof(*seqs));
-	char **texts = calloc(max, sizeof(*texts));
-	size_t *lens = calloc(max, sizeof(*lens));
-	size_t n = 0, m = 0;
-	char err[512];
-	int rc = -1;
-
-	if (!seqs || !texts || !lens) {
-		snprintf(err, sizeof(err), "out of memory");
-		goto fail;
-	}
-	n = spool_pending(d->spool, t->index, seqs, max, t->lim.max_bytes);
-	if (n == 0) {
-		rc = 0;
-		goto out;
-	}
-	if (sink_probe(t->sink, d->cfg->http_timeout_ms, &d->abort, err, sizeof(err)) != 0)
-		goto fail;
-	/* the interval counts from the start of one delivery to the start of
-	 * the next: reading and converting a batch is part of the wait */
-	uint64_t started_ms = clock_mono_ms();
-	for (size_t i = 0; i < n; i++) {
-		/* gone (dropped by the cap) or corrupt (set aside): skipped */
-		if (spool_read(d->spool, seqs[i], &texts[m], &lens[m]) == 0)
-			m++;
-	}
-	if (sink_deliver(t->sink, texts, lens, m, d->cfg->http_timeout_ms, &d->abort, err,
-			 sizeof(err)) != 0)
-		goto fail;
-	spool_ack(d->spool, t->index, seqs[n - 1]);
-	pthread_mutex_lock(&d->lock);
-	t->st.delivered += m;
-	t->st.batches++;
-	t->st.last_success_ns = clock_real_ns();
-	if (t->backoff_ms)
-		log_info("sink %s: delivering again", sink_kind_name(t->st.kind));
-	t->backoff_ms = 0;
-	t->next_try_ms = started_ms + t->lim.min_interval_ms;
-	pthread_mutex_unlock(&d->lock);
-	rc = 1;
-	goto out;
-fail:
-	pthread_mutex_lock(&d->lock);
-	t->st.failures++;
-	t->st.last_failure_ns = clock_real_ns();
-	snprintf(t->st.last_error, sizeof(t->st.last_error), "%s", err);
-	t->backoff_ms = t->backoff_ms ? t->backoff_ms * 2 : TRACER_RETRY_MIN_MS;
-	if (t->backoff_ms > (unsigned)d->cfg->retry_max_ms)
-		t->backoff_ms = (unsigned)d->cfg->retry_max_ms;
-	unsigned wait = jitter(t, t->backoff_ms);
-	t->next_try_ms = clock_mono_ms() + wait;
-	pthread_mutex_unlock(&d->lock);
-	log_warn("sink %s: %zu summaries not delivered (retry in %u ms): %s",
-		 sink_kind_name(t->st.kind), n, wait, err);
-out:
-	for (size_t i = 0; texts && i < m; i++)
-		free(texts[i]);
-	free(seqs);
-	free(texts);
-	free(lens);
-	/* a large batch's memory goes back to the system: tracerd's size
-	 * must not depend on how much was spooled */
-	if (m > 100)
-		malloc_trim(0);
-	return rc;
-}
-
-static bool has_pending(struct sink_thread *t)
-{
-	uint64_t seq;
-	return spool_pending(t->d->spool, t->index, &seq, 1, SIZE_MAX) > 0;
-}
-
-static void *sink_main(void *arg)
-{
-	struct sink_thread *t = arg;
-	struct delivery *d = t->d;
-	bool last_try = false;
-
-	pthread_mutex_lock(&d->lock);
-	for (;;) {
-		if (d->stop_sinks) {
-			/* one last attempt for what the shutdown spooled */
-			if (last_try || t->backoff_ms)
-				break;
-			last_try = true;
-		} else {
-			uint64_t now = clock_mono_ms();
-			if (now < t->next_try_ms) {
-				wait_until_ms(d, &d->wake, t->next_try_ms);
-				continue;
-			}
-			pthread_mutex_unlock(&d->lock);
-			bool work = has_pending(t);
-			pthread_mutex_lock(&d->lock);
-			if (!work) {
-				if (!d->stop_sinks)
-					wait_until_ms(d, &d->wake, deadline_after(1000));
-				continue;
-			}
-		}
-		pthread_mutex_unlock(&d->lock);
-		int rc = deliver_batch(t);
-		pthread_mutex_lock(&d->lock);
-		if (d->stop_sinks && rc == 1)
-			last_try = false; /* more may be waiting: go on while time lasts */
-	}
-	t->done = true;
-	pthread_cond_broadcast(&d->finished);
-	pthread_mutex_unlock(&d->lock);
-	return NULL;
-}
-
 /* ---- life ---- */
+
+/* Start the sink threads (lock held; signals blocked by the caller). */
+static int start_sinks(struct delivery *d)
+{
+	for (int i = 0; i < d->nsinks; i++) {
+		if (pthread_create(&d->st[i].tid, NULL, delivery_sink_main, &d->st[i]) != 0) {
+			log_error("cannot start the delivery thread of sink %s",
+				  sink_kind_name(d->st[i].st.kind));
+			return -1;
+		}
+		d->st[i].started = true;
+	}
+	return 0;
+}
+
+static bool all_done(struct delivery *d, bool writer);
+
+/*
+ * A reload, on the writer thread (lock held): the new sinks are opened
+ * first (one that cannot be keeps the current ones), then the current
+ * sink threads are stopped, their transfers cut, and the new ones
+ * started on the same spool.  Summaries handed over meanwhile wait in
+ * the queue; the event loop never waits.
+ */
+static void apply_reload(struct delivery *d)
+{
+	struct tracer_config *ncfg = d->pending_cfg;
+	struct sink_thread prev[SINK_KINDS];
+	struct sink *ns[SINK_KINDS] = {NULL};
+	enum sink_kind kinds[SINK_KINDS];
+	char why[256];
+	int n, nprev = d->nsinks;
+
+	d->pending_cfg = NULL;
+	pthread_mutex_unlock(&d->lock);
+	n = sink_kinds(ncfg->sinks, kinds);
+	for (int i = 0; i < n; i++) {
+		ns[i] = sink_open(kinds[i], ncfg, why, sizeof(why));
+		if (!ns[i]) {
+			log_error("reload: sink %s: %s: the current sinks stay",
+				  sink_kind_name(kinds[i]), why);
+			for (int k = 0; k < i; k++)
+				sink_close(ns[k]);
+			free(ncfg);
+			pthread_mutex_lock(&d->lock);
+			return;
+		}
+	}
+	pthread_mutex_lock(&d->lock);
+	d->stop_sinks = true;
+	d->abort = 1;
+	pthread_cond_broadcast(&d->wake);
+	while (!all_done(d, false))
+		pthread_cond_wait(&d->finished, &d->lock);
+	memcpy(prev, d->st, sizeof(prev));
+	pthread_mutex_unlock(&d->lock);
+	for (int i = 0; i < nprev; i++) {
+		if (prev[i].started)
+			pthread_join(prev[i].tid, NULL);
+		sink_close(prev[i].sink);
+	}
+	spool_set_sinks(d->spool, ncfg->spool_max_bytes, kinds, n);
+	pthread_mutex_lock(&d->lock);
+	memset(d->st, 0, sizeof(d->st));
+	for (int i = 0; i < n; i++) {
+		struct sink_thread *t = &d->st[i];
+		t->d = d;
+		t->index = i;
+		t->sink = ns[i];
+		t->st.kind = kinds[i];
+		for (int k = 0; k < nprev; k++) /* its counters go on */
+			if (prev[k].st.kind == kinds[i])
+				t->st = prev[k].st;
+		t->seed = (unsigned)clock_mono_ns() + (unsigned)i;
+		sink_limits(kinds[i], &t->lim);
+	}
+	d->nsinks = n;
+	free(d->cfg);
+	d->cfg = ncfg;
+	d->stop_sinks = false;
+	d->abort = 0;
+	start_sinks(d); /* signals: this thread blocks them all */
+	log_info("reload: sinks %s (spool cap %u bytes)", ncfg->sinks, ncfg->spool_max_bytes);
+}
+
+void delivery_reload(struct delivery *d, const struct tracer_config *cfg)
+{
+	struct tracer_config *c = malloc(sizeof(*c));
+
+	if (!c) {
+		log_error("reload: out of memory: the sinks stay as they are");
+		return;
+	}
+	*c = *cfg;
+	snprintf(c->spool_dir, sizeof(c->spool_dir), "%s", d->spool_dir); /* not at run time */
+	pthread_mutex_lock(&d->lock);
+	free(d->pending_cfg); /* two reloads in a row: the last one counts */
+	d->pending_cfg = c;
+	pthread_cond_broadcast(&d->wake);
+	pthread_mutex_unlock(&d->lock);
+}
 
 struct delivery *delivery_start(const struct tracer_config *cfg, char *err, size_t errlen)
 {
@@ -279,7 +239,16 @@ struct delivery *delivery_start(const struct tracer_config *cfg, char *err, size
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	d->cfg = cfg;
+	d->cfg = malloc(sizeof(*d->cfg));
+	if (!d->cfg) {
+		free(d);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	*d->cfg = *cfg;
+	cfg = d->cfg;
+	snprintf(d->spool_dir, sizeof(d->spool_dir), "%s", cfg->spool_dir);
+	d->hold_path = getenv("TRACERD_TEST_HOLD_SPOOL");
 	pthread_mutex_init(&d->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -323,31 +292,32 @@ struct delivery *delivery_start(const struct tracer_config *cfg, char *err, size
 		goto fail;
 	}
 	d->writer_started = true;
-	for (int i = 0; i < d->nsinks; i++) {
-		if (pthread_create(&d->st[i].tid, NULL, sink_main, &d->st[i]) != 0) {
-			pthread_sigmask(SIG_SETMASK, &old, NULL);
-			snprintf(err, errlen, "cannot start a delivery thread");
-			delivery_stop(d, 0);
-			return NULL;
-		}
-		d->st[i].started = true;
-	}
+	pthread_mutex_lock(&d->lock);
+	int started = start_sinks(d);
+	pthread_mutex_unlock(&d->lock);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (started != 0) {
+		snprintf(err, errlen, "cannot start a delivery thread");
+		delivery_stop(d, 0);
+		return NULL;
+	}
 	return d;
 fail:
 	for (int i = 0; i < d->nsinks; i++)
 		sink_close(d->st[i].sink);
 	spool_close(d->spool);
+	free(d->cfg);
 	free(d);
 	return NULL;
 }
 
-void delivery_submit(struct delivery *d, cJSON *summary)
+uint64_t delivery_submit(struct delivery *d, cJSON *summary)
 {
 	struct qitem *it = malloc(sizeof(*it));
+	uint64_t seq;
 
 	pthread_mutex_lock(&d->lock);
-	d->submitted++;
+	seq = ++d->submitted;
 	if (!it || d->queued >= QUEUE_MAX) {
 		d->queue_dropped++;
 		pthread_mutex_unlock(&d->lock);
@@ -355,9 +325,10 @@ void delivery_submit(struct delivery *d, cJSON *summary)
 			  json_get_str(summary, "summary_id", "?"), (size_t)QUEUE_MAX);
 		free(it);
 		cJSON_Delete(summary);
-		return;
+		return 0;
 	}
 	it->summary = summary;
+	it->seq = seq;
 	it->next = NULL;
 	if (d->tail)
 		d->tail->next = it;
@@ -367,6 +338,52 @@ void delivery_submit(struct delivery *d, cJSON *summary)
 	d->queued++;
 	pthread_cond_broadcast(&d->wake);
 	pthread_mutex_unlock(&d->lock);
+	return seq;
+}
+
+uint64_t delivery_spooled(struct delivery *d)
+{
+	uint64_t seq;
+
+	pthread_mutex_lock(&d->lock);
+	/* an empty queue: everything submitted is through, drops included */
+	seq = d->head ? d->head->seq - 1 : d->submitted;
+	pthread_mutex_unlock(&d->lock);
+	return seq;
+}
+
+bool delivery_wait_spooled(struct delivery *d, uint64_t seq, unsigned timeout_ms)
+{
+	uint64_t deadline = deadline_after(timeout_ms);
+	bool done;
+
+	pthread_mutex_lock(&d->lock);
+	while (d->head && d->head->seq <= seq && !d->writer_done &&
+	       clock_mono_ms() < deadline)
+		wait_until_ms(d, &d->finished, deadline);
+	done = !d->head || d->head->seq > seq;
+	pthread_mutex_unlock(&d->lock);
+	return done;
+}
+
+bool delivery_has_summary(struct delivery *d, const char *summary_id)
+{
+	uint64_t seqs[256];
+	char needle[96];
+	size_t n = spool_newest(d->spool, seqs, 256);
+	bool found = false;
+
+	snprintf(needle, sizeof(needle), "\"summary_id\":\"%s\"", summary_id);
+	for (size_t i = 0; i < n && !found; i++) {
+		char *text;
+		size_t len;
+
+		if (spool_read(d->spool, seqs[i], &text, &len) == 0) {
+			found = strstr(text, needle) != NULL;
+			free(text);
+		}
+	}
+	return found;
 }
 
 static bool all_done(struct delivery *d, bool writer)
@@ -414,7 +431,7 @@ void delivery_stop(struct delivery *d, unsigned timeout_ms)
 		/* a thread stuck in a system call: it dies with the process;
 		 * its structures must outlive this function, so keep them */
 		log_warn("delivery threads still busy after %u ms: exiting without them; "
-			 "undelivered summaries stay in %s", timeout_ms, d->cfg->spool_dir);
+			 "undelivered summaries stay in %s", timeout_ms, d->spool_dir);
 		return;
 	}
 	if (d->writer_started)
@@ -439,6 +456,8 @@ void delivery_stop(struct delivery *d, unsigned timeout_ms)
 	pthread_cond_destroy(&d->wake);
 	pthread_cond_destroy(&d->finished);
 	pthread_mutex_destroy(&d->lock);
+	free(d->pending_cfg);
+	free(d->cfg);
 	free(d);
 }
 
@@ -459,44 +478,4 @@ void delivery_get_stats(struct delivery *d, struct delivery_stats *out)
 		out->sinks[i].pending = out->spool.pending[d->st[i].st.kind];
 	}
 	pthread_mutex_unlock(&d->lock);
-}
-
-cJSON *delivery_stats_json(const struct delivery_stats *st)
-{
-	cJSON *o = cJSON_CreateObject(), *sp, *arr;
-
-	if (!o)
-		return NULL;
-	json_add_u64(o, "submitted", st->submitted);
-	json_add_u64(o, "queued", st->queued);
-	json_add_u64(o, "queue_dropped", st->queue_dropped);
-	sp = cJSON_AddObjectToObject(o, "spool");
-	json_add_u64(sp, "records", st->spool.records);
-	json_add_u64(sp, "bytes", st->spool.bytes);
-	json_add_u64(sp, "written", st->spool.written);
-	json_add_u64(sp, "write_errors", st->spool.write_errors);
-	json_add_u64(sp, "disk_full", st->spool.disk_full);
-	json_add_u64(sp, "corrupt", st->spool.corrupt);
-	json_add_u64(sp, "dropped", st->spool.dropped);
-	arr = cJSON_AddArrayToObject(o, "sinks");
-	for (int i = 0; arr && i < st->nsinks; i++) {
-		const struct sink_stats *s = &st->sinks[i];
-		cJSON *e = cJSON_CreateObject();
-		if (!e)
-			break;
-		json_add_str(e, "sink", sink_kind_name(s->kind));
-		json_add_u64(e, "delivered", s->delivered);
-		json_add_u64(e, "batches", s->batches);
-		json_add_u64(e, "failures", s->failures);
-		json_add_u64(e, "dropped", s->dropped);
-		json_add_u64(e, "pending", s->pending);
-		if (s->last_success_ns)
-			json_add_time(e, "last_success", s->last_success_ns);
-		else
-			cJSON_AddNullToObject(e, "last_success");
-		if (s->last_error[0])
-			json_add_str(e, "last_error", s->last_error);
-		cJSON_AddItemToArray(arr, e);
-	}
-	return o;
 }

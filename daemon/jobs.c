@@ -26,6 +26,7 @@
 #include "summary.h"
 #include "usernames.h"
 #include "slurmlimit.h"
+#include "journal.h"
 
 /* In trace_all mode, everything not in a job goes to a "host" job whose
  * summary is written at this interval (and when tracerd stops). */
@@ -429,11 +430,12 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 				  .sample_interval_ms = js->cfg->sample_interval_ms};
 	cJSON *summary;
 
-	job_close(j, clock_real_ns());
+	job_close(j, oj->recovered ? oj->recovered_end_ns : clock_real_ns());
 	netpeers_apply(j);
 	usernames_fill(&j->id);
 	slurmlimit_fill(&j->id);
-	j->events_dropped = drop_count(js) - oj->drops_at_start;
+	if (!oj->recovered) /* else: from the journal */
+		j->events_dropped = drop_count(js) - oj->drops_at_start;
 	if (oj->job_stats) { /* its own losses, not the node's */
 		struct tracer_job_stats ks;
 		if (bpf_loader_job_stats(js->bpf, j->tag, &ks) == 0) {
@@ -449,8 +451,9 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 		note_analysis(js, j, summary);
 	if (!summary)
 		log_error("job %s: summary not written: out of memory", j->uid);
-	else if (js->delivery) /* to the spool writer: no disk, no network here */
-		delivery_submit(js->delivery, summary);
+	else if (js->delivery) /* to the spool writer: no disk, no network here;
+				* journaled until the spool has it */
+		journal_submit(js, oj, summary);
 	else
 		cJSON_Delete(summary);
 	log_info("job %s closed (%s): %llu processes, %zu tools", j->uid, oj->close_why,

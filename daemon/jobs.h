@@ -45,6 +45,11 @@ struct open_job {
 	size_t rss_bucket;         /* RSS sampling cursor in the live table */
 	bool job_stats;            /* has an entry in the kernel's job_stats */
 	bool resume_closing;       /* it was closing when tracerd stopped */
+	/* journal.c: a closed job whose summary a crash lost before the
+	 * spool had it, finished again from the journal */
+	bool recovered;
+	uint64_t recovered_end_ns;
+	char summary_id[40];       /* the lost summary's id, kept */
 };
 
 #define RECENT_JOBS 32
@@ -84,6 +89,9 @@ struct jobs {
 	const char *journal_path;
 	uint64_t journal_at_ns;
 	bool journal_dirty, journal_warned;
+	/* closed jobs kept in the journal until their summary is spooled */
+	struct journal_done *done;
+	size_t ndone, done_cap;
 	struct history history;         /* earlier runs per task name (analysis) */
 };
 

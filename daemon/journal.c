@@ -3,7 +3,10 @@
  * tracerd needs to resume them.  One JSON object, rewritten whole (a
  * temporary file renamed over the old one, so a reader sees the old or
  * the new journal, never a torn one) when a job opens or closes and once a
- * second.  No fsync: the journal must survive tracerd, not the machine;
+ * second.  A closed job stays in it ("finished") until the spool has
+ * its summary: a crash between the close and the spool's fsync would
+ * lose the summary otherwise; the next tracerd finishes such a job again
+ * from the journal, with the same summary_id.  No fsync: the journal must survive tracerd, not the machine;
  * after a reboot the jobs' processes and the pinned maps are gone too.
  *
  * 64-bit numbers are written as strings: a JSON number holds 53 bits.
@@ -25,6 +28,11 @@
 #define JOURNAL_SCHEMA "tracer.journal/1"
 #define JOURNAL_MAX_BYTES (64u << 20)
 #define JOURNAL_PERIOD_NS 1000000000ull
+
+struct journal_done {
+	cJSON *entry;  /* job_json() at the close, with summary_id and end_ns */
+	uint64_t seq;  /* delivery_submit()'s number */
+};
 
 /* struct proc_totals is only uint64_t: written as one array */
 #define NTOTALS (sizeof(struct proc_totals) / sizeof(uint64_t))
@@ -123,6 +131,9 @@ int journal_write(struct jobs *js)
 	for (size_t i = 0; arr && i < js->nopen; i++)
 		if (js->open[i] != js->host_job && strcmp(js->open[i]->job->id.scheduler, "host"))
 			cJSON_AddItemToArray(arr, job_json(js->open[i]));
+	arr = cJSON_AddArrayToObject(o, "finished");
+	for (size_t i = 0; arr && i < js->ndone; i++)
+		cJSON_AddItemReferenceToArray(arr, js->done[i].entry);
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	if (!text)
@@ -146,8 +157,11 @@ int journal_write(struct jobs *js)
 	return rc;
 }
 
+static void prune_done(struct jobs *js);
+
 void journal_tick(struct jobs *js)
 {
+	prune_done(js);
 	if (js->journal_dirty || clock_mono_ns() - js->journal_at_ns >= JOURNAL_PERIOD_NS)
 		journal_write(js);
 }
@@ -186,8 +200,8 @@ static void adopt_proc(void *ctx, pid_t pid, const struct tracer_proc *kp)
 		oj->job->procs_total--;
 }
 
-static struct open_job *adopt_job(struct jobs *js, const cJSON *e, uint64_t down_ns,
-				  bool maps)
+/* A job of the journal, re-opened with what the journal kept of it. */
+static struct open_job *job_from_json(struct jobs *js, const cJSON *e)
 {
 	struct tracer_identity id;
 	char err[256];
@@ -232,6 +246,18 @@ static struct open_job *adopt_job(struct jobs *js, const cJSON *e, uint64_t down
 			j->gap_end_ns[j->ngaps++] = v[1];
 		}
 	}
+	return oj;
+}
+
+static struct open_job *adopt_job(struct jobs *js, const cJSON *e, uint64_t down_ns,
+				  bool maps)
+{
+	struct open_job *oj = job_from_json(js, e);
+	struct job *j;
+
+	if (!oj)
+		return NULL;
+	j = oj->job;
 	/* the interval no tracerd followed it: from the last journal on */
 	if (j->ngaps < JOB_MAX_GAPS) {
 		j->gap_start_ns[j->ngaps] = down_ns;
@@ -247,6 +273,109 @@ static struct open_job *adopt_job(struct jobs *js, const cJSON *e, uint64_t down
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "closing")))
 		oj->resume_closing = true;
 	return oj;
+}
+
+/* ---- closed jobs, kept until their summary is spooled ---- */
+
+void journal_submit(struct jobs *js, struct open_job *oj, cJSON *summary)
+{
+	const struct job *j = oj->job;
+	cJSON *e = NULL;
+	uint64_t seq;
+
+	if (oj->recovered && oj->summary_id[0]) {
+		/* the same id as the lost one: a copy that did reach a sink
+		 * after all is a harmless duplicate */
+		cJSON_ReplaceItemInObjectCaseSensitive(summary, "summary_id",
+						       cJSON_CreateString(oj->summary_id));
+		cJSON_ReplaceItemInObjectCaseSensitive(summary, "incomplete", cJSON_CreateTrue());
+		cJSON_AddTrueToObject(summary, "recovered");
+	}
+	if (js->journal_path && oj != js->host_job && strcmp(j->id.scheduler, "host") &&
+	    (e = job_json(oj))) {
+		json_add_str(e, "summary_id", json_get_str(summary, "summary_id", ""));
+		add_u64s(e, "end_ns", j->end_ns);
+		add_u64s(e, "events_dropped", j->events_dropped);
+		add_u64s(e, "procs_over_cap", j->procs_over_cap);
+	}
+	seq = delivery_submit(js->delivery, summary); /* summary is not ours now */
+	if (!e)
+		return;
+	if (seq && js->ndone == js->done_cap) {
+		size_t cap = js->done_cap ? js->done_cap * 2 : 16;
+		struct journal_done *d = realloc(js->done, cap * sizeof(*d));
+		if (d) {
+			js->done = d;
+			js->done_cap = cap;
+		}
+	}
+	if (!seq || js->ndone == js->done_cap) { /* dropped (logged), or no memory */
+		cJSON_Delete(e);
+		return;
+	}
+	js->done[js->ndone++] = (struct journal_done){e, seq};
+	js->journal_dirty = true;
+}
+
+/* Forget the closed jobs whose summaries the spool has now. */
+static void prune_done(struct jobs *js)
+{
+	uint64_t upto;
+	size_t k = 0;
+
+	if (!js->ndone)
+		return;
+	upto = delivery_spooled(js->delivery);
+	while (k < js->ndone && js->done[k].seq <= upto)
+		cJSON_Delete(js->done[k++].entry);
+	if (!k)
+		return;
+	memmove(js->done, js->done + k, (js->ndone - k) * sizeof(*js->done));
+	js->ndone -= k;
+	js->journal_dirty = true;
+}
+
+void journal_settle(struct jobs *js, unsigned timeout_ms)
+{
+	if (js->ndone && !delivery_wait_spooled(js->delivery, js->done[js->ndone - 1].seq,
+						timeout_ms))
+		log_warn("journal: %zu closed jobs not spooled in time: kept for the next start",
+			 js->ndone);
+	prune_done(js);
+	journal_write(js);
+}
+
+void journal_free(struct jobs *js)
+{
+	for (size_t k = 0; k < js->ndone; k++)
+		cJSON_Delete(js->done[k].entry);
+	free(js->done);
+	js->done = NULL;
+	js->ndone = js->done_cap = 0;
+}
+
+/* A closed job whose summary the spool never got: finished again from
+ * what the journal kept at its close.  0 done or not needed, -1 failed. */
+static int refinish_job(struct jobs *js, const cJSON *e)
+{
+	const char *sid = json_get_str(e, "summary_id", "");
+	struct open_job *oj;
+
+	if (js->delivery && sid[0] && delivery_has_summary(js->delivery, sid))
+		return 0; /* spooled after the journal's last write */
+	oj = job_from_json(js, e);
+	if (!oj)
+		return -1;
+	oj->recovered = true;
+	oj->recovered_end_ns = get_u64s(e, "end_ns");
+	snprintf(oj->summary_id, sizeof(oj->summary_id), "%s", sid);
+	oj->job->events_dropped = get_u64s(e, "events_dropped");
+	oj->job->procs_over_cap = get_u64s(e, "procs_over_cap");
+	oj->close_why = "closed before a crash; summary rebuilt from the journal";
+	log_warn("job %s: its summary was not spooled before tracerd stopped: "
+		 "rebuilt from the journal (totals kept, process detail lost)", oj->job->uid);
+	jobs_finish(js, oj);
+	return 0;
 }
 
 int journal_resume(struct jobs *js, bool maps)
@@ -284,6 +413,8 @@ int journal_resume(struct jobs *js, bool maps)
 	down_ns = get_u64s(o, "written_ns");
 	if (get_u64s(o, "next_tag") > js->next_tag)
 		js->next_tag = get_u64s(o, "next_tag");
+	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(o, "finished"))
+		refinish_job(js, e);
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(o, "jobs"))
 		if (adopt_job(js, e, down_ns, maps))
 			n++;

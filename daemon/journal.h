@@ -2,7 +2,7 @@
  * journal.h - tracerd's journal of open jobs, in the state directory:
  * written while it runs, read by the next tracerd to resume the jobs
  * (their live processes come from the process table, pinned in bpffs).
- * Only open jobs: finished summaries are the sinks' business.
+ * Open jobs, and closed jobs until the spool has their summaries.
  */
 #ifndef TRACERD_JOURNAL_H
 #define TRACERD_JOURNAL_H
@@ -22,5 +22,16 @@ void journal_tick(struct jobs *js);
  * the journal's last write to now.  Returns the number of jobs resumed.
  */
 int journal_resume(struct jobs *js, bool maps);
+
+/*
+ * Hand a closed job's summary to delivery (jobs_finish): the job stays in
+ * the journal until the spool has it.  A job rebuilt from the journal
+ * (oj->recovered) keeps its summary_id and is marked incomplete.
+ */
+void journal_submit(struct jobs *js, struct open_job *oj, cJSON *summary);
+/* Shutdown: wait (timeout_ms at most) for the spool to have the closed
+ * jobs' summaries, then write the journal. */
+void journal_settle(struct jobs *js, unsigned timeout_ms);
+void journal_free(struct jobs *js);
 
 #endif

@@ -3,9 +3,13 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "log.h"
 #include "procfs.h"
 
 #ifndef SO_PEERPIDFD
@@ -14,6 +18,26 @@
 #ifndef SYS_pidfd_send_signal
 #define SYS_pidfd_send_signal 424
 #endif
+
+/*
+ * TRACERD_TEST_NO_PEERPIDFD=1 in tracerd's environment (tests only,
+ * tracerd(8)): do as on a kernel before 6.5, so that the owner and
+ * start-time check is tested on kernels that have SO_PEERPIDFD.
+ */
+static bool pidfd_off(void)
+{
+	static int off = -1;
+
+	if (off < 0) {
+		const char *v = getenv("TRACERD_TEST_NO_PEERPIDFD");
+
+		off = v && !strcmp(v, "1");
+		if (off)
+			log_warn("TRACERD_TEST_NO_PEERPIDFD=1: peers checked by owner and "
+				 "start time, not SO_PEERPIDFD (a test setting)");
+	}
+	return off;
+}
 
 /* The pid's owner and start time, from /proc. */
 static int pid_facts(pid_t pid, uid_t *uid, uint64_t *start)
@@ -37,7 +61,8 @@ int peer_proof_take(int fd, const struct ucred *peer, struct peer_proof *pp)
 
 	pp->pidfd = -1;
 	pp->start_ticks = 0;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pp->pidfd, &len) != 0)
+	if (pidfd_off() ||
+	    getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &pp->pidfd, &len) != 0)
 		pp->pidfd = -1; /* ENOPROTOOPT before 6.5 */
 	if (pp->pidfd >= 0)
 		return peer_proof_holds(peer, pp) ? 0 : -1;

@@ -41,6 +41,7 @@ struct conn {
 	struct conn *next;
 	uint64_t ticket;  /* names the request for an answer given later */
 	bool deferred;    /* the handler answers later (server_answer) */
+	bool handed;      /* the handler took the connection (server_take) */
 };
 
 struct server {
@@ -66,7 +67,12 @@ static int make_socket_dir(const char *path)
 	if (!slash || slash == dir)
 		return 0;
 	*slash = '\0';
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+	/* every user connects through it, whatever tracerd's umask */
+	mode_t old_mask = umask(022);
+	int rc = mkdir(dir, 0755);
+
+	umask(old_mask);
+	if (rc != 0 && errno != EEXIST)
 		return -1;
 	return 0;
 }
@@ -242,6 +248,7 @@ void server_accept(struct server *s)
 		c->fd = fd;
 		c->ticket = ++s->next_ticket;
 		c->deferred = false; /* after buf: not cleared above */
+		c->handed = false;
 		c->opened_ns = clock_mono_ns();
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->peer, &len) != 0) {
 			log_warn("SO_PEERCRED: %s", strerror(errno));
@@ -317,6 +324,11 @@ void server_conn_ready(struct server *s, struct watch *w, uint32_t events)
 			s->current = c;
 			char *reply = s->fn(s->ctx, c->buf, (size_t)(nl - c->buf), &c->peer);
 			s->current = NULL;
+			if (c->handed) { /* answered by whoever took it */
+				free(reply);
+				conn_close(s, c);
+				return;
+			}
 			if (c->deferred) {
 				struct epoll_event ev = {.events = 0, .data.ptr = &c->w};
 				/* only a hang-up wakes us now (reported whatever we ask) */
@@ -376,6 +388,18 @@ void server_answer(struct server *s, uint64_t ticket, char *reply)
 		}
 	}
 	free(reply); /* the client gave up meanwhile */
+}
+
+int server_take(struct server *s)
+{
+	int fd;
+
+	if (!s->current)
+		return -1;
+	fd = fcntl(s->current->fd, F_DUPFD_CLOEXEC, 0);
+	if (fd >= 0)
+		s->current->handed = true;
+	return fd;
 }
 
 void server_count_bad(struct server *s)

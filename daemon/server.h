@@ -46,6 +46,10 @@ void server_expire(struct server *s);
 uint64_t server_ticket(const struct server *s);
 void server_defer(struct server *s);
 void server_answer(struct server *s, uint64_t ticket, char *reply);
+/* During the handler: the request's connection as a new fd that the
+ * caller owns and answers on (the server forgets it and drops the
+ * handler's return value); -1 on failure. */
+int server_take(struct server *s);
 /* count a request the handler rejected */
 void server_count_bad(struct server *s);
 const struct server_stats *server_get_stats(const struct server *s);

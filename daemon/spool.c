@@ -172,6 +172,30 @@ static void load_positions(struct spool *sp)
 	}
 }
 
+void spool_set_sinks(struct spool *sp, uint64_t max_bytes, const enum sink_kind *sinks,
+		     int nsinks)
+{
+	uint64_t pos[SINK_KINDS];
+
+	pthread_mutex_lock(&sp->lock);
+	for (int i = 0; i < nsinks; i++) {
+		pos[i] = UINT64_MAX; /* not configured before: from its file */
+		for (int k = 0; k < sp->nsinks; k++)
+			if (sp->sinks[k] == sinks[i])
+				pos[i] = sp->pos[k];
+	}
+	sp->max_bytes = max_bytes;
+	sp->nsinks = nsinks;
+	memcpy(sp->sinks, sinks, (size_t)nsinks * sizeof(*sinks));
+	load_positions(sp);
+	for (int i = 0; i < nsinks; i++)
+		if (pos[i] != UINT64_MAX)
+			sp->pos[i] = pos[i];
+	pthread_mutex_unlock(&sp->lock);
+	/* a sink removed may have been the only one lacking some records */
+	spool_ack(sp, -1, 0);
+}
+
 struct spool *spool_open(const char *dir, uint64_t max_bytes, const enum sink_kind *sinks,
 			 int nsinks, char *err, size_t errlen)
 {
@@ -340,6 +364,17 @@ size_t spool_pending(struct spool *sp, int i, uint64_t *seqs, size_t max_n, size
 	return n;
 }
 
+size_t spool_newest(struct spool *sp, uint64_t *seqs, size_t max_n)
+{
+	size_t n = 0;
+
+	pthread_mutex_lock(&sp->lock);
+	for (size_t k = sp->n; k > sp->head && n < max_n; k--)
+		seqs[n++] = sp->recs[k - 1].seq;
+	pthread_mutex_unlock(&sp->lock);
+	return n;
+}
+
 static int check_record(const char *data, size_t size, size_t *off, size_t *len)
 {
 	unsigned long crc;
@@ -377,6 +412,7 @@ int spool_read(struct spool *sp, uint64_t seq, char **text, size_t *len)
 	}
 	ssize_t got = read(fd, data, (size_t)st.st_size + 1);
 	close(fd);
+	data[got > 0 ? got : 0] = '\0'; /* the header's sscanf stops here */
 	if (got != st.st_size || check_record(data, (size_t)got, &off, &l) != 0) {
 		free(data);
 		snprintf(bad, sizeof(bad), "%s.corrupt", path);

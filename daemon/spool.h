@@ -32,6 +32,11 @@ struct spool_stats {
 struct spool *spool_open(const char *dir, uint64_t max_bytes, const enum sink_kind *sinks,
 			 int nsinks, char *err, size_t errlen);
 void spool_close(struct spool *sp);
+/* Another set of sinks and cap (a reload; no sink thread running): a
+ * sink kept keeps its position, a new one reads its position file (none:
+ * it gets everything spooled). */
+void spool_set_sinks(struct spool *sp, uint64_t max_bytes, const enum sink_kind *sinks,
+		     int nsinks);
 
 /* Write one record durably (tmp, fsync, rename, fsync dir); then drop
  * the oldest records past the cap.  0, or -errno with err. */
@@ -40,6 +45,9 @@ int spool_write(struct spool *sp, const char *text, size_t len, char *err, size_
 /* Up to max_n records (max_bytes together, at least one) after sink i's
  * position, oldest first: their sequence numbers.  Returns the count. */
 size_t spool_pending(struct spool *sp, int i, uint64_t *seqs, size_t max_n, size_t max_bytes);
+
+/* Up to max_n of the newest records, newest first: their sequence numbers. */
+size_t spool_newest(struct spool *sp, uint64_t *seqs, size_t max_n);
 
 /* The text of a record, checked (malloc'd, NUL-terminated, one spare
  * byte).  0; -ENOENT when gone (dropped); -EBADMSG when corrupt (then

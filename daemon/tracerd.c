@@ -2,25 +2,24 @@
  * tracerd.c - the node daemon: load the BPF programs, serve the
  * registration socket, apply kernel events to jobs, sample live
  * processes, write summaries.  Runs in the foreground (systemd, or a
- * test's background job) until SIGTERM or SIGINT.
+ * test's background job) until SIGTERM or SIGINT; SIGHUP reloads the
+ * configuration (daemonconf.c).
  *
  * One thread, one epoll loop: ring buffer, socket, signalfd, timerfd.
  */
 #include <errno.h>
-#include <getopt.h>
-#include <libgen.h>
-#include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/stat.h>
-#include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <unistd.h>
 
 #include "admission.h"
+#include "daemonconf.h"
+#include "archive.h"
+#include "caps.h"
 #include "notify.h"
 #include "privacy.h"
 #include "bpf_loader.h"
@@ -54,6 +53,7 @@
 #define RSS_READS_PER_SAMPLE 512
 
 struct tracerd {
+	struct daemonconf conf;
 	struct tracer_config cfg;
 	struct host_info host;
 	struct rules *rules;
@@ -71,99 +71,8 @@ struct tracerd {
 	struct metrics_http *metrics; /* NULL: metrics_listen off */
 	uint64_t started_real_s;
 	struct idle_host idle;        /* node-level idle_host (idlehost.h) */
+	struct archive *archive; /* users' questions about finished jobs */
 };
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-		"usage: tracerd [-c CONFIG] [-o KEY=VALUE]... [-v]\n"
-		"  Node daemon of tracer: records every process of registered jobs.\n"
-		"  -c, --config FILE   configuration (default " TRACER_DEFAULT_CONFIG ")\n"
-		"  -o, --set KEY=VAL   override one configuration key (see tracer.conf(5))\n"
-		"  -v, --verbose       debug messages\n"
-		"  -h, --help          this help\n"
-		"      --version       print the version\n");
-}
-
-static void config_warn(const char *msg)
-{
-	log_warn("config: %s", msg);
-}
-
-static int parse_args(struct tracerd *d, int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{"config", required_argument, NULL, 'c'},
-		{"set", required_argument, NULL, 'o'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{NULL, 0, NULL, 0},
-	};
-	const char *config_path = TRACER_DEFAULT_CONFIG;
-	bool config_given = false;
-	char *overrides[64];
-	int noverrides = 0, c;
-	bool verbose = false;
-
-	opterr = 0; /* one line of our own below */
-	while ((c = getopt_long(argc, argv, ":c:o:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			config_path = optarg;
-			config_given = true;
-			break;
-		case 'o':
-			if (noverrides == 64) {
-				log_error("too many -o options");
-				return -1;
-			}
-			overrides[noverrides++] = optarg;
-			break;
-		case 'v':
-			log_set_level(LOG_DEBUG);
-			verbose = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case 'V':
-			printf("tracerd %s\n", TRACER_VERSION);
-			exit(0);
-		case ':':
-			fprintf(stderr, "tracerd: option %s needs a value\n", argv[optind - 1]);
-			return -1;
-		default:
-			if (optopt && argv[optind - 1][1] != '-')
-				fprintf(stderr, "tracerd: unknown option -%c (see tracerd --help)\n",
-					optopt);
-			else
-				fprintf(stderr, "tracerd: unknown option %.*s (see tracerd --help)\n",
-					(int)strcspn(argv[optind - 1], "="), argv[optind - 1]);
-			return -1;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "tracerd: unexpected argument \"%s\" (see tracerd --help)\n",
-			argv[optind]);
-		return -1;
-	}
-	config_defaults(&d->cfg);
-	if (config_load(&d->cfg, config_path, !config_given, config_warn) != 0 && config_given)
-		return -1;
-	for (int i = 0; i < noverrides; i++) {
-		char err[256];
-
-		if (config_set_pair(&d->cfg, overrides[i], err, sizeof(err)) != 0) {
-			log_error("-o %s", err);
-			return -1;
-		}
-	}
-	int lvl = log_parse_level(d->cfg.log_level);
-	if (lvl >= 0 && !verbose)
-		log_set_level((enum log_level)lvl);
-	return 0;
-}
 
 static char *status_reply(struct tracerd *d, const struct ucred *peer)
 {
@@ -216,6 +125,7 @@ static char *status_reply(struct tracerd *d, const struct ucred *peer)
 	delivery_get_stats(d->delivery, &ds);
 	cJSON_AddItemToObject(st, "delivery", delivery_stats_json(&ds));
 	cJSON_AddItemToObject(st, "jobs", jobs_status_json(&d->jobs));
+	cJSON_AddItemToObject(st, "archive_requests", archive_stats_json(d->archive));
 	if (!privacy_sees_all(&d->privacy, peer))
 		privacy_filter_jobs(cJSON_GetObjectItem(st, "jobs"), peer->uid);
 	{
@@ -277,6 +187,11 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 	case PROTO_OP_STATUS:
 		reply = status_reply(d, peer);
 		break;
+	case PROTO_OP_SUMMARIES:
+	case PROTO_OP_SUMMARY: /* answered off the loop */
+		reply = archive_submit(d->archive, d->server, peer,
+				       privacy_sees_all(&d->privacy, peer), req);
+		break;
 	default:
 		server_count_bad(d->server);
 		reply = proto_error_reply("unknown op");
@@ -301,29 +216,6 @@ static int epoll_add(int epfd, int fd, struct watch *w)
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
 }
 
-static int setup_signals(struct tracerd *d)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGHUP);
-	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0) {
-		log_error("sigprocmask: %s", strerror(errno));
-		return -1;
-	}
-	/* A registrant that hangs up must not kill us. */
-	signal(SIGPIPE, SIG_IGN);
-	d->sigfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (d->sigfd < 0) {
-		log_error("signalfd: %s", strerror(errno));
-		return -1;
-	}
-	d->signal_w.kind = WATCH_SIGNAL;
-	return epoll_add(d->epfd, d->sigfd, &d->signal_w);
-}
-
 static int setup_timer(struct tracerd *d)
 {
 	struct itimerspec its = {
@@ -342,20 +234,6 @@ static int setup_timer(struct tracerd *d)
 	}
 	d->timer_w.kind = WATCH_TIMER;
 	return epoll_add(d->epfd, d->timerfd, &d->timer_w);
-}
-
-static void on_signal(struct tracerd *d)
-{
-	struct signalfd_siginfo si;
-
-	while (read(d->sigfd, &si, sizeof(si)) == sizeof(si)) {
-		if (si.ssi_signo == SIGHUP) {
-			log_info("SIGHUP: nothing to reload yet; restart to apply configuration");
-			continue;
-		}
-		log_info("signal %u: shutting down", si.ssi_signo);
-		d->stop = true;
-	}
 }
 
 /* The live `stalled` flag: logged when it is raised and when it ends. */
@@ -430,38 +308,6 @@ static void on_timer(struct tracerd *d)
 	journal_tick(&d->jobs);
 }
 
-/*
- * The journal of open jobs: state_dir/journal-<pin_dir's name>.json, so
- * that tracerds with their own pin_dir (tests) never share one.  NULL
- * when it cannot be (no resume, no state_dir, mkdir failed).
- */
-static const char *journal_path(const struct tracer_config *cfg)
-{
-	static char path[PATH_MAX];
-	char dir[PATH_MAX], pins[PATH_MAX];
-
-	if (!cfg->resume || !cfg->state_dir[0] || !cfg->pin_dir[0])
-		return NULL;
-	snprintf(dir, sizeof(dir), "%s", cfg->state_dir);
-	for (char *p = dir + 1; *p; p++) { /* mkdir -p, 0700 */
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(dir, 0700);
-		*p = '/';
-	}
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		log_warn("state_dir %s: %s: open jobs will not survive a restart", dir,
-			 strerror(errno));
-		return NULL;
-	}
-	snprintf(pins, sizeof(pins), "%s", cfg->pin_dir);
-	if (snprintf(path, sizeof(path), "%s/journal-%s.json", dir, basename(pins)) >=
-	    (int)sizeof(path))
-		return NULL;
-	return path;
-}
-
 static int run_loop(struct tracerd *d)
 {
 	struct epoll_event evs[64];
@@ -487,9 +333,15 @@ static int run_loop(struct tracerd *d)
 			case WATCH_CONN:
 				server_conn_ready(d->server, w, evs[i].events);
 				break;
-			case WATCH_SIGNAL:
-				on_signal(d);
+			case WATCH_SIGNAL: {
+				int what = signals_read(d->sigfd);
+				if (what & SIGNALS_RELOAD) /* no waiting: sinks restart off the loop */
+					daemonconf_reload(&d->conf, &d->cfg, &d->rules, &d->jobs,
+							  d->delivery);
+				if (what & SIGNALS_STOP)
+					d->stop = true;
 				break;
+			}
 			case WATCH_TIMER:
 				on_timer(d);
 				break;
@@ -518,9 +370,14 @@ int main(int argc, char **argv)
 	int rc = 1;
 
 	log_set_prefix("tracerd");
+	/* what tracerd writes (spool, journal, state) is not for other
+	 * users: the socket and its directory set their modes themselves */
+	umask(027);
 	d.epfd = d.sigfd = d.timerfd = -1;
-	if (parse_args(&d, argc, argv) != 0)
-		return 2;
+	rc = daemonconf_args(&d.conf, &d.cfg, argc, argv);
+	if (rc >= 0) /* --help, --version, --check-config, a usage error */
+		return rc;
+	rc = 1;
 	d.started_mono_ns = clock_mono_ns();
 	host_info_read(&d.host);
 	idle_host_init(&d.idle);
@@ -541,7 +398,8 @@ int main(int argc, char **argv)
 		log_error("epoll_create1: %s", strerror(errno));
 		goto cleanup;
 	}
-	if (setup_signals(&d) != 0 || setup_timer(&d) != 0)
+	d.sigfd = signals_open(d.epfd, &d.signal_w);
+	if (d.sigfd < 0 || setup_timer(&d) != 0)
 		goto cleanup;
 	struct bpf_loader_opts bo = {
 		.trace_all = d.cfg.trace_all,
@@ -565,9 +423,14 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		goto cleanup;
 	}
+	d.archive = archive_start(&d.cfg, err, sizeof(err));
+	if (!d.archive) {
+		log_error("%s", err);
+		goto cleanup;
+	}
 	d.jobs.answer = answer_request;
 	d.jobs.answer_ctx = &d;
-	d.jobs.journal_path = journal_path(&d.cfg);
+	d.jobs.journal_path = daemonconf_journal_path(&d.cfg);
 	/* before the first record is read: records of the time we were
 	 * down are in the kept ring buffer, tagged with their jobs' keys */
 	journal_resume(&d.jobs, bpf_loader_resumed(d.bpf));
@@ -581,6 +444,10 @@ int main(int argc, char **argv)
 		log_error("socket: %s", err);
 		goto cleanup;
 	}
+	/* programs attached, socket bound: the loop (and the metrics
+	 * thread started below) keep only what they need from here */
+	if (caps_drop_for_loop(err, sizeof(err)) != 0)
+		log_warn("capabilities kept: %s", err);
 	if (d.cfg.metrics_listen[0]) {
 		d.metrics = metrics_http_open(d.cfg.metrics_listen, err, sizeof(err));
 		if (!d.metrics) {
@@ -602,7 +469,8 @@ int main(int argc, char **argv)
 		/* a restart resumes the open jobs: the programs go on
 		 * following them meanwhile; only the host job ends here */
 		jobs_close_host(&d.jobs, "tracerd stopping");
-		journal_write(&d.jobs);
+		/* closed jobs stay journaled until the spool has them */
+		journal_settle(&d.jobs, TRACER_SHUTDOWN_DELIVERY_MS / 2);
 		log_info("%zu open jobs kept for the next start (%s)", d.jobs.nopen,
 			 d.jobs.journal_path);
 	} else {
@@ -612,6 +480,8 @@ int main(int argc, char **argv)
 cleanup:
 	metrics_http_close(d.metrics);
 	server_close(d.server);
+	journal_free(&d.jobs);
+	archive_stop(d.archive);
 	jobs_fini(&d.jobs);
 	bpf_loader_close(d.bpf);
 	/* bounded: what the sinks do not take in time stays spooled */

@@ -4,6 +4,7 @@
  * look-up can take seconds: a thread of its own does them, and the loop
  * only reads a small cache.
  */
+#include "caps.h"
 #include "usernames.h"
 
 #include <pthread.h>
@@ -57,6 +58,13 @@ static struct entry *slot(void)
 static void *resolver(void *arg)
 {
 	(void)arg;
+	{
+		char err[128];
+
+		/* user look-ups (NSS, maybe LDAP) need no capability */
+		if (caps_drop_all(err, sizeof(err)) != 0)
+			log_warn("user name resolver: capabilities kept: %s", err);
+	}
 	pthread_mutex_lock(&lock);
 	while (!stopping) {
 		struct entry *e = NULL;

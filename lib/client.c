@@ -372,3 +372,125 @@ int tracer_end(const char *socket_path, int timeout_ms, const char *job_uid,
 			      proto_job_request("end", job_uid, wait_status),
 			      err, errlen);
 }
+
+/* ---- streamed replies (archive queries) ---- */
+
+struct linebuf {
+	char *buf;
+	size_t len, cap, start; /* bytes held; the next line starts at start */
+};
+
+/* The next '\n'-terminated line (NUL-terminated in place), or NULL with
+ * a reason in err. */
+static char *stream_line(int fd, struct linebuf *lb, int64_t deadline, char *err, size_t errlen)
+{
+	for (;;) {
+		char *nl = lb->len > lb->start
+				   ? memchr(lb->buf + lb->start, '\n', lb->len - lb->start)
+				   : NULL;
+		ssize_t n;
+
+		if (nl) {
+			char *line = lb->buf + lb->start;
+			*nl = '\0';
+			lb->start = (size_t)(nl - lb->buf) + 1;
+			return line;
+		}
+		if (lb->start > 0) { /* keep the partial line at the front */
+			memmove(lb->buf, lb->buf + lb->start, lb->len - lb->start);
+			lb->len -= lb->start;
+			lb->start = 0;
+		}
+		if (lb->len == lb->cap) {
+			size_t cap = lb->cap ? lb->cap * 2 : 65536;
+			char *b;
+
+			if (lb->cap >= PROTO_STREAM_LINE_MAX + 1) {
+				fail_msg(err, errlen, "reply line longer than %d bytes",
+					 PROTO_STREAM_LINE_MAX);
+				return NULL;
+			}
+			if (cap > PROTO_STREAM_LINE_MAX + 1)
+				cap = PROTO_STREAM_LINE_MAX + 1;
+			if (!(b = realloc(lb->buf, cap))) {
+				fail_msg(err, errlen, "out of memory");
+				return NULL;
+			}
+			lb->buf = b;
+			lb->cap = cap;
+		}
+		n = recv(fd, lb->buf + lb->len, lb->cap - lb->len, 0);
+		if (n > 0) {
+			lb->len += (size_t)n;
+			continue;
+		}
+		if (n == 0) {
+			fail_msg(err, errlen, "connection closed in the middle of the reply");
+			return NULL;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			fail_msg(err, errlen, "recv: %s", strerror(errno));
+			return NULL;
+		}
+		int r = wait_fd(fd, POLLIN, deadline);
+		if (r <= 0) {
+			fail_msg(err, errlen, "waiting for the reply: %s",
+				 r == 0 ? "timed out" : strerror(errno));
+			return NULL;
+		}
+	}
+}
+
+int tracer_request_stream(const char *socket_path, int timeout_ms, const cJSON *req,
+			  tracer_line_fn fn, void *ctx, cJSON **last, char *err,
+			  size_t errlen)
+{
+	struct linebuf lb = {0};
+	int64_t deadline = now_ns() + (int64_t)(timeout_ms > 0 ? timeout_ms : 1) * 1000000;
+	char *line = proto_render_line(req);
+	int fd = -1, ret = -1;
+
+	*last = NULL;
+	if (!line) {
+		fail_msg(err, errlen, "out of memory rendering the request");
+		goto out;
+	}
+	fd = connect_socket(socket_path, deadline, err, errlen);
+	if (fd < 0) {
+		ret = -2;
+		goto out;
+	}
+	if (send_all(fd, line, strlen(line), deadline, err, errlen) < 0)
+		goto out;
+	for (;;) {
+		char *l = stream_line(fd, &lb, deadline, err, errlen);
+		cJSON *o;
+
+		if (!l)
+			goto out;
+		o = cJSON_Parse(l);
+		if (!cJSON_IsObject(o)) {
+			cJSON_Delete(o);
+			fail_msg(err, errlen, "malformed reply from tracerd");
+			goto out;
+		}
+		if (cJSON_GetObjectItemCaseSensitive(o, "ok")) {
+			cJSON_Delete(o);
+			*last = parse_reply(l, err, errlen);
+			ret = *last ? 0 : -1;
+			goto out;
+		}
+		if (fn(o, ctx) != 0) { /* fn owns o */
+			fail_msg(err, errlen, "reply not read to its end");
+			goto out;
+		}
+	}
+out:
+	if (fd >= 0)
+		close(fd);
+	free(line);
+	free(lb.buf);
+	return ret;
+}

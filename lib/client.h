@@ -48,4 +48,17 @@ int tracer_end(const char *socket_path, int timeout_ms, const char *job_uid,
 int tracer_request(const char *socket_path, int timeout_ms, const cJSON *req,
 		   cJSON **reply, char *err, size_t errlen);
 
+/*
+ * A streamed reply (archive queries, proto.h): send req, give every line
+ * before the last to fn as a parsed object (fn owns it; non-zero from fn
+ * stops), and the last line's object ({"ok":true,...})
+ * to *last (caller frees).  The whole exchange is bounded by timeout_ms.
+ * Returns 0; -1 with a reason in err; -2 when nothing answers at the
+ * socket (tracerd is not running).
+ */
+typedef int (*tracer_line_fn)(cJSON *o, void *ctx);
+int tracer_request_stream(const char *socket_path, int timeout_ms, const cJSON *req,
+			  tracer_line_fn fn, void *ctx, cJSON **last, char *err,
+			  size_t errlen);
+
 #endif

@@ -1,8 +1,11 @@
 /*
  * config.c - tracer.conf: "key = value" lines.  Each key has a parser
- * that checks its range; a bad value, an unknown key or a line that is
- * too long is reported through the warn callback and skipped, so one
- * typo never stops the daemon: the key keeps its default.
+ * that checks its range; a bad value, an unknown key, a duplicate key or
+ * a line that is too long is reported through the warn callback as
+ * "FILE:LINE: KEY: what is wrong".  Read leniently (config_load) the line
+ * is skipped, so one typo never stops the daemon: the key keeps its
+ * default.  Read strictly (config_check: tracerd --check-config, SIGHUP)
+ * every problem is counted, so the caller can refuse the file.
  */
 #include "config.h"
 
@@ -94,6 +97,11 @@ static const struct key_def keys[] = {
 size_t config_key_count(void)
 {
 	return NKEYS;
+}
+
+const char *config_key_name(size_t i)
+{
+	return i < NKEYS ? keys[i].name : NULL;
 }
 
 void config_defaults(struct tracer_config *cfg)
@@ -333,20 +341,51 @@ static int set_double(const struct key_def *k, char *dst, const char *v,
 	return 0;
 }
 
+static const struct key_def *find_key(const char *name)
+{
+	for (size_t i = 0; i < NKEYS; i++)
+		if (strcmp(keys[i].name, name) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+int config_copy_key(struct tracer_config *dst, const struct tracer_config *src,
+		    const char *key)
+{
+	const struct key_def *k = find_key(key);
+	char *d;
+	const char *from;
+	bool differ;
+
+	if (!k)
+		return -1;
+	d = (char *)dst + k->off;
+	from = (const char *)src + k->off;
+	switch (k->kind) {
+	case K_INT: case K_UINT: case K_UINT_POW2: case K_BOOL: case K_DOUBLE:
+		differ = memcmp(d, from, k->size) != 0;
+		memcpy(d, from, k->size);
+		break;
+	default: /* strings: bytes after the NUL may differ */
+		differ = strcmp(d, from) != 0;
+		memcpy(d, from, strlen(from) + 1);
+		break;
+	}
+	return differ;
+}
+
 int config_set(struct tracer_config *cfg, const char *key, const char *value,
 	       char *err, size_t errlen)
 {
-	const struct key_def *k = NULL;
+	const struct key_def *k;
 	char *dst;
 	bool b;
 
 	if (!key || !value)
 		return fail_msg(err, errlen, "missing key or value");
-	for (size_t i = 0; i < NKEYS; i++)
-		if (strcmp(keys[i].name, key) == 0)
-			k = &keys[i];
+	k = find_key(key);
 	if (!k)
-		return fail_msg(err, errlen, "unknown key \"%.64s\"", key);
+		return fail_msg(err, errlen, "%.64s: unknown key", key);
 	dst = (char *)cfg + k->off;
 	switch (k->kind) {
 	case K_INT:
@@ -413,31 +452,67 @@ static char *parse_value(char *v)
 	return trim(v);
 }
 
-static void config_line(struct tracer_config *cfg, char *line,
-			const char *path, int lineno, config_warn_fn warn)
+/* How a file is read: lenient (a program starting: skip and go on) or
+ * strict (--check-config, a reload: every problem counts). */
+struct load_ctx {
+	const char *path;
+	config_warn_fn warn;
+	bool strict;
+	int problems;
+	int first_line[NKEYS]; /* where each key was set; 0: not yet */
+};
+
+static void problem(struct load_ctx *lc, int lineno, const char *fmt, const char *key,
+		    const char *what)
 {
-	char err[512], *key, *eq, *value;
+	char msg[700];
+
+	lc->problems++;
+	snprintf(msg, sizeof(msg), fmt, key, what);
+	warnf(lc->warn, "%s:%d: %s%s", lc->path, lineno, msg,
+	      lc->strict ? "" : "; line skipped");
+}
+
+static void config_line(struct tracer_config *cfg, char *line, int lineno,
+			struct load_ctx *lc)
+{
+	char err[512], what[64], *key, *eq, *value;
+	const struct key_def *k;
 
 	key = trim(line);
 	if (*key == '\0' || *key == '#')
 		return;
 	eq = strchr(key, '=');
 	if (!eq) {
-		warnf(warn, "%s:%d: expected \"key = value\", line skipped",
-		      path, lineno);
+		problem(lc, lineno, "%s%s", "", "expected \"key = value\"");
 		return;
 	}
 	*eq = '\0';
 	key = trim(key);
 	value = parse_value(eq + 1);
 	if (!value) {
-		warnf(warn, "%s:%d: %s: unbalanced quotes, line skipped", path,
-		      lineno, key);
+		problem(lc, lineno, "%.64s: %s", key, "unbalanced quotes");
 		return;
 	}
-	if (config_set(cfg, key, value, err, sizeof(err)) < 0)
-		warnf(warn, "%s:%d: %s; keeping the previous value", path,
-		      lineno, err);
+	k = find_key(key);
+	if (k && lc->first_line[k - keys]) {
+		snprintf(what, sizeof(what), "duplicate key (first set on line %d)",
+			 lc->first_line[k - keys]);
+		if (lc->strict) {
+			problem(lc, lineno, "%s: %s", key, what);
+			return;
+		}
+		/* a program starting warns and takes the last, as before */
+		warnf(lc->warn, "%s:%d: %s: %s; the last one wins", lc->path, lineno, key, what);
+	}
+	if (config_set(cfg, key, value, err, sizeof(err)) < 0) {
+		lc->problems++;
+		warnf(lc->warn, "%s:%d: %s%s", lc->path, lineno, err,
+		      lc->strict ? "" : "; keeping the previous value");
+		return;
+	}
+	if (k && !lc->first_line[k - keys])
+		lc->first_line[k - keys] = lineno;
 }
 
 /*
@@ -464,42 +539,57 @@ static int read_line(FILE *f, char *buf, size_t cap, bool *too_long,
 	return c == EOF && n == 0 && !*too_long && !*has_nul ? -1 : 0;
 }
 
-int config_load(struct tracer_config *cfg, const char *path, bool missing_ok,
-		config_warn_fn warn)
+/* Problems found (0: none), or -1 when the file could not be read. */
+static int load(struct tracer_config *cfg, const char *path, bool missing_ok,
+		config_warn_fn warn, bool strict)
 {
-	char line[CONFIG_LINE_MAX];
+	static char line[CONFIG_LINE_MAX]; /* one reader at a time: callers are single-threaded */
+	struct load_ctx lc = {.path = path, .warn = warn, .strict = strict};
 	bool too_long, has_nul;
 	int lineno = 0, ret = -1;
 	FILE *f;
 
-	if (!path)
-		path = TRACER_DEFAULT_CONFIG;
 	f = fopen(path, "re");
 	if (!f) {
 		if (errno == ENOENT && missing_ok)
 			return 0;
-		warnf(warn, "cannot open %s: %s", path, strerror(errno));
+		warnf(warn, "%s: cannot open: %s", path, strerror(errno));
 		return -1;
 	}
 	while (read_line(f, line, sizeof(line), &too_long, &has_nul) == 0) {
 		lineno++;
-		if (too_long)
-			warnf(warn, "%s:%d: line longer than %d bytes, skipped",
-			      path, lineno, CONFIG_LINE_MAX - 1);
-		else if (has_nul)
-			warnf(warn, "%s:%d: NUL byte in line, skipped", path,
-			      lineno);
-		else
-			config_line(cfg, line, path, lineno, warn);
+		if (too_long) {
+			lc.problems++;
+			warnf(warn, "%s:%d: line longer than %d bytes%s", path, lineno,
+			      CONFIG_LINE_MAX - 1, strict ? "" : ", skipped");
+		} else if (has_nul) {
+			lc.problems++;
+			warnf(warn, "%s:%d: NUL byte in line%s", path, lineno,
+			      strict ? "" : ", skipped");
+		} else {
+			config_line(cfg, line, lineno, &lc);
+		}
 	}
 	if (ferror(f)) {
-		warnf(warn, "reading %s: %s", path, strerror(errno));
+		warnf(warn, "%s: cannot read: %s", path, strerror(errno));
 		goto out;
 	}
-	ret = 0;
+	ret = lc.problems;
 out:
 	fclose(f);
 	return ret;
+}
+
+int config_load(struct tracer_config *cfg, const char *path, bool missing_ok,
+		config_warn_fn warn)
+{
+	return load(cfg, path ? path : TRACER_DEFAULT_CONFIG, missing_ok, warn, false) < 0 ? -1 : 0;
+}
+
+int config_check(struct tracer_config *cfg, const char *path, bool missing_ok,
+		 config_warn_fn warn)
+{
+	return load(cfg, path ? path : TRACER_DEFAULT_CONFIG, missing_ok, warn, true);
 }
 
 int config_set_pair(struct tracer_config *cfg, const char *pair, char *err,

@@ -79,6 +79,8 @@ typedef void (*config_warn_fn)(const char *msg);
 void config_defaults(struct tracer_config *cfg);
 /* How many keys tracer.conf knows (every one is in contrib/tracer.conf). */
 size_t config_key_count(void);
+/* The name of key i (0 .. config_key_count() - 1), NULL past the end. */
+const char *config_key_name(size_t i);
 
 /*
  * Load path over the current values.  A missing file is not an error
@@ -87,6 +89,20 @@ size_t config_key_count(void);
  */
 int config_load(struct tracer_config *cfg, const char *path, bool missing_ok,
 		config_warn_fn warn);
+
+/*
+ * The same, strictly: every problem (unknown key, bad value, duplicate
+ * key, malformed line) reported as "FILE:LINE: KEY: what is wrong" and
+ * counted.  Returns the number of problems (0: valid), or -1 when the
+ * file cannot be read ("FILE: cannot open: reason").
+ */
+int config_check(struct tracer_config *cfg, const char *path, bool missing_ok,
+		 config_warn_fn warn);
+
+/* Give dst src's value of key: 1 when they differed, 0 when not, -1 for
+ * an unknown key (a reload keeps what cannot change at run time). */
+int config_copy_key(struct tracer_config *dst, const struct tracer_config *src,
+		    const char *key);
 
 /* Set one key: 0, or -1 with the reason in err. */
 int config_set(struct tracer_config *cfg, const char *key, const char *value,

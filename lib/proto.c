@@ -23,6 +23,10 @@ static enum proto_op op_from_name(const char *s)
 		return PROTO_OP_END;
 	if (strcmp(s, "status") == 0)
 		return PROTO_OP_STATUS;
+	if (strcmp(s, "summaries") == 0)
+		return PROTO_OP_SUMMARIES;
+	if (strcmp(s, "summary") == 0)
+		return PROTO_OP_SUMMARY;
 	return PROTO_OP_INVALID;
 }
 
@@ -103,7 +107,10 @@ static int parse_fields(const cJSON *o, struct proto_request *req, char *err,
 		return 0;
 	case PROTO_OP_TASK_EXIT:
 	case PROTO_OP_END:
+	case PROTO_OP_SUMMARY:
 		return parse_job_fields(o, req, err, errlen);
+	case PROTO_OP_SUMMARIES:
+		return proto_parse_query(o, &req->query, err, errlen);
 	case PROTO_OP_STATUS:
 		return 0;
 	case PROTO_OP_INVALID:

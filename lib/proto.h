@@ -16,12 +16,25 @@
  *   task_exit  {"op":"task_exit","v":1,"job":"<uid>","status":<wait status>}
  *   end        {"op":"end","v":1,"job":"<uid>","status":<wait status or -1>}
  *   status     {"op":"status","v":1} -> {"ok":true,"status":{...}}
+ *
+ * Archive queries (proto_query.c), answered by tracerd for the asker's
+ * own jobs (every job for root and admin_group) as a stream: one summary
+ * per line, then a last line {"ok":true,"count":N,"files":F,
+ * "truncated":bool,"skipped_lines":B} (or {"ok":false,"error":...});
+ * lines are at most PROTO_STREAM_LINE_MAX bytes:
+ *   summaries  {"op":"summaries","v":1,"limit":N,"all_files":bool,
+ *               "filter":{"users":"a,b","states":..,"names":..,"runs":..,
+ *                         "since_ns":"<ns>","until_ns":"<ns>"}}
+ *              the newest N (0: every one) that pass, oldest first;
+ *              all_files: the rotated files too
+ *   summary    {"op":"summary","v":1,"job":"<uid, job id or task name>"}
  */
 #ifndef TRACER_PROTO_H
 #define TRACER_PROTO_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <cjson/cJSON.h>
 #include "defaults.h"
 #include "identity.h"
@@ -35,6 +48,20 @@ enum proto_op {
 	PROTO_OP_TASK_EXIT,
 	PROTO_OP_END,
 	PROTO_OP_STATUS,
+	PROTO_OP_SUMMARIES,
+	PROTO_OP_SUMMARY,
+};
+
+#define PROTO_STREAM_LINE_MAX (16 << 20)
+#define PROTO_QUERY_LIST_MAX 256 /* bytes of one filter list */
+
+/* An archive query's selection (summaries). */
+struct proto_query {
+	long limit;    /* 0: every one */
+	bool all_files;
+	char users[PROTO_QUERY_LIST_MAX], states[PROTO_QUERY_LIST_MAX];
+	char names[PROTO_QUERY_LIST_MAX], runs[PROTO_QUERY_LIST_MAX];
+	int64_t since_ns, until_ns; /* INT64_MIN / INT64_MAX: any */
 };
 
 struct proto_request {
@@ -43,6 +70,7 @@ struct proto_request {
 	bool stays;                      /* register: the registrant stays */
 	char job[TRACER_JOIN_KEY_LEN];   /* task_exit, end: a job uid or join key */
 	int status;                      /* task_exit, end; -1 = unknown */
+	struct proto_query query;        /* summaries (summary: job) */
 };
 
 /*
@@ -55,6 +83,11 @@ int proto_parse_request(const char *buf, size_t len, struct proto_request *req,
 /* Build request objects (caller frees). */
 cJSON *proto_register_request(const struct tracer_identity *id, bool stays);
 cJSON *proto_job_request(const char *op, const char *job, int status);
+
+/* proto_query.c: the fields of a summaries request into q (0, or -1
+ * with a reason in err); a summaries request from q and a limit. */
+int proto_parse_query(const cJSON *o, struct proto_query *q, char *err, size_t errlen);
+cJSON *proto_query_request(const struct proto_query *q);
 
 /* Render an error reply line {"ok":false,"error":msg}\n into a malloc'd string. */
 char *proto_error_reply(const char *msg);

@@ -113,6 +113,7 @@ void sink_close(struct sink *s)
 	if (!s)
 		return;
 	file_sink_close(s);
+	free(s->seen);
 	free(s);
 }
 

@@ -9,13 +9,23 @@
  * ... FILE becomes FILE.1 (newest rotated file is .1; `tracer report`
  * reads FILE.N down to FILE.1, then FILE).  The file is created 0640 and
  * a world-readable one is narrowed: summaries name users and commands.
+ *
+ * Duplicates: a batch is acknowledged (the spool's position saved) after
+ * it is written and synced; tracerd killed in between sends it again at
+ * the next start.  So the first delivery reads the summary_ids at the
+ * end of the file (and of FILE.1 when the file is younger than one
+ * batch), and a summary found there is not written again.  Reading a
+ * summary_id: the first "summary_id":"..." of a line (a quote inside a
+ * JSON string is escaped, so no value can fake it).
  */
 #include "identity.h"
 #include "sink_impl.h"
+#include "log.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -129,10 +139,111 @@ static int current_fd(struct sink *s, size_t incoming, char *err, size_t errlen)
 	return 0;
 }
 
+/* One batch at most (sink_limits: 16 MiB), and a margin. */
+#define TAIL_BYTES ((16u << 20) + (64u << 10))
+#define ID_KEY "\"summary_id\":\""
+#define ID_LEN 36
+
+/* The summary_id of a summary's text: 0, or -1 when it has none. */
+static int id_of(const char *text, size_t len, char id[40])
+{
+	const char *p = memmem(text, len, ID_KEY, sizeof(ID_KEY) - 1);
+
+	if (!p || (size_t)(text + len - p) < sizeof(ID_KEY) - 1 + ID_LEN + 1)
+		return -1;
+	p += sizeof(ID_KEY) - 1;
+	if (p[ID_LEN] != '"' || memchr(p, '"', ID_LEN))
+		return -1;
+	memcpy(id, p, ID_LEN);
+	id[ID_LEN] = '\0';
+	return 0;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* The ids of the last want bytes of path (whole lines only); how many
+ * bytes were there to read. */
+static size_t read_tail_ids(struct sink *s, const char *path, size_t want)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	size_t got = 0, cap = s->nseen;
+	char *buf = NULL;
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) != 0 || st.st_size <= 0)
+		goto out;
+	got = (size_t)st.st_size < want ? (size_t)st.st_size : want;
+	buf = malloc(got + 1);
+	if (!buf || pread(fd, buf, got, st.st_size - (off_t)got) != (ssize_t)got)
+		goto out;
+	buf[got] = '\0';
+	/* a line cut by the window's start is skipped: it is older */
+	char *line = (size_t)st.st_size > got ? memchr(buf, '\n', got) : buf;
+	while (line && line < buf + got) {
+		char *end = memchr(line, '\n', (size_t)(buf + got - line));
+		size_t len = end ? (size_t)(end - line) : (size_t)(buf + got - line);
+		char id[40];
+
+		if (id_of(line, len, id) == 0) {
+			if (s->nseen == cap) {
+				cap = cap ? cap * 2 : 256;
+				char (*n)[40] = realloc(s->seen, cap * sizeof(*n));
+				if (!n)
+					break;
+				s->seen = n;
+			}
+			memcpy(s->seen[s->nseen++], id, sizeof(id));
+		}
+		line = end ? end + 1 : NULL;
+	}
+out:
+	free(buf);
+	close(fd);
+	return got;
+}
+
+/* Once per sink: the ids at the end of the file (and of FILE.1). */
+static void read_tail(struct sink *s)
+{
+	char rotated[600];
+	size_t got;
+
+	s->tail_read = true;
+	got = read_tail_ids(s, s->cfg->file_path, TAIL_BYTES);
+	if (got < TAIL_BYTES) {
+		snprintf(rotated, sizeof(rotated), "%s.1", s->cfg->file_path);
+		read_tail_ids(s, rotated, TAIL_BYTES - got);
+	}
+	if (s->nseen)
+		qsort(s->seen, s->nseen, sizeof(*s->seen), cmp_id);
+}
+
+/* texts[i] is already in the file (written before a crash). */
+static bool already_written(const struct sink *s, const char *text, size_t len)
+{
+	char id[40];
+
+	return s->nseen && id_of(text, len, id) == 0 &&
+	       bsearch(id, s->seen, s->nseen, sizeof(*s->seen), cmp_id);
+}
+
 int file_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
 		      char *err, size_t errlen)
 {
+	size_t skipped = 0;
+
+	if (!s->tail_read)
+		read_tail(s);
 	for (size_t i = 0; i < n; i++) {
+		if (already_written(s, texts[i], lens[i])) {
+			skipped++;
+			continue;
+		}
 		if (current_fd(s, lens[i] + 1, err, errlen) != 0)
 			return -1;
 		/* the line and its newline in one write: texts[i] has room
@@ -158,5 +269,8 @@ int file_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, si
 		snprintf(err, errlen, "%s: fdatasync: %s", s->cfg->file_path, strerror(errno));
 		return -1;
 	}
+	if (skipped)
+		log_info("sink file: %zu summaries already in %s (written before a restart): "
+			 "not written again", skipped, s->cfg->file_path);
 	return 0;
 }

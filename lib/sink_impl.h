@@ -16,6 +16,12 @@ struct sink {
 	/* file */
 	int fd;
 	ino_t ino;
+	/* summary_ids at the file's end when the sink started (sorted), so
+	 * that a batch written but not acknowledged before a crash is not
+	 * written twice */
+	char (*seen)[40];
+	size_t nseen;
+	bool tail_read;
 	/* clickhouse: the server's version, asked once per connection */
 	int ch_major, ch_minor;
 	bool ch_known;

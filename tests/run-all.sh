@@ -34,6 +34,7 @@ suite "BPF programs (ASan+UBSan loader)" ./build-asan/tests/bpf/test_bpf
 suite "tracerd integration" ./tests/integration/run.sh build
 suite "tracerd integration (ASan+UBSan)" ./tests/integration/run.sh build-asan
 suite "shared node (users, socket, identity)" ./tests/hardening/run.sh build
+suite "privacy (each user sees only their own jobs)" ./tests/privacy/run.sh build
 suite "fuzzing (60 s)" ./tests/fuzz/run.sh 60
 suite "tracerd resilience" ./tests/resilience/run.sh build
 suite "tracerd resilience (ASan+UBSan)" ./tests/resilience/run.sh build-asan
@@ -44,6 +45,7 @@ suite "Prometheus metrics" ./tests/metrics/run.sh build
 suite "tracer report" ./tests/report/run.sh build
 suite "network and block I/O" ./tests/netio/run.sh build
 suite "delivery (spool, file, HTTP, ClickHouse)" ./tests/delivery/run.sh build
+suite "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
 suite "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
 suite "terminal report (80 columns, --wide)" ./tests/cli/terminal.sh build
 suite "man pages" ./tests/man/run.sh build

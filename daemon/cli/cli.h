@@ -11,6 +11,8 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
+#include "jobfilter.h"
+#include "sumfile.h"
 
 struct cli {
 	struct tracer_config cfg;
@@ -33,33 +35,17 @@ int cli_getopt(int argc, char **argv, const char *optstring,
 /* One line about an argument cmd does not take; returns 2. */
 int cli_extra_arg(const char *cmd, const char *arg);
 
-/* `tracer jobs`' selection (jobfilter.c); every field set must match. */
-struct job_filter {
-	const char *users;   /* -u: comma list of user names or uids */
-	const char *states;  /* --state: comma list of state words (sacct's) */
-	const char *names;   /* --name: comma list of task names */
-	const char *runs;    /* -r: comma list of run ids or run names */
-	int64_t since_ns;    /* -S: ended at or after (INT64_MIN: any) */
-	int64_t until_ns;    /* -E: started at or before (INT64_MAX: any) */
-};
-
-void job_filter_init(struct job_filter *f);
-bool job_filter_match(const struct job_filter *f, const cJSON *identity,
-		      const char *state, int64_t start_ns, int64_t end_ns);
-bool job_filter_summary(const struct job_filter *f, const cJSON *summary);
-
-/* Summaries from the file sink: the last `max` that pass f (NULL: all;
- * max 0: no limit), oldest first, or the one whose job uid, Slurm/AWS
- * job id or task name matches (NULL if none).  "last" names the newest. */
-cJSON *summaries_tail(const char *path, size_t max, const struct job_filter *f);
-cJSON *summary_find(const char *path, const char *name);
-
-/* Every summary of the archive, oldest file first: FILE.N ... FILE.1
- * (rotated), then FILE.  fn gets each parsed summary (freed after it
- * returns); non-zero from fn stops.  Returns 0, fn's value, or -1 when a
- * file cannot be read; *files is the number of files read. */
-typedef int (*summary_fn)(const cJSON *s, void *ctx);
-int summaries_each(const char *path, summary_fn fn, void *ctx, int *files);
+/*
+ * Finished jobs' summaries (archive.c): root reads the archive itself
+ * (lib/sumfile); any other user asks tracerd, which answers with that
+ * user's jobs only (every job for admin_group), and reads the file
+ * itself only when tracerd is not running.  Messages go to stderr.
+ */
+cJSON *cli_summaries_tail(struct cli *c, size_t max, const struct job_filter *f);
+cJSON *cli_summary_find(struct cli *c, const char *name);
+int cli_summaries_each(struct cli *c, summary_fn fn, void *ctx, int *files);
+/* Does this user ask tracerd (not root)? */
+bool cli_archive_remote(void);
 int cmd_report(struct cli *c, int argc, char **argv);
 
 /* Human units: "1.5 GiB", "12.3 s", "87%"; into buf, returns buf. */

@@ -291,7 +291,7 @@ int cmd_jobs(struct cli *c, int argc, char **argv)
 		term_begin(width);
 		print_running(c, &f, width);
 	}
-	if (access(c->cfg.file_path, F_OK) != 0) {
+	if (!cli_archive_remote() && access(c->cfg.file_path, F_OK) != 0) {
 		if (fmt == F_JSON)
 			printf("[]\n");
 		else if (fmt == F_CSV)
@@ -301,7 +301,7 @@ int cmd_jobs(struct cli *c, int argc, char **argv)
 		term_end();
 		return 0;
 	}
-	cJSON *all = summaries_tail(c->cfg.file_path, (size_t)limit, &f);
+	cJSON *all = cli_summaries_tail(c, (size_t)limit, &f);
 	if (!all) {
 		term_end();
 		return 1;

@@ -236,7 +236,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
 	if (optind + 1 < argc)
 		return cli_extra_arg("show", argv[optind + 1]);
 	name = argv[optind];
-	cJSON *s = summary_find(c->cfg.file_path, name);
+	cJSON *s = cli_summary_find(c, name);
 	if (!s) {
 		fprintf(stderr, "tracer: no job %s in %s\n", name, c->cfg.file_path);
 		return 1;

@@ -39,7 +39,7 @@ int html_write_job(const cJSON *summary, const char *path);
 int html_write_run(cJSON *summaries, const char *run, const char *path);
 /* `tracer report --run RUN --html FILE`: the run's tasks from the
  * archive (file sink and rotated files), whenever they ended. */
-int html_report_run(const char *archive, const char *run, const char *path);
+int html_report_run(struct cli *cli, const char *run, const char *path);
 
 /* ---- shared by the parts ---- */
 

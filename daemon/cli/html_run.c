@@ -387,7 +387,7 @@ static int cmp_start(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int html_report_run(const char *archive, const char *run, const char *path)
+int html_report_run(struct cli *cli, const char *run, const char *path)
 {
 	struct collect c = {.out = cJSON_CreateArray()};
 	cJSON *sorted = cJSON_CreateArray(), **v = NULL;
@@ -397,11 +397,11 @@ int html_report_run(const char *archive, const char *run, const char *path)
 	c.filter.runs = run;
 	if (!c.out || !sorted)
 		goto out;
-	if (summaries_each(archive, collect_one, &c, &files) != 0)
+	if (cli_summaries_each(cli, collect_one, &c, &files) != 0)
 		goto out; /* the file was named, or out of memory */
 	n = cJSON_GetArraySize(c.out);
 	if (n == 0) {
-		fprintf(stderr, "tracer report: no task of run %s in %s\n", run, archive);
+		fprintf(stderr, "tracer report: no task of run %s in %s\n", run, cli->cfg.file_path);
 		goto out;
 	}
 	v = calloc((size_t)n, sizeof(*v));

@@ -386,14 +386,14 @@ int cmd_report(struct cli *c, int argc, char **argv)
 	if (rc != 0)
 		return rc == 1 ? 0 : 2;
 	if (r.html)
-		return html_report_run(c->cfg.file_path, r.run, r.html);
+		return html_report_run(c, r.run, r.html);
 	r.now_s = (double)clock_real_ns() / 1e9;
 	r.from_s = r.now_s - r.since_s;
 	r.path = r.clickhouse ? c->cfg.clickhouse_url : c->cfg.file_path;
 	if (r.clickhouse)
 		rc = report_from_clickhouse(&r, &c->cfg) == 0 ? 0 : -1;
 	else
-		rc = summaries_each(c->cfg.file_path, on_summary, &r, &r.files);
+		rc = cli_summaries_each(c, on_summary, &r, &r.files);
 	if (rc != 0) {
 		if (rc > 0) /* < 0: the file that cannot be read was named */
 			fprintf(stderr, "tracer report: out of memory\n");

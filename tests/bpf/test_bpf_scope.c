@@ -171,6 +171,65 @@ static void test_cgroup_tag(void)
 	CU_ASSERT_EQUAL(count_recs(child, TRACER_EV_EXIT), 0);
 }
 
+/* Wait for one byte on the fd, then become a short sleep. */
+static void exec_sleep_on_cmd(void *p)
+{
+	char c;
+
+	if (read(*(int *)p, &c, 1) != 1)
+		_exit(1);
+	execl("/bin/sleep", "sleep", "0.5", (char *)NULL);
+	_exit(127);
+}
+
+/*
+ * A process that enters a tagged cgroup after its fork (runc moving
+ * `podman exec` in) and then execs is the job's, and it counts toward
+ * the job's cap (job_stats live) as a forked process does.
+ */
+static void test_cgroup_exec_counted(void)
+{
+	const char *root = cgroup2_root();
+	struct tracer_job_stats js;
+	struct tracer_proc p = {0};
+	char dir[PATH_MAX];
+	struct stat st;
+	int cmd[2], found = 0;
+	pid_t child;
+
+	reset();
+	if (!root)
+		CU_FAIL_FATAL("no cgroup2 mount at /sys/fs/cgroup/unified or /sys/fs/cgroup");
+	snprintf(dir, sizeof(dir), "%s/tracer-bpf-exec-%d", root, (int)getpid());
+	if (mkdir(dir, 0755) != 0)
+		CU_FAIL_FATAL("cannot create a cgroup v2 directory for the test");
+	CU_ASSERT_FATAL(stat(dir, &st) == 0 && pipe(cmd) == 0);
+	CU_ASSERT_EQUAL(bpf_loader_job_open(L, CG_JOB), 0);
+	child = spawn_untagged(exec_sleep_on_cmd, &cmd[0]);
+	join_cgroup(child, dir); /* moved in, then tagged: no fork after it */
+	CU_ASSERT_EQUAL(bpf_loader_lookup_proc(L, child, &p), -ENOENT);
+	CU_ASSERT(write(cmd[1], "x", 1) == 1);
+	for (int i = 0; i < 200 && !found; i++) { /* the exec: within 2 s */
+		found = bpf_loader_lookup_proc(L, child, &p) == 0;
+		if (!found)
+			usleep(10 * 1000);
+	}
+	CU_ASSERT_FATAL(found);
+	CU_ASSERT_EQUAL(p.job, CG_JOB);
+	CU_ASSERT(p.flags & TRACER_F_COUNTED);
+	CU_ASSERT_EQUAL(bpf_loader_job_stats(L, CG_JOB, &js), 0);
+	CU_ASSERT_EQUAL(js.live, 1);
+	CU_ASSERT_EQUAL(reap_quiet(child, NULL), 0);
+	CU_ASSERT(wait_rec(child, TRACER_EV_EXIT) != NULL);
+	CU_ASSERT_EQUAL(bpf_loader_job_stats(L, CG_JOB, &js), 0);
+	CU_ASSERT_EQUAL(js.live, 0); /* and leaves it at exit */
+	CU_ASSERT_EQUAL(bpf_loader_job_close(L, CG_JOB), 0);
+	CU_ASSERT_EQUAL(bpf_loader_untag_cgroup(L, st.st_ino), 0);
+	CU_ASSERT(rmdir(dir) == 0);
+	close(cmd[0]);
+	close(cmd[1]);
+}
+
 static void double_fork(void *arg)
 {
 	int *fd = arg;
@@ -426,6 +485,7 @@ int add_scope_tests(CU_pSuite s)
 	return !CU_add_test(s, "untagged process: no events", test_untagged) ||
 	       !CU_add_test(s, "tagging a running process", test_tag_running) ||
 	       !CU_add_test(s, "tagged cgroup", test_cgroup_tag) ||
+	       !CU_add_test(s, "exec into a tagged cgroup counts toward the cap", test_cgroup_exec_counted) ||
 	       !CU_add_test(s, "double fork stays in the job", test_daemonized) ||
 	       !CU_add_test(s, "relative exec across a mount", test_relative_path) ||
 	       !CU_add_test(s, "argv and path truncation", test_truncation) ||

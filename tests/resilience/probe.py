@@ -2,7 +2,8 @@
 """probe.py SOCKET OUT STOPFILE - ask tracerd for its status again and
 again (one request at a time, 10 ms apart) until STOPFILE exists, then
 write to OUT: the number of requests, the slowest round trip in ms, the
-median, and how many got no reply within 5 s."""
+median, and how many got no reply within 5 s.  OUT.ready is created
+after the first reply (a test starts its load then)."""
 import json, os, socket, sys, time
 
 sock_path, out, stop = sys.argv[1:4]
@@ -23,6 +24,8 @@ while not os.path.exists(stop):
         s.close()
         json.loads(buf)["ok"]
         times.append((time.monotonic() - t0) * 1000)
+        if len(times) == 1:
+            open(out + ".ready", "w").close()
     except Exception:
         failed += 1
     time.sleep(0.01)

@@ -3,7 +3,8 @@
 # kernel): a job that ends with thousands of live processes does not
 # freeze the loop; a leader that exits before its threads is neither
 # lost nor waited for forever; a restart resumes open jobs; one job
-# cannot fill the kernel's process table for everyone.
+# cannot fill the kernel's process table for everyone; a crash between a
+# job's close and its summary's spooling loses nothing.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
@@ -191,6 +192,49 @@ fi
 last=$(cat "$U/a.last" 2>/dev/null)
 [ -n "$last" ] && wait_until 30 "the held processes to exit once released" not test -d "/proc/$last"
 stop_tracerd
+echo "== SIGKILL after a job's close, before its summary is in the spool: the summary is not lost"
+# TRACERD_TEST_HOLD_SPOOL (a test hook: docs/configuration.md) holds the
+# spool writer before its write while the file exists: the kill lands
+# between the close and the fsync, every time
+touch "$TMP/hold"
+export TRACERD_TEST_HOLD_SPOOL=$TMP/hold
+start_tracerd ck || exit 1
+unset TRACERD_TEST_HOLD_SPOOL
+JOURNAL=$TMP/tracerd-state/journal-$(basename "$TRACERD_PINS").json
+# journal_has WHERE JOBFILE: the job is in the journal's WHERE list (jobs: open, finished: closed)
+journal_has() {
+	python3 - "$JOURNAL" "$1" "$2" <<'PY'
+import json, sys
+uid = open(sys.argv[3]).read().strip()
+j = json.load(open(sys.argv[1]))
+sys.exit(0 if any(e["job"] == uid for e in j.get(sys.argv[2], [])) else 1)
+PY
+}
+trun "$TMP/j.ck" -- "$H/tiny" 3
+wait_until 10 "the spool writer to hold the job's summary" test -e "$TMP/hold.reached"
+wait_until 10 "the journal to be written after the close" not journal_has jobs "$TMP/j.ck"
+check "the closed job stays in the journal until its summary is spooled" journal_has finished "$TMP/j.ck"
+sid=$(python3 -c "import json,sys; print([e['summary_id'] for e in json.load(open('$JOURNAL'))['finished']][0])")
+kill -KILL "$TRACERD_PID"; wait "$TRACERD_PID" 2>/dev/null; TRACERD_PID=
+rm -f "$TMP/hold" "$TMP/hold.reached"
+check "the summary was not written before the kill" not summary_of_job "$TMP/j.ck"
+start_tracerd ck || exit 1
+if wait_until 30 "the summary of the job closed before the SIGKILL" summary_of_job "$TMP/j.ck"; then
+	check "it keeps the summary_id of the lost one" test "$(sumfield "$TMP/j.ck" summary_id)" = "\"$sid\""
+	check "it is marked recovered" test "$(sumfield "$TMP/j.ck" recovered)" = true
+	check "and incomplete" test "$(sumfield "$TMP/j.ck" incomplete)" = true
+	expect "its exit status is the job's" "$(sumfield "$TMP/j.ck" exit.code)" "==" 3
+	expect "its process count is the job's" "$(sumfield "$TMP/j.ck" processes.total)" ">=" 1
+fi
+wait_until 10 "the journal to forget the job once spooled" not journal_has finished "$TMP/j.ck"
+stop_tracerd keep
+start_tracerd ck || exit 1
+trun "$TMP/j.ck2" -- "$H/tiny" 0
+wait_until 10 "the summary of a job after the restart" summary_of_job "$TMP/j.ck2"
+expect "the recovered summary is written once, not again at the next start" \
+	"$(grep -c "\"job\":\"$(cat "$TMP/j.ck")\"" "$TRACERD_FILE")" "==" 1
+stop_tracerd
+
 for l in "$TMP"/*.log; do
 	if grep -qiE "AddressSanitizer|LeakSanitizer|runtime error" "$l"; then
 		fail "sanitizer report in $(basename "$l")"; sed 's/^/    /' "$l" | head -40

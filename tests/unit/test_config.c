@@ -134,7 +134,7 @@ static void test_bad_lines(void)
 {
 	char long_line[5000];
 
-	bad_line("no_such_key = 1", "unknown key \"no_such_key\"");
+	bad_line("no_such_key = 1", "no_such_key: unknown key");
 	bad_line("just words", "expected \"key = value\"");
 	bad_line("client_timeout_ms = 0", "out of range (1..5000)");
 	bad_line("client_timeout_ms = 5001", "out of range");
@@ -197,6 +197,70 @@ static void test_nul_and_recovery(void)
 	CU_ASSERT_STRING_EQUAL(c.log_level, "warn");
 }
 
+/* config_check: every problem counted, each as FILE:LINE: KEY: what. */
+static void test_check_strict(void)
+{
+	struct tracer_config c;
+	const char *text = "argv_max = 512\n"
+			   "no_such_key = 1\n"
+			   "sample_interval_ms = 5\n"
+			   "argv_max = 256\n"
+			   "log_level = warn\n";
+	const char *path = write_conf(text, strlen(text));
+	char want[400];
+
+	config_defaults(&c);
+	reset_warnings();
+	CU_ASSERT_EQUAL(config_check(&c, path, false, collect), 3);
+	CU_ASSERT_EQUAL(nwarn, 3);
+	snprintf(want, sizeof(want), "%s:2: no_such_key: unknown key\n", path);
+	CU_ASSERT(strstr(warned, want) != NULL);
+	snprintf(want, sizeof(want), "%s:3: sample_interval_ms: 5 out of range (100..60000)\n", path);
+	CU_ASSERT(strstr(warned, want) != NULL);
+	snprintf(want, sizeof(want), "%s:4: argv_max: duplicate key (first set on line 1)\n", path);
+	CU_ASSERT(strstr(warned, want) != NULL);
+	if (nwarn != 3)
+		fprintf(stderr, "\n%s", warned);
+	CU_ASSERT_EQUAL(c.argv_max, 512); /* the duplicate is not taken */
+	CU_ASSERT_STRING_EQUAL(c.log_level, "warn");
+	/* leniently: the duplicate warned, the last one wins */
+	config_defaults(&c);
+	reset_warnings();
+	CU_ASSERT_EQUAL(config_load(&c, path, false, collect), 0);
+	CU_ASSERT_EQUAL(c.argv_max, 256);
+	CU_ASSERT(strstr(warned, "argv_max: duplicate key (first set on line 1); the last one wins") != NULL);
+	/* a valid file: no problem */
+	text = "argv_max = 512\nsinks = file\n";
+	config_defaults(&c);
+	reset_warnings();
+	CU_ASSERT_EQUAL(config_check(&c, write_conf(text, strlen(text)), false, collect), 0);
+	CU_ASSERT_EQUAL(nwarn, 0);
+	/* unreadable */
+	reset_warnings();
+	CU_ASSERT_EQUAL(config_check(&c, "/nonexistent/tracer.conf", false, collect), -1);
+	CU_ASSERT(strstr(warned, "/nonexistent/tracer.conf: cannot open: No such file or directory") != NULL);
+	CU_ASSERT_EQUAL(config_check(&c, "/nonexistent/tracer.conf", true, collect), 0);
+}
+
+static void test_copy_key(void)
+{
+	struct tracer_config a, b;
+
+	config_defaults(&a);
+	config_defaults(&b);
+	CU_ASSERT_EQUAL(config_copy_key(&b, &a, "socket"), 0);
+	snprintf(b.socket_path, sizeof(b.socket_path), "/run/x/a-much-longer-name.sock");
+	snprintf(b.socket_path, sizeof(b.socket_path), "/run/y.sock");
+	snprintf(a.socket_path, sizeof(a.socket_path), "/run/y.sock");
+	CU_ASSERT_EQUAL(config_copy_key(&b, &a, "socket"), 0); /* bytes after the NUL ignored */
+	b.argv_max = 100;
+	CU_ASSERT_EQUAL(config_copy_key(&b, &a, "argv_max"), 1);
+	CU_ASSERT_EQUAL(b.argv_max, a.argv_max);
+	b.flag_cpu_idle_share = 0.9;
+	CU_ASSERT_EQUAL(config_copy_key(&b, &a, "flag_cpu_idle_share"), 1);
+	CU_ASSERT_EQUAL(config_copy_key(&b, &a, "no_such_key"), -1);
+}
+
 static void test_missing_and_unreadable(void)
 {
 	struct tracer_config c;
@@ -208,7 +272,7 @@ static void test_missing_and_unreadable(void)
 	CU_ASSERT_EQUAL(nwarn, 0);
 	CU_ASSERT_EQUAL(config_load(&c, "/nonexistent/tracer.conf", false, collect), -1);
 	CU_ASSERT_EQUAL(nwarn, 1);
-	CU_ASSERT(strstr(warned, "cannot open /nonexistent/tracer.conf") != NULL);
+	CU_ASSERT(strstr(warned, "/nonexistent/tracer.conf: cannot open: ") != NULL);
 	/* a directory cannot be read as a file */
 	reset_warnings();
 	CU_ASSERT_EQUAL(config_load(&c, dir, true, collect), -1);
@@ -342,6 +406,8 @@ int main(void)
 		{"bad lines", test_bad_lines},
 		{"NUL byte", test_nul_and_recovery},
 		{"missing file", test_missing_and_unreadable},
+		{"strict check", test_check_strict},
+		{"copy a key", test_copy_key},
 		{"config_set", test_set},
 		{"shipped tracer.conf", test_shipped_file},
 		{"delivery keys", test_delivery_keys},

@@ -1,31 +1,49 @@
 /*
- * sumfile.c - read job summaries back from the NDJSON file sink.  Lines
- * that do not parse (a partial line from a full disk, say) are skipped
- * and counted on stderr; the rest of the file is still read.  The file
- * sink's rotated files (FILE.1 the newest ... FILE.N) are read too by
- * summaries_each.
+ * sumfile.c - read job summaries back from the file sink's archive
+ * (sumfile.h).  Lines that do not parse (a partial line from a full disk,
+ * say) are skipped and counted; the rest of the file is still read.  A
+ * reader with a deadline or a cancel flag stops between lines and says
+ * so (tracerd answers users from a worker thread with bounded work).
  */
-#include <stdbool.h>
+#include "sumfile.h"
+
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "clock.h"
+#include "defaults.h"
+
+#define ARCHIVE_MAX_ROTATED 1000
 
 struct reader {
 	FILE *f;
 	char *line;
 	size_t cap;
-	unsigned long bad;
+	struct sumfile_status *st;
+	char uid_needle[32]; /* "uid":N when only one owner's jobs pass */
 };
 
-static int reader_open(struct reader *r, const char *path)
+static const char *jstr(const cJSON *o, const char *key)
+{
+	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static int reader_open(struct reader *r, const char *path, const struct job_filter *f,
+		       struct sumfile_status *st)
 {
 	memset(r, 0, sizeof(*r));
+	r->st = st;
+	if (f && f->owner_uid >= 0)
+		snprintf(r->uid_needle, sizeof(r->uid_needle), "\"uid\":%lld",
+			 (long long)f->owner_uid);
 	r->f = fopen(path, "re");
 	if (!r->f) {
-		fprintf(stderr, "tracer: cannot read %s: %m\n", path);
+		st->open_errno = errno;
+		snprintf(st->failed_path, sizeof(st->failed_path), "%s", path);
 		return -1;
 	}
 	return 0;
@@ -33,77 +51,86 @@ static int reader_open(struct reader *r, const char *path)
 
 static void reader_close(struct reader *r)
 {
-	if (r->bad)
-		fprintf(stderr, "tracer: %lu unreadable line(s) skipped\n", r->bad);
 	free(r->line);
 	if (r->f)
 		fclose(r->f);
+}
+
+/* The next line, or -1 at the end of the file or when time is up. */
+static ssize_t next_line(struct reader *r)
+{
+	struct sumfile_status *st = r->st;
+
+	if ((st->cancel && *st->cancel) ||
+	    (st->deadline_ns && clock_mono_ns() >= st->deadline_ns)) {
+		st->truncated = true;
+		return -1;
+	}
+	return getline(&r->line, &r->cap, r->f);
+}
+
+/* Cheap test before parsing: a line without its owner's "uid":N (the
+ * file sink writes compact JSON) cannot pass the owner filter. */
+static bool may_pass(const struct reader *r)
+{
+	size_t n = strlen(r->uid_needle);
+
+	if (!n)
+		return true;
+	for (const char *p = r->line; (p = strstr(p, r->uid_needle)); p += n)
+		if (p[n] < '0' || p[n] > '9')
+			return true;
+	return false;
 }
 
 static cJSON *parse_line(struct reader *r, ssize_t n)
 {
 	cJSON *o;
 
-	if (n <= 1)
+	if (n <= 1 || !may_pass(r))
 		return NULL;
 	o = cJSON_ParseWithLength(r->line, (size_t)n);
 	if (!o || !cJSON_IsObject(o)) {
-		r->bad++;
+		r->st->bad++;
 		cJSON_Delete(o);
 		return NULL;
 	}
 	return o;
 }
 
-/* Every summary that passes f, in file order (max == 0). */
-static cJSON *summaries_all(struct reader *r, const struct job_filter *f)
+static bool passes(const struct job_filter *f, const cJSON *o)
 {
-	cJSON *out = cJSON_CreateArray();
-	ssize_t len;
-
-	while (out && (len = getline(&r->line, &r->cap, r->f)) > 0) {
-		cJSON *o = parse_line(r, len);
-		if (!o)
-			continue;
-		if (f && !job_filter_summary(f, o))
-			cJSON_Delete(o);
-		else
-			cJSON_AddItemToArray(out, o);
-	}
-	return out;
+	return !f || job_filter_summary(f, o);
 }
 
-cJSON *summaries_tail(const char *path, size_t max, const struct job_filter *f)
+cJSON *summaries_tail(const char *path, size_t max, const struct job_filter *f,
+		      struct sumfile_status *st)
 {
 	struct reader r;
 	cJSON **ring = NULL, *out = NULL;
 	size_t n = 0;
 	ssize_t len;
 
-	if (reader_open(&r, path) != 0)
+	if (reader_open(&r, path, f, st) != 0)
 		return NULL;
-	if (max == 0) {
-		out = summaries_all(&r, f);
+	if (max > 0 && !(ring = calloc(max, sizeof(*ring))))
 		goto cleanup;
-	}
-	ring = calloc(max, sizeof(*ring));
-	if (!ring)
-		goto cleanup;
-	while ((len = getline(&r.line, &r.cap, r.f)) > 0) {
+	out = cJSON_CreateArray();
+	while (out && (len = next_line(&r)) > 0) {
 		cJSON *o = parse_line(&r, len);
 		if (!o)
 			continue;
-		if (f && !job_filter_summary(f, o)) {
+		if (!passes(f, o)) {
 			cJSON_Delete(o);
-			continue;
+		} else if (!ring) {
+			cJSON_AddItemToArray(out, o);
+		} else {
+			cJSON_Delete(ring[n % max]);
+			ring[n % max] = o;
+			n++;
 		}
-		cJSON_Delete(ring[n % max]);
-		ring[n % max] = o;
-		n++;
 	}
-	out = cJSON_CreateArray();
-	size_t first = n > max ? n - max : 0;
-	for (size_t i = first; out && i < n; i++) {
+	for (size_t i = n > max ? n - max : 0; out && ring && i < n; i++) {
 		cJSON_AddItemToArray(out, ring[i % max]);
 		ring[i % max] = NULL;
 	}
@@ -152,7 +179,8 @@ static int matches(const cJSON *s, const char *name)
 	return rank;
 }
 
-cJSON *summary_find(const char *path, const char *name)
+cJSON *summary_find(const char *path, const char *name, const struct job_filter *f,
+		    struct sumfile_status *st)
 {
 	struct reader r;
 	cJSON *best = NULL;
@@ -165,16 +193,16 @@ cJSON *summary_find(const char *path, const char *name)
 
 	snprintf(head, sizeof(head), "%.*s", (int)strcspn(name, "."), name);
 
-	if (reader_open(&r, path) != 0)
+	if (reader_open(&r, path, f, st) != 0)
 		return NULL;
 	/* the newest match wins: read to the end */
-	while ((len = getline(&r.line, &r.cap, r.f)) > 0) {
+	while ((len = next_line(&r)) > 0) {
 		if (!last && !strstr(r.line, head))
 			continue;
 		cJSON *o = parse_line(&r, len);
 		if (!o)
 			continue;
-		rank = last ? 1 : matches(o, name);
+		rank = !passes(f, o) ? 0 : last ? 1 : matches(o, name);
 		if (rank && rank >= best_rank) {
 			cJSON_Delete(best);
 			best = o;
@@ -189,32 +217,29 @@ cJSON *summary_find(const char *path, const char *name)
 
 /* ---- the whole archive: FILE.N ... FILE.1 (rotated), then FILE ---- */
 
-#define ARCHIVE_MAX_ROTATED 1000
-
-static int each_in_file(const char *path, summary_fn fn, void *ctx, unsigned long *bad)
+int summaries_each_file(const char *path, const struct job_filter *f, summary_fn fn,
+			void *ctx, struct sumfile_status *st)
 {
 	struct reader r;
 	ssize_t len;
 	int rc = 0;
 
-	if (reader_open(&r, path) != 0)
+	if (reader_open(&r, path, f, st) != 0)
 		return -1;
-	while (rc == 0 && (len = getline(&r.line, &r.cap, r.f)) > 0) {
+	while (rc == 0 && (len = next_line(&r)) > 0) {
 		cJSON *o = parse_line(&r, len);
-		if (o)
+		if (o && passes(f, o))
 			rc = fn(o, ctx);
 		cJSON_Delete(o);
 	}
-	*bad += r.bad;
-	r.bad = 0; /* counted once, by the caller */
 	reader_close(&r);
 	return rc;
 }
 
-int summaries_each(const char *path, summary_fn fn, void *ctx, int *files)
+int summaries_each(const char *path, const struct job_filter *f, summary_fn fn, void *ctx,
+		   int *files, struct sumfile_status *st)
 {
 	char rotated[4096];
-	unsigned long bad = 0;
 	int n = 0, last = 0, rc = 0;
 
 	/* the oldest first: the highest number that exists */
@@ -224,15 +249,14 @@ int summaries_each(const char *path, summary_fn fn, void *ctx, int *files)
 			break;
 		last = i;
 	}
-	for (int i = last; rc >= 0 && i >= 1; i--) {
+	for (int i = last; rc == 0 && !st->truncated && i >= 1; i--) {
 		snprintf(rotated, sizeof(rotated), "%s.%d", path, i);
-		if ((rc = each_in_file(rotated, fn, ctx, &bad)) == 0)
+		if ((rc = summaries_each_file(rotated, f, fn, ctx, st)) == 0)
 			n++;
 	}
-	if (rc == 0 && access(path, F_OK) == 0 && (rc = each_in_file(path, fn, ctx, &bad)) == 0)
+	if (rc == 0 && !st->truncated && access(path, F_OK) == 0 &&
+	    (rc = summaries_each_file(path, f, fn, ctx, st)) == 0)
 		n++;
-	if (bad)
-		fprintf(stderr, "tracer: %lu unreadable line(s) skipped\n", bad);
 	*files = n;
 	return rc;
 }

@@ -3,14 +3,27 @@
  * rules: every filter given must match; a list is "a,b,c" and matches
  * when any of its words does; -S keeps jobs still running at or after
  * the time (ended then or later), -E jobs that had started by then, so
- * both together keep the jobs that overlap the window.
+ * both together keep the jobs that overlap the window.  tracerd adds the
+ * owner: a user's listing holds only their own jobs.
  */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
-#include "cli.h"
+#include "jobfilter.h"
+
+static double jnum(const cJSON *o, const char *key)
+{
+	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
+}
+
+static const char *jstr(const cJSON *o, const char *key)
+{
+	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
 
 /* sacct's short state names */
 static const char *state_word(const char *w, size_t n, char *buf, size_t len)
@@ -71,11 +84,14 @@ void job_filter_init(struct job_filter *f)
 	memset(f, 0, sizeof(*f));
 	f->since_ns = INT64_MIN;
 	f->until_ns = INT64_MAX;
+	f->owner_uid = -1;
 }
 
 bool job_filter_match(const struct job_filter *f, const cJSON *id, const char *state,
 		      int64_t start_ns, int64_t end_ns)
 {
+	if (f->owner_uid >= 0 && jnum(id, "uid") != (double)f->owner_uid)
+		return false;
 	if (f->users && !user_matches(f->users, id))
 		return false;
 	if (f->names && !in_list(f->names, jstr(id, "task_name"), false))

@@ -1,0 +1,346 @@
+/*
+ * archive.c - tracerd's answers about finished jobs (archive.h): the
+ * loop queues, worker threads read the archive with lib/sumfile and
+ * stream one summary per line, then the closing {"ok":true,...} line.
+ */
+#include "archive.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "caps.h"
+#include "clock.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "sumfile.h"
+
+#define ARCHIVE_WORKERS 2
+#define ARCHIVE_QUEUE_MAX 8     /* queued or being answered, in all */
+#define ARCHIVE_PER_UID 2       /* ... of one non-root user */
+#define ARCHIVE_READ_MS 10000   /* reading stops then; the reply says truncated */
+#define ARCHIVE_SEND_TIMEOUT_S 5 /* a client that stops reading loses its reply */
+#define ARCHIVE_REPLY_MAX (64u << 20) /* bytes of summaries in one reply */
+#define ARCHIVE_LIMIT_MAX 1000  /* newest-N listings: N at most (held in memory) */
+
+struct areq {
+	int fd;
+	struct ucred peer;
+	bool sees_all;
+	struct proto_request req;
+	struct areq *next;
+};
+
+struct archive {
+	char path[sizeof(((struct tracer_config *)0)->file_path)];
+	pthread_t tids[ARCHIVE_WORKERS];
+	int nthreads;
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	struct areq *head, *tail; /* queued */
+	uid_t busy_uid[ARCHIVE_WORKERS]; /* being answered (-1: idle) */
+	int busy_fd[ARCHIVE_WORKERS];
+	int nqueued, nbusy;
+	volatile int stop;
+	uint64_t served, refused_busy, truncated, failed;
+};
+
+/* One reply being streamed. */
+struct out {
+	int fd;
+	size_t bytes;
+	unsigned long count;
+	bool cut, broken;
+};
+
+static int send_line(struct out *o, const cJSON *obj)
+{
+	char *line = proto_render_line(obj);
+	size_t len, off = 0;
+
+	if (!line) {
+		o->broken = true;
+		return 1;
+	}
+	len = strlen(line);
+	if (o->bytes + len > ARCHIVE_REPLY_MAX) {
+		o->cut = true;
+		free(line);
+		return 1;
+	}
+	while (off < len) {
+		/* blocking, bounded by SO_SNDTIMEO */
+		ssize_t n = send(o->fd, line + off, len - off, MSG_NOSIGNAL);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			o->broken = true;
+			free(line);
+			return 1;
+		}
+		off += (size_t)n;
+	}
+	o->bytes += len;
+	o->count++;
+	free(line);
+	return 0;
+}
+
+static int send_summary(const cJSON *s, void *ctx)
+{
+	return send_line(ctx, s);
+}
+
+static void filter_from_query(struct job_filter *f, const struct proto_query *q)
+{
+	f->users = q->users[0] ? q->users : NULL;
+	f->states = q->states[0] ? q->states : NULL;
+	f->names = q->names[0] ? q->names : NULL;
+	f->runs = q->runs[0] ? q->runs : NULL;
+	f->since_ns = q->since_ns;
+	f->until_ns = q->until_ns;
+}
+
+/* Read and stream one answer; the closing line says how it went. */
+static void answer(struct archive *a, struct areq *r)
+{
+	struct sumfile_status st = {
+		.deadline_ns = clock_mono_ns() + ARCHIVE_READ_MS * 1000000ull,
+		.cancel = &a->stop,
+	};
+	struct timeval tv = {.tv_sec = ARCHIVE_SEND_TIMEOUT_S};
+	struct out o = {.fd = r->fd};
+	struct job_filter f;
+	cJSON *got = NULL, *end;
+	int files = 1;
+	bool capped = false;
+
+	job_filter_init(&f);
+	if (!r->sees_all)
+		f.owner_uid = (int64_t)r->peer.uid;
+	/* the loop's socket was non-blocking: here sends wait, boundedly */
+	if (fcntl(r->fd, F_SETFL, 0) != 0 ||
+	    setsockopt(r->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0)
+		log_warn("archive reply to pid %d: %s", (int)r->peer.pid, strerror(errno));
+	if (r->req.op == PROTO_OP_SUMMARY) {
+		got = summary_find(a->path, r->req.job, &f, &st);
+		if (got)
+			send_line(&o, got);
+	} else {
+		const struct proto_query *q = &r->req.query;
+
+		filter_from_query(&f, q);
+		if (q->all_files) {
+			summaries_each(a->path, &f, send_summary, &o, &files, &st);
+		} else if (q->limit == 0) {
+			summaries_each_file(a->path, &f, send_summary, &o, &st);
+		} else {
+			long n = q->limit > ARCHIVE_LIMIT_MAX ? ARCHIVE_LIMIT_MAX : q->limit;
+
+			capped = n < q->limit;
+			got = summaries_tail(a->path, (size_t)n, &f, &st);
+			for (cJSON *s = got ? got->child : NULL; s && !send_line(&o, s); s = s->next)
+				;
+		}
+	}
+	cJSON_Delete(got);
+	if (o.broken) {
+		pthread_mutex_lock(&a->lock);
+		a->failed++;
+		pthread_mutex_unlock(&a->lock);
+		return; /* the client is gone or stopped reading */
+	}
+	if (st.open_errno && st.open_errno != ENOENT) {
+		char msg[400];
+
+		snprintf(msg, sizeof(msg), "cannot read the archive %s: %s", st.failed_path,
+			 strerror(st.open_errno));
+		char *line = proto_error_reply(msg);
+		if (line)
+			(void)!send(r->fd, line, strlen(line), MSG_NOSIGNAL);
+		free(line);
+		return;
+	}
+	end = cJSON_CreateObject();
+	if (!end)
+		return;
+	cJSON_AddTrueToObject(end, "ok");
+	json_add_u64(end, "count", o.count);
+	json_add_u64(end, "files", st.open_errno == ENOENT ? 0 : (uint64_t)files);
+	cJSON_AddBoolToObject(end, "truncated", st.truncated || o.cut || capped);
+	json_add_u64(end, "skipped_lines", st.bad);
+	o.bytes = 0; /* the closing line always fits */
+	send_line(&o, end);
+	cJSON_Delete(end);
+	pthread_mutex_lock(&a->lock);
+	a->served++;
+	if (st.truncated || o.cut || capped)
+		a->truncated++;
+	pthread_mutex_unlock(&a->lock);
+}
+
+static void *worker(void *arg)
+{
+	struct archive *a = arg;
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are the loop's */
+	{
+		char err[128];
+
+		/* reading the archive (tracerd's own file) needs none */
+		if (caps_drop_all(err, sizeof(err)) != 0)
+			log_warn("archive worker: capabilities kept: %s", err);
+	}
+	pthread_mutex_lock(&a->lock);
+	for (;;) {
+		while (!a->stop && !a->head)
+			pthread_cond_wait(&a->wake, &a->lock);
+		if (a->stop)
+			break;
+		struct areq *r = a->head;
+		int slot = 0;
+
+		a->head = r->next;
+		if (!a->head)
+			a->tail = NULL;
+		a->nqueued--;
+		while (a->busy_uid[slot] != (uid_t)-1)
+			slot++; /* nbusy < ARCHIVE_WORKERS: one is free */
+		a->busy_uid[slot] = r->peer.uid;
+		a->busy_fd[slot] = r->fd;
+		a->nbusy++;
+		pthread_mutex_unlock(&a->lock);
+		answer(a, r);
+		close(r->fd);
+		free(r);
+		pthread_mutex_lock(&a->lock);
+		a->busy_uid[slot] = (uid_t)-1;
+		a->busy_fd[slot] = -1;
+		a->nbusy--;
+	}
+	pthread_mutex_unlock(&a->lock);
+	return NULL;
+}
+
+struct archive *archive_start(const struct tracer_config *cfg, char *err, size_t errlen)
+{
+	struct archive *a = calloc(1, sizeof(*a));
+
+	if (!a) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	snprintf(a->path, sizeof(a->path), "%s", cfg->file_path);
+	pthread_mutex_init(&a->lock, NULL);
+	pthread_cond_init(&a->wake, NULL);
+	for (int i = 0; i < ARCHIVE_WORKERS; i++) {
+		a->busy_uid[i] = (uid_t)-1;
+		a->busy_fd[i] = -1;
+	}
+	for (int i = 0; i < ARCHIVE_WORKERS; i++) {
+		int rc = pthread_create(&a->tids[i], NULL, worker, a);
+		if (rc != 0) {
+			snprintf(err, errlen, "archive worker: %s", strerror(rc));
+			archive_stop(a);
+			return NULL;
+		}
+		a->nthreads++;
+	}
+	return a;
+}
+
+static int requests_of_uid(const struct archive *a, uid_t uid)
+{
+	int n = 0;
+
+	for (const struct areq *r = a->head; r; r = r->next)
+		n += r->peer.uid == uid;
+	for (int i = 0; i < ARCHIVE_WORKERS; i++)
+		n += a->busy_uid[i] == uid;
+	return n;
+}
+
+char *archive_submit(struct archive *a, struct server *s, const struct ucred *peer,
+		     bool sees_all, const struct proto_request *req)
+{
+	struct areq *r = malloc(sizeof(*r));
+	const char *why = NULL;
+
+	if (!r)
+		return proto_error_reply("out of memory");
+	pthread_mutex_lock(&a->lock);
+	if (a->nqueued + a->nbusy >= ARCHIVE_QUEUE_MAX)
+		why = "busy: too many archive requests, try again";
+	else if (peer->uid != 0 && requests_of_uid(a, peer->uid) >= ARCHIVE_PER_UID)
+		why = "busy: your earlier archive requests are still being answered";
+	else if ((r->fd = server_take(s)) < 0)
+		why = "cannot take the connection";
+	if (why) {
+		a->refused_busy++;
+		pthread_mutex_unlock(&a->lock);
+		free(r);
+		return proto_error_reply(why);
+	}
+	r->peer = *peer;
+	r->sees_all = sees_all;
+	r->req = *req;
+	r->next = NULL;
+	if (a->tail)
+		a->tail->next = r;
+	else
+		a->head = r;
+	a->tail = r;
+	a->nqueued++;
+	pthread_cond_signal(&a->wake);
+	pthread_mutex_unlock(&a->lock);
+	return NULL;
+}
+
+cJSON *archive_stats_json(struct archive *a)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o || !a)
+		return o;
+	pthread_mutex_lock(&a->lock);
+	json_add_u64(o, "served", a->served);
+	json_add_u64(o, "refused_busy", a->refused_busy);
+	json_add_u64(o, "truncated", a->truncated);
+	json_add_u64(o, "reply_failed", a->failed);
+	json_add_u64(o, "in_progress", (uint64_t)(a->nqueued + a->nbusy));
+	pthread_mutex_unlock(&a->lock);
+	return o;
+}
+
+void archive_stop(struct archive *a)
+{
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->lock);
+	a->stop = 1;
+	/* a send waiting for a client that does not read ends now */
+	for (int i = 0; i < ARCHIVE_WORKERS; i++)
+		if (a->busy_fd[i] >= 0)
+			shutdown(a->busy_fd[i], SHUT_RDWR);
+	pthread_cond_broadcast(&a->wake);
+	pthread_mutex_unlock(&a->lock);
+	for (int i = 0; i < a->nthreads; i++)
+		pthread_join(a->tids[i], NULL);
+	while (a->head) {
+		struct areq *r = a->head;
+		a->head = r->next;
+		close(r->fd);
+		free(r);
+	}
+	pthread_cond_destroy(&a->wake);
+	pthread_mutex_destroy(&a->lock);
+	free(a);
+}

@@ -1,0 +1,21 @@
+/*
+ * caps.h - tracerd gives up, once its programs are loaded and attached
+ * and its socket listens, the capabilities it needed only for that.
+ * Capabilities belong to threads: each call changes the calling thread
+ * (and the threads it starts later).
+ */
+#ifndef TRACERD_CAPS_H
+#define TRACERD_CAPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The event loop's thread: keep only what the running daemon needs
+ * (caps.c says why each), drop the rest from the effective, permitted,
+ * inheritable, ambient and bounding sets.  0, or -1 with err. */
+int caps_drop_for_loop(char *err, size_t errlen);
+
+/* A helper thread that needs no capability at all. */
+int caps_drop_all(char *err, size_t errlen);
+
+#endif

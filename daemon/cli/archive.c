@@ -1,0 +1,170 @@
+/*
+ * archive.c - where `tracer show`, `tracer jobs` and `tracer report` get
+ * finished jobs' summaries (cli.h).  The archive is readable by root and
+ * admin_group only: other users ask tracerd over its socket, which
+ * answers with their own jobs (daemon/archive.c).  Root reads the file
+ * itself, so that it works without tracerd.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "client.h"
+#include "proto.h"
+
+bool cli_archive_remote(void)
+{
+	return geteuid() != 0;
+}
+
+static void report_status(const char *path, const struct sumfile_status *st)
+{
+	if (st->open_errno)
+		fprintf(stderr, "tracer: cannot read %s: %s\n", st->failed_path[0] ? st->failed_path : path,
+			strerror(st->open_errno));
+	if (st->bad)
+		fprintf(stderr, "tracer: %lu unreadable line(s) skipped\n", st->bad);
+}
+
+static void query_from_filter(struct proto_query *q, const struct job_filter *f, size_t max)
+{
+	memset(q, 0, sizeof(*q));
+	q->limit = (long)max;
+	q->since_ns = f ? f->since_ns : INT64_MIN;
+	q->until_ns = f ? f->until_ns : INT64_MAX;
+	if (!f)
+		return;
+	snprintf(q->users, sizeof(q->users), "%s", f->users ? f->users : "");
+	snprintf(q->states, sizeof(q->states), "%s", f->states ? f->states : "");
+	snprintf(q->names, sizeof(q->names), "%s", f->names ? f->names : "");
+	snprintf(q->runs, sizeof(q->runs), "%s", f->runs ? f->runs : "");
+}
+
+struct collect {
+	cJSON *arr;      /* summaries and find: kept */
+	summary_fn fn;   /* each: handed on */
+	void *ctx;
+	int rc;
+};
+
+static int collect_line(cJSON *o, void *ctx)
+{
+	struct collect *k = ctx;
+
+	if (k->fn) {
+		k->rc = k->fn(o, k->ctx);
+		cJSON_Delete(o);
+		return k->rc;
+	}
+	cJSON_AddItemToArray(k->arr, o);
+	return 0;
+}
+
+/*
+ * Ask tracerd.  0 with the closing line in *last; 1 when tracerd is not
+ * running (the caller reads the file itself); -1 after a message.
+ */
+static int ask(struct cli *c, cJSON *req, struct collect *k, cJSON **last)
+{
+	char err[300];
+	int rc;
+
+	if (!req) {
+		fprintf(stderr, "tracer: out of memory\n");
+		return -1;
+	}
+	rc = tracer_request_stream(c->cfg.socket_path, TRACER_ARCHIVE_TIMEOUT_MS, req,
+				   collect_line, k, last, err, sizeof(err));
+	cJSON_Delete(req);
+	if (rc == -2)
+		return 1;
+	if (rc != 0) {
+		if (k->rc == 0)
+			fprintf(stderr, "tracer: %s\n", err);
+		return -1;
+	}
+	if (cJSON_IsTrue(cJSON_GetObjectItem(*last, "truncated")))
+		fprintf(stderr, "tracer: tracerd's answer is incomplete (archive too large to "
+				"read at once); narrow the selection\n");
+	if (jnum(*last, "skipped_lines") > 0)
+		fprintf(stderr, "tracer: %.0f unreadable line(s) skipped\n",
+			jnum(*last, "skipped_lines"));
+	return 0;
+}
+
+cJSON *cli_summaries_tail(struct cli *c, size_t max, const struct job_filter *f)
+{
+	struct sumfile_status st = {0};
+	cJSON *out;
+
+	if (cli_archive_remote()) {
+		struct proto_query q;
+		struct collect k = {.arr = cJSON_CreateArray()};
+		cJSON *last = NULL;
+		int rc;
+
+		query_from_filter(&q, f, max);
+		rc = k.arr ? ask(c, proto_query_request(&q), &k, &last) : -1;
+		cJSON_Delete(last);
+		if (rc == 0)
+			return k.arr;
+		cJSON_Delete(k.arr);
+		if (rc < 0)
+			return NULL;
+	}
+	out = summaries_tail(c->cfg.file_path, max, f, &st);
+	report_status(c->cfg.file_path, &st);
+	return out;
+}
+
+cJSON *cli_summary_find(struct cli *c, const char *name)
+{
+	struct sumfile_status st = {0};
+	cJSON *out;
+
+	if (cli_archive_remote()) {
+		struct collect k = {.arr = cJSON_CreateArray()};
+		cJSON *last = NULL;
+		int rc;
+
+		rc = k.arr ? ask(c, proto_job_request("summary", name, -1), &k, &last) : -1;
+		cJSON_Delete(last);
+		if (rc == 0) {
+			out = cJSON_DetachItemFromArray(k.arr, 0);
+			cJSON_Delete(k.arr);
+			return out;
+		}
+		cJSON_Delete(k.arr);
+		if (rc < 0)
+			return NULL;
+	}
+	out = summary_find(c->cfg.file_path, name, NULL, &st);
+	report_status(c->cfg.file_path, &st);
+	return out;
+}
+
+int cli_summaries_each(struct cli *c, summary_fn fn, void *ctx, int *files)
+{
+	struct sumfile_status st = {0};
+	int rc;
+
+	if (cli_archive_remote()) {
+		struct proto_query q;
+		struct collect k = {.fn = fn, .ctx = ctx};
+		cJSON *last = NULL;
+
+		query_from_filter(&q, NULL, 0);
+		q.all_files = true;
+		rc = ask(c, proto_query_request(&q), &k, &last);
+		*files = (int)jnum(last, "files");
+		cJSON_Delete(last);
+		if (rc <= 0)
+			return rc == 0 ? 0 : k.rc ? k.rc : -1;
+	}
+	rc = summaries_each(c->cfg.file_path, NULL, fn, ctx, files, &st);
+	report_status(c->cfg.file_path, &st);
+	return rc;
+}

@@ -1,0 +1,121 @@
+/*
+ * proto_query.c - the archive query of the tracerd protocol (proto.h):
+ * which finished jobs a user asks for.  Any local user sends it, so every
+ * field is checked and a rejection says why.
+ */
+#include "proto.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "errmsg.h"
+#include "jsonutil.h"
+
+/* A time bound: a decimal string (exact) or a number; null: none. */
+static int parse_ns(const cJSON *f, const char *key, int64_t *out, char *err, size_t errlen)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(f, key);
+	char *end;
+	long long n;
+
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (cJSON_IsNumber(v)) {
+		if (!(v->valuedouble >= -9.2e18 && v->valuedouble <= 9.2e18))
+			return fail_msg(err, errlen, "\"%s\": out of range", key);
+		*out = (int64_t)v->valuedouble;
+		return 0;
+	}
+	if (!cJSON_IsString(v) || !v->valuestring)
+		return fail_msg(err, errlen, "\"%s\": expected nanoseconds as a string", key);
+	errno = 0;
+	n = strtoll(v->valuestring, &end, 10);
+	if (errno || end == v->valuestring || *end)
+		return fail_msg(err, errlen, "\"%s\": expected nanoseconds as a string", key);
+	*out = (int64_t)n;
+	return 0;
+}
+
+static int parse_list(const cJSON *f, const char *key, char *out, char *err, size_t errlen)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(f, key);
+
+	if (!v || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsString(v) || !v->valuestring)
+		return fail_msg(err, errlen, "\"%s\": expected a comma-separated string", key);
+	if (strlen(v->valuestring) >= PROTO_QUERY_LIST_MAX)
+		return fail_msg(err, errlen, "\"%s\": longer than %d bytes", key,
+				PROTO_QUERY_LIST_MAX - 1);
+	snprintf(out, PROTO_QUERY_LIST_MAX, "%s", v->valuestring);
+	return 0;
+}
+
+int proto_parse_query(const cJSON *o, struct proto_query *q, char *err, size_t errlen)
+{
+	const cJSON *limit = cJSON_GetObjectItemCaseSensitive(o, "limit");
+	const cJSON *all = cJSON_GetObjectItemCaseSensitive(o, "all_files");
+	const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, "filter");
+
+	memset(q, 0, sizeof(*q));
+	q->since_ns = INT64_MIN;
+	q->until_ns = INT64_MAX;
+	if (limit && !cJSON_IsNull(limit)) {
+		if (!cJSON_IsNumber(limit) || !(limit->valuedouble >= 0 && limit->valuedouble <= 1e9) ||
+		    (double)(long)limit->valuedouble != limit->valuedouble)
+			return fail_msg(err, errlen, "\"limit\": expected a count (0 or more)");
+		q->limit = (long)limit->valuedouble;
+	}
+	if (all && !cJSON_IsBool(all) && !cJSON_IsNull(all))
+		return fail_msg(err, errlen, "\"all_files\": expected true or false");
+	q->all_files = cJSON_IsTrue(all);
+	if (!f || cJSON_IsNull(f))
+		return 0;
+	if (!cJSON_IsObject(f))
+		return fail_msg(err, errlen, "\"filter\": expected an object");
+	if (parse_list(f, "users", q->users, err, errlen) < 0 ||
+	    parse_list(f, "states", q->states, err, errlen) < 0 ||
+	    parse_list(f, "names", q->names, err, errlen) < 0 ||
+	    parse_list(f, "runs", q->runs, err, errlen) < 0 ||
+	    parse_ns(f, "since_ns", &q->since_ns, err, errlen) < 0 ||
+	    parse_ns(f, "until_ns", &q->until_ns, err, errlen) < 0)
+		return -1;
+	return 0;
+}
+
+static bool add_list(cJSON *f, const char *key, const char *v)
+{
+	return !v[0] || json_add_str(f, key, v);
+}
+
+cJSON *proto_query_request(const struct proto_query *q)
+{
+	cJSON *o = cJSON_CreateObject(), *f;
+	char ns[32];
+	bool ok;
+
+	if (!o)
+		return NULL;
+	ok = cJSON_AddStringToObject(o, "op", "summaries") &&
+	     cJSON_AddNumberToObject(o, "v", PROTO_VERSION) &&
+	     cJSON_AddNumberToObject(o, "limit", (double)q->limit) &&
+	     cJSON_AddBoolToObject(o, "all_files", q->all_files) &&
+	     (f = cJSON_AddObjectToObject(o, "filter")) && add_list(f, "users", q->users) &&
+	     add_list(f, "states", q->states) && add_list(f, "names", q->names) &&
+	     add_list(f, "runs", q->runs);
+	if (ok && q->since_ns != INT64_MIN) {
+		snprintf(ns, sizeof(ns), "%lld", (long long)q->since_ns);
+		ok = cJSON_AddStringToObject(f, "since_ns", ns) != NULL;
+	}
+	if (ok && q->until_ns != INT64_MAX) {
+		snprintf(ns, sizeof(ns), "%lld", (long long)q->until_ns);
+		ok = cJSON_AddStringToObject(f, "until_ns", ns) != NULL;
+	}
+	if (!ok) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}

@@ -1,0 +1,237 @@
+#!/bin/bash
+# run.sh BUILD - each user sees only their own finished jobs: the archive
+# is root's and admin_group's, so `tracer show`, `tracer jobs` and
+# `tracer report` of any other user are answered by tracerd over its
+# socket with that user's jobs.  Two unprivileged test users and an admin
+# group are created here and removed at the end.  Also: the files tracerd
+# writes are not readable by others, tracerd answers these requests off
+# its event loop with a bounded number at once.  Needs root.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "${1:-$TOP/build}" && pwd)
+TMP=$(mktemp -d /tmp/tracer-priv.XXXXXX)
+chmod 0755 "$TMP" # the test users reach the socket through it
+. "$TOP/tests/lib.sh"
+UA=tracer-pa
+UB=tracer-pb
+ADM=tracer-padm
+MPORT=18201
+MADE_USERS=()
+MADE_GROUP=
+OWNED_PIDS=()
+
+cleanup() {
+	for p in "${OWNED_PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	stop_tracerd
+	for u in "${MADE_USERS[@]}"; do userdel "$u" 2>/dev/null; done
+	[ -n "$MADE_GROUP" ] && groupdel "$MADE_GROUP" 2>/dev/null
+	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
+}
+trap cleanup EXIT
+need_root
+for b in tracerd tracer; do
+	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
+done
+for c in python3 setpriv useradd userdel groupadd groupdel curl; do
+	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
+done
+for u in "$UA" "$UB"; do
+	if ! id "$u" >/dev/null 2>&1; then
+		useradd --system --no-create-home --shell /usr/sbin/nologin "$u" ||
+			{ echo "FAIL: cannot create the test user $u"; exit 1; }
+		MADE_USERS+=("$u")
+	fi
+done
+if ! getent group "$ADM" >/dev/null; then
+	groupadd --system "$ADM" || { echo "FAIL: cannot create the test group $ADM"; exit 1; }
+	MADE_GROUP=$ADM
+fi
+for u in "$UA" "$UB"; do install -d -m 0700 -o "$u" -g "$u" "$TMP/$u"; done
+as() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --init-groups -- "$@"; }
+as_admin() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --groups="$ADM" -- "$@"; }
+# the CLI of a user; file= names a file that does not exist, so that an
+# answer can only come from tracerd
+ucli() { local u=$1; shift; as "$u" "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TMP/nonexistent.ndjson" "$@" 2>&1; }
+
+start_tracerd p -o admin_group="$ADM" -o metrics_listen=127.0.0.1:$MPORT || exit 1
+echo "== tracerd keeps only the capabilities it needs once its programs are loaded"
+cap_field() { awk -v f="$2:" '$1 == f { print $2 }' "$1/status"; }
+KREL=$(uname -r)
+if [ "$(printf '%s\n' 6.5 "${KREL%%-*}" | sort -V | head -n 1)" = 6.5 ]; then
+	# CAP_SYS_PTRACE (19) and CAP_DAC_READ_SEARCH (2): daemon/caps.c
+	WANT=0000000000080004
+	check "the loop's thread: CapEff is CAP_SYS_PTRACE + CAP_DAC_READ_SEARCH only" \
+		test "$(cap_field /proc/$TRACERD_PID CapEff)" = "$WANT"
+	check "the loop's thread: CapPrm the same" test "$(cap_field /proc/$TRACERD_PID CapPrm)" = "$WANT"
+	check "the loop's thread: CapBnd the same" test "$(cap_field /proc/$TRACERD_PID CapBnd)" = "$WANT"
+else
+	fail "kernel $KREL is older than 6.5: this check knows only the set of 6.5 and later"
+fi
+no_caps_threads() {
+	local n=0 t
+	for t in /proc/$TRACERD_PID/task/*; do
+		[ "$(cap_field "$t" CapEff)" = 0000000000000000 ] && n=$((n + 1))
+	done
+	[ "$n" -ge 3 ] || { echo "$n threads without capabilities"; return 1; }
+}
+check "the archive workers and the user name resolver have no capability" no_caps_threads
+MARK=pa-MARK-$$
+BMARK=pb-MARK-$$
+
+echo "== user A's finished job, as A, B, an admin and root"
+as "$UA" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --name "$MARK" --job-file "$TMP/$UA/a.job" -- \
+	/bin/sh -c "exec sleep 2 # ARGV-$MARK" &
+A_PID=$!
+OWNED_PIDS+=("$A_PID")
+wait_until 20 "A's job to be open" sh -c "'$BUILD/tracer' -o socket='$TRACERD_SOCK' status --json | grep -q '$MARK'"
+# the metrics endpoint while A's job runs: no argv of A in it
+curl -s --max-time 5 "http://127.0.0.1:$MPORT/metrics" >"$TMP/metrics.txt"
+check "the metrics endpoint answers" grep -q '^tracer_' "$TMP/metrics.txt"
+if grep -q "ARGV-$MARK\|$MARK" "$TMP/metrics.txt"; then fail "the metrics endpoint shows A's command line or job name"; else pass "the metrics endpoint shows neither A's command line nor job name"; fi
+wait "$A_PID"
+wait_until 30 "A's summary" summary_of_job "$TMP/$UA/a.job"
+A_JOB=$(cat "$TMP/$UA/a.job")
+check "the archive is not readable by A (0640, admin group)" not as "$UA" cat "$TRACERD_FILE"
+
+owner_jobs() { local o; o=$(ucli "$UA" jobs); echo "$o" | grep -q "$MARK" || { echo "$o" | tail -n 3; return 1; }; }
+check "tracer jobs of A lists A's finished job (answered by tracerd)" owner_jobs
+owner_jobs_json() {
+	ucli "$UA" jobs --json | python3 -c '
+import json, sys
+jobs = json.load(sys.stdin)
+sys.exit(0 if [j["job"] for j in jobs] == [sys.argv[1]] else 1)' "$A_JOB"
+}
+check "tracer jobs --json of A is exactly A's job" owner_jobs_json
+show_is() { # show_is USER NAME JOB_UID: tracer show --json NAME of USER is that job
+	ucli "$1" show --json "$2" | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["job"] == sys.argv[1] else 1)' "$3"
+}
+check "tracer show JOB of A" show_is "$UA" "$A_JOB" "$A_JOB"
+check "tracer show NAME of A" show_is "$UA" "$MARK" "$A_JOB"
+check "tracer show last of A" show_is "$UA" last "$A_JOB"
+check "tracer show --json of A has A's argv" sh -c "setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' show --json '$A_JOB' | grep -q 'ARGV-$MARK'"
+check "tracer jobs -s CD --name of A (filters applied by tracerd)" sh -c "setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' jobs --json -s CD --name '$MARK' | grep -q '$A_JOB'"
+check "tracer jobs --name other of A is empty" sh -c "test \"\$(setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' jobs --json --name nosuch)\" = '[]'"
+check "tracer report --by task of A counts A's job" sh -c "setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' report --by task --csv | grep -q '$MARK'"
+
+# B has a job of their own, finished after A's
+as "$UB" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --name "$BMARK" --job-file "$TMP/$UB/b.job" -- true
+wait_until 30 "B's summary" summary_of_job "$TMP/$UB/b.job"
+B_JOB=$(cat "$TMP/$UB/b.job")
+for cmd in "jobs" "jobs --json" "jobs -n 0 --csv" "jobs -u $UA" "show $MARK" "show --json $MARK" "show $A_JOB" "show --json $A_JOB" "report --by task" "report --by user --json"; do
+	out=$(ucli "$UB" $cmd)
+	case $cmd in show*) leak="ARGV-$MARK|\"job\": *\"$A_JOB\"|^Job +$A_JOB";; *) leak="$MARK|$A_JOB";; esac
+	if echo "$out" | grep -Eq "$leak"; then fail "tracer $cmd of B shows A's job"; echo "$out" | head -5 | sed 's/^/    /'; else pass "tracer $cmd of B does not show A's job"; fi
+done
+check "tracer show last of B is B's own job, not A's" show_is "$UB" last "$B_JOB"
+check "tracer jobs of B lists B's job" sh -c "setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' jobs | grep -q '$BMARK'"
+check "tracer show A_JOB of B: no such job, exit 1" sh -c "! setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' show '$A_JOB' >/dev/null 2>&1"
+
+both_in() { echo "$1" | grep -q "$MARK" && echo "$1" | grep -q "$BMARK" || { echo "$1" | tail -n 3; return 1; }; }
+check "a member of admin_group sees both jobs (tracer jobs over the socket)" both_in "$(as_admin "$UB" "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TMP/nonexistent.ndjson" jobs 2>&1)"
+check "a member of admin_group sees A's job (tracer show)" sh -c "setpriv --reuid='$UB' --regid='$UB' --groups='$ADM' -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' -o file='$TMP/nonexistent.ndjson' show --json '$A_JOB' | grep -q 'ARGV-$MARK'"
+check "root sees both jobs (tracer jobs reads the archive)" both_in "$(tr_cli jobs 2>&1)"
+check "root sees A's job (tracer show)" sh -c "'$BUILD/tracer' -o file='$TRACERD_FILE' show --json '$A_JOB' | grep -q 'ARGV-$MARK'"
+
+echo "== the files tracerd writes: not readable by other users"
+# every file and directory under the test's tree that holds A's job
+# (tracerd's log here is this script's redirection: a service logs to the journal)
+files=$(grep -rl "$MARK" "$TMP" 2>/dev/null | grep -v "/$UA/" | grep -v "\.log$" | grep -v metrics.txt)
+[ -n "$files" ] || fail "no file holds A's job (the test would prove nothing)"
+for f in $files; do
+	if as "$UB" cat "$f" >/dev/null 2>&1; then fail "B can read $f"; else pass "B cannot read $(basename "$f")"; fi
+done
+no_other_access() { # the mode gives others nothing
+	local m; m=$(stat -c %a "$1"); [ $((8#$m & 8#007)) -eq 0 ] || { echo "$1: mode $m"; return 1; }
+}
+check "the spool directory gives others no access" no_other_access "$TMP/p.spool"
+check "the state directory gives others no access" no_other_access "$TMP/tracerd-state"
+for f in "$TMP"/p.spool/* "$TMP"/tracerd-state/*; do
+	[ -e "$f" ] || continue
+	check "$(basename "$(dirname "$f")")/$(basename "$f") gives others no access" no_other_access "$f"
+done
+check "B cannot list the spool" not as "$UB" ls "$TMP/p.spool"
+
+echo "== tracerd answers archive requests off its loop, a bounded number at once"
+# an archive of 500 copies of A's summary (a few MiB): root's full
+# listings that nobody reads hold the workers in their send timeout
+python3 - "$TRACERD_FILE" "$A_JOB" <<'PY'
+import sys
+path, job = sys.argv[1], sys.argv[2]
+line = next(l for l in open(path) if job in l)
+with open(path, "a") as f:
+    for i in range(500):
+        f.write(line.replace(job, "%s-copy%d" % (job, i)))
+PY
+python3 - "$TRACERD_SOCK" "$TMP/stall.out" <<'PY' &
+import json, socket, sys, time
+path, out = sys.argv[1:3]
+req = b'{"op":"summaries","v":1,"limit":0,"all_files":true}\n'
+conns, replies = [], []
+for i in range(12):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect(path)
+    s.sendall(req)
+    conns.append(s)
+time.sleep(0.5)  # the workers are now stuck in send: nobody reads
+busy = 0
+for s in conns:
+    s.settimeout(0.2)
+    try:
+        head = s.recv(200)
+    except socket.timeout:
+        continue
+    if b'"ok":false' in head and b"busy" in head:
+        busy += 1
+# the loop still answers while the workers wait (the request itself timed)
+worst = 0.0
+for i in range(20):
+    t = time.monotonic()
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    c.settimeout(10)
+    c.connect(path)
+    c.sendall(b'{"op":"status","v":1}\n')
+    data = b""
+    while not data.endswith(b"\n"):
+        chunk = c.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    c.close()
+    worst = max(worst, time.monotonic() - t)
+    if not json.loads(data).get("ok"):
+        worst = 99.0
+for s in conns:
+    s.close()
+open(out, "w").write("busy=%d worst_status_s=%.3f\n" % (busy, worst))
+PY
+STALL_PID=$!
+OWNED_PIDS+=("$STALL_PID")
+wait_until 60 "the stalled-reader client" test -s "$TMP/stall.out"
+wait "$STALL_PID"
+echo "    $(cat "$TMP/stall.out")"
+check "requests beyond the bound get a busy error at once" grep -Eq 'busy=([4-9]|1[0-2]) ' "$TMP/stall.out"
+check "status requests answered (each under 1 s) while the workers are held" \
+	awk '{ split($2, a, "="); exit !(a[2] < 1.0) }' "$TMP/stall.out"
+busy_counted() { tr_cli status --json | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["archive_requests"]["refused_busy"] > 0 else 1)'; }
+check "tracer status counts the refused archive requests" busy_counted
+# the held workers give up (client gone or send timeout) and serve again
+wait_until 30 "A's listing once the workers are free" owner_jobs
+check "A's listing over the large archive: A's 20 newest" sh -c "test \$(setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' jobs --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))') = 20"
+check "B's listing over the large archive holds no job of A" sh -c "! setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' jobs -n 0 --json | grep -q '$A_JOB'"
+
+echo "== without SO_PEERPIDFD (kernels before 6.5): owner and start time"
+stop_tracerd
+TRACERD_TEST_NO_PEERPIDFD=1 start_tracerd f || exit 1
+check "tracerd says it checks peers without SO_PEERPIDFD" grep -q "TRACERD_TEST_NO_PEERPIDFD=1" "$TRACERD_LOG"
+as "$UA" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --name fallback --job-file "$TMP/$UA/f.job" -- true
+check "a user's registration is served" wait_until 30 "the fallback job's summary" summary_of_job "$TMP/$UA/f.job"
+check "registration from a pid now another user's process is refused" \
+	python3 "$TOP/tests/hardening/pidreuse.py" "$TRACERD_SOCK" "$UA" "$UB"
+peer_gone_counted() { tr_cli status --json | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["socket_stats"]["peer_gone"] > 0 else 1)'; }
+check "the refusal is counted (socket_stats.peer_gone)" peer_gone_counted
+
+finish
