@@ -95,8 +95,9 @@ int slurmlimit_parse(const char *line, uint64_t *limit_s, uint64_t *end_s)
 	if (!bar || parse_duration(line, limit_s) < 0)
 		return -1;
 	e = strtoull(bar + 1, &end, 10);
-	/* "N/A" or "Unknown" before the job starts */
-	*end_s = (end != bar + 1 && (!*end || *end == '\n')) ? e : 0;
+	/* "N/A" or "Unknown" before the job starts; without a limit Slurm
+	 * still prints an end a year ahead: no deadline */
+	*end_s = (*limit_s && end != bar + 1 && (!*end || *end == '\n')) ? e : 0;
 	return 0;
 }
 
@@ -154,7 +155,7 @@ static int read_answer(int fd, char *buf, size_t len, uint64_t deadline_ms)
 static int query(const char *job, uint64_t *limit_s, uint64_t *end_s, char *err, size_t errlen)
 {
 	char jobs[64], buf[256];
-	char *argv[] = {"squeue", "--noheader", jobs, "--format=%l|%e", NULL};
+	char *argv[] = {"squeue", "--noheader", "--states=all", jobs, "--format=%l|%e", NULL};
 	char **env = query_env();
 	posix_spawn_file_actions_t fa;
 	int fds[2], rc, status = 0, res = -1;

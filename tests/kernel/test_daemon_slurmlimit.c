@@ -26,6 +26,10 @@ static void test_parse(void)
 	CU_ASSERT_EQUAL(slurmlimit_parse("UNLIMITED|Unknown\n", &lim, &end), 0);
 	CU_ASSERT_EQUAL(lim, 0);
 	CU_ASSERT_EQUAL(end, 0);
+	/* as squeue prints an unlimited running job: an end a year ahead */
+	CU_ASSERT_EQUAL(slurmlimit_parse("UNLIMITED|1795453307\n", &lim, &end), 0);
+	CU_ASSERT_EQUAL(lim, 0);
+	CU_ASSERT_EQUAL(end, 0);
 	CU_ASSERT_EQUAL(slurmlimit_parse("", &lim, &end), -1);
 	CU_ASSERT_EQUAL(slurmlimit_parse("slurm_load_jobs error: Invalid job id\n", &lim, &end), -1);
 	CU_ASSERT_EQUAL(slurmlimit_parse("1:2:3:4|5\n", &lim, &end), -1);

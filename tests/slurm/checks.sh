@@ -333,7 +333,7 @@ check_no_daemon() {
 		"$T/stale.sock"
 	python3 "$HERE/hang_server.py" "$T/hung.sock" "$T/hung.count" &
 	HANG_PID=$(proc_tag $!)
-	wait_until 10 "the hung tracerd stand-in to listen on $T/hung.sock" test -S "$T/hung.sock"
+	wait_until 60 "the hung tracerd stand-in to listen on $T/hung.sock" test -S "$T/hung.sock"
 	for cfg in none stopped stale hung; do
 		plugstack_for $cfg
 		t0=$(date +%s%N)
