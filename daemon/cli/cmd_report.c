@@ -174,15 +174,29 @@ static void print_tree(const cJSON *s, int width)
 	struct table *tb = table_new(cols, 9);
 	const cJSON *p;
 
-	printf("\nPROCESS TREE (%d of %.0f processes kept)\n", cJSON_GetArraySize(tree),
-	       jnum(procs, "total"));
+	int kept = 0, roots = 0;
+	bool registrant = false;
+
+	/* processes.total leaves the registrant out; the tree may hold it */
+	cJSON_ArrayForEach(p, tree) {
+		if (cJSON_IsTrue(cJSON_GetObjectItem(p, "registrant")))
+			registrant = true;
+		else
+			kept++;
+	}
+	printf("\nPROCESS TREE (%d of %.0f processes kept%s)\n", kept, jnum(procs, "total"),
+	       registrant ? ", and the registrant" : "");
 	/* roots: processes whose parent was not kept */
 	cJSON_ArrayForEach(p, tree) {
 		if (has_pid(tree, jnum(p, "ppid")))
 			continue;
+		roots++;
 		add_proc(tb, p, 0);
 		add_children(tb, tree, jnum(p, "pid"), 1);
 	}
+	if (!roots) /* parents in a loop (pids reused): list them flat */
+		cJSON_ArrayForEach(p, tree)
+			add_proc(tb, p, 0);
 	table_print(tb, width, "");
 }
 
