@@ -20,7 +20,9 @@
  *   CAP_SYS_ADMIN        only before 5.8, which has no CAP_BPF
  * Dropped: CAP_PERFMON (attaching), CAP_SYS_RESOURCE (RLIMIT_MEMLOCK at
  * start), CAP_SETPCAP, and every other.  CAP_CHOWN (the archive's group)
- * is the file sink's, on the delivery threads, not the loop's.
+ * is the file sink's, on the delivery threads, not the loop's: they keep
+ * only it (caps_drop_for_delivery).  Capabilities are per thread, so each
+ * thread started before the loop's drop drops its own.
  */
 #include "caps.h"
 
@@ -98,6 +100,11 @@ int caps_drop_for_loop(char *err, size_t errlen)
 	else if (!kernel_at_least(6, 5))
 		keep |= BIT(CAP_BPF);
 	return caps_keep(keep, err, errlen);
+}
+
+int caps_drop_for_delivery(char *err, size_t errlen)
+{
+	return caps_keep(BIT(CAP_CHOWN), err, errlen);
 }
 
 int caps_drop_all(char *err, size_t errlen)

@@ -17,5 +17,8 @@ int caps_drop_for_loop(char *err, size_t errlen);
 
 /* A helper thread that needs no capability at all. */
 int caps_drop_all(char *err, size_t errlen);
+/* The spool writer and the sinks: CAP_CHOWN only (the file sink gives
+ * the archive to admin_group, at creation and at each rotation). */
+int caps_drop_for_delivery(char *err, size_t errlen);
 
 #endif

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "clock.h"
 #include "jsonutil.h"
 #include "log.h"
@@ -66,6 +67,10 @@ static void *writer_main(void *arg)
 	char *text = NULL; /* the head summary, rendered, while its write fails */
 	uint64_t failures = 0;
 
+	/* started before the loop drops its capabilities, which are per
+	 * thread; the sink threads it starts inherit this set */
+	if (caps_drop_for_delivery(err, sizeof(err)) != 0)
+		log_warn("spool writer: capabilities kept: %s", err);
 	pthread_mutex_lock(&d->lock);
 	for (;;) {
 		while (!d->head && !d->stop_writer && !d->pending_cfg)

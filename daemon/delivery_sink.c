@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "caps.h"
 #include "log.h"
 
 static unsigned jitter(struct sink_thread *t, unsigned ms)
@@ -102,7 +103,10 @@ void *delivery_sink_main(void *arg)
 	struct sink_thread *t = arg;
 	struct delivery *d = t->d;
 	bool last_try = false;
+	char err[128];
 
+	if (caps_drop_for_delivery(err, sizeof(err)) != 0)
+		log_warn("sink thread: capabilities kept: %s", err);
 	pthread_mutex_lock(&d->lock);
 	for (;;) {
 		if (d->stop_sinks) {

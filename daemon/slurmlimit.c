@@ -26,6 +26,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "caps.h"
 #include "clock.h"
 #include "log.h"
 
@@ -201,8 +202,12 @@ static int query(const char *job, uint64_t *limit_s, uint64_t *end_s, char *err,
 static void *asker(void *arg)
 {
 	uint64_t last_warn_ns = 0;
+	char cerr[128];
 
 	(void)arg;
+	/* squeue, run from here, needs no capability */
+	if (caps_drop_all(cerr, sizeof(cerr)) != 0)
+		log_warn("time limit asker: capabilities kept: %s", cerr);
 	pthread_mutex_lock(&lock);
 	while (!stopping) {
 		struct entry *e = NULL;

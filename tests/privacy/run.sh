@@ -78,6 +78,17 @@ no_caps_threads() {
 	[ "$n" -ge 3 ] || { echo "$n threads without capabilities"; return 1; }
 }
 check "the archive workers and the user name resolver have no capability" no_caps_threads
+# capabilities are per thread: the threads started before the loop's drop
+# (spool writer, sinks, time-limit asker) drop their own; the delivery
+# threads keep only CAP_CHOWN (0), for the archive's group
+no_thread_beyond() {
+	local t e
+	for t in /proc/$TRACERD_PID/task/*; do
+		e=$(cap_field "$t" CapEff)
+		[ $((0x$e & ~0x80005)) -eq 0 ] || { echo "$(cat "$t/comm") ($t): CapEff $e"; return 1; }
+	done
+}
+check "no thread of tracerd has more than CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH, CAP_CHOWN" no_thread_beyond
 MARK=pa-MARK-$$
 BMARK=pb-MARK-$$
 
