@@ -37,12 +37,14 @@ struct conn {
 	struct peer_proof proof; /* the pid is still the peer's process */
 	uint64_t opened_ns;
 	size_t len;
-	char buf[PROTO_MAX_MSG + 1];
 	struct conn *next;
 	uint64_t ticket;  /* names the request for an answer given later */
 	bool deferred;    /* the handler answers later (server_answer) */
 	bool done;        /* answered: freed by server_reap, after the epoll batch */
 	bool handed;      /* the handler took the connection (server_take) */
+	/* last: a new connection clears everything before it (a reused
+	 * allocation must not inherit `done`, or its request is ignored) */
+	char buf[PROTO_MAX_MSG + 1];
 };
 
 struct server {
@@ -249,8 +251,6 @@ void server_accept(struct server *s)
 		c->w.kind = WATCH_CONN;
 		c->fd = fd;
 		c->ticket = ++s->next_ticket;
-		c->deferred = false; /* after buf: not cleared above */
-		c->handed = false;
 		c->opened_ns = clock_mono_ns();
 		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->peer, &len) != 0) {
 			log_warn("SO_PEERCRED: %s", strerror(errno));

@@ -72,6 +72,12 @@ struct tracerd {
 	uint64_t started_real_s;
 	struct idle_host idle;        /* node-level idle_host (idlehost.h) */
 	struct archive *archive; /* users' questions about finished jobs */
+	/* registration replies held until the journal has their jobs */
+	struct held_reply {
+		uint64_t ticket;
+		char *reply;
+	} *held;
+	size_t nheld, held_cap;
 };
 
 static char *status_reply(struct tracerd *d, const struct ucred *peer)
@@ -141,6 +147,33 @@ static char *status_reply(struct tracerd *d, const struct ucred *peer)
 	return line;
 }
 
+/* Keep a registration's reply for answer_held; -1 without memory. */
+static int hold_reply(struct tracerd *d, uint64_t ticket, char *reply)
+{
+	if (d->nheld == d->held_cap) {
+		size_t cap = d->held_cap ? d->held_cap * 2 : 64;
+		struct held_reply *h = realloc(d->held, cap * sizeof(*h));
+
+		if (!h)
+			return -1;
+		d->held = h;
+		d->held_cap = cap;
+	}
+	d->held[d->nheld++] = (struct held_reply){ticket, reply};
+	return 0;
+}
+
+/* The batch's registrations are in the journal now: answer them. */
+static void answer_held(struct tracerd *d)
+{
+	if (!d->nheld)
+		return;
+	journal_tick(&d->jobs);
+	for (size_t i = 0; i < d->nheld; i++)
+		server_answer(d->server, d->held[i].ticket, d->held[i].reply);
+	d->nheld = 0;
+}
+
 /* server_handler_fn: one request line -> one reply line */
 static char *handle_request(void *ctx, const char *line, size_t len,
 			    const struct ucred *peer)
@@ -167,12 +200,22 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 	case PROTO_OP_REGISTER: {
 		const char *why = admission_check(&d->admission, &d->jobs, peer);
 
-		reply = why ? proto_error_reply(why)
-			    : jobs_register(&d->jobs, &req->identity, req->stays, peer);
+		if (why) {
+			reply = proto_error_reply(why);
+			break;
+		}
+		reply = jobs_register(&d->jobs, &req->identity, req->stays, peer);
 		/* journaled before the reply: a crash right after a
-		 * registration must not forget the job (one small file
-		 * rewritten by rename, no fsync) */
-		journal_tick(&d->jobs);
+		 * registration must not forget the job.  The reply waits for
+		 * the end of this epoll batch (answer_held), so that a flood
+		 * of registrations costs one journal write per batch, not
+		 * one each (a write grows with the open jobs). */
+		if (reply && hold_reply(d, server_ticket(d->server), reply) == 0) {
+			server_defer(d->server);
+			reply = NULL;
+		} else {
+			journal_tick(&d->jobs);
+		}
 		break;
 	}
 	case PROTO_OP_TASK_EXIT:
@@ -347,6 +390,7 @@ static int run_loop(struct tracerd *d)
 				break;
 			}
 		}
+		answer_held(d);
 		/* Later entries of a batch may point at connections that expiry
 		 * or an answer frees: free them only once the batch is done. */
 		server_reap(d->server);
@@ -480,6 +524,9 @@ int main(int argc, char **argv)
 	}
 cleanup:
 	metrics_http_close(d.metrics);
+	for (size_t i = 0; i < d.nheld; i++)
+		free(d.held[i].reply);
+	free(d.held);
 	server_close(d.server);
 	journal_free(&d.jobs);
 	archive_stop(d.archive);
