@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "jsonutil.h"
 #include "log.h"
+#include "threads.h"
 #include "sumfile.h"
 
 #define ARCHIVE_WORKERS 2
@@ -188,10 +189,6 @@ static void answer(struct archive *a, struct areq *r)
 static void *worker(void *arg)
 {
 	struct archive *a = arg;
-	sigset_t all;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals are the loop's */
 	{
 		char err[128];
 
@@ -246,7 +243,7 @@ struct archive *archive_start(const struct tracer_config *cfg, char *err, size_t
 		a->busy_fd[i] = -1;
 	}
 	for (int i = 0; i < ARCHIVE_WORKERS; i++) {
-		int rc = pthread_create(&a->tids[i], NULL, worker, a);
+		int rc = thread_start(&a->tids[i], worker, a);
 		if (rc != 0) {
 			snprintf(err, errlen, "archive worker: %s", strerror(rc));
 			archive_stop(a);

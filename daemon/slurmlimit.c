@@ -29,6 +29,7 @@
 #include "caps.h"
 #include "clock.h"
 #include "log.h"
+#include "threads.h"
 
 #define CACHE_SIZE 128
 #define QUERY_TIMEOUT_MS 10000
@@ -244,14 +245,7 @@ static void *asker(void *arg)
 
 int slurmlimit_start(void)
 {
-	sigset_t all, old;
-	int rc;
-
-	/* signals are tracerd's loop's (signalfd): never this thread's */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&thread, NULL, asker, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = thread_start(&thread, asker, NULL);
 	if (rc != 0) {
 		log_warn("Slurm time limit thread: %s: Slurm jobs will have no time limit",
 			 strerror(rc));

@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "identity.h"
 #include "log.h"
+#include "threads.h"
 
 #define CACHE_SIZE 256
 /* a name is looked up again after this (renamed or removed users) */
@@ -95,14 +96,7 @@ static void *resolver(void *arg)
 
 int usernames_start(void)
 {
-	sigset_t all, old;
-	int rc;
-
-	/* signals are tracerd's loop's (signalfd): never this thread's */
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&thread, NULL, resolver, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	int rc = thread_start(&thread, resolver, NULL);
 
 	if (rc != 0) {
 		log_warn("user name thread: %s: user names will be numbers", strerror(rc));
