@@ -81,6 +81,8 @@ void config_defaults(struct tracer_config *cfg);
 size_t config_key_count(void);
 /* The name of key i (0 .. config_key_count() - 1), NULL past the end. */
 const char *config_key_name(size_t i);
+/* The index of a key (0 .. config_key_count() - 1), -1 for an unknown one. */
+int config_key_index(const char *name);
 
 /*
  * Load path over the current values.  A missing file is not an error
