@@ -225,21 +225,24 @@ in_cgroups() {
 	/bin/sh -c 'for f in $0; do echo $$ > "$f" || exit 97; done; exec "$@"' "$files" "$@"
 }
 if job_cgroups fsync $((1 << 30)); then
-	# 400 fsyncs (about 7 ms of I/O wait each on this machine's disk)
-	cat >"$TMP/fsync400.py" <<'PY'
-import os, sys
+	# fsyncs for 3 s, whatever the disk's speed (a fixed count takes 0.2 s
+	# on an idle machine: under advice_min_runtime_s, and between samples);
+	# an idle run here: 4,198 fsyncs, 1.67 s of block I/O delay
+	cat >"$TMP/fsync3s.py" <<'PY'
+import os, sys, time
 fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-for i in range(400):
+end = time.monotonic() + 3
+while time.monotonic() < end:
     os.write(fd, b"x" * 4096)
     os.fsync(fd)
 os.close(fd)
 PY
 	in_cgroups "$CG_PROCS" -- "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --job-file "$TMP/j.fsynccg" \
-		--name fsync-cg -- "$PY" "$TMP/fsync400.py" "$TMP/fsync.dat"
+		--name fsync-cg -- "$PY" "$TMP/fsync3s.py" "$TMP/fsync.dat"
 	chk "fsync loop: block I/O delay >= 0.5 s, io pressure of its cgroup" "$TMP/j.fsynccg" blocked 0.5 psi
-	chk "fsync loop: its tool's and process's block I/O delay >= 0.5 s" "$TMP/j.fsynccg" tool_blkio fsync400.py 0.5
+	chk "fsync loop: its tool's and process's block I/O delay >= 0.5 s" "$TMP/j.fsynccg" tool_blkio fsync3s.py 0.5
 	chk "fsync loop: the job io_bound from its I/O wait" "$TMP/j.fsynccg" job_flag io_bound
-	chk "fsync loop: the tool io_bound from its I/O wait" "$TMP/j.fsynccg" flag io_bound present fsync400.py
+	chk "fsync loop: the tool io_bound from its I/O wait" "$TMP/j.fsynccg" flag io_bound present fsync3s.py
 	chk "the cgroup's 1 GiB memory limit is the allocation" "$TMP/j.fsynccg" limits $((1 << 30))
 	chk "peak far under the cgroup's limit: memory_overallocated" "$TMP/j.fsynccg" flag memory_overallocated present "of the 1.0 GiB"
 else
