@@ -502,16 +502,9 @@ static __always_inline void emit_exit(struct tracer_proc *p,
  * without sched_process_fork, and threads created between tracerd reading
  * /proc and tagging are not counted).
  *
- * Why not sched_process_free, which fires once per task with the same final
- * totals: it fires when the task_struct is let go after release_task()
- * (kernel/exit.c; an RCU grace period later), i.e. only once the task has
- * been reaped.  A thread-group leader stays a zombie until its
- * parent waits for it, so a process whose parent reaps late (or never: a
- * parent that keeps running, a subreaper that does not wait) would hold its
- * record, and its job's close, hostage to user code.  The mm is gone by then
- * too (the own peak is read at sched_process_exit anyway).  The price of
- * staying here is one state read and compare per switch of any task,
- * measured with bpf_stats (docs/benchmarks.md, "Per-switch hook").
+ * Not sched_process_free: it fires only once the task is reaped, so a
+ * parent that waits late would hold the record and its job's close
+ * (docs/benchmarks.md, "Per-switch hook": the decision and its cost).
  */
 static __always_inline int handle_switch(struct task_struct *prev)
 {
