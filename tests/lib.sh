@@ -169,3 +169,32 @@ validate_summaries() {
 	fi
 	check "$desc" "$py" "$(dirname "${BASH_SOURCE[0]}")/validate_summary.py" "$@"
 }
+
+# make_test_users GROUP USER...: system users (no home, no shell) and a
+# group for the suites that act as several users; those made here are
+# noted in MADE_USERS/MADE_GROUP for remove_test_users.  Each user gets a
+# private directory $TMP/USER.  Exits the suite when one cannot be made.
+make_test_users() {
+	local group=$1 u
+	shift
+	for u in "$@"; do
+		if ! id "$u" >/dev/null 2>&1; then
+			useradd --system --no-create-home --shell /usr/sbin/nologin "$u" ||
+				{ echo "FAIL: cannot create the test user $u"; exit 1; }
+			MADE_USERS+=("$u")
+		fi
+	done
+	if ! getent group "$group" >/dev/null; then
+		groupadd --system "$group" || { echo "FAIL: cannot create the test group $group"; exit 1; }
+		MADE_GROUP=$group
+	fi
+	for u in "$@"; do install -d -m 0700 -o "$u" -g "$u" "$TMP/$u"; done
+}
+
+# remove_test_users: what make_test_users made
+remove_test_users() {
+	local u
+	for u in "${MADE_USERS[@]}"; do userdel "$u" 2>/dev/null; done
+	[ -n "${MADE_GROUP:-}" ] && groupdel "$MADE_GROUP" 2>/dev/null
+	MADE_USERS=() MADE_GROUP=
+}

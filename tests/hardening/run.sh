@@ -26,8 +26,7 @@ cleanup() {
 	stop_tracerd
 	# the strace case's tracerd keeps its programs pinned for a restart
 	rm -rf "/sys/fs/bpf/tracer-hard-$$"
-	for u in "${MADE_USERS[@]}"; do userdel "$u" 2>/dev/null; done
-	[ -n "$MADE_GROUP" ] && groupdel "$MADE_GROUP" 2>/dev/null
+	remove_test_users
 	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -38,19 +37,8 @@ done
 for c in python3 pgrep setpriv strace unshare useradd userdel groupadd groupdel; do
 	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
 done
-for u in "$U1" "$U2"; do
-	if ! id "$u" >/dev/null 2>&1; then
-		useradd --system --no-create-home --shell /usr/sbin/nologin "$u" ||
-			{ echo "FAIL: cannot create the test user $u"; exit 1; }
-		MADE_USERS+=("$u")
-	fi
-done
-if ! getent group "$ADM" >/dev/null; then
-	groupadd --system "$ADM" || { echo "FAIL: cannot create the test group $ADM"; exit 1; }
-	MADE_GROUP=$ADM
-fi
 # the users' own directories (job files); their python is the system's
-for u in "$U1" "$U2"; do install -d -m 0700 -o "$u" -g "$u" "$TMP/$u"; done
+make_test_users "$ADM" "$U1" "$U2"
 UPY=/usr/bin/python3
 [ -x "$UPY" ] || { echo "FAIL: $UPY is not installed"; exit 1; }
 # as USER: run a command with that user's uid, gid and groups

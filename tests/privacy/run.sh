@@ -26,8 +26,7 @@ cleanup() {
 		wait "$p" 2>/dev/null
 	done
 	stop_tracerd
-	for u in "${MADE_USERS[@]}"; do userdel "$u" 2>/dev/null; done
-	[ -n "$MADE_GROUP" ] && groupdel "$MADE_GROUP" 2>/dev/null
+	remove_test_users
 	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -38,18 +37,7 @@ done
 for c in python3 setpriv useradd userdel groupadd groupdel curl; do
 	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
 done
-for u in "$UA" "$UB"; do
-	if ! id "$u" >/dev/null 2>&1; then
-		useradd --system --no-create-home --shell /usr/sbin/nologin "$u" ||
-			{ echo "FAIL: cannot create the test user $u"; exit 1; }
-		MADE_USERS+=("$u")
-	fi
-done
-if ! getent group "$ADM" >/dev/null; then
-	groupadd --system "$ADM" || { echo "FAIL: cannot create the test group $ADM"; exit 1; }
-	MADE_GROUP=$ADM
-fi
-for u in "$UA" "$UB"; do install -d -m 0700 -o "$u" -g "$u" "$TMP/$u"; done
+make_test_users "$ADM" "$UA" "$UB"
 as() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --init-groups -- "$@"; }
 as_admin() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --groups="$ADM" -- "$@"; }
 # the CLI of a user; file= names a file that does not exist, so that an
