@@ -16,7 +16,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdbool.h>
@@ -26,29 +25,17 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "caps.h"
+#include "asker.h"
 #include "clock.h"
-#include "log.h"
-#include "threads.h"
 
-#define CACHE_SIZE 128
 #define QUERY_TIMEOUT_MS 10000
 #define JOBID_LEN 32
 
 extern char **environ;
 
-struct entry {
-	char job[JOBID_LEN];
-	bool used, queued, answered;
-	uint64_t at_ns;           /* queued or answered at, monotonic */
+struct limit {
 	uint64_t limit_s, end_s;
 };
-
-static struct entry cache[CACHE_SIZE];
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t work = PTHREAD_COND_INITIALIZER;
-static pthread_t thread;
-static bool running, stopping;
 
 /* "[D-]HH:MM:SS", "MM:SS", "M" as squeue prints a limit; "UNLIMITED". */
 static int parse_duration(const char *s, uint64_t *out)
@@ -200,131 +187,50 @@ static int query(const char *job, uint64_t *limit_s, uint64_t *end_s, char *err,
 	return res;
 }
 
-static void *asker(void *arg)
+/* The asker's question (asker.h): one job's limit and end. */
+static int ask(const char *job, void *value, size_t len, char *err, size_t errlen)
 {
-	uint64_t last_warn_ns = 0;
-	char cerr[128];
+	struct limit *l = value;
 
-	(void)arg;
-	/* squeue, run from here, needs no capability */
-	if (caps_drop_all(cerr, sizeof(cerr)) != 0)
-		log_warn("time limit asker: capabilities kept: %s", cerr);
-	pthread_mutex_lock(&lock);
-	while (!stopping) {
-		struct entry *e = NULL;
-		char job[JOBID_LEN], err[160] = "";
-		uint64_t limit = 0, end = 0;
-		int rc;
-
-		for (int i = 0; i < CACHE_SIZE && !e; i++)
-			if (cache[i].used && cache[i].queued)
-				e = &cache[i];
-		if (!e) {
-			pthread_cond_wait(&work, &lock);
-			continue;
-		}
-		snprintf(job, sizeof(job), "%s", e->job);
-		pthread_mutex_unlock(&lock);
-		rc = query(job, &limit, &end, err, sizeof(err)); /* slow: not on the loop */
-		pthread_mutex_lock(&lock);
-		if (rc < 0 && clock_mono_ns() - last_warn_ns >= 60 * NS_PER_SEC) {
-			log_warn("time limit of Slurm job %s: %s (logged once a minute)", job, err);
-			last_warn_ns = clock_mono_ns();
-		}
-		if (e->used && !strcmp(e->job, job)) {
-			e->queued = false;
-			e->answered = rc == 0;
-			e->limit_s = limit;
-			e->end_s = end;
-			e->at_ns = clock_mono_ns();
-		}
-	}
-	pthread_mutex_unlock(&lock);
-	return NULL;
+	(void)len;
+	return query(job, &l->limit_s, &l->end_s, err, errlen); /* slow: not on the loop */
 }
+
+static struct asker limits = {
+	.what = "time limit of Slurm job",
+	.ask = ask,
+	.nslots = 128,
+	.value_len = sizeof(struct limit),
+};
 
 int slurmlimit_start(void)
 {
-	int rc = thread_start(&thread, asker, NULL);
-	if (rc != 0) {
-		log_warn("Slurm time limit thread: %s: Slurm jobs will have no time limit",
-			 strerror(rc));
-		return -1;
-	}
-	running = true;
-	return 0;
+	return asker_start(&limits);
 }
 
 void slurmlimit_stop(void)
 {
-	if (!running)
-		return;
-	pthread_mutex_lock(&lock);
-	stopping = true;
-	pthread_cond_signal(&work);
-	pthread_mutex_unlock(&lock);
-	/* a query in progress ends first: bounded by QUERY_TIMEOUT_MS */
-	pthread_join(thread, NULL);
-	running = false;
-}
-
-static struct entry *find(const char *job)
-{
-	for (int i = 0; i < CACHE_SIZE; i++)
-		if (cache[i].used && !strcmp(cache[i].job, job))
-			return &cache[i];
-	return NULL;
-}
-
-/* A free slot, or the one used longest ago that no one waits for. */
-static struct entry *slot(void)
-{
-	struct entry *old = NULL;
-
-	for (int i = 0; i < CACHE_SIZE; i++) {
-		if (!cache[i].used)
-			return &cache[i];
-		if (!cache[i].queued && (!old || cache[i].at_ns < old->at_ns))
-			old = &cache[i];
-	}
-	return old;
+	asker_stop(&limits); /* a query in progress ends first: QUERY_TIMEOUT_MS */
 }
 
 void slurmlimit_want(const struct tracer_identity *id)
 {
-	struct entry *e;
-
-	if (!running || strcmp(id->scheduler, "slurm") || id->alloc.time_limit_s ||
-	    !id->job_id[0] || strlen(id->job_id) >= JOBID_LEN ||
+	if (strcmp(id->scheduler, "slurm") || id->alloc.time_limit_s || !id->job_id[0] ||
+	    strlen(id->job_id) >= JOBID_LEN ||
 	    strspn(id->job_id, "0123456789") != strlen(id->job_id))
 		return;
-	pthread_mutex_lock(&lock);
-	e = find(id->job_id);
 	/* asked again for each new step: `scontrol update` may change it */
-	if (!e && (e = slot())) {
-		memset(e, 0, sizeof(*e));
-		e->used = true;
-		snprintf(e->job, sizeof(e->job), "%s", id->job_id);
-	}
-	if (e && !e->queued) {
-		e->queued = true;
-		e->at_ns = clock_mono_ns();
-		pthread_cond_signal(&work);
-	}
-	pthread_mutex_unlock(&lock);
+	asker_want(&limits, id->job_id);
 }
 
 void slurmlimit_fill(struct tracer_identity *id)
 {
-	struct entry *e;
+	struct limit l;
 
-	if (!running || strcmp(id->scheduler, "slurm") || id->alloc.time_limit_s)
+	if (strcmp(id->scheduler, "slurm") || id->alloc.time_limit_s)
 		return;
-	pthread_mutex_lock(&lock);
-	e = find(id->job_id);
-	if (e && e->answered) {
-		id->alloc.time_limit_s = e->limit_s;
-		id->alloc.deadline_s = e->end_s;
+	if (asker_get(&limits, id->job_id, &l)) {
+		id->alloc.time_limit_s = l.limit_s;
+		id->alloc.deadline_s = l.end_s;
 	}
-	pthread_mutex_unlock(&lock);
 }
