@@ -7,8 +7,8 @@
  * off.  Every string from a summary goes through html_escape.
  *
  * Parts: html_page.c (document, entry points), html_job.c (one job),
- * html_run.c (a run's tasks), html_timeline.c (lanes of bars), svg.c
- * (charts and bars).
+ * html_run.c (a run's tasks), html_timeline.c (lanes of bars), html_io.c
+ * (network, disk, containers), svg.c (charts and bars).
  */
 #ifndef TRACER_CLI_HTML_H
 #define TRACER_CLI_HTML_H
@@ -49,6 +49,14 @@ static inline void h_cut(FILE *f, const char *s, size_t max) { html_escape(f, s,
 
 /* "#4e79a7": the colour of the i-th tool or task */
 const char *html_colour(int i);
+
+/* The job's Network and Disk rows, and its Container row (html_io.c);
+ * a summary entry's network (sent + received) and disk (block read +
+ * written) bytes, 0 when absent. */
+void html_io_rows(FILE *f, const cJSON *s);
+void html_container_rows(FILE *f, const cJSON *s);
+double html_net_bytes(const cJSON *o);
+double html_disk_bytes(const cJSON *o);
 
 /* Start and end of the page around the parts (html_page.c). */
 void html_begin(FILE *f, const char *title);

@@ -30,7 +30,6 @@ static void identity_rows(FILE *f, const cJSON *s)
 {
 	const cJSON *id = cJSON_GetObjectItem(s, "identity");
 	const cJSON *host = cJSON_GetObjectItem(s, "host");
-	const cJSON *c = cJSON_GetObjectItem(s, "container");
 	char a[32];
 
 	kv_row(f, "Run");
@@ -64,17 +63,7 @@ static void identity_rows(FILE *f, const cJSON *s)
 		fmt_bytes((uint64_t)fmax(jnum(host, "mem_bytes"), 0), a, sizeof(a)));
 	h_text(f, or_dash(jstr(host, "cpu_model")));
 	fputs("</td></tr>\n", f);
-	if (cJSON_IsObject(c)) {
-		kv_row(f, "Container");
-		h_text(f, or_dash(jstr(c, "runtime")));
-		fputs(" ", f);
-		h_text(f, or_dash(jstr(c, "short_id")));
-		if (jstr(c, "image")) {
-			fputs(" <span class=\"muted\">image</span> ", f);
-			h_text(f, jstr(c, "image"));
-		}
-		fputs("</td></tr>\n", f);
-	}
+	html_container_rows(f, s);
 }
 
 static void use_rows(FILE *f, const cJSON *s)
@@ -137,6 +126,7 @@ static void use_rows(FILE *f, const cJSON *s)
 		fmt_bytes((uint64_t)fmax(jnum(tot, "read_bytes"), 0), b, sizeof(b)),
 		fmt_bytes((uint64_t)fmax(jnum(tot, "wchar"), 0), c, sizeof(c)),
 		fmt_bytes((uint64_t)fmax(jnum(tot, "write_bytes"), 0), d, sizeof(d)));
+	html_io_rows(f, s);
 	kv_row(f, "Processes");
 	fprintf(f, "%.0f (exited %.0f, outlived %.0f, OOM-killed %.0f); events lost %.0f%s</td></tr>\n",
 		jnum(procs, "total"), jnum(procs, "exited"), jnum(procs, "outlived"),
@@ -290,7 +280,7 @@ static void charts(FILE *f, const cJSON *s)
 static void tools_table(FILE *f, const cJSON *s)
 {
 	const cJSON *tools = cJSON_GetObjectItem(s, "tools"), *t;
-	double max[5] = {0};
+	double max[7] = {0};
 	char a[32], ex[160];
 	int i = 0, n = cJSON_GetArraySize(tools);
 	static const char *const keys[5] = {"cpu_s", "cpu_efficiency", "peak_rss_bytes", "rchar", "wchar"};
@@ -298,9 +288,14 @@ static void tools_table(FILE *f, const cJSON *s)
 	cJSON_ArrayForEach(t, tools)
 		for (int k = 0; k < 5; k++)
 			max[k] = fmax(max[k], jnum(t, keys[k]));
+	cJSON_ArrayForEach(t, tools) {
+		max[5] = fmax(max[5], html_net_bytes(t));
+		max[6] = fmax(max[6], html_disk_bytes(t));
+	}
 	fputs("<table class=\"data sortable\" id=\"tools\"><thead><tr><th>Tool</th><th>Processes</th>"
 	      "<th>CPU</th><th>Efficiency (allocation)</th><th>Span</th><th>Peak memory</th>"
-	      "<th>Read</th><th>Written</th><th>Exit codes</th></tr></thead><tbody>\n", f);
+	      "<th>Read</th><th>Written</th><th>Network</th><th>Disk</th><th>Exit codes</th></tr></thead>"
+	      "<tbody>\n", f);
 	cJSON_ArrayForEach(t, tools) {
 		const cJSON *x;
 		size_t off = 0;
@@ -330,6 +325,8 @@ static void tools_table(FILE *f, const cJSON *s)
 			     fmt_bytes((uint64_t)fmax(jnum(t, "peak_rss_bytes"), 0), a, sizeof(a)), col);
 		svg_cell_bar(f, jnum(t, "rchar"), max[3], fmt_bytes((uint64_t)fmax(jnum(t, "rchar"), 0), a, sizeof(a)), col);
 		svg_cell_bar(f, jnum(t, "wchar"), max[4], fmt_bytes((uint64_t)fmax(jnum(t, "wchar"), 0), a, sizeof(a)), col);
+		svg_cell_bar(f, html_net_bytes(t), max[5], fmt_bytes((uint64_t)html_net_bytes(t), a, sizeof(a)), col);
+		svg_cell_bar(f, html_disk_bytes(t), max[6], fmt_bytes((uint64_t)html_disk_bytes(t), a, sizeof(a)), col);
 		fputs("<td>", f);
 		h_text(f, ex);
 		fputs("</td></tr>\n", f);

@@ -56,8 +56,12 @@ start_tracerd html -o sample_interval_ms=200 -o advice_min_runtime_s=0 \
 trun "$TMP/demo.job" --name demo --run html-run --pipeline demo-pipeline --mem 1G --time 1h \
 	-- "$TOP/contrib/demo/pipeline.sh" >"$TMP/demo.out" 2>&1
 check "the demo pipeline ran under tracer run" test $? = 0
+# the second task also moves 8 MiB over loopback TCP (its page's network row)
+NP=$BUILD/tests/helpers/netpeer
 trun "$TMP/second.job" --name second --run html-run --pipeline demo-pipeline -- \
-	sh -c 'head -c 20000000 /dev/urandom | gzip -1 > /dev/null; sleep 0.5'
+	sh -c "head -c 20000000 /dev/urandom | gzip -1 > /dev/null; rm -f $TMP/np.ready
+		$NP tcp-recv 18310 $TMP/np.ready >/dev/null & $NP tcp-send 18310 8388608 $TMP/np.ready; wait
+		sleep 0.5"
 # hostile: markup in the task name, the executable's path and name, argv
 EVIL_DIR="$TMP/<script>document.title='pwned'</script>"
 EVIL_EXE="$EVIL_DIR/\"><img src=x onerror=\"document.body.appendChild(document.createElement('hr')).id='pwned'\">"
@@ -100,6 +104,11 @@ check "tracer show --html - writes the same page to stdout" \
 check "tracer report --run html-run --html writes the run's page" \
 	T report --run html-run --html "$TMP/run.html"
 check "tracer show --html writes the hostile job's page" T show "$EVIL" --html "$TMP/evil.html"
+check "tracer show --html writes the second job's page" T show "$(cat "$TMP/second.job")" --html "$TMP/second.html"
+check "the second job's page: network row with the 8 MiB TCP exchange and its connection, disk row, Network and Disk columns" \
+	$PAGE dom "$TMP/second.html" --tool gzip --tool netpeer --text "TCP sent 8.0 MiB, received 8.0 MiB" \
+	--text "TCP connections: 1 made, 1 accepted, 2 distinct remote endpoints" \
+	--text "block requests of the job's processes" --text "Network" --text "Disk"
 check "tracer report --html without --run is a usage error (exit 2)" \
 	sh -c "$BUILD/tracer -o file=$TRACERD_FILE report --html $TMP/x.html; test \$? = 2"
 check "tracer report --run html-run counts the run's 2 tasks only" \
