@@ -222,8 +222,10 @@ static void add_root_proc(struct jobs *js, struct open_job *oj, pid_t pid, bool 
 	if (!p)
 		return;
 	p->flags |= PROC_F_ROOT;
-	if (stays)
+	if (stays) {
 		job_proc_set_registrant(oj->job, p);
+		oj->job->registrant_pid = pid; /* journaled: known again after a restart */
+	}
 }
 
 struct job_proc *jobs_proc_from_proc(struct jobs *js, struct open_job *oj, pid_t pid)

@@ -170,6 +170,7 @@ void journal_tick(struct jobs *js)
 
 struct adopt_ctx {
 	struct jobs *js;
+	uint64_t written_ns; /* when the journal was written (CLOCK_REALTIME) */
 	uint64_t lost;
 };
 
@@ -193,10 +194,15 @@ static void adopt_proc(void *ctx, pid_t pid, const struct tracer_proc *kp)
 	p = jobs_proc_from_proc(a->js, oj, pid);
 	if (!p)
 		return;
-	/* counted before the restart (the registrant never is) */
+	/* The journal's count has the processes started before it was
+	 * written (the registrant never is counted); one started after it,
+	 * before the restart, is counted now, once.  Start times have the
+	 * clock tick's resolution: one started in the tick before the write
+	 * may be taken as counted (the summary never shows a negative
+	 * outlived count, lib/summary.c). */
 	if (pid == oj->job->registrant_pid)
 		job_proc_set_registrant(oj->job, p);
-	else
+	else if (p->start_ns < a->written_ns && oj->job->procs_total > 0)
 		oj->job->procs_total--;
 }
 
@@ -411,6 +417,7 @@ int journal_resume(struct jobs *js, bool maps)
 		return -1;
 	}
 	down_ns = get_u64s(o, "written_ns");
+	a.written_ns = down_ns;
 	if (get_u64s(o, "next_tag") > js->next_tag)
 		js->next_tag = get_u64s(o, "next_tag");
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(o, "finished"))
