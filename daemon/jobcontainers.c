@@ -12,13 +12,17 @@
  *
  * Also here: the containers' names and images (container_meta.c), found
  * at the exec of a process in another pid namespace than the host's, and
- * their cgroup read when the job's last process in them exits.
+ * their cgroup read when the job's last process in them exits; and the
+ * Apptainer/Singularity containers, which have no cgroup of their own:
+ * one starts at the exec of the runtime's starter, and the starter's
+ * descendants are its processes (container_apptainer.h).
  */
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "bpf_loader.h"
+#include "container_apptainer.h"
 #include "container_meta.h"
 #include "jobs.h"
 #include "log.h"
@@ -133,6 +137,68 @@ static void tag_one(struct jobs *js, struct open_job *oj, struct container_info 
 }
 
 /*
+ * p is about to exec path (its argv still the one before the exec): when
+ * path is an Apptainer/Singularity starter, p starts a container, whose
+ * image is on the command line of the CLI that exec'd the starter (p's
+ * own argv before this exec, or else its parent's).  Costs a suffix
+ * comparison per exec; a starter adds one read of its /proc cgroup file.
+ */
+void jobs_exec_starter(struct jobs *js, struct open_job *oj, struct job_proc *p,
+		       const char *path)
+{
+	struct container_set *s = &oj->job->containers;
+	struct container_info c;
+	struct apptainer_cli cli;
+	struct procfs_cgroup cg;
+	const struct job_proc *from = p;
+	int idx;
+
+	(void)js;
+	if (!container_apptainer_starter(path))
+		return;
+	if (container_apptainer_cli(p->argv, p->argv_len, &cli) < 0) {
+		const struct job_proc *parent = job_proc_find(oj->job, p->ppid);
+
+		if (parent)
+			from = parent;
+	}
+	if (container_apptainer_info(path, p->pid, p->start_ns, from->argv, from->argv_len,
+				     &c) < 0)
+		return;
+	/* where it runs: not its own cgroup, so no counters are read from it */
+	if (procfs_read_cgroup(p->pid, &cg) == 0)
+		snprintf(c.cgroup, sizeof(c.cgroup), "%s", cg.v2[0] ? cg.v2 : cg.memory);
+	c.meta_tried = true; /* name and image are the CLI's */
+	c.tag_tried = true;  /* no cgroup of its own to tag */
+	if (p->container > 0 && (size_t)p->container <= s->n && s->c[p->container - 1].nlive)
+		s->c[p->container - 1].nlive--;
+	idx = container_set_add(s, &c);
+	p->container = idx > 0 ? idx : -1;
+	if (idx <= 0)
+		return;
+	s->c[idx - 1].nlive++;
+	log_info("job %s: %s container %.12s (image %s) started by pid %d", oj->job->uid,
+		 c.runtime, c.id, c.image[0] ? c.image : "unknown", (int)p->pid);
+}
+
+/* A process of the job forked: a child of a process in a container that
+ * has no cgroup (Apptainer) is in that container too. */
+void jobs_fork_container(struct open_job *oj, struct job_proc *child)
+{
+	struct container_set *s = &oj->job->containers;
+	const struct job_proc *parent;
+
+	if (!child || child->container != 0)
+		return;
+	parent = job_proc_find(oj->job, child->ppid);
+	if (!parent || parent->container <= 0 || (size_t)parent->container > s->n ||
+	    !s->c[parent->container - 1].by_descent)
+		return;
+	child->container = parent->container;
+	s->c[child->container - 1].nlive++;
+}
+
+/*
  * A process of the job exec'd in another pid namespace than the host's:
  * the container it runs in, now rather than at the next sample, which a
  * short container does not live to see.  A child exec'ing in its
@@ -151,6 +217,8 @@ void jobs_exec_container(struct jobs *js, struct open_job *oj, struct job_proc *
 	if (!pidns || !host_pidns || pidns == host_pidns)
 		return;
 	p->pidns = pidns;
+	if (p->container > 0 && (size_t)p->container <= s->n && !s->c[p->container - 1].pidns)
+		s->c[p->container - 1].pidns = pidns; /* e.g. apptainer --pid */
 	if (p->container != 0)
 		return;
 	parent = job_proc_find(oj->job, p->ppid);
