@@ -141,7 +141,8 @@ static void tag_one(struct jobs *js, struct open_job *oj, struct container_info 
  * path is an Apptainer/Singularity starter, p starts a container, whose
  * image is on the command line of the CLI that exec'd the starter (p's
  * own argv before this exec, or else its parent's).  Costs a suffix
- * comparison per exec; a starter adds one read of its /proc cgroup file.
+ * comparison per exec, and nothing is read: the container has no cgroup
+ * of its own (cgroup path "", no counters).
  */
 void jobs_exec_starter(struct jobs *js, struct open_job *oj, struct job_proc *p,
 		       const char *path)
@@ -149,7 +150,6 @@ void jobs_exec_starter(struct jobs *js, struct open_job *oj, struct job_proc *p,
 	struct container_set *s = &oj->job->containers;
 	struct container_info c;
 	struct apptainer_cli cli;
-	struct procfs_cgroup cg;
 	const struct job_proc *from = p;
 	int idx;
 
@@ -165,9 +165,6 @@ void jobs_exec_starter(struct jobs *js, struct open_job *oj, struct job_proc *p,
 	if (container_apptainer_info(path, p->pid, p->start_ns, from->argv, from->argv_len,
 				     &c) < 0)
 		return;
-	/* where it runs: not its own cgroup, so no counters are read from it */
-	if (procfs_read_cgroup(p->pid, &cg) == 0)
-		snprintf(c.cgroup, sizeof(c.cgroup), "%s", cg.v2[0] ? cg.v2 : cg.memory);
 	c.meta_tried = true; /* name and image are the CLI's */
 	c.tag_tried = true;  /* no cgroup of its own to tag */
 	if (p->container > 0 && (size_t)p->container <= s->n && s->c[p->container - 1].nlive)
