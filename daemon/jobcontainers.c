@@ -10,8 +10,9 @@
  * A cgroup joins only the job that may have it (may_tag: never another
  * job's, and for a user's job only with that user's processes in it).
  *
- * Also here: the containers' names and images (container_meta.c), found
- * at the exec of a process in another pid namespace than the host's, and
+ * Also here: the containers' names and images (container_meta.c, read by
+ * containernames.c's thread), asked for at the exec of a process in
+ * another pid namespace than the host's, and
  * their cgroup read when the job's last process in them exits; and the
  * Apptainer/Singularity containers, which have no cgroup of their own:
  * one starts at the exec of the runtime's starter, and the starter's
@@ -24,18 +25,20 @@
 #include "bpf_loader.h"
 #include "container_apptainer.h"
 #include "container_meta.h"
+#include "containernames.h"
 #include "jobs.h"
 #include "log.h"
 #include "procfs.h"
 
 /* Name and image, once per container: the registrant's labels (ECS,
- * through tracer-wrap) or the containers/storage records (podman, CRI-O). */
+ * through tracer-wrap) or the containers/storage records (podman, CRI-O),
+ * which a thread reads (containernames.c): until its answer is in, the
+ * container is asked about again at each tick and at the job's end. */
 static void name_one(struct jobs *js, struct open_job *oj, struct container_info *c)
 {
-	c->meta_tried = true;
-	if (container_meta_labels(&oj->job->id, c) == 0)
-		return;
-	container_meta_storage(js->cfg->container_storage, c);
+	if (container_meta_labels(&oj->job->id, c) == 0 ||
+	    containernames_get(js->cfg->container_storage, c))
+		c->meta_tried = true;
 }
 
 void jobs_name_containers(struct jobs *js, struct open_job *oj)
