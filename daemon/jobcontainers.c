@@ -204,17 +204,24 @@ void jobs_fork_container(struct open_job *oj, struct job_proc *child)
  * short container does not live to see.  A child exec'ing in its
  * parent's container and namespace costs no read.
  */
+/* tracerd's own pid namespace, the host's (0: unknown) */
+static uint32_t host_pidns(void)
+{
+	static uint32_t ns;
+
+	if (!ns)
+		ns = container_pidns(0);
+	return ns;
+}
+
 void jobs_exec_container(struct jobs *js, struct open_job *oj, struct job_proc *p,
 			 uint32_t pidns)
 {
-	static uint32_t host_pidns;
 	struct container_set *s = &oj->job->containers;
 	struct job_proc *parent;
 	int idx;
 
-	if (!host_pidns)
-		host_pidns = container_pidns(0);
-	if (!pidns || !host_pidns || pidns == host_pidns)
+	if (!pidns || !host_pidns() || pidns == host_pidns())
 		return;
 	p->pidns = pidns;
 	if (p->container > 0 && (size_t)p->container <= s->n && !s->c[p->container - 1].pidns)
@@ -235,6 +242,35 @@ void jobs_exec_container(struct jobs *js, struct open_job *oj, struct job_proc *
 	/* the runtime may forget a short container before the next tick */
 	if (!s->c[idx - 1].meta_tried)
 		name_one(js, oj, &s->c[idx - 1]);
+}
+
+/*
+ * A registrant (tracer run, tracer-wrap) in a container: the container
+ * joins the job's set, and when the registrant is in another pid
+ * namespace than the host's, that namespace is the container's and the
+ * registrant's own (before any process of the job execs there, and for a
+ * registrant whose children never do).  One /proc read per registration.
+ */
+void jobs_registrant_container(struct open_job *oj, pid_t pid)
+{
+	struct container_set *s = &oj->job->containers;
+	struct job_proc *p = job_proc_find(oj->job, pid);
+	int idx = container_note_pid(s, pid);
+	uint32_t ns;
+
+	if (idx <= 0)
+		return;
+	if (p && p->container == 0) {
+		p->container = idx;
+		s->c[idx - 1].nlive++;
+	}
+	ns = container_pidns(pid);
+	if (!ns || !host_pidns() || ns == host_pidns())
+		return;
+	if (p)
+		p->pidns = ns;
+	if (!s->c[idx - 1].pidns)
+		s->c[idx - 1].pidns = ns;
 }
 
 /*

@@ -132,6 +132,8 @@ void jobs_exit_container(struct jobs *js, struct open_job *oj, struct job_proc *
 void jobs_exec_starter(struct jobs *js, struct open_job *oj, struct job_proc *p,
 		       const char *path);
 void jobs_fork_container(struct open_job *oj, struct job_proc *child);
+/* A registrant's container and, in another pid namespace, that namespace. */
+void jobs_registrant_container(struct open_job *oj, pid_t pid);
 
 /* Close every open job (daemon shutdown). */
 void jobs_close_all(struct jobs *js, const char *why);

@@ -116,6 +116,14 @@ def main():
             if "container" in p or "pid_namespace" in p:
                 sys.exit(f"{args[0]} pid {p.get('pid')} in a container: {p}")
         return
+    if what == "registrant-pidns":
+        # the registrant (in the container) says the container's pid namespace
+        rs = [p for p in procs(s) if p.get("registrant")]
+        c = s.get("container") or {}
+        if len(rs) != 1 or not c.get("pid_namespace") or \
+                rs[0].get("pid_namespace") != c.get("pid_namespace"):
+            sys.exit(f"registrant {rs}, container pid_namespace {c.get('pid_namespace')!r}")
+        return
     if what == "container-unnamed":
         # no name and no image: the runtime keeps them beside the environment
         c = s.get("container") or {}
