@@ -378,7 +378,7 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 	detach_from_other_jobs(js, oj, peer->pid);
 	add_root_proc(js, oj, peer->pid, stays);
 	attach_job_cgroup(js, oj, peer->pid);
-	container_note_pid(&oj->job->containers, peer->pid);
+	jobs_registrant_container(oj, peer->pid);
 	log_info("job %s: pid %d registered (%s%s%s, task %d%s%s)", oj->job->uid,
 		 (int)peer->pid, id->scheduler[0] ? id->scheduler : "local",
 		 oj->join_key[0] ? " " : "", oj->join_key, oj->job->ntasks,

@@ -128,6 +128,12 @@ void jobs_name_containers(struct jobs *js, struct open_job *oj);
 void jobs_exec_container(struct jobs *js, struct open_job *oj, struct job_proc *p,
 			 uint32_t pidns);
 void jobs_exit_container(struct jobs *js, struct open_job *oj, struct job_proc *p);
+/* Apptainer/Singularity: a starter's exec starts a container, its forks are in it. */
+void jobs_exec_starter(struct jobs *js, struct open_job *oj, struct job_proc *p,
+		       const char *path);
+void jobs_fork_container(struct open_job *oj, struct job_proc *child);
+/* A registrant's container and, in another pid namespace, that namespace. */
+void jobs_registrant_container(struct open_job *oj, pid_t pid);
 
 /* Close every open job (daemon shutdown). */
 void jobs_close_all(struct jobs *js, const char *why);

@@ -40,6 +40,7 @@
 #include "delivery.h"
 #include "journal.h"
 #include "summary.h"
+#include "containernames.h"
 #include "usernames.h"
 #include "idlehost.h"
 #include "slurmlimit.h"
@@ -428,6 +429,7 @@ int main(int argc, char **argv)
 	idle_host_init(&d.idle);
 	usernames_start();
 	slurmlimit_start();
+	containernames_start();
 	d.rules = rules_load(d.cfg.rules_path, rules_warn);
 	if (!d.rules) {
 		log_error("cannot load tool rules");
@@ -537,6 +539,7 @@ cleanup:
 	rules_free(d.rules);
 	usernames_stop();
 	slurmlimit_stop();
+	containernames_stop();
 	if (d.timerfd >= 0)
 		close(d.timerfd);
 	if (d.sigfd >= 0)

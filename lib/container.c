@@ -133,21 +133,26 @@ int container_of_pid(pid_t pid, struct container_info *out)
 	return -1;
 }
 
+int container_set_add(struct container_set *s, const struct container_info *c)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->c[i].id, c->id) == 0)
+			return (int)i + 1;
+	if (s->n == CONTAINER_MAX) {
+		s->not_listed++;
+		return 0;
+	}
+	s->c[s->n] = *c;
+	return (int)++s->n;
+}
+
 int container_note_pid(struct container_set *s, pid_t pid)
 {
 	struct container_info c;
 
 	if (container_of_pid(pid, &c) < 0)
 		return 0;
-	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->c[i].id, c.id) == 0)
-			return (int)i + 1;
-	if (s->n == CONTAINER_MAX) {
-		s->not_listed++;
-		return 0;
-	}
-	s->c[s->n] = c;
-	return (int)++s->n;
+	return container_set_add(s, &c);
 }
 
 int container_sample_one(struct container_info *c)
