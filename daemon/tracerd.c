@@ -43,6 +43,7 @@
 #include "usernames.h"
 #include "idlehost.h"
 #include "slurmlimit.h"
+#include "dockerwatch.h"
 
 /* Housekeeping (and draining the ring buffer, which wakes us only when
  * an eighth of it is full) runs this often; sampling every
@@ -428,6 +429,7 @@ int main(int argc, char **argv)
 	idle_host_init(&d.idle);
 	usernames_start();
 	slurmlimit_start();
+	dockerwatch_start();
 	d.rules = rules_load(d.cfg.rules_path, rules_warn);
 	if (!d.rules) {
 		log_error("cannot load tool rules");
@@ -537,6 +539,7 @@ cleanup:
 	rules_free(d.rules);
 	usernames_stop();
 	slurmlimit_stop();
+	dockerwatch_stop();
 	if (d.timerfd >= 0)
 		close(d.timerfd);
 	if (d.sigfd >= 0)
