@@ -29,7 +29,6 @@
 
 #include "bpf_loader.h"
 #include "clock.h"
-#include "dockerwatch.h"
 #include "jobs.h"
 #include "livestats.h"
 #include "log.h"
@@ -135,7 +134,7 @@ void closing_start(struct jobs *js, struct open_job *oj, const char *why)
 	if (oj->closing)
 		return;
 	oj->closing = true;
-	dockerwatch_forget(j->tag);
+	jobs_docker_close(js, oj);
 	oj->close_why = why;
 	oj->closing_since_ns = clock_mono_ns();
 	js->nclosing++;

@@ -430,13 +430,22 @@ size_t dockerwatch_take(struct dockerwatch_result *out, size_t max)
 	return n;
 }
 
-void dockerwatch_forget(uint64_t job_tag)
+void dockerwatch_forget(uint64_t job_tag, struct container_joins *cj)
 {
 	if (!dw.running)
 		return;
 	pthread_mutex_lock(&dw.lock);
 	for (size_t i = 0; i < DOCKERWATCH_MAX; i++)
-		if (dw.w[i].used && dw.w[i].tag == job_tag)
+		if (dw.w[i].used && dw.w[i].tag == job_tag) {
+			/* a result not taken yet counts as what the thread found */
+			bool answered = dw.w[i].answered ||
+					(dw.w[i].done && dw.w[i].result.outcome != DOCKERWATCH_FAILED);
+
+			if (answered)
+				cj->unmatched++;
+			else
+				cj->failed++;
 			dw.w[i].used = false;
+		}
 	pthread_mutex_unlock(&dw.lock);
 }

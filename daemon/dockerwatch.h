@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "container.h"
 #include "dockercmd.h"
 
 #define DOCKERWATCH_MAX 32 /* commands watched at once; more are counted */
@@ -52,7 +53,8 @@ bool dockerwatch_add(uint64_t job_tag, pid_t client, uint64_t client_start_ns,
 /* Finished watches, at most max, into out: their number. */
 size_t dockerwatch_take(struct dockerwatch_result *out, size_t max);
 
-/* The job ends: its watches are dropped unanswered. */
-void dockerwatch_forget(uint64_t job_tag);
+/* The job ends: its open watches are dropped, each counted into cj as
+ * unmatched (dockerd answered) or failed (it never did). */
+void dockerwatch_forget(uint64_t job_tag, struct container_joins *cj);
 
 #endif

@@ -171,3 +171,15 @@ void jobs_docker_tick(struct jobs *js)
 		}
 	}
 }
+
+void jobs_docker_close(struct jobs *js, struct open_job *oj)
+{
+	struct container_joins before = oj->job->containers.docker, *cj = &oj->job->containers.docker;
+
+	dockerwatch_forget(oj->job->tag, cj);
+	js->stats.docker.unmatched += cj->unmatched - before.unmatched;
+	js->stats.docker.failed += cj->failed - before.failed;
+	if (cj->failed > before.failed)
+		log_warn("job %s: it ended before dockerd answered for %llu of its docker commands",
+			 oj->job->uid, (unsigned long long)(cj->failed - before.failed));
+}

@@ -135,6 +135,8 @@ int jobs_container_tag(struct jobs *js, struct open_job *oj, struct container_in
 /* jobdocker.c: a job's docker commands; their containers join the job */
 void jobs_exec_docker(struct jobs *js, struct open_job *oj, const struct job_proc *p);
 void jobs_docker_tick(struct jobs *js);
+/* oj starts closing: its docker commands still watched are counted, dropped */
+void jobs_docker_close(struct jobs *js, struct open_job *oj);
 
 /* Close every open job (daemon shutdown). */
 void jobs_close_all(struct jobs *js, const char *why);
