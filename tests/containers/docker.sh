@@ -261,6 +261,8 @@ check "the job's command ran to its end" test $? = 0
 wait_until 30 "the job's summary" summary_of_job "$TMP/j.hang" &&
 	chk "the failure is counted in docker_joins" "@$TMP/j.hang" joins failed =1
 check "tracer status counts the failed docker command" dj_status failed 1
+status_says() { tr_cli status | grep -q "^docker: .*1 commands watched: 0 containers joined, .* 1 failed"; }
+check "tracer status says the docker command failed" status_says
 kill "$HANG_PID"
 HANG_PID=
 HANG_FILE=$TRACERD_FILE
