@@ -215,6 +215,15 @@ if [ -s "$TMP/a.cid" ] && [ -s "$TMP/b.cid" ]; then
 		own-container "$(cat "$TMP/a.cid")" "$(cat "$TMP/b.cid")"
 	chk "job B: its own container or none (ambiguous), never A's" "@$TMP/j.b" \
 		own-container "$(cat "$TMP/b.cid")" "$(cat "$TMP/a.cid")"
+	for jf in a b; do
+		echo "   job $jf: $(python3 -c '
+import json, sys
+uid = open(sys.argv[2]).read().strip()
+for l in open(sys.argv[1]):
+    s = json.loads(l)
+    if s.get("job") == uid:
+        print("docker_joins", json.dumps(s.get("docker_joins")))' "$TRACERD_FILE" "$TMP/j.$jf")"
+	done
 else
 	fail "the two jobs' containers did not start"
 fi
@@ -267,6 +276,47 @@ kill "$HANG_PID"
 HANG_PID=
 HANG_FILE=$TRACERD_FILE
 validate_summaries "the hanging dockerd's job summary is valid" --min 1 "$HANG_FILE"
+
+echo "== two docker_sockets: one records what it is asked; only the list, never an inspect"
+stop_tracerd
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1]); s.listen(16)
+while True:
+    c, _ = s.accept()
+    req = b""
+    while b"\r\n\r\n" not in req:
+        d = c.recv(4096)
+        if not d:
+            break
+        req += d
+    with open(sys.argv[2], "ab") as f:
+        f.write(req.split(b"\r\n")[0] + b"\n")
+    c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n[]")
+    c.close()
+' "$TMP/rec.sock" "$TMP/rec.requests" &
+HANG_PID=$!
+poll_until 10 test -S "$TMP/rec.sock" || fail "the recording listener did not start"
+start_tracerd dk-rec -o docker_sockets="$TMP/rec.sock,$TMP/docker.sock" || { finish; exit 1; }
+STARTED+=(tracer-dk-rec-$$)
+mkdir "$TMP/f.r"
+trun "$TMP/j.rec" -- $DK run --rm --network none --name "tracer-dk-rec-$$" --cidfile "$TMP/rec.cid" \
+	-v "$TMP/f.r:/flag" "$IMG" /bin/sh -c "$go_script; /bin/seq 2 >/dev/null" &
+R_PID=$!
+wait_until 60 "the container to join through the second socket" joined "$TMP/rec.cid" &&
+	pass "a container joins through the second of two docker_sockets"
+touch "$TMP/f.r/go"
+wait "$R_PID"
+only_list_asked() {
+	[ -s "$TMP/rec.requests" ] || { echo "no request recorded"; return 1; }
+	! grep -v '^GET /containers/json?all=1 HTTP/1.1$' "$TMP/rec.requests"
+}
+check "tracerd asked dockerd only GET /containers/json?all=1 (no inspect, no environment)" only_list_asked
+[ -s "$TMP/rec.cid" ] && chk "the job has its container" "@$TMP/j.rec" container docker "$(cat "$TMP/rec.cid")"
+kill "$HANG_PID"
+HANG_PID=
+validate_summaries "the recorded job's summary is valid" --min 1 "$TRACERD_FILE"
 TRACERD_FILE=$RUN_FILE
 
 no_untagged_anywhere() {
