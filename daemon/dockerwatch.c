@@ -43,6 +43,7 @@ struct watch {
 	bool used, done;
 	uint64_t seq;
 	uint64_t tag, client_start_ns, added_ns, gone_ns;
+	uint64_t client_ticks; /* its start in /proc/PID/stat (0: not read yet) */
 	pid_t client;
 	struct docker_cmd cmd;
 	char sockets[512];
@@ -202,16 +203,17 @@ static bool candidate(const struct watch *w, const char socks[][108], int e)
 	       !claimed_by_other(en->id, w->tag);
 }
 
-static bool client_alive(const struct watch *w)
+/* The client still runs: the same process (its start time in ticks, as
+ * first read here: never compared across clocks) and not a zombie. */
+static bool client_alive(struct watch *w)
 {
 	struct procfs_stat st;
-	uint64_t s;
 
 	if (procfs_read_stat(w->client, &st) != 0 || st.state == 'Z' || st.state == 'X')
 		return false;
-	s = procfs_start_ns(&st, CLOCK_REALTIME);
-	/* the same process, not a new one with its pid (clocks read apart) */
-	return s + NS_PER_SEC > w->client_start_ns && s < w->client_start_ns + NS_PER_SEC;
+	if (!w->client_ticks)
+		w->client_ticks = st.start_ticks;
+	return st.start_ticks == w->client_ticks;
 }
 
 /* Decide watch k of the copy w (nw open ones) from this round's list. */
@@ -321,6 +323,7 @@ static void *watch_thread(void *arg)
 					continue;
 				t->answered = copy[k].answered;
 				t->gone_ns = copy[k].gone_ns;
+				t->client_ticks = copy[k].client_ticks;
 				t->done = copy[k].done;
 				t->result = copy[k].result;
 			}
