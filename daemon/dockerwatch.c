@@ -389,11 +389,16 @@ bool dockerwatch_add(uint64_t job_tag, pid_t client, uint64_t client_start_ns,
 		     const struct docker_cmd *cmd, const char *sockets)
 {
 	bool added = false;
+	unsigned of_job = 0;
 
 	if (!dw.running)
 		return false;
 	pthread_mutex_lock(&dw.lock);
-	for (size_t i = 0; i < DOCKERWATCH_MAX && !added; i++) {
+	/* one job running docker in a loop must not take every other job's */
+	for (size_t i = 0; i < DOCKERWATCH_MAX; i++)
+		if (dw.w[i].used && dw.w[i].tag == job_tag)
+			of_job++;
+	for (size_t i = 0; i < DOCKERWATCH_MAX && !added && of_job < DOCKERWATCH_PER_JOB; i++) {
 		struct watch *t = &dw.w[i];
 
 		if (t->used)

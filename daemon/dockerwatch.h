@@ -19,7 +19,8 @@
 #include "container.h"
 #include "dockercmd.h"
 
-#define DOCKERWATCH_MAX 32 /* commands watched at once; more are counted */
+#define DOCKERWATCH_MAX 32    /* commands watched at once; more are counted */
+#define DOCKERWATCH_PER_JOB 8 /* ... of one job */
 
 enum dockerwatch_outcome {
 	DOCKERWATCH_FOUND = 1, /* entry: the command's container, running */
@@ -44,8 +45,9 @@ void dockerwatch_stop(void);
 /*
  * Watch cmd of the job tagged job_tag, run by client (started at
  * client_start_ns, CLOCK_REALTIME), asking the dockerd sockets listed in
- * sockets (docker_sockets).  false when not watched (table full, thread
- * not running).  Never blocks on the thread's asking.
+ * sockets (docker_sockets).  false when not watched (table full, the job
+ * has DOCKERWATCH_PER_JOB watched already, thread not running).  Never
+ * blocks on the thread's asking.
  */
 bool dockerwatch_add(uint64_t job_tag, pid_t client, uint64_t client_start_ns,
 		     const struct docker_cmd *cmd, const char *sockets);

@@ -42,11 +42,14 @@ void jobs_exec_docker(struct jobs *js, struct open_job *oj, const struct job_pro
 	oj->job->containers.docker.watched++;
 	js->stats.docker.watched++;
 	if (!dockerwatch_add(oj->job->tag, p->pid, p->start_ns, &cmd, js->cfg->docker_sockets)) {
-		oj->job->containers.docker.failed++;
+		uint64_t n = ++oj->job->containers.docker.failed;
+
 		js->stats.docker.failed++;
-		log_warn("job %s: docker command of pid %d not watched (%d at once at most, "
-			 "or no watch thread): its container stays apart", oj->job->uid,
-			 (int)p->pid, DOCKERWATCH_MAX);
+		if (n & (n - 1))
+			return; /* logged at 1, 2, 4, 8...: a job cannot flood the log */
+		log_warn("job %s: docker command of pid %d not watched (%d at once at most, %d "
+			 "per job, or no watch thread): its container stays apart", oj->job->uid,
+			 (int)p->pid, DOCKERWATCH_MAX, DOCKERWATCH_PER_JOB);
 		return;
 	}
 	log_debug("job %s: pid %d runs docker %s %s: watching dockerd", oj->job->uid,

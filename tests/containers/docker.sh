@@ -229,7 +229,7 @@ else
 fi
 RUN_FILE=$TRACERD_FILE
 
-echo "== docker_sockets names a dockerd that never answers"
+echo "== docker_sockets names a missing socket and a dockerd that never answers"
 stop_tracerd
 python3 -c '
 import socket, sys
@@ -241,7 +241,7 @@ while True:
 ' "$TMP/hang.sock" &
 HANG_PID=$!
 poll_until 10 test -S "$TMP/hang.sock" || fail "the hanging listener did not start"
-start_tracerd dk-hang -o docker_sockets="$TMP/hang.sock" || { kill "$HANG_PID"; finish; exit 1; }
+start_tracerd dk-hang -o docker_sockets="$TMP/no-such.sock,$TMP/hang.sock" || { kill "$HANG_PID"; finish; exit 1; }
 mkdir "$TMP/f.h"
 trun "$TMP/j.hang" -- $DK run --rm --network none -v "$TMP/f.h:/flag" "$IMG" \
 	/bin/sh -c "$go_script; exit 0" &
