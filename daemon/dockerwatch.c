@@ -7,7 +7,8 @@
  * thread time, never the loop), then decides each watch:
  *  - no container may be its command's yet: it waits (dockerd lists a
  *    container as "created" before it starts);
- *  - one, running, that no open watch of another job may also claim: found;
+ *  - one, running, that no open watch of another job may also claim, in
+ *    two rounds in a row: found;
  *  - two containers, or one another job's open watch may also claim:
  *    ambiguous, none joins (never the wrong job);
  *  - its client exited 2 s ago, or 60 s passed: unmatched, or failed
@@ -44,6 +45,7 @@ struct watch {
 	uint64_t seq;
 	uint64_t tag, client_start_ns, added_ns, gone_ns;
 	uint64_t client_ticks; /* its start in /proc/PID/stat (0: not read yet) */
+	char seen_id[65];      /* the running container found in the last round */
 	pid_t client;
 	struct docker_cmd cmd;
 	char sockets[512];
@@ -244,11 +246,16 @@ static void decide(struct watch *w, size_t nw, size_t k, const char socks[][108]
 				    : "another job's docker command may have started it");
 		return;
 	}
+	/* found in two rounds in a row: another job's docker command whose
+	 * exec the loop has not handled yet has one more round to show up */
 	if (nfound == 1 && docker_entry_live(&dw.entries[found])) {
-		me->done = true;
-		me->result.outcome = DOCKERWATCH_FOUND;
-		me->result.entry = dw.entries[found];
-		return;
+		if (!strcmp(me->seen_id, dw.entries[found].id)) {
+			me->done = true;
+			me->result.outcome = DOCKERWATCH_FOUND;
+			me->result.entry = dw.entries[found];
+			return;
+		}
+		snprintf(me->seen_id, sizeof(me->seen_id), "%s", dw.entries[found].id);
 	}
 	if (!me->gone_ns && !client_alive(me))
 		me->gone_ns = now;
@@ -324,6 +331,7 @@ static void *watch_thread(void *arg)
 				t->answered = copy[k].answered;
 				t->gone_ns = copy[k].gone_ns;
 				t->client_ticks = copy[k].client_ticks;
+				memcpy(t->seen_id, copy[k].seen_id, sizeof(t->seen_id));
 				t->done = copy[k].done;
 				t->result = copy[k].result;
 			}
