@@ -227,6 +227,29 @@ for l in open(sys.argv[1]):
 else
 	fail "the two jobs' containers did not start"
 fi
+
+echo "== two jobs at once, each container named (--name): each joins its own job"
+mkdir "$TMP/f.c" "$TMP/f.d"
+STARTED+=(tracer-dk-c-$$ tracer-dk-d-$$)
+for x in c d; do
+	trun "$TMP/j.$x" -- $DK run --rm --network none --name "tracer-dk-$x-$$" --cidfile "$TMP/$x.cid" \
+		-v "$TMP/f.$x:/flag" "$IMG" /bin/sh -c "$TWO_CMD" &
+	eval "${x^^}_PID=\$!"
+done
+both_joined() { joined "$TMP/c.cid" && joined "$TMP/d.cid"; }
+wait_until 60 "both named containers to join their jobs" both_joined &&
+	pass "two jobs' named containers, started at once, both join"
+touch "$TMP/f.c/go" "$TMP/f.d/go"
+wait "$C_PID" "$D_PID"
+if [ -s "$TMP/c.cid" ] && [ -s "$TMP/d.cid" ]; then
+	chk "job C has its own container, not D's" "@$TMP/j.c" own-container "$(cat "$TMP/c.cid")" "$(cat "$TMP/d.cid")"
+	chk "job D has its own container, not C's" "@$TMP/j.d" own-container "$(cat "$TMP/d.cid")" "$(cat "$TMP/c.cid")"
+	chk "job C: joined, not ambiguous" "@$TMP/j.c" joins joined =1
+	chk "job D: joined, not ambiguous" "@$TMP/j.d" joins joined =1
+	chk "job C's cat ran in its container" "@$TMP/j.c" tool cat /bin/busybox
+else
+	fail "the two named containers did not start"
+fi
 RUN_FILE=$TRACERD_FILE
 
 echo "== docker_sockets names a missing socket and a dockerd that never answers"
