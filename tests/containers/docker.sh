@@ -4,7 +4,11 @@
 # the host, as on AWS Batch, where ECS runs jobs with docker.  The test
 # runs its own dockerd: private data root, exec root, pidfile, socket and
 # containerd namespaces; no bridge and no iptables rules (the test's
-# containers have no network); vfs storage.  Needs root.
+# containers have no network); vfs storage.  Then containers that
+# dockerd starts for a tagged `docker run`, `docker create` + `start`:
+# they join the job through dockerd's container list (docker_sockets),
+# never another job's, and a missing or hanging dockerd blocks nothing.
+# Needs root.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
