@@ -30,10 +30,15 @@
 void jobs_exec_docker(struct jobs *js, struct open_job *oj, const struct job_proc *p)
 {
 	struct docker_cmd cmd;
+	char argv0[256];
+	size_t n0;
 
 	if (oj == js->host_job || oj->closing || !p->argv)
 		return;
-	if (!docker_cmd_is_cli(p->exe) && !docker_cmd_is_cli(p->argv))
+	/* argv is argv_len bytes: its last argument may have no NUL */
+	n0 = strnlen(p->argv, p->argv_len);
+	snprintf(argv0, sizeof(argv0), "%.*s", (int)(n0 < sizeof(argv0) ? n0 : 0), p->argv);
+	if (!docker_cmd_is_cli(p->exe) && !docker_cmd_is_cli(argv0))
 		return;
 	if (docker_cmd_parse(p->argv, p->argv_len, !!(p->flags & PROC_F_ARGV_TRUNCATED), &cmd) < 0)
 		return;
