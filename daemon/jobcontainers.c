@@ -114,7 +114,7 @@ static const char *may_tag(struct jobs *js, struct open_job *oj, const struct co
 	return NULL;
 }
 
-static void tag_one(struct jobs *js, struct open_job *oj, struct container_info *c)
+int jobs_container_tag(struct jobs *js, struct open_job *oj, struct container_info *c)
 {
 	struct stat st;
 	char why[160];
@@ -122,21 +122,24 @@ static void tag_one(struct jobs *js, struct open_job *oj, struct container_info 
 
 	c->tag_tried = true;
 	if (!c->ref.v2[0] || stat(c->ref.v2, &st) != 0)
-		return;
+		return -1;
+	if (c->tagged_cgroup_id == (uint64_t)st.st_ino)
+		return 0;
 	if (may_tag(js, oj, c, (uint64_t)st.st_ino, why, sizeof(why))) {
 		log_warn("job %s: container %s %.12s does not join the job: %s", oj->job->uid,
 			 c->runtime, c->id, why);
-		return;
+		return -1;
 	}
 	err = bpf_loader_tag_cgroup(js->bpf, (__u64)st.st_ino, oj->job->tag);
 	if (err) {
 		log_warn("job %s: container %.12s: cannot tag its cgroup: %s",
 			 oj->job->uid, c->id, strerror(-err));
-		return;
+		return -1;
 	}
 	c->tagged_cgroup_id = (uint64_t)st.st_ino;
 	log_info("job %s: container %s %.12s (cgroup %s) joins the job", oj->job->uid,
 		 c->runtime, c->id, c->ref.v2);
+	return 0;
 }
 
 /*
@@ -303,7 +306,7 @@ void jobs_tag_containers(struct jobs *js)
 		jobs_name_containers(js, oj);
 		for (size_t k = 0; k < s->n; k++)
 			if (!s->c[k].tag_tried)
-				tag_one(js, oj, &s->c[k]);
+				jobs_container_tag(js, oj, &s->c[k]);
 	}
 }
 

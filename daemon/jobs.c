@@ -548,6 +548,7 @@ void jobs_tick(struct jobs *js)
 		}
 		i++;
 	}
+	jobs_docker_tick(js);
 	jobs_tag_containers(js);
 	jobs_reconcile(js);
 	jobs_step(js);

@@ -44,6 +44,7 @@
 #include "usernames.h"
 #include "idlehost.h"
 #include "slurmlimit.h"
+#include "dockerwatch.h"
 
 /* Housekeeping (and draining the ring buffer, which wakes us only when
  * an eighth of it is full) runs this often; sampling every
@@ -430,6 +431,7 @@ int main(int argc, char **argv)
 	usernames_start();
 	slurmlimit_start();
 	containernames_start();
+	dockerwatch_start();
 	d.rules = rules_load(d.cfg.rules_path, rules_warn);
 	if (!d.rules) {
 		log_error("cannot load tool rules");
@@ -540,6 +542,7 @@ cleanup:
 	usernames_stop();
 	slurmlimit_stop();
 	containernames_stop();
+	dockerwatch_stop();
 	if (d.timerfd >= 0)
 		close(d.timerfd);
 	if (d.sigfd >= 0)

@@ -193,3 +193,22 @@ uint32_t container_pidns(pid_t pid)
 		return 0;
 	return (uint32_t)st.st_ino;
 }
+
+int container_find_docker(const char *id, struct container_info *out)
+{
+	/* dockerd's cgroupfs driver (v1, and the unified tree of hybrid
+	 * hosts), then its systemd driver (pure v2 hosts by default) */
+	static const char *const forms[] = {"/docker/%s", "/system.slice/docker-%s.scope"};
+	char path[160];
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		snprintf(path, sizeof(path), forms[i], id);
+		if (container_parse_cgroup(path, out) < 0)
+			return -1; /* not a 64-hex id */
+		if (cgroup_ref_for_path(path, &out->ref) == 0)
+			return 0;
+	}
+	memset(out, 0, sizeof(*out));
+	return -1;
+}

@@ -146,6 +146,31 @@ def main():
         if f'"{args[0]}": "{args[1]}"' not in blob and f'"{args[0]}": {args[1]}' not in blob:
             sys.exit(f"{args[0]}={args[1]} not in the summary: {blob[:2000]}")
         return
+    if what == "joins":
+        # joins FIELD MIN: docker_joins FIELD is at least MIN ("=N": exactly N)
+        dj = s.get("docker_joins")
+        if dj is None:
+            sys.exit(f"no docker_joins; keys: {sorted(s)}")
+        want = args[1]
+        got = dj.get(args[0])
+        ok = got == int(want[1:]) if want.startswith("=") else (got or 0) >= int(want)
+        if not ok:
+            sys.exit(f"docker_joins {args[0]} {got!r}, want {want}: {dj}")
+        return
+    if what == "own-container":
+        # own-container CID OTHER_CID: the job has its own container CID or,
+        # when its docker command was ambiguous, none; never OTHER_CID
+        blob = json.dumps(s)
+        if args[1] in blob:
+            sys.exit(f"the other job's container {args[1][:12]} is in this job: "
+                     f"{s.get('container')} {s.get('docker_joins')}")
+        c = s.get("container") or {}
+        dj = s.get("docker_joins") or {}
+        if c.get("id") == args[0] and dj.get("joined") == 1:
+            return
+        if not c and dj.get("ambiguous") == 1:
+            return
+        sys.exit(f"neither its own container nor ambiguous: {c} {dj}")
     sys.exit(f"unknown check {what}")
 
 
