@@ -65,6 +65,9 @@ static struct {
 	bool running, stopping;
 	uint64_t seq;
 	struct watch w[DOCKERWATCH_MAX];
+	/* jobs ended since the thread last looked: their claims go */
+	uint64_t released[CLAIMS];
+	unsigned nreleased;
 	/* thread only */
 	struct claim claims[CLAIMS];
 	unsigned nclaims;
@@ -196,6 +199,21 @@ static void claim(const char *id, uint64_t tag)
 	c->tag = tag;
 }
 
+/* The claims of ended jobs go (thread, under the lock): a later job may
+ * then take a long-lived container (docker start) that one of them had. */
+static void drop_released_claims(void)
+{
+	unsigned n = dw.nreleased < CLAIMS ? dw.nreleased : CLAIMS;
+
+	for (unsigned r = 0; r < n; r++)
+		for (unsigned i = 0; i < CLAIMS; i++)
+			if (dw.claims[i].tag == dw.released[r]) {
+				dw.claims[i].tag = 0;
+				dw.claims[i].id[0] = '\0';
+			}
+	dw.nreleased = 0;
+}
+
 static bool candidate(const struct watch *w, const char socks[][108], int e)
 {
 	const struct docker_entry *en = &dw.entries[e];
@@ -311,6 +329,7 @@ static void *watch_thread(void *arg)
 		size_t nw = 0;
 		struct timespec until;
 
+		drop_released_claims();
 		for (size_t i = 0; i < DOCKERWATCH_MAX; i++)
 			if (dw.w[i].used && !dw.w[i].done)
 				copy[nw++] = dw.w[i];
@@ -355,8 +374,6 @@ int dockerwatch_start(void)
 	pthread_condattr_t ca;
 	int rc;
 
-	/* libcurl is loaded here, on the main thread, before any thread uses it */
-	curl_global_init(CURL_GLOBAL_DEFAULT);
 	dw.entries = calloc(ENTRIES_MAX, sizeof(*dw.entries));
 	if (!dw.entries) {
 		log_warn("docker watch: out of memory: containers started by dockerd stay apart");
@@ -451,6 +468,7 @@ void dockerwatch_forget(uint64_t job_tag, struct container_joins *cj)
 	if (!dw.running)
 		return;
 	pthread_mutex_lock(&dw.lock);
+	dw.released[dw.nreleased++ % CLAIMS] = job_tag;
 	for (size_t i = 0; i < DOCKERWATCH_MAX; i++)
 		if (dw.w[i].used && dw.w[i].tag == job_tag) {
 			/* a result not taken yet counts as what the thread found */

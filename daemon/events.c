@@ -95,7 +95,7 @@ static void on_exec(struct jobs *js, struct open_job *oj, const struct tracer_ex
 	if (e->flags & TRACER_F_PATH_TRUNCATED)
 		p->flags |= PROC_F_PATH_TRUNCATED;
 	jobs_exec_container(js, oj, p, e->pidns);
-	jobs_exec_docker(js, oj, p);
+	jobs_exec_docker(js, oj, p, jobs_real_ns(js, e->hdr.ts_ns));
 }
 
 /* The socket counters come with the exit record; the block ones were

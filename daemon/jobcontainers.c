@@ -98,6 +98,12 @@ static const char *may_tag(struct jobs *js, struct open_job *oj, const struct co
 		snprintf(why, len, "its processes cannot be read");
 		return why;
 	}
+	/* processes below it (docker-in-docker, systemd in the container:
+	 * the top cgroup is empty) would be the job's unchecked */
+	if (n == 0 || cgroup_has_children(c->ref.v2)) {
+		snprintf(why, len, "%s", n == 0 ? "no process in it to check" : "it has child cgroups");
+		return why;
+	}
 	for (int i = 0; i < n; i++) {
 		struct procfs_status ps;
 
@@ -129,6 +135,12 @@ int jobs_container_tag(struct jobs *js, struct open_job *oj, struct container_in
 		log_warn("job %s: container %s %.12s does not join the job: %s", oj->job->uid,
 			 c->runtime, c->id, why);
 		return -1;
+	}
+	/* the same container started again has a new cgroup: the old one's
+	 * tag would stay in the kernel's map for good */
+	if (c->tagged_cgroup_id) {
+		bpf_loader_untag_cgroup(js->bpf, c->tagged_cgroup_id);
+		c->tagged_cgroup_id = 0;
 	}
 	err = bpf_loader_tag_cgroup(js->bpf, (__u64)st.st_ino, oj->job->tag);
 	if (err) {

@@ -12,6 +12,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bpf_loader.h"
 #include "container.h"
@@ -27,8 +28,45 @@
 /* results handled per tick */
 #define RESULTS_PER_TICK 8
 
-void jobs_exec_docker(struct jobs *js, struct open_job *oj, const struct job_proc *p)
+/*
+ * The sockets of list (docker_sockets) the job's owner can write to, as
+ * the docker CLI must (owner, group of the client process, or anyone),
+ * into out: a user without access to dockerd starts no container, and
+ * tracerd, root, must not ask dockerd for them (a process merely named
+ * docker would learn of other users' containers through the counts).
+ */
+static void usable_sockets(const char *list, const struct open_job *oj, pid_t client,
+			   char *out, size_t cap)
 {
+	size_t used = 0;
+
+	out[0] = '\0';
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ", ");
+		char path[108];
+		struct stat st;
+
+		if (len && len < sizeof(path)) {
+			memcpy(path, p, len);
+			path[len] = '\0';
+			if (oj->owner_uid == 0 ||
+			    (stat(path, &st) == 0 &&
+			     (st.st_uid == oj->owner_uid || (st.st_mode & S_IWOTH) ||
+			      ((st.st_mode & S_IWGRP) && procfs_in_group(client, st.st_gid) == 1)))) {
+				int w = snprintf(out + used, cap - used, "%s%s", used ? "," : "", path);
+				if (w > 0 && (size_t)w < cap - used)
+					used += (size_t)w;
+			}
+		}
+		p += len;
+		p += strspn(p, ", ");
+	}
+}
+
+void jobs_exec_docker(struct jobs *js, struct open_job *oj, const struct job_proc *p,
+		      uint64_t exec_real_ns)
+{
+	char sockets[sizeof(js->cfg->docker_sockets)];
 	struct docker_cmd cmd;
 	char argv0[256];
 	size_t n0;
@@ -44,9 +82,17 @@ void jobs_exec_docker(struct jobs *js, struct open_job *oj, const struct job_pro
 		return;
 	if (!js->cfg->docker_sockets[0])
 		return; /* asking dockerd is off */
+	usable_sockets(js->cfg->docker_sockets, oj, p->pid, sockets, sizeof(sockets));
+	if (!sockets[0]) {
+		log_debug("job %s: pid %d runs docker, but the job's owner cannot use any of "
+			  "docker_sockets: not watched", oj->job->uid, (int)p->pid);
+		return;
+	}
 	oj->job->containers.docker.watched++;
 	js->stats.docker.watched++;
-	if (!dockerwatch_add(oj->job->tag, p->pid, p->start_ns, &cmd, js->cfg->docker_sockets)) {
+	/* its container is created after this exec (not after the fork: a
+	 * script's `exec docker run` may come long after its start) */
+	if (!dockerwatch_add(oj->job->tag, p->pid, exec_real_ns, &cmd, sockets)) {
 		uint64_t n = ++oj->job->containers.docker.failed;
 
 		js->stats.docker.failed++;
@@ -85,6 +131,8 @@ static void adopt(struct jobs *js, struct open_job *oj, int idx)
 			continue; /* another job's */
 		if (bpf_loader_tag_pid(js->bpf, pids[i], oj->job->tag) != 0)
 			continue; /* exited since */
+		if (js->host_job && (p = job_proc_find(js->host_job->job, pids[i])))
+			job_proc_forget(js->host_job->job, p); /* trace_all: the host job's till now */
 		p = jobs_proc_from_proc(js, oj, pids[i]);
 		if (!p)
 			continue;

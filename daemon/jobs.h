@@ -139,7 +139,8 @@ void jobs_registrant_container(struct open_job *oj, pid_t pid);
  * (logged when not): 0 tagged (now or before), -1 not. */
 int jobs_container_tag(struct jobs *js, struct open_job *oj, struct container_info *c);
 /* jobdocker.c: a job's docker commands; their containers join the job */
-void jobs_exec_docker(struct jobs *js, struct open_job *oj, const struct job_proc *p);
+void jobs_exec_docker(struct jobs *js, struct open_job *oj, const struct job_proc *p,
+		      uint64_t exec_real_ns);
 void jobs_docker_tick(struct jobs *js);
 /* oj starts closing: its docker commands still watched are counted, dropped */
 void jobs_docker_close(struct jobs *js, struct open_job *oj);

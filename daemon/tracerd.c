@@ -7,6 +7,7 @@
  *
  * One thread, one epoll loop: ring buffer, socket, signalfd, timerfd.
  */
+#include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -428,6 +429,10 @@ int main(int argc, char **argv)
 	d.started_mono_ns = clock_mono_ns();
 	host_info_read(&d.host);
 	idle_host_init(&d.idle);
+	/* libcurl (loaded now) is set up once, before any thread uses it:
+	 * curl_global_init is not thread-safe before libcurl 7.84, and the
+	 * sinks' and the docker watch's later calls then only count */
+	curl_global_init(CURL_GLOBAL_DEFAULT);
 	usernames_start();
 	slurmlimit_start();
 	containernames_start();

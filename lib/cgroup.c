@@ -420,6 +420,17 @@ int cgroup_read_stats(const struct cgroup_ref *ref, struct cgroup_stats *st)
 	return st->have_cpu || st->have_mem || st->have_io ? 0 : -1;
 }
 
+bool cgroup_has_children(const char *dir)
+{
+	char buf[256];
+	const char *p;
+
+	if (cgroup_read_file(dir, "cgroup.stat", buf, sizeof(buf)) < 0 ||
+	    !(p = strstr(buf, "nr_descendants ")))
+		return true;
+	return strtoull(p + strlen("nr_descendants "), NULL, 10) != 0;
+}
+
 int cgroup_read_procs(const char *dir, pid_t *pids, size_t max)
 {
 	char buf[1024];

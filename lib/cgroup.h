@@ -40,6 +40,9 @@ int cgroup_read_stats(const struct cgroup_ref *ref, struct cgroup_stats *st);
 /* The processes in a cgroup directory (its cgroup.procs), at most max
  * (<= 100): their number, -1 unreadable, -2 more than max. */
 int cgroup_read_procs(const char *dir, pid_t *pids, size_t max);
+/* Has v2 cgroup directory dir cgroups below it (cgroup.stat
+ * nr_descendants)?  true also when that cannot be read. */
+bool cgroup_has_children(const char *dir);
 /* dir/file into buf (NUL-terminated); -1 when absent or unreadable. */
 int cgroup_read_file(const char *dir, const char *file, char *buf, size_t cap);
 /* Pure parsers for unit tests. */

@@ -147,7 +147,7 @@ int docker_cmd_parse(const char *argv, size_t len, bool truncated, struct docker
 	/* global options: -H unix://..., --context x, -D */
 	while (i < n && w[i][0] == '-') {
 		if (!in_list(global_flags, w[i]) && !strchr(w[i], '=') &&
-		    (w[i][1] == '-' || !w[i][2]))
+		    (w[i][1] == '-' || (w[i][1] && !w[i][2])))
 			i++; /* its value */
 		i++;
 	}

@@ -326,6 +326,32 @@ while True:
 HANG_PID=$!
 poll_until 10 test -S "$TMP/rec.sock" || fail "the recording listener did not start"
 start_tracerd dk-rec -o docker_sockets="$TMP/rec.sock,$TMP/docker.sock" || { finish; exit 1; }
+
+echo "== a job of a user who cannot use any dockerd socket runs a 'docker': dockerd is not asked"
+# (both sockets are root's, not writable by others: the CLI could not
+# have used them; tracerd, root, must not ask on its behalf)
+NB=$TMP/nobody
+mkdir -m 1777 "$NB"
+chmod 711 "$TMP"
+cp /bin/true "$NB/docker" # a program named docker (a script's argv[0] is its shell)
+chmod 755 "$NB/docker"
+: >"$TMP/rec.requests"
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$BUILD/tracer" -o socket="$TRACERD_SOCK" \
+	run --job-file "$NB/j" -- "$NB/docker" start "tracer-dk-rec-$$"
+check "the job of user nobody ran" test $? = 0
+no_docker_joins() {
+	python3 - "$TRACERD_FILE" "$(cat "$NB/j")" <<'PY'
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+s = [x for x in s if x["job"] == sys.argv[2]]
+sys.exit(0 if s and "docker_joins" not in s[-1] else 1)
+PY
+}
+if wait_until 30 "the summary of nobody's job" summary_of_job "$NB/j"; then
+	check "its docker command was not watched (no docker_joins)" no_docker_joins
+	check "no dockerd was asked for it" test ! -s "$TMP/rec.requests"
+fi
+chmod 700 "$TMP"
 STARTED+=(tracer-dk-rec-$$)
 mkdir "$TMP/f.r"
 trun "$TMP/j.rec" -- $DK run --rm --network none --name "tracer-dk-rec-$$" --cidfile "$TMP/rec.cid" \
