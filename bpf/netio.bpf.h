@@ -31,12 +31,17 @@
  * Block I/O: block:block_io_start runs where the request is made (the
  * submitting process: direct I/O, page-cache misses, fsync of its own
  * files); page-cache writeback by the kernel's flusher threads starts in
- * those threads and is nobody's.  The request is remembered in
- * `blk_reqs` (bounded LRU) and its end, in interrupt context, sends one
- * record with bytes and latency to tracerd, which keeps them per process
- * and per device: at the completion of its last bytes (block_rq_complete,
- * before the issuer is woken), else at block_io_done.  A host request pays one lookup at each of
- * block_rq_complete and block_io_done.
+ * those threads and is nobody's.  The process's bytes and requests are
+ * counted there, in its `procs` entry, and so are the bios it submits
+ * that the block layer merges into a request already started
+ * (block:block_bio_backmerge/frontmerge, also in the submitter's
+ * context): a request holds only its first bio at its start.  The
+ * request is also remembered in `blk_reqs` (bounded LRU) and its end, in
+ * interrupt context, sends one record with bytes and latency to tracerd,
+ * which keeps them per device: at the completion of its last bytes
+ * (block_rq_complete, before the issuer is woken), else at block_io_done.
+ * An untagged process pays one lookup at each start and merge; a host
+ * request one at each of block_rq_complete and block_io_done.
  */
 #ifndef TRACER_NETIO_BPF_H
 #define TRACER_NETIO_BPF_H
@@ -281,6 +286,16 @@ static __always_inline int handle_sock_state(const struct sock *sk, int oldstate
 	return 0;
 }
 
+/* Bytes p asked for, in its own context (netio.h): at a request's start
+ * or at a bio's merge into a request already started. */
+static __always_inline void count_blk_bytes(struct tracer_proc *p, __u32 op, __u64 bytes)
+{
+	if (op == NETIO_REQ_OP_READ)
+		tracer_atomic_add(&p->net.blk_read_bytes, bytes);
+	else if (op == NETIO_REQ_OP_WRITE)
+		tracer_atomic_add(&p->net.blk_write_bytes, bytes);
+}
+
 static __always_inline int handle_blk_start(struct request *rq)
 {
 	__u64 key = (__u64)(unsigned long)rq;
@@ -293,6 +308,9 @@ static __always_inline int handle_blk_start(struct request *rq)
 	if (!p)
 		return 0;
 	op = BPF_CORE_READ(rq, cmd_flags) & NETIO_REQ_OP_MASK;
+	/* the request holds its first bio only: later ones merge (below) */
+	count_blk_bytes(p, op, BPF_CORE_READ(rq, __data_len));
+	tracer_atomic_add(&p->net.blk_requests, 1);
 	disk = BPF_CORE_READ(rq, q, disk);
 	r.job = p->job;
 	r.start_ns = bpf_ktime_get_ns();
@@ -352,6 +370,20 @@ static __always_inline int handle_blk_complete(struct request *rq, unsigned int 
 	return 0;
 }
 
+/* A bio merged into a request already started (by the plug or the I/O
+ * scheduler), in the submitter's context: its bytes are the submitter's;
+ * the request's record at completion carries them to the device table. */
+static __always_inline int handle_blk_merge(struct bio *bio)
+{
+	struct tracer_proc *p = current_proc();
+
+	if (!p)
+		return 0;
+	count_blk_bytes(p, BPF_CORE_READ(bio, bi_opf) & NETIO_REQ_OP_MASK,
+			BPF_CORE_READ(bio, bi_iter.bi_size));
+	return 0;
+}
+
 SEC("tp_btf/sock_send_length")
 int BPF_PROG(tracer_sock_send, struct sock *sk, int ret, int flags)
 {
@@ -376,6 +408,18 @@ SEC("tp_btf/block_io_start")
 int BPF_PROG(tracer_blk_start, struct request *rq)
 {
 	return handle_blk_start(rq);
+}
+
+SEC("tp_btf/block_bio_backmerge")
+int BPF_PROG(tracer_blk_backmerge, struct bio *bio)
+{
+	return handle_blk_merge(bio);
+}
+
+SEC("tp_btf/block_bio_frontmerge")
+int BPF_PROG(tracer_blk_frontmerge, struct bio *bio)
+{
+	return handle_blk_merge(bio);
 }
 
 SEC("tp_btf/block_rq_complete")

@@ -183,6 +183,13 @@ static void test_block_direct(void)
 	CU_ASSERT(bytes >= DIRECT_BYTES && bytes <= DIRECT_BYTES + DIRECT_BYTES / 50);
 	CU_ASSERT(n > 0 && lat_ok == n);
 	CU_ASSERT(dev != 0);
+	/* the process's own counters, taken at each request's start and at
+	 * each bio merged into a started one: every byte, in its exit record */
+	const struct rec *x = find(pid, TRACER_EV_EXIT);
+	CU_ASSERT_FATAL(x != NULL);
+	CU_ASSERT(x->u.exit.net.blk_write_bytes >= DIRECT_BYTES &&
+		  x->u.exit.net.blk_write_bytes <= DIRECT_BYTES + DIRECT_BYTES / 50);
+	CU_ASSERT(x->u.exit.net.blk_requests >= DIRECT_BYTES >> 20);
 }
 
 int add_netio_tests(CU_pSuite s)
