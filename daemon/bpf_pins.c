@@ -28,6 +28,16 @@ struct bpf_link **pinned_link(struct tracer_bpf *skel, int i, const char **name)
 		{&skel->links.tracer_exec, "link_tracer_exec"},
 		{&skel->links.tracer_fork, "link_tracer_fork"},
 		{&skel->links.tracer_oom, "link_tracer_oom"},
+		/* socket and block I/O (netio.bpf.h): the counters in `procs`
+		 * go on while no tracerd runs (those not attached: no pin) */
+		{&skel->links.tracer_sock_send, "link_tracer_sock_send"},
+		{&skel->links.tracer_sock_recv, "link_tracer_sock_recv"},
+		{&skel->links.tracer_sock_state, "link_tracer_sock_state"},
+		{&skel->links.tracer_blk_start, "link_tracer_blk_start"},
+		{&skel->links.tracer_blk_complete, "link_tracer_blk_complete"},
+		{&skel->links.tracer_blk_done, "link_tracer_blk_done"},
+		{&skel->links.tracer_blk_backmerge, "link_tracer_blk_backmerge"},
+		{&skel->links.tracer_blk_frontmerge, "link_tracer_blk_frontmerge"},
 	};
 
 	if (i >= (int)(sizeof(t) / sizeof(t[0])))
@@ -36,12 +46,15 @@ struct bpf_link **pinned_link(struct tracer_bpf *skel, int i, const char **name)
 	return t[i].link;
 }
 
-/* The maps worth pinning: the state and counters `tracer status` reads. */
+/* The maps worth pinning: the state and counters `tracer status` reads,
+ * and the socket and block I/O state (the TCP sockets' owners and what
+ * was credited, the requests in flight), so that a restart loses none. */
 struct bpf_map *pinned_map(struct tracer_bpf *skel, int i)
 {
 	struct bpf_map *maps[] = {skel->maps.procs, skel->maps.tagged_cgroups,
 				  skel->maps.counters, skel->maps.events,
-				  skel->maps.job_stats};
+				  skel->maps.job_stats, skel->maps.net_socks,
+				  skel->maps.blk_reqs};
 
 	return i < (int)(sizeof(maps) / sizeof(maps[0])) ? maps[i] : NULL;
 }

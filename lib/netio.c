@@ -134,6 +134,8 @@ void netio_add_json(cJSON *o, const struct netio_totals *t)
 		json_add_u64(n, "tcp_accepts", t->tcp_accepts);
 		json_add_u64(n, "tcp_remote_endpoints", t->tcp_remotes);
 		cJSON_AddBoolToObject(n, "tcp_remote_endpoints_capped", t->tcp_remotes_capped);
+		if (t->tcp_remotes_partial)
+			cJSON_AddBoolToObject(n, "tcp_remote_endpoints_partial", true);
 	}
 	b = cJSON_AddObjectToObject(o, "block");
 	if (b) {

@@ -29,6 +29,9 @@ struct netio_totals {
 	 * (netpeers.c); capped: the count is a lower bound */
 	uint64_t tcp_remotes;
 	bool tcp_remotes_capped;
+	/* the endpoints seen before a tracerd restart were lost: the count
+	 * covers those seen since only (job and tools) */
+	bool tcp_remotes_partial;
 };
 
 #define NETIO_MAX_DEVS 8     /* devices kept per job; beyond: "other" */

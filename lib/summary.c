@@ -377,7 +377,9 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 	if (o) {
 		json_add_u64(o, "total", j->procs_total);
 		json_add_u64(o, "exited", j->procs_exited);
-		json_add_u64(o, "outlived", j->procs_total - j->procs_exited);
+		/* never an underflow, whatever a restart left in the counts */
+		json_add_u64(o, "outlived", j->procs_total > j->procs_exited
+						    ? j->procs_total - j->procs_exited : 0);
 		json_add_u64(o, "oom_killed", j->oom_kills);
 		json_add_u64(o, "kept", j->nkept);
 		json_add_u64(o, "not_kept", j->procs_not_kept);

@@ -14,6 +14,8 @@
 # which is written while it still runs.  Close-time fallback: a second
 # tracerd with test_no_sock_length=true counts TCP bytes from the
 # connection totals at close (within 1%), and `tracer status` says so.
+# Across a SIGKILL and restart of tracerd (resume), a job's TCP and
+# direct I/O bytes are whole and the lost endpoint table is marked.
 # Needs root (tracerd).  Loopback only, ports 18700-18729.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -40,7 +42,7 @@ command -v findmnt >/dev/null || { echo "FAIL: findmnt missing (apt-get install 
 
 mkdir -p "$TMP/bin"
 for t in nsender nreceiver usender ureceiver bgsender bgreceiver fanout fanrecv \
-	slowsend slowrecv osender oreceiver; do
+	slowsend slowrecv osender oreceiver rsender rreceiver; do
 	cp "$BUILD/tests/helpers/netpeer" "$TMP/bin/$t"
 done
 MiB=1048576
@@ -237,6 +239,64 @@ JOB
 	check "the data reached the disk (file size 64 MiB after sync)" test "$(stat -c %s "$DISKDIR/buffered")" = $((64 * MiB))
 fi
 
+echo "== counts across a SIGKILL and restart of tracerd (resume)"
+# the job moves 48 MiB over TCP (1 MiB per 100 ms) and dd writes 64 MiB
+# with O_DIRECT from a FIFO this script feeds: 32 MiB, then tracerd is
+# killed (once its journal has been written since) and restarted, then
+# 32 MiB more.  The kernel's counters and programs are pinned: the tools'
+# bytes are whole; the device table comes from the journal and the
+# records kept in the ring buffer; the TCP endpoints seen before the
+# restart are lost, and the summary says so.
+if [ -z "$DISKDIR" ] || [ ! -d "$DISKDIR" ]; then
+	fail "no directory on a block device for the restart test"
+else
+	mkfifo "$TMP/dd.fifo"
+	cat >"$TMP/rs.sh" <<JOB
+set -e
+B=$TMP/bin
+\$B/rreceiver tcp-recv 18715 $TMP/r8 >$TMP/rs.got & r=\$!
+\$B/rsender tcp-send 18715 $((48 * MiB)) $TMP/r8 $MiB 100 & s=\$!
+dd if=$TMP/dd.fifo of=$DISKDIR/rs bs=1M count=64 iflag=fullblock oflag=direct status=none
+wait \$s \$r
+JOB
+	trun "$TMP/rs.run" -- /bin/sh "$TMP/rs.sh" >"$TMP/rs.out" 2>&1 &
+	JOBPID=$!
+	BG_PIDS+=("$JOBPID")
+	wait_until 30 "the restart job to register" test -s "$TMP/rs.run"
+	exec 7>"$TMP/dd.fifo"
+	head -c $((32 * MiB)) /dev/zero >&7
+	touch "$TMP/rs.half"
+	JOURNAL=$(ls "$TMP"/tracerd-state/journal-*.json)
+	wait_until 10 "the journal written after the first 32 MiB" test "$JOURNAL" -nt "$TMP/rs.half"
+	check "the TCP sender still runs at the SIGKILL" not proc_gone "$(pgrep -n -x rsender)"
+	kill -KILL "$TRACERD_PID"; wait "$TRACERD_PID" 2>/dev/null; TRACERD_PID=
+	start_tracerd netio -o advice_min_runtime_s=1 || exit 1
+	head -c $((32 * MiB)) /dev/zero >&7
+	exec 7>&-
+	wait "$JOBPID"
+	check "the restart job ran to the end" test "$?" = 0
+	check "rreceiver got 48 MiB" test "$(cat "$TMP/rs.got")" = $((48 * MiB))
+	check "dd wrote 64 MiB" test "$(stat -c %s "$DISKDIR/rs")" = $((64 * MiB))
+	rm -f "$DISKDIR/rs"
+	wait_until 30 "the restart job's summary" summary_of_job "$TMP/rs.run"
+	check "the job is marked incomplete, with one gap" test \
+		"$(field "$TMP/rs.run" "(s['incomplete'], len(s['gaps']))")" = "(True, 1)"
+	check_within "across the restart: rsender TCP bytes sent" \
+		"$(field "$TMP/rs.run" 'tool("rsender")["net"]["tcp_sent_bytes"]')" $((48 * MiB)) 1
+	check_within "across the restart: rreceiver TCP bytes received" \
+		"$(field "$TMP/rs.run" 'tool("rreceiver")["net"]["tcp_recv_bytes"]')" $((48 * MiB)) 1
+	check "across the restart: connections exact (rsender 1 connect, rreceiver 1 accept)" test \
+		"$(field "$TMP/rs.run" '(tool("rsender")["net"]["tcp_connects"], tool("rreceiver")["net"]["tcp_accepts"])')" = "(1, 1)"
+	check_within "across the restart: dd block write bytes" \
+		"$(field "$TMP/rs.run" 'tool("dd")["block"]["write_bytes"]')" $((64 * MiB)) 2
+	check_within "across the restart: the device table's write bytes ($DEVNAME)" \
+		"$(field "$TMP/rs.run" "sum(d['write_bytes'] for d in s['block_devices'] if d['device'] == '$DEVNAME')")" $((64 * MiB)) 2
+	check "the endpoints seen before the restart are lost: marked partial (job and tools)" test \
+		"$(field "$TMP/rs.run" "(s['totals']['net'].get('tcp_remote_endpoints_partial'), tool('rsender')['net'].get('tcp_remote_endpoints_partial'))")" = "(True, True)"
+	check "no process outlived the job, no underflow" test \
+		"$(field "$TMP/rs.run" "s['processes']['outlived']")" = 0
+fi
+
 check "tracer show prints NET and DISK columns" sh -c \
 	"tr() { $BUILD/tracer -o socket=$TRACERD_SOCK -o file=$TRACERD_FILE \"\$@\"; }; tr show --wide $(cat "$TMP/net.run") | grep -q ' NET .* DISK ' && tr show $(cat "$TMP/net.run") | grep -q '^Network  sent'"
 
@@ -269,5 +329,5 @@ check "fallback: no bytes the wrong way round (nsender received, nreceiver sent 
 	"$(field "$TMP/fb.run" 'tool("nsender")["net"]["tcp_recv_bytes"] < 1024 and tool("nreceiver")["net"]["tcp_sent_bytes"] < 1024')" = True
 
 validate_summaries "every summary of this suite is valid against docs/summary.schema.json" \
-	--min 8 $(summary_files "$TMP")
+	--min 9 $(summary_files "$TMP")
 finish
