@@ -25,8 +25,11 @@
  * softirq context where `current` is anybody: what the socket gained
  * since is credited to its owner recorded in `net_socks` (the process
  * that connected it, or that first closed it: an accepted connection),
- * if that process is still followed.  UDP and Unix bytes are not counted
- * in this mode.
+ * if that process is still followed.  A connection received by the
+ * listening socket of a tagged process (`net_listen`) is that process's
+ * from its start, and goes to the first process that closes it: one reset
+ * before anybody read or closed it is still counted.  UDP and Unix bytes
+ * are not counted in this mode (the summary's net_not_counted says so).
  *
  * Block I/O: block:block_io_start runs where the request is made (the
  * submitting process: direct I/O, page-cache misses, fsync of its own
@@ -60,15 +63,18 @@
 #define NETIO_TCP_ESTABLISHED 1
 #define NETIO_TCP_SYN_SENT 2
 #define NETIO_TCP_FIN_WAIT1 4
+#define NETIO_TCP_SYN_RECV 3
 #define NETIO_TCP_CLOSE 7
 #define NETIO_TCP_CLOSE_WAIT 8
 #define NETIO_TCP_LAST_ACK 9
+#define NETIO_TCP_LISTEN 10
 #define NETIO_REQ_OP_MASK 0xff /* include/linux/blk_types.h */
 #define NETIO_REQ_OP_READ 0
 #define NETIO_REQ_OP_WRITE 1
 #define NETIO_MINORBITS 20     /* include/linux/kdev_t.h */
 #define NETIO_MAX_SOCKS 16384
 #define NETIO_MAX_BLK_REQS 4096
+#define NETIO_MAX_LISTEN 1024
 
 /* TCP totals at close instead of per call (see above); set before load */
 const volatile bool net_close_totals = false;
@@ -78,8 +84,25 @@ struct net_sock {
 	__u64 job;
 	__u64 sent, recv; /* close-time totals already credited to the owner */
 	__u32 tgid;
-	__u32 pad;
+	__u32 from_listen; /* close-time totals: a connection its listening
+			      socket received, that no process closed yet */
 };
+
+/* close-time totals: a listening TCP socket, by network namespace and port */
+struct net_listen_key {
+	__u32 netns;
+	__u32 port;
+};
+
+/* close-time totals: the listening sockets of tagged processes, so that a
+ * connection they receive is theirs from its start, even one reset
+ * before any process accepted or closed it */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, NETIO_MAX_LISTEN);
+	__type(key, struct net_listen_key);
+	__type(value, struct net_sock);
+} net_listen SEC(".maps");
 
 /* TCP sockets a tagged process connected, moved data on or closed */
 struct {
@@ -171,7 +194,9 @@ static __always_inline void note_tcp_sock(struct tracer_proc *p, struct sock *sk
 /* Close-time totals: what sk moved since the last credit goes to its
  * owner, if the owner is still followed in the same job.  Sent = bytes
  * acknowledged + bytes queued and not yet acknowledged (written by the
- * process; at the final CLOSE the queue is empty or was reset). */
+ * process; at the final CLOSE the queue is empty or was reset).  A
+ * received connection nobody closed (reset, or never accepted) is the
+ * listening socket's owner's, and counts as its accept. */
 static __always_inline void credit_close_totals(struct net_sock *ns, const struct sock *sk)
 {
 	const struct tcp_sock *tp = (const struct tcp_sock *)sk;
@@ -181,6 +206,11 @@ static __always_inline void credit_close_totals(struct net_sock *ns, const struc
 
 	if (!owner || owner->job != ns->job)
 		return;
+	if (ns->from_listen) {
+		ns->from_listen = 0;
+		tracer_atomic_add(&owner->net.tcp_accepts, 1);
+		send_tcp_peer(owner, ns->tgid, sk, TRACER_TCP_ACCEPTED);
+	}
 	queued = BPF_CORE_READ(tp, write_seq) - BPF_CORE_READ(tp, snd_una);
 	sent = BPF_CORE_READ(tp, bytes_acked);
 	if (queued < (1u << 30)) /* a sequence-space wrap would be garbage */
@@ -208,6 +238,12 @@ static __always_inline void close_by_caller(const struct sock *sk)
 	if (!p)
 		return;
 	ns = bpf_map_lookup_elem(&net_socks, &key);
+	if (ns && ns->from_listen) {
+		/* received by a listening socket: the closer accepted it (one
+		 * process listens, another may serve) */
+		ns->job = p->job;
+		ns->tgid = bpf_get_current_pid_tgid() >> 32;
+	}
 	if (!ns) {
 		tgid = bpf_get_current_pid_tgid() >> 32;
 		if (!own_sock(p, tgid, sk, BPF_NOEXIST))
@@ -250,6 +286,47 @@ static __always_inline int handle_sock_bytes(struct sock *sk, int ret, bool sent
 	return 0;
 }
 
+static __always_inline void listen_key(const struct sock *sk, struct net_listen_key *k)
+{
+	k->netns = BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
+	k->port = BPF_CORE_READ(sk, __sk_common.skc_num);
+}
+
+/*
+ * Close-time totals only: listen() (CLOSE -> LISTEN, the caller's
+ * context) of a tagged process remembers the socket's owner; a connection
+ * it receives (LISTEN -> SYN_RECV on the new socket, softirq) becomes the
+ * owner's at once, so that its totals are credited at CLOSE even when no
+ * process ever closes it.  One lookup per state change of any socket.
+ */
+static __always_inline void listen_state(const struct sock *sk, int oldstate, int newstate)
+{
+	struct net_listen_key k = {};
+	struct tracer_proc *p;
+	struct net_sock *l;
+	__u64 key;
+
+	if (newstate == NETIO_TCP_LISTEN && oldstate == NETIO_TCP_CLOSE) {
+		p = current_proc();
+		if (!p)
+			return;
+		struct net_sock n = {.job = p->job, .tgid = bpf_get_current_pid_tgid() >> 32};
+		listen_key(sk, &k);
+		bpf_map_update_elem(&net_listen, &k, &n, BPF_ANY);
+	} else if (oldstate == NETIO_TCP_LISTEN && newstate == NETIO_TCP_SYN_RECV) {
+		listen_key(sk, &k);
+		l = bpf_map_lookup_elem(&net_listen, &k);
+		if (!l)
+			return;
+		struct net_sock n = {.job = l->job, .tgid = l->tgid, .from_listen = 1};
+		key = (__u64)(unsigned long)sk;
+		bpf_map_update_elem(&net_socks, &key, &n, BPF_NOEXIST);
+	} else if (oldstate == NETIO_TCP_LISTEN && newstate == NETIO_TCP_CLOSE) {
+		listen_key(sk, &k);
+		bpf_map_delete_elem(&net_listen, &k);
+	}
+}
+
 static __always_inline int handle_sock_state(const struct sock *sk, int oldstate,
 					     int newstate)
 {
@@ -258,6 +335,11 @@ static __always_inline int handle_sock_state(const struct sock *sk, int oldstate
 	struct net_sock *ns;
 	__u32 tgid;
 
+	if (net_close_totals &&
+	    (oldstate == NETIO_TCP_LISTEN || newstate == NETIO_TCP_LISTEN)) {
+		listen_state(sk, oldstate, newstate);
+		return 0;
+	}
 	if (newstate == NETIO_TCP_CLOSE) {
 		/* any context: only the owner recorded in the map is credited */
 		ns = bpf_map_lookup_elem(&net_socks, &key);

@@ -24,8 +24,10 @@ void netio_prepare(struct tracer_bpf *skel, bool no_sock_length);
  * (docs/schema.md, net_counting): "per_call", "tcp_close_totals", "none". */
 const char *netio_net_mode(struct tracer_bpf *skel);
 
-/* After load: attach the programs that were loaded; failures are logged. */
-void netio_attach(struct tracer_bpf *skel);
+/* After load: attach the programs that were loaded; failures are logged.
+ * before(ctx, slot) runs right before each attach (NULL: nothing). */
+void netio_attach(struct tracer_bpf *skel, void (*before)(void *ctx, struct bpf_link **slot),
+		  void *ctx);
 
 /* The i-th netio program and its link slot (i from 0; NULL past the end). */
 struct bpf_program *netio_program(struct tracer_bpf *skel, int i, struct bpf_link ***link);

@@ -32,6 +32,27 @@ void netio_from_kernel(struct netio_totals *t, const struct tracer_netio *k)
 	t->blk_requests = k->blk_requests;
 }
 
+cJSON *netio_not_counted_json(const char *mode)
+{
+	static const char *const close_totals[] = {"tcp_open_connections", "udp", "unix",
+						   "other"};
+	static const char *const none[] = {"tcp", "udp", "unix", "other"};
+	cJSON *a = cJSON_CreateArray();
+	const char *const *v = NULL;
+	size_t n = 0;
+
+	if (!strcmp(mode, "tcp_close_totals")) {
+		v = close_totals;
+		n = sizeof(close_totals) / sizeof(close_totals[0]);
+	} else if (strcmp(mode, "per_call") != 0) {
+		v = none;
+		n = sizeof(none) / sizeof(none[0]);
+	}
+	for (size_t i = 0; a && i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+	return a;
+}
+
 void netio_totals_add(struct netio_totals *s, const struct netio_totals *t)
 {
 	s->tcp_sent += t->tcp_sent;

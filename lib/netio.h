@@ -72,6 +72,11 @@ void netio_note_block(struct netio_totals *t, struct netio_devs *d, uint32_t dev
 /* Latency at quantile q (0..1), interpolated inside its log2 bucket. */
 uint64_t netio_dev_quantile_ns(const struct netio_dev *d, double q);
 
+/* What a network counting mode ("per_call", "tcp_close_totals", "none":
+ * docs/schema.md, net_counting) does not see, as a JSON array of names:
+ * "tcp", "tcp_open_connections", "udp", "unix", "other". */
+cJSON *netio_not_counted_json(const char *mode);
+
 /* Adds "net" and "block" objects (units in docs/schema.md) to o. */
 void netio_add_json(cJSON *o, const struct netio_totals *t);
 

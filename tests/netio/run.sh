@@ -13,7 +13,9 @@
 # with an open socket: its bytes until the job's end are in the summary,
 # which is written while it still runs.  Close-time fallback: a second
 # tracerd with test_no_sock_length=true counts TCP bytes from the
-# connection totals at close (within 1%), and `tracer status` says so.
+# connection totals at close (within 1%), and `tracer status` says so;
+# the summary and `tracer status` list what that mode does not count, and
+# a received connection reset before anybody read it is still counted.
 # Across a SIGKILL and restart of tracerd (resume), a job's TCP and
 # direct I/O bytes are whole and the lost endpoint table is marked.
 # Needs root (tracerd).  Loopback only, ports 18700-18729.
@@ -143,8 +145,10 @@ wait \$a \$b \$c
 JOB
 check "the fan-out job ran" trun "$TMP/fan.run" -- /bin/sh "$TMP/fan.sh"
 wait_until 30 "the fan-out job's summary" summary_of_job "$TMP/fan.run"
-check "the summary says how the network was counted: per_call" test \
-	"$(field "$TMP/fan.run" "s['net_counting']")" = per_call
+check "the summary says how the network was counted: per_call, nothing not counted" test \
+	"$(field "$TMP/fan.run" "(s['net_counting'], s['net_not_counted'])")" = "('per_call', [])"
+check "tracer status: network_not_counted none" sh -c \
+	"$BUILD/tracer -o socket=$TRACERD_SOCK status | grep -q '^network_not_counted: none$'"
 check "fanout: 4 connects to 3 distinct endpoints, not capped" test \
 	"$(field "$TMP/fan.run" '[tool("fanout")["net"][k] for k in ("tcp_connects", "tcp_remote_endpoints", "tcp_remote_endpoints_capped")]')" = "[4, 3, False]"
 check "fanrecv (3 processes): 4 accepts from 4 distinct client ports" test \
@@ -328,6 +332,53 @@ check "fallback: connections exact (nsender 1 connect, nreceiver 1 accept), 1 en
 check "fallback: no bytes the wrong way round (nsender received, nreceiver sent < 1 KiB)" test \
 	"$(field "$TMP/fb.run" 'tool("nsender")["net"]["tcp_recv_bytes"] < 1024 and tool("nreceiver")["net"]["tcp_sent_bytes"] < 1024')" = True
 
+check "fallback: the summary lists what it did not count" test \
+	"$(field "$TMP/fb.run" "s['net_not_counted']")" = "['tcp_open_connections', 'udp', 'unix', 'other']"
+check "tracer status: network_not_counted in the close-time mode" sh -c \
+	"$BUILD/tracer -o socket=$TRACERD_SOCK status | grep -q '^network_not_counted: tcp_open_connections udp unix other$'"
+
+echo "== close-time fallback: a received connection reset before anybody read it"
+# the client sends 64 KiB (what the unaccepted connection's receive
+# buffer takes), waits until all of it is acknowledged, then
+# resets the connection (SO_LINGER 0); the listener never accepts it and
+# exits: the connection is the listener's (its listening socket's owner)
+cat >"$TMP/rst.py" <<'PY'
+import os, socket, struct, sys, time, fcntl, termios
+port, ready, done = int(sys.argv[2]), sys.argv[3], sys.argv[4]
+if sys.argv[1] == "listen":
+    l = socket.socket()
+    l.bind(("127.0.0.1", port))
+    l.listen(4)
+    open(ready, "w").close()
+    t = time.time() + 30
+    while not os.path.exists(done) and time.time() < t:
+        time.sleep(0.02)
+    l.close()
+    sys.exit(0 if os.path.exists(done) else 1)
+t = time.time() + 30
+while not os.path.exists(ready) and time.time() < t:
+    time.sleep(0.02)
+c = socket.create_connection(("127.0.0.1", port))
+c.sendall(b"x" * (64 << 10))
+t = time.time() + 30
+while struct.unpack("i", fcntl.ioctl(c.fileno(), termios.TIOCOUTQ, b"\0" * 4))[0] and time.time() < t:
+    time.sleep(0.02)
+c.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+c.close()
+open(done, "w").close()
+PY
+cat >"$TMP/rst.sh" <<JOB
+set -e
+python3 $TMP/rst.py listen 18721 $TMP/rst.ready $TMP/rst.done & l=\$!
+python3 $TMP/rst.py connect 18721 $TMP/rst.ready $TMP/rst.done
+wait \$l
+JOB
+check "the reset connection job ran" trun "$TMP/rst.run" -- /bin/sh "$TMP/rst.sh"
+wait_until 30 "the reset job's summary" summary_of_job "$TMP/rst.run"
+# (the sender's bytes_acked may count 1 more: see docs/schema.md)
+check "the reset connection: 1 connect, 1 accept, 64 KiB received, 64 KiB (+1) sent: $(field "$TMP/rst.run" "s['totals']['net']")" test \
+	"$(field "$TMP/rst.run" "[s['totals']['net'][k] for k in ('tcp_connects', 'tcp_accepts', 'tcp_recv_bytes')] + [65536 <= s['totals']['net']['tcp_sent_bytes'] <= 65537]")" = "[1, 1, 65536, True]"
+
 validate_summaries "every summary of this suite is valid against docs/summary.schema.json" \
-	--min 9 $(summary_files "$TMP")
+	--min 10 $(summary_files "$TMP")
 finish
