@@ -130,11 +130,39 @@ struct {
 	__type(value, struct blk_req);
 } blk_reqs SEC(".maps");
 
+/*
+ * Across a tracerd restart the previous tracerd's programs (pinned) and
+ * ours both run for a moment: tracerd attaches ours first, then writes
+ * its generation into `netio_gen` (shared: pinned), then detaches the old
+ * ones.  Only the programs of the generation written there count, so an
+ * event is counted once, never by neither (detaching first leaves a gap
+ * of a few milliseconds: tracepoint probes wait for an RCU grace period).
+ * Checked after the first lookup finds something: the untagged path
+ * stays at one lookup.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} netio_gen SEC(".maps");
+
+volatile __u64 netio_my_gen = 0; /* set by tracerd after load */
+
+static __always_inline bool netio_active(void)
+{
+	__u32 k = 0;
+	__u64 *g = bpf_map_lookup_elem(&netio_gen, &k);
+
+	return g && *g == netio_my_gen;
+}
+
 static __always_inline struct tracer_proc *current_proc(void)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct tracer_proc *p = bpf_map_lookup_elem(&procs, &tgid);
 
-	return bpf_map_lookup_elem(&procs, &tgid);
+	return p && netio_active() ? p : NULL;
 }
 
 /* The remote end of a connection of p: one record (tracerd counts the
@@ -316,7 +344,7 @@ static __always_inline void listen_state(const struct sock *sk, int oldstate, in
 	} else if (oldstate == NETIO_TCP_LISTEN && newstate == NETIO_TCP_SYN_RECV) {
 		listen_key(sk, &k);
 		l = bpf_map_lookup_elem(&net_listen, &k);
-		if (!l)
+		if (!l || !netio_active())
 			return;
 		struct net_sock n = {.job = l->job, .tgid = l->tgid, .from_listen = 1};
 		key = (__u64)(unsigned long)sk;
@@ -343,7 +371,7 @@ static __always_inline int handle_sock_state(const struct sock *sk, int oldstate
 	if (newstate == NETIO_TCP_CLOSE) {
 		/* any context: only the owner recorded in the map is credited */
 		ns = bpf_map_lookup_elem(&net_socks, &key);
-		if (!ns)
+		if (!ns || !netio_active())
 			return 0;
 		if (net_close_totals)
 			credit_close_totals(ns, sk);
@@ -387,7 +415,7 @@ static __always_inline int handle_blk_start(struct request *rq)
 	struct gendisk *disk;
 	struct blk_req r = {};
 
-	if (!p)
+	if (!p || !netio_active())
 		return 0;
 	op = BPF_CORE_READ(rq, cmd_flags) & NETIO_REQ_OP_MASK;
 	/* the request holds its first bio only: later ones merge (below) */
@@ -413,7 +441,7 @@ static __always_inline int handle_blk_done(struct request *rq)
 	struct blk_req *r = bpf_map_lookup_elem(&blk_reqs, &key);
 	struct tracer_blkio_event *e;
 
-	if (!r)
+	if (!r || !netio_active())
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
@@ -444,7 +472,7 @@ static __always_inline int handle_blk_complete(struct request *rq, unsigned int 
 	__u64 key = (__u64)(unsigned long)rq;
 	struct blk_req *r = bpf_map_lookup_elem(&blk_reqs, &key);
 
-	if (!r)
+	if (!r || !netio_active())
 		return 0;
 	tracer_atomic_add(&r->bytes, nr_bytes);
 	if (nr_bytes >= BPF_CORE_READ(rq, __data_len))

@@ -179,9 +179,18 @@ static void attach_oom(struct tracer_bpf *skel)
 			 strerror(errno));
 }
 
-static void before_netio_attach(void *ctx, struct bpf_link **slot)
+/* Attach the netio programs and make them the counting generation. */
+static int netio_take_over(struct bpf_loader *l)
 {
-	unpin_link_of(ctx, slot);
+	int fd = bpf_map__fd(l->skel->maps.netio_gen);
+	__u32 k = 0;
+	__u64 gen = 0;
+
+	if (bpf_map_lookup_elem(fd, &k, &gen) != 0)
+		return -1;
+	l->skel->bss->netio_my_gen = ++gen;
+	netio_attach(l->skel);
+	return bpf_map_update_elem(fd, &k, &gen, BPF_ANY);
 }
 
 struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn fn,
@@ -251,9 +260,14 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 	if (l->pin_dir[0])
 		unpin_link_of(l, &l->skel->links.tracer_oom);
 	attach_oom(l->skel);
-	netio_attach(l->skel, before_netio_attach, l);
+	/* the socket and block programs: ours beside the previous ones, then
+	 * ours made the counting ones, then those detached (netio.bpf.h) */
+	if (netio_take_over(l) != 0) {
+		snprintf(err, errlen, "netio_gen map: %s", strerror(errno));
+		goto fail;
+	}
 	if (l->pin_dir[0])
-		unpin_links(l); /* those we do not replace (not attached here) */
+		unpin_links(l); /* the previous tracerd's that are left */
 	if (l->resume)
 		pin_links(l);
 	if (l->resumed)

@@ -48,14 +48,15 @@ struct bpf_link **pinned_link(struct tracer_bpf *skel, int i, const char **name)
 
 /* The maps worth pinning: the state and counters `tracer status` reads,
  * and the socket and block I/O state (the TCP sockets' owners and what
- * was credited, listening sockets, the requests in flight), so that a
- * restart loses none. */
+ * was credited, listening sockets, the requests in flight, which
+ * programs count: netio.bpf.h), so that a restart loses none. */
 struct bpf_map *pinned_map(struct tracer_bpf *skel, int i)
 {
 	struct bpf_map *maps[] = {skel->maps.procs, skel->maps.tagged_cgroups,
 				  skel->maps.counters, skel->maps.events,
 				  skel->maps.job_stats, skel->maps.net_socks,
-				  skel->maps.blk_reqs, skel->maps.net_listen};
+				  skel->maps.blk_reqs, skel->maps.net_listen,
+				  skel->maps.netio_gen};
 
 	return i < (int)(sizeof(maps) / sizeof(maps[0])) ? maps[i] : NULL;
 }

@@ -98,8 +98,7 @@ const char *netio_net_mode(struct tracer_bpf *skel)
 	return "none";
 }
 
-void netio_attach(struct tracer_bpf *skel, void (*before)(void *ctx, struct bpf_link **slot),
-		  void *ctx)
+void netio_attach(struct tracer_bpf *skel)
 {
 	struct bpf_program *prog;
 	struct bpf_link **link;
@@ -107,8 +106,6 @@ void netio_attach(struct tracer_bpf *skel, void (*before)(void *ctx, struct bpf_
 	for (int i = 0; (prog = netio_program(skel, i, &link)); i++) {
 		if (!bpf_program__autoload(prog))
 			continue;
-		if (before)
-			before(ctx, link);
 		*link = bpf_program__attach(prog);
 		if (!*link)
 			log_warn("attach %s (%s): %s: not followed", bpf_program__name(prog),

@@ -25,9 +25,8 @@ void netio_prepare(struct tracer_bpf *skel, bool no_sock_length);
 const char *netio_net_mode(struct tracer_bpf *skel);
 
 /* After load: attach the programs that were loaded; failures are logged.
- * before(ctx, slot) runs right before each attach (NULL: nothing). */
-void netio_attach(struct tracer_bpf *skel, void (*before)(void *ctx, struct bpf_link **slot),
-		  void *ctx);
+ * They count once their generation is in `netio_gen` (netio.bpf.h). */
+void netio_attach(struct tracer_bpf *skel);
 
 /* The i-th netio program and its link slot (i from 0; NULL past the end). */
 struct bpf_program *netio_program(struct tracer_bpf *skel, int i, struct bpf_link ***link);

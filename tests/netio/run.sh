@@ -249,7 +249,8 @@ echo "== counts across a SIGKILL and restart of tracerd (resume)"
 # killed (once its journal has been written since) and restarted, then
 # 32 MiB more.  The kernel's counters and programs are pinned: the tools'
 # bytes are whole; the device table comes from the journal and the
-# records kept in the ring buffer; the TCP endpoints seen before the
+# records kept in the ring buffer (less those read after the last journal
+# write before the SIGKILL); the TCP endpoints seen before the
 # restart are lost, and the summary says so.
 if [ -z "$DISKDIR" ] || [ ! -d "$DISKDIR" ]; then
 	fail "no directory on a block device for the restart test"
@@ -293,8 +294,11 @@ JOB
 		"$(field "$TMP/rs.run" '(tool("rsender")["net"]["tcp_connects"], tool("rreceiver")["net"]["tcp_accepts"])')" = "(1, 1)"
 	check_within "across the restart: dd block write bytes" \
 		"$(field "$TMP/rs.run" 'tool("dd")["block"]["write_bytes"]')" $((64 * MiB)) 2
-	check_within "across the restart: the device table's write bytes ($DEVNAME)" \
-		"$(field "$TMP/rs.run" "sum(d['write_bytes'] for d in s['block_devices'] if d['device'] == '$DEVNAME')")" $((64 * MiB)) 2
+	# the device table is tracerd's, kept by the journal once a second:
+	# the records it read after its last journal write are lost with it
+	# (docs/configuration.md), at most the end of the first half here
+	check "across the restart: the device table's write bytes ($DEVNAME) 90% to 102% of 64 MiB" test \
+		"$(field "$TMP/rs.run" "0.90 * 64 * $MiB <= sum(d['write_bytes'] for d in s['block_devices'] if d['device'] == '$DEVNAME') <= 1.02 * 64 * $MiB")" = True
 	check "the endpoints seen before the restart are lost: marked partial (job and tools)" test \
 		"$(field "$TMP/rs.run" "(s['totals']['net'].get('tcp_remote_endpoints_partial'), tool('rsender')['net'].get('tcp_remote_endpoints_partial'))")" = "(True, True)"
 	check "no process outlived the job, no underflow" test \
