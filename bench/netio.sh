@@ -12,9 +12,9 @@
 # apart (a 20 s fio run leaves the VM's disk busy for a moment after it).
 # Each row shows the medians, the median of the per-pair ratios and their
 # spread.  Then the programs' own time during one untracked and one
-# tracked stream, from the kernel's BPF statistics (switched on only for
-# those two streams), and tracerd's CPU time: the cost the ratios should
-# show on a quiet machine.  Loopback only (port 18750); the fio file is in
+# tracked stream and one fio run, from the kernel's BPF statistics
+# (switched on only for those three), and tracerd's CPU time: the cost
+# the ratios should show on a quiet machine.  Loopback only (port 18750); the fio file is in
 # a temp dir under /var/tmp (a block device, not tmpfs).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
@@ -105,6 +105,9 @@ for i in $(seq 1 "$FIO_PAIRS"); do
 done
 
 # the programs' own time, and tracerd's, during one stream of each kind
+# and one fio run: the share of the workload's time they take is what
+# the ratios above should show on a quiet machine (the ratios' spread on
+# a shared VM is larger than the targets)
 prog_ns() {
 	bpftool -j prog show | python3 -c '
 import json, sys
@@ -115,7 +118,8 @@ hz=$(getconf CLK_TCK)
 start_tracerd bench-netio >/dev/null || exit 1
 sysctl -qw kernel.bpf_stats_enabled=1
 cost=()
-for kind in stream tracked_stream; do
+fio_run() { timeit fio_iops; }
+for kind in stream tracked_stream fio_run; do
 	p0=$(prog_ns); c0=$(tracerd_ticks)
 	w=$($kind)
 	p1=$(prog_ns); c1=$(tracerd_ticks)
@@ -138,3 +142,4 @@ row "(g) tracked stream, TCP totals at close (s)" "$(med "$base")" "$(med "$fb")
 echo
 echo "own cost, untracked stream: ${cost[0]}"
 echo "own cost, tracked stream:   ${cost[1]}"
+echo "own cost, untracked fio:    ${cost[2]}"

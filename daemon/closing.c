@@ -123,6 +123,7 @@ void closing_start(struct jobs *js, struct open_job *oj, const char *why)
 	if (oj->closing)
 		return;
 	oj->closing = true;
+	jobs_docker_close(js, oj);
 	oj->close_why = why;
 	oj->closing_since_ns = clock_mono_ns();
 	js->nclosing++;

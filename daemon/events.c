@@ -53,8 +53,8 @@ static void on_fork(struct jobs *js, struct open_job *oj, const struct tracer_fo
 	memcpy(comm, e->comm, TRACER_COMM_LEN);
 	comm[TRACER_COMM_LEN] = '\0';
 	oj->empty_since_ns = 0;
-	job_proc_add(oj->job, (pid_t)e->hdr.pid, (pid_t)e->ppid,
-		     jobs_real_ns(js, e->start_ns), comm);
+	jobs_fork_container(oj, job_proc_add(oj->job, (pid_t)e->hdr.pid, (pid_t)e->ppid,
+					     jobs_real_ns(js, e->start_ns), comm));
 }
 
 static void on_exec(struct jobs *js, struct open_job *oj, const struct tracer_exec_event *e,
@@ -89,11 +89,13 @@ static void on_exec(struct jobs *js, struct open_job *oj, const struct tracer_ex
 	/* a registrant stays the job's parent and never execs: one that does
 	 * is the job's work from now on, whatever it said (counted, a tool) */
 	job_proc_clear_registrant(oj->job, p);
+	jobs_exec_starter(js, oj, p, path); /* before argv becomes the starter's */
 	job_proc_exec(oj->job, p, path, e->argv, argv_len, js->rules,
 		      !!(e->flags & TRACER_F_ARGV_TRUNCATED));
 	if (e->flags & TRACER_F_PATH_TRUNCATED)
 		p->flags |= PROC_F_PATH_TRUNCATED;
 	jobs_exec_container(js, oj, p, e->pidns);
+	jobs_exec_docker(js, oj, p);
 }
 
 /* A block request of the job ended: its bytes and latency in the job's

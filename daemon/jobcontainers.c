@@ -10,28 +10,35 @@
  * A cgroup joins only the job that may have it (may_tag: never another
  * job's, and for a user's job only with that user's processes in it).
  *
- * Also here: the containers' names and images (container_meta.c), found
- * at the exec of a process in another pid namespace than the host's, and
- * their cgroup read when the job's last process in them exits.
+ * Also here: the containers' names and images (container_meta.c, read by
+ * containernames.c's thread), asked for at the exec of a process in
+ * another pid namespace than the host's, and
+ * their cgroup read when the job's last process in them exits; and the
+ * Apptainer/Singularity containers, which have no cgroup of their own:
+ * one starts at the exec of the runtime's starter, and the starter's
+ * descendants are its processes (container_apptainer.h).
  */
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "bpf_loader.h"
+#include "container_apptainer.h"
 #include "container_meta.h"
+#include "containernames.h"
 #include "jobs.h"
 #include "log.h"
 #include "procfs.h"
 
 /* Name and image, once per container: the registrant's labels (ECS,
- * through tracer-wrap) or the containers/storage records (podman, CRI-O). */
+ * through tracer-wrap) or the containers/storage records (podman, CRI-O),
+ * which a thread reads (containernames.c): until its answer is in, the
+ * container is asked about again at each tick and at the job's end. */
 static void name_one(struct jobs *js, struct open_job *oj, struct container_info *c)
 {
-	c->meta_tried = true;
-	if (container_meta_labels(&oj->job->id, c) == 0)
-		return;
-	container_meta_storage(js->cfg->container_storage, c);
+	if (container_meta_labels(&oj->job->id, c) == 0 ||
+	    containernames_get(js->cfg->container_storage, c))
+		c->meta_tried = true;
 }
 
 void jobs_name_containers(struct jobs *js, struct open_job *oj)
@@ -107,7 +114,7 @@ static const char *may_tag(struct jobs *js, struct open_job *oj, const struct co
 	return NULL;
 }
 
-static void tag_one(struct jobs *js, struct open_job *oj, struct container_info *c)
+int jobs_container_tag(struct jobs *js, struct open_job *oj, struct container_info *c)
 {
 	struct stat st;
 	char why[160];
@@ -115,21 +122,83 @@ static void tag_one(struct jobs *js, struct open_job *oj, struct container_info 
 
 	c->tag_tried = true;
 	if (!c->ref.v2[0] || stat(c->ref.v2, &st) != 0)
-		return;
+		return -1;
+	if (c->tagged_cgroup_id == (uint64_t)st.st_ino)
+		return 0;
 	if (may_tag(js, oj, c, (uint64_t)st.st_ino, why, sizeof(why))) {
 		log_warn("job %s: container %s %.12s does not join the job: %s", oj->job->uid,
 			 c->runtime, c->id, why);
-		return;
+		return -1;
 	}
 	err = bpf_loader_tag_cgroup(js->bpf, (__u64)st.st_ino, oj->job->tag);
 	if (err) {
 		log_warn("job %s: container %.12s: cannot tag its cgroup: %s",
 			 oj->job->uid, c->id, strerror(-err));
-		return;
+		return -1;
 	}
 	c->tagged_cgroup_id = (uint64_t)st.st_ino;
 	log_info("job %s: container %s %.12s (cgroup %s) joins the job", oj->job->uid,
 		 c->runtime, c->id, c->ref.v2);
+	return 0;
+}
+
+/*
+ * p is about to exec path (its argv still the one before the exec): when
+ * path is an Apptainer/Singularity starter, p starts a container, whose
+ * image is on the command line of the CLI that exec'd the starter (p's
+ * own argv before this exec, or else its parent's).  Costs a suffix
+ * comparison per exec, and nothing is read: the container has no cgroup
+ * of its own (cgroup path "", no counters).
+ */
+void jobs_exec_starter(struct jobs *js, struct open_job *oj, struct job_proc *p,
+		       const char *path)
+{
+	struct container_set *s = &oj->job->containers;
+	struct container_info c;
+	struct apptainer_cli cli;
+	const struct job_proc *from = p;
+	int idx;
+
+	(void)js;
+	if (!container_apptainer_starter(path))
+		return;
+	if (container_apptainer_cli(p->argv, p->argv_len, &cli) < 0) {
+		const struct job_proc *parent = job_proc_find(oj->job, p->ppid);
+
+		if (parent)
+			from = parent;
+	}
+	if (container_apptainer_info(path, p->pid, p->start_ns, from->argv, from->argv_len,
+				     &c) < 0)
+		return;
+	c.meta_tried = true; /* name and image are the CLI's */
+	c.tag_tried = true;  /* no cgroup of its own to tag */
+	if (p->container > 0 && (size_t)p->container <= s->n && s->c[p->container - 1].nlive)
+		s->c[p->container - 1].nlive--;
+	idx = container_set_add(s, &c);
+	p->container = idx > 0 ? idx : -1;
+	if (idx <= 0)
+		return;
+	s->c[idx - 1].nlive++;
+	log_info("job %s: %s container %.12s (image %s) started by pid %d", oj->job->uid,
+		 c.runtime, c.id, c.image[0] ? c.image : "unknown", (int)p->pid);
+}
+
+/* A process of the job forked: a child of a process in a container that
+ * has no cgroup (Apptainer) is in that container too. */
+void jobs_fork_container(struct open_job *oj, struct job_proc *child)
+{
+	struct container_set *s = &oj->job->containers;
+	const struct job_proc *parent;
+
+	if (!child || child->container != 0)
+		return;
+	parent = job_proc_find(oj->job, child->ppid);
+	if (!parent || parent->container <= 0 || (size_t)parent->container > s->n ||
+	    !s->c[parent->container - 1].by_descent)
+		return;
+	child->container = parent->container;
+	s->c[child->container - 1].nlive++;
 }
 
 /*
@@ -138,19 +207,28 @@ static void tag_one(struct jobs *js, struct open_job *oj, struct container_info 
  * short container does not live to see.  A child exec'ing in its
  * parent's container and namespace costs no read.
  */
+/* tracerd's own pid namespace, the host's (0: unknown) */
+static uint32_t host_pidns(void)
+{
+	static uint32_t ns;
+
+	if (!ns)
+		ns = container_pidns(0);
+	return ns;
+}
+
 void jobs_exec_container(struct jobs *js, struct open_job *oj, struct job_proc *p,
 			 uint32_t pidns)
 {
-	static uint32_t host_pidns;
 	struct container_set *s = &oj->job->containers;
 	struct job_proc *parent;
 	int idx;
 
-	if (!host_pidns)
-		host_pidns = container_pidns(0);
-	if (!pidns || !host_pidns || pidns == host_pidns)
+	if (!pidns || !host_pidns() || pidns == host_pidns())
 		return;
 	p->pidns = pidns;
+	if (p->container > 0 && (size_t)p->container <= s->n && !s->c[p->container - 1].pidns)
+		s->c[p->container - 1].pidns = pidns; /* e.g. apptainer --pid */
 	if (p->container != 0)
 		return;
 	parent = job_proc_find(oj->job, p->ppid);
@@ -167,6 +245,35 @@ void jobs_exec_container(struct jobs *js, struct open_job *oj, struct job_proc *
 	/* the runtime may forget a short container before the next tick */
 	if (!s->c[idx - 1].meta_tried)
 		name_one(js, oj, &s->c[idx - 1]);
+}
+
+/*
+ * A registrant (tracer run, tracer-wrap) in a container: the container
+ * joins the job's set, and when the registrant is in another pid
+ * namespace than the host's, that namespace is the container's and the
+ * registrant's own (before any process of the job execs there, and for a
+ * registrant whose children never do).  One /proc read per registration.
+ */
+void jobs_registrant_container(struct open_job *oj, pid_t pid)
+{
+	struct container_set *s = &oj->job->containers;
+	struct job_proc *p = job_proc_find(oj->job, pid);
+	int idx = container_note_pid(s, pid);
+	uint32_t ns;
+
+	if (idx <= 0)
+		return;
+	if (p && p->container == 0) {
+		p->container = idx;
+		s->c[idx - 1].nlive++;
+	}
+	ns = container_pidns(pid);
+	if (!ns || !host_pidns() || ns == host_pidns())
+		return;
+	if (p)
+		p->pidns = ns;
+	if (!s->c[idx - 1].pidns)
+		s->c[idx - 1].pidns = ns;
 }
 
 /*
@@ -199,7 +306,7 @@ void jobs_tag_containers(struct jobs *js)
 		jobs_name_containers(js, oj);
 		for (size_t k = 0; k < s->n; k++)
 			if (!s->c[k].tag_tried)
-				tag_one(js, oj, &s->c[k]);
+				jobs_container_tag(js, oj, &s->c[k]);
 	}
 }
 

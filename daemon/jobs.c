@@ -222,8 +222,10 @@ static void add_root_proc(struct jobs *js, struct open_job *oj, pid_t pid, bool 
 	if (!p)
 		return;
 	p->flags |= PROC_F_ROOT;
-	if (stays)
+	if (stays) {
 		job_proc_set_registrant(oj->job, p);
+		oj->job->registrant_pid = pid; /* journaled: known again after a restart */
+	}
 }
 
 struct job_proc *jobs_proc_from_proc(struct jobs *js, struct open_job *oj, pid_t pid)
@@ -376,7 +378,7 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 	detach_from_other_jobs(js, oj, peer->pid);
 	add_root_proc(js, oj, peer->pid, stays);
 	attach_job_cgroup(js, oj, peer->pid);
-	container_note_pid(&oj->job->containers, peer->pid);
+	jobs_registrant_container(oj, peer->pid);
 	log_info("job %s: pid %d registered (%s%s%s, task %d%s%s)", oj->job->uid,
 		 (int)peer->pid, id->scheduler[0] ? id->scheduler : "local",
 		 oj->join_key[0] ? " " : "", oj->join_key, oj->job->ntasks,
@@ -549,6 +551,7 @@ void jobs_tick(struct jobs *js)
 		}
 		i++;
 	}
+	jobs_docker_tick(js);
 	jobs_tag_containers(js);
 	jobs_reconcile(js);
 	jobs_step(js);

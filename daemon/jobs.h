@@ -59,6 +59,7 @@ struct jobs_stats {
 	uint64_t events, late_events, unknown_procs, tag_failures;
 	uint64_t bad_records;      /* too short for their type, or of no known type */
 	uint64_t exits_lost;       /* processes gone without an exit record */
+	struct container_joins docker; /* every job's docker commands (jobdocker.c) */
 };
 
 /* An answer to a request kept open (server_answer): reply is malloc'd. */
@@ -128,6 +129,20 @@ void jobs_name_containers(struct jobs *js, struct open_job *oj);
 void jobs_exec_container(struct jobs *js, struct open_job *oj, struct job_proc *p,
 			 uint32_t pidns);
 void jobs_exit_container(struct jobs *js, struct open_job *oj, struct job_proc *p);
+/* Apptainer/Singularity: a starter's exec starts a container, its forks are in it. */
+void jobs_exec_starter(struct jobs *js, struct open_job *oj, struct job_proc *p,
+		       const char *path);
+void jobs_fork_container(struct open_job *oj, struct job_proc *child);
+/* A registrant's container and, in another pid namespace, that namespace. */
+void jobs_registrant_container(struct open_job *oj, pid_t pid);
+/* Tag container c's v2 cgroup for oj when the ownership rules let it
+ * (logged when not): 0 tagged (now or before), -1 not. */
+int jobs_container_tag(struct jobs *js, struct open_job *oj, struct container_info *c);
+/* jobdocker.c: a job's docker commands; their containers join the job */
+void jobs_exec_docker(struct jobs *js, struct open_job *oj, const struct job_proc *p);
+void jobs_docker_tick(struct jobs *js);
+/* oj starts closing: its docker commands still watched are counted, dropped */
+void jobs_docker_close(struct jobs *js, struct open_job *oj);
 
 /* Close every open job (daemon shutdown). */
 void jobs_close_all(struct jobs *js, const char *why);

@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "identity.h"
 #include "jsonutil.h"
+#include "summary_container.h"
 
 /* Open jobs listed in a status reply (the newest). */
 #define STATUS_MAX_JOBS 50
@@ -30,6 +31,7 @@ cJSON *jobs_status_json(const struct jobs *js)
 	json_add_u64(o, "bad_records", js->stats.bad_records);
 	json_add_u64(o, "exit_records_lost", js->stats.exits_lost);
 	json_add_u64(o, "closing", js->nclosing);
+	cJSON_AddItemToObject(o, "docker_joins", summary_container_joins(&js->stats.docker));
 	arr = cJSON_AddArrayToObject(o, "open_jobs");
 	size_t first = js->nopen > STATUS_MAX_JOBS ? js->nopen - STATUS_MAX_JOBS : 0;
 	json_add_u64(o, "open_jobs_omitted", first);

@@ -228,6 +228,7 @@ void journal_tick(struct jobs *js)
 
 struct adopt_ctx {
 	struct jobs *js;
+	uint64_t written_ns; /* when the journal was written (CLOCK_REALTIME) */
 	uint64_t lost;
 };
 
@@ -251,30 +252,16 @@ static void adopt_proc(void *ctx, pid_t pid, const struct tracer_proc *kp)
 	p = jobs_proc_from_proc(a->js, oj, pid);
 	if (!p)
 		return;
-	/* counted before the restart (the registrant never is) */
+	/* The journal's count has the processes started before it was
+	 * written (the registrant never is counted); one started after it,
+	 * before the restart, is counted now, once.  Start times have the
+	 * clock tick's resolution: one started in the tick before the write
+	 * may be taken as counted (the summary never shows a negative
+	 * outlived count, lib/summary.c). */
 	if (pid == oj->job->registrant_pid)
 		job_proc_set_registrant(oj->job, p);
-	else
+	else if (p->start_ns < a->written_ns && oj->job->procs_total > 0)
 		oj->job->procs_total--;
-}
-
-/*
- * The journal is written once a second: a process forked after its last
- * write and adopted live was never in its procs_total, though adopt_proc
- * takes it as counted; when it exits, procs_exited would pass procs_total.
- * The processes live now and those that exited are all the job's.
- */
-static void fix_proc_counts(struct job *j)
-{
-	uint64_t live = 0;
-
-	JOB_FOREACH_LIVE(j, p)
-		live++;
-	if (j->procs_total < j->procs_exited + live) {
-		log_debug("job %s: %llu processes forked after the last journal", j->uid,
-			  (unsigned long long)(j->procs_exited + live - j->procs_total));
-		j->procs_total = j->procs_exited + live;
-	}
 }
 
 /* A job of the journal, re-opened with what the journal kept of it. */
@@ -490,6 +477,7 @@ int journal_resume(struct jobs *js, bool maps)
 		return -1;
 	}
 	down_ns = get_u64s(o, "written_ns");
+	a.written_ns = down_ns;
 	if (get_u64s(o, "next_tag") > js->next_tag)
 		js->next_tag = get_u64s(o, "next_tag");
 	cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(o, "finished"))
@@ -503,7 +491,6 @@ int journal_resume(struct jobs *js, bool maps)
 		bpf_loader_each_proc(js->bpf, adopt_proc, &a);
 	for (size_t i = 0; i < js->nopen; i++) {
 		struct open_job *oj = js->open[i];
-		fix_proc_counts(oj->job);
 		if (oj->resume_closing)
 			closing_start(js, oj, "end (before the restart)");
 		else

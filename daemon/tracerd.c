@@ -40,9 +40,11 @@
 #include "delivery.h"
 #include "journal.h"
 #include "summary.h"
+#include "containernames.h"
 #include "usernames.h"
 #include "idlehost.h"
 #include "slurmlimit.h"
+#include "dockerwatch.h"
 
 /* Housekeeping (and draining the ring buffer, which wakes us only when
  * an eighth of it is full) runs this often; sampling every
@@ -430,6 +432,8 @@ int main(int argc, char **argv)
 	idle_host_init(&d.idle);
 	usernames_start();
 	slurmlimit_start();
+	containernames_start();
+	dockerwatch_start();
 	d.rules = rules_load(d.cfg.rules_path, rules_warn);
 	if (!d.rules) {
 		log_error("cannot load tool rules");
@@ -539,6 +543,8 @@ cleanup:
 	rules_free(d.rules);
 	usernames_stop();
 	slurmlimit_stop();
+	containernames_stop();
+	dockerwatch_stop();
 	if (d.timerfd >= 0)
 		close(d.timerfd);
 	if (d.sigfd >= 0)

@@ -197,6 +197,24 @@ int cgroup_ref_for_pid(int pid, struct cgroup_ref *ref)
 	return 0;
 }
 
+int cgroup_ref_for_path(const char *cg, struct cgroup_ref *ref)
+{
+	struct cg_mounts m;
+	char *dirs[] = {ref->v2, ref->mem_v1, ref->cpu_v1, ref->blkio_v1};
+
+	memset(ref, 0, sizeof(*ref));
+	if (read_mounts_cached(&m) < 0)
+		return -1;
+	resolve_dir(&m.v2, cg, ref->v2, sizeof(ref->v2));
+	resolve_dir(&m.memory, cg, ref->mem_v1, sizeof(ref->mem_v1));
+	resolve_dir(&m.cpuacct, cg, ref->cpu_v1, sizeof(ref->cpu_v1));
+	resolve_dir(&m.blkio, cg, ref->blkio_v1, sizeof(ref->blkio_v1));
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
+		if (dirs[i][0] && access(dirs[i], F_OK) != 0)
+			dirs[i][0] = '\0';
+	return ref->v2[0] || ref->mem_v1[0] || ref->cpu_v1[0] || ref->blkio_v1[0] ? 0 : -1;
+}
+
 int cgroup_read_file(const char *dir, const char *file, char *buf, size_t cap)
 {
 	char path[PATH_LEN + 64];

@@ -32,6 +32,9 @@ struct cgroup_ref {
 
 /* Find the cgroup directories of pid (v2 first, then v1). 0 or -1. */
 int cgroup_ref_for_pid(int pid, struct cgroup_ref *ref);
+/* The directories of cgroup path cg ("/docker/<id>") in every hierarchy
+ * where it exists now: 0, or -1 when in none.  tracerd's loop only. */
+int cgroup_ref_for_path(const char *cg, struct cgroup_ref *ref);
 /* Read what is available; 0 if anything was read, -1 if nothing. */
 int cgroup_read_stats(const struct cgroup_ref *ref, struct cgroup_stats *st);
 /* The processes in a cgroup directory (its cgroup.procs), at most max

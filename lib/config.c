@@ -17,7 +17,8 @@
 #include "netaddr.h"
 
 enum kind { K_PATH, K_URL, K_INT, K_UINT_POW2, K_UINT, K_BOOL,
-	    K_SINKS, K_LEVEL, K_LISTEN, K_OPT_PATH, K_NAME, K_DOUBLE, K_GROUP };
+	    K_SINKS, K_LEVEL, K_LISTEN, K_OPT_PATH, K_NAME, K_DOUBLE, K_GROUP,
+	    K_SOCKETS };
 
 struct key_def {
 	const char *name;
@@ -80,6 +81,7 @@ static const struct key_def keys[] = {
 	{"idle_host_after_s", K_INT, M(idle_host_after_s), 1, 31536000},
 	{"admin_group", K_GROUP, M(admin_group), 0, 0},
 	{"container_storage", K_OPT_PATH, M(container_storage), 0, 0},
+	{"docker_sockets", K_SOCKETS, M(docker_sockets), 0, 0},
 	{"flag_network_bound_share", K_DOUBLE, M(flag_network_bound_share), 0, 1},
 	{"flag_network_min_bytes", K_UINT, M(flag_network_min_bytes), 0, 4294967295LL},
 	{"test_no_sock_length", K_BOOL, M(test_no_sock_length), 0, 0},
@@ -127,6 +129,8 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->resume = true;
 	snprintf(cfg->container_storage, sizeof(cfg->container_storage), "%s",
 		 TRACER_DEFAULT_CONTAINER_STORAGE);
+	snprintf(cfg->docker_sockets, sizeof(cfg->docker_sockets), "%s",
+		 TRACER_DEFAULT_DOCKER_SOCKETS);
 	snprintf(cfg->sinks, sizeof(cfg->sinks), "%s", TRACER_DEFAULT_SINKS);
 	snprintf(cfg->file_path, sizeof(cfg->file_path), "%s",
 		 TRACER_DEFAULT_FILE);
@@ -278,6 +282,23 @@ static int check_string(const struct key_def *k, const char *v, char *err,
 		if (n && v[0] != '/')
 			return fail_msg(err, errlen,
 					"%s: expected an absolute path (or nothing)", k->name);
+		break;
+	case K_SOCKETS:
+		/* Unix socket paths, separated by commas or spaces (none: off) */
+		for (const char *p = v; *p;) {
+			size_t w = strcspn(p, ", ");
+
+			if (w && p[0] != '/')
+				return fail_msg(err, errlen,
+						"%s: expected absolute paths of Unix sockets, "
+						"separated by commas (or nothing)", k->name);
+			if (w >= sizeof(((struct sockaddr_un *)0)->sun_path))
+				return fail_msg(err, errlen,
+						"%s: path too long for a unix socket (at most %zu bytes)",
+						k->name, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+			p += w;
+			p += strspn(p, ", ");
+		}
 		break;
 	case K_NAME:
 		/* goes into SQL and HTTP headers: a plain identifier only */

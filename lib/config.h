@@ -52,6 +52,7 @@ struct tracer_config {
 	char state_dir[256];        /* state_dir */
 	bool resume;                /* resume */
 	char container_storage[256]; /* container_storage (empty: names unread) */
+	char docker_sockets[512];   /* docker_sockets: dockerd API sockets (empty: none asked) */
 	/* analysis (flags, right-sizing, cost) */
 	int advice_min_runtime_s;   /* advice_min_runtime_s */
 	double flag_memory_over_share; /* flag_memory_over_share (0..1) */

@@ -133,21 +133,26 @@ int container_of_pid(pid_t pid, struct container_info *out)
 	return -1;
 }
 
+int container_set_add(struct container_set *s, const struct container_info *c)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->c[i].id, c->id) == 0)
+			return (int)i + 1;
+	if (s->n == CONTAINER_MAX) {
+		s->not_listed++;
+		return 0;
+	}
+	s->c[s->n] = *c;
+	return (int)++s->n;
+}
+
 int container_note_pid(struct container_set *s, pid_t pid)
 {
 	struct container_info c;
 
 	if (container_of_pid(pid, &c) < 0)
 		return 0;
-	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->c[i].id, c.id) == 0)
-			return (int)i + 1;
-	if (s->n == CONTAINER_MAX) {
-		s->not_listed++;
-		return 0;
-	}
-	s->c[s->n] = c;
-	return (int)++s->n;
+	return container_set_add(s, &c);
 }
 
 int container_sample_one(struct container_info *c)
@@ -187,4 +192,23 @@ uint32_t container_pidns(pid_t pid)
 	if (stat(path, &st) != 0)
 		return 0;
 	return (uint32_t)st.st_ino;
+}
+
+int container_find_docker(const char *id, struct container_info *out)
+{
+	/* dockerd's cgroupfs driver (v1, and the unified tree of hybrid
+	 * hosts), then its systemd driver (pure v2 hosts by default) */
+	static const char *const forms[] = {"/docker/%s", "/system.slice/docker-%s.scope"};
+	char path[160];
+
+	memset(out, 0, sizeof(*out));
+	for (size_t i = 0; i < sizeof(forms) / sizeof(forms[0]); i++) {
+		snprintf(path, sizeof(path), forms[i], id);
+		if (container_parse_cgroup(path, out) < 0)
+			return -1; /* not a 64-hex id */
+		if (cgroup_ref_for_path(path, &out->ref) == 0)
+			return 0;
+	}
+	memset(out, 0, sizeof(*out));
+	return -1;
 }

@@ -12,7 +12,8 @@
  *   cri-containerd-<id>.scope, kubepods*\/<id> containerd (CRI)
  *   crio-<id>.scope                           cri-o
  *   /ecs/<task>/<id>                          ecs (AWS Batch, ECS)
- * where <id> is 64 hex digits.  conmon's own libpod-conmon-<id> cgroup is
+ * where <id> is 64 hex digits.  Apptainer and Singularity make no cgroup:
+ * they are recognised by their starter (container_apptainer.h).  conmon's own libpod-conmon-<id> cgroup is
  * not the container.
  */
 #ifndef TRACER_CONTAINER_H
@@ -40,13 +41,28 @@ struct container_info {
 	struct cgroup_stats stats;      /* latest reading (memory: the peak) */
 	bool tag_tried;                 /* tracerd: its v2 cgroup tagged once */
 	bool meta_tried;                /* name and image looked up once */
+	bool by_descent;                /* no cgroup of its own (apptainer,
+					   singularity): its processes are the
+					   starter's descendants */
 	uint32_t pidns;                 /* its pid namespace's inode (0: unknown) */
 	uint32_t nlive;                 /* tracerd: live job processes known in it */
 	uint64_t tagged_cgroup_id;      /* tracerd: v2 cgroup tagged for the job, or 0 */
 };
 
+/* containers started through dockerd by the job's docker commands
+ * (tracerd, dockerwatch.h): what became of each command */
+struct container_joins {
+	uint64_t watched;   /* docker run/create/start commands of the job */
+	uint64_t joined;    /* ... whose container joined the job */
+	uint64_t ambiguous; /* ... that another container or job could claim: none joined */
+	uint64_t unmatched; /* ... whose container was not found running in time */
+	uint64_t refused;   /* ... whose container was found but could not join */
+	uint64_t failed;    /* ... that no dockerd of docker_sockets answered for */
+};
+
 struct container_set {
 	size_t n;
+	struct container_joins docker;
 	uint64_t not_listed;            /* containers beyond CONTAINER_MAX */
 	struct container_info c[CONTAINER_MAX];
 };
@@ -62,6 +78,16 @@ int container_of_pid(pid_t pid, struct container_info *out);
  * not in a container, or not listed).  Reads /proc/PID/cgroup once.
  */
 int container_note_pid(struct container_set *s, pid_t pid);
+
+/*
+ * Add c to s unless a container of its id is there.  Its 1-based index
+ * in s (0: not listed, s is full; counted in not_listed).
+ */
+int container_set_add(struct container_set *s, const struct container_info *c);
+/* The docker container id by its cgroup (/docker/<id> or
+ * system.slice/docker-<id>.scope, in whichever hierarchy has it now):
+ * 0 and out, -1 when it has none (not started, gone). */
+int container_find_docker(const char *id, struct container_info *out);
 
 /* Read the counters of every listed container's cgroup (memory: peak kept). */
 void container_sample(struct container_set *s);

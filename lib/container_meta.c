@@ -1,15 +1,19 @@
 /*
  * container_meta.c - container names and images from records that carry
  * no environment (see container_meta.h for which, and why docker has
- * none).  A look-up reads the file (bounded), finds the record by its id
- * with one pass over the bytes, and parses that record alone: parsing a
- * whole file of thousands of records would hold tracerd's loop for
- * hundreds of milliseconds.  A look-up happens once per container and job.
+ * none).  A look-up reads the file (bounded; kept while unchanged, so
+ * that look-ups of many containers read it once), finds the record by its
+ * id with one pass over the bytes, and parses that record alone: parsing
+ * a whole file of thousands of records for each look-up would cost
+ * hundreds of milliseconds.  tracerd looks up on a thread of its own
+ * (daemon/containernames.c), never on its loop.
  */
 #include "container_meta.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +31,6 @@ struct meta_entry {
 	char image[256];    /* a name when known */
 	char image_id[CONTAINER_ID_LEN + 1];
 };
-
-void container_meta_reset(void)
-{
-	/* nothing is kept between look-ups */
-}
 
 static void copy_str(char *dst, size_t cap, const cJSON *v)
 {
@@ -87,9 +86,73 @@ static void entry_from_json(struct meta_entry *m, const cJSON *o)
 	entry_from_metadata(m, cJSON_GetObjectItemCaseSensitive(o, "metadata"));
 }
 
-/* Whole file into a NUL-terminated buffer (*len bytes), at most the bound. */
-static char *read_bounded(const char *path, size_t *len)
+/*
+ * The files read, kept while they are unchanged: a look-up whose file has
+ * the same (dev, ino, size, mtime) as when it was read uses the bytes
+ * read then.  podman rewrites containers.json by a rename (a new inode)
+ * whenever a container is created or removed.
+ */
+#define META_CACHE_FILES 4
+
+struct cached_file {
+	char path[512];
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	char *buf;      /* NUL-terminated */
+	size_t len;
+	uint64_t used;  /* for the replacement of the one used longest ago */
+};
+
+static struct cached_file cache[META_CACHE_FILES];
+static uint64_t cache_clock, cache_reads, cache_hits;
+
+void container_meta_reset(void)
 {
+	for (size_t i = 0; i < META_CACHE_FILES; i++)
+		free(cache[i].buf);
+	memset(cache, 0, sizeof(cache));
+	cache_clock = cache_reads = cache_hits = 0;
+}
+
+void container_meta_counts(uint64_t *reads, uint64_t *hits)
+{
+	*reads = cache_reads;
+	*hits = cache_hits;
+}
+
+static bool same_file(const struct cached_file *f, const char *path, const struct stat *st)
+{
+	return f->buf && strcmp(f->path, path) == 0 && f->dev == st->st_dev &&
+	       f->ino == st->st_ino && f->size == st->st_size &&
+	       f->mtime.tv_sec == st->st_mtim.tv_sec && f->mtime.tv_nsec == st->st_mtim.tv_nsec;
+}
+
+/* The slot of path, else the free one or the one used longest ago. */
+static struct cached_file *slot_for(const char *path)
+{
+	struct cached_file *old = &cache[0];
+
+	for (size_t i = 0; i < META_CACHE_FILES; i++) {
+		if (cache[i].buf && strcmp(cache[i].path, path) == 0)
+			return &cache[i];
+		if (!cache[i].buf)
+			old = &cache[i];
+		else if (old->buf && cache[i].used < old->used)
+			old = &cache[i];
+	}
+	return old;
+}
+
+/*
+ * The whole file, NUL-terminated (*len bytes), at most the bound: from the
+ * cache when unchanged, else read (and kept).  NULL when it cannot be
+ * read.  The bytes stay the cache's: valid until the next call.
+ */
+static const char *file_bytes(const char *path, size_t *len)
+{
+	struct cached_file *f;
 	struct stat st;
 	size_t got = 0;
 	char *buf;
@@ -101,6 +164,14 @@ static char *read_bounded(const char *path, size_t *len)
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
 		return NULL;
+	}
+	f = slot_for(path);
+	f->used = ++cache_clock;
+	if (same_file(f, path, &st)) {
+		close(fd);
+		cache_hits++;
+		*len = f->len;
+		return f->buf;
 	}
 	if ((unsigned long long)st.st_size > CONTAINER_META_MAX_BYTES) {
 		log_warn("%s: %lld bytes, over the %u read for container names: not read", path,
@@ -119,8 +190,18 @@ static char *read_bounded(const char *path, size_t *len)
 		got += (size_t)r;
 	}
 	close(fd);
-	if (buf)
-		buf[got] = '\0';
+	if (!buf)
+		return NULL;
+	buf[got] = '\0';
+	cache_reads++;
+	free(f->buf);
+	snprintf(f->path, sizeof(f->path), "%s", path);
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	f->size = st.st_size;
+	f->mtime = st.st_mtim;
+	f->buf = buf;
+	f->len = got;
 	*len = got;
 	return buf;
 }
@@ -185,7 +266,7 @@ static bool is_id_value(const char *buf, size_t at)
 static int find_record(const char *path, const char *id, struct meta_entry *m)
 {
 	size_t len = 0, idlen = strlen(id);
-	char *buf = read_bounded(path, &len);
+	const char *buf = file_bytes(path, &len);
 	const char *hit = buf;
 	int rc = -1;
 
@@ -207,7 +288,6 @@ static int find_record(const char *path, const char *id, struct meta_entry *m)
 		}
 		cJSON_Delete(o);
 	}
-	free(buf);
 	return rc;
 }
 

@@ -16,8 +16,11 @@
  * container's environment (Config.Env): it is not read, so docker
  * containers have no name or image here.
  *
- * The files are read whole, at most CONTAINER_META_MAX_BYTES, and only
- * the record of the id looked up is parsed (container_meta.c).
+ * The files are read whole, at most CONTAINER_META_MAX_BYTES, and kept
+ * (a few, at most 4) while their (dev, ino, size, mtime) is unchanged;
+ * only the record of the id looked up is parsed (container_meta.c).
+ * Not thread-safe: one thread at a time looks up (tracerd: the thread of
+ * daemon/containernames.c; tracer-wrap: its one thread).
  */
 #ifndef TRACER_CONTAINER_META_H
 #define TRACER_CONTAINER_META_H
@@ -41,7 +44,11 @@ int container_meta_storage(const char *storage, struct container_info *c);
  */
 int container_meta_labels(const struct tracer_identity *id, struct container_info *c);
 
-/* Forget what look-ups kept (nothing today; tests call it). */
+/* Forget the files kept (tests; tracerd at its end). */
 void container_meta_reset(void);
+
+/* Files read and look-ups served from the kept bytes, since the start or
+ * the last reset (tests). */
+void container_meta_counts(uint64_t *reads, uint64_t *hits);
 
 #endif

@@ -377,7 +377,8 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 	if (o) {
 		json_add_u64(o, "total", j->procs_total);
 		json_add_u64(o, "exited", j->procs_exited);
-		/* never an underflow, whatever a restart left in the counts */
+		/* after a restart the counts can disagree by the processes
+		 * of the last journal interval: never a wrapped-around count */
 		json_add_u64(o, "outlived", j->procs_total > j->procs_exited
 						    ? j->procs_total - j->procs_exited : 0);
 		json_add_u64(o, "oom_killed", j->oom_kills);

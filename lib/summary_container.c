@@ -44,11 +44,28 @@ static cJSON *container_json(const struct container_info *c)
 	return o;
 }
 
+cJSON *summary_container_joins(const struct container_joins *cj)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o)
+		return NULL;
+	json_add_u64(o, "watched", cj->watched);
+	json_add_u64(o, "joined", cj->joined);
+	json_add_u64(o, "ambiguous", cj->ambiguous);
+	json_add_u64(o, "unmatched", cj->unmatched);
+	json_add_u64(o, "refused", cj->refused);
+	json_add_u64(o, "failed", cj->failed);
+	return o;
+}
+
 void summary_add_containers(cJSON *root, const struct job *j)
 {
 	const struct container_set *s = &j->containers;
 	cJSON *arr;
 
+	if (root && s->docker.watched)
+		cJSON_AddItemToObject(root, "docker_joins", summary_container_joins(&s->docker));
 	if (!root || s->n == 0)
 		return;
 	cJSON_AddItemToObject(root, "container", container_json(&s->c[0]));

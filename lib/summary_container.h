@@ -12,6 +12,8 @@
 #include "job.h"
 
 void summary_add_containers(cJSON *root, const struct job *j);
+/* The outcomes of docker commands ("docker_joins": watched, joined, ...). */
+cJSON *summary_container_joins(const struct container_joins *cj);
 void summary_proc_container(cJSON *o, const struct job *j, const struct job_proc *p);
 
 #endif

@@ -52,6 +52,7 @@ suite "man pages" ./tests/man/run.sh build
 suite "containers (busybox applets, podman)" ./tests/containers/run.sh build
 suite "container tagging ownership" ./tests/containers/ownership.sh build
 suite "docker containers (private dockerd)" ./tests/containers/docker.sh build
+suite "Apptainer/Singularity containers (starter mimic)" ./tests/containers/apptainer.sh build
 suite "HTML report (headless chromium)" ./tests/html/run.sh build
 suite "RPM packaging" ./rpm/build.sh build/rpm
 

@@ -57,7 +57,7 @@ static void print_status(const cJSON *st)
 	const cJSON *dl = cJSON_GetObjectItem(st, "delivery");
 	const cJSON *spool = cJSON_GetObjectItem(dl, "spool");
 	const cJSON *progs = cJSON_GetObjectItem(st, "programs");
-	const cJSON *p;
+	const cJSON *p, *dj;
 	char buf[64];
 
 	printf("tracerd %s, pid %.0f, up %s, on %s\n", text(st, "version"),
@@ -87,6 +87,12 @@ static void print_status(const cJSON *st)
 	printf("drops:    %.0f (ring buffer %.0f, process table full %.0f)\n",
 	       jnum(st, "drops"), jnum(k, "drops_ringbuf"), jnum(k, "drops_procs_full"));
 	printf("jobs:     %.0f open, %.0f closed\n", jnum(jobs, "open"), jnum(jobs, "closed"));
+	dj = cJSON_GetObjectItem(jobs, "docker_joins");
+	if (jnum(dj, "watched") > 0)
+		printf("docker:   %.0f commands watched: %.0f containers joined, %.0f ambiguous, "
+		       "%.0f unmatched, %.0f refused, %.0f failed (dockerd not answering)\n",
+		       jnum(dj, "watched"), jnum(dj, "joined"), jnum(dj, "ambiguous"),
+		       jnum(dj, "unmatched"), jnum(dj, "refused"), jnum(dj, "failed"));
 	printf("spool:    %.0f summaries, %.0f bytes; written %.0f, write errors %.0f "
 	       "(disk full %.0f), corrupt %.0f, dropped by the cap %.0f, lost %.0f\n",
 	       jnum(spool, "records"), jnum(spool, "bytes"), jnum(spool, "written"),

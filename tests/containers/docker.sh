@@ -4,7 +4,11 @@
 # the host, as on AWS Batch, where ECS runs jobs with docker.  The test
 # runs its own dockerd: private data root, exec root, pidfile, socket and
 # containerd namespaces; no bridge and no iptables rules (the test's
-# containers have no network); vfs storage.  Needs root.
+# containers have no network); vfs storage.  Then containers that
+# dockerd starts for a tagged `docker run`, `docker create` + `start`:
+# they join the job through dockerd's container list (docker_sockets),
+# never another job's, and a missing or hanging dockerd blocks nothing.
+# Needs root.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
@@ -13,11 +17,13 @@ TMP=$(mktemp -d /tmp/tracer-ctdk.XXXXXX)
 CHECK="$TOP/tests/containers/check.py"
 
 DOCKERD_PID=
+HANG_PID=
 STARTED=() # containers this suite started: removed by name, even on failure
 dk() { docker -H "unix://$TMP/docker.sock" "$@"; }
 cleanup() {
 	for c in "${STARTED[@]}"; do dk rm -f "$c" >/dev/null 2>&1; done
 	stop_tracerd
+	[ -n "$HANG_PID" ] && kill "$HANG_PID" 2>/dev/null
 	if [ -n "$DOCKERD_PID" ]; then
 		kill -TERM "$DOCKERD_PID" 2>/dev/null
 		poll_until 30 proc_gone "$DOCKERD_PID" ||
@@ -68,7 +74,7 @@ if ! out=$(dk import "$TMP/image.tar" "$IMG" 2>&1); then
 fi
 pass "image built locally with docker import"
 
-start_tracerd dk || exit 1
+start_tracerd dk -o docker_sockets="$TMP/docker.sock" || exit 1
 chk() { check "$1" python3 "$CHECK" "$TRACERD_FILE" "${@:2}"; }
 
 # an untagged container beside the job: its md5sum loop is in no job
@@ -120,6 +126,226 @@ else
 	chk "the job's exit code is 3" "$JOB" exit 3
 	chk "the untagged container's md5sum is not in the job" "$JOB" no-tool md5sum
 fi
+# The containers below wait for the test's go (a file in a mounted
+# directory, at most 60 s) before their work: what runs after tracerd
+# tagged their cgroup is the job's by the kernel; what ran before (the
+# container's sh) by adoption.
+go_script='i=0; while [ ! -e /flag/go ] && [ $i -lt 600 ]; do /bin/sleep 0.1; i=$((i + 1)); done'
+# joined CIDFILE: tracerd logged that the container joined a job
+joined() {
+	[ -s "$1" ] && grep -q "container docker $(head -c 12 "$1") .* joins the job" "$TRACERD_LOG"
+}
+DK="docker -H unix://$TMP/docker.sock"
+
+echo "== tracer run -- docker run: dockerd starts the container, it joins the job"
+STARTED+=(tracer-dk-run-$$)
+mkdir "$TMP/f.run"
+trun "$TMP/j.run" -- $DK run --rm --network none --name "tracer-dk-run-$$" --cidfile "$TMP/run.cid" \
+	-v "$TMP/f.run:/flag" "$IMG" /bin/sh -c "$go_script; /bin/gzip -c /bin/busybox >/dev/null; exit 4" &
+RUN_PID=$!
+wait_until 60 "the container of tracer run -- docker run to join the job" joined "$TMP/run.cid" &&
+	pass "the container started by dockerd for a tagged docker run joins the job"
+touch "$TMP/f.run/go"
+wait "$RUN_PID"
+rc=$?
+check "exit code 4 of the container passed through docker run and tracer run" test "$rc" = 4
+if [ -s "$TMP/run.cid" ]; then
+	RUN_CID=$(cat "$TMP/run.cid")
+	chk "the container's gzip is in the job" "@$TMP/j.run" tool gzip /bin/busybox
+	chk "its sh, started before the tag, is in the job (adopted)" "@$TMP/j.run" tool sh /bin/busybox
+	chk "the container is the job's: runtime docker and its id" "@$TMP/j.run" container docker "$RUN_CID"
+	chk "its name and image from dockerd's container list" "@$TMP/j.run" \
+		container-named "tracer-dk-run-$$" "$IMG"
+	chk "docker_joins: one command watched" "@$TMP/j.run" joins watched =1
+	chk "docker_joins: its container joined" "@$TMP/j.run" joins joined =1
+	chk "the untagged container's md5sum is not in the job" "@$TMP/j.run" no-tool md5sum
+	show_names() {
+		local out
+		out=$(tr_cli show --wide "$(cat "$TMP/j.run")") || return 1
+		grep -q "^Container docker ${RUN_CID:0:12} name tracer-dk-run-$$ image $IMG" <<<"$out" ||
+			{ echo "$out"; return 1; }
+	}
+	check "tracer show names the docker container" show_names
+else
+	fail "tracer run -- docker run did not start the container"
+fi
+
+echo "== docker create, then docker start -a, in one job"
+STARTED+=(tracer-dk-cs-$$)
+mkdir "$TMP/f.cs"
+trun "$TMP/j.cs" -- /bin/sh -c "$DK create --network none --name tracer-dk-cs-$$ --cidfile '$TMP/cs.cid' \
+	-v '$TMP/f.cs:/flag' '$IMG' /bin/sh -c '$go_script; /bin/seq 3 >/dev/null' >/dev/null &&
+	exec $DK start -a tracer-dk-cs-$$" &
+CS_PID=$!
+wait_until 60 "the created and started container to join the job" joined "$TMP/cs.cid" &&
+	pass "a container made by docker create and run by docker start joins the job"
+touch "$TMP/f.cs/go"
+wait "$CS_PID"
+if [ -s "$TMP/cs.cid" ]; then
+	chk "the started container's seq is in the job" "@$TMP/j.cs" tool seq /bin/busybox
+	chk "the job's container is the one created" "@$TMP/j.cs" container docker "$(cat "$TMP/cs.cid")"
+	chk "docker_joins: create and start watched" "@$TMP/j.cs" joins watched =2
+	chk "docker_joins: joined" "@$TMP/j.cs" joins joined 1
+	chk "docker_joins: nothing ambiguous" "@$TMP/j.cs" joins ambiguous =0
+else
+	fail "docker create did not make the container"
+fi
+
+echo "== two jobs start containers of one image, same command, no --name, at once"
+mkdir "$TMP/f.a" "$TMP/f.b"
+TWO_CMD="$go_script; /bin/cat /bin/busybox >/dev/null"
+trun "$TMP/j.a" -- $DK run --rm --network none --cidfile "$TMP/a.cid" -v "$TMP/f.a:/flag" "$IMG" \
+	/bin/sh -c "$TWO_CMD" &
+A_PID=$!
+trun "$TMP/j.b" -- $DK run --rm --network none --cidfile "$TMP/b.cid" -v "$TMP/f.b:/flag" "$IMG" \
+	/bin/sh -c "$TWO_CMD" &
+B_PID=$!
+# each job's command is decided: its container joined, or it was ambiguous
+decided() {
+	local uid n=0
+	for jf in "$TMP/j.a" "$TMP/j.b"; do
+		uid=$(cat "$jf" 2>/dev/null) && [ -n "$uid" ] || return 1
+		grep -q "job $uid: container docker .* joins the job\|job $uid: the container of pid .* does not join" \
+			"$TRACERD_LOG" && n=$((n + 1))
+	done
+	[ "$n" = 2 ]
+}
+wait_until 60 "both jobs' docker commands to be decided" decided &&
+	pass "both jobs' docker commands decided (joined or ambiguous)"
+touch "$TMP/f.a/go" "$TMP/f.b/go"
+wait "$A_PID" "$B_PID"
+if [ -s "$TMP/a.cid" ] && [ -s "$TMP/b.cid" ]; then
+	chk "job A: its own container or none (ambiguous), never B's" "@$TMP/j.a" \
+		own-container "$(cat "$TMP/a.cid")" "$(cat "$TMP/b.cid")"
+	chk "job B: its own container or none (ambiguous), never A's" "@$TMP/j.b" \
+		own-container "$(cat "$TMP/b.cid")" "$(cat "$TMP/a.cid")"
+	for jf in a b; do
+		echo "   job $jf: $(python3 -c '
+import json, sys
+uid = open(sys.argv[2]).read().strip()
+for l in open(sys.argv[1]):
+    s = json.loads(l)
+    if s.get("job") == uid:
+        print("docker_joins", json.dumps(s.get("docker_joins")))' "$TRACERD_FILE" "$TMP/j.$jf")"
+	done
+else
+	fail "the two jobs' containers did not start"
+fi
+
+echo "== two jobs at once, each container named (--name): each joins its own job"
+mkdir "$TMP/f.c" "$TMP/f.d"
+STARTED+=(tracer-dk-c-$$ tracer-dk-d-$$)
+for x in c d; do
+	trun "$TMP/j.$x" -- $DK run --rm --network none --name "tracer-dk-$x-$$" --cidfile "$TMP/$x.cid" \
+		-v "$TMP/f.$x:/flag" "$IMG" /bin/sh -c "$TWO_CMD" &
+	eval "${x^^}_PID=\$!"
+done
+both_joined() { joined "$TMP/c.cid" && joined "$TMP/d.cid"; }
+wait_until 60 "both named containers to join their jobs" both_joined &&
+	pass "two jobs' named containers, started at once, both join"
+touch "$TMP/f.c/go" "$TMP/f.d/go"
+wait "$C_PID" "$D_PID"
+if [ -s "$TMP/c.cid" ] && [ -s "$TMP/d.cid" ]; then
+	chk "job C has its own container, not D's" "@$TMP/j.c" own-container "$(cat "$TMP/c.cid")" "$(cat "$TMP/d.cid")"
+	chk "job D has its own container, not C's" "@$TMP/j.d" own-container "$(cat "$TMP/d.cid")" "$(cat "$TMP/c.cid")"
+	chk "job C: joined, not ambiguous" "@$TMP/j.c" joins joined =1
+	chk "job D: joined, not ambiguous" "@$TMP/j.d" joins joined =1
+	chk "job C's cat ran in its container" "@$TMP/j.c" tool cat /bin/busybox
+else
+	fail "the two named containers did not start"
+fi
+RUN_FILE=$TRACERD_FILE
+
+echo "== docker_sockets names a missing socket and a dockerd that never answers"
+stop_tracerd
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1]); s.listen(16)
+conns = []
+while True:
+    c, _ = s.accept(); conns.append(c)  # read nothing, answer nothing
+' "$TMP/hang.sock" &
+HANG_PID=$!
+poll_until 10 test -S "$TMP/hang.sock" || fail "the hanging listener did not start"
+start_tracerd dk-hang -o docker_sockets="$TMP/no-such.sock,$TMP/hang.sock" || { kill "$HANG_PID"; finish; exit 1; }
+mkdir "$TMP/f.h"
+trun "$TMP/j.hang" -- $DK run --rm --network none -v "$TMP/f.h:/flag" "$IMG" \
+	/bin/sh -c "$go_script; exit 0" &
+H_PID=$!
+# the watch asks the hanging dockerd (1 s per try) while the client lives
+dj_status() { # dj_status FIELD VALUE: tracer status's docker_joins FIELD is VALUE
+	tr_cli status --json | python3 -c '
+import json, sys
+dj = json.load(sys.stdin).get("jobs", {}).get("docker_joins") or {}
+sys.exit(0 if dj.get(sys.argv[1]) == int(sys.argv[2]) else f"status docker_joins {dj}")' "$@"
+}
+wait_until 30 "tracerd to watch the docker command" dj_status watched 1
+status_fast() {
+	local t0 t1
+	t0=$(now_us)
+	tr_cli status >/dev/null || return 1
+	t1=$(now_us)
+	[ $((t1 - t0)) -lt 500000 ] || { echo "tracer status took $(((t1 - t0) / 1000)) ms"; return 1; }
+}
+for k in 1 2 3; do
+	check "tracer status answers within 0.5 s while the watch waits on a hanging dockerd ($k)" status_fast
+done
+touch "$TMP/f.h/go"
+wait "$H_PID"
+check "the job's command ran to its end" test $? = 0
+wait_until 30 "the job's summary" summary_of_job "$TMP/j.hang" &&
+	chk "the failure is counted in docker_joins" "@$TMP/j.hang" joins failed =1
+check "tracer status counts the failed docker command" dj_status failed 1
+status_says() { tr_cli status | grep -q "^docker: .*1 commands watched: 0 containers joined, .* 1 failed"; }
+check "tracer status says the docker command failed" status_says
+kill "$HANG_PID"
+HANG_PID=
+HANG_FILE=$TRACERD_FILE
+validate_summaries "the hanging dockerd's job summary is valid" --min 1 "$HANG_FILE"
+
+echo "== two docker_sockets: one records what it is asked; only the list, never an inspect"
+stop_tracerd
+python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.bind(sys.argv[1]); s.listen(16)
+while True:
+    c, _ = s.accept()
+    req = b""
+    while b"\r\n\r\n" not in req:
+        d = c.recv(4096)
+        if not d:
+            break
+        req += d
+    with open(sys.argv[2], "ab") as f:
+        f.write(req.split(b"\r\n")[0] + b"\n")
+    c.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n[]")
+    c.close()
+' "$TMP/rec.sock" "$TMP/rec.requests" &
+HANG_PID=$!
+poll_until 10 test -S "$TMP/rec.sock" || fail "the recording listener did not start"
+start_tracerd dk-rec -o docker_sockets="$TMP/rec.sock,$TMP/docker.sock" || { finish; exit 1; }
+STARTED+=(tracer-dk-rec-$$)
+mkdir "$TMP/f.r"
+trun "$TMP/j.rec" -- $DK run --rm --network none --name "tracer-dk-rec-$$" --cidfile "$TMP/rec.cid" \
+	-v "$TMP/f.r:/flag" "$IMG" /bin/sh -c "$go_script; /bin/seq 2 >/dev/null" &
+R_PID=$!
+wait_until 60 "the container to join through the second socket" joined "$TMP/rec.cid" &&
+	pass "a container joins through the second of two docker_sockets"
+touch "$TMP/f.r/go"
+wait "$R_PID"
+only_list_asked() {
+	[ -s "$TMP/rec.requests" ] || { echo "no request recorded"; return 1; }
+	! grep -v '^GET /containers/json?all=1 HTTP/1.1$' "$TMP/rec.requests"
+}
+check "tracerd asked dockerd only GET /containers/json?all=1 (no inspect, no environment)" only_list_asked
+[ -s "$TMP/rec.cid" ] && chk "the job has its container" "@$TMP/j.rec" container docker "$(cat "$TMP/rec.cid")"
+kill "$HANG_PID"
+HANG_PID=
+validate_summaries "the recorded job's summary is valid" --min 1 "$TRACERD_FILE"
+TRACERD_FILE=$RUN_FILE
+
 no_untagged_anywhere() {
 	! grep -q "$UNTAGGED_ID" "$TRACERD_FILE" || { echo "untagged container $UNTAGGED_ID in a summary"; return 1; }
 }

@@ -95,6 +95,7 @@ else
 	chk "identity from AWS_BATCH_* given with -e" "$JOB" identity job_id "ct-batch-$$"
 	chk "queue from AWS_BATCH_JQ_NAME" "$JOB" identity queue ct-queue
 	chk "container id and runtime in the summary" "$JOB" container podman "$CID"
+	chk "the registrant in the container says the container's pid namespace" "$JOB" registrant-pidns
 	chk "container name and image from podman's storage records" "$JOB" \
 		container-named "tracer-ct-wrap-$$" "$IMG"
 	chk "the container cgroup's counters beside the processes' totals" "$JOB" container-counters

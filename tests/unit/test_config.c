@@ -305,6 +305,17 @@ static void test_set(void)
 	CU_ASSERT_STRING_EQUAL(c.metrics_listen, "127.0.0.1:9464");
 	CU_ASSERT_EQUAL(config_set(&c, "metrics_listen", "[::1]:18200", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(config_set(&c, "metrics_listen", "", err, sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(c.docker_sockets, "/run/docker.sock");
+	CU_ASSERT_EQUAL(config_set(&c, "docker_sockets", "/run/docker.sock, /run/d2.sock", err,
+				   sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_set(&c, "docker_sockets", "", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_set(&c, "docker_sockets", "/run/docker.sock,run/d2.sock", err,
+				   sizeof(err)), -1);
+	CU_ASSERT(strstr(err, "absolute") != NULL);
+	CU_ASSERT_EQUAL(config_set(&c, "docker_sockets",
+				   "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+				   "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.sock", err, sizeof(err)),
+			-1);
 	CU_ASSERT_EQUAL(config_set(&c, "nope", "1", err, sizeof(err)), -1);
 	CU_ASSERT_EQUAL(config_set(&c, NULL, "1", err, sizeof(err)), -1);
 	CU_ASSERT_EQUAL(config_set(&c, "keep_procs", "x", NULL, 0), -1);

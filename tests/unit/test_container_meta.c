@@ -94,6 +94,67 @@ static void test_storage(void)
 	container_meta_reset();
 }
 
+/* Replace a file as podman does: a new file renamed over the old one. */
+static void replace_file(const char *rel, const char *text)
+{
+	char tmp[600], path[600];
+
+	write_file("replace.tmp", text);
+	snprintf(tmp, sizeof(tmp), "%s/replace.tmp", dir);
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	CU_ASSERT_EQUAL(rename(tmp, path), 0);
+}
+
+/* A file is read once while unchanged, and again once it changes. */
+static void test_cache(void)
+{
+	struct container_info c;
+	uint64_t reads, hits;
+
+	container_meta_reset();
+	replace_file("vfs-containers/containers.json", containers_json);
+	replace_file("vfs-images/images.json", images_json);
+	container_meta_counts(&reads, &hits);
+	CU_ASSERT_EQUAL(reads, 0);
+	CU_ASSERT_EQUAL(hits, 0);
+	for (int i = 0; i < 3; i++) {
+		podman_ct(&c, ID);
+		CU_ASSERT_EQUAL(container_meta_storage(dir, &c), 0);
+		CU_ASSERT_STRING_EQUAL(c.name, "ct-run");
+		podman_ct(&c, ID2);
+		CU_ASSERT_EQUAL(container_meta_storage(dir, &c), 0);
+		CU_ASSERT_STRING_EQUAL(c.image, "localhost/from-images:2");
+	}
+	/* containers.json and images.json once each, then from the kept bytes */
+	container_meta_counts(&reads, &hits);
+	CU_ASSERT_EQUAL(reads, 2);
+	CU_ASSERT_EQUAL(hits, 6 + 3 - 2);
+	/* a new record: a new file (inode), read again */
+	replace_file("vfs-containers/containers.json",
+		     "[{\"id\":\"" ID "\",\"names\":[\"ct-renamed\"],\"metadata\":\"{}\"}]");
+	podman_ct(&c, ID);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), 0);
+	CU_ASSERT_STRING_EQUAL(c.name, "ct-renamed");
+	podman_ct(&c, ID2);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), -1);
+	container_meta_counts(&reads, &hits);
+	CU_ASSERT_EQUAL(reads, 3);
+	CU_ASSERT_EQUAL(hits, 6 + 3 - 2 + 1);
+	/* the same file grown in place (another size): read again */
+	write_file("vfs-containers/containers.json", containers_json);
+	podman_ct(&c, ID2);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), 0);
+	container_meta_counts(&reads, &hits);
+	CU_ASSERT_EQUAL(reads, 4);
+	/* removed: nothing from the kept bytes */
+	replace_file("vfs-containers/containers.json", "[]");
+	podman_ct(&c, ID);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), -1);
+	container_meta_reset();
+	container_meta_counts(&reads, &hits);
+	CU_ASSERT_EQUAL(reads + hits, 0);
+}
+
 static void test_too_big(void)
 {
 	char path[600];
@@ -138,6 +199,7 @@ int main(void)
 {
 	static const struct unit_test tests[] = {
 		{"containers/storage records", test_storage},
+		{"files kept while unchanged (dev, ino, size, mtime)", test_cache},
 		{"a file over the bound is not read", test_too_big},
 		{"registrant labels name only its container", test_labels},
 	};
