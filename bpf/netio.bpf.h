@@ -25,18 +25,26 @@
  * softirq context where `current` is anybody: what the socket gained
  * since is credited to its owner recorded in `net_socks` (the process
  * that connected it, or that first closed it: an accepted connection),
- * if that process is still followed.  UDP and Unix bytes are not counted
- * in this mode.
+ * if that process is still followed.  A connection received by the
+ * listening socket of a tagged process (`net_listen`) is that process's
+ * from its start, and goes to the first process that closes it: one reset
+ * before anybody read or closed it is still counted.  UDP and Unix bytes
+ * are not counted in this mode (the summary's net_not_counted says so).
  *
  * Block I/O: block:block_io_start runs where the request is made (the
  * submitting process: direct I/O, page-cache misses, fsync of its own
  * files); page-cache writeback by the kernel's flusher threads starts in
- * those threads and is nobody's.  The request is remembered in
- * `blk_reqs` (bounded LRU) and its end, in interrupt context, sends one
- * record with bytes and latency to tracerd, which keeps them per process
- * and per device: at the completion of its last bytes (block_rq_complete,
- * before the issuer is woken), else at block_io_done.  A host request pays one lookup at each of
- * block_rq_complete and block_io_done.
+ * those threads and is nobody's.  The process's bytes and requests are
+ * counted there, in its `procs` entry, and so are the bios it submits
+ * that the block layer merges into a request already started
+ * (block:block_bio_backmerge/frontmerge, also in the submitter's
+ * context): a request holds only its first bio at its start.  The
+ * request is also remembered in `blk_reqs` (bounded LRU) and its end, in
+ * interrupt context, sends one record with bytes and latency to tracerd,
+ * which keeps them per device: at the completion of its last bytes
+ * (block_rq_complete, before the issuer is woken), else at block_io_done.
+ * An untagged process pays one lookup at each start and merge; a host
+ * request one at each of block_rq_complete and block_io_done.
  */
 #ifndef TRACER_NETIO_BPF_H
 #define TRACER_NETIO_BPF_H
@@ -55,15 +63,18 @@
 #define NETIO_TCP_ESTABLISHED 1
 #define NETIO_TCP_SYN_SENT 2
 #define NETIO_TCP_FIN_WAIT1 4
+#define NETIO_TCP_SYN_RECV 3
 #define NETIO_TCP_CLOSE 7
 #define NETIO_TCP_CLOSE_WAIT 8
 #define NETIO_TCP_LAST_ACK 9
+#define NETIO_TCP_LISTEN 10
 #define NETIO_REQ_OP_MASK 0xff /* include/linux/blk_types.h */
 #define NETIO_REQ_OP_READ 0
 #define NETIO_REQ_OP_WRITE 1
 #define NETIO_MINORBITS 20     /* include/linux/kdev_t.h */
 #define NETIO_MAX_SOCKS 16384
 #define NETIO_MAX_BLK_REQS 4096
+#define NETIO_MAX_LISTEN 1024
 
 /* TCP totals at close instead of per call (see above); set before load */
 const volatile bool net_close_totals = false;
@@ -73,8 +84,25 @@ struct net_sock {
 	__u64 job;
 	__u64 sent, recv; /* close-time totals already credited to the owner */
 	__u32 tgid;
-	__u32 pad;
+	__u32 from_listen; /* close-time totals: a connection its listening
+			      socket received, that no process closed yet */
 };
+
+/* close-time totals: a listening TCP socket, by network namespace and port */
+struct net_listen_key {
+	__u32 netns;
+	__u32 port;
+};
+
+/* close-time totals: the listening sockets of tagged processes, so that a
+ * connection they receive is theirs from its start, even one reset
+ * before any process accepted or closed it */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, NETIO_MAX_LISTEN);
+	__type(key, struct net_listen_key);
+	__type(value, struct net_sock);
+} net_listen SEC(".maps");
 
 /* TCP sockets a tagged process connected, moved data on or closed */
 struct {
@@ -102,11 +130,39 @@ struct {
 	__type(value, struct blk_req);
 } blk_reqs SEC(".maps");
 
+/*
+ * Across a tracerd restart the previous tracerd's programs (pinned) and
+ * ours both run for a moment: tracerd attaches ours first, then writes
+ * its generation into `netio_gen` (shared: pinned), then detaches the old
+ * ones.  Only the programs of the generation written there count, so an
+ * event is counted once, never by neither (detaching first leaves a gap
+ * of a few milliseconds: tracepoint probes wait for an RCU grace period).
+ * Checked after the first lookup finds something: the untagged path
+ * stays at one lookup.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} netio_gen SEC(".maps");
+
+volatile __u64 netio_my_gen = 0; /* set by tracerd after load */
+
+static __always_inline bool netio_active(void)
+{
+	__u32 k = 0;
+	__u64 *g = bpf_map_lookup_elem(&netio_gen, &k);
+
+	return g && *g == netio_my_gen;
+}
+
 static __always_inline struct tracer_proc *current_proc(void)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct tracer_proc *p = bpf_map_lookup_elem(&procs, &tgid);
 
-	return bpf_map_lookup_elem(&procs, &tgid);
+	return p && netio_active() ? p : NULL;
 }
 
 /* The remote end of a connection of p: one record (tracerd counts the
@@ -166,7 +222,9 @@ static __always_inline void note_tcp_sock(struct tracer_proc *p, struct sock *sk
 /* Close-time totals: what sk moved since the last credit goes to its
  * owner, if the owner is still followed in the same job.  Sent = bytes
  * acknowledged + bytes queued and not yet acknowledged (written by the
- * process; at the final CLOSE the queue is empty or was reset). */
+ * process; at the final CLOSE the queue is empty or was reset).  A
+ * received connection nobody closed (reset, or never accepted) is the
+ * listening socket's owner's, and counts as its accept. */
 static __always_inline void credit_close_totals(struct net_sock *ns, const struct sock *sk)
 {
 	const struct tcp_sock *tp = (const struct tcp_sock *)sk;
@@ -176,6 +234,11 @@ static __always_inline void credit_close_totals(struct net_sock *ns, const struc
 
 	if (!owner || owner->job != ns->job)
 		return;
+	if (ns->from_listen) {
+		ns->from_listen = 0;
+		tracer_atomic_add(&owner->net.tcp_accepts, 1);
+		send_tcp_peer(owner, ns->tgid, sk, TRACER_TCP_ACCEPTED);
+	}
 	queued = BPF_CORE_READ(tp, write_seq) - BPF_CORE_READ(tp, snd_una);
 	sent = BPF_CORE_READ(tp, bytes_acked);
 	if (queued < (1u << 30)) /* a sequence-space wrap would be garbage */
@@ -203,6 +266,12 @@ static __always_inline void close_by_caller(const struct sock *sk)
 	if (!p)
 		return;
 	ns = bpf_map_lookup_elem(&net_socks, &key);
+	if (ns && ns->from_listen) {
+		/* received by a listening socket: the closer accepted it (one
+		 * process listens, another may serve) */
+		ns->job = p->job;
+		ns->tgid = bpf_get_current_pid_tgid() >> 32;
+	}
 	if (!ns) {
 		tgid = bpf_get_current_pid_tgid() >> 32;
 		if (!own_sock(p, tgid, sk, BPF_NOEXIST))
@@ -245,6 +314,47 @@ static __always_inline int handle_sock_bytes(struct sock *sk, int ret, bool sent
 	return 0;
 }
 
+static __always_inline void listen_key(const struct sock *sk, struct net_listen_key *k)
+{
+	k->netns = BPF_CORE_READ(sk, __sk_common.skc_net.net, ns.inum);
+	k->port = BPF_CORE_READ(sk, __sk_common.skc_num);
+}
+
+/*
+ * Close-time totals only: listen() (CLOSE -> LISTEN, the caller's
+ * context) of a tagged process remembers the socket's owner; a connection
+ * it receives (LISTEN -> SYN_RECV on the new socket, softirq) becomes the
+ * owner's at once, so that its totals are credited at CLOSE even when no
+ * process ever closes it.  One lookup per state change of any socket.
+ */
+static __always_inline void listen_state(const struct sock *sk, int oldstate, int newstate)
+{
+	struct net_listen_key k = {};
+	struct tracer_proc *p;
+	struct net_sock *l;
+	__u64 key;
+
+	if (newstate == NETIO_TCP_LISTEN && oldstate == NETIO_TCP_CLOSE) {
+		p = current_proc();
+		if (!p)
+			return;
+		struct net_sock n = {.job = p->job, .tgid = bpf_get_current_pid_tgid() >> 32};
+		listen_key(sk, &k);
+		bpf_map_update_elem(&net_listen, &k, &n, BPF_ANY);
+	} else if (oldstate == NETIO_TCP_LISTEN && newstate == NETIO_TCP_SYN_RECV) {
+		listen_key(sk, &k);
+		l = bpf_map_lookup_elem(&net_listen, &k);
+		if (!l || !netio_active())
+			return;
+		struct net_sock n = {.job = l->job, .tgid = l->tgid, .from_listen = 1};
+		key = (__u64)(unsigned long)sk;
+		bpf_map_update_elem(&net_socks, &key, &n, BPF_NOEXIST);
+	} else if (oldstate == NETIO_TCP_LISTEN && newstate == NETIO_TCP_CLOSE) {
+		listen_key(sk, &k);
+		bpf_map_delete_elem(&net_listen, &k);
+	}
+}
+
 static __always_inline int handle_sock_state(const struct sock *sk, int oldstate,
 					     int newstate)
 {
@@ -253,10 +363,15 @@ static __always_inline int handle_sock_state(const struct sock *sk, int oldstate
 	struct net_sock *ns;
 	__u32 tgid;
 
+	if (net_close_totals &&
+	    (oldstate == NETIO_TCP_LISTEN || newstate == NETIO_TCP_LISTEN)) {
+		listen_state(sk, oldstate, newstate);
+		return 0;
+	}
 	if (newstate == NETIO_TCP_CLOSE) {
 		/* any context: only the owner recorded in the map is credited */
 		ns = bpf_map_lookup_elem(&net_socks, &key);
-		if (!ns)
+		if (!ns || !netio_active())
 			return 0;
 		if (net_close_totals)
 			credit_close_totals(ns, sk);
@@ -281,6 +396,16 @@ static __always_inline int handle_sock_state(const struct sock *sk, int oldstate
 	return 0;
 }
 
+/* Bytes p asked for, in its own context (netio.h): at a request's start
+ * or at a bio's merge into a request already started. */
+static __always_inline void count_blk_bytes(struct tracer_proc *p, __u32 op, __u64 bytes)
+{
+	if (op == NETIO_REQ_OP_READ)
+		tracer_atomic_add(&p->net.blk_read_bytes, bytes);
+	else if (op == NETIO_REQ_OP_WRITE)
+		tracer_atomic_add(&p->net.blk_write_bytes, bytes);
+}
+
 static __always_inline int handle_blk_start(struct request *rq)
 {
 	__u64 key = (__u64)(unsigned long)rq;
@@ -290,9 +415,12 @@ static __always_inline int handle_blk_start(struct request *rq)
 	struct gendisk *disk;
 	struct blk_req r = {};
 
-	if (!p)
+	if (!p || !netio_active())
 		return 0;
 	op = BPF_CORE_READ(rq, cmd_flags) & NETIO_REQ_OP_MASK;
+	/* the request holds its first bio only: later ones merge (below) */
+	count_blk_bytes(p, op, BPF_CORE_READ(rq, __data_len));
+	tracer_atomic_add(&p->net.blk_requests, 1);
 	disk = BPF_CORE_READ(rq, q, disk);
 	r.job = p->job;
 	r.start_ns = bpf_ktime_get_ns();
@@ -313,7 +441,7 @@ static __always_inline int handle_blk_done(struct request *rq)
 	struct blk_req *r = bpf_map_lookup_elem(&blk_reqs, &key);
 	struct tracer_blkio_event *e;
 
-	if (!r)
+	if (!r || !netio_active())
 		return 0;
 	e = bpf_ringbuf_reserve(&events, sizeof(*e), 0);
 	if (!e) {
@@ -344,11 +472,25 @@ static __always_inline int handle_blk_complete(struct request *rq, unsigned int 
 	__u64 key = (__u64)(unsigned long)rq;
 	struct blk_req *r = bpf_map_lookup_elem(&blk_reqs, &key);
 
-	if (!r)
+	if (!r || !netio_active())
 		return 0;
 	tracer_atomic_add(&r->bytes, nr_bytes);
 	if (nr_bytes >= BPF_CORE_READ(rq, __data_len))
 		return handle_blk_done(rq);
+	return 0;
+}
+
+/* A bio merged into a request already started (by the plug or the I/O
+ * scheduler), in the submitter's context: its bytes are the submitter's;
+ * the request's record at completion carries them to the device table. */
+static __always_inline int handle_blk_merge(struct bio *bio)
+{
+	struct tracer_proc *p = current_proc();
+
+	if (!p)
+		return 0;
+	count_blk_bytes(p, BPF_CORE_READ(bio, bi_opf) & NETIO_REQ_OP_MASK,
+			BPF_CORE_READ(bio, bi_iter.bi_size));
 	return 0;
 }
 
@@ -376,6 +518,18 @@ SEC("tp_btf/block_io_start")
 int BPF_PROG(tracer_blk_start, struct request *rq)
 {
 	return handle_blk_start(rq);
+}
+
+SEC("tp_btf/block_bio_backmerge")
+int BPF_PROG(tracer_blk_backmerge, struct bio *bio)
+{
+	return handle_blk_merge(bio);
+}
+
+SEC("tp_btf/block_bio_frontmerge")
+int BPF_PROG(tracer_blk_frontmerge, struct bio *bio)
+{
+	return handle_blk_merge(bio);
 }
 
 SEC("tp_btf/block_rq_complete")

@@ -23,6 +23,14 @@ struct tracer_netio {
 	__u64 tcp_connects; /* connect() started: CLOSE -> SYN_SENT in its context */
 	__u64 tcp_accepts;  /* TCP connections it moved data on but did not
 			       connect itself: accepted (or inherited) ones */
+	/* Block I/O it asked for, counted in its own context when asked:
+	 * requests it started (block:block_io_start: their bytes then) plus
+	 * the bios it had merged into requests already started, its own or
+	 * another's (block:block_bio_backmerge/frontmerge).  Counting here
+	 * rather than at completion needs no record that could be lost or
+	 * arrive after its exit, and survives a tracerd restart. */
+	__u64 blk_read_bytes, blk_write_bytes;
+	__u64 blk_requests; /* requests started (merged bios are not requests) */
 };
 
 /* tracer_blkio_event.op */

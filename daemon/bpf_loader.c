@@ -135,8 +135,9 @@ static int configure(struct tracer_bpf *skel, const struct bpf_loader_opts *o,
  * Programs that end a process's entry are attached before those that
  * create entries, so that no entry is made whose end we could miss.
  */
-static int attach_all(struct tracer_bpf *skel, char *err, size_t errlen)
+static int attach_all(struct bpf_loader *l, char *err, size_t errlen)
 {
+	struct tracer_bpf *skel = l->skel;
 	struct {
 		struct bpf_program *prog;
 		struct bpf_link **link;
@@ -148,6 +149,7 @@ static int attach_all(struct tracer_bpf *skel, char *err, size_t errlen)
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		unpin_link_of(l, t[i].link);
 		*t[i].link = bpf_program__attach(t[i].prog);
 		if (!*t[i].link) {
 			snprintf(err, errlen, "attach %s (%s): %s", bpf_program__name(t[i].prog),
@@ -175,6 +177,20 @@ static void attach_oom(struct tracer_bpf *skel)
 	if (!skel->links.tracer_oom)
 		log_warn("attach tracer_oom (tp/oom/mark_victim): %s: OOM kills will not be flagged",
 			 strerror(errno));
+}
+
+/* Attach the netio programs and make them the counting generation. */
+static int netio_take_over(struct bpf_loader *l)
+{
+	int fd = bpf_map__fd(l->skel->maps.netio_gen);
+	__u32 k = 0;
+	__u64 gen = 0;
+
+	if (bpf_map_lookup_elem(fd, &k, &gen) != 0)
+		return -1;
+	l->skel->bss->netio_my_gen = ++gen;
+	netio_attach(l->skel);
+	return bpf_map_update_elem(fd, &k, &gen, BPF_ANY);
 }
 
 struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn fn,
@@ -238,12 +254,20 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 	}
 	if (l->pin_dir[0] && pin_maps(l, err, errlen) != 0)
 		goto fail;
-	if (l->pin_dir[0])
-		unpin_links(l); /* a previous tracerd's programs: ours replace them */
-	if (attach_all(l->skel, err, errlen) != 0)
+	/* a previous tracerd's programs: ours replace them one by one */
+	if (attach_all(l, err, errlen) != 0)
 		goto fail;
+	if (l->pin_dir[0])
+		unpin_link_of(l, &l->skel->links.tracer_oom);
 	attach_oom(l->skel);
-	netio_attach(l->skel);
+	/* the socket and block programs: ours beside the previous ones, then
+	 * ours made the counting ones, then those detached (netio.bpf.h) */
+	if (netio_take_over(l) != 0) {
+		snprintf(err, errlen, "netio_gen map: %s", strerror(errno));
+		goto fail;
+	}
+	if (l->pin_dir[0])
+		unpin_links(l); /* the previous tracerd's that are left */
 	if (l->resume)
 		pin_links(l);
 	if (l->resumed)

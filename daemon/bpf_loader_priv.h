@@ -31,6 +31,7 @@ int set_pin_paths(struct bpf_loader *l, char *err, size_t errlen);
 int pin_maps(struct bpf_loader *l, char *err, size_t errlen);
 void remove_pins(struct bpf_loader *l);
 void unpin_links(struct bpf_loader *l);
+void unpin_link_of(struct bpf_loader *l, struct bpf_link **slot);
 void pin_links(struct bpf_loader *l);
 void unpin_maps(struct bpf_loader *l);
 void count_tagged_cgroups(struct bpf_loader *l);

@@ -28,6 +28,16 @@ struct bpf_link **pinned_link(struct tracer_bpf *skel, int i, const char **name)
 		{&skel->links.tracer_exec, "link_tracer_exec"},
 		{&skel->links.tracer_fork, "link_tracer_fork"},
 		{&skel->links.tracer_oom, "link_tracer_oom"},
+		/* socket and block I/O (netio.bpf.h): the counters in `procs`
+		 * go on while no tracerd runs (those not attached: no pin) */
+		{&skel->links.tracer_sock_send, "link_tracer_sock_send"},
+		{&skel->links.tracer_sock_recv, "link_tracer_sock_recv"},
+		{&skel->links.tracer_sock_state, "link_tracer_sock_state"},
+		{&skel->links.tracer_blk_start, "link_tracer_blk_start"},
+		{&skel->links.tracer_blk_complete, "link_tracer_blk_complete"},
+		{&skel->links.tracer_blk_done, "link_tracer_blk_done"},
+		{&skel->links.tracer_blk_backmerge, "link_tracer_blk_backmerge"},
+		{&skel->links.tracer_blk_frontmerge, "link_tracer_blk_frontmerge"},
 	};
 
 	if (i >= (int)(sizeof(t) / sizeof(t[0])))
@@ -36,12 +46,17 @@ struct bpf_link **pinned_link(struct tracer_bpf *skel, int i, const char **name)
 	return t[i].link;
 }
 
-/* The maps worth pinning: the state and counters `tracer status` reads. */
+/* The maps worth pinning: the state and counters `tracer status` reads,
+ * and the socket and block I/O state (the TCP sockets' owners and what
+ * was credited, listening sockets, the requests in flight, which
+ * programs count: netio.bpf.h), so that a restart loses none. */
 struct bpf_map *pinned_map(struct tracer_bpf *skel, int i)
 {
 	struct bpf_map *maps[] = {skel->maps.procs, skel->maps.tagged_cgroups,
 				  skel->maps.counters, skel->maps.events,
-				  skel->maps.job_stats};
+				  skel->maps.job_stats, skel->maps.net_socks,
+				  skel->maps.blk_reqs, skel->maps.net_listen,
+				  skel->maps.netio_gen};
 
 	return i < (int)(sizeof(maps) / sizeof(maps[0])) ? maps[i] : NULL;
 }
@@ -166,6 +181,22 @@ void remove_pins(struct bpf_loader *l)
 			log_warn("unlink %s: %s", path, strerror(errno));
 }
 
+/*
+ * Remove a link's pin, its program detached when this returns.  Removing
+ * the pin alone drops the last reference from a kernel work item, later:
+ * the old program would still run beside the one attached next, and count
+ * twice.  Closing our own descriptor last detaches it at once.
+ */
+static void drop_link_pin(const char *path)
+{
+	int fd = bpf_obj_get(path);
+
+	if (unlink(path) != 0 && errno != ENOENT)
+		log_warn("unlink %s: %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+}
+
 /* Remove pins of links (a previous tracerd's: its programs detach). */
 void unpin_links(struct bpf_loader *l)
 {
@@ -174,8 +205,32 @@ void unpin_links(struct bpf_loader *l)
 
 	for (int i = 0; pinned_link(l->skel, i, &name); i++) {
 		snprintf(path, sizeof(path), "%s/%s", l->pin_dir, name);
-		if (unlink(path) != 0 && errno != ENOENT)
-			log_warn("unlink %s: %s", path, strerror(errno));
+		if (access(path, F_OK) == 0)
+			drop_link_pin(path);
+	}
+}
+
+/*
+ * Remove the pin of a previous tracerd's link in the slot ours is about to
+ * take, right before ours is attached: its program detaches then, and the
+ * moment when neither runs (events not counted) is one attach long; never
+ * do both run (events counted twice).
+ */
+void unpin_link_of(struct bpf_loader *l, struct bpf_link **slot)
+{
+	char path[PATH_MAX];
+	const char *name;
+	struct bpf_link **link;
+
+	if (!l->pin_dir[0])
+		return;
+	for (int i = 0; (link = pinned_link(l->skel, i, &name)); i++) {
+		if (link != slot)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", l->pin_dir, name);
+		if (access(path, F_OK) == 0)
+			drop_link_pin(path);
+		return;
 	}
 }
 

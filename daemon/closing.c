@@ -63,24 +63,13 @@ static bool in_table(struct jobs *js, const struct open_job *oj, pid_t pid,
 }
 
 /*
- * A process outliving its job keeps the socket counters it had at the
+ * A process outliving its job keeps the socket and block counters it had at the
  * job's end (the kernel's entry, before it is untagged); what it moves
  * afterwards is nobody's: the summary is not held for it.
  */
 static void socket_counters_so_far(struct job_proc *p, const struct tracer_proc *kp)
 {
-	struct netio_totals *t = &p->totals.net;
-
-	t->tcp_sent = kp->net.tcp_sent;
-	t->tcp_recv = kp->net.tcp_recv;
-	t->udp_sent = kp->net.udp_sent;
-	t->udp_recv = kp->net.udp_recv;
-	t->unix_sent = kp->net.unix_sent;
-	t->unix_recv = kp->net.unix_recv;
-	t->other_sent = kp->net.other_sent;
-	t->other_recv = kp->net.other_recv;
-	t->tcp_connects = kp->net.tcp_connects;
-	t->tcp_accepts = kp->net.tcp_accepts;
+	netio_from_kernel(&p->totals.net, &kp->net);
 }
 
 /* p's exit record will never come: it ends now, its totals unknown. */

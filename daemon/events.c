@@ -98,32 +98,11 @@ static void on_exec(struct jobs *js, struct open_job *oj, const struct tracer_ex
 	jobs_exec_docker(js, oj, p, jobs_real_ns(js, e->hdr.ts_ns));
 }
 
-/* The socket counters come with the exit record; the block ones were
- * added as the process's requests ended. */
-static void netio_from_exit(struct netio_totals *t, const struct tracer_exit_event *e,
-			    const struct netio_totals *live)
-{
-	*t = *live;
-	t->tcp_sent = e->net.tcp_sent;
-	t->tcp_recv = e->net.tcp_recv;
-	t->udp_sent = e->net.udp_sent;
-	t->udp_recv = e->net.udp_recv;
-	t->unix_sent = e->net.unix_sent;
-	t->unix_recv = e->net.unix_recv;
-	t->other_sent = e->net.other_sent;
-	t->other_recv = e->net.other_recv;
-	t->tcp_connects = e->net.tcp_connects;
-	t->tcp_accepts = e->net.tcp_accepts;
-}
-
-/* A block request of the job ended: the issuer's if still known, else
- * straight into the job's totals; always in the device table. */
+/* A block request of the job ended: its bytes and latency in the job's
+ * device table (the issuer's bytes are in its kernel counters). */
 static void on_blkio(struct open_job *oj, const struct tracer_blkio_event *e)
 {
-	struct job_proc *p = job_proc_find(oj->job, (pid_t)e->hdr.pid);
-
-	netio_note_block(p ? &p->totals.net : &oj->job->totals.net, &oj->job->blkdevs,
-			 e->dev, e->op, e->bytes, e->latency_ns);
+	netio_note_block(NULL, &oj->job->blkdevs, e->dev, e->op, e->bytes, e->latency_ns);
 }
 
 /* A connect or accept of the job: its remote endpoint, counted once per
@@ -161,7 +140,8 @@ static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tra
 	t.nivcsw = k->nivcsw;
 	t.min_flt = k->min_flt;
 	t.maj_flt = k->maj_flt;
-	netio_from_exit(&t.net, e, &p->totals.net);
+	t.net = p->totals.net; /* the endpoints counted so far (netpeers.c) */
+	netio_from_kernel(&t.net, &e->net);
 	t.run_delay_ns = e->run_delay_ns;
 	t.own_peak_bytes = e->own_peak_kb * 1024;
 	t.blkio_delay_ns = p->totals.blkio_delay_ns; /* sampled (livestats.c) */

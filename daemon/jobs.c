@@ -447,8 +447,11 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 		bpf_loader_job_close(js->bpf, j->tag);
 	}
 	summary = summary_build(j, js->host, &so);
-	if (summary)
+	if (summary) {
 		json_add_str(summary, "net_counting", bpf_loader_net_mode(js->bpf));
+		cJSON_AddItemToObject(summary, "net_not_counted",
+				      netio_not_counted_json(bpf_loader_net_mode(js->bpf)));
+	}
 	if (summary)
 		note_analysis(js, j, summary);
 	if (!summary)

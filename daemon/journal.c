@@ -76,6 +76,61 @@ static void read_u64_array(const cJSON *a, uint64_t *v, size_t n)
 	}
 }
 
+/* The job's device table: one array of numbers per device, in the
+ * order of struct netio_dev (dev first, then NDEV_U64S counters). */
+#define NDEV_U64S (4 + NETIO_LAT_BUCKETS)
+
+static void dev_u64s(const struct netio_dev *d, uint64_t *v)
+{
+	v[0] = d->dev;
+	v[1] = d->read_bytes;
+	v[2] = d->write_bytes;
+	v[3] = d->requests;
+	v[4] = d->lat_max_ns;
+	memcpy(v + 5, d->lat_hist, sizeof(d->lat_hist));
+}
+
+static cJSON *blkdevs_json(const struct netio_devs *ds)
+{
+	cJSON *a = cJSON_CreateArray();
+	uint64_t v[1 + NDEV_U64S];
+
+	/* the slots in use, then "other devices" (the last slot) if used */
+	for (int i = 0; a && i <= NETIO_MAX_DEVS; i++) {
+		const struct netio_dev *d = &ds->dev[i];
+		if (i < ds->ndevs || (i == NETIO_MAX_DEVS && d->requests)) {
+			dev_u64s(d, v);
+			v[0] = i == NETIO_MAX_DEVS ? 0 : d->dev;
+			cJSON_AddItemToArray(a, u64_array(v, 1 + NDEV_U64S));
+		}
+	}
+	return a;
+}
+
+static void blkdevs_from_json(const cJSON *a, struct netio_devs *ds)
+{
+	const cJSON *it;
+
+	cJSON_ArrayForEach(it, a) {
+		uint64_t v[1 + NDEV_U64S] = {0};
+		struct netio_dev *d;
+
+		read_u64_array(it, v, 1 + NDEV_U64S);
+		if (v[0] == 0)
+			d = &ds->dev[NETIO_MAX_DEVS];
+		else if (ds->ndevs < NETIO_MAX_DEVS)
+			d = &ds->dev[ds->ndevs++];
+		else
+			continue;
+		d->dev = (uint32_t)v[0];
+		d->read_bytes = v[1];
+		d->write_bytes = v[2];
+		d->requests = v[3];
+		d->lat_max_ns = v[4];
+		memcpy(d->lat_hist, v + 5, sizeof(d->lat_hist));
+	}
+}
+
 static cJSON *job_json(const struct open_job *oj)
 {
 	const struct job *j = oj->job;
@@ -100,6 +155,9 @@ static cJSON *job_json(const struct open_job *oj)
 	cJSON_AddItemToObject(o, "totals", u64_array((const uint64_t *)&j->totals, NTOTALS));
 	cJSON_AddItemToObject(o, "registrant", u64_array((const uint64_t *)&j->registrant, NTOTALS));
 	cJSON_AddItemToObject(o, "counts", u64_array(counts, sizeof(counts) / sizeof(counts[0])));
+	/* endpoints seen: the table itself is not kept (netpeers.c) */
+	cJSON_AddBoolToObject(o, "tcp_peers_seen", j->peers != NULL || j->peers_partial);
+	cJSON_AddItemToObject(o, "blkdevs", blkdevs_json(&j->blkdevs));
 	gaps = cJSON_AddArrayToObject(o, "gaps");
 	for (int i = 0; gaps && i < j->ngaps && i < JOB_MAX_GAPS; i++) {
 		uint64_t g[2] = {j->gap_start_ns[i], j->gap_end_ns[i]};
@@ -244,6 +302,8 @@ static struct open_job *job_from_json(struct jobs *js, const cJSON *e)
 	j->mem_peak_bytes = counts[4];
 	j->samples = counts[5];
 	j->exits_lost = counts[6];
+	j->peers_partial = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "tcp_peers_seen"));
+	blkdevs_from_json(cJSON_GetObjectItemCaseSensitive(e, "blkdevs"), &j->blkdevs);
 	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(e, "gaps")) {
 		uint64_t v[2] = {0, 0};
 		read_u64_array(g, v, 2);

@@ -3,7 +3,8 @@
  * (bpf/netio.bpf.h) only where the kernel has their tracepoints: tp_btf
  * programs fail to load without the tracepoint's BTF type, so each is
  * checked in the kernel's BTF first (sock:sock_send_length appeared in
- * v6.3, block:block_io_start in v6.5).  Without them, processes are still
+ * v6.3, block:block_io_start in v6.5; the bio merge tracepoints are
+ * older and go with block_io_start).  Without them, processes are still
  * followed; their network or block columns stay empty and the log says why,
  * except that TCP bytes then come from the connection totals at close.
  */
@@ -23,6 +24,7 @@ static const char *const netio_tp[] = {
 	"btf_trace_sock_send_length", "btf_trace_sock_recv_length",
 	"btf_trace_inet_sock_set_state", "btf_trace_block_io_start",
 	"btf_trace_block_rq_complete", "btf_trace_block_io_done",
+	"btf_trace_block_bio_backmerge", "btf_trace_block_bio_frontmerge",
 };
 
 struct bpf_program *netio_program(struct tracer_bpf *skel, int i, struct bpf_link ***link)
@@ -31,11 +33,13 @@ struct bpf_program *netio_program(struct tracer_bpf *skel, int i, struct bpf_lin
 		skel->progs.tracer_sock_send, skel->progs.tracer_sock_recv,
 		skel->progs.tracer_sock_state, skel->progs.tracer_blk_start,
 		skel->progs.tracer_blk_complete, skel->progs.tracer_blk_done,
+		skel->progs.tracer_blk_backmerge, skel->progs.tracer_blk_frontmerge,
 	};
 	struct bpf_link **links[] = {
 		&skel->links.tracer_sock_send, &skel->links.tracer_sock_recv,
 		&skel->links.tracer_sock_state, &skel->links.tracer_blk_start,
 		&skel->links.tracer_blk_complete, &skel->links.tracer_blk_done,
+		&skel->links.tracer_blk_backmerge, &skel->links.tracer_blk_frontmerge,
 	};
 
 	if (i < 0 || i >= (int)(sizeof(progs) / sizeof(progs[0])))
@@ -66,6 +70,11 @@ void netio_prepare(struct tracer_bpf *skel, bool no_sock_length)
 		bpf_program__set_autoload(prog, false);
 	}
 	btf__free(vmlinux);
+	/* merged bios add to the bytes of requests counted at their start */
+	if (!bpf_program__autoload(skel->progs.tracer_blk_start)) {
+		bpf_program__set_autoload(skel->progs.tracer_blk_backmerge, false);
+		bpf_program__set_autoload(skel->progs.tracer_blk_frontmerge, false);
+	}
 	/* sock_send_length and sock_recv_length go together (v6.3) */
 	if (no_sock_length || !bpf_program__autoload(skel->progs.tracer_sock_send) ||
 	    !bpf_program__autoload(skel->progs.tracer_sock_recv)) {

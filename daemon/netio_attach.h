@@ -24,7 +24,8 @@ void netio_prepare(struct tracer_bpf *skel, bool no_sock_length);
  * (docs/schema.md, net_counting): "per_call", "tcp_close_totals", "none". */
 const char *netio_net_mode(struct tracer_bpf *skel);
 
-/* After load: attach the programs that were loaded; failures are logged. */
+/* After load: attach the programs that were loaded; failures are logged.
+ * They count once their generation is in `netio_gen` (netio.bpf.h). */
 void netio_attach(struct tracer_bpf *skel);
 
 /* The i-th netio program and its link slot (i from 0; NULL past the end). */

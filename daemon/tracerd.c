@@ -105,6 +105,8 @@ static char *status_reply(struct tracerd *d, const struct ucred *peer)
 	json_add_str(st, "sinks", d->cfg.sinks);
 	json_add_str(st, "file", d->cfg.file_path);
 	json_add_str(st, "network_counting", bpf_loader_net_mode(d->bpf));
+	cJSON_AddItemToObject(st, "network_not_counted",
+			      netio_not_counted_json(bpf_loader_net_mode(d->bpf)));
 	arr = cJSON_AddArrayToObject(st, "programs");
 	n = bpf_loader_programs(d->bpf, names, 16);
 	for (int i = 0; arr && i < n; i++)

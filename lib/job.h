@@ -186,6 +186,9 @@ struct job {
 	struct job_series *series;
 	/* appended: distinct TCP remote endpoints (netpeers.c); NULL: none yet */
 	struct netpeers *peers;
+	/* endpoints were seen before a tracerd restart, whose table was lost:
+	 * the job's and tools' counts are partial (netpeers_apply) */
+	bool peers_partial;
 	/* appended: blocked time, cgroup pressure and limits (jobwait.c) */
 	struct job_wait wait;
 };

@@ -8,9 +8,50 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <linux/types.h>
+
 #include "jsonutil.h"
+#include "tracer.h" /* struct tracer_netio (bpf/netio.h) */
 
 #define MINORBITS 20
+
+void netio_from_kernel(struct netio_totals *t, const struct tracer_netio *k)
+{
+	t->tcp_sent = k->tcp_sent;
+	t->tcp_recv = k->tcp_recv;
+	t->udp_sent = k->udp_sent;
+	t->udp_recv = k->udp_recv;
+	t->unix_sent = k->unix_sent;
+	t->unix_recv = k->unix_recv;
+	t->other_sent = k->other_sent;
+	t->other_recv = k->other_recv;
+	t->tcp_connects = k->tcp_connects;
+	t->tcp_accepts = k->tcp_accepts;
+	t->blk_read_bytes = k->blk_read_bytes;
+	t->blk_write_bytes = k->blk_write_bytes;
+	t->blk_requests = k->blk_requests;
+}
+
+cJSON *netio_not_counted_json(const char *mode)
+{
+	static const char *const close_totals[] = {"tcp_open_connections", "udp", "unix",
+						   "other"};
+	static const char *const none[] = {"tcp", "udp", "unix", "other"};
+	cJSON *a = cJSON_CreateArray();
+	const char *const *v = NULL;
+	size_t n = 0;
+
+	if (!strcmp(mode, "tcp_close_totals")) {
+		v = close_totals;
+		n = sizeof(close_totals) / sizeof(close_totals[0]);
+	} else if (strcmp(mode, "per_call") != 0) {
+		v = none;
+		n = sizeof(none) / sizeof(none[0]);
+	}
+	for (size_t i = 0; a && i < n; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(v[i]));
+	return a;
+}
 
 void netio_totals_add(struct netio_totals *s, const struct netio_totals *t)
 {
@@ -114,6 +155,8 @@ void netio_add_json(cJSON *o, const struct netio_totals *t)
 		json_add_u64(n, "tcp_accepts", t->tcp_accepts);
 		json_add_u64(n, "tcp_remote_endpoints", t->tcp_remotes);
 		cJSON_AddBoolToObject(n, "tcp_remote_endpoints_capped", t->tcp_remotes_capped);
+		if (t->tcp_remotes_partial)
+			cJSON_AddBoolToObject(n, "tcp_remote_endpoints_partial", true);
 	}
 	b = cJSON_AddObjectToObject(o, "block");
 	if (b) {

@@ -29,6 +29,9 @@ struct netio_totals {
 	 * (netpeers.c); capped: the count is a lower bound */
 	uint64_t tcp_remotes;
 	bool tcp_remotes_capped;
+	/* the endpoints seen before a tracerd restart were lost: the count
+	 * covers those seen since only (job and tools) */
+	bool tcp_remotes_partial;
 };
 
 #define NETIO_MAX_DEVS 8     /* devices kept per job; beyond: "other" */
@@ -50,17 +53,29 @@ struct netio_devs {
 #define NETIO_BLK_READ 0
 #define NETIO_BLK_WRITE 1
 
+struct tracer_netio;
+
+/* The kernel's per-process counters (bpf/netio.h) into t; the fields the
+ * kernel does not keep (distinct endpoints) are left alone. */
+void netio_from_kernel(struct netio_totals *t, const struct tracer_netio *k);
+
 /* Adds the counters of t to sum; distinct counts (tcp_remotes) do not
  * add up and are left alone. */
 void netio_totals_add(struct netio_totals *sum, const struct netio_totals *t);
 
-/* A finished block request: counted in the process's totals (t may be
- * NULL) and in the device table. */
+/* A finished block request: counted in the device table, and in t
+ * unless NULL (a process's bytes come from the kernel's counters:
+ * netio_from_kernel). */
 void netio_note_block(struct netio_totals *t, struct netio_devs *d, uint32_t dev,
 		      uint32_t op, uint64_t bytes, uint64_t latency_ns);
 
 /* Latency at quantile q (0..1), interpolated inside its log2 bucket. */
 uint64_t netio_dev_quantile_ns(const struct netio_dev *d, double q);
+
+/* What a network counting mode ("per_call", "tcp_close_totals", "none":
+ * docs/schema.md, net_counting) does not see, as a JSON array of names:
+ * "tcp", "tcp_open_connections", "udp", "unix", "other". */
+cJSON *netio_not_counted_json(const char *mode);
 
 /* Adds "net" and "block" objects (units in docs/schema.md) to o. */
 void netio_add_json(cJSON *o, const struct netio_totals *t);

@@ -183,6 +183,11 @@ void netpeers_apply(struct job *j)
 {
 	struct netpeers *np = j->peers;
 
+	if (j->peers_partial) {
+		j->totals.net.tcp_remotes_partial = true;
+		for (struct tool_agg *t = j->tools; t; t = t->next)
+			t->sum.net.tcp_remotes_partial = true;
+	}
 	if (!np)
 		return;
 	j->totals.net.tcp_remotes = np->job_count;

@@ -180,6 +180,7 @@ static void write_summary(const struct tracer_config *cfg,
 	/* no kernel programs without tracerd: no socket or block counters
 	 * per process (the container's cgroup_io still has its block I/O) */
 	json_add_str(summary, "net_counting", "none");
+	cJSON_AddItemToObject(summary, "net_not_counted", netio_not_counted_json("none"));
 	sinks = sinks_open(cfg, err, sizeof(err));
 	if (!sinks) {
 		log_error("summary of job %s not written: %s", j->uid, err);

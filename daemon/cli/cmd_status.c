@@ -73,6 +73,14 @@ static void print_status(const cJSON *st)
 			printf(" %s", p->valuestring);
 	if (jstr(st, "network_counting"))
 		printf("\nnetwork:  %s", net_counting_text(text(st, "network_counting")));
+	if (cJSON_IsArray(cJSON_GetObjectItem(st, "network_not_counted"))) {
+		printf("\nnetwork_not_counted:");
+		cJSON_ArrayForEach(p, cJSON_GetObjectItem(st, "network_not_counted"))
+			if (cJSON_IsString(p))
+				printf(" %s", p->valuestring);
+		if (cJSON_GetArraySize(cJSON_GetObjectItem(st, "network_not_counted")) == 0)
+			printf(" none");
+	}
 	printf("\nevents:   %.0f (forks %.0f, execs %.0f, exits %.0f, OOM %.0f)\n",
 	       jnum(k, "events"), jnum(k, "forks"), jnum(k, "execs"), jnum(k, "exits"),
 	       jnum(k, "ooms"));

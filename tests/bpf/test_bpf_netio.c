@@ -4,7 +4,8 @@
  * amounts over loopback TCP and UDP and a Unix socket pair, and writes a
  * known amount with O_DIRECT to a file on a block device; its exit record
  * and block records must say exactly that.  An untagged child's traffic
- * must leave no trace.  Loopback only.
+ * must leave no trace, nor a tagged child's while the programs are not the
+ * counting generation (netio_gen: a restart's hand-over).  Loopback only.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,8 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+
+#include <bpf/bpf.h>
 
 #include "bpf_test.h"
 
@@ -183,6 +186,50 @@ static void test_block_direct(void)
 	CU_ASSERT(bytes >= DIRECT_BYTES && bytes <= DIRECT_BYTES + DIRECT_BYTES / 50);
 	CU_ASSERT(n > 0 && lat_ok == n);
 	CU_ASSERT(dev != 0);
+	/* the process's own counters, taken at each request's start and at
+	 * each bio merged into a started one: every byte, in its exit record */
+	const struct rec *x = find(pid, TRACER_EV_EXIT);
+	CU_ASSERT_FATAL(x != NULL);
+	CU_ASSERT(x->u.exit.net.blk_write_bytes >= DIRECT_BYTES &&
+		  x->u.exit.net.blk_write_bytes <= DIRECT_BYTES + DIRECT_BYTES / 50);
+	CU_ASSERT(x->u.exit.net.blk_requests >= DIRECT_BYTES >> 20);
+}
+
+/* Another generation in netio_gen (the previous tracerd's, during a
+ * restart's hand-over): these programs count nothing. */
+static void test_generation(void)
+{
+	char p[128], path[] = DIRECT_DIR "/tracer-bpf-netio-XXXXXX";
+	int fd = bpf_obj_get(test_pin_path(p, sizeof(p), "netio_gen"));
+	int tmp = mkstemp(path);
+	__u32 k = 0;
+	__u64 gen = 0, other;
+	struct rec *x;
+	pid_t pid;
+
+	CU_ASSERT_FATAL(fd >= 0 && tmp >= 0);
+	close(tmp);
+	CU_ASSERT_FATAL(bpf_map_lookup_elem(fd, &k, &gen) == 0 && gen > 0);
+	other = gen + 1;
+	CU_ASSERT_FATAL(bpf_map_update_elem(fd, &k, &other, BPF_ANY) == 0);
+	reset();
+	pid = spawn(net_child, NULL);
+	CU_ASSERT_EQUAL(reap(pid, NULL), 0);
+	pid_t dpid = spawn(direct_child, path);
+	CU_ASSERT_EQUAL(reap(dpid, NULL), 0);
+	unlink(path);
+	CU_ASSERT(bpf_map_update_elem(fd, &k, &gen, BPF_ANY) == 0);
+	close(fd);
+	bpf_loader_consume(L);
+	x = find(pid, TRACER_EV_EXIT);
+	CU_ASSERT_FATAL(x != NULL);
+	CU_ASSERT_EQUAL(x->u.exit.net.tcp_sent + x->u.exit.net.udp_sent + x->u.exit.net.unix_sent, 0);
+	CU_ASSERT_EQUAL(x->u.exit.net.tcp_connects + x->u.exit.net.tcp_accepts, 0);
+	CU_ASSERT_EQUAL(count_recs(pid, TRACER_EV_TCP_PEER), 0);
+	x = find(dpid, TRACER_EV_EXIT);
+	CU_ASSERT_FATAL(x != NULL);
+	CU_ASSERT_EQUAL(x->u.exit.net.blk_write_bytes + x->u.exit.net.blk_requests, 0);
+	CU_ASSERT_EQUAL(count_recs(dpid, TRACER_EV_BLKIO), 0);
 }
 
 int add_netio_tests(CU_pSuite s)
@@ -191,5 +238,7 @@ int add_netio_tests(CU_pSuite s)
 			    test_sockets) ||
 	       !CU_add_test(s, "sockets: untagged traffic not recorded", test_sockets_untagged) ||
 	       !CU_add_test(s, "block: O_DIRECT write bytes, device, latency",
-			    test_block_direct) ? -1 : 0;
+			    test_block_direct) ||
+	       !CU_add_test(s, "another generation's programs count nothing",
+			    test_generation) ? -1 : 0;
 }

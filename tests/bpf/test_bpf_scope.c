@@ -453,9 +453,9 @@ void test_loader(void)
 	__u64 c[TRACER_CNT__MAX];
 	int n = bpf_loader_programs(L, names, 16);
 
-	/* 5 process programs + 6 socket and block I/O ones (this kernel has
+	/* 5 process programs + 8 socket and block I/O ones (this kernel has
 	 * all their tracepoints) */
-	CU_ASSERT_EQUAL(n, 11);
+	CU_ASSERT_EQUAL(n, 13);
 	char p[128];
 
 	CU_ASSERT(stat(pin_dir, &st) == 0 && (st.st_mode & 0777) == 0700);
