@@ -43,7 +43,9 @@ for region in ("chr1:1-50000", "chr1:50001-100000", "chr1:100001-200000"):
 PY
 
 echo "[5/7] a memory-hungry step (400 MiB)"
-python3 -c 'b = bytearray(400 * 1024 * 1024); b[::4096] = b"x" * len(b[::4096]); print("held", len(b) >> 20, "MiB")'
+# held for 1.5 s: a step as short as its allocation falls between the
+# samples of the memory in use (the job's time series, its chart)
+python3 -c 'import time; b = bytearray(400 * 1024 * 1024); b[::4096] = b"x" * len(b[::4096]); time.sleep(1.5); print("held", len(b) >> 20, "MiB")'
 
 echo "[6/7] an I/O-heavy step (write and read 256 MiB)"
 dd if=/dev/zero of=big.dat bs=1M count=256 conv=fsync status=none
