@@ -14,6 +14,7 @@
 
 #include "bpf_loader.h"
 #include "bpf_loader_priv.h"
+#include "mkdirs.h"
 #include "log.h"
 
 /* Programs pinned with resume (as links), under pin_dir/link_<name>. */
@@ -61,30 +62,11 @@ struct bpf_map *pinned_map(struct tracer_bpf *skel, int i)
 	return i < (int)(sizeof(maps) / sizeof(maps[0])) ? maps[i] : NULL;
 }
 
-/* mkdir -p, each created level mode 0700. */
+/* mkdir -p, each created level mode 0700, the pin directory 0700. */
 int make_dirs(const char *path, char *err, size_t errlen)
 {
-	char buf[PATH_MAX];
-	size_t n = strlen(path);
-
-	if (n == 0 || n >= sizeof(buf)) {
-		snprintf(err, errlen, "pin directory \"%s\": bad length", path);
+	if (mkdirs(path, 0700, err, errlen) != 0)
 		return -1;
-	}
-	memcpy(buf, path, n + 1);
-	for (char *p = buf + 1; ; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char c = *p;
-		*p = '\0';
-		if (mkdir(buf, 0700) != 0 && errno != EEXIST) {
-			snprintf(err, errlen, "mkdir %s: %s", buf, strerror(errno));
-			return -1;
-		}
-		*p = c;
-		if (c == '\0')
-			break;
-	}
 	if (chmod(path, 0700) != 0) {
 		snprintf(err, errlen, "chmod 0700 %s: %s", path, strerror(errno));
 		return -1;

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "mkdirs.h"
 #include "summary.h" /* TRACER_VERSION */
 
 /*
@@ -350,25 +351,17 @@ int signals_read(int fd)
 const char *daemonconf_journal_path(const struct tracer_config *cfg)
 {
 	static char path[PATH_MAX];
-	char dir[PATH_MAX], pins[PATH_MAX];
+	char pins[PATH_MAX], err[PATH_MAX + 64];
 
 	if (!cfg->resume || !cfg->state_dir[0] || !cfg->pin_dir[0])
 		return NULL;
-	snprintf(dir, sizeof(dir), "%s", cfg->state_dir);
-	for (char *p = dir + 1; *p; p++) { /* mkdir -p, 0700 */
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(dir, 0700);
-		*p = '/';
-	}
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		log_warn("state_dir %s: %s: open jobs will not survive a restart", dir,
-			 strerror(errno));
+	if (mkdirs(cfg->state_dir, 0700, err, sizeof(err)) != 0) {
+		log_warn("state_dir %s: %s: open jobs will not survive a restart", cfg->state_dir,
+			 err);
 		return NULL;
 	}
 	snprintf(pins, sizeof(pins), "%s", cfg->pin_dir);
-	if (snprintf(path, sizeof(path), "%s/journal-%s.json", dir, basename(pins)) >=
+	if (snprintf(path, sizeof(path), "%s/journal-%s.json", cfg->state_dir, basename(pins)) >=
 	    (int)sizeof(path))
 		return NULL;
 	return path;

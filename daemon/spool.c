@@ -33,6 +33,7 @@
 #include <zlib.h>
 
 #include "log.h"
+#include "mkdirs.h"
 
 #define HEADER_FMT "tracer-spool 1 %zu %08lx\n"
 #define HEADER_MAX 64
@@ -211,10 +212,8 @@ struct spool *spool_open(const char *dir, uint64_t max_bytes, const enum sink_ki
 	sp->nsinks = nsinks;
 	memcpy(sp->sinks, sinks, (size_t)nsinks * sizeof(*sinks));
 	/* summaries name users and commands: the spool is root's only */
-	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-		snprintf(err, errlen, "spool %s: mkdir: %s", dir, strerror(errno));
+	if (mkdirs(dir, 0700, err, errlen) != 0) /* parents too: no package made them */
 		goto fail;
-	}
 	sp->dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (sp->dirfd < 0 || scan(sp) != 0) {
 		snprintf(err, errlen, "spool %s: %s", dir, strerror(errno));

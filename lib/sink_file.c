@@ -19,6 +19,7 @@
  * JSON string is escaped, so no value can fake it).
  */
 #include "identity.h"
+#include "mkdirs.h"
 #include "sink_impl.h"
 #include "log.h"
 
@@ -31,20 +32,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* The file's directory and its parents (0755). */
 static int make_parent_dirs(const char *path)
 {
-	char buf[512];
+	char dir[512], err[600];
+	char *slash;
 
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return 0;
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;
+	*slash = '\0';
+	return mkdirs(dir, 0755, err, sizeof(err));
 }
 
 static int open_file(struct sink *s, char *err, size_t errlen)

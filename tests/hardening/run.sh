@@ -48,6 +48,7 @@ echo "== the socket gets its mode at bind, never by a chmod that follows a symli
 TRACERD_SOCK=$TMP/strace.sock
 strace -f -qq -e trace=chmod,fchmodat -o "$TMP/strace.out" \
 	"$BUILD/tracerd" -o socket="$TRACERD_SOCK" -o file="$TMP/strace.ndjson" -o sinks=file \
+	-o spool_dir="$TMP/strace.spool" -o state_dir="$TMP/strace.state" \
 	-o pin_dir=/sys/fs/bpf/tracer-hard-$$ >"$TMP/strace.log" 2>&1 &
 STRACE_PID=$!
 OWNED_PIDS+=("$STRACE_PID")

@@ -143,6 +143,7 @@ print(len([json.loads(l) for l in open(sys.argv[1])][-1]["tools"]))' "$TRACERD_F
 
 echo "== a port in use is a clear error"
 "$BUILD/tracerd" -o socket="$TMP/second.sock" -o file="$TMP/second.ndjson" -o sinks=file \
+	-o spool_dir="$TMP/second.spool" -o state_dir="$TMP/second.state" \
 	-o pin_dir=/sys/fs/bpf/tracer-test-m2-$$ -o rules="$TOP/contrib/rules/tools.rules" \
 	-o metrics_listen=127.0.0.1:$MPORT >"$TMP/second.log" 2>&1 &
 SECOND=$!
