@@ -21,8 +21,8 @@ TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 TMP=$(mktemp -d /tmp/tracer-bench-netio.XXXXXX)
 DISK=$(mktemp -d /var/tmp/tracer-bench-netio.XXXXXX)
-PAIRS=${PAIRS:-9}
-FIO_PAIRS=${FIO_PAIRS:-3}
+PAIRS=${PAIRS:-41}
+FIO_PAIRS=${FIO_PAIRS:-5}
 FIO_SECS=${FIO_SECS:-20}
 BYTES=$((2 * 1024 * 1024 * 1024))
 . "$TOP/tests/lib.sh"
