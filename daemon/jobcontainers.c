@@ -27,6 +27,7 @@
 #include "container_meta.h"
 #include "containernames.h"
 #include "jobs.h"
+#include "jsonutil.h"
 #include "log.h"
 #include "procfs.h"
 
@@ -331,5 +332,117 @@ void jobs_untag_containers(struct jobs *js, struct open_job *oj)
 			continue;
 		bpf_loader_untag_cgroup(js->bpf, s->c[k].tagged_cgroup_id);
 		s->c[k].tagged_cgroup_id = 0;
+	}
+}
+
+/* ---- across a restart (journal.c) ---- */
+
+/*
+ * The job's containers as the journal keeps them: what the summary says
+ * of each and the cgroup tagged for the job, so that a restarted tracerd
+ * still names them and removes the tags when the job ends (the tags are
+ * in the pinned map: lost from here, they would stay there for good).
+ * The last counters are kept too (a container gone before the restart
+ * has no cgroup to read again); the processes' own attribution is not kept
+ * (an Apptainer container's processes adopted after the restart are the
+ * job's, not the container's).
+ */
+cJSON *jobs_containers_to_json(const struct container_set *s)
+{
+	cJSON *o = cJSON_CreateObject(), *arr;
+	const struct container_joins *d = &s->docker;
+	const uint64_t joins[6] = {d->watched,	 d->joined,  d->ambiguous,
+				   d->unmatched, d->refused, d->failed};
+
+	if (!o)
+		return NULL;
+	json_add_u64(o, "not_listed", s->not_listed);
+	arr = cJSON_AddArrayToObject(o, "docker_joins");
+	for (size_t i = 0; arr && i < 6; i++)
+		cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)joins[i]));
+	arr = cJSON_AddArrayToObject(o, "list");
+	for (size_t k = 0; arr && k < s->n; k++) {
+		const struct container_info *c = &s->c[k];
+		cJSON *e = cJSON_CreateObject();
+
+		if (!e)
+			break;
+		json_add_str(e, "runtime", c->runtime);
+		json_add_str(e, "id", c->id);
+		json_add_str(e, "name", c->name);
+		json_add_str(e, "image", c->image);
+		json_add_str(e, "image_id", c->image_id);
+		json_add_str(e, "cgroup", c->cgroup);
+		json_add_u64(e, "pidns", c->pidns);
+		json_add_u64(e, "tagged_cgroup_id", c->tagged_cgroup_id);
+		cJSON_AddBoolToObject(e, "meta_tried", c->meta_tried);
+		cJSON_AddBoolToObject(e, "by_descent", c->by_descent);
+		if (c->have_stats) {
+			const struct cgroup_stats *st = &c->stats;
+			cJSON *t = cJSON_AddObjectToObject(e, "stats");
+
+			if (st->have_cpu)
+				json_add_u64(t, "cpu_ns", st->cpu_ns);
+			if (st->have_mem)
+				json_add_u64(t, "mem_peak_bytes", st->mem_peak_bytes);
+			if (st->have_io) {
+				json_add_u64(t, "io_read_bytes", st->io_read_bytes);
+				json_add_u64(t, "io_write_bytes", st->io_write_bytes);
+			}
+		}
+		cJSON_AddItemToArray(arr, e);
+	}
+	return o;
+}
+
+void jobs_containers_from_json(struct container_set *s, const cJSON *o)
+{
+	const cJSON *it;
+	uint64_t v[6] = {0};
+	size_t i = 0;
+
+	if (!cJSON_IsObject(o))
+		return; /* a journal of an older tracerd */
+	s->not_listed = json_get_u64(o, "not_listed", 0);
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "docker_joins"))
+		if (i < 6 && cJSON_IsNumber(it) && it->valuedouble >= 0)
+			v[i++] = (uint64_t)it->valuedouble;
+	s->docker = (struct container_joins){v[0], v[1], v[2], v[3], v[4], v[5]};
+	cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(o, "list")) {
+		struct container_info *c;
+		const cJSON *st;
+
+		if (s->n == CONTAINER_MAX)
+			break;
+		c = &s->c[s->n];
+		memset(c, 0, sizeof(*c));
+		snprintf(c->runtime, sizeof(c->runtime), "%s", json_get_str(it, "runtime", ""));
+		snprintf(c->id, sizeof(c->id), "%s", json_get_str(it, "id", ""));
+		if (!c->runtime[0] || !c->id[0])
+			continue;
+		snprintf(c->name, sizeof(c->name), "%s", json_get_str(it, "name", ""));
+		snprintf(c->image, sizeof(c->image), "%s", json_get_str(it, "image", ""));
+		snprintf(c->image_id, sizeof(c->image_id), "%s", json_get_str(it, "image_id", ""));
+		snprintf(c->cgroup, sizeof(c->cgroup), "%s", json_get_str(it, "cgroup", ""));
+		c->pidns = (uint32_t)json_get_u64(it, "pidns", 0);
+		c->tagged_cgroup_id = json_get_u64(it, "tagged_cgroup_id", 0);
+		c->tag_tried = c->tagged_cgroup_id != 0;
+		c->meta_tried = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "meta_tried"));
+		c->by_descent = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "by_descent"));
+		st = cJSON_GetObjectItemCaseSensitive(it, "stats");
+		if (cJSON_IsObject(st)) {
+			c->have_stats = true;
+			c->stats.have_cpu = cJSON_HasObjectItem(st, "cpu_ns");
+			c->stats.cpu_ns = json_get_u64(st, "cpu_ns", 0);
+			c->stats.have_mem = cJSON_HasObjectItem(st, "mem_peak_bytes");
+			c->stats.mem_peak_bytes = json_get_u64(st, "mem_peak_bytes", 0);
+			c->stats.have_io = cJSON_HasObjectItem(st, "io_read_bytes");
+			c->stats.io_read_bytes = json_get_u64(st, "io_read_bytes", 0);
+			c->stats.io_write_bytes = json_get_u64(st, "io_write_bytes", 0);
+		}
+		/* its counters from now on, where the cgroup still is */
+		if (c->cgroup[0] && cgroup_ref_for_path(c->cgroup, &c->ref) != 0)
+			memset(&c->ref, 0, sizeof(c->ref));
+		s->n++;
 	}
 }

@@ -133,6 +133,9 @@ void jobs_exit_container(struct jobs *js, struct open_job *oj, struct job_proc *
 void jobs_exec_starter(struct jobs *js, struct open_job *oj, struct job_proc *p,
 		       const char *path);
 void jobs_fork_container(struct open_job *oj, struct job_proc *child);
+/* The job's containers in the journal of open jobs, and back (journal.c). */
+cJSON *jobs_containers_to_json(const struct container_set *s);
+void jobs_containers_from_json(struct container_set *s, const cJSON *o);
 /* A registrant's container and, in another pid namespace, that namespace. */
 void jobs_registrant_container(struct open_job *oj, pid_t pid);
 /* Tag container c's v2 cgroup for oj when the ownership rules let it

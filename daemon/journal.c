@@ -157,6 +157,7 @@ static cJSON *job_json(const struct open_job *oj)
 	cJSON_AddItemToObject(o, "counts", u64_array(counts, sizeof(counts) / sizeof(counts[0])));
 	/* endpoints seen: the table itself is not kept (netpeers.c) */
 	cJSON_AddBoolToObject(o, "tcp_peers_seen", j->peers != NULL || j->peers_partial);
+	cJSON_AddItemToObject(o, "containers", jobs_containers_to_json(&j->containers));
 	cJSON_AddItemToObject(o, "blkdevs", blkdevs_json(&j->blkdevs));
 	gaps = cJSON_AddArrayToObject(o, "gaps");
 	for (int i = 0; gaps && i < j->ngaps && i < JOB_MAX_GAPS; i++) {
@@ -303,6 +304,7 @@ static struct open_job *job_from_json(struct jobs *js, const cJSON *e)
 	j->samples = counts[5];
 	j->exits_lost = counts[6];
 	j->peers_partial = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "tcp_peers_seen"));
+	jobs_containers_from_json(&j->containers, cJSON_GetObjectItemCaseSensitive(e, "containers"));
 	blkdevs_from_json(cJSON_GetObjectItemCaseSensitive(e, "blkdevs"), &j->blkdevs);
 	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(e, "gaps")) {
 		uint64_t v[2] = {0, 0};

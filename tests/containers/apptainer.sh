@@ -100,6 +100,25 @@ untagged_nowhere() {
 	! grep -q "other.sif" "$TRACERD_LOG" || { echo "other.sif in tracerd's log"; return 1; }
 }
 check "the untagged container is in no summary and not in tracerd's log" untagged_nowhere
+echo "== tracerd killed (SIGKILL) and started again while the container runs: the job keeps it"
+# the journal of open jobs keeps the job's containers (an Apptainer
+# container is seen only at its starter's exec, which is over by then)
+journal_has_it() { grep -q '"image":"restart.sif"' "$TMP"/tracerd-state/journal-*.json 2>/dev/null; }
+touch restart.sif
+trun j.rs -- "$APPTAINER" exec restart.sif sh -c ': >inside; while [ ! -e go ]; do sleep 0.05; done
+	gzip -c data >/dev/null' &
+RS_PID=$!
+wait_until 10 "the container to run" test -e inside
+wait_until 10 "the journal to hold the job's container" journal_has_it
+kill -KILL "$TRACERD_PID"; wait "$TRACERD_PID" 2>/dev/null; TRACERD_PID=
+start_tracerd app || { touch go; finish; exit 1; }
+touch go
+wait "$RS_PID"
+check "the job's command ran to its end" test $? = 0
+if wait_until 30 "the summary of the job resumed after SIGKILL" summary_of_job j.rs; then
+	chk "its container after the restart: apptainer, image restart.sif" "@j.rs" container apptainer "" restart.sif
+fi
+
 validate_summaries "every summary of this suite is valid against docs/summary.schema.json" \
 	--min 4 "$TRACERD_FILE"
 
