@@ -25,14 +25,7 @@ static char dir[] = "/tmp/tracer-ctnames.XXXXXX";
 
 static void write_file(const char *rel, const char *text)
 {
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	f = fopen(path, "w");
-	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	fputs(text, f);
-	fclose(f);
+	unit_write_file(dir, rel, text);
 }
 
 static void ct(struct container_info *c, const char *runtime, const char *id)

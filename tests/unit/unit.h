@@ -62,6 +62,20 @@ static inline int unit_make_dir(char *tmpl)
 	return 0;
 }
 
+/* Write text to dir/rel (a fixture in a scratch directory); a test
+ * that cannot fails there. */
+static inline void unit_write_file(const char *dir, const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	f = fopen(path, "w");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+	fputs(text, f);
+	fclose(f);
+}
+
 /* Remove a scratch directory and all it holds; a failure is reported. */
 static inline void unit_remove_dir(const char *dir)
 {
