@@ -250,6 +250,25 @@ static int get_str(const cJSON *obj, const char *path, const char *name,
 }
 
 /*
+ * A scheduler name is a word of ASCII letters, digits, '-', '_' and '.':
+ * a reserved name must not be imitated by a look-alike ("slurm" with a
+ * zero-width space, a no-break space, a Cyrillic "ѕ" or a trailing
+ * newline reads as "slurm" in a report), so anything else is refused
+ * rather than normalised.
+ */
+static int check_scheduler(const char *s, char *err, size_t errlen)
+{
+	for (const char *c = s; *c; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+		      (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.'))
+			return fail_msg(err, errlen,
+					"scheduler: byte 0x%02x at %zu: only ASCII letters, "
+					"digits, '-', '_' and '.'",
+					(unsigned)(unsigned char)*c, (size_t)(c - s));
+	return 0;
+}
+
+/*
  * An integral number in [min, max].  Raw items (exact text written by
  * json_add_i64/u64) are accepted too, so an object built by
  * identity_to_json can be read back without a round trip through text.
@@ -369,6 +388,8 @@ int identity_from_json(const cJSON *obj, struct tracer_identity *id,
 			    (char *)id + str_fields[i].off, str_fields[i].size,
 			    err, errlen) < 0)
 			goto fail;
+	if (check_scheduler(id->scheduler, err, errlen) < 0)
+		goto fail;
 	for (size_t i = 0; i < NELEM(long_fields); i++) {
 		if (get_num(obj, "", long_fields[i].name, -1,
 			    (double)long_fields[i].max, &d, &present, err,

@@ -92,7 +92,9 @@ cJSON *identity_to_json(const struct tracer_identity *id);
 
 /*
  * Parse the JSON form.  Unknown keys are ignored, wrong types and
- * over-long strings are errors: returns 0, or -1 with a message in err.
+ * over-long strings are errors, and so is a scheduler name that is not
+ * one ASCII word (letters, digits, '-', '_', '.'): returns 0, or -1 with
+ * a message in err.
  */
 int identity_from_json(const cJSON *obj, struct tracer_identity *id,
 		       char *err, size_t errlen);

@@ -98,7 +98,7 @@ refused() { case $REPLY in *'"ok":false'*) return 0;; esac; echo "reply: $REPLY"
 accepted() { case $REPLY in *'"ok":true'*) return 0;; esac; echo "reply: $REPLY"; return 1; }
 
 echo "== scheduler identities are root's, in any case"
-for sched in slurm Slurm SLURM " slurm" aws-batch AWS-Batch host; do
+for sched in slurm Slurm SLURM " slurm" 'slurm\u200b' 'slurm\u00a0' '\u0455lurm' 'slurm\n' aws-batch AWS-Batch host; do
 	reg "$U1" "$sched" 4242 0
 	check "a user cannot register scheduler '$sched'" refused
 done

@@ -241,6 +241,15 @@ static void test_from_json_errors(void)
 	parse_expect(json, NULL);
 	snprintf(json, sizeof(json), "{\"scheduler\":\"%.32s\"}", big);
 	parse_expect(json, "scheduler: too long");
+	/* look-alikes of a reserved scheduler name are refused, not trimmed */
+	parse_expect("{\"scheduler\":\"slurm\\u200b\"}", "scheduler: byte 0xe2 at 5");
+	parse_expect("{\"scheduler\":\"slurm\\u00a0\"}", "scheduler: byte 0xc2 at 5");
+	parse_expect("{\"scheduler\":\"\\u0455lurm\"}", "scheduler: byte 0xd1 at 0");
+	parse_expect("{\"scheduler\":\"slurm\\n\"}", "scheduler: byte 0x0a at 5");
+	parse_expect("{\"scheduler\":\"\\ufeffslurm\"}", "scheduler: byte 0xef at 0");
+	parse_expect("{\"scheduler\":\" slurm\"}", "scheduler: byte 0x20 at 0");
+	parse_expect("{\"scheduler\":\"my-sched_2.0\"}", NULL);
+	parse_expect("{\"scheduler\":\"\"}", NULL);
 	memset(big, 'k', 64);
 	big[64] = '\0';
 	snprintf(json, sizeof(json), "{\"labels\":{\"%s\":\"v\"}}", big);
