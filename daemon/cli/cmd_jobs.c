@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "client.h"
 #include "clock.h"
+#include "csv.h"
 #include "term.h"
 #include "textsafe.h"
 
@@ -217,27 +218,16 @@ static void print_table(const cJSON *all, int width)
 	table_print(tb, width, "");
 }
 
-/* RFC 4180: quoted when it holds a comma, a quote or a line break */
+/* a cell and its separator */
 static void csv_str(const char *s, bool last)
 {
-	if (s && s[strcspn(s, ",\"\r\n")]) {
-		putchar('"');
-		for (; *s; s++) {
-			if (*s == '"')
-				putchar('"');
-			putchar(*s);
-		}
-		putchar('"');
-	} else if (s) {
-		fputs(s, stdout);
-	}
+	csv_field(s);
 	putchar(last ? '\n' : ',');
 }
 
-static void csv_num(double v)
+static void csv_num_sep(double v)
 {
-	if (!isnan(v))
-		printf("%.15g", v);
+	csv_num(v);
 	putchar(',');
 }
 
@@ -261,13 +251,13 @@ static void print_csv(const cJSON *all)
 		csv_str(jstr(s, "state"), false);
 		csv_str(jstr(s, "start"), false);
 		csv_str(jstr(s, "end"), false);
-		csv_num(jnum(s, "wall_s"));
-		csv_num(jnum(cJSON_GetObjectItem(s, "totals"), "cpu_s"));
-		csv_num(jnum(s, "cpu_efficiency"));
-		csv_num(jnum(cJSON_GetObjectItem(s, "memory"), "peak_bytes"));
-		csv_num(jnum(cJSON_GetObjectItem(s, "processes"), "total"));
-		csv_num(jnum(ex, "code"));
-		csv_num(jnum(ex, "signal"));
+		csv_num_sep(jnum(s, "wall_s"));
+		csv_num_sep(jnum(cJSON_GetObjectItem(s, "totals"), "cpu_s"));
+		csv_num_sep(jnum(s, "cpu_efficiency"));
+		csv_num_sep(jnum(cJSON_GetObjectItem(s, "memory"), "peak_bytes"));
+		csv_num_sep(jnum(cJSON_GetObjectItem(s, "processes"), "total"));
+		csv_num_sep(jnum(ex, "code"));
+		csv_num_sep(jnum(ex, "signal"));
 		csv_str(jstr(id, "run_id"), false);
 		csv_str(jstr(id, "run_name"), false);
 		csv_str(jstr(id, "pipeline"), true);

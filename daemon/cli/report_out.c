@@ -10,9 +10,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "csv.h"
 #include "jsonutil.h"
 #include "report.h"
 #include "term.h"
+#include "textsafe.h"
 
 static double ratio(double a, double b)
 {
@@ -56,6 +58,9 @@ static void print_table(const struct report *r, struct group **v, size_t n, int 
 {
 	char from[32], a[32], b[32], c[32], d[32], e[32], f[32], h[32], g2[32], fl[256];
 	char nj[32], nf[32], span[32];
+	/* a key is a name from a user (task, run, tool): escaped, each byte
+	 * at most 4 ("\xNN") */
+	char key[4 * 1024 + 1];
 	bool tools = r->by == REPORT_BY_TOOL;
 	/* SPAN (by tool only): CPU over the tool's own spans */
 	struct table_col cols[] = {
@@ -84,8 +89,9 @@ static void print_table(const struct report *r, struct group **v, size_t n, int 
 		flags_text(g, false, fl, sizeof(fl));
 		snprintf(nj, sizeof(nj), "%llu", (unsigned long long)g->jobs);
 		snprintf(nf, sizeof(nf), "%llu", (unsigned long long)g->failed);
+		text_safe(g->key, key, sizeof(key));
 		const char *row[] = {
-			g->key, nj, nf, fmt_secs(g->wall_s, a, sizeof(a)),
+			key, nj, nf, fmt_secs(g->wall_s, a, sizeof(a)),
 			fmt_secs(g->cpu_s, b, sizeof(b)), fmt_pct(ratio(g->cpu_s, g->core_s), c, sizeof(c)),
 			fmt_pct(ratio(g->cpu_s, g->wall_s), span, sizeof(span)),
 			fmt_bytes((uint64_t)g->peak_bytes, d, sizeof(d)),
@@ -165,28 +171,11 @@ static int print_report_json(const struct report *r, struct group **v, size_t n)
 	return 0;
 }
 
-/* RFC 4180: quoted when it holds a comma, a quote or a line break */
-static void csv_field(const char *s)
+/* ",v": a number cell after its separator */
+static void csv_next_num(double v)
 {
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, stdout);
-		return;
-	}
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"')
-			putchar('"');
-		putchar(*s);
-	}
-	putchar('"');
-}
-
-static void csv_num(double v)
-{
-	if (isnan(v))
-		printf(",");
-	else
-		printf(",%.6g", v);
+	putchar(',');
+	csv_num(v);
 }
 
 static void print_csv(const struct report *r, struct group **v, size_t n)
@@ -199,15 +188,15 @@ static void print_csv(const struct report *r, struct group **v, size_t n)
 		struct group *g = v[i];
 		csv_field(g->key);
 		printf(",%llu,%llu", (unsigned long long)g->jobs, (unsigned long long)g->failed);
-		csv_num(g->wall_s);
-		csv_num(g->cpu_s);
-		csv_num(g->core_s);
-		csv_num(ratio(g->cpu_s, g->core_s));
+		csv_next_num(g->wall_s);
+		csv_next_num(g->cpu_s);
+		csv_next_num(g->core_s);
+		csv_next_num(ratio(g->cpu_s, g->core_s));
 		printf(",%.0f", g->peak_bytes);
-		csv_num(ratio(g->mem_used_bytes, g->mem_alloc_bytes));
+		csv_next_num(ratio(g->mem_used_bytes, g->mem_alloc_bytes));
 		printf(",%.0f,%.0f", g->read_bytes, g->write_bytes);
-		csv_num(g->has_cost ? g->cost : NAN);
-		csv_num(g->has_cost ? g->cost_unused : NAN);
+		csv_next_num(g->has_cost ? g->cost : NAN);
+		csv_next_num(g->has_cost ? g->cost_unused : NAN);
 		putchar(',');
 		flags_text(g, true, fl, sizeof(fl));
 		csv_field(fl);

@@ -183,6 +183,54 @@ assert int(rows[1]["processes"]) == 1 and float(rows[1]["mem_peak_bytes"]) > 0, 
 check "CSV: RFC 4180 quoting, empty unknowns, numbers as numbers" csv_ok
 no_file_csv() { [ "$("$BUILD/tracer" -o file="$TMP/none" -o socket=/nonexistent/s jobs --csv | wc -l)" = 1 ]; }
 check "CSV without a summary file: the header alone" no_file_csv
+echo "== names from users: escaped on a terminal, never a formula in CSV"
+# five jobs of the template's time, named with control characters and
+# spreadsheet formulas
+python3 - "$TMP/template.ndjson" "$TMP/evil.ndjson" <<'PY'
+import json, sys
+t = json.loads(open(sys.argv[1]).readline())
+names = {"e1": "evil\x1b]0;owned\x07\x1b[2J\r", "e2": '=HYPERLINK("http://x","y")',
+         "e3": "@SUM(A1:A9)", "e4": "+1+2", "e5": "-3+4"}
+with open(sys.argv[2], "w") as out:
+    for job, name in names.items():
+        s = json.loads(json.dumps(t))
+        s["job"] = job
+        s["identity"]["task_name"] = name
+        s["identity"]["run_id"] = "=run-" + job
+        out.write(json.dumps(s, separators=(",", ":")) + "\n")
+PY
+evil() { "$BUILD/tracer" -o socket="$TMP/no-daemon.sock" -o file="$TMP/evil.ndjson" "$@"; }
+# no_raw_controls FILE: no C0 control but newline (and CR/tab), no DEL, no C1; not empty
+no_raw_controls() {
+	python3 -c '
+import re, sys
+data = open(sys.argv[1], "rb").read()
+bad = re.findall(rb"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\xc2[\x80-\x9f]", data)
+sys.exit(1 if bad or not data else 0)' "$1"
+}
+evil report --by task --wide >"$TMP/evil.report" 2>&1
+check "tracer report prints no raw control character" no_raw_controls "$TMP/evil.report"
+check "tracer report prints the task name escaped" grep -qF 'evil\x1b]0;owned\x07' "$TMP/evil.report"
+# csv_cells COLUMN FILE WANT...: the column's cells, parsed as CSV, are exactly WANT (sorted)
+csv_cells() {
+	python3 - "$@" <<'PY'
+import csv, sys
+col, path, want = sys.argv[1], sys.argv[2], sorted(sys.argv[3:])
+got = sorted(r[col] for r in csv.DictReader(open(path, newline="")))
+sys.exit(0 if got == want else print(f"got {got}, want {want}") or 1)
+PY
+}
+evil report --by task --csv >"$TMP/evil.task.csv"
+check "report --csv: formulas start with a quote" csv_cells task "$TMP/evil.task.csv" \
+	"$(printf 'evil\033]0;owned\007\033[2J\r')" "'=HYPERLINK(\"http://x\",\"y\")" "'@SUM(A1:A9)" "'+1+2" "'-3+4"
+evil report --by run --csv >"$TMP/evil.run.csv"
+check "report --by run --csv: formulas start with a quote" csv_cells run "$TMP/evil.run.csv" \
+	"'=run-e1" "'=run-e2" "'=run-e3" "'=run-e4" "'=run-e5"
+evil jobs --csv -n 0 >"$TMP/evil.jobs.csv"
+check "jobs --csv: formulas start with a quote" csv_cells name "$TMP/evil.jobs.csv" \
+	"$(printf 'evil\033]0;owned\007\033[2J\r')" "'=HYPERLINK(\"http://x\",\"y\")" "'@SUM(A1:A9)" "'+1+2" "'-3+4"
+evil report --by pipeline --csv >"$TMP/evil.pipeline.csv"
+check "report --csv: the unknown group \"-\" stays as it is" csv_cells pipeline "$TMP/evil.pipeline.csv" -
 show_ok() {
 	local out
 	out=$(trc show j3 --json) && python3 -c 'import json, sys; assert json.loads(sys.argv[1])["job"] == "j3"' "$out" ||
