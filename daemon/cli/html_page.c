@@ -6,10 +6,13 @@
  * build a page in memory and write it out whole.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "html.h"
@@ -123,15 +126,57 @@ void html_end(FILE *f)
 	fputs("</script>\n</body></html>\n", f);
 }
 
+/*
+ * The page's file, never through a symbolic link: run as root in a
+ * directory others can write (/tmp), a link planted at FILE would have
+ * root overwrite its target.  A FIFO or device is refused too (and the
+ * open never waits for a FIFO's reader).
+ */
+static FILE *open_page(const char *path)
+{
+	struct stat st;
+	FILE *f;
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		      0666);
+
+	if (fd < 0) {
+		if (errno == ELOOP)
+			fprintf(stderr, "tracer: %s is a symbolic link: not followed (name "
+					"the file itself)\n", path);
+		else
+			fprintf(stderr, "tracer: cannot write %s: %s\n", path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0) {
+		fprintf(stderr, "tracer: %s: fstat: %s\n", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		fprintf(stderr, "tracer: cannot write %s: not a regular file\n", path);
+		close(fd);
+		return NULL;
+	}
+	if (fcntl(fd, F_SETFL, 0) != 0) {
+		fprintf(stderr, "tracer: %s: fcntl: %s\n", path, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		fprintf(stderr, "tracer: cannot write %s: %s\n", path, strerror(errno));
+		close(fd);
+	}
+	return f;
+}
+
 /* Write the page in buf out to path ("-": stdout). */
 static int write_out(const char *buf, size_t len, const char *path)
 {
-	FILE *out = strcmp(path, "-") ? fopen(path, "we") : stdout;
+	FILE *out = strcmp(path, "-") ? open_page(path) : stdout;
 
-	if (!out) {
-		fprintf(stderr, "tracer: cannot write %s: %s\n", path, strerror(errno));
+	if (!out)
 		return 1;
-	}
 	if (fwrite(buf, 1, len, out) != len || fflush(out) != 0) {
 		fprintf(stderr, "tracer: writing %s: %s\n", path, strerror(errno));
 		if (out != stdout)

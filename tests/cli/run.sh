@@ -231,6 +231,22 @@ check "jobs --csv: formulas start with a quote" csv_cells name "$TMP/evil.jobs.c
 	"$(printf 'evil\033]0;owned\007\033[2J\r')" "'=HYPERLINK(\"http://x\",\"y\")" "'@SUM(A1:A9)" "'+1+2" "'-3+4"
 evil report --by pipeline --csv >"$TMP/evil.pipeline.csv"
 check "report --csv: the unknown group \"-\" stays as it is" csv_cells pipeline "$TMP/evil.pipeline.csv" -
+echo "== --html never writes through a symbolic link"
+printf 'keep\n' >"$TMP/target"
+ln -s "$TMP/target" "$TMP/link.html"
+html_refused() {
+	local out rc
+	out=$("$@" 2>&1); rc=$?
+	[ $rc = 1 ] && [ "$(cat "$TMP/target")" = keep ] && grep -q "is a symbolic link: not followed" <<<"$out" ||
+		{ echo "rc $rc: $out"; head -c 200 "$TMP/target"; return 1; }
+}
+check "show --html LINK: refused, the link's target untouched" html_refused trc show j1 --html "$TMP/link.html"
+check "report --run --html LINK: refused, the link's target untouched" \
+	html_refused trc report --run R1 --html "$TMP/link.html"
+mkfifo "$TMP/fifo.html"
+check "show --html FIFO: refused at once (not waiting for a reader)" sh -c "timeout 30 '$BUILD/tracer' -o socket='$TMP/no-daemon.sock' -o file='$F' show j1 --html '$TMP/fifo.html'; [ \$? = 1 ]"
+html_written() { trc show j1 --html "$TMP/page.html" && grep -q '</html>' "$TMP/page.html"; }
+check "show --html FILE: a new file is written" html_written
 show_ok() {
 	local out
 	out=$(trc show j3 --json) && python3 -c 'import json, sys; assert json.loads(sys.argv[1])["job"] == "j3"' "$out" ||
