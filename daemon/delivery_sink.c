@@ -14,6 +14,7 @@
 
 #include "caps.h"
 #include "log.h"
+#include "redact.h"
 
 static unsigned jitter(struct sink_thread *t, unsigned ms)
 {
@@ -67,6 +68,9 @@ static int deliver_batch(struct sink_thread *t)
 	rc = 1;
 	goto out;
 fail:
+	/* the reason may quote the sink's URL (user:password@, ?token=) or
+	 * the server's answer: credentials never reach the log or status */
+	redact_arg(err, sizeof(err), NULL);
 	pthread_mutex_lock(&d->lock);
 	t->st.failures++;
 	t->st.last_failure_ns = clock_real_ns();

@@ -50,3 +50,11 @@ void privacy_filter_jobs(cJSON *jobs, uid_t uid)
 	/* the node-wide count stays: it says how busy tracerd is, not whose */
 	cJSON_AddNumberToObject(jobs, "open_jobs_yours", shown);
 }
+
+void privacy_filter_delivery(cJSON *delivery)
+{
+	cJSON *e;
+
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(delivery, "sinks"))
+		cJSON_DeleteItemFromObject(e, "last_error");
+}

@@ -27,4 +27,8 @@ bool privacy_sees_all(const struct privacy *pv, const struct ucred *peer);
  * jobs; the list of recently closed job ids goes. */
 void privacy_filter_jobs(cJSON *jobs, uid_t uid);
 
+/* Drop from a status "delivery" object what only admins see: each
+ * sink's last error (it may name the sink's URL and quote its server). */
+void privacy_filter_delivery(cJSON *delivery);
+
 #endif

@@ -137,8 +137,10 @@ static char *status_reply(struct tracerd *d, const struct ucred *peer)
 	cJSON_AddItemToObject(st, "delivery", delivery_stats_json(&ds));
 	cJSON_AddItemToObject(st, "jobs", jobs_status_json(&d->jobs));
 	cJSON_AddItemToObject(st, "archive_requests", archive_stats_json(d->archive));
-	if (!privacy_sees_all(&d->privacy, peer))
+	if (!privacy_sees_all(&d->privacy, peer)) {
 		privacy_filter_jobs(cJSON_GetObjectItem(st, "jobs"), peer->uid);
+		privacy_filter_delivery(cJSON_GetObjectItem(st, "delivery"));
+	}
 	{
 		struct wait_accounting wa;
 

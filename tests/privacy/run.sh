@@ -44,7 +44,11 @@ as_admin() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --groups="$ADM
 # answer can only come from tracerd
 ucli() { local u=$1; shift; as "$u" "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TMP/nonexistent.ndjson" "$@" 2>&1; }
 
-start_tracerd p -o admin_group="$ADM" -o metrics_listen=127.0.0.1:$MPORT || exit 1
+# an http sink that fails (nothing listens on port 9), its URL with a
+# password: the error tracer status shows
+SECRET=s3cr3t-$$
+start_tracerd p -o admin_group="$ADM" -o metrics_listen=127.0.0.1:$MPORT \
+	-o sinks=file,http -o http_url="http://tracer:$SECRET@127.0.0.1:9/ingest" || exit 1
 echo "== tracerd keeps only the capabilities it needs once its programs are loaded"
 cap_field() { awk -v f="$2:" '$1 == f { print $2 }' "$1/status"; }
 KREL=$(uname -r)
@@ -95,6 +99,29 @@ wait_until 30 "A's summary" summary_of_job "$TMP/$UA/a.job"
 A_JOB=$(cat "$TMP/$UA/a.job")
 check "the archive is not readable by A (0640, admin group)" not as "$UA" cat "$TRACERD_FILE"
 
+echo "== the sink's last error: admins only, without credentials"
+# sink_error JSON: the http sink's last_error ("" when it has none)
+sink_error() {
+	python3 -c '
+import json, sys
+for s in json.load(sys.stdin)["delivery"]["sinks"]:
+    if s["sink"] == "http":
+        print(s.get("last_error", ""))' 2>&1
+}
+http_failed() { [ -n "$(tr_cli status --json | sink_error)" ]; }
+wait_until 30 "the http sink's first failure" http_failed
+root_error=$(tr_cli status --json | sink_error)
+check "root sees the sink's last error" test -n "$root_error"
+no_password() { grep -q '127.0.0.1:9' <<<"$1" && ! grep -q "$SECRET" <<<"$1" || { echo "$1"; return 1; }; }
+check "the last error names the sink but has no password" no_password "$root_error"
+admin_error=$(as_admin "$UB" "$BUILD/tracer" -o socket="$TRACERD_SOCK" status --json | sink_error)
+check "admin_group sees the last error, without password" no_password "$admin_error"
+user_status_json=$(ucli "$UA" status --json)
+no_error() { grep -q '"sinks"' <<<"$1" && ! grep -q "last_error\|127.0.0.1:9\|$SECRET" <<<"$1" || { echo "$1" | head -c 400; return 1; }; }
+check "tracer status --json of A has no sink error" no_error "$user_status_json"
+user_status=$(ucli "$UA" status)
+check "tracer status of A names no sink error" not grep -q "127.0.0.1:9\|$SECRET" <<<"$user_status"
+check "tracerd's log has no password" not grep -q "$SECRET" "$TRACERD_LOG"
 owner_jobs() { local o; o=$(ucli "$UA" jobs --wide); echo "$o" | grep -q "$MARK" || { echo "$o" | tail -n 3; return 1; }; }
 check "tracer jobs of A lists A's finished job (answered by tracerd)" owner_jobs
 owner_jobs_json() {
