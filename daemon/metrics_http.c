@@ -1,7 +1,8 @@
 /*
  * metrics_http.c - serve the latest published exposition at /metrics
  * through libmicrohttpd (metrics_http.h).  Bounded: a few connections at
- * once, each timed out; anything but GET /metrics is refused.  The
+ * once, two per client address, each timed out; anything but GET
+ * /metrics is refused; a loopback address unless metrics_allow_remote.  The
  * snapshot is swapped under a mutex held only for a pointer swap or a
  * copy, so the event loop never waits on a slow client.
  */
@@ -12,10 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "caps.h"
 #include "errmsg.h"
 #include "netaddr.h"
+#include "threads.h"
 
 #define METRICS_MAX_CONNECTIONS 8
+/* one client (address) cannot hold every connection: a scraper needs one */
+#define METRICS_MAX_PER_CLIENT 2
 #define METRICS_TIMEOUT_S 5
 #define METRICS_CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
 
@@ -79,37 +84,72 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	return reply(conn, MHD_HTTP_OK, copy, len, MHD_RESPMEM_MUST_FREE);
 }
 
-struct metrics_http *metrics_http_open(const char *listen, char *err, size_t errlen)
-{
-	struct sockaddr_storage ss;
-	socklen_t slen;
+struct starter {
 	struct metrics_http *m;
-	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL;
+	struct sockaddr_storage ss;
+	unsigned flags;
+	struct MHD_Daemon *mhd;
+	char err[128];
+};
 
-	if (netaddr_parse(listen, &ss, &slen, err, errlen) != 0)
+/* A thread of its own, without capabilities: MHD's polling thread is
+ * created here and inherits this thread's (empty) sets. */
+static void *start_capless(void *arg)
+{
+	struct starter *st = arg;
+
+	if (caps_drop_all(st->err, sizeof(st->err)) != 0)
 		return NULL;
-	m = calloc(1, sizeof(*m));
-	if (!m) {
+	st->mhd = MHD_start_daemon(st->flags, 0, NULL, NULL, on_request, st->m,
+				   MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&st->ss,
+				   MHD_OPTION_CONNECTION_LIMIT, (unsigned)METRICS_MAX_CONNECTIONS,
+				   MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)METRICS_MAX_PER_CLIENT,
+				   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)METRICS_TIMEOUT_S,
+				   MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
+				   MHD_OPTION_END);
+	return NULL;
+}
+
+struct metrics_http *metrics_http_open(const char *listen, bool allow_remote, char *err,
+				       size_t errlen)
+{
+	struct starter st = {.flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL};
+	socklen_t slen;
+	pthread_t t;
+	int rc;
+
+	if (netaddr_parse(listen, &st.ss, &slen, err, errlen) != 0)
+		return NULL;
+	/* the page names jobs and tools: other hosts only when asked for */
+	if (!allow_remote && !netaddr_is_loopback(&st.ss)) {
+		fail_msg(err, errlen, "%s is not a loopback address (set metrics_allow_remote = "
+			 "true to serve other hosts)", listen);
+		return NULL;
+	}
+	st.m = calloc(1, sizeof(*st.m));
+	if (!st.m) {
 		fail_msg(err, errlen, "out of memory");
 		return NULL;
 	}
-	pthread_mutex_init(&m->lock, NULL);
-	if (ss.ss_family == AF_INET6)
-		flags |= MHD_USE_IPv6;
-	m->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, m,
-				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				  MHD_OPTION_CONNECTION_LIMIT, (unsigned)METRICS_MAX_CONNECTIONS,
-				  MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)METRICS_MAX_CONNECTIONS,
-				  MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)METRICS_TIMEOUT_S,
-				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
-				  MHD_OPTION_END);
-	if (!m->mhd) {
-		fail_msg(err, errlen, "cannot listen on %s (address in use, or not local?)", listen);
-		pthread_mutex_destroy(&m->lock);
-		free(m);
+	pthread_mutex_init(&st.m->lock, NULL);
+	if (st.ss.ss_family == AF_INET6)
+		st.flags |= MHD_USE_IPv6;
+	rc = thread_start(&t, start_capless, &st);
+	if (rc == 0)
+		rc = pthread_join(t, NULL);
+	if (rc != 0 || !st.mhd) {
+		if (rc != 0)
+			fail_msg(err, errlen, "starting the server's thread: %s", strerror(rc));
+		else if (st.err[0])
+			fail_msg(err, errlen, "dropping capabilities: %s", st.err);
+		else
+			fail_msg(err, errlen, "cannot listen on %s (address in use?)", listen);
+		pthread_mutex_destroy(&st.m->lock);
+		free(st.m);
 		return NULL;
 	}
-	return m;
+	st.m->mhd = st.mhd;
+	return st.m;
 }
 
 void metrics_http_publish(struct metrics_http *m, char *text, size_t len)

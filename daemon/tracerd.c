@@ -507,7 +507,8 @@ int main(int argc, char **argv)
 	if (caps_drop_for_loop(err, sizeof(err)) != 0)
 		log_warn("capabilities kept: %s", err);
 	if (d.cfg.metrics_listen[0]) {
-		d.metrics = metrics_http_open(d.cfg.metrics_listen, err, sizeof(err));
+		d.metrics = metrics_http_open(d.cfg.metrics_listen, d.cfg.metrics_allow_remote, err,
+					      sizeof(err));
 		if (!d.metrics) {
 			log_error("metrics_listen: %s", err);
 			goto cleanup;

@@ -49,6 +49,7 @@ static const struct key_def keys[] = {
 	{"metadata_timeout_ms", K_INT, M(metadata_timeout_ms), 10, 1000},
 	{"log_level", K_LEVEL, M(log_level), 0, 0},
 	{"metrics_listen", K_LISTEN, M(metrics_listen), 0, 0},
+	{"metrics_allow_remote", K_BOOL, M(metrics_allow_remote), 0, 0},
 	{"spool_dir", K_PATH, M(spool_dir), 0, 0},
 	{"spool_max_bytes", K_UINT, M(spool_max_bytes), 65536, 4294967295LL},
 	{"file_max_bytes", K_UINT, M(file_max_bytes), 0, 4294967295LL},
@@ -144,6 +145,7 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->file_keep = TRACER_DEFAULT_FILE_KEEP;
 	cfg->retry_max_ms = TRACER_DEFAULT_RETRY_MAX_MS;
 	cfg->http_gzip = true;
+	cfg->metrics_allow_remote = TRACER_DEFAULT_METRICS_ALLOW_REMOTE;
 	snprintf(cfg->clickhouse_url, sizeof(cfg->clickhouse_url), "%s",
 		 TRACER_DEFAULT_CLICKHOUSE_URL);
 	snprintf(cfg->clickhouse_database, sizeof(cfg->clickhouse_database), "%s",

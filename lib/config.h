@@ -34,6 +34,7 @@ struct tracer_config {
 	int metadata_timeout_ms;    /* metadata_timeout_ms */
 	char log_level[16];         /* log_level (debug|info|warn|error) */
 	char metrics_listen[80];    /* metrics_listen (ADDR:PORT; empty: off) */
+	bool metrics_allow_remote;  /* metrics_allow_remote */
 	/* delivery (docs/configuration.md, "Delivery") */
 	char spool_dir[256];        /* spool_dir */
 	unsigned spool_max_bytes;   /* spool_max_bytes */

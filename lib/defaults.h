@@ -22,6 +22,7 @@
 #define TRACER_DEFAULT_STATE_DIR "/var/lib/tracer/state" /* journal of open jobs */
 #define TRACER_DEFAULT_CONTAINER_STORAGE "/var/lib/containers/storage" /* podman, CRI-O */
 #define TRACER_DEFAULT_DOCKER_SOCKETS "/run/docker.sock" /* dockerd API, list endpoint only */
+#define TRACER_DEFAULT_METRICS_ALLOW_REMOTE false /* metrics_listen: loopback only */
 
 /* ---- times ---- */
 #define TRACER_DEFAULT_TIMEOUT_MS 200          /* a registrant's whole exchange */

@@ -73,3 +73,20 @@ int netaddr_parse(const char *s, struct sockaddr_storage *out, socklen_t *len,
 	}
 	return 0;
 }
+
+bool netaddr_is_loopback(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)ss;
+
+		return (ntohl(a->sin_addr.s_addr) >> 24) == 127;
+	}
+	if (ss->ss_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+
+		if (IN6_IS_ADDR_V4MAPPED(a))
+			return a->s6_addr[12] == 127;
+		return IN6_IS_ADDR_LOOPBACK(a);
+	}
+	return false;
+}

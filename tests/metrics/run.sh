@@ -4,8 +4,10 @@
 # running job's series answer a query through Prometheus's HTTP API, the
 # exposition passes `promtool check metrics`, label values are escaped,
 # the tool cap is counted, a finished job's series disappear, idle
-# clients cannot hold the endpoint.  Needs root (tracerd).  Ports
-# 18210-18219, loopback only.
+# clients cannot hold the endpoint, one client cannot take every
+# connection, a non-loopback address is refused without
+# metrics_allow_remote.  Needs root (tracerd).  Ports 18210-18219,
+# loopback only.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
@@ -27,7 +29,7 @@ cleanup() {
 	fi
 	stop_tracerd
 	# the second tracerd (port in use) exits after pinning its programs
-	rm -rf "/sys/fs/bpf/tracer-test-m2-$$"
+	rm -rf "/sys/fs/bpf/tracer-test-m2-$$" "/sys/fs/bpf/tracer-test-m3-$$"
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -118,6 +120,42 @@ wait_until 30 "/metrics to answer again once idle connections time out" metrics 
 	pass "/metrics answers again after the idle connections time out"
 kill -KILL "$HOLD_PID" 2>/dev/null; wait "$HOLD_PID" 2>/dev/null; HOLD_PID=
 
+echo "== one client cannot take every connection"
+# two idle connections from 127.0.0.1 (the limit per client): a third from
+# the same address is closed unanswered, one from 127.0.0.2 is served
+python3 - "$MPORT" >"$TMP/perclient.out" 2>&1 <<'PY'
+import socket, sys
+port = int(sys.argv[1])
+def conn(src):
+    s = socket.socket()
+    s.settimeout(10)
+    s.bind((src, 0))
+    s.connect(("127.0.0.1", port))
+    return s
+def answer(src):
+    s = conn(src)
+    try:
+        s.sendall(b"GET /metrics HTTP/1.0\r\n\r\n")
+        data = b""
+        while True:
+            b = s.recv(65536)
+            if not b:
+                break
+            data += b
+    except OSError as e:
+        return "error " + type(e).__name__
+    finally:
+        s.close()
+    return data.split(b"\r\n", 1)[0].decode() or "closed"
+held = [conn("127.0.0.1"), conn("127.0.0.1")]
+held[0].sendall(b"G")  # a request begun: the connection is in use
+print("same:", answer("127.0.0.1"))
+print("other:", answer("127.0.0.2"))
+PY
+check "a third connection from the same client is refused" grep -qE "^same: (closed|error)" "$TMP/perclient.out"
+check "another client is served meanwhile" grep -q "^other: HTTP/1.[01] 200" "$TMP/perclient.out"
+sed 's/^/    /' "$TMP/perclient.out"
+
 echo "== the job ends: its series disappear"
 # the cap's count from a copy rendered long after the last tool started
 # (the first copy may predate the last tools: it is rendered every interval)
@@ -153,6 +191,20 @@ else
 	fail "second tracerd on a used port"; kill -KILL "$SECOND" 2>/dev/null; sed 's/^/    /' "$TMP/second.log"
 fi
 wait "$SECOND" 2>/dev/null
+
+echo "== an address other hosts reach needs metrics_allow_remote"
+"$BUILD/tracerd" -o socket="$TMP/third.sock" -o file="$TMP/third.ndjson" -o sinks=file \
+	-o spool_dir="$TMP/third.spool" -o state_dir="$TMP/third.state" \
+	-o pin_dir=/sys/fs/bpf/tracer-test-m3-$$ -o rules="$TOP/contrib/rules/tools.rules" \
+	-o metrics_listen=0.0.0.0:$((MPORT + 2)) >"$TMP/third.log" 2>&1 &
+THIRD=$!
+if poll_until 30 proc_gone "$THIRD" &&
+	grep -q "metrics_listen: 0.0.0.0:$((MPORT + 2)) is not a loopback address (set metrics_allow_remote = true" "$TMP/third.log"; then
+	pass "metrics_listen = 0.0.0.0:PORT: tracerd exits, saying why"
+else
+	fail "metrics_listen on 0.0.0.0 without metrics_allow_remote"; kill -KILL "$THIRD" 2>/dev/null; sed 's/^/    /' "$TMP/third.log"
+fi
+wait "$THIRD" 2>/dev/null
 
 stop_tracerd
 if grep -qiE "AddressSanitizer|runtime error" "$TRACERD_LOG"; then fail "sanitizer report in tracerd log"; sed 's/^/    /' "$TRACERD_LOG"; fi

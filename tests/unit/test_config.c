@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "netaddr.h"
 #include "unit.h"
 
 static char dir[] = "/tmp/test_config.XXXXXX";
@@ -306,6 +307,10 @@ static void test_set(void)
 	CU_ASSERT_EQUAL(config_set(&c, "metrics_listen", "[::1]:18200", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(config_set(&c, "metrics_listen", "", err, sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(c.docker_sockets, "/run/docker.sock");
+	CU_ASSERT_FALSE(c.metrics_allow_remote);
+	CU_ASSERT_EQUAL(config_set(&c, "metrics_allow_remote", "true", err, sizeof(err)), 0);
+	CU_ASSERT_TRUE(c.metrics_allow_remote);
+	CU_ASSERT_EQUAL(config_set(&c, "metrics_allow_remote", "maybe", err, sizeof(err)), -1);
 	CU_ASSERT_EQUAL(config_set(&c, "docker_sockets", "/run/docker.sock, /run/d2.sock", err,
 				   sizeof(err)), 0);
 	CU_ASSERT_EQUAL(config_set(&c, "docker_sockets", "", err, sizeof(err)), 0);
@@ -409,6 +414,33 @@ static void test_delivery_keys(void)
 	CU_ASSERT_EQUAL(config_set(&c, "retry_max_ms", "999", err, sizeof(err)), -1);
 }
 
+/* loopback_is WANT ADDR: netaddr_is_loopback of a parsed listen address */
+static void loopback_is(bool want, const char *addr)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	char err[128];
+
+	CU_ASSERT_EQUAL_FATAL(netaddr_parse(addr, &ss, &len, err, sizeof(err)), 0);
+	if (netaddr_is_loopback(&ss) != want)
+		fprintf(stderr, "\n  %s: loopback %d, want %d\n", addr, !want, want);
+	CU_ASSERT_EQUAL(netaddr_is_loopback(&ss), want);
+}
+
+static void test_metrics_loopback(void)
+{
+	loopback_is(true, "127.0.0.1:9464");
+	loopback_is(true, "127.1.2.3:9464");
+	loopback_is(true, "[::1]:9464");
+	loopback_is(true, "[::ffff:127.0.0.1]:9464");
+	loopback_is(false, "0.0.0.0:9464");
+	loopback_is(false, "[::]:9464");
+	loopback_is(false, "10.0.0.1:9464");
+	loopback_is(false, "128.0.0.1:9464");
+	loopback_is(false, "[::ffff:10.0.0.1]:9464");
+	loopback_is(false, "[fe80::1]:9464");
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -422,6 +454,7 @@ int main(void)
 		{"config_set", test_set},
 		{"shipped tracer.conf", test_shipped_file},
 		{"delivery keys", test_delivery_keys},
+		{"metrics_listen: loopback", test_metrics_loopback},
 	};
 	int rc;
 
