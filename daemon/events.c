@@ -42,19 +42,25 @@ static struct job_proc *proc_of(struct jobs *js, struct open_job *oj, __u32 pid,
 		return p;
 	js->stats.unknown_procs++;
 	oj->empty_since_ns = 0;
-	return job_proc_add(oj->job, (pid_t)pid, (pid_t)ppid,
-			    jobs_real_ns(js, start_mono), comm);
+	p = job_proc_add(oj->job, (pid_t)pid, (pid_t)ppid, jobs_real_ns(js, start_mono), comm);
+	if (p)
+		p->start_mono_ns = start_mono;
+	return p;
 }
 
 static void on_fork(struct jobs *js, struct open_job *oj, const struct tracer_fork_event *e)
 {
 	char comm[TRACER_COMM_LEN + 1];
+	struct job_proc *p;
 
 	memcpy(comm, e->comm, TRACER_COMM_LEN);
 	comm[TRACER_COMM_LEN] = '\0';
 	oj->empty_since_ns = 0;
-	jobs_fork_container(oj, job_proc_add(oj->job, (pid_t)e->hdr.pid, (pid_t)e->ppid,
-					     jobs_real_ns(js, e->start_ns), comm));
+	p = job_proc_add(oj->job, (pid_t)e->hdr.pid, (pid_t)e->ppid, jobs_real_ns(js, e->start_ns),
+			 comm);
+	if (p)
+		p->start_mono_ns = e->start_ns;
+	jobs_fork_container(oj, p);
 }
 
 static void on_exec(struct jobs *js, struct open_job *oj, const struct tracer_exec_event *e,

@@ -243,6 +243,8 @@ struct job_proc *jobs_proc_from_proc(struct jobs *js, struct open_job *oj, pid_t
 	p = job_proc_add(oj->job, pid, st.ppid, start, st.comm);
 	if (!p)
 		return NULL;
+	if (!p->start_mono_ns && st.start_ticks)
+		p->start_mono_ns = procfs_start_ns(&st, CLOCK_MONOTONIC);
 	if (procfs_read_exe(pid, exe, sizeof(exe)) != 0)
 		exe[0] = '\0';
 	n = procfs_read_cmdline(pid, argv, sizeof(argv));

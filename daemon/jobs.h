@@ -59,6 +59,7 @@ struct jobs_stats {
 	uint64_t events, late_events, unknown_procs, tag_failures;
 	uint64_t bad_records;      /* too short for their type, or of no known type */
 	uint64_t exits_lost;       /* processes gone without an exit record */
+	uint64_t pid_reused;       /* samples not taken: the pid was another process's */
 	struct container_joins docker; /* every job's docker commands (jobdocker.c) */
 };
 

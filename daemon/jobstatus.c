@@ -30,6 +30,7 @@ cJSON *jobs_status_json(const struct jobs *js)
 	json_add_u64(o, "unknown_procs", js->stats.unknown_procs);
 	json_add_u64(o, "bad_records", js->stats.bad_records);
 	json_add_u64(o, "exit_records_lost", js->stats.exits_lost);
+	json_add_u64(o, "samples_pid_reused", js->stats.pid_reused);
 	json_add_u64(o, "closing", js->nclosing);
 	cJSON_AddItemToObject(o, "docker_joins", summary_container_joins(&js->stats.docker));
 	arr = cJSON_AddArrayToObject(o, "open_jobs");

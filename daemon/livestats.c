@@ -96,7 +96,7 @@ void livestats_sample_cgroup(struct job *j, const struct cgroup_ref *ref)
 }
 
 size_t livestats_sample_rss(struct job *j, const struct host_info *host,
-			    size_t *bucket, size_t budget)
+			    size_t *bucket, size_t budget, uint64_t *pid_reused)
 {
 	uint64_t sum = 0, ticks = 0;
 	size_t read = 0, b = *bucket;
@@ -119,9 +119,13 @@ size_t livestats_sample_rss(struct job *j, const struct host_info *host,
 			if (p->flags & PROC_F_REGISTRANT)
 				continue; /* its memory is not the job's */
 			read++;
-			if (procfs_read_stat(p->pid, &st) != 0)
+			if (procfs_read_stat(p->pid, &st) != 0) {
 				p->rss_bytes = 0; /* exited since: its exit record has its peak */
-			else {
+			} else if (!procfs_same_start(&st, p->start_mono_ns)) {
+				/* another process has its pid: nothing of it is the job's */
+				p->rss_bytes = 0;
+				(*pid_reused)++;
+			} else {
 				p->rss_bytes = st.rss_pages * (uint64_t)host->page_size;
 				p->cpu_sampled_ns = clock_ticks_ns(st.utime_ticks + st.stime_ticks);
 				/* where the job's threads run now (allocation.c) */
@@ -186,7 +190,7 @@ int livestats_read_totals(struct job_proc *p)
 	struct procfs_stat st;
 	struct procfs_io io;
 
-	if (procfs_read_stat(p->pid, &st) != 0)
+	if (procfs_read_stat(p->pid, &st) != 0 || !procfs_same_start(&st, p->start_mono_ns))
 		return -1;
 	proc_totals_split_cpu(&p->totals,
 			      clock_ticks_ns(st.utime_ticks + st.stime_ticks),

@@ -345,7 +345,7 @@ static void on_timer(struct tracerd *d)
 			struct open_job *oj = d->jobs.open[i];
 			size_t share = budget / (d->jobs.nopen - i);
 			budget -= livestats_sample_rss(oj->job, &d->host, &oj->rss_bucket,
-						       share ? share : 1);
+						       share ? share : 1, &d->jobs.stats.pid_reused);
 			note_stall(d, oj->job);
 			if (oj->job->cgroup_stats)
 				livestats_sample_cgroup(oj->job, &oj->cgroup);

@@ -69,6 +69,9 @@ static inline uint64_t proc_peak_bytes(const struct proc_totals *t)
 struct job_proc {
 	pid_t pid, ppid;
 	uint64_t start_ns;  /* CLOCK_REALTIME ns */
+	uint64_t start_mono_ns; /* task->start_time as the kernel has it
+				 * (CLOCK_MONOTONIC; 0 unknown): which process
+				 * the pid is, once its pid may be reused */
 	uint64_t end_ns;    /* CLOCK_REALTIME ns; 0 while alive */
 	char comm[JOB_COMM_LEN];
 	char *exe;          /* resolved executable path (may be NULL) */

@@ -393,6 +393,16 @@ uint64_t procfs_start_ns(const struct procfs_stat *st, clockid_t clk)
 	return clock_from_boot(clk, clock_ticks_ns(st->start_ticks));
 }
 
+bool procfs_same_start(const struct procfs_stat *st, uint64_t start_mono_ns)
+{
+	uint64_t at, slack = 2 * clock_ticks_ns(1);
+
+	if (!start_mono_ns)
+		return true;
+	at = procfs_start_ns(st, CLOCK_MONOTONIC);
+	return at + slack >= start_mono_ns && at <= start_mono_ns + slack;
+}
+
 int procfs_read_exe(pid_t pid, char *buf, size_t len)
 {
 	char path[64];

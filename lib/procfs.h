@@ -8,6 +8,7 @@
 #ifndef TRACER_PROCFS_H
 #define TRACER_PROCFS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -66,6 +67,15 @@ ssize_t procfs_read_text(pid_t pid, const char *file, char *buf, size_t cap);
 
 /* The process's start time (from stat) on clk: CLOCK_REALTIME, _MONOTONIC... */
 uint64_t procfs_start_ns(const struct procfs_stat *st, clockid_t clk);
+
+/*
+ * Is the process whose stat is st the one that started at start_mono_ns
+ * (CLOCK_MONOTONIC, as a fork or exec record or an earlier stat gave it)?
+ * /proc has the start in clock ticks: a start within two ticks is the
+ * same.  An unknown start (0) is taken as the same.  A pid freed and
+ * reused by another process fails: its start is later.
+ */
+bool procfs_same_start(const struct procfs_stat *st, uint64_t start_mono_ns);
 
 /* /proc/<pid>/exe target into buf; -1 when gone or unreadable. */
 int procfs_read_exe(pid_t pid, char *buf, size_t len);

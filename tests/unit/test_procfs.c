@@ -505,6 +505,23 @@ static void test_start_time(void)
 	CU_ASSERT(start <= now + 1000000000ull);
 }
 
+/* A pid is the recorded process only with the recorded start time. */
+static void test_same_start(void)
+{
+	struct procfs_stat st;
+	uint64_t mono, tick = clock_ticks_ns(1);
+
+	CU_ASSERT_EQUAL_FATAL(procfs_read_stat(getpid(), &st), 0);
+	mono = procfs_start_ns(&st, CLOCK_MONOTONIC);
+	CU_ASSERT_TRUE(procfs_same_start(&st, mono));
+	/* the kernel's exact start lies within the tick /proc rounds down to */
+	CU_ASSERT_TRUE(procfs_same_start(&st, mono + tick - 1));
+	CU_ASSERT_TRUE(procfs_same_start(&st, 0)); /* unknown: not refused */
+	/* a process recorded a second before or after is another one */
+	CU_ASSERT_FALSE(procfs_same_start(&st, mono + 1000000000ull));
+	CU_ASSERT_FALSE(procfs_same_start(&st, mono > 1000000000ull ? mono - 1000000000ull : 1));
+}
+
 int main(int argc, char **argv)
 {
 	static const struct unit_test tests[] = {
@@ -522,6 +539,7 @@ int main(int argc, char **argv)
 		{"status Tgid", test_status_tgid},
 		{"per-thread I/O", test_threads_io},
 		{"start time", test_start_time},
+		{"same start: a reused pid is another process", test_same_start},
 		{"stat blkio delay", test_stat_blkio},
 		{"threads running", test_threads_running},
 	};
