@@ -5,11 +5,9 @@
  * What the loop keeps, and why (measured: the suites pass with exactly
  * this set on Linux 6.18; /proc/PID/status CapEff is checked by
  * tests/privacy):
- *   CAP_SYS_PTRACE       /proc/PID/exe, smaps_rollup and the other files
- *                        the kernel guards with a ptrace access check, of
- *                        every user's processes (and /proc with hidepid=2)
- *   CAP_DAC_READ_SEARCH  /proc/PID/io is mode 0400 of the process's owner;
- *                        cgroup directories of other users' jobs
+ *   CAP_SYS_PTRACE       the /proc files the kernel guards with a ptrace
+ *                        access check, of every user's processes
+ *   CAP_DAC_READ_SEARCH  /proc/PID/io is mode 0400 of the process's owner
  *   CAP_BPF              only on kernels 5.8 to 6.4: every bpf() command
  *                        (map lookups and updates: tagging a registered
  *                        process, counters) needs it there when
@@ -18,16 +16,37 @@
  *                        (1d28635abcf1 "bpf: move unprivileged checks into
  *                        map_create() and bpf_prog_load()"), all done by now
  *   CAP_SYS_ADMIN        only before 5.8, which has no CAP_BPF
+ *
+ * The /proc files of another user's process, read as uid 0 (measured on
+ * Linux 6.18 with setpriv --bounding-set):
+ *   stat, status, cmdline, cgroup, task/, task/N/stat   no capability
+ *   exe, ns/pid (readlink), smaps_rollup                CAP_SYS_PTRACE
+ *   io, task/N/io                                       CAP_SYS_PTRACE and
+ *                                                       CAP_DAC_READ_SEARCH
+ * exe is read at registration and at resume (the exec came before the
+ * job), ns/pid to find a process's container, io for the stall check
+ * and the totals of a process that outlives its job: all on the loop,
+ * so it keeps both.  Together they are close to root: ptrace(2), and
+ * open_by_handle_at(2) past ProtectSystem=, which tracerd never calls,
+ * are refused by the unit's SystemCallFilter=, but /proc/PID/mem of a
+ * process of uid 0 opens read-write with CAP_SYS_PTRACE alone (uid 0 is
+ * its owner): only a dedicated user for tracerd would close that (see
+ * contrib/systemd/tracerd.service).
+ *
  * Dropped: CAP_PERFMON (attaching), CAP_SYS_RESOURCE (RLIMIT_MEMLOCK at
  * start), CAP_SETPCAP, and every other.  CAP_CHOWN (the archive's group)
  * is the file sink's, on the delivery threads, not the loop's: they keep
  * only it (caps_drop_for_delivery).  Capabilities are per thread, so each
- * thread started before the loop's drop drops its own.
+ * thread started before the loop's drop drops its own; the metrics
+ * server's thread is started from a thread that has dropped them all.
+ * Securebits are per thread too: caps_secure_exec runs first in main,
+ * before any thread, so that every thread has them.
  */
 #include "caps.h"
 
 #include <errno.h>
 #include <linux/capability.h>
+#include <linux/securebits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,6 +105,27 @@ static int caps_keep(uint64_t keep, char *err, size_t errlen)
 	d[1].effective = d[1].permitted = (uint32_t)(keep >> 32);
 	if (syscall(SYS_capset, &h, d) != 0) {
 		snprintf(err, errlen, "capset: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int caps_secure_exec(char *err, size_t errlen)
+{
+	/* uid 0 gains no capability at exec, and none can be raised ambient */
+	const int want = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE |
+			 SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+	int bits = prctl(PR_GET_SECUREBITS, 0, 0, 0, 0);
+
+	if (bits < 0) {
+		snprintf(err, errlen, "PR_GET_SECUREBITS: %s", strerror(errno));
+		return -1;
+	}
+	if ((bits & want) == want)
+		return 0; /* set by whoever started us (systemd's SecureBits=) */
+	if (prctl(PR_SET_SECUREBITS, (unsigned long)(bits | want), 0, 0, 0) != 0) {
+		snprintf(err, errlen, "PR_SET_SECUREBITS: %s%s", strerror(errno),
+			 errno == EPERM ? " (needs CAP_SETPCAP)" : "");
 		return -1;
 	}
 	return 0;

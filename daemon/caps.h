@@ -10,6 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* SECBIT_NOROOT and SECBIT_NO_CAP_AMBIENT_RAISE, locked, on the calling
+ * thread (the threads it starts inherit them): a program tracerd runs
+ * (squeue) gets no capability for being uid 0.  Needs CAP_SETPCAP unless
+ * already set.  0, or -1 with err. */
+int caps_secure_exec(char *err, size_t errlen);
+
 /* The event loop's thread: keep only what the running daemon needs
  * (caps.c says why each), drop the rest from the effective, permitted,
  * inheritable, ambient and bounding sets.  0, or -1 with err. */

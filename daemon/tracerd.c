@@ -430,6 +430,10 @@ int main(int argc, char **argv)
 	if (rc >= 0) /* --help, --version, --check-config, a usage error */
 		return rc;
 	rc = 1;
+	/* first, before any thread: each inherits the bits */
+	if (caps_secure_exec(err, sizeof(err)) != 0)
+		log_warn("securebits: %s: a program tracerd runs as uid 0 may gain capabilities",
+			 err);
 	d.started_mono_ns = clock_mono_ns();
 	host_info_read(&d.host);
 	idle_host_init(&d.idle);

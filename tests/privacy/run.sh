@@ -70,6 +70,19 @@ no_caps_threads() {
 	[ "$n" -ge 3 ] || { echo "$n threads without capabilities"; return 1; }
 }
 check "the archive workers and the user name resolver have no capability" no_caps_threads
+# the metrics server's thread (libmicrohttpd names it MHD-...) was started
+# after the loop's drop and inherited the loop's set
+metrics_thread_bare() {
+	local t n=0
+	for t in /proc/$TRACERD_PID/task/*; do
+		case $(cat "$t/comm") in MHD-*) ;; *) continue;; esac
+		n=$((n + 1))
+		[ "$(cap_field "$t" CapEff)$(cap_field "$t" CapPrm)" = 00000000000000000000000000000000 ] ||
+			{ echo "$(cat "$t/comm") ($t): CapEff $(cap_field "$t" CapEff)"; return 1; }
+	done
+	[ "$n" -ge 1 ] || { echo "no MHD thread"; return 1; }
+}
+check "the metrics server's thread has no capability" metrics_thread_bare
 # capabilities are per thread: the threads started before the loop's drop
 # (spool writer, sinks, time-limit asker) drop their own; the delivery
 # threads keep only CAP_CHOWN (0), for the archive's group
