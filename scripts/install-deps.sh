@@ -15,7 +15,7 @@ TEST_PKGS="python3 curl util-linux procps iproute2 gzip bc strace patchelf fio
 slurm-wlm munge
 bwa samtools minimap2 bcftools
 rpm rpm2cpio cpio rpmlint
-mandoc
+mandoc bsdextrautils
 python3-jsonschema prometheus
 clickhouse-server clickhouse-client
 libclang-rt-14-dev

@@ -189,5 +189,12 @@ show_ok() {
 		{ echo "$out" | head; return 1; }
 }
 check "tracer show JOB --json (options after the job)" show_ok
+relative_file() {
+	local out
+	out=$(cd "$TMP" && "$BUILD/tracer" -o socket="$TMP/no-daemon.sock" -o file=jobs.ndjson show j3 --json) &&
+		python3 -c 'import json, sys; assert json.loads(sys.argv[1])["job"] == "j3"' "$out" ||
+		{ echo "$out" | head; return 1; }
+}
+check "tracer -o file=RELATIVE: the file under the working directory" relative_file
 
 finish
