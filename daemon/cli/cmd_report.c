@@ -17,6 +17,7 @@
 #define MAX_DEPTH 32
 /* tools listed without --tools: one screen, as seff's report fits one */
 #define SHOW_TOP_TOOLS 10
+#define SHOW_TOOL_NOTES 3 /* notes on tools without --tools */
 
 /* What `tracer show` prints past the header, notes and request. */
 enum show_part { SHOW_ALL_TOOLS = 1, SHOW_TREE = 2 };
@@ -233,7 +234,7 @@ static void show_usage(FILE *f)
 		"notes, the request to make next time and the %d tools that used the most\n"
 		"CPU.  JOB is a job uid, a Slurm or AWS Batch job id (1234 or 1234.batch)\n"
 		"or a task name; the newest match wins; \"last\" is the newest job.\n"
-		"      --tools      every tool, not the top %d\n"
+		"      --tools      every tool, not the top %d, and every note on tools\n"
 		"      --tree       the process tree too\n"
 		"      --all        both: every tool and the process tree\n"
 		"      --wide       lines as long as they need (default: the terminal's\n"
@@ -305,7 +306,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		text_safe_json(s); /* names and argv reach a terminal */
 		term_begin(width);
 		print_header(s);
-		print_advice(s, width);
+		print_advice(s, width, parts & SHOW_ALL_TOOLS, SHOW_TOOL_NOTES);
 		print_tools(s, width, parts & SHOW_ALL_TOOLS);
 		if (parts & SHOW_TREE)
 			print_tree(s, width);
