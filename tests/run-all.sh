@@ -52,6 +52,7 @@ suite "delivery (spool, file, HTTP, ClickHouse)" ./tests/delivery/run.sh build
 suite "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
 suite "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
 suite "terminal report (80 columns, --wide)" ./tests/cli/terminal.sh build
+suite "make demo's run, the README's sample" ./tests/cli/demo.sh build
 suite "man pages" ./tests/man/run.sh build
 suite "containers (busybox applets, podman)" ./tests/containers/run.sh build
 suite "container tagging ownership" ./tests/containers/ownership.sh build

@@ -17,7 +17,7 @@
 #define MAX_DEPTH 32
 /* tools listed without --tools: one screen, as seff's report fits one */
 #define SHOW_TOP_TOOLS 10
-#define SHOW_TOOL_NOTES 3 /* notes on tools without --tools */
+#define SHOW_TOOL_NOTES 2 /* notes on tools without --tools */
 
 /* What `tracer show` prints past the header, notes and request. */
 enum show_part { SHOW_ALL_TOOLS = 1, SHOW_TREE = 2 };
