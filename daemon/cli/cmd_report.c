@@ -93,12 +93,12 @@ static void print_tools(const cJSON *s, int width, bool all)
 	};
 	struct table *tb = table_new(cols, 11);
 	const cJSON *tools = cJSON_GetObjectItem(s, "tools"), *t;
-	int ntools = cJSON_GetArraySize(tools), k = 0;
+	int ntools = cJSON_GetArraySize(tools), listed = 0;
 
 	putchar('\n');
 	/* the summary's tools come sorted by CPU (lib/summary.c): the top ones first */
 	cJSON_ArrayForEach(t, tools) {
-		if (!all && k++ == SHOW_TOP_TOOLS)
+		if (!all && listed++ == SHOW_TOP_TOOLS)
 			break;
 		char exits[128] = "", n[32], k[32], procs[32];
 		char a[32], b[32], b2[32], c2[32], d[32], e[32];
