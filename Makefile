@@ -15,15 +15,19 @@
 #   make wrapper-test tracer-wrap as PID 1 (root)
 #   make asan         the same binaries with ASan+UBSan, into $(ASAN_BUILD)
 #                     (default build-asan/); make asan-test runs its unit tests
-#   make demo         install dependencies, build, run the demo pipeline
+#   make demo         install what the demo needs (make demo-deps: the build
+#                     packages, python3, bwa, samtools), build, run the demo
+#                     pipeline, print its report and write
+#                     $(BUILD)/demo-report.html
 #   make bench        overhead and accuracy benchmarks (docs/benchmarks.md)
 #   make install      install the four binaries, the configuration and the
 #                     man pages under DESTDIR/PREFIX; builds only what it
 #                     installs (used by rpm/tracer.spec)
 #   make rpm          the tracer and tracer-slurm RPMs (rpm/build.sh)
 #   make deps         install the missing Debian packages the build needs
-#                     (scripts/install-deps.sh build); make test, demo
-#                     and bench also install what they run (... test)
+#                     (scripts/install-deps.sh build); make test and bench
+#                     also install what they run (... test), make demo
+#                     what it runs (... demo)
 #   make cppcheck     static analysis of the C sources
 #   make clean        remove $(BUILD) and $(ASAN_BUILD)
 #
@@ -72,7 +76,7 @@ endif
 BPF_ARCH_x86_64 := x86
 BPF_ARCH_x86    := x86
 BPF_ARCH := $(BPF_ARCH_$(ARCH))
-BUILDING := $(filter-out clean deps test-deps,$(or $(MAKECMDGOALS),all))
+BUILDING := $(filter-out clean deps test-deps demo-deps,$(or $(MAKECMDGOALS),all))
 ifeq ($(BPF_ARCH),)
 ifneq ($(BUILDING),)
 $(error ARCH=$(ARCH) is not supported: tracer builds for x86_64 only (ARCH=x86_64 or x86), because its BPF programs rely on x86 memory ordering (bpf/compat.h) and bpf/vmlinux/ has x86 types only)
@@ -138,7 +142,7 @@ ifeq ($(SAN),1)
 BINS := $(filter-out %.so,$(BINS))
 endif
 
-.PHONY: all check unit deps test-deps test integration slurm-test wrapper-test asan asan-test \
+.PHONY: all check unit deps test-deps demo-deps test integration slurm-test wrapper-test asan asan-test \
 	bpf-test demo bench rpm install clean cppcheck fuzz
 .DELETE_ON_ERROR:
 
@@ -149,6 +153,9 @@ deps:
 
 test-deps:
 	./scripts/install-deps.sh test
+
+demo-deps:
+	./scripts/install-deps.sh demo
 
 # ---- BPF: CO-RE objects against the checked-in vmlinux.h ----
 # DWARF is stripped before the skeleton embeds the object (BTF stays: CO-RE
@@ -266,7 +273,7 @@ wrapper-test: all
 asan-test: asan
 	./tests/run-unit.sh $(ASAN_BUILD)
 
-demo: test-deps
+demo: demo-deps
 	$(MAKE) all
 	./contrib/demo/run-demo.sh $(BUILD)
 

@@ -453,3 +453,10 @@ int config_set_pair(struct tracer_config *cfg, const char *pair, char *err,
 	key[klen] = '\0';
 	return config_set(cfg, key, eq + 1, err, errlen);
 }
+
+bool config_key_is_path(const char *key)
+{
+	const struct key_def *k = key ? find_key(key) : NULL;
+
+	return k && (k->kind == K_PATH || k->kind == K_OPT_PATH);
+}

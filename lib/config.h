@@ -116,4 +116,8 @@ int config_set(struct tracer_config *cfg, const char *key, const char *value,
 int config_set_pair(struct tracer_config *cfg, const char *pair, char *err,
 		    size_t errlen);
 
+/* Does key take one file path (so that a command line may resolve a
+ * relative one against its working directory before config_set)? */
+bool config_key_is_path(const char *key);
+
 #endif

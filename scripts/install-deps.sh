@@ -1,8 +1,17 @@
 #!/bin/sh
-# install-deps.sh [build|test] - install the Debian/Ubuntu packages that
-# are missing: `build` (the default, `make deps`) what `make` needs,
-# `test` (`make test`) that and what the test suites, the demo and the
-# benchmarks run.  RHEL names are in README.md (Installation).
+# install-deps.sh [build|demo|test] - install the Debian/Ubuntu packages
+# that are missing: `build` (the default, `make deps`) what `make` needs,
+# `demo` (`make demo`) that and the tools of the demo pipeline, `test`
+# (`make test`) that and what the test suites and the benchmarks run.
+# RHEL names are in docs/install.md.
+#
+# It never replaces what the machine has: a package whose command is
+# already there from elsewhere (docker from docker-ce or moby, ...) is
+# skipped, and so is one whose installation would remove an installed
+# package; each skip is said.  Services that packages bring (munge,
+# slurmctld, prometheus, clickhouse-server, docker) are not started:
+# the suites start their own, and nothing is left running that the
+# machine did not run before.
 set -eu
 
 # llvm: llvm-strip (the Makefile strips DWARF from the BPF objects);
@@ -10,12 +19,16 @@ set -eu
 BUILD_PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config \
 libslurm-dev libhwloc-dev libcjson-dev libcurl4-openssl-dev libcunit1-dev libmicrohttpd-dev"
 
+# contrib/demo/pipeline.sh: python3, bwa, samtools; gzip, awk, sort, dd
+# are in every Debian system
+DEMO_PKGS="python3 bwa samtools gzip"
+
 # one line per suite or tool is the easiest to merge
 TEST_PKGS="python3 curl util-linux procps iproute2 gzip bc strace patchelf fio
 slurm-wlm munge
 bwa samtools minimap2 bcftools
 rpm rpm2cpio cpio rpmlint
-mandoc
+mandoc bsdextrautils
 python3-jsonschema prometheus
 clickhouse-server clickhouse-client
 libclang-rt-14-dev
@@ -25,13 +38,34 @@ chromium"
 
 case "${1:-build}" in
 build) PKGS=$BUILD_PKGS ;;
+demo) PKGS="$BUILD_PKGS $DEMO_PKGS" ;;
 test) PKGS="$BUILD_PKGS $TEST_PKGS" ;;
-*) echo "usage: install-deps.sh [build|test]" >&2; exit 2 ;;
+*) echo "usage: install-deps.sh [build|demo|test]" >&2; exit 2 ;;
 esac
+
+# command_of PACKAGE: the command a package provides that another package
+# may provide as well (docker-ce's docker, a tarball's clickhouse)
+command_of() {
+	case $1 in
+	docker.io) echo docker ;;
+	podman) echo podman ;;
+	runc) echo runc ;;
+	prometheus) echo prometheus ;;
+	clickhouse-server | clickhouse-client) echo clickhouse ;;
+	chromium) echo chromium ;;
+	*) echo "" ;;
+	esac
+}
 
 missing=""
 for p in $PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" && continue
+	c=$(command_of "$p")
+	if [ -n "$c" ] && command -v "$c" >/dev/null 2>&1; then
+		echo "install-deps: $p skipped: $(command -v "$c") is already installed"
+		continue
+	fi
+	missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
 
@@ -39,8 +73,28 @@ if [ "$(id -u)" != 0 ]; then
 	echo "install-deps: missing packages:$missing (run as root to install them)" >&2
 	exit 1
 fi
-echo "install-deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q
+# a package whose installation would remove one the machine has is left out
+keep=""
+for p in $missing; do
+	removes=$(apt-get install -s -q --no-install-recommends "$p" 2>/dev/null | sed -n 's/^Remv \([^ ]*\).*/\1/p' | tr '\n' ' ')
+	if [ -n "$removes" ]; then
+		echo "install-deps: $p skipped: installing it would remove $removes"
+		continue
+	fi
+	keep="$keep $p"
+done
+[ -z "$keep" ] && exit 0
+echo "install-deps: installing$keep"
+# no service is started by the installation (policy-rc.d, as debootstrap
+# and container images do), unless the machine has its own policy
+policy=/usr/sbin/policy-rc.d
+
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod 0755 "$policy"
+	trap 'rm -f "$policy"' EXIT
+fi
 # shellcheck disable=SC2086
-apt-get install -y -q --no-install-recommends $missing
+apt-get install -y -q --no-install-recommends $keep
+exit 0

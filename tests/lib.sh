@@ -191,6 +191,21 @@ make_test_users() {
 	for u in "$@"; do install -d -m 0700 -o "$u" -g "$u" "$TMP/$u"; done
 }
 
+# user_copy FILE...: copies of FILEs (the tracer CLI, helper binaries,
+# python scripts) that an unprivileged test user can run, printed one a
+# line in order.  The tree may sit in a directory only root can read (a
+# clone under /root, mode 0700), so whatever a suite runs as another user
+# is run from $TMP/user-files: $TMP is made 0755, the copies 0755 too.
+user_copy() {
+	local dir=$TMP/user-files f
+	chmod 0755 "$TMP" || { echo "user_copy: cannot make $TMP readable (chmod 0755)" >&2; return 1; }
+	install -d -m 0755 "$dir" || { echo "user_copy: cannot make $dir" >&2; return 1; }
+	for f in "$@"; do
+		install -m 0755 "$f" "$dir/${f##*/}" || { echo "user_copy: cannot copy $f to $dir" >&2; return 1; }
+		echo "$dir/${f##*/}"
+	done
+}
+
 # remove_test_users: what make_test_users made
 remove_test_users() {
 	local u

@@ -1,20 +1,24 @@
 #!/bin/bash
 # run-all.sh - every suite of `make test`, in order; each runs even when
 # an earlier one failed.  Exits non-zero if anything failed, and ends with
-# the total of the checks of all suites.
+# each suite's duration and the total of the checks of all suites.
 set -u
 cd "$(dirname "$0")/.."
 total_pass=0
 total_fail=0
 failed_suites=()
+durations=()
+start_all=$SECONDS
 
 suite() {
 	name=$1; shift
 	echo
 	echo "######## $name"
 	log=$(mktemp /tmp/tracer-suite.XXXXXX)
+	t0=$SECONDS
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
+	durations+=("$(printf '%5d s  %s' $((SECONDS - t0)) "$name")")
 	p=$(grep -c '^PASS' "$log"); f=$(grep -c '^FAIL' "$log")
 	rm -f "$log"
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
@@ -48,6 +52,7 @@ suite "delivery (spool, file, HTTP, ClickHouse)" ./tests/delivery/run.sh build
 suite "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
 suite "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
 suite "terminal report (80 columns, --wide)" ./tests/cli/terminal.sh build
+suite "make demo's run, the README's sample" ./tests/cli/demo.sh build
 suite "man pages" ./tests/man/run.sh build
 suite "containers (busybox applets, podman)" ./tests/containers/run.sh build
 suite "container tagging ownership" ./tests/containers/ownership.sh build
@@ -57,6 +62,9 @@ suite "HTML report (headless chromium)" ./tests/html/run.sh build
 suite "RPM packaging" ./rpm/build.sh build/rpm
 
 echo
+echo "durations:"
+printf '  %s\n' "${durations[@]}"
+echo "total: $((SECONDS - start_all)) s"
 if [ ${#failed_suites[@]} -ne 0 ]; then
 	echo "failed suites: ${failed_suites[*]}"
 fi

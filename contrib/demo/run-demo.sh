@@ -1,6 +1,9 @@
 #!/bin/bash
 # run-demo.sh BUILD - start tracerd on the local file sink, run the demo
-# pipeline under `tracer run`, print `tracer show` for it, stop tracerd.
+# pipeline under `tracer run` as a job with an allocation (4 CPUs, 4 GiB,
+# 1 hour), print `tracer show` for it, write its HTML report, stop
+# tracerd.  The job lasts well under a minute, so this tracerd gives
+# advice from 1 s of run time on (advice_min_runtime_s, 300 s by default).
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
@@ -8,20 +11,32 @@ TMP=$(mktemp -d /tmp/tracer-demo-run.XXXXXX)
 . "$TOP/tests/lib.sh"
 trap 'stop_tracerd; rm -rf "$TMP"' EXIT
 if [ "$(id -u)" != 0 ]; then echo "make demo needs root (it loads BPF programs)"; exit 1; fi
+for t in python3 bwa samtools; do
+	command -v "$t" >/dev/null || { echo "make demo: $t is missing (scripts/install-deps.sh demo installs it)"; exit 1; }
+done
 
-start_tracerd demo || exit 1
+start_tracerd demo -o advice_min_runtime_s=1 -o sample_interval_ms=500 || exit 1
 echo "tracerd running (pid $TRACERD_PID); summaries go to $TRACERD_FILE"
+echo "This tracerd gives advice from 1 s of run time on (-o advice_min_runtime_s=1; default 300 s)."
 echo
-tr_cli run --name demo --pipeline demo-pipeline --job-file "$TMP/job" -- "$TOP/contrib/demo/pipeline.sh"
+echo "\$ tracer run --name demo --cpus 4 --mem 4G --time 1h -- contrib/demo/pipeline.sh"
+tr_cli run --name demo --pipeline demo-pipeline --cpus 4 --mem 4G --time 1h \
+	--job-file "$TMP/job" -- "$TOP/contrib/demo/pipeline.sh"
 rc=$?
 # the summary goes through tracerd's spool to the file: a moment
-wait_until 20 "the demo job's summary" summary_of_job "$TMP/job"
+wait_until 20 "the demo job's summary" summary_of_job "$TMP/job" || exit 1
+JOB=$(cat "$TMP/job")
+cp "$TRACERD_FILE" "$BUILD/demo-jobs.ndjson" || exit 1
 echo
-tr_cli status
-echo
-tr_cli show "$(cat "$TMP/job")"
-mkdir -p "$TOP/build"
-cp "$TRACERD_FILE" "$TOP/build/demo-jobs.ndjson"
-echo
-echo "The summary (JSON) is kept in build/demo-jobs.ndjson:  build/tracer -o file=build/demo-jobs.ndjson show last --json"
+echo "\$ tracer show $JOB"
+tr_cli show "$JOB"
+tr_cli show "$JOB" --html "$BUILD/demo-report.html" || exit 1
+T="$BUILD/tracer -o file=$BUILD/demo-jobs.ndjson"
+cat <<MSG
+
+The HTML report:  $BUILD/demo-report.html
+  open it:        xdg-open $BUILD/demo-report.html   (or copy it to a machine with a browser)
+Every tool and the process tree:  $T show last --all
+The summary as JSON:              $T show last --json
+MSG
 exit $rc

@@ -30,36 +30,61 @@ static void evidence_text(const cJSON *e, char *buf, size_t len)
 		snprintf(buf, len, "%s %g", k, e->valuedouble);
 }
 
-/* The flags as notes, as jobstats writes them: the sentence with its
+/* One flag as a note, as jobstats writes it: the sentence with its
  * numbers, then the flag's id, severity and evidence; wrapped to width. */
-static void print_notes(const cJSON *flags, int width)
+static void print_note(const cJSON *f, int width)
 {
-	const cJSON *f, *e;
+	char note[2048], one[128];
+	const char *msg = jstr(f, "message");
+	const cJSON *e;
+	size_t off;
+	int k = 0;
+
+	off = (size_t)snprintf(note, sizeof(note), "%s", msg ? msg : "-");
+	/* a sentence: capital first letter unless it starts with a tool's name */
+	if (!jstr(f, "tool") && note[0] >= 'a' && note[0] <= 'z')
+		note[0] = (char)(note[0] - 'a' + 'A');
+	off += (size_t)snprintf(note + off, off < sizeof(note) ? sizeof(note) - off : 0,
+				". [%s %s", or_dash(jstr(f, "severity")), or_dash(jstr(f, "id")));
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(f, "evidence")) {
+		evidence_text(e, one, sizeof(one));
+		off += (size_t)snprintf(note + off, off < sizeof(note) ? sizeof(note) - off : 0,
+					"%s%s", k++ ? ", " : ": ", one);
+	}
+	if (off < sizeof(note))
+		snprintf(note + off, sizeof(note) - off, "]");
+	term_wrap("  * ", "    ", note, width);
+}
+
+/*
+ * The flags as notes: the job's own first, then the tools' (the analysis
+ * lists them by the tools' CPU).  Without all, at most tool_notes of the
+ * tools' notes, and a line saying how many more there are: a job of many
+ * tools on a busy node flags most of them, and the report is one screen.
+ */
+static void print_notes(const cJSON *flags, int width, bool all, int tool_notes)
+{
+	const cJSON *f;
+	int shown = 0, left = 0;
 
 	if (cJSON_GetArraySize(flags) == 0)
 		return;
 	printf("\nNOTES\n");
+	cJSON_ArrayForEach(f, flags)
+		if (!jstr(f, "tool"))
+			print_note(f, width);
 	cJSON_ArrayForEach(f, flags) {
-		char note[2048], one[128];
-		const char *msg = jstr(f, "message");
-		size_t off;
-		int k = 0;
-
-		off = (size_t)snprintf(note, sizeof(note), "%s", msg ? msg : "-");
-		/* a sentence: capital first letter unless it starts with a tool's name */
-		if (!jstr(f, "tool") && note[0] >= 'a' && note[0] <= 'z')
-			note[0] = (char)(note[0] - 'a' + 'A');
-		off += (size_t)snprintf(note + off, off < sizeof(note) ? sizeof(note) - off : 0,
-					". [%s %s", or_dash(jstr(f, "severity")), or_dash(jstr(f, "id")));
-		cJSON_ArrayForEach(e, cJSON_GetObjectItem(f, "evidence")) {
-			evidence_text(e, one, sizeof(one));
-			off += (size_t)snprintf(note + off, off < sizeof(note) ? sizeof(note) - off : 0,
-						"%s%s", k++ ? ", " : ": ", one);
+		if (!jstr(f, "tool"))
+			continue;
+		if (all || shown < tool_notes) {
+			print_note(f, width);
+			shown++;
+		} else {
+			left++;
 		}
-		if (off < sizeof(note))
-			snprintf(note + off, sizeof(note) - off, "]");
-		term_wrap("  * ", "    ", note, width);
 	}
+	if (left)
+		printf("  %d more notes on tools (--tools shows them)\n", left);
 }
 
 /* Print a multi-line text indented.  The summary was made safe for the
@@ -85,7 +110,7 @@ static void print_block(const char *label, const char *text)
 	putchar('\n');
 }
 
-void print_advice(const cJSON *s, int width)
+void print_advice(const cJSON *s, int width, bool all_notes, int tool_notes)
 {
 	const cJSON *oom = cJSON_GetObjectItem(s, "oom");
 	const cJSON *rec = cJSON_GetObjectItem(s, "recommendation");
@@ -116,7 +141,7 @@ void print_advice(const cJSON *s, int width)
 			printf(" (unused part of the allocation %.4f)", jnum(cost, "unused"));
 		putchar('\n');
 	}
-	print_notes(cJSON_GetObjectItem(s, "flags"), width);
+	print_notes(cJSON_GetObjectItem(s, "flags"), width, all_notes, tool_notes);
 	if (rec) {
 		const cJSON *sx = cJSON_GetObjectItem(rec, "syntax");
 		printf("\nREQUEST NEXT TIME (%s)\n", jstr(rec, "basis") ? jstr(rec, "basis") : "-");

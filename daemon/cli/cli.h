@@ -54,8 +54,9 @@ const char *fmt_net(const cJSON *o, char *buf, size_t len);  /* network bytes */
 const char *fmt_disk(const cJSON *o, char *buf, size_t len); /* block bytes */
 void print_netio_header(const cJSON *summary);
 const char *fmt_secs(double s, char *buf, size_t len);
-/* `tracer show`: state, OOM, flags, recommendation, cost (advice.c) */
-void print_advice(const cJSON *s, int width); /* width 0: no limit */
+/* `tracer show`: state, OOM, flags, recommendation, cost (advice.c);
+ * width 0: no limit; without all_notes, at most tool_notes notes on tools */
+void print_advice(const cJSON *s, int width, bool all_notes, int tool_notes);
 const char *fmt_pct(double ratio, char *buf, size_t len);
 double jnum(const cJSON *o, const char *key);
 const char *jstr(const cJSON *o, const char *key);

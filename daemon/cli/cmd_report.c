@@ -15,6 +15,12 @@
 #include "textsafe.h"
 
 #define MAX_DEPTH 32
+/* tools listed without --tools: one screen, as seff's report fits one */
+#define SHOW_TOP_TOOLS 10
+#define SHOW_TOOL_NOTES 2 /* notes on tools without --tools */
+
+/* What `tracer show` prints past the header, notes and request. */
+enum show_part { SHOW_ALL_TOOLS = 1, SHOW_TREE = 2 };
 
 static void print_header(const cJSON *s)
 {
@@ -75,7 +81,7 @@ static void print_header(const cJSON *s)
 	       jnum(procs, "oom_killed"), jnum(drops, "events"));
 }
 
-static void print_tools(const cJSON *s, int width)
+static void print_tools(const cJSON *s, int width, bool all)
 {
 	/* SPAN: CPU over the tool's own time span (cores busy while it ran);
 	 * ALLOC: its share of the job's allocation, as seff */
@@ -86,10 +92,14 @@ static void print_tools(const cJSON *s, int width)
 		{"DISK", 'r', 0, 4}, {"EXIT CODES", 'l', 10, 0},
 	};
 	struct table *tb = table_new(cols, 11);
-	const cJSON *t;
+	const cJSON *tools = cJSON_GetObjectItem(s, "tools"), *t;
+	int ntools = cJSON_GetArraySize(tools), listed = 0;
 
 	putchar('\n');
-	cJSON_ArrayForEach(t, cJSON_GetObjectItem(s, "tools")) {
+	/* the summary's tools come sorted by CPU (lib/summary.c): the top ones first */
+	cJSON_ArrayForEach(t, tools) {
+		if (!all && listed++ == SHOW_TOP_TOOLS)
+			break;
 		char exits[128] = "", n[32], k[32], procs[32];
 		char a[32], b[32], b2[32], c2[32], d[32], e[32];
 		size_t off = 0;
@@ -115,6 +125,21 @@ static void print_tools(const cJSON *s, int width)
 		table_add(tb, row);
 	}
 	table_print(tb, width, "");
+	if (!all && ntools > SHOW_TOP_TOOLS)
+		printf("%d more tools (--tools lists them)\n", ntools - SHOW_TOP_TOOLS);
+}
+
+/* Without --tree: one line that says the tree is there and how to see it. */
+static void print_tree_hint(const cJSON *s)
+{
+	const cJSON *p;
+	int kept = 0;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItem(s, "process_tree"))
+		if (!cJSON_IsTrue(cJSON_GetObjectItem(p, "registrant")))
+			kept++;
+	printf("Process tree: %d of %.0f processes kept (--tree shows it)\n", kept,
+	       jnum(cJSON_GetObjectItem(s, "processes"), "total"));
 }
 
 static void add_proc(struct table *tb, const cJSON *p, int depth)
@@ -203,16 +228,20 @@ static void print_tree(const cJSON *s, int width)
 static void show_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tracer show [--json | --wide | --html FILE] JOB|last\n"
-		"One finished job: run, task, allocation and totals, then its tools and\n"
-		"its process tree.  JOB is a job uid, a Slurm or AWS Batch job id\n"
-		"(1234 or 1234.batch) or a task name; the newest match wins; \"last\" is\n"
-		"the newest job.\n"
-		"      --json    the job's summary (docs/schema.md)\n"
+		"usage: tracer show [--tools] [--tree] [--all] [--wide] [--json] [--html FILE]\n"
+		"                   JOB|last\n"
+		"One finished job on one screen: run, task, allocation and totals, the\n"
+		"notes, the request to make next time and the %d tools that used the most\n"
+		"CPU.  JOB is a job uid, a Slurm or AWS Batch job id (1234 or 1234.batch)\n"
+		"or a task name; the newest match wins; \"last\" is the newest job.\n"
+		"      --tools      every tool, not the top %d, and every note on tools\n"
+		"      --tree       the process tree too\n"
+		"      --all        both: every tool and the process tree\n"
+		"      --wide       lines as long as they need (default: the terminal's\n"
+		"                   width, 80 columns when not a terminal)\n"
+		"      --json       the job's summary (docs/schema.md)\n"
 		"      --html FILE  a self-contained HTML report (FILE - : stdout)\n"
-		"      --wide    lines as long as they need (default: the terminal's\n"
-		"                width, 80 columns when not a terminal)\n"
-		"  -h, --help    this help\n");
+		"  -h, --help       this help\n", SHOW_TOP_TOOLS, SHOW_TOP_TOOLS);
 }
 
 int cmd_show(struct cli *c, int argc, char **argv)
@@ -222,11 +251,14 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{"html", required_argument, NULL, 'H'},
 		{"wide", no_argument, NULL, 'w'},
+		{"tools", no_argument, NULL, 'T'},
+		{"tree", no_argument, NULL, 'P'},
+		{"all", no_argument, NULL, 'a'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *name, *html = NULL;
 	bool wide = false;
-	int opt;
+	int opt, parts = 0;
 
 	while ((opt = cli_getopt(argc, argv, ":h", opts, "show")) != -1) {
 		if (opt == 'j') {
@@ -235,6 +267,12 @@ int cmd_show(struct cli *c, int argc, char **argv)
 			html = optarg;
 		} else if (opt == 'w') {
 			wide = true;
+		} else if (opt == 'T') {
+			parts |= SHOW_ALL_TOOLS;
+		} else if (opt == 'P') {
+			parts |= SHOW_TREE;
+		} else if (opt == 'a') {
+			parts |= SHOW_ALL_TOOLS | SHOW_TREE;
 		} else if (opt == 'h') {
 			show_usage(stdout);
 			return 0;
@@ -268,9 +306,12 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		text_safe_json(s); /* names and argv reach a terminal */
 		term_begin(width);
 		print_header(s);
-		print_advice(s, width);
-		print_tools(s, width);
-		print_tree(s, width);
+		print_advice(s, width, parts & SHOW_ALL_TOOLS, SHOW_TOOL_NOTES);
+		print_tools(s, width, parts & SHOW_ALL_TOOLS);
+		if (parts & SHOW_TREE)
+			print_tree(s, width);
+		else
+			print_tree_hint(s);
 		term_end();
 	}
 	cJSON_Delete(s);

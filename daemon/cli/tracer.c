@@ -2,32 +2,45 @@
  * tracer.c - the `tracer` command-line client: status of the daemon,
  * recent jobs, one job's report, and `tracer run` for workstations.
  */
+#include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "log.h"
 #include "summary.h"
 
+/* Every command with every option: each command's own --help says more. */
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tracer [-c CONFIG] [-o KEY=VALUE]... [--json] COMMAND [ARGS]\n"
-		"commands:\n"
-		"  status                 is tracerd up, programs attached, events, drops\n"
-		"  jobs [FILTERS]         running and recent jobs (-u, -S, -E, --state, --name,\n"
-		"                         -r, -n, --json, --csv)\n"
-		"  show JOB|last          run -> task -> tools, then the process tree\n"
-		"  report [--since 7d] [--by run|task|tool|user|pipeline] [--csv]\n"
-		"                         totals, efficiencies, flags, cost across jobs\n"
-		"  run [--name N] [--run ID] [--pipeline P] [--job-file F] -- CMD [ARGS]\n"
-		"                         run CMD as a recorded local job, exit with its status\n"
+		"commands (tracer COMMAND --help says more about each):\n"
+		"  status [--json]\n"
+		"        is tracerd up: programs attached, events, drops, jobs\n"
+		"  jobs [-u USER] [-S TIME] [-E TIME] [-s STATE] [--name NAME] [-r RUN]\n"
+		"       [-n N] [--json | --csv | --wide]\n"
+		"        running and recent jobs, filtered as sacct filters them\n"
+		"  show [--tools] [--tree] [--all] [--wide] [--json] [--html FILE] JOB|last\n"
+		"        one job on one screen: totals, notes, the request to make next\n"
+		"        time, the top tools; every tool, the process tree, JSON or HTML\n"
+		"  report [--since DURATION] [--by run|task|tool|user|pipeline]\n"
+		"         [--json | --csv | --wide] [--clickhouse] [--run RUN]\n"
+		"        totals, efficiencies, flags and cost across the archive's jobs\n"
+		"  report --run RUN --html FILE\n"
+		"        every task of a run on one self-contained HTML page\n"
+		"  run [--name NAME] [--run ID] [--pipeline NAME] [--job-file FILE]\n"
+		"      [--cpus N] [--mem SIZE] [--time DURATION] [--] COMMAND [ARGS...]\n"
+		"        run COMMAND as a recorded local job, exit with its status\n"
 		"options:\n"
 		"  -c, --config FILE      configuration (default " TRACER_DEFAULT_CONFIG ")\n"
-		"  -o, --set KEY=VALUE    override a configuration key (e.g. file=, socket=)\n"
+		"  -o, --set KEY=VALUE    override a configuration key (file=, socket=, ...);\n"
+		"                         a relative path is taken from the working directory\n"
 		"      --json             machine-readable output\n"
-		"  -h, --help             this help; tracer COMMAND --help for a command's\n"
+		"  -h, --help             this help\n"
 		"      --version          print the version\n"
 		"See tracer(1) and tracer.conf(5).\n");
 }
@@ -38,6 +51,38 @@ static void config_warn(const char *msg)
 }
 
 #define MAX_SETS 64
+
+/*
+ * -o KEY=VALUE.  A relative path given on the command line means the one
+ * under the working directory, as for any other command's file argument
+ * (`-o file=build/demo-jobs.ndjson`); the file's keys stay absolute-only
+ * (config.c), since a daemon's working directory is no one's choice.
+ */
+static int set_override(struct tracer_config *cfg, const char *pair)
+{
+	const char *eq = strchr(pair, '=');
+	char err[256], key[64], cwd[PATH_MAX], abs_pair[PATH_MAX + 128];
+
+	if (eq && eq[1] && eq[1] != '/' && (size_t)(eq - pair) < sizeof(key)) {
+		memcpy(key, pair, (size_t)(eq - pair));
+		key[eq - pair] = '\0';
+		if (config_key_is_path(key)) {
+			if (!getcwd(cwd, sizeof(cwd))) {
+				fprintf(stderr, "tracer: -o %s: the working directory: %s\n", pair,
+					strerror(errno));
+				return -1;
+			}
+			snprintf(abs_pair, sizeof(abs_pair), "%s=%s%s%s", key, cwd,
+				 strcmp(cwd, "/") ? "/" : "", eq + 1);
+			pair = abs_pair;
+		}
+	}
+	if (config_set_pair(cfg, pair, err, sizeof(err)) != 0) {
+		fprintf(stderr, "tracer: -o %s\n", err);
+		return -1;
+	}
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -90,14 +135,9 @@ int main(int argc, char **argv)
 	}
 	if (config_load(&c.cfg, config_path, !config_given, config_warn) != 0 && config_given)
 		return 2;
-	for (int k = 0; k < nsets; k++) {
-		char err[256];
-
-		if (config_set_pair(&c.cfg, sets[k], err, sizeof(err)) != 0) {
-			fprintf(stderr, "tracer: -o %s\n", err);
+	for (int k = 0; k < nsets; k++)
+		if (set_override(&c.cfg, sets[k]) != 0)
 			return 2;
-		}
-	}
 	const char *cmd = argv[optind];
 	argc -= optind;
 	argv += optind;

@@ -253,5 +253,30 @@ show_ok() {
 		{ echo "$out" | head; return 1; }
 }
 check "tracer show JOB --json (options after the job)" show_ok
+relative_file() {
+	local out
+	out=$(cd "$TMP" && "$BUILD/tracer" -o socket="$TMP/no-daemon.sock" -o file=jobs.ndjson show j3 --json) &&
+		python3 -c 'import json, sys; assert json.loads(sys.argv[1])["job"] == "j3"' "$out" ||
+		{ echo "$out" | head; return 1; }
+}
+check "tracer -o file=RELATIVE: the file under the working directory" relative_file
+
+echo "== tracer show: the job's notes, then at most 2 on tools (--tools: all)"
+python3 - "$TMP/template.ndjson" "$TMP/notes.ndjson" <<'PY'
+import json, sys
+s = json.loads(open(sys.argv[1]).readline())
+s["job"] = "jn"
+note = lambda i, tool=None: dict({"id": "io_bound", "severity": "info", "thresholds": {},
+                                  "message": f"note {i} of {tool or 'the job'}"},
+                                 **({"tool": tool} if tool else {}))
+# a tool's note first: the job's own still come first
+s["flags"] = [note(1, "t1"), note(1), note(2, "t2"), note(3, "t3"), note(2),
+              note(4, "t4"), note(5, "t5"), note(6, "t6")]
+open(sys.argv[2], "w").write(json.dumps(s) + "\n")
+PY
+notes_of() { "$BUILD/tracer" -o socket="$TMP/no-daemon.sock" -o file="$TMP/notes.ndjson" show "$@" jn | grep -E '^  (\* [Nn]ote|[0-9]+ more notes)'; }
+check "tracer show: the job's notes, 2 on tools, how many more" test "$(notes_of | tr '\n' '|')" = \
+	"  * Note 1 of the job. [info io_bound]|  * Note 2 of the job. [info io_bound]|  * note 1 of t1. [info io_bound]|  * note 2 of t2. [info io_bound]|  4 more notes on tools (--tools shows them)|"
+check "tracer show --tools: every note" test "$(notes_of --tools | grep -c '^  \* [Nn]ote')" = 8
 
 finish

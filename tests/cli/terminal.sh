@@ -4,7 +4,9 @@
 # a real tracerd with flags and a recommendation; every line of the text
 # output fits 80 display cells (or the terminal's width), --wide keeps the
 # whole strings, the flags are notes with their numbers and the request
-# lines follow.  Needs root (tracerd).
+# lines follow.  By default the report fits one screen: the top 10 tools
+# and how many more, the process tree behind --tree (--tools, --all).
+# Needs root (tracerd).
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
@@ -71,8 +73,12 @@ check "the Nextflow request on two lines (cpus, then memory)" \
 check "the request lines: Nextflow, Snakemake, AWS Batch" \
 	sh -c "grep -q '^  Nextflow ' '$TMP/show.txt' && grep -q '^  Snakemake ' '$TMP/show.txt' && grep -q '^  AWS Batch ' '$TMP/show.txt'"
 
-echo "== tracer show --wide: everything"
-tr_cli show --wide "$JOB" >"$TMP/wide.txt" 2>&1
+tr_cli show --all "$JOB" >"$TMP/show-all.txt" 2>&1
+check "tracer show --all: every line at most 80 cells" fits 80 "$TMP/show-all.txt"
+check "tracer show --all: the process tree, cut to 80 columns" grep -q '^PROCESS TREE ' "$TMP/show-all.txt"
+
+echo "== tracer show --wide --all: everything"
+tr_cli show --wide --all "$JOB" >"$TMP/wide.txt" 2>&1
 check "--wide: lines longer than 80" wider_than_80 "$TMP/wide.txt"
 check "--wide: the whole tool name" grep -qF "$TOOL " "$TMP/wide.txt"
 check "--wide: the whole argv" grep -qF -- "$ARG" "$TMP/wide.txt"
@@ -100,6 +106,35 @@ script -qec "stty cols 0 rows 0; COLUMNS=120 $BUILD/tracer -o socket=$TRACERD_SO
 	/dev/null </dev/null | tr -d '\r' >"$TMP/tty120.txt"
 check "a terminal of unknown size, COLUMNS=120: at most 120 cells" fits 120 "$TMP/tty120.txt"
 check "a terminal of unknown size, COLUMNS=120: wider than 80" wider_than_80 "$TMP/tty120.txt"
+
+echo "== tracer show on one screen: the top 10 tools, the rest behind options"
+# a job of 13 tools: sh and 12 copies of spin under their own names
+for i in 01 02 03 04 05 06 07 08 09 10 11 12; do cp "$H/spin" "$TMP/tool$i"; done
+trun "$TMP/j.many" --name many -- sh -c 'for i in 01 02 03 04 05 06 07 08 09 10 11 12; do "$0/tool$i" 20; done' "$TMP"
+wait_until 20 "the summary of the job of 13 tools" summary_of_job "$TMP/j.many" || { finish; exit 1; }
+MANY=$(cat "$TMP/j.many")
+NTOOLS=$(tr_cli show --json "$MANY" | python3 -c 'import json, sys; print(len(json.load(sys.stdin)["tools"]))')
+tr_cli show "$MANY" >"$TMP/many.txt" 2>&1
+# tool_rows FILE: the rows of the tool table (from its header to the line
+# after its last row)
+tool_rows() {
+	awk '/^TOOL / { t = 1; next } t && (/^$/ || / more tools / || /^Process tree: / || /^PROCESS TREE/) { t = 0 } t { n++ } END { print n + 0 }' "$1"
+}
+check "tracer show: 10 tool rows of the $NTOOLS" test "$(tool_rows "$TMP/many.txt")" = 10
+check "tracer show: says how many tools are left out" \
+	grep -qx "$((NTOOLS - 10)) more tools (--tools lists them)" "$TMP/many.txt"
+check "tracer show: no process tree, a line that says where it is" \
+	sh -c "! grep -q '^PROCESS TREE' '$TMP/many.txt' && grep -Eqx 'Process tree: [0-9]+ of [0-9]+ processes kept \(--tree shows it\)' '$TMP/many.txt'"
+check "tracer show: one screen (at most 50 lines)" test "$(wc -l <"$TMP/many.txt")" -le 50
+tr_cli show --tools "$MANY" >"$TMP/many.tools" 2>&1
+check "tracer show --tools: every tool, no tree" \
+	sh -c "test $(tool_rows "$TMP/many.tools") = $NTOOLS && ! grep -q 'more tools' '$TMP/many.tools' && ! grep -q '^PROCESS TREE' '$TMP/many.tools'"
+tr_cli show --tree "$MANY" >"$TMP/many.tree" 2>&1
+check "tracer show --tree: the process tree, 10 tools" \
+	sh -c "grep -q '^PROCESS TREE' '$TMP/many.tree' && grep -q ' tool12 ' '$TMP/many.tree' && grep -q 'more tools' '$TMP/many.tree'"
+tr_cli show --all "$MANY" >"$TMP/many.all" 2>&1
+check "tracer show --all: every tool and the process tree" \
+	sh -c "grep -q '^PROCESS TREE' '$TMP/many.all' && ! grep -q 'more tools' '$TMP/many.all' && grep -q '^tool12 ' '$TMP/many.all'"
 
 echo "== tracer jobs and tracer report"
 tr_cli jobs >"$TMP/jobs.txt" 2>&1

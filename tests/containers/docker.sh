@@ -336,7 +336,8 @@ chmod 711 "$TMP"
 cp /bin/true "$NB/docker" # a program named docker (a script's argv[0] is its shell)
 chmod 755 "$NB/docker"
 : >"$TMP/rec.requests"
-setpriv --reuid=nobody --regid=nogroup --clear-groups "$BUILD/tracer" -o socket="$TRACERD_SOCK" \
+UTRACER=$(user_copy "$BUILD/tracer") || exit 1 # one nobody can read (user_copy)
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$UTRACER" -o socket="$TRACERD_SOCK" \
 	run --job-file "$NB/j" -- "$NB/docker" start "tracer-dk-rec-$$"
 check "the job of user nobody ran" test $? = 0
 no_docker_joins() {

@@ -52,13 +52,14 @@ mkdir "$C_ROOTS" "$C_MINE" || { echo "FAIL: cannot make the container cgroups"; 
 start_tracerd own || exit 1
 chk() { check "$1" python3 "$CHECK" "$TRACERD_FILE" "${@:2}"; }
 as_nobody() { setpriv --reuid="$NOBODY" --regid="$(id -g nobody)" --clear-groups -- "$@"; }
+UTRACER=$(user_copy "$BUILD/tracer") || exit 1 # one nobody can read (user_copy)
 
 # in_job NAME AS...: a job whose shell writes its pid, waits to be moved
 # into a container (flag NAME.moved), runs a sleep there long enough for
 # a sample to see it, then waits for the end of the test
 in_job() {
 	local name=$1; shift
-	"$@" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --job-file "$TMP/nobody/$name.job" -- \
+	"$@" "$UTRACER" -o socket="$TRACERD_SOCK" run --job-file "$TMP/nobody/$name.job" -- \
 		/bin/sh -c "echo \$\$ >$TMP/nobody/$name.pid
 		until [ -e $TMP/nobody/$name.moved ]; do sleep 0.05; done
 		sleep 3

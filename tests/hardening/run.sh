@@ -41,6 +41,8 @@ done
 make_test_users "$ADM" "$U1" "$U2"
 UPY=/usr/bin/python3
 [ -x "$UPY" ] || { echo "FAIL: $UPY is not installed"; exit 1; }
+# what the test users run, copied where they can read it (user_copy)
+UTRACER=$(user_copy "$BUILD/tracer") || exit 1
 # as USER: run a command with that user's uid, gid and groups
 as() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --init-groups -- "$@"; }
 
@@ -87,7 +89,7 @@ check "a job registers through a read-only bind mount of the socket directory" \
 		! touch '$TMP/ro/x' 2>/dev/null &&
 		'$BUILD/tracer' -o socket='$TMP/ro/h.sock' -o file='$TRACERD_FILE' run --job-file '$TMP/ro.job' -- true &&
 		test -s '$TMP/ro.job'"
-REQ="$TOP/tests/hardening/req.py"
+REQ=$(user_copy "$TOP/tests/hardening/req.py") || exit 1
 # reg AS_USER SCHEDULER JOB_ID [STEP]: one registration, its reply in REPLY
 reg() {
 	local u=$1 sched=$2 job=$3 step=${4:-}
@@ -118,7 +120,7 @@ SLURM_REPLY=$(python3 "$REQ" "$TRACERD_SOCK" '{"op":"register","v":1,"identity":
 SLURM_UID=$(python3 -c 'import json,sys; print(json.loads(sys.argv[1])["job"])' "$SLURM_REPLY")
 python3 "$REQ" "$TRACERD_SOCK" "{\"op\":\"end\",\"v\":1,\"job\":\"$SLURM_UID\",\"status\":0}" >/dev/null
 wait_until 20 "the Slurm step's summary" grep -q "$SLURM_UID" "$TRACERD_FILE"
-as "$U1" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --name 777.batch --job-file "$TMP/$U1/shadow.job" -- true
+as "$U1" "$UTRACER" -o socket="$TRACERD_SOCK" run --name 777.batch --job-file "$TMP/$U1/shadow.job" -- true
 wait_until 20 "the user's job summary" summary_of_job "$TMP/$U1/shadow.job"
 show_job_is() { # show_job_is NAME JOB_UID [tracer args...]: tracer show NAME --json is that job
 	local name=$1 want=$2; shift 2
@@ -155,7 +157,7 @@ wait_until 60 "the flood's jobs to close" sh -c "[ \$('$BUILD/tracer' -o socket=
 
 echo "== control characters never reach the log or the terminal raw"
 EVIL=$(printf 'evil\033]0;owned\007\033[2J\r\x9b31m')
-as "$U1" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --name "$EVIL" --job-file "$TMP/$U1/evil.job" -- true
+as "$U1" "$UTRACER" -o socket="$TRACERD_SOCK" run --name "$EVIL" --job-file "$TMP/$U1/evil.job" -- true
 wait_until 20 "the summary of the job with control characters" summary_of_job "$TMP/$U1/evil.job"
 # no_raw_controls FILE: no C0 control but newline and tab, no DEL, no C1
 no_raw_controls() {
@@ -215,14 +217,14 @@ echo "== privacy: a second user sees neither the first's jobs nor their argv"
 stop_tracerd
 start_tracerd p -o admin_group="$ADM" || exit 1
 MARK=u1-private-MARK-$$
-as "$U1" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --name "$MARK" --job-file "$TMP/$U1/priv.job" -- \
+as "$U1" "$UTRACER" -o socket="$TRACERD_SOCK" run --name "$MARK" --job-file "$TMP/$U1/priv.job" -- \
 	/bin/sh -c "exec sleep 30 # ARGV-$MARK" &
 PRIV_PID=$!
 OWNED_PIDS+=("$PRIV_PID")
 u1_open() { tr_cli status --json | grep -q "$MARK"; }
 wait_until 20 "the first user's job to be open" u1_open
 # every way a user asks: status (text and JSON), jobs, show, and the files
-ucli() { local u=$1; shift; as "$u" "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" "$@" 2>&1; }
+ucli() { local u=$1; shift; as "$u" "$UTRACER" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" "$@" 2>&1; }
 sees_mark() { grep -q "$MARK"; }
 owner_sees() { local o; o=$(ucli "$U1" status --json); echo "$o" | grep -q "$MARK" || { echo "$o" | head -c 600; return 1; }; }
 check "the owner sees their running job in tracer status" owner_sees
@@ -230,7 +232,7 @@ for cmd in "status --json" "status" "jobs" "jobs --json"; do
 	out=$(ucli "$U2" $cmd)
 	if echo "$out" | sees_mark; then fail "tracer $cmd of another user shows the job"; else pass "tracer $cmd of another user does not show the running job"; fi
 done
-out=$(setpriv --reuid="$U2" --regid="$U2" --groups="$ADM" -- "$BUILD/tracer" -o socket="$TRACERD_SOCK" status --json 2>&1)
+out=$(setpriv --reuid="$U2" --regid="$U2" --groups="$ADM" -- "$UTRACER" -o socket="$TRACERD_SOCK" status --json 2>&1)
 if echo "$out" | sees_mark; then pass "a member of admin_group sees every job in tracer status"; else fail "a member of admin_group does not see the job"; fi
 SLEEP_PID=$(pgrep -f "ARGV-$MARK" | head -n 1)
 if [ -n "$SLEEP_PID" ]; then kill -TERM "$SLEEP_PID"; else kill -TERM "$PRIV_PID"; fi

@@ -13,7 +13,9 @@
 # as text, the markup alone (JavaScript off) has it all, and the 100,000-
 # process page is under 2 MB.  Two control pages (the hostile text left
 # raw, an image from the network) show that these checks catch what they
-# look for.  Needs root (tracerd).
+# look for.  With UPDATE_SCREENSHOT=1 it also writes the demo page's
+# screenshot to docs/report.png (the README's picture).  Needs root
+# (tracerd).
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
@@ -139,6 +141,14 @@ PY
 )
 eval "check \"DOM: title, a lane and a row per tool, every flag as a note with its sentence, 2 charts, 4 snippets, the cost\" $PAGE dom $TMP/demo.dom $DEMO_ARGS"
 check "screenshot of the demo page is not blank" $PAGE png "$TMP/demo.png"
+# UPDATE_SCREENSHOT=1: the README's picture, docs/report.png, from this page
+# (the top of it: header, charts, notes), kept under 300 KB
+if [ -n "${UPDATE_SCREENSHOT:-}" ]; then
+	chrome readme "file://$TMP/demo.html" --window-size=1100,1300
+	check "UPDATE_SCREENSHOT: the page's screenshot is not blank" $PAGE png "$TMP/readme.png"
+	check "UPDATE_SCREENSHOT: under 300 KB" test "$(stat -c %s "$TMP/readme.png")" -lt 307200
+	check "UPDATE_SCREENSHOT: docs/report.png written" cp "$TMP/readme.png" "$TOP/docs/report.png"
+fi
 check "the demo page made no request and nothing failed to load" \
 	$PAGE net "$TMP/demo.netlog" "$TMP/demo.err" "file://$TMP/demo.html"
 # the page's script only answers events (hover, click): the markup as

@@ -3,7 +3,9 @@
 # any of them (cross references checked against these pages), every
 # program and the configuration file have one, every key of lib/config.c
 # is in tracer.conf(5), and every long option each program's --help names
-# is in its page.
+# is in its page; `tracer --help` names every command with the options of
+# tracer(1)'s SYNOPSIS (synopsis.py); no words are lost in the rendered
+# text of a page to a word read as an mdoc macro (words.py).
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
@@ -60,6 +62,13 @@ options_documented() {
 for sub in "" status jobs show report run; do
 	check "tracer.1 has every option of tracer $sub --help" \
 		options_documented tracer.1 "$BUILD/tracer" $sub --help
+done
+check "tracer --help: every command and option, as the SYNOPSIS of tracer.1" \
+	python3 "$TOP/tests/man/synopsis.py" "$TOP/man/tracer.1" "$BUILD/tracer"
+for f in "$TOP"/man/*.[1-8]; do
+	mandoc -T utf8 "$f" | col -b >"$TMP/${f##*/}.txt"
+	check "${f##*/}: no words lost to mdoc macros in the rendered text" \
+		python3 "$TOP/tests/man/words.py" "$f" "$TMP/${f##*/}.txt"
 done
 check "tracerd.8 has every option of tracerd --help" options_documented tracerd.8 "$BUILD/tracerd" --help
 check "tracer-wrap.1 has every option of tracer-wrap --help" \

@@ -38,11 +38,13 @@ for c in python3 setpriv useradd userdel groupadd groupdel curl; do
 	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
 done
 make_test_users "$ADM" "$UA" "$UB"
+# the CLI the test users run, copied where they can read it (user_copy)
+UTRACER=$(user_copy "$BUILD/tracer") || exit 1
 as() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --init-groups -- "$@"; }
 as_admin() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --groups="$ADM" -- "$@"; }
 # the CLI of a user; file= names a file that does not exist, so that an
 # answer can only come from tracerd
-ucli() { local u=$1; shift; as "$u" "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TMP/nonexistent.ndjson" "$@" 2>&1; }
+ucli() { local u=$1; shift; as "$u" "$UTRACER" -o socket="$TRACERD_SOCK" -o file="$TMP/nonexistent.ndjson" "$@" 2>&1; }
 
 # an http sink that fails (nothing listens on port 9), its URL with a
 # password: the error tracer status shows
@@ -98,7 +100,7 @@ MARK=pa-MARK-$$
 BMARK=pb-MARK-$$
 
 echo "== user A's finished job, as A, B, an admin and root"
-as "$UA" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --name "$MARK" --job-file "$TMP/$UA/a.job" -- \
+as "$UA" "$UTRACER" -o socket="$TRACERD_SOCK" run --name "$MARK" --job-file "$TMP/$UA/a.job" -- \
 	/bin/sh -c "exec sleep 2 # ARGV-$MARK" &
 A_PID=$!
 OWNED_PIDS+=("$A_PID")
@@ -150,13 +152,13 @@ show_is() { # show_is USER NAME JOB_UID: tracer show --json NAME of USER is that
 check "tracer show JOB of A" show_is "$UA" "$A_JOB" "$A_JOB"
 check "tracer show NAME of A" show_is "$UA" "$MARK" "$A_JOB"
 check "tracer show last of A" show_is "$UA" last "$A_JOB"
-check "tracer show --json of A has A's argv" sh -c "setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' show --json '$A_JOB' | grep -q 'ARGV-$MARK'"
-check "tracer jobs -s CD --name of A (filters applied by tracerd)" sh -c "setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' jobs --json -s CD --name '$MARK' | grep -q '$A_JOB'"
-check "tracer jobs --name other of A is empty" sh -c "test \"\$(setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' jobs --json --name nosuch)\" = '[]'"
-check "tracer report --by task of A counts A's job" sh -c "setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' report --by task --csv | grep -q '$MARK'"
+check "tracer show --json of A has A's argv" sh -c "setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$UTRACER' -o socket='$TRACERD_SOCK' show --json '$A_JOB' | grep -q 'ARGV-$MARK'"
+check "tracer jobs -s CD --name of A (filters applied by tracerd)" sh -c "setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$UTRACER' -o socket='$TRACERD_SOCK' jobs --json -s CD --name '$MARK' | grep -q '$A_JOB'"
+check "tracer jobs --name other of A is empty" sh -c "test \"\$(setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$UTRACER' -o socket='$TRACERD_SOCK' jobs --json --name nosuch)\" = '[]'"
+check "tracer report --by task of A counts A's job" sh -c "setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$UTRACER' -o socket='$TRACERD_SOCK' report --by task --csv | grep -q '$MARK'"
 
 # B has a job of their own, finished after A's
-as "$UB" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --name "$BMARK" --job-file "$TMP/$UB/b.job" -- true
+as "$UB" "$UTRACER" -o socket="$TRACERD_SOCK" run --name "$BMARK" --job-file "$TMP/$UB/b.job" -- true
 wait_until 30 "B's summary" summary_of_job "$TMP/$UB/b.job"
 B_JOB=$(cat "$TMP/$UB/b.job")
 # text output --wide: nothing is cut that could hide a leak
@@ -166,12 +168,12 @@ for cmd in "jobs --wide" "jobs --json" "jobs -n 0 --csv" "jobs --wide -u $UA" "s
 	if echo "$out" | grep -Eq "$leak"; then fail "tracer $cmd of B shows A's job"; echo "$out" | head -5 | sed 's/^/    /'; else pass "tracer $cmd of B does not show A's job"; fi
 done
 check "tracer show last of B is B's own job, not A's" show_is "$UB" last "$B_JOB"
-check "tracer jobs of B lists B's job" sh -c "setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' jobs --wide | grep -q '$BMARK'"
-check "tracer show A_JOB of B: no such job, exit 1" sh -c "! setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' show '$A_JOB' >/dev/null 2>&1"
+check "tracer jobs of B lists B's job" sh -c "setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$TRACERD_SOCK' jobs --wide | grep -q '$BMARK'"
+check "tracer show A_JOB of B: no such job, exit 1" sh -c "! setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$TRACERD_SOCK' show '$A_JOB' >/dev/null 2>&1"
 
 both_in() { echo "$1" | grep -q "$MARK" && echo "$1" | grep -q "$BMARK" || { echo "$1" | tail -n 3; return 1; }; }
-check "a member of admin_group sees both jobs (tracer jobs over the socket)" both_in "$(as_admin "$UB" "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TMP/nonexistent.ndjson" jobs --wide 2>&1)"
-check "a member of admin_group sees A's job (tracer show)" sh -c "setpriv --reuid='$UB' --regid='$UB' --groups='$ADM' -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' -o file='$TMP/nonexistent.ndjson' show --json '$A_JOB' | grep -q 'ARGV-$MARK'"
+check "a member of admin_group sees both jobs (tracer jobs over the socket)" both_in "$(as_admin "$UB" "$UTRACER" -o socket="$TRACERD_SOCK" -o file="$TMP/nonexistent.ndjson" jobs --wide 2>&1)"
+check "a member of admin_group sees A's job (tracer show)" sh -c "setpriv --reuid='$UB' --regid='$UB' --groups='$ADM' -- '$UTRACER' -o socket='$TRACERD_SOCK' -o file='$TMP/nonexistent.ndjson' show --json '$A_JOB' | grep -q 'ARGV-$MARK'"
 check "root sees both jobs (tracer jobs reads the archive)" both_in "$(tr_cli jobs --wide 2>&1)"
 check "root sees A's job (tracer show)" sh -c "'$BUILD/tracer' -o file='$TRACERD_FILE' show --json '$A_JOB' | grep -q 'ARGV-$MARK'"
 
@@ -260,14 +262,14 @@ busy_counted() { tr_cli status --json | python3 -c 'import json,sys; sys.exit(0 
 check "tracer status counts the refused archive requests" busy_counted
 # the held workers give up (client gone or send timeout) and serve again
 wait_until 30 "A's listing once the workers are free" owner_jobs
-check "A's listing over the large archive: A's 20 newest" sh -c "test \$(setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' jobs --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))') = 20"
-check "B's listing over the large archive holds no job of A" sh -c "! setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$BUILD/tracer' -o socket='$TRACERD_SOCK' jobs -n 0 --json | grep -q '$A_JOB'"
+check "A's listing over the large archive: A's 20 newest" sh -c "test \$(setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$UTRACER' -o socket='$TRACERD_SOCK' jobs --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))') = 20"
+check "B's listing over the large archive holds no job of A" sh -c "! setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$TRACERD_SOCK' jobs -n 0 --json | grep -q '$A_JOB'"
 
 echo "== without SO_PEERPIDFD (kernels before 6.5): owner and start time"
 stop_tracerd
 TRACERD_TEST_NO_PEERPIDFD=1 start_tracerd f || exit 1
 check "tracerd says it checks peers without SO_PEERPIDFD" grep -q "TRACERD_TEST_NO_PEERPIDFD=1" "$TRACERD_LOG"
-as "$UA" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --name fallback --job-file "$TMP/$UA/f.job" -- true
+as "$UA" "$UTRACER" -o socket="$TRACERD_SOCK" run --name fallback --job-file "$TMP/$UA/f.job" -- true
 check "a user's registration is served" wait_until 30 "the fallback job's summary" summary_of_job "$TMP/$UA/f.job"
 check "registration from a pid now another user's process is refused" \
 	python3 "$TOP/tests/hardening/pidreuse.py" "$TRACERD_SOCK" "$UA" "$UB"

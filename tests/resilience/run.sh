@@ -222,13 +222,15 @@ U=$TMP/u
 mkdir "$U" && chmod 0777 "$U" && chmod 0711 "$TMP"
 start_tracerd cap -o max_procs=1024 -o max_procs_per_job=256 || exit 1
 as_user() { u=$1; shift; setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups "$@"; }
+# what the users run, copied where they can read it (user_copy)
+{ UTRACER=$(user_copy "$BUILD/tracer") && UHOLD=$(user_copy "$H/holdkids") && UTINY=$(user_copy "$H/tiny"); } || exit 1
 mkfifo -m 0666 "$U/a.fifo"
-as_user "$TEST_USER" "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run \
-	--job-file "$U/j.a" -- "$H/holdkids" "$U/a.fifo" 1100 0 0 wait >"$U/a.last" 2>"$U/a.err" &
+as_user "$TEST_USER" "$UTRACER" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run \
+	--job-file "$U/j.a" -- "$UHOLD" "$U/a.fifo" 1100 0 0 wait >"$U/a.last" 2>"$U/a.err" &
 apid=$!
 wait_until 60 "the first user's job to fork its 1,100 processes" test -s "$U/a.last"
-as_user nobody "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run \
-	--job-file "$U/j.b" -- "$H/tiny" 7 2>"$U/b.err"
+as_user nobody "$UTRACER" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run \
+	--job-file "$U/j.b" -- "$UTINY" 7 2>"$U/b.err"
 wait_until 10 "the second user's job to be recorded" summary_of_job "$U/j.b" || sed 's/^/    /' "$U/b.err"
 release "$U/a.fifo"
 wait "$apid"

@@ -118,7 +118,7 @@ check_pipeline() {
 		"$($JSUM "$NDJSON" tool true processes "${f[@]}")" 10
 	expect "srun -n2 pipeline: gzip ran 4 times" \
 		"$($JSUM "$NDJSON" tool gzip processes "${f[@]}")" 4
-	show=$("$BUILD/tracer" -o file="$NDJSON" show "$j.0" 2>&1)
+	show=$("$BUILD/tracer" -o file="$NDJSON" show --tools "$j.0" 2>&1)
 	expect_match "srun -n2 pipeline: tracer show $j.0 lists its tools" "$show" 'gzip'
 	total=$(get processes.total "${f[@]}")
 	if [ "${total:-0}" -ge 22 ] 2>/dev/null; then

@@ -118,6 +118,9 @@ if [ ! -f "$PLUGIN" ]; then
 	fail "plugin not built: $PLUGIN (run make first)"
 	exit 1
 fi
+# srun loads the plugin as the job's user too (nobody below): a copy that
+# user can read, whoever may read the tree (user_copy)
+PLUGIN=$(TMP=$T user_copy "$PLUGIN") || { fail "cannot copy the plugin to $T"; finish; exit 1; }
 PLUGSTACK_LINE="optional $PLUGIN socket=$SOCK"
 if ! cluster_start "$PLUGSTACK_LINE"; then
 	fail "the Slurm cluster did not start (logs in $CLUSTER_DIR)"
