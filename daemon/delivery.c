@@ -12,7 +12,7 @@
  * A reload (SIGHUP) is carried out by the spool writer too: the loop
  * only hands the new configuration over.
  */
-#include "delivery_impl.h"
+#include "delivery_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>

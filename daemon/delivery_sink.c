@@ -6,7 +6,7 @@
  * (jitter: a fleet of nodes does not retry in step after a collector's
  * outage).
  */
-#include "delivery_impl.h"
+#include "delivery_priv.h"
 
 #include <malloc.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
 
 #include "bpf_loader.h"
 #include "jobs.h"
-#include "jobstate.h"
+#include "job_state.h"
 #include "log.h"
 #include "netio_peer.h"
 #include "netpeers.h"
@@ -153,7 +153,7 @@ static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tra
 	jobs_note_exit(js, oj);
 }
 
-/* Victim, largest holder, cgroup or host (jobstate.c). */
+/* Victim, largest holder, cgroup or host (job_state.c). */
 static void on_oom_detail(struct jobs *js, struct open_job *oj,
 			  const struct tracer_oom_event *e)
 {

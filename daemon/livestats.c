@@ -8,7 +8,7 @@
 #include "clock.h"
 #include "procfs.h"
 #include "allocation.h"
-#include "jobstate.h"
+#include "job_state.h"
 #include "timeseries.h"
 
 /* threads of one process read per sample: a process with more is seen

@@ -3,7 +3,7 @@
  * dispatch, and the all-sinks-once path of tracer-wrap's standalone mode.
  * Each sink's own work is in sink_file.c, sink_http.c, sink_clickhouse.c.
  */
-#include "sink_impl.h"
+#include "sink_priv.h"
 
 #include <curl/curl.h>
 #include <stdio.h>

@@ -15,7 +15,7 @@
  * summary's JSON as doubles: *_ns columns may be off by up to 256 ns;
  * the DateTime columns (seconds) are exact.
  */
-#include "sink_impl.h"
+#include "sink_priv.h"
 
 #include <inttypes.h>
 #include <stdio.h>

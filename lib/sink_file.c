@@ -20,7 +20,7 @@
  */
 #include "identity.h"
 #include "mkdirs.h"
-#include "sink_impl.h"
+#include "sink_priv.h"
 #include "log.h"
 
 #include <errno.h>

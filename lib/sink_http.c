@@ -9,7 +9,7 @@
  * verified (http_ca_file, or the system's CAs).  The reply body is read
  * and discarded: only its first bytes are kept, for the error message.
  */
-#include "sink_impl.h"
+#include "sink_priv.h"
 
 #include <curl/curl.h>
 #include <errno.h>

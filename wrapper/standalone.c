@@ -19,7 +19,7 @@
 #include "clock.h"
 #include "container_meta.h"
 #include "hostinfo.h"
-#include "job.h"
+#include "job_record.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "rules.h"

@@ -15,7 +15,7 @@
 
 #include "cgroup.h"
 #include "cgroup_limits.h"
-#include "jobwait.h"
+#include "job_blocked.h"
 #include "identity.h"
 #include "unit.h"
 

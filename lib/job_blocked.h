@@ -1,5 +1,5 @@
 /*
- * jobwait.h - where a job's time went while it was not on a CPU, and the
+ * job_blocked.h - where a job's time went while it was not on a CPU, and the
  * limits of its own cgroup: block I/O delay of its threads from delay
  * accounting (/proc/PID/stat field 42, sampled; counted only while
  * kernel.task_delayacct is on), the pressure stall totals of its v2
@@ -7,8 +7,8 @@
  * allocation when nothing else declares one).  The "blocked" object of
  * the summary (docs/schema.md).
  */
-#ifndef TRACER_JOBWAIT_H
-#define TRACER_JOBWAIT_H
+#ifndef TRACER_JOB_BLOCKED_H
+#define TRACER_JOB_BLOCKED_H
 
 #include <stdbool.h>
 #include <stdint.h>

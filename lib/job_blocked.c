@@ -1,7 +1,7 @@
 /*
- * jobwait.c - a job's blocked time and its cgroup's limits (jobwait.h).
+ * job_blocked.c - a job's blocked time and its cgroup's limits (job_blocked.h).
  */
-#include "jobwait.h"
+#include "job_blocked.h"
 
 #include <math.h>
 

@@ -1,9 +1,9 @@
 /*
- * sink_impl.h - what the sink files (sink_file.c, sink_http.c,
+ * sink_priv.h - what the sink files (sink_file.c, sink_http.c,
  * sink_clickhouse.c) share with sink.c; not for the rest of the tree.
  */
-#ifndef TRACER_SINK_IMPL_H
-#define TRACER_SINK_IMPL_H
+#ifndef TRACER_SINK_PRIV_H
+#define TRACER_SINK_PRIV_H
 
 #include <stdbool.h>
 #include <stddef.h>

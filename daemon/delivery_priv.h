@@ -1,10 +1,10 @@
 /*
- * delivery_impl.h - what delivery.c (the queue, the spool writer, reload,
+ * delivery_priv.h - what delivery.c (the queue, the spool writer, reload,
  * life) and delivery_sink.c (a sink's thread) share; not for the rest
  * of tracerd.
  */
-#ifndef TRACERD_DELIVERY_IMPL_H
-#define TRACERD_DELIVERY_IMPL_H
+#ifndef TRACERD_DELIVERY_PRIV_H
+#define TRACERD_DELIVERY_PRIV_H
 
 #include <pthread.h>
 #include <time.h>
