@@ -40,7 +40,7 @@
 #define SOCKETS_MAX 8
 #define CLAIMS 64              /* containers given to jobs, remembered */
 
-struct watch {
+struct docker_watch {
 	bool used, done;
 	uint64_t seq;
 	uint64_t tag, client_start_ns, added_ns, gone_ns;
@@ -64,7 +64,7 @@ static struct {
 	pthread_t thread;
 	bool running, stopping;
 	uint64_t seq;
-	struct watch w[DOCKERWATCH_MAX];
+	struct docker_watch w[DOCKERWATCH_MAX];
 	/* jobs ended since the thread last looked: their claims go */
 	uint64_t released[CLAIMS];
 	unsigned nreleased;
@@ -144,7 +144,7 @@ static int ask_list(const char *sock, struct docker_entry *out, size_t max, char
 /* ---- one round ---- */
 
 /* Sockets named by the open watches, deduplicated (socks[k]). */
-static size_t collect_sockets(const struct watch *w, size_t nw, char socks[][108])
+static size_t collect_sockets(const struct docker_watch *w, size_t nw, char socks[][108])
 {
 	size_t ns = 0;
 
@@ -168,7 +168,7 @@ static size_t collect_sockets(const struct watch *w, size_t nw, char socks[][108
 	return ns;
 }
 
-static bool names_socket(const struct watch *w, const char *sock)
+static bool names_socket(const struct docker_watch *w, const char *sock)
 {
 	size_t sl = strlen(sock);
 
@@ -214,7 +214,7 @@ static void drop_released_claims(void)
 	dw.nreleased = 0;
 }
 
-static bool candidate(const struct watch *w, const char socks[][108], int e)
+static bool candidate(const struct docker_watch *w, const char socks[][108], int e)
 {
 	const struct docker_entry *en = &dw.entries[e];
 
@@ -225,7 +225,7 @@ static bool candidate(const struct watch *w, const char socks[][108], int e)
 
 /* The client still runs: the same process (its start time in ticks, as
  * first read here: never compared across clocks) and not a zombie. */
-static bool client_alive(struct watch *w)
+static bool client_alive(struct docker_watch *w)
 {
 	struct procfs_stat st;
 
@@ -237,10 +237,10 @@ static bool client_alive(struct watch *w)
 }
 
 /* Decide watch k of the copy w (nw open ones) from this round's list. */
-static void decide(struct watch *w, size_t nw, size_t k, const char socks[][108], int nent,
+static void decide(struct docker_watch *w, size_t nw, size_t k, const char socks[][108], int nent,
 		   const bool *sock_ok, size_t ns, uint64_t now)
 {
-	struct watch *me = &w[k];
+	struct docker_watch *me = &w[k];
 	int found = -1, nfound = 0;
 	bool shared = false;
 
@@ -284,7 +284,7 @@ static void decide(struct watch *w, size_t nw, size_t k, const char socks[][108]
 	}
 }
 
-static void round_of(struct watch *w, size_t nw)
+static void round_of(struct docker_watch *w, size_t nw)
 {
 	char socks[SOCKETS_MAX][108], why[96] = "";
 	bool sock_ok[SOCKETS_MAX] = {false};
@@ -317,7 +317,7 @@ static void round_of(struct watch *w, size_t nw)
 
 static void *watch_thread(void *arg)
 {
-	static struct watch copy[DOCKERWATCH_MAX];
+	static struct docker_watch copy[DOCKERWATCH_MAX];
 	char err[128];
 
 	(void)arg;
@@ -342,7 +342,7 @@ static void *watch_thread(void *arg)
 		pthread_mutex_lock(&dw.lock);
 		for (size_t k = 0; k < nw; k++)
 			for (size_t i = 0; i < DOCKERWATCH_MAX; i++) {
-				struct watch *t = &dw.w[i];
+				struct docker_watch *t = &dw.w[i];
 
 				/* forgotten meanwhile, or its slot given to another */
 				if (!t->used || t->seq != copy[k].seq || t->done)
@@ -424,7 +424,7 @@ bool dockerwatch_add(uint64_t job_tag, pid_t client, uint64_t client_start_ns,
 		if (dw.w[i].used && dw.w[i].tag == job_tag)
 			of_job++;
 	for (size_t i = 0; i < DOCKERWATCH_MAX && !added && of_job < DOCKERWATCH_PER_JOB; i++) {
-		struct watch *t = &dw.w[i];
+		struct docker_watch *t = &dw.w[i];
 
 		if (t->used)
 			continue;
