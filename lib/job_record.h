@@ -190,7 +190,7 @@ struct job {
 	 * the job's and tools' counts are partial (netpeers_apply) */
 	bool peers_partial;
 	/* appended: blocked time, cgroup pressure and limits (job_blocked.c) */
-	struct job_wait wait;
+	struct job_blocked blocked;
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */
