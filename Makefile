@@ -15,6 +15,10 @@
 #   make wrapper-test tracer-wrap as PID 1 (root)
 #   make asan         the same binaries with ASan+UBSan, into $(ASAN_BUILD)
 #                     (default build-asan/); make asan-test runs its unit tests
+#   make tsan         the same binaries with ThreadSanitizer, into
+#                     $(TSAN_BUILD) (default build-tsan/): make test runs
+#                     the daemon's kernel tests and the delivery and
+#                     configuration suites on it
 #   make demo         install dependencies, build, run the demo pipeline
 #   make bench        overhead and accuracy benchmarks (docs/benchmarks.md)
 #   make install      install the four binaries, the configuration and the
@@ -25,7 +29,7 @@
 #                     (scripts/install-deps.sh build); make test, demo
 #                     and bench also install what they run (... test)
 #   make cppcheck     static analysis of the C sources
-#   make clean        remove $(BUILD) and $(ASAN_BUILD)
+#   make clean        remove $(BUILD), $(ASAN_BUILD) and $(TSAN_BUILD)
 #
 # Sources are found by folder: lib/*.c -> libtracer, bpf/*.bpf.c -> BPF
 # objects and skeletons, daemon/*.c -> tracerd, daemon/cli/*.c -> tracer,
@@ -39,12 +43,14 @@
 #
 # Variables: CFLAGS (default -O2 -g), CPPFLAGS, LDFLAGS and LDLIBS are the
 # user's and are added to the flags the build needs, so `make CFLAGS=-O0`
-# still builds with every warning an error.  SAN=1 adds ASan+UBSan.
+# still builds with every warning an error.  SAN=1 adds ASan+UBSan,
+# SAN=thread ThreadSanitizer.
 # ARCH (default: uname -m) selects bpf/vmlinux/<arch>/vmlinux.h.
 # Header dependencies come from the compiler (-MMD -MP: one .d per object).
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 CLANG      ?= clang
 BPFTOOL    ?= bpftool
 LLVM_STRIP ?= llvm-strip
@@ -95,6 +101,10 @@ ifeq ($(SAN),1)
 SAN_CFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 SAN_LDFLAGS := -fsanitize=address,undefined
 endif
+ifeq ($(SAN),thread)
+SAN_CFLAGS  := -fsanitize=thread -fno-omit-frame-pointer
+SAN_LDFLAGS := -fsanitize=thread
+endif
 COMPILE = $(CC) $(EXTRA_INC) $(TR_CPPFLAGS) $(CPPFLAGS) $(TR_CFLAGS) $(SAN_CFLAGS) $(CFLAGS) $(DEPFLAGS)
 LINK    = $(CC) $(SAN_LDFLAGS) $(LDFLAGS)
 
@@ -133,12 +143,12 @@ endif
 
 INSTALL_BINS := $(BUILD)/tracerd $(BUILD)/tracer $(BUILD)/tracer-wrap $(BUILD)/spank_tracer.so
 BINS := $(INSTALL_BINS)
-ifeq ($(SAN),1)
+ifneq ($(SAN),)
 # slurmstepd cannot load a plugin that needs the sanitizer runtime
 BINS := $(filter-out %.so,$(BINS))
 endif
 
-.PHONY: all check unit deps test-deps test integration slurm-test wrapper-test asan asan-test \
+.PHONY: all check unit deps test-deps test integration slurm-test wrapper-test asan asan-test tsan \
 	bpf-test demo bench rpm install clean cppcheck fuzz
 .DELETE_ON_ERROR:
 
@@ -244,6 +254,7 @@ ALL_OBJS := $(LIB_OBJS) $(BPF_OBJS) $(TRACERD_OBJS) $(CLI_OBJS) $(WRAP_OBJS) \
 test: test-deps
 	$(MAKE) all
 	$(MAKE) asan
+	$(MAKE) tsan
 	./tests/run-all.sh
 
 check: $(UNIT_BINS) $(HELPER_BINS)
@@ -262,6 +273,9 @@ slurm-test: all
 
 wrapper-test: all
 	./tests/wrapper/run.sh $(BUILD)
+
+tsan:
+	$(MAKE) BUILD=$(TSAN_BUILD) SAN=thread all
 
 asan-test: asan
 	./tests/run-unit.sh $(ASAN_BUILD)
@@ -301,4 +315,4 @@ install: $(INSTALL_BINS)
 	done
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) build-fuzz

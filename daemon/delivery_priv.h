@@ -45,7 +45,9 @@ struct delivery {
 	pthread_t writer;
 	bool writer_started, writer_done;
 	bool stop_writer, stop_sinks;
-	volatile int abort; /* cut transfers in progress */
+	/* cut transfers in progress: set by the loop or the writer, read by
+	 * the sink threads */
+	_Atomic int abort;
 	const char *hold_path; /* test hook: TRACERD_TEST_HOLD_SPOOL */
 	int nsinks;
 	struct sink_thread st[SINK_KINDS];

@@ -85,7 +85,7 @@ fail:
 }
 
 int sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
-		 long timeout_ms, const volatile int *abort, char *err, size_t errlen)
+		 long timeout_ms, const _Atomic int *abort, char *err, size_t errlen)
 {
 	err[0] = '\0';
 	if (n == 0)
@@ -100,7 +100,7 @@ int sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t 
 	}
 }
 
-int sink_probe(struct sink *s, long timeout_ms, const volatile int *abort, char *err,
+int sink_probe(struct sink *s, long timeout_ms, const _Atomic int *abort, char *err,
 	       size_t errlen)
 {
 	err[0] = '\0';

@@ -308,7 +308,7 @@ struct ch_ctx {
 	struct sink *s;
 	char password[512];
 	long timeout_ms;
-	const volatile int *abort;
+	const _Atomic int *abort;
 };
 
 static int ch_post(struct ch_ctx *c, const char *query, const char *settings,
@@ -384,7 +384,7 @@ static int ch_insert(struct ch_ctx *c, int table, const struct buf *rows, char *
 	return 0;
 }
 
-int clickhouse_sink_probe(struct sink *s, long timeout_ms, const volatile int *abort,
+int clickhouse_sink_probe(struct sink *s, long timeout_ms, const _Atomic int *abort,
 			  char *err, size_t errlen)
 {
 	struct ch_ctx c = {.s = s, .timeout_ms = timeout_ms, .abort = abort};
@@ -402,7 +402,7 @@ int clickhouse_sink_probe(struct sink *s, long timeout_ms, const volatile int *a
 }
 
 int clickhouse_sink_deliver(struct sink *s, char *const *texts, const size_t *lens,
-			    size_t n, long timeout_ms, const volatile int *abort,
+			    size_t n, long timeout_ms, const _Atomic int *abort,
 			    char *err, size_t errlen)
 {
 	struct ch_ctx c = {.s = s, .timeout_ms = timeout_ms, .abort = abort};

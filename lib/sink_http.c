@@ -50,7 +50,7 @@ static size_t keep_reply(char *data, size_t size, size_t n, void *arg)
 
 static int on_progress(void *arg, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d)
 {
-	const volatile int *abort = arg;
+	const _Atomic int *abort = arg;
 
 	(void)a, (void)b, (void)c, (void)d;
 	return abort && *abort ? 1 : 0;
@@ -185,7 +185,7 @@ static int gzip_buf(const char *in, size_t len, struct buf *out)
 }
 
 int http_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
-		      long timeout_ms, const volatile int *abort, char *err, size_t errlen)
+		      long timeout_ms, const _Atomic int *abort, char *err, size_t errlen)
 {
 	const struct tracer_config *cfg = s->cfg;
 	struct buf body = {0}, gz = {0};

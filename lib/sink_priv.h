@@ -46,7 +46,7 @@ struct http_post {
 	const char *ca_file;        /* "" = system CAs */
 	const char *user, *password; /* basic auth when user is set */
 	long timeout_ms;
-	const volatile int *abort;
+	const _Atomic int *abort;
 	char reply[512];
 	long status;
 	struct buf *body_out;       /* when set: the whole reply, bounded */
@@ -60,11 +60,11 @@ int file_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, si
 		      char *err, size_t errlen);
 void file_sink_close(struct sink *s);
 int http_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
-		      long timeout_ms, const volatile int *abort, char *err, size_t errlen);
-int clickhouse_sink_probe(struct sink *s, long timeout_ms, const volatile int *abort,
+		      long timeout_ms, const _Atomic int *abort, char *err, size_t errlen);
+int clickhouse_sink_probe(struct sink *s, long timeout_ms, const _Atomic int *abort,
 			  char *err, size_t errlen);
 int clickhouse_sink_deliver(struct sink *s, char *const *texts, const size_t *lens,
-			    size_t n, long timeout_ms, const volatile int *abort,
+			    size_t n, long timeout_ms, const _Atomic int *abort,
 			    char *err, size_t errlen);
 
 #endif

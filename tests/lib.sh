@@ -118,6 +118,24 @@ discard_tracerd_state() {
 	return 0
 }
 
+# no_sanitizer_reports DESCRIPTION LOG...: a check that no sanitizer
+# (ASan, LeakSanitizer, UBSan, ThreadSanitizer) reported in these logs
+# (a sanitizer build's tracerd goes on after a report: only its log says)
+no_sanitizer_reports() {
+	local desc=$1 log hit=
+	shift
+	for log in "$@"; do
+		[ -f "$log" ] || continue
+		if grep -qE "AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error" "$log"; then
+			hit=1
+			echo "    $log:"
+			grep -m1 -A30 -E "AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error" "$log" |
+				sed 's/^/    /'
+		fi
+	done
+	if [ -n "$hit" ]; then fail "$desc"; else pass "$desc"; fi
+}
+
 # tracer CLI bound to the running test daemon
 tr_cli() { "$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" "$@"; }
 

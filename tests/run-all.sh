@@ -46,6 +46,9 @@ suite "tracer report" ./tests/report/run.sh build
 suite "network and block I/O" ./tests/netio/run.sh build
 suite "delivery (spool, file, HTTP, ClickHouse)" ./tests/delivery/run.sh build
 suite "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
+suite "kernel tests (root, ThreadSanitizer)" ./tests/run-unit.sh build-tsan tests/kernel
+suite "delivery (ThreadSanitizer)" ./tests/delivery/run.sh build-tsan
+suite "configuration (ThreadSanitizer)" ./tests/config/run.sh build-tsan
 suite "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
 suite "terminal report (80 columns, --wide)" ./tests/cli/terminal.sh build
 suite "man pages" ./tests/man/run.sh build
