@@ -41,8 +41,10 @@ struct sink *sink_open(enum sink_kind k, const struct tracer_config *cfg,
 		       char *err, size_t errlen);
 /*
  * Deliver n summaries (JSON texts without newline) at once: 0, or -1 with
- * what went wrong in err.  A network transfer gives up after timeout_ms,
- * or as soon as *abort becomes non-zero (abort may be NULL).
+ * what went wrong in err.  On success err is "" or a note for the log
+ * (the file sink: summaries it already held, not written again).  A
+ * network transfer gives up after timeout_ms, or as soon as *abort
+ * becomes non-zero (abort may be NULL).
  */
 int sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
 		 long timeout_ms, const _Atomic int *abort, char *err, size_t errlen);
