@@ -27,6 +27,7 @@
 
 #include "caps.h"
 #include "clock.h"
+#include "growbuf.h"
 #include "log.h"
 #include "procfs.h"
 #include "threads.h"
@@ -77,38 +78,12 @@ static struct {
 
 /* ---- asking dockerd ---- */
 
-struct answer {
-	char *buf;
-	size_t len;
-	bool too_big;
-};
-
-static size_t on_data(char *p, size_t size, size_t n, void *ctx)
-{
-	struct answer *a = ctx;
-	size_t len = size * n;
-	char *nb;
-
-	if (a->len + len > ANSWER_MAX) {
-		a->too_big = true;
-		return 0;
-	}
-	nb = realloc(a->buf, a->len + len + 1);
-	if (!nb)
-		return 0;
-	a->buf = nb;
-	memcpy(a->buf + a->len, p, len);
-	a->len += len;
-	a->buf[a->len] = '\0';
-	return len;
-}
-
 /* The container list of the dockerd at sock into out (at most max):
  * the number of entries, or -1 with why. */
 static int ask_list(const char *sock, struct docker_entry *out, size_t max, char *why,
 		    size_t whylen)
 {
-	struct answer a = {0};
+	struct growbuf a = {.max = ANSWER_MAX};
 	CURL *h = curl_easy_init();
 	long code = 0;
 	CURLcode rc;
@@ -124,20 +99,20 @@ static int ask_list(const char *sock, struct docker_entry *out, size_t max, char
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, ASK_TIMEOUT_MS);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, ASK_TIMEOUT_MS / 2);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, growbuf_curl_write);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &a);
 	rc = curl_easy_perform(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-	if (a.too_big)
+	if (a.over)
 		snprintf(why, whylen, "%s: list longer than %u bytes", sock, ANSWER_MAX);
 	else if (rc != CURLE_OK)
 		snprintf(why, whylen, "%s: %s", sock, curl_easy_strerror(rc));
 	else if (code != 200)
 		snprintf(why, whylen, "%s: HTTP status %ld", sock, code);
-	else if ((n = docker_list_parse(a.buf ? a.buf : "", a.len, out, max)) < 0)
+	else if ((n = docker_list_parse(a.p ? a.p : "", a.len, out, max)) < 0)
 		snprintf(why, whylen, "%s: the answer is not a container list", sock);
 	curl_easy_cleanup(h);
-	free(a.buf);
+	growbuf_free(&a);
 	return n;
 }
 

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include "growbuf.h"
 #include "sink.h"
 
 struct sink {
@@ -27,14 +28,8 @@ struct sink {
 	bool ch_known;
 };
 
-/* A growing byte buffer. */
-struct buf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-void buf_add(struct buf *b, const char *s, size_t n);
-void buf_free(struct buf *b);
+/* a query's answer (http_post.body_out) beyond this is refused */
+#define SINK_REPLY_BODY_MAX (64u << 20)
 
 /* One POST over libcurl.  The reply body is never printed: its first
  * bytes are kept in reply (for errors and ClickHouse's answers). */
@@ -49,7 +44,7 @@ struct http_post {
 	const _Atomic int *abort;
 	char reply[512];
 	long status;
-	struct buf *body_out;       /* when set: the whole reply, bounded */
+	struct growbuf *body_out;       /* when set: the whole reply, up to its max */
 };
 int http_post_run(struct http_post *r, char *err, size_t errlen);
 /* A secret from a file (first line, surrounding space removed). */
