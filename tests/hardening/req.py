@@ -2,11 +2,23 @@
 """req.py SOCKET JSON [hold] - send one request line to tracerd, print the
 reply line.  With "hold", stay connected-free but alive until stdin closes
 (a registered process must live for its job to stay open)."""
-import os
+import socket
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from tracerd_req import request  # noqa: E402
+
+def request(path, line):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect(path)
+    s.sendall(line.encode() + b"\n")
+    buf = b""
+    while not buf.endswith(b"\n"):
+        chunk = s.recv(65536)
+        if not chunk:
+            break
+        buf += chunk
+    s.close()
+    return buf.decode(errors="replace").strip()
 
 
 if __name__ == "__main__":
