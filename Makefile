@@ -15,10 +15,10 @@
 #   make wrapper-test tracer-wrap as PID 1 (root)
 #   make asan         the same binaries with ASan+UBSan, into $(ASAN_BUILD)
 #                     (default build-asan/); make asan-test runs its unit tests
-#   make tsan         the same binaries with ThreadSanitizer, into
-#                     $(TSAN_BUILD) (default build-tsan/): make test runs
-#                     the daemon's kernel tests and the delivery and
-#                     configuration suites on it
+#   make tsan         the binaries, the daemon's kernel tests and the test
+#                     helpers with ThreadSanitizer, into $(TSAN_BUILD)
+#                     (default build-tsan/): make test runs those tests
+#                     and the delivery and configuration suites on it
 #   make demo         install dependencies, build, run the demo pipeline
 #   make bench        overhead and accuracy benchmarks (docs/benchmarks.md)
 #   make install      install the four binaries, the configuration and the
@@ -148,7 +148,7 @@ ifneq ($(SAN),)
 BINS := $(filter-out %.so,$(BINS))
 endif
 
-.PHONY: all check unit deps test-deps test integration slurm-test wrapper-test asan asan-test tsan \
+.PHONY: all check unit deps test-deps test integration slurm-test wrapper-test asan asan-test tsan tsan-bins \
 	bpf-test demo bench rpm install clean cppcheck fuzz
 .DELETE_ON_ERROR:
 
@@ -274,8 +274,12 @@ slurm-test: all
 wrapper-test: all
 	./tests/wrapper/run.sh $(BUILD)
 
+# only what make test runs on it: the daemon's kernel tests and the
+# suites' binaries and helpers (a TSan build is slow)
 tsan:
-	$(MAKE) BUILD=$(TSAN_BUILD) SAN=thread all
+	$(MAKE) BUILD=$(TSAN_BUILD) SAN=thread tsan-bins
+
+tsan-bins: $(BINS) $(KERNEL_DAEMON_BINS) $(HELPER_BINS)
 
 asan-test: asan
 	./tests/run-unit.sh $(ASAN_BUILD)
