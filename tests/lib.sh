@@ -68,7 +68,8 @@ proc_gone() {
 # ---- tracerd ----
 
 # start_tracerd NAME [extra -o options...]: config in $TMP, pid in
-# TRACERD_PID; returns once tracerd answers a status request.  Its kernel
+# TRACERD_PID, log in TRACERD_LOG (every one so far in TRACERD_LOGS);
+# returns once tracerd answers a status request.  Its kernel
 # state (pins) and journal of open jobs are the suite's own.
 TRACERD_PINS=/sys/fs/bpf/tracer-test-$$
 start_tracerd() {
@@ -76,6 +77,7 @@ start_tracerd() {
 	TRACERD_SOCK=$TMP/$name.sock
 	TRACERD_FILE=$TMP/$name.ndjson
 	TRACERD_LOG=$TMP/$name.log
+	TRACERD_LOGS+=("$TRACERD_LOG")
 	"$BUILD/tracerd" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" -o sinks=file \
 		-o spool_dir="$TMP/$name.spool" \
 		-o pin_dir="$TRACERD_PINS" -o state_dir="$TMP/tracerd-state" \

@@ -207,5 +207,5 @@ tr_cli run --job-file "$TMP/j5" -- "$H/tiny" 0
 wait_until 20 "a job after the reload recorded" summary_in "$FILE_B" "$TMP/j5"
 stop_tracerd
 check "tracerd stopped cleanly after the reloads" grep -q "shutting down" "$TRACERD_LOG"
-no_sanitizer_reports "no sanitizer report in tracerd's logs" "$TMP"/*.log
+no_sanitizer_reports "no sanitizer report in tracerd's logs" "${TRACERD_LOGS[@]}"
 finish
