@@ -171,7 +171,7 @@ import tracerd_req
 path, out = sys.argv[1:3]
 req = b'{"op":"summaries","v":1,"limit":0,"all_files":true}\n'
 def archive():
-    return tracerd_req.ask(path, {"op": "status", "v": 1})["archive_requests"]
+    return tracerd_req.ask(path, {"op": "status", "v": 1})["status"]["archive_requests"]
 before = archive()
 def decided(a):  # requests tracerd has read: refused, waiting, being or done served
     return a["in_progress"] + sum(a[k] - before[k] for k in ("refused_busy", "served", "reply_failed"))
