@@ -15,6 +15,10 @@
 #   make wrapper-test tracer-wrap as PID 1 (root)
 #   make asan         the same binaries with ASan+UBSan, into $(ASAN_BUILD)
 #                     (default build-asan/); make asan-test runs its unit tests
+#   make tsan         the binaries, the daemon's kernel tests and the test
+#                     helpers with ThreadSanitizer, into $(TSAN_BUILD)
+#                     (default build-tsan/): make test runs those tests
+#                     and the delivery and configuration suites on it
 #   make demo         install what the demo needs (make demo-deps: the build
 #                     packages, python3, bwa, samtools), build, run the demo
 #                     pipeline, print its report and write
@@ -29,7 +33,7 @@
 #                     also install what they run (... test), make demo
 #                     what it runs (... demo)
 #   make cppcheck     static analysis of the C sources
-#   make clean        remove $(BUILD) and $(ASAN_BUILD)
+#   make clean        remove $(BUILD), $(ASAN_BUILD) and $(TSAN_BUILD)
 #
 # Sources are found by folder: lib/*.c -> libtracer, bpf/*.bpf.c -> BPF
 # objects and skeletons, daemon/*.c -> tracerd, daemon/cli/*.c -> tracer,
@@ -43,12 +47,14 @@
 #
 # Variables: CFLAGS (default -O2 -g), CPPFLAGS, LDFLAGS and LDLIBS are the
 # user's and are added to the flags the build needs, so `make CFLAGS=-O0`
-# still builds with every warning an error.  SAN=1 adds ASan+UBSan.
+# still builds with every warning an error.  SAN=1 adds ASan+UBSan,
+# SAN=thread ThreadSanitizer.
 # ARCH (default: uname -m) selects bpf/vmlinux/<arch>/vmlinux.h.
 # Header dependencies come from the compiler (-MMD -MP: one .d per object).
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 CLANG      ?= clang
 BPFTOOL    ?= bpftool
 LLVM_STRIP ?= llvm-strip
@@ -99,6 +105,10 @@ ifeq ($(SAN),1)
 SAN_CFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 SAN_LDFLAGS := -fsanitize=address,undefined
 endif
+ifeq ($(SAN),thread)
+SAN_CFLAGS  := -fsanitize=thread -fno-omit-frame-pointer
+SAN_LDFLAGS := -fsanitize=thread
+endif
 COMPILE = $(CC) $(EXTRA_INC) $(TR_CPPFLAGS) $(CPPFLAGS) $(TR_CFLAGS) $(SAN_CFLAGS) $(CFLAGS) $(DEPFLAGS)
 LINK    = $(CC) $(SAN_LDFLAGS) $(LDFLAGS)
 
@@ -137,12 +147,12 @@ endif
 
 INSTALL_BINS := $(BUILD)/tracerd $(BUILD)/tracer $(BUILD)/tracer-wrap $(BUILD)/spank_tracer.so
 BINS := $(INSTALL_BINS)
-ifeq ($(SAN),1)
+ifneq ($(SAN),)
 # slurmstepd cannot load a plugin that needs the sanitizer runtime
 BINS := $(filter-out %.so,$(BINS))
 endif
 
-.PHONY: all check unit deps test-deps demo-deps test integration slurm-test wrapper-test asan asan-test \
+.PHONY: all check unit deps test-deps demo-deps test integration slurm-test wrapper-test asan asan-test tsan tsan-bins \
 	bpf-test demo bench rpm install clean cppcheck fuzz
 .DELETE_ON_ERROR:
 
@@ -251,6 +261,7 @@ ALL_OBJS := $(LIB_OBJS) $(BPF_OBJS) $(TRACERD_OBJS) $(CLI_OBJS) $(WRAP_OBJS) \
 test: test-deps
 	$(MAKE) all
 	$(MAKE) asan
+	$(MAKE) tsan
 	./tests/run-all.sh
 
 check: $(UNIT_BINS) $(HELPER_BINS)
@@ -269,6 +280,13 @@ slurm-test: all
 
 wrapper-test: all
 	./tests/wrapper/run.sh $(BUILD)
+
+# only what make test runs on it: the daemon's kernel tests and the
+# suites' binaries and helpers (a TSan build is slow)
+tsan:
+	$(MAKE) BUILD=$(TSAN_BUILD) SAN=thread tsan-bins
+
+tsan-bins: $(BINS) $(KERNEL_DAEMON_BINS) $(HELPER_BINS)
 
 asan-test: asan
 	./tests/run-unit.sh $(ASAN_BUILD)
@@ -308,4 +326,4 @@ install: $(INSTALL_BINS)
 	done
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) build-fuzz

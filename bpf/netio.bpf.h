@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * netio.bpf.h - network and block I/O per process (counters in netio.h).
+ * netio.bpf.h - network and block I/O per process (counters in netio_record.h).
  * Included by tracer.bpf.c only, after the `procs`, `counters` and
  * `events` maps and their helpers.
  *
@@ -396,7 +396,7 @@ static __always_inline int handle_sock_state(const struct sock *sk, int oldstate
 	return 0;
 }
 
-/* Bytes p asked for, in its own context (netio.h): at a request's start
+/* Bytes p asked for, in its own context (netio_record.h): at a request's start
  * or at a bio's merge into a request already started. */
 static __always_inline void count_blk_bytes(struct tracer_proc *p, __u32 op, __u64 bytes)
 {

@@ -22,7 +22,7 @@ enum tracer_event_type {
 	TRACER_EV_EXEC = 2, /* a tagged process executed a new image */
 	TRACER_EV_EXIT = 3, /* the last thread of a tagged process exited */
 	TRACER_EV_OOM = 4,  /* the OOM killer chose a tagged process */
-	TRACER_EV_BLKIO = 16, /* a tagged process's block request ended (netio.h) */
+	TRACER_EV_BLKIO = 16, /* a tagged process's block request ended (netio_record.h) */
 };
 
 /* flags in tracer_exit_event.flags and tracer_proc.flags */
@@ -70,7 +70,7 @@ struct tracer_totals {
 	__u64 maj_flt;
 };
 
-#include "netio.h" /* struct tracer_netio, TRACER_BLK_* */
+#include "netio_record.h" /* struct tracer_netio, TRACER_BLK_* */
 
 /* Value of the `procs` map, keyed by tgid. */
 struct tracer_proc {
@@ -84,7 +84,7 @@ struct tracer_proc {
 	char comm[TRACER_COMM_LEN];
 	__s32 leader_exit_code;
 	__u32 ppid;
-	struct tracer_netio net; /* appended: socket counters (netio.h) */
+	struct tracer_netio net; /* appended: socket counters (netio_record.h) */
 	/* appended: exit-time analysis fields */
 	__u64 run_delay_ns;      /* sum of dead threads' sched_info.run_delay */
 	__u64 own_peak_pages;    /* the last image's peak, read at exit (0: not seen) */
@@ -150,7 +150,7 @@ struct tracer_exit_event {
 	__u64 start_ns;
 	struct tracer_totals totals;
 	char comm[TRACER_COMM_LEN];
-	struct tracer_netio net; /* appended: socket counters (netio.h) */
+	struct tracer_netio net; /* appended: socket counters (netio_record.h) */
 	/* appended: exit-time analysis fields */
 	__u64 run_delay_ns;  /* time runnable but waiting for a CPU, all threads */
 	__u64 own_peak_kb;   /* peak RSS of the last image only (0: unknown) */

@@ -48,7 +48,7 @@ struct archive {
 	uid_t busy_uid[ARCHIVE_WORKERS]; /* being answered (-1: idle) */
 	int busy_fd[ARCHIVE_WORKERS];
 	int nqueued, nbusy;
-	volatile int stop;
+	_Atomic int stop; /* set by archive_stop on the loop, read by the workers */
 	uint64_t served, refused_busy, truncated, failed;
 };
 

@@ -32,6 +32,7 @@
 #include "jobs.h"
 #include "livestats.h"
 #include "log.h"
+#include "netio_kernel.h"
 #include "procfs.h"
 
 /* processes settled per step, over every closing job */
@@ -69,7 +70,7 @@ static bool in_table(struct jobs *js, const struct open_job *oj, pid_t pid,
  */
 static void socket_counters_so_far(struct job_proc *p, const struct tracer_proc *kp)
 {
-	netio_from_kernel(&p->totals.net, &kp->net);
+	netio_kernel_to_totals(&p->totals.net, &kp->net);
 }
 
 /* p's exit record will never come: it ends now, its totals unknown. */

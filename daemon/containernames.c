@@ -15,6 +15,7 @@
 #include "asker.h"
 #include "clock.h"
 #include "container_meta.h"
+#include "log.h"
 
 /* a name is looked up again after this (a renamed container) */
 #define TTL_NS (60ull * NS_PER_SEC)
@@ -50,7 +51,12 @@ static int look_up(const char *key, void *value, size_t len, char *err, size_t e
 	pthread_mutex_lock(&storage_lock);
 	snprintf(storage, sizeof(storage), "%s", storage_dir);
 	pthread_mutex_unlock(&storage_lock);
-	if (container_meta_storage(storage, &c) != 0)
+	char why[640];
+	int rc = container_meta_storage(storage, &c, why, sizeof(why));
+
+	if (why[0])
+		log_warn("%s", why);
+	if (rc != 0)
 		return 0; /* an answer too: the records do not name it */
 	v->found = true;
 	snprintf(v->name, sizeof(v->name), "%s", c.name);

@@ -294,7 +294,7 @@ void daemonconf_reload(const struct daemonconf *dc, struct tracer_config *cfg,
 
 /* ---- signals ---- */
 
-int signals_open(int epfd, struct watch *w)
+int signals_open(int epfd, struct server_watch *w)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = w};
 	sigset_t set;

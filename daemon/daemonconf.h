@@ -40,7 +40,7 @@ int daemonconf_args(struct daemonconf *dc, struct tracer_config *cfg, int argc, 
 const char *daemonconf_journal_path(const struct tracer_config *cfg);
 
 /* SIGTERM, SIGINT, SIGHUP through a signalfd watched by epfd: its fd, or -1. */
-int signals_open(int epfd, struct watch *w);
+int signals_open(int epfd, struct server_watch *w);
 #define SIGNALS_STOP 1
 #define SIGNALS_RELOAD 2
 /* The signals that came (SIGNALS_* bits), read from the signalfd. */

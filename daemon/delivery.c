@@ -12,7 +12,7 @@
  * A reload (SIGHUP) is carried out by the spool writer too: the loop
  * only hands the new configuration over.
  */
-#include "delivery_impl.h"
+#include "delivery_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -409,6 +409,28 @@ static bool wait_done(struct delivery *d, bool writer, uint64_t deadline)
 	return all_done(d, writer);
 }
 
+/*
+ * Exiting without some threads: those that ended are joined (done is set
+ * as a thread returns: the join is immediate), the others detached, so
+ * that no thread is left unaccounted for (ThreadSanitizer reports one).
+ */
+static void let_go(struct delivery *d)
+{
+	bool writer_done, sink_done[SINK_KINDS];
+
+	pthread_mutex_lock(&d->lock);
+	writer_done = d->writer_done;
+	for (int i = 0; i < d->nsinks; i++)
+		sink_done[i] = d->st[i].done;
+	pthread_mutex_unlock(&d->lock);
+	if (d->writer_started)
+		(void)(writer_done ? pthread_join(d->writer, NULL) : pthread_detach(d->writer));
+	for (int i = 0; i < d->nsinks; i++)
+		if (d->st[i].started)
+			(void)(sink_done[i] ? pthread_join(d->st[i].tid, NULL)
+					    : pthread_detach(d->st[i].tid));
+}
+
 void delivery_stop(struct delivery *d, unsigned timeout_ms)
 {
 	uint64_t deadline = deadline_after(timeout_ms);
@@ -437,6 +459,7 @@ void delivery_stop(struct delivery *d, unsigned timeout_ms)
 		 * its structures must outlive this function, so keep them */
 		log_warn("delivery threads still busy after %u ms: exiting without them; "
 			 "undelivered summaries stay in %s", timeout_ms, d->spool_dir);
+		let_go(d);
 		return;
 	}
 	if (d->writer_started)

@@ -6,7 +6,7 @@
  * (jitter: a fleet of nodes does not retry in step after a collector's
  * outage).
  */
-#include "delivery_impl.h"
+#include "delivery_priv.h"
 
 #include <malloc.h>
 #include <stdio.h>
@@ -55,6 +55,8 @@ static int deliver_batch(struct sink_thread *t)
 	if (sink_deliver(t->sink, texts, lens, m, d->cfg->http_timeout_ms, &d->abort, err,
 			 sizeof(err)) != 0)
 		goto fail;
+	if (err[0])
+		log_info("sink %s: %s", sink_kind_name(t->st.kind), err);
 	spool_ack(d->spool, t->index, seqs[n - 1]);
 	pthread_mutex_lock(&d->lock);
 	t->st.delivered += m;

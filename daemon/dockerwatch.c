@@ -27,6 +27,7 @@
 
 #include "caps.h"
 #include "clock.h"
+#include "growbuf.h"
 #include "log.h"
 #include "procfs.h"
 #include "threads.h"
@@ -40,7 +41,7 @@
 #define SOCKETS_MAX 8
 #define CLAIMS 64              /* containers given to jobs, remembered */
 
-struct watch {
+struct docker_watch {
 	bool used, done;
 	uint64_t seq;
 	uint64_t tag, client_start_ns, added_ns, gone_ns;
@@ -64,7 +65,7 @@ static struct {
 	pthread_t thread;
 	bool running, stopping;
 	uint64_t seq;
-	struct watch w[DOCKERWATCH_MAX];
+	struct docker_watch w[DOCKERWATCH_MAX];
 	/* jobs ended since the thread last looked: their claims go */
 	uint64_t released[CLAIMS];
 	unsigned nreleased;
@@ -77,38 +78,12 @@ static struct {
 
 /* ---- asking dockerd ---- */
 
-struct answer {
-	char *buf;
-	size_t len;
-	bool too_big;
-};
-
-static size_t on_data(char *p, size_t size, size_t n, void *ctx)
-{
-	struct answer *a = ctx;
-	size_t len = size * n;
-	char *nb;
-
-	if (a->len + len > ANSWER_MAX) {
-		a->too_big = true;
-		return 0;
-	}
-	nb = realloc(a->buf, a->len + len + 1);
-	if (!nb)
-		return 0;
-	a->buf = nb;
-	memcpy(a->buf + a->len, p, len);
-	a->len += len;
-	a->buf[a->len] = '\0';
-	return len;
-}
-
 /* The container list of the dockerd at sock into out (at most max):
  * the number of entries, or -1 with why. */
 static int ask_list(const char *sock, struct docker_entry *out, size_t max, char *why,
 		    size_t whylen)
 {
-	struct answer a = {0};
+	struct growbuf a = {.max = ANSWER_MAX};
 	CURL *h = curl_easy_init();
 	long code = 0;
 	CURLcode rc;
@@ -124,27 +99,27 @@ static int ask_list(const char *sock, struct docker_entry *out, size_t max, char
 	curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, ASK_TIMEOUT_MS);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, ASK_TIMEOUT_MS / 2);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_data);
+	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, growbuf_curl_write);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &a);
 	rc = curl_easy_perform(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
-	if (a.too_big)
+	if (a.over)
 		snprintf(why, whylen, "%s: list longer than %u bytes", sock, ANSWER_MAX);
 	else if (rc != CURLE_OK)
 		snprintf(why, whylen, "%s: %s", sock, curl_easy_strerror(rc));
 	else if (code != 200)
 		snprintf(why, whylen, "%s: HTTP status %ld", sock, code);
-	else if ((n = docker_list_parse(a.buf ? a.buf : "", a.len, out, max)) < 0)
+	else if ((n = docker_list_parse(a.p ? a.p : "", a.len, out, max)) < 0)
 		snprintf(why, whylen, "%s: the answer is not a container list", sock);
 	curl_easy_cleanup(h);
-	free(a.buf);
+	growbuf_free(&a);
 	return n;
 }
 
 /* ---- one round ---- */
 
 /* Sockets named by the open watches, deduplicated (socks[k]). */
-static size_t collect_sockets(const struct watch *w, size_t nw, char socks[][108])
+static size_t collect_sockets(const struct docker_watch *w, size_t nw, char socks[][108])
 {
 	size_t ns = 0;
 
@@ -168,7 +143,7 @@ static size_t collect_sockets(const struct watch *w, size_t nw, char socks[][108
 	return ns;
 }
 
-static bool names_socket(const struct watch *w, const char *sock)
+static bool names_socket(const struct docker_watch *w, const char *sock)
 {
 	size_t sl = strlen(sock);
 
@@ -214,7 +189,7 @@ static void drop_released_claims(void)
 	dw.nreleased = 0;
 }
 
-static bool candidate(const struct watch *w, const char socks[][108], int e)
+static bool candidate(const struct docker_watch *w, const char socks[][108], int e)
 {
 	const struct docker_entry *en = &dw.entries[e];
 
@@ -225,7 +200,7 @@ static bool candidate(const struct watch *w, const char socks[][108], int e)
 
 /* The client still runs: the same process (its start time in ticks, as
  * first read here: never compared across clocks) and not a zombie. */
-static bool client_alive(struct watch *w)
+static bool client_alive(struct docker_watch *w)
 {
 	struct procfs_stat st;
 
@@ -237,10 +212,10 @@ static bool client_alive(struct watch *w)
 }
 
 /* Decide watch k of the copy w (nw open ones) from this round's list. */
-static void decide(struct watch *w, size_t nw, size_t k, const char socks[][108], int nent,
+static void decide(struct docker_watch *w, size_t nw, size_t k, const char socks[][108], int nent,
 		   const bool *sock_ok, size_t ns, uint64_t now)
 {
-	struct watch *me = &w[k];
+	struct docker_watch *me = &w[k];
 	int found = -1, nfound = 0;
 	bool shared = false;
 
@@ -284,7 +259,7 @@ static void decide(struct watch *w, size_t nw, size_t k, const char socks[][108]
 	}
 }
 
-static void round_of(struct watch *w, size_t nw)
+static void round_of(struct docker_watch *w, size_t nw)
 {
 	char socks[SOCKETS_MAX][108], why[96] = "";
 	bool sock_ok[SOCKETS_MAX] = {false};
@@ -317,7 +292,7 @@ static void round_of(struct watch *w, size_t nw)
 
 static void *watch_thread(void *arg)
 {
-	static struct watch copy[DOCKERWATCH_MAX];
+	static struct docker_watch copy[DOCKERWATCH_MAX];
 	char err[128];
 
 	(void)arg;
@@ -342,7 +317,7 @@ static void *watch_thread(void *arg)
 		pthread_mutex_lock(&dw.lock);
 		for (size_t k = 0; k < nw; k++)
 			for (size_t i = 0; i < DOCKERWATCH_MAX; i++) {
-				struct watch *t = &dw.w[i];
+				struct docker_watch *t = &dw.w[i];
 
 				/* forgotten meanwhile, or its slot given to another */
 				if (!t->used || t->seq != copy[k].seq || t->done)
@@ -424,7 +399,7 @@ bool dockerwatch_add(uint64_t job_tag, pid_t client, uint64_t client_start_ns,
 		if (dw.w[i].used && dw.w[i].tag == job_tag)
 			of_job++;
 	for (size_t i = 0; i < DOCKERWATCH_MAX && !added && of_job < DOCKERWATCH_PER_JOB; i++) {
-		struct watch *t = &dw.w[i];
+		struct docker_watch *t = &dw.w[i];
 
 		if (t->used)
 			continue;

@@ -11,8 +11,9 @@
 
 #include "bpf_loader.h"
 #include "jobs.h"
-#include "jobstate.h"
+#include "job_state.h"
 #include "log.h"
+#include "netio_kernel.h"
 #include "netio_peer.h"
 #include "netpeers.h"
 #include "procfs.h"
@@ -147,7 +148,7 @@ static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tra
 	t.min_flt = k->min_flt;
 	t.maj_flt = k->maj_flt;
 	t.net = p->totals.net; /* the endpoints counted so far (netpeers.c) */
-	netio_from_kernel(&t.net, &e->net);
+	netio_kernel_to_totals(&t.net, &e->net);
 	t.run_delay_ns = e->run_delay_ns;
 	t.own_peak_bytes = e->own_peak_kb * 1024;
 	t.blkio_delay_ns = p->totals.blkio_delay_ns; /* sampled (livestats.c) */
@@ -159,7 +160,7 @@ static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tra
 	jobs_note_exit(js, oj);
 }
 
-/* Victim, largest holder, cgroup or host (jobstate.c). */
+/* Victim, largest holder, cgroup or host (job_state.c). */
 static void on_oom_detail(struct jobs *js, struct open_job *oj,
 			  const struct tracer_oom_event *e)
 {

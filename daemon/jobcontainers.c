@@ -3,7 +3,7 @@
  * whole: its v2 cgroup is tagged in the kernel with the job's tag, so
  * that a process that enters the container from outside the job (podman
  * exec, docker exec, a sidecar started by the runtime) is the job's, as
- * for a job's own cgroup (jobs.c, attach_job_cgroup).  Untagged when the
+ * for a job's own cgroup (jobs_table.c, attach_job_cgroup).  Untagged when the
  * job starts closing.  Needs the container to have a v2 cgroup (pure v2,
  * or hybrid hosts where the runtime also places it in the v2 tree, as
  * runc does); v1-only containers are followed by descent only.

@@ -17,7 +17,7 @@
 #include "config.h"
 #include "hostinfo.h"
 #include "history.h"
-#include "job.h"
+#include "job_record.h"
 #include "rules.h"
 #include "delivery.h"
 

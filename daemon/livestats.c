@@ -8,7 +8,7 @@
 #include "clock.h"
 #include "procfs.h"
 #include "allocation.h"
-#include "jobstate.h"
+#include "job_state.h"
 #include "timeseries.h"
 
 /* threads of one process read per sample: a process with more is seen
@@ -31,12 +31,12 @@ static size_t sample_threads(struct job *j, struct job_proc *p,
 		for (int i = 0; i < th.running && i < ncpus; i++)
 			job_note_cpu_busy(j, th.cpus[i], host->cpus);
 		p->totals.blkio_delay_ns +=
-			job_wait_note_blkio(&j->wait, &p->blkio_ticks_seen, th.blkio_ticks);
+			job_blocked_note_blkio(&j->blocked, &p->blkio_ticks_seen, th.blkio_ticks);
 		return (size_t)th.read;
 	}
 	/* field 42 of a process's stat is its leader thread's only */
 	p->totals.blkio_delay_ns +=
-		job_wait_note_blkio(&j->wait, &p->blkio_ticks_seen, st->blkio_ticks);
+		job_blocked_note_blkio(&j->blocked, &p->blkio_ticks_seen, st->blkio_ticks);
 	if (st->state == 'R') {
 		(*running)++;
 		job_note_cpu_busy(j, st->processor, host->cpus);
@@ -89,10 +89,10 @@ void livestats_sample_cgroup(struct job *j, const struct cgroup_ref *ref)
 	if (cgroup_read_stats(ref, &st) == 0)
 		job_note_cgroup(j, &st);
 	cgroup_read_limits(ref, &lim); /* zeros: no limit */
-	job_wait_note_cgroup(&j->wait, have_psi ? &psi : NULL, &lim);
+	job_blocked_note_cgroup(&j->blocked, have_psi ? &psi : NULL, &lim);
 	/* no scheduler's allocation: the cgroup's limits are the job's */
 	if (strcmp(j->id.scheduler, "slurm") != 0)
-		job_wait_limits_to_alloc(&j->wait, &j->id.alloc);
+		job_blocked_limits_to_alloc(&j->blocked, &j->id.alloc);
 }
 
 size_t livestats_sample_rss(struct job *j, const struct host_info *host,

@@ -14,7 +14,7 @@
 
 #include "cgroup.h"
 #include "hostinfo.h"
-#include "job.h"
+#include "job_record.h"
 
 /*
  * Read the RSS of up to budget live processes of j, from *bucket of its

@@ -12,51 +12,15 @@
  */
 #include "metrics.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
+#include "growbuf.h"
 #include "jsonutil.h"
 #include "summary.h"
 #include "bpf_loader.h" /* the kernel counters (tracer.h) */
-
-struct mbuf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void put(struct mbuf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->oom)
-		return;
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->oom = true;
-			return;
-		}
-		if ((size_t)n < b->cap - b->len) {
-			b->len += (size_t)n;
-			return;
-		}
-		size_t cap = (b->cap + (size_t)n + 1) * 2;
-		char *p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-}
 
 char *metrics_label_escape(const char *s)
 {
@@ -77,7 +41,7 @@ char *metrics_label_escape(const char *s)
 	return out;
 }
 
-static void metrics_label_value(struct mbuf *b, const char *s)
+static void metrics_label_value(struct growbuf *b, const char *s)
 {
 	char *v = metrics_label_escape(s);
 
@@ -85,18 +49,18 @@ static void metrics_label_value(struct mbuf *b, const char *s)
 		b->oom = true;
 		return;
 	}
-	put(b, "%s", v);
+	growbuf_printf(b, "%s", v);
 	free(v);
 }
 
-static void head(struct mbuf *b, const char *name, const char *type, const char *help)
+static void head(struct growbuf *b, const char *name, const char *type, const char *help)
 {
-	put(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+	growbuf_printf(b, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }
 
-static void sample_u64(struct mbuf *b, const char *name, uint64_t v)
+static void sample_u64(struct growbuf *b, const char *name, uint64_t v)
 {
-	put(b, "%s %llu\n", name, (unsigned long long)v);
+	growbuf_printf(b, "%s %llu\n", name, (unsigned long long)v);
 }
 
 /* ---- per job ---- */
@@ -153,12 +117,12 @@ static struct tool_row *tool_rows(const struct job *j, size_t *n)
 	return v;
 }
 
-static void job_label(struct mbuf *b, const struct job *j)
+static void job_label(struct growbuf *b, const struct job *j)
 {
 	/* not "job": Prometheus gives every target a job label of its own */
-	put(b, "job_uid=\"");
+	growbuf_printf(b, "job_uid=\"");
 	metrics_label_value(b, j->uid);
-	put(b, "\"");
+	growbuf_printf(b, "\"");
 }
 
 enum job_metric { JM_CPU, JM_MEM, JM_PEAK, JM_READ, JM_WRITE, JM_PROCS, JM_START, JM_OMITTED, JM__N };
@@ -219,7 +183,7 @@ static uint64_t job_value(const struct job *j, enum job_metric m, size_t ntools)
 	}
 }
 
-static void render_jobs(struct mbuf *b, const struct jobs *js)
+static void render_jobs(struct growbuf *b, const struct jobs *js)
 {
 	struct tool_row **rows = calloc(js->nopen ? js->nopen : 1, sizeof(*rows));
 	size_t *nrows = calloc(js->nopen ? js->nopen : 1, sizeof(*nrows));
@@ -236,12 +200,12 @@ static void render_jobs(struct mbuf *b, const struct jobs *js)
 			const struct job *j = js->open[i]->job;
 			uint64_t v = job_value(j, (enum job_metric)m, nrows[i]);
 
-			put(b, "%s{", job_metrics[m].name);
+			growbuf_printf(b, "%s{", job_metrics[m].name);
 			job_label(b, j);
 			if (m == JM_CPU)
-				put(b, "} %.6f\n", (double)v / 1e9);
+				growbuf_printf(b, "} %.6f\n", (double)v / 1e9);
 			else
-				put(b, "} %llu\n", (unsigned long long)v);
+				growbuf_printf(b, "} %llu\n", (unsigned long long)v);
 		}
 	}
 	static const char *const tool_names[4] = {
@@ -257,14 +221,14 @@ static void render_jobs(struct mbuf *b, const struct jobs *js)
 		for (size_t i = 0; i < js->nopen; i++) {
 			for (size_t t = 0; rows[i] && t < nrows[i] && t < METRICS_MAX_TOOLS_PER_JOB; t++) {
 				const struct tool_row *r = &rows[i][t];
-				put(b, "%s{", tool_names[m]);
+				growbuf_printf(b, "%s{", tool_names[m]);
 				job_label(b, js->open[i]->job);
-				put(b, ",tool=\"");
+				growbuf_printf(b, ",tool=\"");
 				metrics_label_value(b, r->tool);
 				if (m == 0)
-					put(b, "\"} %.6f\n", (double)r->cpu_ns / 1e9);
+					growbuf_printf(b, "\"} %.6f\n", (double)r->cpu_ns / 1e9);
 				else
-					put(b, "\"} %llu\n", (unsigned long long)(m == 1 ? r->rss
+					growbuf_printf(b, "\"} %llu\n", (unsigned long long)(m == 1 ? r->rss
 						: m == 2 ? r->rchar : r->wchar));
 			}
 		}
@@ -278,20 +242,20 @@ out:
 
 /* ---- the daemon ---- */
 
-static void render_daemon(struct mbuf *b, const struct jobs *js, const struct metrics_daemon *d)
+static void render_daemon(struct growbuf *b, const struct jobs *js, const struct metrics_daemon *d)
 {
 	head(b, "tracer_build_info", "gauge", "tracerd's version and summary schema.");
-	put(b, "tracer_build_info{version=\"%s\",schema=\"%s\"} 1\n", TRACER_VERSION, SUMMARY_SCHEMA);
+	growbuf_printf(b, "tracer_build_info{version=\"%s\",schema=\"%s\"} 1\n", TRACER_VERSION, SUMMARY_SCHEMA);
 	head(b, "tracer_start_time_seconds", "gauge", "When tracerd started, seconds since the epoch.");
 	sample_u64(b, "tracer_start_time_seconds", d->start_time_s);
 	head(b, "tracer_kernel_events_total", "counter", "Records the BPF programs submitted.");
 	sample_u64(b, "tracer_kernel_events_total", d->kernel[TRACER_CNT_EVENTS]);
 	head(b, "tracer_events_dropped_total", "counter", "Events lost, by cause.");
-	put(b, "tracer_events_dropped_total{cause=\"ringbuf_full\"} %llu\n",
+	growbuf_printf(b, "tracer_events_dropped_total{cause=\"ringbuf_full\"} %llu\n",
 	    (unsigned long long)d->kernel[TRACER_CNT_DROP_RINGBUF]);
-	put(b, "tracer_events_dropped_total{cause=\"procs_table_full\"} %llu\n",
+	growbuf_printf(b, "tracer_events_dropped_total{cause=\"procs_table_full\"} %llu\n",
 	    (unsigned long long)d->kernel[TRACER_CNT_DROP_PROCS_FULL]);
-	put(b, "tracer_events_dropped_total{cause=\"bad_record\"} %llu\n",
+	growbuf_printf(b, "tracer_events_dropped_total{cause=\"bad_record\"} %llu\n",
 	    (unsigned long long)js->stats.bad_records);
 	head(b, "tracer_host_idle", "gauge",
 	     "1 while the node is idle: no job and CPU under idle_host_cpu_share for idle_host_after_s.");
@@ -312,13 +276,13 @@ static void render_daemon(struct mbuf *b, const struct jobs *js, const struct me
  * Delivery of summaries (daemon/delivery.h): spool depth and bytes,
  * per-sink deliveries, failures, drops and the last successful delivery.
  */
-static void sink_sample(struct mbuf *b, const char *name, const struct sink_stats *s,
+static void sink_sample(struct growbuf *b, const char *name, const struct sink_stats *s,
 			uint64_t v)
 {
-	put(b, "%s{sink=\"%s\"} %llu\n", name, sink_kind_name(s->kind), (unsigned long long)v);
+	growbuf_printf(b, "%s{sink=\"%s\"} %llu\n", name, sink_kind_name(s->kind), (unsigned long long)v);
 }
 
-static void render_delivery(struct mbuf *b, const struct delivery_stats *st)
+static void render_delivery(struct growbuf *b, const struct delivery_stats *st)
 {
 	head(b, "tracer_spool_summaries", "gauge", "Summaries in the spool.");
 	sample_u64(b, "tracer_spool_summaries", st->spool.records);
@@ -354,7 +318,7 @@ static void render_delivery(struct mbuf *b, const struct delivery_stats *st)
 
 char *metrics_render(const struct jobs *js, const struct metrics_daemon *d, size_t *len)
 {
-	struct mbuf b = {0};
+	struct growbuf b = {0};
 
 	render_daemon(&b, js, d);
 	if (d->delivery)

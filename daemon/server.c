@@ -31,7 +31,7 @@
 #define CONN_IDLE_NS (500ull * 1000000ull)
 
 struct conn {
-	struct watch w; /* first: epoll data points here */
+	struct server_watch w; /* first: epoll data points here */
 	int fd;
 	struct ucred peer;
 	struct peer_proof proof; /* the pid is still the peer's process */
@@ -48,7 +48,7 @@ struct conn {
 };
 
 struct server {
-	struct watch w;
+	struct server_watch w;
 	int fd, epfd;
 	char path[108];
 	server_handler_fn fn;
@@ -285,7 +285,7 @@ void server_accept(struct server *s)
 	}
 }
 
-void server_conn_ready(struct server *s, struct watch *w, uint32_t events)
+void server_conn_ready(struct server *s, struct server_watch *w, uint32_t events)
 {
 	struct conn *c = (struct conn *)w;
 	char *nl;

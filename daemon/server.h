@@ -13,7 +13,7 @@
 
 /* Every epoll registration of tracerd starts with this, to tell them apart. */
 enum watch_kind { WATCH_RINGBUF, WATCH_LISTEN, WATCH_CONN, WATCH_SIGNAL, WATCH_TIMER };
-struct watch {
+struct server_watch {
 	enum watch_kind kind;
 };
 
@@ -32,8 +32,8 @@ struct server *server_open(const char *path, int epfd, server_handler_fn fn,
 			   void *ctx, char *err, size_t errlen);
 /* epoll said the listening socket is readable */
 void server_accept(struct server *s);
-/* epoll said this connection is readable (w is its struct watch) */
-void server_conn_ready(struct server *s, struct watch *w, uint32_t events);
+/* epoll said this connection is readable (w is its struct server_watch) */
+void server_conn_ready(struct server *s, struct server_watch *w, uint32_t events);
 /* close connections idle for longer than the limit */
 void server_expire(struct server *s);
 /*

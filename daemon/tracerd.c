@@ -5,7 +5,25 @@
  * test's background job) until SIGTERM or SIGINT; SIGHUP reloads the
  * configuration (daemonconf.c).
  *
- * One thread, one epoll loop: ring buffer, socket, signalfd, timerfd.
+ * One event loop, the main thread's epoll over the ring buffer, the
+ * socket, the signalfd and the timerfd.  It alone touches the open jobs,
+ * the BPF maps, the registration socket and the journal.  The other
+ * threads (12 at most in all) exist so that it never waits; each touches
+ * only what is named here, and shares with the loop under its own mutex
+ * or through _Atomic flags:
+ *  - delivery writer (delivery.c): the hand-over queue, the spool files,
+ *    a reload's new configuration;
+ *  - one per sink, 3 at most (delivery_sink.c): its sink and its spool
+ *    position; stops a transfer when the abort flag is set;
+ *  - archive workers, 2 (archive.c): the archive files (read only), their
+ *    request queue, the client socket handed to them;
+ *  - askers, 3 (asker.c: user names, container names, Slurm time limits):
+ *    their cache slots; they hold no capability;
+ *  - docker watch (dockerwatch.c): its table of watches; asks dockerd;
+ *  - /metrics (libmicrohttpd's thread, metrics_http.c): the last published
+ *    exposition only.
+ * Every helper starts with all signals blocked (threads.c): signals are
+ * the loop's.
  */
 #include <curl/curl.h>
 #include <errno.h>
@@ -67,7 +85,7 @@ struct tracerd {
 	struct admission admission;
 	struct privacy privacy;
 	int epfd, sigfd, timerfd;
-	struct watch ringbuf_w, signal_w, timer_w;
+	struct server_watch ringbuf_w, signal_w, timer_w;
 	uint64_t started_mono_ns, last_sample_ns;
 	bool stop;
 	bool expire_due;
@@ -260,7 +278,7 @@ static void answer_request(void *ctx, uint64_t ticket, char *reply)
 	server_answer(d->server, ticket, reply);
 }
 
-static int epoll_add(int epfd, int fd, struct watch *w)
+static int epoll_add(int epfd, int fd, struct server_watch *w)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = w};
 	return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev);
@@ -372,7 +390,7 @@ static int run_loop(struct tracerd *d)
 			return -1;
 		}
 		for (int i = 0; i < n; i++) {
-			struct watch *w = evs[i].data.ptr;
+			struct server_watch *w = evs[i].data.ptr;
 			switch (w->kind) {
 			case WATCH_RINGBUF:
 				bpf_loader_consume(d->bpf);

@@ -19,7 +19,7 @@
 #include <cjson/cJSON.h>
 
 #include "hostinfo.h"
-#include "job.h"
+#include "job_record.h"
 
 void job_note_cpu_busy(struct job *j, int cpu, int host_cpus);
 void job_note_concurrency(struct job *j, int running);

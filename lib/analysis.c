@@ -314,10 +314,10 @@ void analysis_add(cJSON *root, const struct job *j, const struct host_info *host
 	const cJSON *oom = cJSON_GetObjectItem(root, "oom");
 
 	struct wait_accounting wa;
-	cJSON *blocked, *limits = job_wait_limits_json(&j->wait);
+	cJSON *blocked, *limits = job_blocked_limits_json(&j->blocked);
 
 	wait_accounting_probe(&wa);
-	blocked = job_wait_json(&j->wait, wa.delayacct > 0);
+	blocked = job_blocked_json(&j->blocked, wa.delayacct > 0);
 	if (use)
 		cJSON_AddItemToObject(root, "allocation_use", use);
 	if (blocked)

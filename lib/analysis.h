@@ -12,7 +12,7 @@
 #include "config.h"
 #include "history.h"
 #include "hostinfo.h"
-#include "job.h"
+#include "job_record.h"
 
 /* Add "allocation_use", "flags", "recommendation" and "cost" (with
  * prices) to the summary built by summary_build().  prev: the earlier

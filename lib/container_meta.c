@@ -22,7 +22,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "log.h"
+#include "errmsg.h"
 
 /* what a record says */
 struct meta_entry {
@@ -148,9 +148,10 @@ static struct cached_file *slot_for(const char *path)
 /*
  * The whole file, NUL-terminated (*len bytes), at most the bound: from the
  * cache when unchanged, else read (and kept).  NULL when it cannot be
- * read.  The bytes stay the cache's: valid until the next call.
+ * read (and why in err, when it is worth saying: a file over the bound).
+ * The bytes stay the cache's: valid until the next call.
  */
-static const char *file_bytes(const char *path, size_t *len)
+static const char *file_bytes(const char *path, size_t *len, char *err, size_t errlen)
 {
 	struct cached_file *f;
 	struct stat st;
@@ -174,8 +175,8 @@ static const char *file_bytes(const char *path, size_t *len)
 		return f->buf;
 	}
 	if ((unsigned long long)st.st_size > CONTAINER_META_MAX_BYTES) {
-		log_warn("%s: %lld bytes, over the %u read for container names: not read", path,
-			 (long long)st.st_size, CONTAINER_META_MAX_BYTES);
+		fail_msg(err, errlen, "%s: %lld bytes, over the %u read for container names: not read",
+			 path, (long long)st.st_size, CONTAINER_META_MAX_BYTES);
 		close(fd);
 		return NULL;
 	}
@@ -262,11 +263,13 @@ static bool is_id_value(const char *buf, size_t at)
 	return i >= 4 && memcmp(buf + i - 4, "\"id\"", 4) == 0;
 }
 
-/* The record whose "id" is id in the JSON array file path.  0, or -1. */
-static int find_record(const char *path, const char *id, struct meta_entry *m)
+/* The record whose "id" is id in the JSON array file path.  0, or -1
+ * (and err as file_bytes says). */
+static int find_record(const char *path, const char *id, struct meta_entry *m, char *err,
+		       size_t errlen)
 {
 	size_t len = 0, idlen = strlen(id);
-	const char *buf = file_bytes(path, &len);
+	const char *buf = file_bytes(path, &len, err, errlen);
 	const char *hit = buf;
 	int rc = -1;
 
@@ -294,20 +297,23 @@ static int find_record(const char *path, const char *id, struct meta_entry *m)
 /* the storage drivers of containers/storage, most common first */
 static const char *const drivers[] = {"overlay", "vfs", "btrfs", "zfs", "aufs", "devmapper"};
 
-int container_meta_storage(const char *storage, struct container_info *c)
+int container_meta_storage(const char *storage, struct container_info *c, char *err,
+			   size_t errlen)
 {
 	struct meta_entry m, img;
 	char path[512];
 	size_t d;
 	int found = -1;
 
+	if (err && errlen)
+		err[0] = '\0';
 	if (!storage || !storage[0] || !c->id[0])
 		return -1;
 	if (strcmp(c->runtime, "podman") != 0 && strcmp(c->runtime, "cri-o") != 0)
 		return -1;
 	for (d = 0; d < sizeof(drivers) / sizeof(drivers[0]) && found < 0; d++) {
 		snprintf(path, sizeof(path), "%s/%s-containers/containers.json", storage, drivers[d]);
-		found = find_record(path, c->id, &m);
+		found = find_record(path, c->id, &m, err, errlen);
 	}
 	if (found < 0)
 		return -1;
@@ -317,7 +323,7 @@ int container_meta_storage(const char *storage, struct container_info *c)
 	snprintf(c->image_id, sizeof(c->image_id), "%s", m.image_id);
 	if (!c->image[0] && m.image_id[0]) {
 		snprintf(path, sizeof(path), "%s/%s-images/images.json", storage, drivers[d]);
-		if (find_record(path, m.image_id, &img) == 0)
+		if (find_record(path, m.image_id, &img, err, errlen) == 0)
 			snprintf(c->image, sizeof(c->image), "%s", img.name);
 	}
 	return 0;

@@ -33,9 +33,12 @@
 /*
  * Name and image of c (podman, cri-o) from the containers/storage under
  * storage (e.g. /var/lib/containers/storage).  0 when found (fields set,
- * an unknown one left ""), -1 when not.
+ * an unknown one left ""), -1 when not.  err (may be NULL) says what the
+ * caller should log, "" when nothing: a records file over
+ * CONTAINER_META_MAX_BYTES, left unread.
  */
-int container_meta_storage(const char *storage, struct container_info *c);
+int container_meta_storage(const char *storage, struct container_info *c, char *err,
+			   size_t errlen);
 
 /*
  * Name and image from a registrant's labels (container.id, .name,

@@ -10,7 +10,7 @@
 #include <cjson/cJSON.h>
 
 #include "config.h"
-#include "job.h"
+#include "job_record.h"
 
 /* Add "cost" to the summary and "cost" to each of its "tools" when a
  * price is configured; cpus: the job's allocated CPUs (the host's when it

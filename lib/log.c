@@ -8,12 +8,14 @@
 
 #include "textsafe.h"
 
-static enum log_level min_level = LOG_INFO;
+/* Set by tracerd's loop on SIGHUP while its other threads log: atomic.
+ * The prefix is set once, before any thread starts. */
+static _Atomic int min_level = LOG_INFO;
 static const char *log_prefix = "tracer";
 
-void log_set_level(enum log_level lvl) { min_level = lvl; }
+void log_set_level(enum log_level lvl) { min_level = (int)lvl; }
 void log_set_prefix(const char *prefix) { log_prefix = prefix; }
-int log_enabled(enum log_level lvl) { return lvl >= min_level; }
+int log_enabled(enum log_level lvl) { return (int)lvl >= min_level; }
 
 int log_parse_level(const char *s)
 {
@@ -30,7 +32,7 @@ void log_msg(enum log_level lvl, const char *fmt, ...)
 	char line[2048], safe[2048];
 	va_list ap;
 
-	if (lvl < min_level)
+	if ((int)lvl < min_level)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);

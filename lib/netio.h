@@ -1,7 +1,8 @@
 /*
  * netio.h - network and block I/O of a process, a tool or a job, and the
  * job's block devices: the counters tracerd gets from its socket and
- * block programs (bpf/netio.bpf.h), how they add up, and their JSON.
+ * block programs (bpf/netio.bpf.h; daemon/netio_kernel.c turns the
+ * kernel's records into these counters), how they add up, and their JSON.
  *
  * Socket bytes are payload moved by the process's own send/receive calls.
  * Block bytes are requests the process itself submitted (direct I/O,
@@ -53,19 +54,13 @@ struct netio_devs {
 #define NETIO_BLK_READ 0
 #define NETIO_BLK_WRITE 1
 
-struct tracer_netio;
-
-/* The kernel's per-process counters (bpf/netio.h) into t; the fields the
- * kernel does not keep (distinct endpoints) are left alone. */
-void netio_from_kernel(struct netio_totals *t, const struct tracer_netio *k);
-
 /* Adds the counters of t to sum; distinct counts (tcp_remotes) do not
  * add up and are left alone. */
 void netio_totals_add(struct netio_totals *sum, const struct netio_totals *t);
 
 /* A finished block request: counted in the device table, and in t
  * unless NULL (a process's bytes come from the kernel's counters:
- * netio_from_kernel). */
+ * netio_kernel_to_totals in daemon/). */
 void netio_note_block(struct netio_totals *t, struct netio_devs *d, uint32_t dev,
 		      uint32_t op, uint64_t bytes, uint64_t latency_ns);
 

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "defaults.h"
-#include "job.h"
+#include "job_record.h"
 
 #define FIRST_SLOTS 64
 
@@ -143,7 +143,7 @@ static struct tool_count *tool_count(struct netpeers *np, uint64_t scope)
 	return t;
 }
 
-/* the tool a process is folded into (job.c tool_get): name, then exe */
+/* the tool a process is folded into (job_record.c tool_get): name, then exe */
 static uint64_t tool_scope(const char *tool, const char *exe)
 {
 	return hash_str(hash_str(0xcbf29ce484222325ull, tool) ^ 0xff, exe ? exe : "");

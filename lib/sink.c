@@ -3,7 +3,7 @@
  * dispatch, and the all-sinks-once path of tracer-wrap's standalone mode.
  * Each sink's own work is in sink_file.c, sink_http.c, sink_clickhouse.c.
  */
-#include "sink_impl.h"
+#include "sink_priv.h"
 
 #include <curl/curl.h>
 #include <stdio.h>
@@ -85,7 +85,7 @@ fail:
 }
 
 int sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
-		 long timeout_ms, const volatile int *abort, char *err, size_t errlen)
+		 long timeout_ms, const _Atomic int *abort, char *err, size_t errlen)
 {
 	err[0] = '\0';
 	if (n == 0)
@@ -100,7 +100,7 @@ int sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t 
 	}
 }
 
-int sink_probe(struct sink *s, long timeout_ms, const volatile int *abort, char *err,
+int sink_probe(struct sink *s, long timeout_ms, const _Atomic int *abort, char *err,
 	       size_t errlen)
 {
 	err[0] = '\0';
@@ -115,33 +115,6 @@ void sink_close(struct sink *s)
 	file_sink_close(s);
 	free(s->seen);
 	free(s);
-}
-
-void buf_add(struct buf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 4096;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *p = realloc(b->p, cap);
-		if (!p) {
-			b->oom = true;
-			return;
-		}
-		b->p = p;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
-
-void buf_free(struct buf *b)
-{
-	free(b->p);
-	memset(b, 0, sizeof(*b));
 }
 
 /* ---- tracer-wrap's standalone mode: every sink once ---- */

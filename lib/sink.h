@@ -41,15 +41,17 @@ struct sink *sink_open(enum sink_kind k, const struct tracer_config *cfg,
 		       char *err, size_t errlen);
 /*
  * Deliver n summaries (JSON texts without newline) at once: 0, or -1 with
- * what went wrong in err.  A network transfer gives up after timeout_ms,
- * or as soon as *abort becomes non-zero (abort may be NULL).
+ * what went wrong in err.  On success err is "" or a note for the log
+ * (the file sink: summaries it already held, not written again).  A
+ * network transfer gives up after timeout_ms, or as soon as *abort
+ * becomes non-zero (abort may be NULL).
  */
 int sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
-		 long timeout_ms, const volatile int *abort, char *err, size_t errlen);
+		 long timeout_ms, const _Atomic int *abort, char *err, size_t errlen);
 /* Is the sink there (ClickHouse: its version, asked once per connection)?
  * Asked before a batch is read from disk, so that a sink that is down
  * costs no memory.  0, or -1 with err. */
-int sink_probe(struct sink *s, long timeout_ms, const volatile int *abort, char *err,
+int sink_probe(struct sink *s, long timeout_ms, const _Atomic int *abort, char *err,
 	       size_t errlen);
 void sink_close(struct sink *s);
 

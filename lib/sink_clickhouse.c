@@ -15,7 +15,7 @@
  * summary's JSON as doubles: *_ns columns may be off by up to 256 ns;
  * the DateTime columns (seconds) are exact.
  */
-#include "sink_impl.h"
+#include "sink_priv.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -132,21 +132,21 @@ static void put_common(cJSON *row, const cJSON *s)
 	put_str(row, "task_name", str_at(s, "identity.task_name"));
 }
 
-static void add_row(struct buf *b, cJSON *row)
+static void add_row(struct growbuf *b, cJSON *row)
 {
 	char *t = cJSON_PrintUnformatted(row);
 
 	if (!t) {
 		b->oom = true;
 	} else {
-		buf_add(b, t, strlen(t));
-		buf_add(b, "\n", 1);
+		growbuf_add(b, t, strlen(t));
+		growbuf_add(b, "\n", 1);
 	}
 	cJSON_free(t);
 	cJSON_Delete(row);
 }
 
-static void job_row(struct buf *b, const cJSON *s)
+static void job_row(struct growbuf *b, const cJSON *s)
 {
 	cJSON *r = cJSON_CreateObject();
 	const cJSON *exit = cJSON_GetObjectItemCaseSensitive(s, "exit");
@@ -207,7 +207,7 @@ static uint64_t failed_exits(const cJSON *codes)
 	return n;
 }
 
-static void tool_rows(struct buf *b, const cJSON *s)
+static void tool_rows(struct growbuf *b, const cJSON *s)
 {
 	const cJSON *t;
 
@@ -237,7 +237,7 @@ static void tool_rows(struct buf *b, const cJSON *s)
 	}
 }
 
-static void process_rows(struct buf *b, const cJSON *s)
+static void process_rows(struct growbuf *b, const cJSON *s)
 {
 	const cJSON *p;
 
@@ -270,7 +270,7 @@ static void process_rows(struct buf *b, const cJSON *s)
 	}
 }
 
-static void flag_rows(struct buf *b, const cJSON *s)
+static void flag_rows(struct growbuf *b, const cJSON *s)
 {
 	const cJSON *f;
 	uint64_t n = 0;
@@ -289,7 +289,7 @@ static void flag_rows(struct buf *b, const cJSON *s)
 	}
 }
 
-static void url_encode(struct buf *b, const char *s)
+static void url_encode(struct growbuf *b, const char *s)
 {
 	static const char hex[] = "0123456789ABCDEF";
 
@@ -298,9 +298,9 @@ static void url_encode(struct buf *b, const char *s)
 		char e[3] = {'%', hex[c >> 4], hex[c & 15]};
 		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
 		    c == '_' || c == '.' || c == '-')
-			buf_add(b, (const char *)&c, 1);
+			growbuf_add(b, (const char *)&c, 1);
 		else
-			buf_add(b, e, 3);
+			growbuf_add(b, e, 3);
 	}
 }
 
@@ -308,24 +308,24 @@ struct ch_ctx {
 	struct sink *s;
 	char password[512];
 	long timeout_ms;
-	const volatile int *abort;
+	const _Atomic int *abort;
 };
 
 static int ch_post(struct ch_ctx *c, const char *query, const char *settings,
 		   const char *body, size_t len, struct http_post *r, char *err, size_t errlen)
 {
 	const struct tracer_config *cfg = c->s->cfg;
-	struct buf url = {0};
+	struct growbuf url = {0};
 	int rc;
 
-	buf_add(&url, cfg->clickhouse_url, strlen(cfg->clickhouse_url));
-	buf_add(&url, strchr(cfg->clickhouse_url, '?') ? "&" : "?", 1);
-	buf_add(&url, "query=", 6);
+	growbuf_add(&url, cfg->clickhouse_url, strlen(cfg->clickhouse_url));
+	growbuf_add(&url, strchr(cfg->clickhouse_url, '?') ? "&" : "?", 1);
+	growbuf_add(&url, "query=", 6);
 	url_encode(&url, query);
 	if (settings)
-		buf_add(&url, settings, strlen(settings));
+		growbuf_add(&url, settings, strlen(settings));
 	if (url.oom) {
-		buf_free(&url);
+		growbuf_free(&url);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -334,7 +334,7 @@ static int ch_post(struct ch_ctx *c, const char *query, const char *settings,
 				.password = c->password, .timeout_ms = c->timeout_ms,
 				.abort = c->abort};
 	rc = http_post_run(r, err, errlen);
-	buf_free(&url);
+	growbuf_free(&url);
 	return rc;
 }
 
@@ -359,7 +359,7 @@ static bool ch_has(const struct sink *s, int major, int minor)
 	return s->ch_major > major || (s->ch_major == major && s->ch_minor >= minor);
 }
 
-static int ch_insert(struct ch_ctx *c, int table, const struct buf *rows, char *err,
+static int ch_insert(struct ch_ctx *c, int table, const struct growbuf *rows, char *err,
 		     size_t errlen)
 {
 	const struct tracer_config *cfg = c->s->cfg;
@@ -384,7 +384,7 @@ static int ch_insert(struct ch_ctx *c, int table, const struct buf *rows, char *
 	return 0;
 }
 
-int clickhouse_sink_probe(struct sink *s, long timeout_ms, const volatile int *abort,
+int clickhouse_sink_probe(struct sink *s, long timeout_ms, const _Atomic int *abort,
 			  char *err, size_t errlen)
 {
 	struct ch_ctx c = {.s = s, .timeout_ms = timeout_ms, .abort = abort};
@@ -402,11 +402,11 @@ int clickhouse_sink_probe(struct sink *s, long timeout_ms, const volatile int *a
 }
 
 int clickhouse_sink_deliver(struct sink *s, char *const *texts, const size_t *lens,
-			    size_t n, long timeout_ms, const volatile int *abort,
+			    size_t n, long timeout_ms, const _Atomic int *abort,
 			    char *err, size_t errlen)
 {
 	struct ch_ctx c = {.s = s, .timeout_ms = timeout_ms, .abort = abort};
-	struct buf rows[T_COUNT];
+	struct growbuf rows[T_COUNT];
 	size_t bad = 0;
 	int rc = -1;
 
@@ -445,7 +445,7 @@ int clickhouse_sink_deliver(struct sink *s, char *const *texts, const size_t *le
 out:
 	memset(c.password, 0, sizeof(c.password));
 	for (int t = 0; t < T_COUNT; t++)
-		buf_free(&rows[t]);
+		growbuf_free(&rows[t]);
 	return rc;
 }
 
@@ -453,7 +453,7 @@ int clickhouse_select(const struct tracer_config *cfg, const char *query, long t
 		      char **out, size_t *len, char *err, size_t errlen)
 {
 	char password[512] = "";
-	struct buf body = {0};
+	struct growbuf body = {.max = SINK_REPLY_BODY_MAX};
 	struct http_post r;
 	int rc;
 
@@ -469,15 +469,15 @@ int clickhouse_select(const struct tracer_config *cfg, const char *query, long t
 			       .password = password, .timeout_ms = timeout_ms, .body_out = &body};
 	rc = http_post_run(&r, err, errlen);
 	memset(password, 0, sizeof(password));
-	if (rc == 0 && body.oom) {
+	if (rc == 0 && (body.oom || body.over)) {
 		snprintf(err, errlen, "out of memory");
 		rc = -1;
 	}
 	if (rc != 0) {
-		buf_free(&body);
+		growbuf_free(&body);
 		return -1;
 	}
-	*out = body.p ? body.p : strdup(""); /* buf_add keeps it NUL-terminated */
+	*out = body.p ? body.p : strdup(""); /* a growbuf is NUL-terminated */
 	*len = body.len;
 	return *out ? 0 : -1;
 }

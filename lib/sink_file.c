@@ -20,8 +20,7 @@
  */
 #include "identity.h"
 #include "mkdirs.h"
-#include "sink_impl.h"
-#include "log.h"
+#include "sink_priv.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -268,8 +267,10 @@ int file_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, si
 		snprintf(err, errlen, "%s: fdatasync: %s", s->cfg->file_path, strerror(errno));
 		return -1;
 	}
+	/* a note, not a failure: the caller logs it */
 	if (skipped)
-		log_info("sink file: %zu summaries already in %s (written before a restart): "
-			 "not written again", skipped, s->cfg->file_path);
+		snprintf(err, errlen,
+			 "%zu summaries already in %s (written before a restart): not written again",
+			 skipped, s->cfg->file_path);
 	return 0;
 }

@@ -9,7 +9,7 @@
  * verified (http_ca_file, or the system's CAs).  The reply body is read
  * and discarded: only its first bytes are kept, for the error message.
  */
-#include "sink_impl.h"
+#include "sink_priv.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -20,13 +20,10 @@
 
 #include "lazycurl.h"
 
-/* a query's answer (http_post.body_out) beyond this is refused */
-#define REPLY_BODY_MAX (64u << 20)
-
 struct reply_ctx {
 	char *buf;
 	size_t cap, len;
-	struct buf *all;
+	struct growbuf *all;
 };
 
 /* The reply body: its first bytes kept, the rest dropped; never printed. */
@@ -36,11 +33,9 @@ static size_t keep_reply(char *data, size_t size, size_t n, void *arg)
 	size_t len = size * n, room = r->cap - 1 - r->len;
 	size_t take = len < room ? len : room;
 
-	if (r->all) {
-		if (r->all->len + len > REPLY_BODY_MAX)
-			return 0; /* curl stops: CURLE_WRITE_ERROR */
-		buf_add(r->all, data, len);
-	}
+	/* past its bound (or out of memory) curl stops: CURLE_WRITE_ERROR */
+	if (r->all && growbuf_add(r->all, data, len) != 0)
+		return 0;
 
 	memcpy(r->buf + r->len, data, take);
 	r->len += take;
@@ -50,7 +45,7 @@ static size_t keep_reply(char *data, size_t size, size_t n, void *arg)
 
 static int on_progress(void *arg, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d)
 {
-	const volatile int *abort = arg;
+	const _Atomic int *abort = arg;
 
 	(void)a, (void)b, (void)c, (void)d;
 	return abort && *abort ? 1 : 0;
@@ -158,7 +153,7 @@ int read_secret(const char *path, char *out, size_t len, char *err, size_t errle
 }
 
 /* gzip (RFC 1952) of in, into out. */
-static int gzip_buf(const char *in, size_t len, struct buf *out)
+static int gzip_buf(const char *in, size_t len, struct growbuf *out)
 {
 	z_stream z;
 	int rc;
@@ -185,10 +180,10 @@ static int gzip_buf(const char *in, size_t len, struct buf *out)
 }
 
 int http_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
-		      long timeout_ms, const volatile int *abort, char *err, size_t errlen)
+		      long timeout_ms, const _Atomic int *abort, char *err, size_t errlen)
 {
 	const struct tracer_config *cfg = s->cfg;
-	struct buf body = {0}, gz = {0};
+	struct growbuf body = {0}, gz = {0};
 	char token[1024], auth[1100];
 	const char *headers[4];
 	int nh = 0, rc = -1;
@@ -200,13 +195,13 @@ int http_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, si
 		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
 		headers[nh++] = auth;
 	}
-	buf_add(&body, "[", 1);
+	growbuf_add(&body, "[", 1);
 	for (size_t i = 0; i < n; i++) {
 		if (i)
-			buf_add(&body, ",", 1);
-		buf_add(&body, texts[i], lens[i]);
+			growbuf_add(&body, ",", 1);
+		growbuf_add(&body, texts[i], lens[i]);
 	}
-	buf_add(&body, "]", 1);
+	growbuf_add(&body, "]", 1);
 	if (body.oom) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
@@ -228,7 +223,7 @@ int http_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, si
 out:
 	memset(token, 0, sizeof(token));
 	memset(auth, 0, sizeof(auth));
-	buf_free(&body);
-	buf_free(&gz);
+	growbuf_free(&body);
+	growbuf_free(&gz);
 	return rc;
 }

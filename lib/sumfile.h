@@ -19,7 +19,7 @@
 struct sumfile_status {
 	/* in (zeroed: no limit) */
 	uint64_t deadline_ns;        /* CLOCK_MONOTONIC: stop reading then */
-	const volatile int *cancel;  /* non-zero: stop reading */
+	const _Atomic int *cancel;  /* non-zero: stop reading */
 	/* out */
 	unsigned long bad;           /* lines that did not parse, skipped */
 	bool truncated;              /* stopped early (deadline, cancel) */

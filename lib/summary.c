@@ -1,5 +1,5 @@
 /*
- * summary.c - turn a closed job (job.h) into the summary object of
+ * summary.c - turn a closed job (job_record.h) into the summary object of
  * docs/schema.md.  The one place where the schema is written.
  */
 #include "summary.h"
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "jobstate.h"
+#include "job_state.h"
 #include "jsonutil.h"
 #include "summary_container.h"
 #include "summary_id.h"
@@ -50,12 +50,12 @@ static void add_io(cJSON *o, const struct proc_totals *t)
 	netio_add_json(o, &t->net);
 }
 
-/* Run-queue delay and the peak of the images themselves (job.h). */
+/* Run-queue delay and the peak of the images themselves (job_record.h). */
 static void add_exit_time_fields(cJSON *o, const struct proc_totals *t)
 {
 	json_add_secs(o, "run_delay_s", t->run_delay_ns);
 	json_add_u64(o, "peak_rss_bytes", t->own_peak_bytes);
-	if (t->blkio_delay_ns) /* delay accounting on (jobwait.h) */
+	if (t->blkio_delay_ns) /* delay accounting on (job_blocked.h) */
 		json_add_secs(o, "blkio_delay_s", t->blkio_delay_ns);
 }
 

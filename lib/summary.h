@@ -8,7 +8,7 @@
 
 #include <cjson/cJSON.h>
 #include "hostinfo.h"
-#include "job.h"
+#include "job_record.h"
 
 #define SUMMARY_SCHEMA "tracer.job/2"
 #define TRACER_VERSION "0.1.0"

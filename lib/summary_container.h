@@ -9,7 +9,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "job.h"
+#include "job_record.h"
 
 void summary_add_containers(cJSON *root, const struct job *j);
 /* The outcomes of docker commands ("docker_joins": watched, joined, ...). */

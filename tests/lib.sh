@@ -68,7 +68,8 @@ proc_gone() {
 # ---- tracerd ----
 
 # start_tracerd NAME [extra -o options...]: config in $TMP, pid in
-# TRACERD_PID; returns once tracerd answers a status request.  Its kernel
+# TRACERD_PID, log in TRACERD_LOG (every one so far in TRACERD_LOGS);
+# returns once tracerd answers a status request.  Its kernel
 # state (pins) and journal of open jobs are the suite's own.
 TRACERD_PINS=/sys/fs/bpf/tracer-test-$$
 start_tracerd() {
@@ -76,6 +77,7 @@ start_tracerd() {
 	TRACERD_SOCK=$TMP/$name.sock
 	TRACERD_FILE=$TMP/$name.ndjson
 	TRACERD_LOG=$TMP/$name.log
+	TRACERD_LOGS+=("$TRACERD_LOG")
 	"$BUILD/tracerd" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" -o sinks=file \
 		-o spool_dir="$TMP/$name.spool" \
 		-o pin_dir="$TRACERD_PINS" -o state_dir="$TMP/tracerd-state" \
@@ -116,6 +118,24 @@ discard_tracerd_state() {
 	[ -d "$TRACERD_PINS" ] && rm -rf "$TRACERD_PINS"
 	[ -n "${TMP:-}" ] && rm -rf "$TMP/tracerd-state"
 	return 0
+}
+
+# no_sanitizer_reports DESCRIPTION LOG...: a check that no sanitizer
+# (ASan, LeakSanitizer, UBSan, ThreadSanitizer) reported in these logs
+# (a sanitizer build's tracerd goes on after a report: only its log says)
+no_sanitizer_reports() {
+	local desc=$1 log hit=
+	shift
+	for log in "$@"; do
+		[ -f "$log" ] || continue
+		if grep -qE "AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error" "$log"; then
+			hit=1
+			echo "    $log:"
+			grep -m1 -A30 -E "AddressSanitizer|LeakSanitizer|ThreadSanitizer|runtime error" "$log" |
+				sed 's/^/    /'
+		fi
+	done
+	if [ -n "$hit" ]; then fail "$desc"; else pass "$desc"; fi
 }
 
 # tracer CLI bound to the running test daemon

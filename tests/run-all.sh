@@ -50,6 +50,11 @@ suite "tracer report" ./tests/report/run.sh build
 suite "network and block I/O" ./tests/netio/run.sh build
 suite "delivery (spool, file, HTTP, ClickHouse)" ./tests/delivery/run.sh build
 suite "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
+# the daemon's own kernel tests: test_cgroup_live's memory bound does not
+# hold with TSan's shadow memory, and it starts no thread
+suite "daemon kernel tests (root, ThreadSanitizer)" ./tests/run-unit.sh build-tsan tests/kernel 'test_daemon_*'
+suite "delivery (ThreadSanitizer)" ./tests/delivery/run.sh build-tsan
+suite "configuration (ThreadSanitizer)" ./tests/config/run.sh build-tsan
 suite "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
 suite "terminal report (80 columns, --wide)" ./tests/cli/terminal.sh build
 suite "make demo's run, the README's sample" ./tests/cli/demo.sh build

@@ -17,6 +17,7 @@
 
 #include "awsmeta.h"
 #include "clock.h"
+#include "growbuf.h"
 #include "lazycurl.h"
 #include "log.h"
 
@@ -40,9 +41,8 @@ static const char *const fetch_name[NFETCH] = {
 struct fetch {
 	CURL *h;
 	struct curl_slist *headers;
-	char *buf;
-	size_t len;
-	bool too_big, done;
+	struct growbuf body; /* the answer, up to MAX_ANSWER */
+	bool done;
 };
 
 struct meta {
@@ -103,26 +103,6 @@ static bool metadata_on_ec2(void)
 			      read_line("/sys/hypervisor/uuid", h, sizeof(h)));
 }
 
-static size_t on_data(char *data, size_t size, size_t nmemb, void *arg)
-{
-	struct fetch *f = arg;
-	size_t n = size * nmemb;
-	char *nb;
-
-	if (f->len + n > MAX_ANSWER) {
-		f->too_big = true;
-		return 0; /* curl aborts the transfer */
-	}
-	nb = realloc(f->buf, f->len + n + 1);
-	if (!nb)
-		return 0;
-	f->buf = nb;
-	memcpy(f->buf + f->len, data, n);
-	f->len += n;
-	f->buf[f->len] = '\0';
-	return n;
-}
-
 static void fetch_start(struct meta *m, enum fetch_kind k, const char *url)
 {
 	struct fetch *f = &m->f[k];
@@ -138,9 +118,10 @@ static void fetch_start(struct meta *m, enum fetch_kind k, const char *url)
 							      : "curl_easy_init failed");
 		return;
 	}
+	f->body.max = MAX_ANSWER;
 	curl_easy_setopt(f->h, CURLOPT_URL, url);
-	curl_easy_setopt(f->h, CURLOPT_WRITEFUNCTION, on_data);
-	curl_easy_setopt(f->h, CURLOPT_WRITEDATA, f);
+	curl_easy_setopt(f->h, CURLOPT_WRITEFUNCTION, growbuf_curl_write);
+	curl_easy_setopt(f->h, CURLOPT_WRITEDATA, &f->body);
 	curl_easy_setopt(f->h, CURLOPT_PRIVATE, (void *)f);
 	curl_easy_setopt(f->h, CURLOPT_TIMEOUT_MS, tmo);
 	curl_easy_setopt(f->h, CURLOPT_CONNECTTIMEOUT_MS, tmo);
@@ -189,16 +170,16 @@ static void start_url(struct meta *m, enum fetch_kind k, const char *base,
 /* The token is opaque text: keep it only if it is a safe header value. */
 static bool take_token(struct meta *m, const struct fetch *f)
 {
-	size_t n = f->len;
+	size_t n = f->body.len;
 
-	while (n && (f->buf[n - 1] == '\n' || f->buf[n - 1] == '\r'))
+	while (n && (f->body.p[n - 1] == '\n' || f->body.p[n - 1] == '\r'))
 		n--;
 	if (!n || n >= sizeof(m->token))
 		return false;
 	for (size_t i = 0; i < n; i++)
-		if (f->buf[i] < 0x21 || f->buf[i] > 0x7e)
+		if (f->body.p[i] < 0x21 || f->body.p[i] > 0x7e)
 			return false;
-	memcpy(m->token, f->buf, n);
+	memcpy(m->token, f->body.p, n);
 	m->token[n] = '\0';
 	return true;
 }
@@ -212,11 +193,11 @@ static void parse_answer(struct meta *m, enum fetch_kind k,
 
 	switch (k) {
 	case F_ECS_CONTAINER:
-		rc = awsmeta_parse_ecs_container(f->buf, f->len, id, err, sizeof(err));
+		rc = awsmeta_parse_ecs_container(f->body.p, f->body.len, id, err, sizeof(err));
 		break;
 	case F_ECS_TASK_TAGS:
 	case F_ECS_TASK:
-		rc = awsmeta_parse_ecs_task(f->buf, f->len, id, err, sizeof(err));
+		rc = awsmeta_parse_ecs_task(f->body.p, f->body.len, id, err, sizeof(err));
 		break;
 	case F_IMDS_TOKEN:
 		if (!take_token(m, f)) {
@@ -229,10 +210,10 @@ static void parse_answer(struct meta *m, enum fetch_kind k,
 			  "/latest/meta-data/instance-life-cycle");
 		return;
 	case F_IMDS_DOCUMENT:
-		rc = awsmeta_parse_imds_document(f->buf, f->len, id, err, sizeof(err));
+		rc = awsmeta_parse_imds_document(f->body.p, f->body.len, id, err, sizeof(err));
 		break;
 	case F_IMDS_LIFECYCLE:
-		rc = awsmeta_parse_lifecycle(f->buf, f->len, id, err, sizeof(err));
+		rc = awsmeta_parse_lifecycle(f->body.p, f->body.len, id, err, sizeof(err));
 		break;
 	}
 	if (rc != 0)
@@ -258,7 +239,7 @@ static void finished(struct meta *m, CURL *h, CURLcode res,
 			start_url(m, F_ECS_TASK, m->ecs, "/task");
 			return;
 		}
-		if (f->too_big)
+		if (f->body.over)
 			snprintf(why, sizeof(why), "answer over %d bytes", MAX_ANSWER);
 		else if (res != CURLE_OK)
 			snprintf(why, sizeof(why), "%s", curl_easy_strerror(res));
@@ -304,7 +285,7 @@ static void meta_cleanup(struct meta *m)
 			curl_easy_cleanup(m->f[k].h);
 		}
 		curl_slist_free_all(m->f[k].headers);
-		free(m->f[k].buf);
+		growbuf_free(&m->f[k].body);
 	}
 	if (m->multi)
 		curl_multi_cleanup(m->multi);

@@ -19,7 +19,7 @@
 #include "clock.h"
 #include "container_meta.h"
 #include "hostinfo.h"
-#include "job.h"
+#include "job_record.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "rules.h"
@@ -98,8 +98,13 @@ static void find_container(struct standalone *sa, const struct tracer_config *cf
 			snprintf(c->cgroup, sizeof(c->cgroup), "%s", sa->job->cgroup_path);
 		}
 	}
-	if (container_meta_labels(&sa->job->id, c) < 0)
-		container_meta_storage(cfg->container_storage, c);
+	if (container_meta_labels(&sa->job->id, c) < 0) {
+		char why[640];
+
+		container_meta_storage(cfg->container_storage, c, why, sizeof(why));
+		if (why[0])
+			log_warn("%s", why);
+	}
 	c->meta_tried = true;
 	/* the init of a pid namespace: the container's */
 	if (getpid() == 1)

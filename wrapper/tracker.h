@@ -1,7 +1,7 @@
 /*
  * tracker.h - standalone mode's view of the job's processes: /proc
  * samples of the wrapper's process tree plus the exact wait4 totals of
- * what the wrapper reaps, folded into a struct job (job.h).
+ * what the wrapper reaps, folded into a struct job (job_record.h).
  *
  * A process that another process of the job reaps between two samples
  * is seen only through its last sample and the growth of its parent's
@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/resource.h>
-#include "job.h"
+#include "job_record.h"
 #include "proctree.h"
 #include "rules.h"
 

@@ -207,7 +207,5 @@ tr_cli run --job-file "$TMP/j5" -- "$H/tiny" 0
 wait_until 20 "a job after the reload recorded" summary_in "$FILE_B" "$TMP/j5"
 stop_tracerd
 check "tracerd stopped cleanly after the reloads" grep -q "shutting down" "$TRACERD_LOG"
-if grep -qiE "AddressSanitizer|LeakSanitizer|runtime error" "$TRACERD_LOG"; then
-	fail "sanitizer report in tracerd's log"; sed 's/^/    /' "$TRACERD_LOG" | head -40
-fi
+no_sanitizer_reports "no sanitizer report in tracerd's logs" "${TRACERD_LOGS[@]}"
 finish

@@ -14,6 +14,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 TMP=$(mktemp -d /tmp/tracer-ctdk.XXXXXX)
 . "$TOP/tests/lib.sh"
+. "$TOP/tests/containers/lib.sh"
 CHECK="$TOP/tests/containers/check.py"
 
 DOCKERD_PID=
@@ -59,15 +60,7 @@ fi
 pass "dockerd runs (vfs, no bridge, no iptables)"
 
 IMG=tracer-ct-docker:$$
-R=$TMP/rootfs
-mkdir -p "$R/bin" "$R/run/tracer" "$R/tmp" "$R/proc" "$R/sys" "$R/dev" "$R/etc"
-cp "$BUSYBOX" "$R/bin/busybox"
-for a in sh gzip seq md5sum sleep cat; do ln -s busybox "$R/bin/$a"; done
-cp "$BUILD/tracer-wrap" "$R/bin/tracer-wrap"
-for lib in $(ldd "$BUILD/tracer-wrap" | awk '/=>/ { print $3 } /^\t\// { print $1 }'); do
-	mkdir -p "$R$(dirname "$lib")" && cp -L "$lib" "$R$lib"
-done
-tar -C "$R" -cf "$TMP/image.tar" .
+busybox_rootfs_tar "$BUSYBOX" "$TMP/image.tar" || { fail "the busybox root filesystem"; finish; exit 1; }
 if ! out=$(dk import "$TMP/image.tar" "$IMG" 2>&1); then
 	fail "docker import of a directory tarball: $out"
 	finish; exit 1

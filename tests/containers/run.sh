@@ -7,6 +7,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 TMP=$(mktemp -d /tmp/tracer-ct.XXXXXX)
 . "$TOP/tests/lib.sh"
+. "$TOP/tests/containers/lib.sh"
 CHECK="$TOP/tests/containers/check.py"
 
 PODMAN=
@@ -52,15 +53,7 @@ export CONTAINERS_CONF=$TMP/containers.conf
 PODMAN="podman --root $TMP/storage --runroot $TMP/runroot --storage-driver vfs --runtime runc --cgroup-manager cgroupfs"
 IMG=localhost/tracer-ct-test:$$
 # the image: busybox with applet links, tracer-wrap and the libraries it links
-R=$TMP/rootfs
-mkdir -p "$R/bin" "$R/run/tracer" "$R/tmp" "$R/proc" "$R/sys" "$R/dev" "$R/etc"
-cp "$BUSYBOX" "$R/bin/busybox"
-for a in sh gzip seq md5sum sleep cat; do ln -s busybox "$R/bin/$a"; done
-cp "$BUILD/tracer-wrap" "$R/bin/tracer-wrap"
-for lib in $(ldd "$BUILD/tracer-wrap" | awk '/=>/ { print $3 } /^\t\// { print $1 }'); do
-	mkdir -p "$R$(dirname "$lib")" && cp -L "$lib" "$R$lib"
-done
-tar -C "$R" -cf "$TMP/image.tar" .
+busybox_rootfs_tar "$BUSYBOX" "$TMP/image.tar" || { fail "the busybox root filesystem"; finish; exit 1; }
 if ! out=$($PODMAN import "$TMP/image.tar" "$IMG" 2>&1); then
 	fail "podman import of a directory tarball: $out"
 	finish; exit 1

@@ -305,4 +305,5 @@ check "every summary has a unique summary_id" sh -c \
 	"[ \$(cat '$TRACERD_FILE' '$TRACERD_FILE'.[12] | python3 '$CHECK' ids /dev/stdin | sort -u | wc -l) -eq \$(cat '$TRACERD_FILE' '$TRACERD_FILE'.[12] | wc -l) ]"
 stop_tracerd
 
+no_sanitizer_reports "no sanitizer report in tracerd's logs" "${TRACERD_LOGS[@]}"
 finish

@@ -12,7 +12,7 @@ TOTAL=${1:-60}
 OUT=$TOP/build-fuzz
 CC=${FUZZ_CC:-clang}
 command -v "$CC" >/dev/null || { echo "FAIL: $CC is not installed (clang)"; exit 1; }
-FLAGS="-g -O1 -D_GNU_SOURCE -fsanitize=address,undefined -fno-sanitize-recover=undefined -I$TOP/lib -I$TOP/bpf -I$TOP/wrapper"
+FLAGS="-g -O1 -D_GNU_SOURCE -fsanitize=address,undefined -fno-sanitize-recover=undefined -I$TOP/lib -I$TOP/wrapper"  # no -I bpf: lib/ includes no BPF header
 mkdir -p "$OUT/obj"
 # the parsers, instrumented for coverage
 LIBSRC="$(ls "$TOP"/lib/*.c) $TOP/wrapper/awsmeta.c"

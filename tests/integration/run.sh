@@ -144,27 +144,11 @@ chk "the password argument recorded as --password=***" "$TMP/j.secret" cmdline t
 chk "the URL recorded with its credentials masked" "$TMP/j.secret" cmdline tiny "https://bob:***@example.org/x"
 
 echo "== bad registration messages"
-python3 - "$TRACERD_SOCK" >"$TMP/bad.out" 2>&1 <<'PY'
-import socket, sys
+PYTHONPATH="$TOP/tests" python3 - "$TRACERD_SOCK" >"$TMP/bad.out" 2>&1 <<'PY'
+import sys
+import tracerd_req
 def exchange(data, close_early=False):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(5)
-    s.connect(sys.argv[1])
-    s.sendall(data)
-    if close_early:
-        s.close()
-        return b""
-    out = b""
-    try:
-        while not out.endswith(b"\n"):
-            chunk = s.recv(4096)
-            if not chunk:
-                break
-            out += chunk
-    except OSError:
-        pass
-    s.close()
-    return out
+    return tracerd_req.exchange(sys.argv[1], data, timeout=5, close_early=close_early)
 r = exchange(b"this is not json\n"); print("garbage:", r); assert b'"ok":false' in r, r
 r = exchange(b'{"op":"register","identity":\n'); print("truncated json:", r); assert b'"ok":false' in r, r
 exchange(b'{"op":"register","identity":{"task_name":"x"', close_early=True)
@@ -226,20 +210,14 @@ env -u ECS_CONTAINER_METADATA_URI_V4 -u AWS_EC2_METADATA_SERVICE_ENDPOINT -u TRA
 OWNED_PID=$!
 if wait_until 10 "the victim job to register" grep -q "registered with tracerd as job " "$TMP/owned.err"; then
 	sed -n 's/.*registered with tracerd as job \([^ ]*\).*/\1/p' "$TMP/owned.err" >"$TMP/j.owned"
+	# nobody may not read the tree: the script and its module are copied
+	cp "$TOP/tests/tracerd_req.py" "$TMP/tracerd_req.py"
 	cat >"$TMP/other.py" <<'PY'
-import json, socket, sys
+import os, sys
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import tracerd_req
 def ask(req):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(5)
-    s.connect(sys.argv[1])
-    s.sendall(json.dumps(req).encode() + b"\n")
-    out = b""
-    while not out.endswith(b"\n"):
-        chunk = s.recv(4096)
-        if not chunk:
-            break
-        out += chunk
-    return json.loads(out)
+    return tracerd_req.ask(sys.argv[1], req, timeout=5)
 def refused(what, req, error):
     r = ask(req)
     print(f"{what}: {r}")
@@ -263,7 +241,7 @@ refused("Slurm task", {"op": "register", "v": 1,
                        "identity": {"scheduler": "slurm", "job_id": "77", "step_id": "0"}},
         SCHEDULER_IS_ROOTS)
 PY
-	chmod 755 "$TMP"; chmod 644 "$TMP/other.py" # nobody reaches the socket and the script
+	chmod 755 "$TMP"; chmod 644 "$TMP/other.py" "$TMP/tracerd_req.py" # nobody reaches the socket and the script
 	if setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 "$TMP/other.py" \
 		"$TRACERD_SOCK" "$(cat "$TMP/j.owned")" "$OWN_JOB" >"$TMP/other.out" 2>&1; then
 		pass "a non-root user cannot end, report on or join root's job, nor register a Slurm task (exact refusals)"

@@ -34,6 +34,27 @@ static int answer(const char *key, void *value, size_t len, char *err, size_t er
 	return 0;
 }
 
+/* how many questions were asked so far (the thread writes it) */
+static int asked_now(void)
+{
+	int n;
+
+	pthread_mutex_lock(&gate);
+	n = asked;
+	pthread_mutex_unlock(&gate);
+	return n;
+}
+
+/* up to 5 s for the asked count to reach n: true when it did */
+static bool wait_asked(int n)
+{
+	uint64_t until = clock_mono_ns() + 5 * NS_PER_SEC;
+
+	while (asked_now() < n && clock_mono_ns() < until)
+		usleep(1000);
+	return asked_now() >= n;
+}
+
 static struct asker a = {.what = "test answer of", .ask = answer, .nslots = 2, .value_len = 32};
 
 /* the answer for key, polled for up to 5 s: true when it came */
@@ -64,36 +85,63 @@ static void test_asker(void)
 	CU_ASSERT_STRING_EQUAL(v, "x#1");
 	/* no ttl: a get does not ask again; want does */
 	CU_ASSERT_TRUE(asker_get(&a, "x", v));
-	CU_ASSERT_EQUAL(asked, 1);
+	CU_ASSERT_EQUAL(asked_now(), 1);
 	asker_want(&a, "x");
 	for (int i = 0; i < 5000 && !(asker_get(&a, "x", v) && !strcmp(v, "x#2")); i++)
 		usleep(1000);
 	CU_ASSERT_STRING_EQUAL(v, "x#2");
-	/* a failed question: no answer, and the thread goes on */
+	/* a failed question: no answer, and the thread goes on.  Wanted again
+	 * until it is asked a second time: a want while it is still queued
+	 * does nothing, so the second ask proves the first one's outcome was
+	 * recorded (a failure recorded as an answer would be seen here) */
+	before = asked_now();
 	asker_want(&a, "fail-1");
-	before = asked;
-	for (int i = 0; i < 5000 && asked == before; i++)
+	CU_ASSERT_TRUE(wait_asked(before + 1));
+	for (int i = 0; i < 5000 && asked_now() < before + 2; i++) {
+		asker_want(&a, "fail-1");
 		usleep(1000);
-	usleep(20000);
+	}
+	CU_ASSERT_EQUAL_FATAL(asked_now(), before + 2);
 	CU_ASSERT_FALSE(asker_get(&a, "fail-1", v));
 	/* two slots: "y" takes the slot of the key answered longest ago */
 	asker_want(&a, "y");
 	CU_ASSERT_TRUE(wait_answer("y", v));
-	CU_ASSERT_STRING_EQUAL(v, "y#4");
+	CU_ASSERT_STRING_EQUAL(v, "y#5");
 	CU_ASSERT_TRUE(asker_get(&a, "y", v));
 	CU_ASSERT_FALSE(asker_get(&a, "x", v)); /* its slot went to "y" */
-	/* a key longer than the cache holds is never asked */
-	char longkey[ASKER_KEY_LEN + 8];
-	memset(longkey, 'k', sizeof(longkey) - 1);
-	longkey[sizeof(longkey) - 1] = '\0';
-	before = asked;
-	asker_want(&a, longkey);
-	CU_ASSERT_FALSE(asker_get(&a, longkey, v));
-	usleep(20000);
-	CU_ASSERT_EQUAL(asked, before);
 	asker_stop(&a);
 	/* stopped: nothing known, nothing asked */
 	CU_ASSERT_FALSE(asker_get(&a, "y", v));
+}
+
+/*
+ * A key longer than the cache holds is never asked.  One slot: had the
+ * long key been queued, the marker that follows would find no slot (while
+ * it waits) or be asked second (once it was asked); the marker answered
+ * as the only question proves that the long key took nothing.
+ */
+static void test_long_key(void)
+{
+	struct asker one = {.what = "test answer of", .ask = answer, .nslots = 1,
+			    .value_len = 32};
+	char longkey[ASKER_KEY_LEN + 8], v[32];
+	int before;
+
+	memset(longkey, 'k', sizeof(longkey) - 1);
+	longkey[sizeof(longkey) - 1] = '\0';
+	CU_ASSERT_FATAL(asker_start(&one) == 0);
+	before = asked_now();
+	asker_want(&one, longkey);
+	CU_ASSERT_FALSE(asker_get(&one, longkey, v));
+	asker_want(&one, "marker");
+	uint64_t until = clock_mono_ns() + 5 * NS_PER_SEC;
+	bool got = false;
+	while (!(got = asker_get(&one, "marker", v)) && clock_mono_ns() < until)
+		usleep(1000);
+	CU_ASSERT_TRUE(got);
+	CU_ASSERT_EQUAL(asked_now(), before + 1);
+	CU_ASSERT_FALSE(asker_get(&one, longkey, v));
+	asker_stop(&one);
 }
 
 /* with a ttl, a get of an unknown key asks by itself */
@@ -128,6 +176,7 @@ int main(void)
 {
 	static const struct unit_test tests[] = {
 		{"answers come from the thread, never waited for", test_asker},
+		{"a key too long is never asked", test_long_key},
 		{"a ttl asks by itself", test_ttl},
 	};
 	return UNIT_RUN("asker", tests);

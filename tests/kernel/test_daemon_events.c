@@ -2,7 +2,7 @@
  * test_daemon_events.c - tracerd's handling of ring buffer records
  * (daemon/events.c) fed synthetic records: fork, exec (path, filename,
  * argv), exit with totals, OOM, and records of two jobs interleaved.
- * Effects are checked on the job model (lib/job.h) and on the counters
+ * Effects are checked on the job model (lib/job_record.h) and on the counters
  * (struct jobs_stats, daemon/jobs.h).  Malformed and late records:
  * test_daemon_records.c.
  *

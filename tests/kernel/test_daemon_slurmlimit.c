@@ -7,7 +7,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "jobstate.h"
+#include "job_state.h"
 #include "slurmlimit.h"
 #include "../unit/unit.h"
 

@@ -207,10 +207,16 @@ with open(path, "a") as f:
     for i in range(500):
         f.write(line.replace(job, "%s-copy%d" % (job, i)))
 PY
-python3 - "$TRACERD_SOCK" "$TMP/stall.out" <<'PY' &
+PYTHONPATH="$TOP/tests" python3 - "$TRACERD_SOCK" "$TMP/stall.out" <<'PY' &
 import json, socket, sys, time
+import tracerd_req
 path, out = sys.argv[1:3]
 req = b'{"op":"summaries","v":1,"limit":0,"all_files":true}\n'
+def archive():
+    return tracerd_req.ask(path, {"op": "status", "v": 1})["status"]["archive_requests"]
+before = archive()
+def decided(a):  # requests tracerd has read: refused, waiting, being or done served
+    return a["in_progress"] + sum(a[k] - before[k] for k in ("refused_busy", "served", "reply_failed"))
 conns, replies = [], []
 for i in range(12):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -218,7 +224,18 @@ for i in range(12):
     s.connect(path)
     s.sendall(req)
     conns.append(s)
-time.sleep(0.5)  # the workers are now stuck in send: nobody reads
+# wait until tracerd has read all 12 (taken by a worker, queued, or
+# refused busy with its answer already sent) while nobody reads: then the
+# workers are held in send; waited for with a deadline, not a sleep
+deadline = time.monotonic() + 30
+while True:
+    a = archive()
+    if decided(a) >= 12:
+        break
+    if time.monotonic() > deadline:
+        open(out, "w").write("busy=none: tracerd did not take the 12 requests in 30 s: %s\n" % a)
+        sys.exit(1)
+    time.sleep(0.02)
 busy = 0
 for s in conns:
     s.settimeout(0.2)
@@ -232,17 +249,7 @@ for s in conns:
 worst = 0.0
 for i in range(20):
     t = time.monotonic()
-    c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    c.settimeout(10)
-    c.connect(path)
-    c.sendall(b'{"op":"status","v":1}\n')
-    data = b""
-    while not data.endswith(b"\n"):
-        chunk = c.recv(65536)
-        if not chunk:
-            break
-        data += chunk
-    c.close()
+    data = tracerd_req.exchange(path, b'{"op":"status","v":1}\n')
     worst = max(worst, time.monotonic() - t)
     if not json.loads(data).get("ok"):
         worst = 99.0

@@ -4,25 +4,17 @@ again (one request at a time, 10 ms apart) until STOPFILE exists, then
 write to OUT: the number of requests, the slowest round trip in ms, the
 median, and how many got no reply within 5 s.  OUT.ready is created
 after the first reply (a test starts its load then)."""
-import json, os, socket, sys, time
+import json, os, sys, time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import tracerd_req  # noqa: E402
 
 sock_path, out, stop = sys.argv[1:4]
 times, failed = [], 0
 while not os.path.exists(stop):
     t0 = time.monotonic()
     try:
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        s.settimeout(5)
-        s.connect(sock_path)
-        s.sendall(b'{"op":"status"}\n')
-        buf = b""
-        while not buf.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            buf += chunk
-        s.close()
-        json.loads(buf)["ok"]
+        tracerd_req.ask(sock_path, {"op": "status"}, timeout=5)["ok"]
         times.append((time.monotonic() - t0) * 1000)
         if len(times) == 1:
             open(out + ".ready", "w").close()

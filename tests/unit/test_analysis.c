@@ -6,7 +6,7 @@
 
 #include "allocation.h"
 #include "analysis.h"
-#include "jobstate.h"
+#include "job_state.h"
 #include "procfs.h"
 #include "unit.h"
 

@@ -15,7 +15,7 @@
 
 #include "cgroup.h"
 #include "cgroup_limits.h"
-#include "jobwait.h"
+#include "job_blocked.h"
 #include "identity.h"
 #include "unit.h"
 
@@ -179,7 +179,7 @@ static void test_parse_limits(void)
 
 static void test_limits_to_alloc(void)
 {
-	struct job_wait w;
+	struct job_blocked w;
 	struct tracer_allocation a;
 	uint64_t seen = 0;
 
@@ -187,7 +187,7 @@ static void test_limits_to_alloc(void)
 	memset(&a, 0, sizeof(a));
 	w.limits.mem_bytes = 1ull << 30;
 	w.limits.cpus = 1.5;
-	job_wait_limits_to_alloc(&w, &a);
+	job_blocked_limits_to_alloc(&w, &a);
 	CU_ASSERT_EQUAL(a.mem_bytes, 1ull << 30);
 	CU_ASSERT_EQUAL(a.cpus, 2);
 	/* a declared allocation stays; a looser quota does not replace it */
@@ -196,14 +196,14 @@ static void test_limits_to_alloc(void)
 	a.cpus = 1;
 	w.limits.mem_bytes = 1ull << 30;
 	w.limits.cpus = 3;
-	job_wait_limits_to_alloc(&w, &a);
+	job_blocked_limits_to_alloc(&w, &a);
 	CU_ASSERT_EQUAL(a.mem_bytes, 4ull << 30);
 	CU_ASSERT_EQUAL(a.cpus, 1);
 	CU_ASSERT_EQUAL(w.limits_used, 0);
 	/* block I/O delay: growth only */
-	job_wait_note_blkio(&w, &seen, 100);
-	job_wait_note_blkio(&w, &seen, 50);
-	job_wait_note_blkio(&w, &seen, 60);
+	job_blocked_note_blkio(&w, &seen, 100);
+	job_blocked_note_blkio(&w, &seen, 50);
+	job_blocked_note_blkio(&w, &seen, 60);
 	CU_ASSERT_EQUAL(seen, 60);
 	CU_ASSERT(w.blkio_ns > 0);
 }

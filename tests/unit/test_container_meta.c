@@ -48,42 +48,42 @@ static void test_storage(void)
 	write_file("vfs-images/images.json", images_json);
 
 	podman_ct(&c, ID);
-	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), 0);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c, NULL, 0), 0);
 	CU_ASSERT_STRING_EQUAL(c.name, "ct-run");
 	CU_ASSERT_STRING_EQUAL(c.image, "localhost/tools:1");
 	CU_ASSERT_STRING_EQUAL(c.image_id, IMG);
 
 	/* no image-name in its metadata: the image's name from images.json */
 	podman_ct(&c, ID2);
-	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), 0);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c, NULL, 0), 0);
 	CU_ASSERT_STRING_EQUAL(c.name, "");
 	CU_ASSERT_STRING_EQUAL(c.image, "localhost/from-images:2");
 
 	/* unknown id, other runtimes, no storage */
 	podman_ct(&c, "2222222222222222222222222222222222222222222222222222222222222222");
-	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), -1);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c, NULL, 0), -1);
 	podman_ct(&c, ID);
 	snprintf(c.runtime, sizeof(c.runtime), "docker");
-	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), -1);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c, NULL, 0), -1);
 	CU_ASSERT_STRING_EQUAL(c.name, "");
 	podman_ct(&c, ID);
-	CU_ASSERT_EQUAL(container_meta_storage("", &c), -1);
-	CU_ASSERT_EQUAL(container_meta_storage("/nonexistent", &c), -1);
+	CU_ASSERT_EQUAL(container_meta_storage("", &c, NULL, 0), -1);
+	CU_ASSERT_EQUAL(container_meta_storage("/nonexistent", &c, NULL, 0), -1);
 
 	/* the file changes (a new container): read again */
 	write_file("vfs-containers/containers.json",
 		   "[{\"id\":\"" ID "\",\"names\":[\"renamed-longer\"],\"metadata\":\"x\"}]");
 	podman_ct(&c, ID);
-	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), 0);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c, NULL, 0), 0);
 	CU_ASSERT_STRING_EQUAL(c.name, "renamed-longer");
 	CU_ASSERT_STRING_EQUAL(c.image, "");
 
 	/* not JSON, or not an array: no names, no crash */
 	write_file("vfs-containers/containers.json", "{\"id\":\"" ID "\"}");
 	podman_ct(&c, ID);
-	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), -1);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c, NULL, 0), -1);
 	write_file("vfs-containers/containers.json", "[{\"id\":");
-	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), -1);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c, NULL, 0), -1);
 	container_meta_reset();
 }
 
@@ -112,10 +112,10 @@ static void test_cache(void)
 	CU_ASSERT_EQUAL(hits, 0);
 	for (int i = 0; i < 3; i++) {
 		podman_ct(&c, ID);
-		CU_ASSERT_EQUAL(container_meta_storage(dir, &c), 0);
+		CU_ASSERT_EQUAL(container_meta_storage(dir, &c, NULL, 0), 0);
 		CU_ASSERT_STRING_EQUAL(c.name, "ct-run");
 		podman_ct(&c, ID2);
-		CU_ASSERT_EQUAL(container_meta_storage(dir, &c), 0);
+		CU_ASSERT_EQUAL(container_meta_storage(dir, &c, NULL, 0), 0);
 		CU_ASSERT_STRING_EQUAL(c.image, "localhost/from-images:2");
 	}
 	/* containers.json and images.json once each, then from the kept bytes */
@@ -126,23 +126,23 @@ static void test_cache(void)
 	replace_file("vfs-containers/containers.json",
 		     "[{\"id\":\"" ID "\",\"names\":[\"ct-renamed\"],\"metadata\":\"{}\"}]");
 	podman_ct(&c, ID);
-	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), 0);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c, NULL, 0), 0);
 	CU_ASSERT_STRING_EQUAL(c.name, "ct-renamed");
 	podman_ct(&c, ID2);
-	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), -1);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c, NULL, 0), -1);
 	container_meta_counts(&reads, &hits);
 	CU_ASSERT_EQUAL(reads, 3);
 	CU_ASSERT_EQUAL(hits, 6 + 3 - 2 + 1);
 	/* the same file grown in place (another size): read again */
 	write_file("vfs-containers/containers.json", containers_json);
 	podman_ct(&c, ID2);
-	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), 0);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c, NULL, 0), 0);
 	container_meta_counts(&reads, &hits);
 	CU_ASSERT_EQUAL(reads, 4);
 	/* removed: nothing from the kept bytes */
 	replace_file("vfs-containers/containers.json", "[]");
 	podman_ct(&c, ID);
-	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), -1);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c, NULL, 0), -1);
 	container_meta_reset();
 	container_meta_counts(&reads, &hits);
 	CU_ASSERT_EQUAL(reads + hits, 0);
@@ -156,8 +156,16 @@ static void test_too_big(void)
 	CU_ASSERT_EQUAL_FATAL(truncate(path, CONTAINER_META_MAX_BYTES + 1), 0);
 	struct container_info c;
 
+	char why[700];
+
 	podman_ct(&c, ID);
-	CU_ASSERT_EQUAL(container_meta_storage(dir, &c), -1);
+	CU_ASSERT_EQUAL(container_meta_storage(dir, &c, why, sizeof(why)), -1);
+	/* said to the caller, who logs it (lib/ never prints) */
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, "read for container names: not read"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(why, path));
+	/* a plain miss says nothing */
+	CU_ASSERT_EQUAL(container_meta_storage("/nonexistent", &c, why, sizeof(why)), -1);
+	CU_ASSERT_STRING_EQUAL(why, "");
 	container_meta_reset();
 }
 

@@ -7,7 +7,7 @@
 #include "config.h"
 #include "cost.h"
 #include "identity.h"
-#include "job.h"
+#include "job_record.h"
 #include "unit.h"
 
 #define GiB 1073741824.0

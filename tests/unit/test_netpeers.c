@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "job.h"
+#include "job_record.h"
 #include "netpeers.h"
 #include "summary.h"
 #include "unit.h"

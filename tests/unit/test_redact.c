@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "job.h"
+#include "job_record.h"
 #include "redact.h"
 #include "rules.h"
 #include "unit.h"

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "job.h"
+#include "job_record.h"
 #include "proctree.h"
 #include "rules.h"
 #include "tracker.h"

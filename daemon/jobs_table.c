@@ -1,5 +1,5 @@
 /*
- * jobs.c - the life of a job in tracerd (jobs.h): a registration opens
+ * jobs_table.c - the life of a job in tracerd (jobs.h): a registration opens
  * it (or joins the open job of the same Slurm step / AWS Batch attempt),
  * its registrant's "end" closes it, and so does the exit of its last
  * process when the registrant is gone.  Closing writes the summary.

@@ -1,5 +1,5 @@
 /*
- * test_job.c - the job model and the summary: folding processes into
+ * test_job_record.c - the job model and the summary: folding processes into
  * tools, the bounded process tree, outliving processes, CPU split, a
  * summary that is valid JSON whatever the bytes of argv, the registrant
  * kept out of the job's figures, cgroup readings, and the per-process
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "job.h"
+#include "job_record.h"
 #include "rules.h"
 #include "summary.h"
 #include "unit.h"

@@ -1,7 +1,7 @@
 /*
- * jobstatus.c - the jobs part of `tracer status`: tracerd's job counters,
+ * jobs_status.c - the jobs part of `tracer status`: tracerd's job counters,
  * the open jobs (at most STATUS_MAX_JOBS, the newest) and the recently
- * closed ones.  Kept apart from jobs.c, which opens and closes jobs.
+ * closed ones.  Kept apart from jobs_table.c, which opens and closes jobs.
  */
 #include "jobs.h"
 

@@ -1,10 +1,10 @@
 /*
- * delivery_impl.h - what delivery.c (the queue, the spool writer, reload,
+ * delivery_priv.h - what delivery.c (the queue, the spool writer, reload,
  * life) and delivery_sink.c (a sink's thread) share; not for the rest
  * of tracerd.
  */
-#ifndef TRACERD_DELIVERY_IMPL_H
-#define TRACERD_DELIVERY_IMPL_H
+#ifndef TRACERD_DELIVERY_PRIV_H
+#define TRACERD_DELIVERY_PRIV_H
 
 #include <pthread.h>
 #include <time.h>
@@ -45,7 +45,9 @@ struct delivery {
 	pthread_t writer;
 	bool writer_started, writer_done;
 	bool stop_writer, stop_sinks;
-	volatile int abort; /* cut transfers in progress */
+	/* cut transfers in progress: set by the loop or the writer, read by
+	 * the sink threads */
+	_Atomic int abort;
 	const char *hold_path; /* test hook: TRACERD_TEST_HOLD_SPOOL */
 	int nsinks;
 	struct sink_thread st[SINK_KINDS];

@@ -1,5 +1,5 @@
 /*
- * job.h - the in-memory record of one job while it runs, and the fold of
+ * job_record.h - the in-memory record of one job while it runs, and the fold of
  * finished processes into per-tool aggregates.  Memory stays bounded
  * whatever the number of processes: live processes are kept one by one,
  * finished ones are folded into their tool and only the heaviest
@@ -8,8 +8,8 @@
  * Filled by tracerd from kernel events and by tracer-wrap (standalone
  * mode) from wait4/proc; turned into the summary by summary.c.
  */
-#ifndef TRACER_JOB_H
-#define TRACER_JOB_H
+#ifndef TRACER_JOB_RECORD_H
+#define TRACER_JOB_RECORD_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -19,7 +19,7 @@
 #include "container.h"
 #include "defaults.h"
 #include "identity.h"
-#include "jobwait.h"
+#include "job_blocked.h"
 #include "netio.h"
 
 #define JOB_COMM_LEN 16
@@ -46,7 +46,7 @@ struct proc_totals {
 	 * peak_bytes()); a sum (tool, job): the largest per-process peak,
 	 * own where known, else maxrss */
 	uint64_t own_peak_bytes;
-	/* appended: block I/O delay (delay accounting), sampled (jobwait.h) */
+	/* appended: block I/O delay (delay accounting), sampled (job_blocked.h) */
 	uint64_t blkio_delay_ns;
 };
 
@@ -88,8 +88,8 @@ struct job_proc {
 	struct proc_totals totals;
 	int container;      /* 1-based index in job->containers; 0 unread, -1 none */
 	uint32_t pidns;     /* its pid namespace when not the host's (0: the host's) */
-	struct job_proc *next; /* hash chain (job.c) */
-	uint64_t blkio_ticks_seen; /* block I/O delay at the last sample (jobwait.c) */
+	struct job_proc *next; /* hash chain (job_record.c) */
+	uint64_t blkio_ticks_seen; /* block I/O delay at the last sample (job_blocked.c) */
 };
 
 struct tool_exit_count {
@@ -163,7 +163,7 @@ struct job {
 	bool cgroup_io;             /* its cgroup's io.stat / blkio was read */
 	uint64_t cgroup_io_read_bytes, cgroup_io_write_bytes;
 
-	/* appended: the first OOM kill of the job (jobstate.c) */
+	/* appended: the first OOM kill of the job (job_state.c) */
 	struct job_oom {
 		int count;                  /* OOM kills with details noted */
 		pid_t victim_pid, largest_pid;
@@ -178,7 +178,7 @@ struct job {
 	int ncpu_busy;
 	uint64_t cpu_samples;       /* samples taken */
 	uint64_t conc_hist[JOB_CONC_MAX + 1]; /* samples by processes running at once */
-	/* appended: stall detection (jobstate.c) */
+	/* appended: stall detection (job_state.c) */
 	uint64_t ticks, io;         /* CPU ticks, I/O counters of the live processes */
 	bool running;               /* a process was running at the last sample */
 	bool stall_moved;           /* CPU progress at the last sample */
@@ -192,8 +192,8 @@ struct job {
 	/* endpoints were seen before a tracerd restart, whose table was lost:
 	 * the job's and tools' counts are partial (netpeers_apply) */
 	bool peers_partial;
-	/* appended: blocked time, cgroup pressure and limits (jobwait.c) */
-	struct job_wait wait;
+	/* appended: blocked time, cgroup pressure and limits (job_blocked.c) */
+	struct job_blocked blocked;
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */

@@ -1,9 +1,9 @@
 /*
- * job.c - the running record of one job (see job.h): live processes by
+ * job_record.c - the running record of one job (see job_record.h): live processes by
  * pid, finished ones folded into per-tool aggregates and a bounded
  * min-heap of the heaviest processes kept for the process tree.
  */
-#include "job.h"
+#include "job_record.h"
 
 #include <stdio.h>
 #include <stdlib.h>

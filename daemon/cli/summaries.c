@@ -1,5 +1,5 @@
 /*
- * archive.c - where `tracer show`, `tracer jobs` and `tracer report` get
+ * summaries.c - where `tracer show`, `tracer jobs` and `tracer report` get
  * finished jobs' summaries (cli.h).  The archive is readable by root and
  * admin_group only: other users ask tracerd over its socket, which
  * answers with their own jobs (daemon/archive.c).  Root reads the file

@@ -1,7 +1,7 @@
 /*
- * jobwait.c - a job's blocked time and its cgroup's limits (jobwait.h).
+ * job_blocked.c - a job's blocked time and its cgroup's limits (job_blocked.h).
  */
-#include "jobwait.h"
+#include "job_blocked.h"
 
 #include <math.h>
 
@@ -9,7 +9,7 @@
 #include "identity.h"
 #include "jsonutil.h"
 
-uint64_t job_wait_note_blkio(struct job_wait *w, uint64_t *seen, uint64_t ticks)
+uint64_t job_blocked_note_blkio(struct job_blocked *w, uint64_t *seen, uint64_t ticks)
 {
 	uint64_t grew = 0;
 
@@ -22,8 +22,8 @@ uint64_t job_wait_note_blkio(struct job_wait *w, uint64_t *seen, uint64_t ticks)
 	return grew;
 }
 
-void job_wait_note_cgroup(struct job_wait *w, const struct cgroup_pressure *p,
-			  const struct cgroup_limits *l)
+void job_blocked_note_cgroup(struct job_blocked *w, const struct cgroup_pressure *p,
+			     const struct cgroup_limits *l)
 {
 	if (p) {
 		if (!w->psi)
@@ -35,19 +35,19 @@ void job_wait_note_cgroup(struct job_wait *w, const struct cgroup_pressure *p,
 		w->limits = *l;
 }
 
-double job_wait_blkio_s(const struct job_wait *w, bool delayacct_on)
+double job_blocked_blkio_s(const struct job_blocked *w, bool delayacct_on)
 {
 	return delayacct_on ? (double)w->blkio_ns / 1e9 : -1;
 }
 
-static double psi_delta_s(const struct job_wait *w, int r, int full)
+static double psi_delta_s(const struct job_blocked *w, int r, int full)
 {
 	uint64_t a = w->psi_first.total_us[r][full], b = w->psi_last.total_us[r][full];
 
 	return b > a ? (double)(b - a) / 1e6 : 0;
 }
 
-cJSON *job_wait_json(const struct job_wait *w, bool delayacct_on)
+cJSON *job_blocked_json(const struct job_blocked *w, bool delayacct_on)
 {
 	static const char *const names[PSI__N] = {"cpu", "memory", "io"};
 	cJSON *o = cJSON_CreateObject(), *psi;
@@ -69,7 +69,7 @@ cJSON *job_wait_json(const struct job_wait *w, bool delayacct_on)
 	return o;
 }
 
-void job_wait_limits_to_alloc(struct job_wait *w, struct tracer_allocation *a)
+void job_blocked_limits_to_alloc(struct job_blocked *w, struct tracer_allocation *a)
 {
 	const struct cgroup_limits *l = &w->limits;
 	int qcpus = l->cpus > 0 ? (int)ceil(l->cpus - 1e-9) : 0;
@@ -84,7 +84,7 @@ void job_wait_limits_to_alloc(struct job_wait *w, struct tracer_allocation *a)
 	}
 }
 
-cJSON *job_wait_limits_json(const struct job_wait *w)
+cJSON *job_blocked_limits_json(const struct job_blocked *w)
 {
 	cJSON *o, *used;
 

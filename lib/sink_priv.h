@@ -1,13 +1,14 @@
 /*
- * sink_impl.h - what the sink files (sink_file.c, sink_http.c,
+ * sink_priv.h - what the sink files (sink_file.c, sink_http.c,
  * sink_clickhouse.c) share with sink.c; not for the rest of the tree.
  */
-#ifndef TRACER_SINK_IMPL_H
-#define TRACER_SINK_IMPL_H
+#ifndef TRACER_SINK_PRIV_H
+#define TRACER_SINK_PRIV_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include "growbuf.h"
 #include "sink.h"
 
 struct sink {
@@ -27,14 +28,8 @@ struct sink {
 	bool ch_known;
 };
 
-/* A growing byte buffer. */
-struct buf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-void buf_add(struct buf *b, const char *s, size_t n);
-void buf_free(struct buf *b);
+/* a query's answer (http_post.body_out) beyond this is refused */
+#define SINK_REPLY_BODY_MAX (64u << 20)
 
 /* One POST over libcurl.  The reply body is never printed: its first
  * bytes are kept in reply (for errors and ClickHouse's answers). */
@@ -46,10 +41,10 @@ struct http_post {
 	const char *ca_file;        /* "" = system CAs */
 	const char *user, *password; /* basic auth when user is set */
 	long timeout_ms;
-	const volatile int *abort;
+	const _Atomic int *abort;
 	char reply[512];
 	long status;
-	struct buf *body_out;       /* when set: the whole reply, bounded */
+	struct growbuf *body_out;       /* when set: the whole reply, up to its max */
 };
 int http_post_run(struct http_post *r, char *err, size_t errlen);
 /* A secret from a file (first line, surrounding space removed). */
@@ -60,11 +55,11 @@ int file_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, si
 		      char *err, size_t errlen);
 void file_sink_close(struct sink *s);
 int http_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
-		      long timeout_ms, const volatile int *abort, char *err, size_t errlen);
-int clickhouse_sink_probe(struct sink *s, long timeout_ms, const volatile int *abort,
+		      long timeout_ms, const _Atomic int *abort, char *err, size_t errlen);
+int clickhouse_sink_probe(struct sink *s, long timeout_ms, const _Atomic int *abort,
 			  char *err, size_t errlen);
 int clickhouse_sink_deliver(struct sink *s, char *const *texts, const size_t *lens,
-			    size_t n, long timeout_ms, const volatile int *abort,
+			    size_t n, long timeout_ms, const _Atomic int *abort,
 			    char *err, size_t errlen);
 
 #endif

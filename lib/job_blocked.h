@@ -1,5 +1,5 @@
 /*
- * jobwait.h - where a job's time went while it was not on a CPU, and the
+ * job_blocked.h - where a job's time went while it was not on a CPU, and the
  * limits of its own cgroup: block I/O delay of its threads from delay
  * accounting (/proc/PID/stat field 42, sampled; counted only while
  * kernel.task_delayacct is on), the pressure stall totals of its v2
@@ -7,8 +7,8 @@
  * allocation when nothing else declares one).  The "blocked" object of
  * the summary (docs/schema.md).
  */
-#ifndef TRACER_JOBWAIT_H
-#define TRACER_JOBWAIT_H
+#ifndef TRACER_JOB_BLOCKED_H
+#define TRACER_JOB_BLOCKED_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -16,7 +16,7 @@
 
 #include "cgroup_limits.h"
 
-struct job_wait {
+struct job_blocked {
 	uint64_t blkio_ns;                /* block I/O delay of the job's threads (samples) */
 	bool psi;                         /* its v2 cgroup's pressure was read */
 	struct cgroup_pressure psi_first; /* at the first reading */
@@ -31,21 +31,21 @@ struct job_wait {
 struct tracer_allocation;
 /* Without a declared memory allocation, the cgroup's memory limit is the
  * job's; a CPU quota under the allocated CPUs (or without any) is too. */
-void job_wait_limits_to_alloc(struct job_wait *w, struct tracer_allocation *a);
+void job_blocked_limits_to_alloc(struct job_blocked *w, struct tracer_allocation *a);
 /* The summary's "cgroup_limits" object; NULL when the cgroup has none. */
-cJSON *job_wait_limits_json(const struct job_wait *w);
+cJSON *job_blocked_limits_json(const struct job_blocked *w);
 
 /* A process's block I/O delay now (clock ticks, its threads' sum); *seen
  * is the value at its previous sample, updated.  Counts the growth in
  * the job's and returns it (ns), for the process's own. */
-uint64_t job_wait_note_blkio(struct job_wait *w, uint64_t *seen, uint64_t ticks);
+uint64_t job_blocked_note_blkio(struct job_blocked *w, uint64_t *seen, uint64_t ticks);
 /* A reading of the job cgroup's pressure and limits. */
-void job_wait_note_cgroup(struct job_wait *w, const struct cgroup_pressure *p,
-			  const struct cgroup_limits *l);
+void job_blocked_note_cgroup(struct job_blocked *w, const struct cgroup_pressure *p,
+			     const struct cgroup_limits *l);
 /* The summary's "blocked" object: delay accounting on/off and the block
  * I/O delay, PSI of the job's cgroup when it has one. */
-cJSON *job_wait_json(const struct job_wait *w, bool delayacct_on);
+cJSON *job_blocked_json(const struct job_blocked *w, bool delayacct_on);
 /* Block I/O delay in seconds, or -1 when delay accounting is off. */
-double job_wait_blkio_s(const struct job_wait *w, bool delayacct_on);
+double job_blocked_blkio_s(const struct job_blocked *w, bool delayacct_on);
 
 #endif

@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: (LGPL-2.1 OR BSD-2-Clause) */
 /*
- * netio.h - the network and block I/O part of the BPF/user-space contract
+ * netio_record.h - the network and block I/O part of the BPF/user-space contract
  * (programs in netio.bpf.h): per-process socket byte and connection
  * counters, appended to the per-process state and the exit record, and
  * the block request operations (the record itself is in tracer.h).
  * Included by tracer.h only (the TCP endpoint record: netio_peer.h).
  */
-#ifndef TRACER_BPF_NETIO_H
-#define TRACER_BPF_NETIO_H
+#ifndef TRACER_BPF_NETIO_RECORD_H
+#define TRACER_BPF_NETIO_RECORD_H
 
 /*
  * Socket traffic of one process, counted by the thread that moves the
@@ -38,4 +38,4 @@ struct tracer_netio {
 #define TRACER_BLK_WRITE 1
 #define TRACER_BLK_OTHER 2 /* flush, discard, ... */
 
-#endif /* TRACER_BPF_NETIO_H */
+#endif /* TRACER_BPF_NETIO_RECORD_H */

@@ -1,7 +1,7 @@
 /*
- * jobstate.c - the job's final state word and OOM details (jobstate.h).
+ * job_state.c - the job's final state word and OOM details (job_state.h).
  */
-#include "jobstate.h"
+#include "job_state.h"
 
 #include <signal.h>
 #include <stdio.h>

@@ -1,17 +1,17 @@
 /*
- * jobstate.h - how a job ended, as sacct users know it: the state word
+ * job_state.h - how a job ended, as sacct users know it: the state word
  * (COMPLETED, FAILED, OUT_OF_MEMORY, CANCELLED, TIMEOUT) from the exit
  * status, OOM kills and the time limit; and the OOM details (victim,
  * largest holder at that moment, cgroup or host OOM).
  */
-#ifndef TRACER_JOBSTATE_H
-#define TRACER_JOBSTATE_H
+#ifndef TRACER_JOB_STATE_H
+#define TRACER_JOB_STATE_H
 
 #include <stdint.h>
 #include <sys/types.h>
 #include <cjson/cJSON.h>
 
-#include "job.h"
+#include "job_record.h"
 
 /*
  * An OOM kill of one of the job's processes (victim), seen by the kernel:
