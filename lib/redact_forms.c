@@ -55,7 +55,7 @@ static bool all_in(const char *s, size_t n, const char *set)
 /* AKIA/ASIA + 16 upper-case letters or digits: an AWS access key id. */
 static size_t aws_key_id_at(const char *arg, size_t i, size_t len)
 {
-	if (i + 20 > len || !at_boundary(arg, i))
+	if (arg[i] != 'A' || i + 20 > len || !at_boundary(arg, i))
 		return 0;
 	if (strncmp(arg + i, "AKIA", 4) != 0 && strncmp(arg + i, "ASIA", 4) != 0)
 		return 0;
@@ -103,7 +103,7 @@ static size_t jwt_at(const char *arg, size_t i, size_t len, size_t *scanned)
 	size_t n = 0, dots = 0;
 
 	*scanned = 0;
-	if (!at_boundary(arg, i) || strncmp(arg + i, "eyJ", 3) != 0)
+	if (arg[i] != 'e' || !at_boundary(arg, i) || strncmp(arg + i, "eyJ", 3) != 0)
 		return 0;
 	while (i + n < len && (token_char(arg[i + n]) || arg[i + n] == '.')) {
 		dots += arg[i + n] == '.';
@@ -116,7 +116,8 @@ static size_t jwt_at(const char *arg, size_t i, size_t len, size_t *scanned)
 
 static size_t prefixed_token_at(const char *arg, size_t i, size_t len)
 {
-	if (!at_boundary(arg, i))
+	/* the first letters of token_forms' prefixes: most bytes stop here */
+	if (!arg[i] || !strchr("gxsrhnpA", arg[i]) || !at_boundary(arg, i))
 		return 0;
 	for (size_t f = 0; f < NELEM(token_forms); f++) {
 		const struct token_form *t = &token_forms[f];

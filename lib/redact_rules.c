@@ -164,6 +164,8 @@ static bool header_char(char c)
 static bool secret_header(const char *name, size_t n, bool *scheme)
 {
 	*scheme = false;
+	if (n < 6) /* "cookie", the shortest, and "x-a-key" */
+		return false;
 	for (size_t h = 0; h < NELEM(secret_headers); h++)
 		if (strlen(secret_headers[h]) == n &&
 		    strncasecmp(name, secret_headers[h], n) == 0) {
@@ -214,6 +216,9 @@ static size_t first_secret_word_end(const char *arg, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		REDACT_STEP(1);
+		/* the first letters of secret_words: most bytes stop here */
+		if (!arg[i] || !strchr("sptacSPTAC", arg[i]))
+			continue;
 		for (size_t w = 0; w < NELEM(secret_words); w++) {
 			size_t len = strlen(secret_words[w]);
 
@@ -256,6 +261,8 @@ static void redact_assignments(const char *arg, size_t n, size_t base,
 			nm--;
 		}
 		secret = word_end <= i;
+		if (!secret && nm == 0)
+			continue;
 		if (!secret && arg[i] == '=')
 			secret = ends_with_ci(name, nm, "_key") ||
 				 secret_option_name(name, nm);
@@ -269,8 +276,11 @@ static void redact_assignments(const char *arg, size_t n, size_t base,
 /* A word of SQL at i (case-insensitive, not inside a longer word). */
 static bool sql_word_at(const char *arg, size_t n, size_t i, const char *w)
 {
-	size_t len = strlen(w);
+	size_t len;
 
+	if (tolower((unsigned char)arg[i]) != w[0])
+		return false;
+	len = strlen(w);
 	return i + len <= n && strncasecmp(arg + i, w, len) == 0 &&
 	       (i == 0 || !isalnum((unsigned char)arg[i - 1])) &&
 	       !isalnum((unsigned char)arg[i + len]);
