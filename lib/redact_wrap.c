@@ -64,7 +64,7 @@ struct wrapper {
 	"|n|np|c|N|H|host|hosts|hostfile|machinefile|wdir|npernode|"          \
 	"npersocket|map-by|bind-to|rank-by|prefix|f|ppn|genvlist|envlist|"    \
 	"iface|launcher|bootstrap|output-filename|rankfile|report-bindings|"  \
-	"tmpdir|wd|path|preload-files|"
+	"tmpdir|wd|path|preload-files|x|"
 
 static const struct wrapper wrappers[] = {
 	{"|sudo|doas|", "CDghpRrTtUu",
@@ -86,7 +86,7 @@ static const struct wrapper wrappers[] = {
 	{"|taskset|chrt|", "", "", NULL, NULL, 1, 0},
 	{"|srun|", "AbcdDeiJLmnNopqrtwxCGMSTW", SRUN_LONG, NULL, NULL, 0, 0},
 	{"|mpirun|mpiexec|orterun|mpiexec.hydra|prterun|", "nNcHf", MPI_LONG,
-	 "|x|mca|gmca|genv|env|", NULL, 0, W_DASH_LONG},
+	 "|mca|gmca|genv|env|", NULL, 0, W_DASH_LONG},
 	{"|docker|podman|nerdctl|", "acehHlmpuvw", DOCKER_LONG, NULL,
 	 "|exec|run|", 1, W_SUB},
 	{"|apptainer|singularity|", "BHWo",

@@ -237,7 +237,7 @@ static void test_join_bound(void)
  * stored.  None of the secrets (every one contains "S3CR") may survive.
  */
 struct form {
-	const char *argv[8];
+	const char *argv[10];
 	const char *want;
 };
 
@@ -293,6 +293,76 @@ static const struct form forms[] = {
 	 "azcopy copy https://a.blob.core.windows.net/c?sv=2020&sig=***"},
 	{{"x", "--key=-----BEGIN PRIVATE KEY-----S3CRkey"}, "x --key=-----BEGIN PRIVATE KEY-----***"},
 	{{"env", "PGPASSWORD=S3CRpw", "psql"}, "env PGPASSWORD=*** psql"},
+	/* short options joined to their value */
+	{{"sshpass", "-pS3CRpw", "ssh", "h"}, "sshpass -p*** ssh h"},
+	{{"docker", "login", "-u", "bob", "-pS3CRpw", "reg"}, "docker login -u bob -p*** reg"},
+	{{"curl", "-su", "user:S3CRpw", "h"}, "curl -su user:*** h"},
+	{{"curl", "-fsSLu", "user:S3CRpw", "h"}, "curl -fsSLu user:*** h"},
+	{{"curl", "-fsSLuuser:S3CRpw", "h"}, "curl -fsSLuuser:*** h"},
+	{{"redis-cli", "-aS3CRpw", "ping"}, "redis-cli -a*** ping"},
+	{{"sqlcmd", "-PS3CRpw"}, "sqlcmd -P***"},
+	{{"smbclient", "-Ubob%S3CRpw", "//h/s"}, "smbclient -Ubob%*** //h/s"},
+	/* wrappers in front of the tool */
+	{{"sudo", "sshpass", "-p", "S3CRpw", "ssh", "h"}, "sudo sshpass -p *** ssh h"},
+	{{"sudo", "-u", "root", "sshpass", "-pS3CRpw", "ssh", "h"}, "sudo -u root sshpass -p*** ssh h"},
+	{{"timeout", "60", "mysql", "-pS3CRpw", "db"}, "timeout 60 mysql -p*** db"},
+	{{"timeout", "-s", "KILL", "60", "sqlcmd", "-PS3CRpw"}, "timeout -s KILL 60 sqlcmd -P***"},
+	{{"srun", "mysql", "-pS3CRpw", "db"}, "srun mysql -p*** db"},
+	{{"srun", "-n", "4", "--mem=4G", "mysql", "-pS3CRpw"}, "srun -n 4 --mem=4G mysql -p***"},
+	{{"mpirun", "-np", "4", "-x", "LD_PATH", "mysql", "-pS3CRpw"}, "mpirun -np 4 -x LD_PATH mysql -p***"},
+	{{"docker", "exec", "db", "mysql", "-pS3CRpw", "x"}, "docker exec db mysql -p*** x"},
+	{{"docker", "exec", "-it", "-e", "A=1", "db", "mysql", "-pS3CRpw"}, "docker exec -it -e A=1 db mysql -p***"},
+	{{"podman", "run", "--rm", "-v", "/a:/b", "img", "mysql", "-pS3CRpw"}, "podman run --rm -v /a:/b img mysql -p***"},
+	{{"apptainer", "exec", "--bind", "/x", "i.sif", "mysql", "-pS3CRpw"}, "apptainer exec --bind /x i.sif mysql -p***"},
+	{{"env", "curl", "-u", "u:S3CRpw", "h"}, "env curl -u u:*** h"},
+	{{"env", "-i", "PATH=/bin", "curl", "-fsSLu", "u:S3CRpw", "h"}, "env -i PATH=/bin curl -fsSLu u:*** h"},
+	{{"nice", "-n", "10", "ionice", "-c", "3", "sshpass", "-p", "S3CRpw"}, "nice -n 10 ionice -c 3 sshpass -p ***"},
+	{{"/usr/bin/time", "-v", "redis-cli", "-a", "S3CRpw", "ping"}, "/usr/bin/time -v redis-cli -a *** ping"},
+	{{"xargs", "-n", "1", "sshpass", "-pS3CRpw", "ssh"}, "xargs -n 1 sshpass -p*** ssh"},
+	/* whole commands in one argument */
+	{{"bash", "-c", "mysql -pS3CRpw db"}, "bash -c mysql -p*** db"},
+	{{"sh", "-c", "tool --password S3CRpw"}, "sh -c tool --password ***"},
+	{{"sh", "-c", "curl -u user:S3CRpw https://h/"}, "sh -c curl -u user:*** https://h/"},
+	{{"bash", "-lc", "cd /d && mysql -p'S3CRpw' db"}, "bash -lc cd /d && mysql *** db"},
+	{{"sh", "-c", "export X=1; sshpass -p \"S3CRpw\" ssh h"}, "sh -c export X=1; sshpass -p *** ssh h"},
+	{{"su", "-c", "mysql -pS3CRpw", "bob"}, "su -c mysql -p*** bob"},
+	{{"psql", "-c", "ALTER USER bob PASSWORD 'S3CRpw'"}, "psql -c ALTER USER bob PASSWORD '***'"},
+	{{"psql", "-c", "CREATE ROLE r LOGIN PASSWORD 'S3CRpw'"}, "psql -c CREATE ROLE r LOGIN PASSWORD '***'"},
+	{{"mysql", "-e", "CREATE USER u IDENTIFIED BY 'S3CRpw'"}, "mysql -e CREATE USER u IDENTIFIED BY '***'"},
+	/* names the generic rules did not know */
+	{{"az", "storage", "blob", "upload", "--account-key", "S3CRkey"}, "az storage blob upload --account-key ***"},
+	{{"x", "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=S3CRkey;EndpointSuffix=c"},
+	 "x DefaultEndpointsProtocol=https;AccountName=a;AccountKey=***"},
+	{{"x", "SharedAccessSignature=sv=2020&sig=S3CRsig"}, "x SharedAccessSignature=***"},
+	{{"env", "DB_PASS=S3CRpw", "SMTP_PASSWD=S3CRpw", "x"}, "env DB_PASS=*** SMTP_PASSWD=*** x"},
+	{{"env", "APP_SECRET_VALUE=S3CRs", "GCS_KEY=S3CRk", "x"}, "env APP_SECRET_VALUE=*** GCS_KEY=*** x"},
+	{{"curl", "-H", "X-Auth-Key: S3CRkey", "h"}, "curl -H X-Auth-Key: *** h"},
+	{{"curl", "-H", "X-Vault-Token: S3CRtok", "h"}, "curl -H X-Vault-Token: *** h"},
+	{{"curl", "-H", "Private-Token: S3CRtok", "h"}, "curl -H Private-Token: *** h"},
+	{{"curl", "-H", "Cookie: sid=S3CRs", "h"}, "curl -H Cookie: *** h"},
+	{{"ldapsearch", "-x", "-D", "cn=a", "-w", "S3CRpw"}, "ldapsearch -x -D cn=a -w ***"},
+	{{"ldapsearch", "-wS3CRpw"}, "ldapsearch -w***"},
+	{{"lftp", "-u", "bob,S3CRpw", "sftp://h"}, "lftp -u bob,*** sftp://h"},
+	{{"rclone", "copy", "--sftp-pass", "S3CRpw", "a", "b"}, "rclone copy --sftp-pass *** a b"},
+};
+
+/* Look-alikes: stored as typed. */
+static const struct form kept[] = {
+	{{"tool", "--passes", "3", "--bypass", "x", "--key", "/etc/k.pem"}, NULL},
+	{{"make", "key=value", "CC=gcc", "-j8"}, NULL},
+	{{"curl", "-sSL", "-o", "out.txt", "https://h/x"}, NULL},
+	{{"docker", "run", "-p", "8080:80", "-u", "1000:1000", "img"}, NULL},
+	{{"sshpass", "-f", "/tmp/pwfile", "ssh", "h"}, NULL},
+	{{"ssh", "-p", "22", "h"}, NULL},
+	{{"bash", "-c", "echo hello; ls -l /tmp"}, NULL},
+	{{"sort", "-u", "-t:", "-k2", "f"}, NULL},
+	{{"psql", "-c", "SELECT password_hash FROM t"}, NULL},
+	{{"tar", "-czf", "a.tgz", "d"}, NULL},
+	{{"sudo", "-u", "bob", "make", "-j8"}, NULL},
+	{{"srun", "-p", "gpu", "-n", "4", "python", "train.py", "--lr", "0.1"}, NULL},
+	{{"timeout", "60", "mysql", "-p", "db"}, NULL},
+	{{"grep", "-c", "order by 'date'", "f"}, NULL},
+	{{"samtools", "view", "chr1:100-200", "-o", "x.bam"}, NULL},
 };
 
 /* Join a NULL-terminated array as argv bytes and redact it. */
@@ -301,7 +371,7 @@ static char *join_array(const char *const *argv)
 	char buf[4096];
 	size_t len = 0;
 
-	for (size_t i = 0; i < 8 && argv[i]; i++) {
+	for (size_t i = 0; i < 10 && argv[i]; i++) {
 		size_t n = strlen(argv[i]) + 1;
 
 		memcpy(buf + len, argv[i], n);
@@ -320,6 +390,26 @@ static void test_forms_table(void)
 
 		CU_ASSERT(same(s, forms[i].want));
 		CU_ASSERT(s && strstr(s, "S3CR") == NULL);
+		free(s);
+	}
+}
+
+static void test_forms_kept_table(void)
+{
+	size_t n = sizeof(kept) / sizeof(kept[0]);
+	size_t nforms = sizeof(forms) / sizeof(forms[0]);
+
+	CU_ASSERT(nforms + n >= 100);
+	for (size_t i = 0; i < n; i++) {
+		char want[512] = "";
+		char *s = join_array(kept[i].argv);
+
+		for (size_t k = 0; k < 10 && kept[i].argv[k]; k++) {
+			if (k)
+				strcat(want, " ");
+			strcat(want, kept[i].argv[k]);
+		}
+		CU_ASSERT(same(s, want));
 		free(s);
 	}
 }
@@ -408,6 +498,102 @@ static void test_argv_array(void)
 	free(s);
 }
 
+/* The work of one record of n bytes of pat (in an argument of tool,
+ * or a shell's command string). */
+static size_t work_of(const char *tool, const char *pat, size_t n)
+{
+	static char buf[16384];
+	size_t len = 0, p = strlen(pat), w0, rlen;
+	char *r;
+
+	len = strlen(tool) + 1;
+	memcpy(buf, tool, len);
+	if (strcmp(tool, "sh") == 0) {
+		memcpy(buf + len, "-c", 3);
+		len += 3;
+	}
+	for (size_t i = 0; i < n; i++)
+		buf[len++] = pat[i % p];
+	buf[len++] = '\0';
+	w0 = redact_work();
+	r = redact_record(buf, len, false, &rlen);
+	CU_ASSERT(r != NULL);
+	free(r);
+	return redact_work() - w0;
+}
+
+/*
+ * A user chooses every byte of a command line and tracerd redacts it on
+ * its event loop: the work must grow with the length, never with its
+ * square (it rescanned the prefix at every '=' or ':').  4 times the
+ * bytes: at most 4.5 times the work, and a bounded number of steps per
+ * byte.
+ */
+static void test_work_linear(void)
+{
+	static const char *const pats[] = {
+		"=:", "=", ":", "://", "a@", "eyJ-", "password=", "ghp_",
+		"x-auth-key:", "'", "\"\\", "-c ", "identified by ",
+		"PRIVATE KEY-----", "; sh -c ", "AKIAAAAAAAAAAAAAAAAA ",
+	};
+	static const char *const tools[] = {"tool", "sh", "curl", "docker"};
+
+	for (size_t t = 0; t < sizeof(tools) / sizeof(tools[0]); t++)
+		for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+			size_t w1 = work_of(tools[t], pats[i], 1024);
+			size_t w4 = work_of(tools[t], pats[i], 4096);
+
+			if (w4 * 2 > w1 * 9 || w4 > 64 * 4096)
+				fprintf(stderr, "\n  %s '%s': work %zu for 1 KiB, %zu for 4 KiB\n",
+					tools[t], pats[i], w1, w4);
+			CU_ASSERT(w4 * 2 <= w1 * 9);
+			CU_ASSERT(w4 <= 64 * 4096);
+		}
+}
+
+/* A record cut at argv_max: its last piece is hidden unless harmless. */
+static void test_cut_record(void)
+{
+	static const char url[] = "git\0clone\0https://bob:S3CRpw";
+	static const char tok[] = "gh\0auth\0ghp_S3CR45";
+	static const char path[] = "cat\0/data/reads/sample_R1.fa";
+	static const char num[] = "seq\0" "100"; /* not the octal \010 */
+	size_t n;
+	int cut;
+	char *r;
+
+	r = redact_record(url, sizeof(url) - 1, true, &n);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(n, 14);
+	CU_ASSERT_EQUAL(memcmp(r, "git\0clone\0***\0", 14), 0);
+	free(r);
+	r = redact_record(tok, sizeof(tok) - 1, true, &n);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT(memmem(r, n, "S3CR", 4) == NULL);
+	free(r);
+	r = redact_record(path, sizeof(path) - 1, true, &n);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(memcmp(r, path, sizeof(path)), 0);
+	free(r);
+	r = redact_record(num, sizeof(num) - 1, true, &n);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(memcmp(r, num, sizeof(num)), 0);
+	free(r);
+	/* not cut: the piece is an argument of its own, kept */
+	r = redact_record(tok, sizeof(tok) - 1, false, &n);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT(memmem(r, n, "ghp_S3CR45", 10) != NULL);
+	free(r);
+	/* the bound of whole arguments after redaction */
+	r = redact_record("a\0bb\0ccc\0", 9, false, &n);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(redact_fit(r, n, 5, &cut), 5);
+	CU_ASSERT_EQUAL(cut, 1);
+	CU_ASSERT_EQUAL(redact_fit(r, n, 9, &cut), 9);
+	CU_ASSERT_EQUAL(cut, 0);
+	free(r);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -422,6 +608,9 @@ int main(void)
 		{"join bound", test_join_bound},
 		{"secret forms table", test_forms_table},
 		{"look-alikes kept", test_forms_kept},
+		{"look-alikes table", test_forms_kept_table},
+		{"work linear in the record", test_work_linear},
+		{"cut records", test_cut_record},
 		{"tool and exe", test_tool_and_exe},
 	};
 
