@@ -132,6 +132,9 @@ char *redact_record(const char *argv, size_t len, bool last_cut,
 		len = TRACER_REDACT_INPUT_MAX;
 		last_cut = true;
 	}
+	/* a cut just after an argument's NUL leaves no piece of one */
+	if (last_cut && len && argv[len - 1] == '\0')
+		last_cut = false;
 	if (record_read(&r, argv, len) == 0 && redact_span_init(&s, len) == 0) {
 		bool aws = redact_forms_aws_key_id(r.buf, len);
 

@@ -14,9 +14,10 @@
 /*
  * Redact a whole exec record: NUL-separated argv bytes (len bytes), at
  * most TRACER_REDACT_INPUT_MAX of them are read (beyond, the record is
- * cut).  last_cut: the record was cut (argv_max), so its last argument
- * is a piece of one: it is hidden whole unless it is certainly harmless
- * (a plain path or number).  Returns NUL-terminated redacted arguments
+ * cut).  last_cut: the record was cut (argv_max): unless the cut fell
+ * just after an argument's NUL, its last argument is a piece of one and
+ * is hidden whole unless it is certainly harmless (a plain path or
+ * number).  Returns NUL-terminated redacted arguments
  * one after the other (*out_len bytes), unbounded; malloc'd, NULL when
  * out of memory.  The other calls below bound or join this result.
  */

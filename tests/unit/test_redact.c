@@ -447,6 +447,12 @@ static void test_cut_record(void)
 	CU_ASSERT_FATAL(r != NULL);
 	CU_ASSERT_EQUAL(memcmp(r, num, sizeof(num)), 0);
 	free(r);
+	/* cut just after a NUL: the last argument is whole, kept */
+	r = redact_record("bwa\0mem\0", 8, true, &n);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(n, 8);
+	CU_ASSERT_EQUAL(memcmp(r, "bwa\0mem\0", 8), 0);
+	free(r);
 	/* not cut: the piece is an argument of its own, kept */
 	r = redact_record(tok, sizeof(tok) - 1, false, &n);
 	CU_ASSERT_FATAL(r != NULL);
