@@ -154,9 +154,10 @@ static int split(const char *str, size_t n, struct words *ws)
 {
 	bool first = true;
 
-	/* every word takes at least one byte of the string and adds a NUL */
+	/* a word takes at least one byte of the string and one more that
+	 * ends it ('' is two), and adds a NUL to the buffer */
 	ws->buf = malloc(2 * n + 1);
-	ws->w = calloc(n + 1, sizeof(*ws->w));
+	ws->w = calloc(n / 2 + 2, sizeof(*ws->w));
 	ws->blen = ws->n = 0;
 	if (!ws->buf || !ws->w)
 		return -1;
