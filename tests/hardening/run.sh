@@ -255,7 +255,9 @@ check "a member of admin_group reads the archive" setpriv --reuid="$U2" --regid=
 
 echo "== a user's hostile argv cannot stall tracerd (redaction linear, records in batches)"
 stop_tracerd
-start_tracerd stall -o argv_max=4096 || exit 1
+# the ring buffer holds the whole flood (16 MiB): a drop then means records
+# tracerd lost, not a machine too busy to schedule it for a moment
+start_tracerd stall -o argv_max=4096 -o ringbuf_bytes=16777216 || exit 1
 # 1,000 execs, each with 4 KiB of '=:' (the argv_max ceiling): once
 # quadratic to redact, 2.3 s an exec; the job waits for GO, ends with DONE
 GO=$TMP/$U1/stall.go
