@@ -50,13 +50,17 @@ static void record_free(struct record *r)
 
 static int record_read(struct record *r, const char *argv, size_t len)
 {
+	size_t nargs = 1; /* every argument but the last ends with a NUL */
+
 	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < len; i++)
+		nargs += argv[i] == '\0';
+	REDACT_STEP(len);
 	r->len = len;
 	r->buf = malloc(len + 1);
-	/* every argument but the last ends with a NUL of the record */
-	r->args = malloc((len / 2 + 2) * sizeof(*r->args));
-	r->lens = malloc((len / 2 + 2) * sizeof(*r->lens));
-	r->off = malloc((len / 2 + 2) * sizeof(*r->off));
+	r->args = malloc(nargs * sizeof(*r->args));
+	r->lens = malloc(nargs * sizeof(*r->lens));
+	r->off = malloc(nargs * sizeof(*r->off));
 	if (!r->buf || !r->args || !r->lens || !r->off)
 		return -1;
 	if (len)

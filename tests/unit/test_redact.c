@@ -182,6 +182,17 @@ static void test_join_shape(void)
 	s = redact_join_argv("x\0\xff\xfe\0", 5, 100);
 	CU_ASSERT(same(s, "x \xff\xfe"));
 	free(s);
+	/* empty arguments only: one NUL each */
+	{
+		char nuls[64] = {0};
+		size_t n;
+		char *r = redact_record(nuls, sizeof(nuls), false, &n);
+
+		CU_ASSERT_FATAL(r != NULL);
+		CU_ASSERT_EQUAL(n, sizeof(nuls));
+		CU_ASSERT_EQUAL(memcmp(r, nuls, n), 0);
+		free(r);
+	}
 	/* no final NUL after a secret option's value */
 	s = redact_join_argv("x\0--token\0abc", 13, 100);
 	CU_ASSERT(same(s, "x --token ***"));
