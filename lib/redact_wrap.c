@@ -226,7 +226,7 @@ size_t redact_wrap_next(const char *tool, const char *const *args, size_t n,
 {
 	const struct wrapper *w = wrapper_of(tool);
 	unsigned npos;
-	bool dashdash;
+	bool dashdash = false;
 	size_t j;
 
 	*cmdstring = n;

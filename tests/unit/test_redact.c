@@ -182,6 +182,10 @@ static void test_join_shape(void)
 	s = redact_join_argv("x\0\xff\xfe\0", 5, 100);
 	CU_ASSERT(same(s, "x \xff\xfe"));
 	free(s);
+	/* a wrapper with nothing after it */
+	s = redact_join_argv("timeout", 7, 100);
+	CU_ASSERT(same(s, "timeout"));
+	free(s);
 	/* empty arguments only: one NUL each */
 	{
 		char nuls[64] = {0};
