@@ -20,23 +20,12 @@
 #include "redact_rules.h"
 #include "redact_wrap.h"
 
-/* NAME=VALUE before a command (a shell's assignment). */
-static bool assignment(const char *a)
-{
-	size_t i = 0;
-
-	while ((a[i] >= 'A' && a[i] <= 'Z') || (a[i] >= 'a' && a[i] <= 'z') ||
-	       a[i] == '_' || (i > 0 && a[i] >= '0' && a[i] <= '9'))
-		i++;
-	return i > 0 && a[i] == '=';
-}
-
 static void cmd_string(const char *str, size_t n, size_t base,
 		       bool aws_key_id, int depth, struct redact_span *s);
 
 /* The arguments [k, next) of one command whose word is args[k]. */
 static void walk_command(const char *const *args, const size_t *lens,
-			 const size_t *off, size_t n, size_t k, size_t next,
+			 const size_t *off, size_t k, size_t next,
 			 size_t cmdstring, bool aws_key_id, int depth,
 			 struct redact_span *s)
 {
@@ -70,7 +59,7 @@ void redact_cmd_walk(const char *const *args, const size_t *lens,
 		struct redact_forms_ctx tool;
 
 		/* leading NAME=VALUE words are judged alone */
-		if (assignment(args[k])) {
+		if (redact_wrap_assignment(args[k])) {
 			redact_rules_arg(args[k], lens[k], off[k],
 					 k ? args[k - 1] : NULL, NULL, s);
 			k++;
@@ -79,7 +68,7 @@ void redact_cmd_walk(const char *const *args, const size_t *lens,
 		memset(&tool, 0, sizeof(tool));
 		redact_forms_tool(&tool, args[k], lens[k]);
 		next = redact_wrap_next(tool.tool, args, n, k, &cmdstring);
-		walk_command(args, lens, off, n, k, next, cmdstring, aws_key_id,
+		walk_command(args, lens, off, k, next, cmdstring, aws_key_id,
 			     depth, s);
 		k = next;
 	}

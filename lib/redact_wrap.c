@@ -122,8 +122,7 @@ static const struct wrapper *wrapper_of(const char *tool)
 	return NULL;
 }
 
-/* NAME=VALUE with a shell variable name. */
-static bool assignment(const char *a)
+bool redact_wrap_assignment(const char *a)
 {
 	size_t i = 0;
 
@@ -258,7 +257,7 @@ size_t redact_wrap_next(const char *tool, const char *const *args, size_t n,
 		j = skip_options(w, args, n, j, &dashdash);
 		if (dashdash || j >= n)
 			break;
-		if ((w->flags & W_ASSIGN) && assignment(args[j])) {
+		if ((w->flags & W_ASSIGN) && redact_wrap_assignment(args[j])) {
 			j++;
 			continue;
 		}

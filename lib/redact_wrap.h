@@ -9,6 +9,7 @@
 #ifndef TRACER_REDACT_WRAP_H
 #define TRACER_REDACT_WRAP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /*
@@ -20,5 +21,9 @@
  */
 size_t redact_wrap_next(const char *tool, const char *const *args, size_t n,
 			size_t k, size_t *cmdstring);
+
+/* NAME=VALUE with a shell variable name (env, sudo and a shell take
+ * these before the command). */
+bool redact_wrap_assignment(const char *a);
 
 #endif
