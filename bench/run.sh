@@ -4,7 +4,7 @@
 # alternate "without tracerd" and "with tracerd tracking the workload",
 # and the table shows medians.  Results are reported in docs/benchmarks.md.
 #
-# PARTs (default: all, in this order):
+# PARTs (default: all but switch, in this order):
 #   tracerd  exec storm, CPU- and I/O-bound workloads, tracerd's own cost
 #   wrapper  tracer-wrap start-up, hung metadata endpoints, its own CPU
 #   slurm    Slurm job start with the SPANK plugin (tracerd up, stopped,
@@ -16,15 +16,19 @@
 #            tracked (bench/netio.sh)
 #   switch   the per-switch hook: untracked ping-pong and exec storm in
 #            alternating pairs, median and spread (bench/switch.sh)
+#   redact   redaction of one exec record (job_proc_exec), ns per exec,
+#            for a benign argv and the worst case a user can choose;
+#            REDACT_BASE=OTHER_BUILD/libtracer.a compares with another
+#            build (bench/redact_exec.c); needs no root
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 shift $(($# > 0 ? 1 : 0))
-PARTS=${*:-tracerd wrapper slurm clickhouse loop netio}
+PARTS=${*:-tracerd redact wrapper slurm clickhouse loop netio}
 for p in $PARTS; do
 	case $p in
-	tracerd | wrapper | slurm | clickhouse | loop | netio | switch) ;;
-	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm, clickhouse, loop, netio, switch)" >&2; exit 2 ;;
+	tracerd | wrapper | slurm | clickhouse | loop | netio | switch | redact) ;;
+	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm, clickhouse, loop, netio, switch, redact)" >&2; exit 2 ;;
 	esac
 done
 H=$BUILD/tests/helpers
@@ -152,8 +156,31 @@ loop_part() {
 	row "status during a 3,000-process close: median / max ms" "" "$stats" "" "max < 100"
 }
 
+# redact_part: ns per exec record of job_proc_exec, this build against
+# REDACT_BASE (a libtracer.a) when given
+redact_part() {
+	local lib b t
+	for lib in ${REDACT_BASE:+"$REDACT_BASE"} "$BUILD/libtracer.a"; do
+		if ! cc -O2 -D_GNU_SOURCE -I"$TOP/lib" -I"$BUILD" -I"$TOP/bpf" -o "$TMP/redact_exec" \
+			"$TOP/bench/redact_exec.c" "$lib" -lcjson -lm; then
+			echo "redact: cannot build bench/redact_exec.c with $lib" >&2
+			rc=1
+			return
+		fi
+		"$TMP/redact_exec" "${REDACT_SECS:-0.5}" >"$TMP/redact.$([ "$lib" = "$BUILD/libtracer.a" ] && echo this || echo base)"
+	done
+	header
+	while IFS='|' read -r name len t; do
+		b=$(awk -F'|' -v n="$name" '$1 == n {print $3}' "$TMP/redact.base" 2>/dev/null)
+		row "redact $name: ns/exec" "${b:-}" "$t" "$([ -n "$b" ] && printf %.4f "$(echo "$t / $b" | bc -l)")" ""
+	done <"$TMP/redact.this"
+}
+
 if has_part tracerd; then
 	tracerd_part
+fi
+if has_part redact; then
+	redact_part
 fi
 if has_part loop; then
 	loop_part

@@ -193,6 +193,20 @@ static int netio_take_over(struct bpf_loader *l)
 	return bpf_map_update_elem(fd, &k, &gen, BPF_ANY);
 }
 
+/* One record to the consumer; -EAGAIN once a batch is full (libbpf has
+ * consumed the record and stops there: bpf_loader_consume_batch). */
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct bpf_loader *l = ctx;
+	int rc = l->fn(l->fn_ctx, data, size);
+
+	if (rc < 0)
+		return rc;
+	if (l->batch_left > 0 && --l->batch_left == 0)
+		return -EAGAIN;
+	return 0;
+}
+
 struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn fn,
 				   void *ctx, char *err, size_t errlen)
 {
@@ -272,7 +286,9 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 		pin_links(l);
 	if (l->resumed)
 		count_tagged_cgroups(l);
-	l->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), fn, ctx, NULL);
+	l->fn = fn;
+	l->fn_ctx = ctx;
+	l->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), on_sample, l, NULL);
 	if (!l->rb) {
 		snprintf(err, errlen, "ring buffer reader: %s", strerror(errno));
 		goto fail;
@@ -290,7 +306,19 @@ int bpf_loader_ringbuf_fd(struct bpf_loader *l)
 
 int bpf_loader_consume(struct bpf_loader *l)
 {
+	l->batch_left = 0;
 	return ring_buffer__consume(l->rb);
+}
+
+int bpf_loader_consume_batch(struct bpf_loader *l, int max, bool *more)
+{
+	int rc;
+
+	l->batch_left = max > 0 ? max : 1;
+	rc = ring_buffer__consume(l->rb);
+	l->batch_left = 0;
+	*more = rc == -EAGAIN;
+	return *more ? max : rc;
 }
 
 /* ---- tagging ---- */

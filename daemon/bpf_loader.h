@@ -73,6 +73,17 @@ int bpf_loader_ringbuf_fd(struct bpf_loader *l); /* epoll-able fd */
 int bpf_loader_consume(struct bpf_loader *l);    /* records consumed, or <0 */
 
 /*
+ * At most max records (so that the event loop answers its sockets between
+ * two batches, whatever a job makes the programs send).  Returns the
+ * records consumed, or <0; *more is true when it stopped at max and
+ * records may be left.  libbpf 1.1 (Debian 12) has no
+ * ring_buffer__consume_n: the callback stops the walk after max records
+ * by returning a negative value, which libbpf returns once the record is
+ * consumed.
+ */
+int bpf_loader_consume_batch(struct bpf_loader *l, int max, bool *more);
+
+/*
  * Tag a running process: its threads from /proc/<tgid>/status, its start
  * time from /proc/<tgid>/stat.  A process already tagged keeps its totals
  * and moves to `job`.  0, -ESRCH when it is gone, -EINVAL when tgid is not

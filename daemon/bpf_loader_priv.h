@@ -21,6 +21,9 @@ struct bpf_loader {
 	char pin_dir[PATH_MAX];
 	int npinned; /* maps pinned so far, in pin_maps() order */
 	bool resume, resumed, keep_pins;
+	bpf_event_fn fn;     /* the consumer's callback and its context */
+	void *fn_ctx;
+	int batch_left;      /* records left in this batch; 0: no bound */
 };
 
 /* bpf_pins.c */

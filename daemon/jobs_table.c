@@ -248,7 +248,9 @@ struct job_proc *jobs_proc_from_proc(struct jobs *js, struct open_job *oj, pid_t
 	if (procfs_read_exe(pid, exe, sizeof(exe)) != 0)
 		exe[0] = '\0';
 	n = procfs_read_cmdline(pid, argv, sizeof(argv));
-	job_proc_exec(oj->job, p, exe, argv, n > 0 ? (size_t)n : 0, js->rules, false);
+	/* a full buffer may have cut the last argument: it is then hidden */
+	job_proc_exec(oj->job, p, exe, argv, n > 0 ? (size_t)n : 0, js->rules,
+		      n >= (ssize_t)sizeof(argv));
 	return p;
 }
 

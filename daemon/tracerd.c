@@ -89,6 +89,7 @@ struct tracerd {
 	uint64_t started_mono_ns, last_sample_ns;
 	bool stop;
 	bool expire_due;
+	bool ringbuf_ready; /* records to read: a batch after the sockets */
 	struct metrics_http *metrics; /* NULL: metrics_listen off */
 	uint64_t started_real_s;
 	struct idle_host idle;        /* node-level idle_host (idlehost.h) */
@@ -347,14 +348,26 @@ static void publish_metrics(struct tracerd *d)
 		log_warn("metrics: out of memory, the previous exposition stays");
 }
 
+/* One batch of ring buffer records; ringbuf_ready stays set while
+ * records may be left, and the loop then polls without waiting. */
+static void consume_batch(struct tracerd *d)
+{
+	bool more = false;
+
+	if (bpf_loader_consume_batch(d->bpf, TRACER_RINGBUF_BATCH, &more) < 0)
+		more = false;
+	d->ringbuf_ready = more;
+}
+
 static void on_timer(struct tracerd *d)
 {
 	uint64_t expirations, now = clock_mono_ns();
 
 	if (read(d->timerfd, &expirations, sizeof(expirations)) < 0 && errno != EAGAIN)
 		log_warn("timerfd read: %s", strerror(errno));
-	/* events first, so the jobs' views are current */
-	bpf_loader_consume(d->bpf);
+	/* events first, so the jobs' views are current (a batch: the rest
+	 * after the sockets, run_loop) */
+	consume_batch(d);
 	d->expire_due = true; /* after this epoll batch: it frees connections */
 	if (now - d->last_sample_ns >= (uint64_t)d->cfg.sample_interval_ms * 1000000ull) {
 		size_t budget = RSS_READS_PER_SAMPLE;
@@ -382,7 +395,8 @@ static int run_loop(struct tracerd *d)
 
 	while (!d->stop) {
 		/* closing jobs are settled in short steps between requests */
-		int n = epoll_wait(d->epfd, evs, 64, jobs_busy(&d->jobs) ? 1 : -1);
+		int wait = d->ringbuf_ready ? 0 : jobs_busy(&d->jobs) ? 1 : -1;
+		int n = epoll_wait(d->epfd, evs, 64, wait);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -393,7 +407,7 @@ static int run_loop(struct tracerd *d)
 			struct server_watch *w = evs[i].data.ptr;
 			switch (w->kind) {
 			case WATCH_RINGBUF:
-				bpf_loader_consume(d->bpf);
+				d->ringbuf_ready = true; /* after the sockets */
 				break;
 			case WATCH_LISTEN:
 				server_accept(d->server);
@@ -415,6 +429,11 @@ static int run_loop(struct tracerd *d)
 				break;
 			}
 		}
+		/* records in bounded batches: the sockets of this epoll batch
+		 * were served first, and the next ones are before the next
+		 * batch of records */
+		if (d->ringbuf_ready)
+			consume_batch(d);
 		answer_held(d);
 		/* Later entries of a batch may point at connections that expiry
 		 * or an answer frees: free them only once the batch is done. */

@@ -43,6 +43,8 @@
 /* ---- kernel side (BPF map sizes and settings) ---- */
 #define TRACER_DEFAULT_ARGV_MAX 1024           /* argv bytes kept per exec */
 #define TRACER_ARGV_MAX 4096                   /* ceiling of argv_max */
+#define TRACER_REDACT_INPUT_MAX (4 * TRACER_ARGV_MAX) /* argv bytes one redaction reads */
+#define TRACER_RINGBUF_BATCH 256               /* events handled between two looks at the sockets */
 #define TRACER_PATH_MAX 1024                   /* executable path bytes */
 #define TRACER_COMM_LEN 16                     /* the kernel's TASK_COMM_LEN */
 #define TRACER_DEFAULT_RINGBUF_BYTES (4u << 20)

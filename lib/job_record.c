@@ -155,11 +155,12 @@ void job_proc_exec(struct job *j, struct job_proc *p, const char *exe,
 		   bool argv_truncated)
 {
 	struct tool_id *tid = malloc(sizeof(*tid));
-	size_t rlen = 0;
+	size_t rlen = 0, keep;
 	int cut = 0;
-	/* the tool and its path come from argv too: resolve on the redacted one */
-	char *rargv = redact_argv(argv, argv ? argv_len : 0, SIZE_MAX, &rlen, &cut);
-	char *cmd;
+	/* redacted once: the tool, the command line and the arguments all
+	 * come from this one result (a cut record's last piece is hidden) */
+	char *rargv = redact_record(argv, argv ? argv_len : 0, argv_truncated,
+				    &rlen);
 
 	(void)j;
 	if (!tid || !rargv) {
@@ -168,19 +169,20 @@ void job_proc_exec(struct job *j, struct job_proc *p, const char *exe,
 		return;
 	}
 	rules_resolve(rules, exe ? exe : "", rargv, rlen, tid);
-	free(rargv);
 	redact_arg(tid->path, sizeof(tid->path), NULL);
 	redact_arg(tid->tool, sizeof(tid->tool), NULL);
 	replace_str(&p->exe, tid->path[0] ? tid->path : exe);
 	replace_str(&p->tool, tid->tool);
 	replace_str(&p->interpreter, tid->interpreter);
 	free(tid);
-	cmd = redact_join_argv(argv ? argv : "", argv ? argv_len : 0, CMDLINE_MAX);
 	free(p->cmdline);
-	p->cmdline = cmd;
+	p->cmdline = redact_join(rargv, rlen, CMDLINE_MAX);
 	free(p->argv);
-	p->argv = redact_argv(argv ? argv : "", argv ? argv_len : 0, CMDLINE_MAX,
-			      &p->argv_len, &cut);
+	keep = redact_fit(rargv, rlen, CMDLINE_MAX, &cut);
+	p->argv = realloc(rargv, keep ? keep : 1);
+	if (!p->argv)
+		free(rargv);
+	p->argv_len = p->argv ? keep : 0;
 	if (argv_truncated || cut)
 		p->flags |= PROC_F_ARGV_TRUNCATED;
 }

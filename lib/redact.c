@@ -1,289 +1,158 @@
 /*
  * redact.c - argv privacy.  Command lines are stored in job summaries
  * that many people read, and people do put secrets on command lines.
- * What looks like a secret is replaced by "***" before argv is kept:
- *   --password=x, --token x     options named like secrets (one or two dashes)
- *   AWS_SECRET_ACCESS_KEY=x     NAME=value with a secret-like NAME
- *   db_password:x, a=token=x    any '=' or ':' after a secret-like word
- *   https://user:pw@host        URL credentials (the password part)
- *   Authorization: Bearer x     HTTP authorization headers
- * Well-known token formats and tool-specific options (mysql -pPW,
- * curl -u user:pw, openssl pass:pw...) are redact_forms.c's.
- * The rules err on the side of hiding too much.  docs/privacy.md lists
- * what is and is not redacted.
+ * What looks like a secret is replaced by "***" before argv is kept.
+ * This file is the entry: an exec record is read once, its commands are
+ * walked (redact_cmd.c) and its arguments judged (redact_rules.c,
+ * redact_forms.c), every rule marking ranges of hidden bytes
+ * (redact_span.c); the output is written once from those ranges.  A user
+ * chooses every byte of a command line, and tracerd redacts on its
+ * event loop: the work is linear in the record's length and the record
+ * is bounded (TRACER_REDACT_INPUT_MAX).  docs/privacy.md lists what is
+ * and is not redacted.
  */
 #include "redact.h"
-#include "redact_forms.h"
 
-#include <ctype.h>
-#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
+
+#include "defaults.h"
+#include "redact_cmd.h"
+#include "redact_forms.h"
+#include "redact_rules.h"
+#include "redact_span.h"
 
 #define MASK "***"
+#define MASK_LEN 3
 
-/* Option names (without dashes) whose value is a secret. */
-static const char *const secret_opts[] = {
-	"password", "passwd", "pass", "token", "secret", "api-key", "apikey",
-	"api_key", "access-key", "access_key", "secret-key", "secret_key",
-	"auth", "credentials", "credential", "private-key", "private_key",
-	"storepass", "keypass", "auth-token", "client-secret", "sig",
-	"signature", "srcstorepass", "deststorepass", "pw",
+size_t redact_work(void)
+{
+	return redact_span_work;
+}
+
+/* The arguments of a NUL-terminated copy of a record. */
+struct record {
+	char *buf;          /* the record and a final NUL */
+	size_t len;
+	const char **args;
+	size_t *lens, *off;
+	size_t n;
 };
 
-/* Words that make whatever follows '=' or ':' a secret. */
-static const char *const secret_words[] = {
-	"secret", "password", "passwd", "token", "apikey", "api-key", "api_key",
-	"credential", "private-key", "private_key", "access-key", "access_key",
-	"authorization",
-};
-
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
-
-static bool name_char(char c)
+static void record_free(struct record *r)
 {
-	return isalnum((unsigned char)c) || c == '_' || c == '-' || c == '.';
+	free(r->buf);
+	free(r->args);
+	free(r->lens);
+	free(r->off);
 }
 
-static bool contains_ci(const char *s, size_t n, const char *word)
+static int record_read(struct record *r, const char *argv, size_t len)
 {
-	size_t w = strlen(word);
+	size_t nargs = 1; /* every argument but the last ends with a NUL */
 
-	for (size_t i = 0; i + w <= n; i++)
-		if (strncasecmp(s + i, word, w) == 0)
-			return true;
-	return false;
-}
+	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; i < len; i++)
+		nargs += argv[i] == '\0';
+	REDACT_STEP(len);
+	r->len = len;
+	r->buf = malloc(len + 1);
+	r->args = malloc(nargs * sizeof(*r->args));
+	r->lens = malloc(nargs * sizeof(*r->lens));
+	r->off = malloc(nargs * sizeof(*r->off));
+	if (!r->buf || !r->args || !r->lens || !r->off)
+		return -1;
+	if (len)
+		memcpy(r->buf, argv, len);
+	r->buf[len] = '\0';
+	for (size_t i = 0; i < len;) {
+		size_t n = strlen(r->buf + i);
 
-static bool ends_with_ci(const char *s, size_t n, const char *suffix)
-{
-	size_t w = strlen(suffix);
-
-	return n >= w && strncasecmp(s + n - w, suffix, w) == 0;
-}
-
-/* Is this option name (dashes stripped, n bytes) one that takes a secret? */
-static bool secret_option_name(const char *name, size_t n)
-{
-	if (n == 0)
-		return false;
-	for (size_t i = 0; i < NELEM(secret_opts); i++)
-		if (strlen(secret_opts[i]) == n &&
-		    strncasecmp(name, secret_opts[i], n) == 0)
-			return true;
-	/* --db-password, --github-token, --client_secret, --aws-secret-key */
-	return contains_ci(name, n, "password") ||
-	       contains_ci(name, n, "passwd") ||
-	       contains_ci(name, n, "passphrase") ||
-	       contains_ci(name, n, "bearer") ||
-	       contains_ci(name, n, "secret") ||
-	       contains_ci(name, n, "credential") ||
-	       ends_with_ci(name, n, "token") ||
-	       ends_with_ci(name, n, "api-key") ||
-	       ends_with_ci(name, n, "apikey") ||
-	       ends_with_ci(name, n, "api_key") ||
-	       ends_with_ci(name, n, "access-key") ||
-	       ends_with_ci(name, n, "private-key");
-}
-
-/*
- * "-x"/"--x" with no '=': the option whose value is the next argument.
- * A bare setting name works the same way ("aws configure set
- * aws_secret_access_key X", "git config user.password X") when it is one
- * word joined by '_' or '.'.
- */
-static bool secret_option_arg(const char *arg)
-{
-	const char *name = arg;
-
-	if (!arg || !arg[0])
-		return false;
-	if (arg[0] != '-') {
-		size_t n = strlen(arg);
-
-		for (size_t i = 0; i < n; i++)
-			if (!name_char(arg[i]))
-				return false;
-		return (strchr(arg, '_') || strchr(arg, '.')) &&
-		       secret_option_name(arg, n);
-	}
-	name += (arg[1] == '-') ? 2 : 1;
-	if (strchr(name, '='))
-		return false;
-	return secret_option_name(name, strlen(name));
-}
-
-/* Replace arg[from..] by MASK, within size bytes. */
-void redact_mask_tail(char *arg, size_t size, size_t from)
-{
-	size_t room;
-
-	if (from >= size)
-		return; /* cannot happen for a NUL-terminated arg */
-	room = size - from - 1;
-	if (room >= strlen(MASK)) {
-		memcpy(arg + from, MASK, strlen(MASK) + 1);
-	} else {
-		/* no room for the full mask: still never keep the value */
-		memset(arg + from, '*', room);
-		arg[from + room] = '\0';
-	}
-}
-
-/*
- * Replace bytes [from, to) of arg by MASK, shifting the rest.  Returns
- * the index just after the mask.  When the buffer is too small the tail
- * of the argument is dropped rather than the secret kept.
- */
-size_t redact_mask_range(char *arg, size_t size, size_t from, size_t to)
-{
-	size_t len = strlen(arg), mlen = strlen(MASK), tail = len - to;
-
-	if (from + mlen + tail + 1 > size) {
-		redact_mask_tail(arg, size, from);
-		return strlen(arg);
-	}
-	memmove(arg + from + mlen, arg + to, tail + 1);
-	memcpy(arg + from, MASK, mlen);
-	return from + mlen;
-}
-
-/* scheme://user:password@host -> scheme://user:***@host, everywhere in arg. */
-static int redact_urls(char *arg, size_t size)
-{
-	size_t i = 0;
-	int done = 0;
-	char *p;
-
-	while ((p = strstr(arg + i, "://")) != NULL) {
-		size_t start = (size_t)(p - arg) + 3;
-		size_t host_len = strcspn(arg + start, "/?# \t");
-		size_t auth_len;
-		char *colon, *at;
-
-		i = start;
-		/* the user part ends at the LAST '@': a raw '@' in a password must not leak */
-		at = memrchr(arg + start, '@', host_len);
-		if (!at)
-			continue;
-		auth_len = (size_t)(at - (arg + start));
-		colon = memchr(arg + start, ':', auth_len);
-		if (colon) {
-			size_t from = (size_t)(colon - arg) + 1;
-
-			if (from < start + auth_len) {
-				i = redact_mask_range(arg, size, from, start + auth_len);
-				done = 1;
-			}
-		} else if (auth_len >= 16) {
-			/* a bare long user part is usually a token (https://TOKEN@host) */
-			i = redact_mask_range(arg, size, start, start + auth_len);
-			done = 1;
-		}
-	}
-	return done;
-}
-
-/* "Authorization: Bearer x" -> "Authorization: Bearer ***". */
-static int redact_auth_header(char *arg, size_t size)
-{
-	static const char *const headers[] = {
-		"authorization:", "proxy-authorization:", "x-api-key:",
-		"cookie:", "x-auth-token:",
-	};
-	size_t len = strlen(arg);
-
-	for (size_t h = 0; h < NELEM(headers); h++) {
-		size_t w = strlen(headers[h]);
-
-		for (size_t i = 0; i + w <= len; i++) {
-			size_t v, word;
-
-			if (strncasecmp(arg + i, headers[h], w) != 0)
-				continue;
-			v = i + w;
-			v += strspn(arg + v, " \t");
-			/* keep a scheme word (Bearer, Basic, token) when a value follows */
-			word = strcspn(arg + v, " \t");
-			if (arg[v + word] && h < 2) {
-				v += word;
-				v += strspn(arg + v, " \t");
-			}
-			if (arg[v] == '\0')
-				return 0;
-			redact_mask_tail(arg, size, v);
-			return 1;
-		}
+		REDACT_STEP(n + 1);
+		r->args[r->n] = r->buf + i;
+		r->lens[r->n] = n;
+		r->off[r->n++] = i;
+		i += n + 1;
 	}
 	return 0;
 }
 
-/*
- * The first '=' or ':' whose preceding text names a secret: everything
- * after it is masked.  NAME=value (environment style) also counts when
- * NAME ends in _KEY.
- */
-static int redact_assignments(char *arg, size_t size)
+/* A piece of an argument that cannot be the start of a secret: a plain
+ * path or a number (what a cut most often falls in). */
+static bool harmless_piece(const char *a, size_t n)
 {
-	size_t len = strlen(arg);
+	static const char path[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		"0123456789/._-+";
+	size_t digits = strspn(a, "0123456789.");
 
-	for (size_t i = 0; i < len; i++) {
-		size_t name_start = i, nm = 0;
-		const char *name;
-		bool secret = false;
-
-		if (arg[i] != '=' && arg[i] != ':')
-			continue;
-		if (arg[i + 1] == '\0' || (arg[i] == ':' && arg[i + 1] == '/'))
-			continue; /* nothing to hide; URLs are redact_urls' */
-		while (name_start > 0 && name_char(arg[name_start - 1]))
-			name_start--;
-		name = arg + name_start;
-		nm = i - name_start;
-		while (nm && *name == '-') {
-			name++;
-			nm--;
-		}
-		for (size_t w = 0; w < NELEM(secret_words) && !secret; w++)
-			secret = contains_ci(arg, i, secret_words[w]);
-		if (!secret && arg[i] == '=')
-			secret = ends_with_ci(name, nm, "_key") ||
-				 secret_option_name(name, nm);
-		if (secret) {
-			redact_mask_tail(arg, size, i + 1);
-			return 1;
-		}
-	}
-	return 0;
+	if (digits == n)
+		return true;
+	return a[0] == '/' && strspn(a, path) == n;
 }
 
-/* Every rule on one argument, in the context of its command. */
-static int redact_one(char *arg, size_t size, const char *previous,
-		      const struct redact_forms_ctx *ctx)
+/* The output: each run of hidden bytes of an argument becomes MASK. */
+static char *render(const struct record *r, const struct redact_span *s,
+		    size_t *out_len)
 {
-	int done = 0;
+	/* a hidden byte becomes at most 3, every argument gains its NUL */
+	char *out = malloc(MASK_LEN * r->len + r->n + 1);
+	size_t o = 0;
 
-	if (!arg || size == 0 || !memchr(arg, '\0', size))
-		return 0;
-	if (secret_option_arg(previous) && arg[0]) {
-		redact_mask_tail(arg, size, 0);
-		return 1;
+	if (!out)
+		return NULL;
+	for (size_t k = 0; k < r->n; k++) {
+		bool in_mask = false;
+
+		for (size_t j = r->off[k]; j < r->off[k] + r->lens[k]; j++) {
+			if (!redact_span_hidden(s, j)) {
+				out[o++] = r->buf[j];
+				in_mask = false;
+			} else if (!in_mask) {
+				memcpy(out + o, MASK, MASK_LEN);
+				o += MASK_LEN;
+				in_mask = true;
+			}
+		}
+		out[o++] = '\0';
 	}
-	if (ctx && redact_forms_option(arg, size, previous, ctx))
-		return 1;
-	done |= redact_urls(arg, size);
-	done |= redact_forms_tokens(arg, size, ctx);
-	if (redact_auth_header(arg, size))
-		return 1;
-	done |= redact_assignments(arg, size);
-	return done;
+	out[o] = '\0';
+	*out_len = o;
+	return out;
 }
 
-int redact_arg(char *arg, size_t size, const char *previous)
+char *redact_record(const char *argv, size_t len, bool last_cut,
+		    size_t *out_len)
 {
-	return redact_one(arg, size, previous, NULL);
+	struct record r;
+	struct redact_span s = {NULL, 0};
+	char *out = NULL;
+
+	*out_len = 0;
+	if (!argv)
+		len = 0;
+	if (len > TRACER_REDACT_INPUT_MAX) {
+		len = TRACER_REDACT_INPUT_MAX;
+		last_cut = true;
+	}
+	/* a cut just after an argument's NUL leaves no piece of one */
+	if (last_cut && len && argv[len - 1] == '\0')
+		last_cut = false;
+	if (record_read(&r, argv, len) == 0 && redact_span_init(&s, len) == 0) {
+		bool aws = redact_forms_aws_key_id(r.buf, len);
+
+		redact_cmd_walk(r.args, r.lens, r.off, r.n, aws, 0, &s);
+		if (last_cut && r.n &&
+		    !harmless_piece(r.args[r.n - 1], r.lens[r.n - 1]))
+			redact_span_mark(&s, r.off[r.n - 1],
+					 r.off[r.n - 1] + r.lens[r.n - 1]);
+		redact_span_resolve(&s);
+		out = render(&r, &s, out_len);
+	}
+	redact_span_free(&s);
+	record_free(&r);
+	return out;
 }
 
 /* Cut s to at most max bytes on a UTF-8 character boundary. */
@@ -298,7 +167,8 @@ static size_t utf8_cut(const char *s, size_t len, size_t max)
 
 /*
  * The argument that does not fit: show what fits of it, then "...", the
- * whole at most max_out bytes.
+ * whole at most max_out bytes.  It is redacted already: a cut never
+ * shows a piece of a secret the rules found.
  */
 static void finish_cut(char *out, size_t *olen, size_t max_out,
 		       const char *arg)
@@ -320,85 +190,17 @@ static void finish_cut(char *out, size_t *olen, size_t max_out,
 	out[*olen] = '\0';
 }
 
-/* Make the buffer hold need bytes, keeping its content. */
-static int grow(char **buf, size_t *cap, size_t need)
+char *redact_join(const char *r, size_t rlen, size_t max_out)
 {
-	char *b;
+	size_t olen = 0;
+	char *out = malloc(rlen + 4 < max_out + 4 ? rlen + 4 : max_out + 4);
 
-	if (need <= *cap)
-		return 0;
-	b = realloc(*buf, need);
-	if (!b)
-		return -1;
-	*buf = b;
-	*cap = need;
-	return 0;
-}
-
-char *redact_argv(const char *argv, size_t len, size_t max_out,
-		  size_t *out_len, int *cut)
-{
-	struct redact_forms_ctx ctx;
-	size_t olen = 0, ocap = 0, acap = 0;
-	char *out = NULL, *arg = NULL;
-	const char *prev = NULL;
-
-	*out_len = 0;
-	*cut = 0;
-	redact_forms_context(&ctx, argv, argv ? len : 0);
-	if (grow(&out, &ocap, 1) < 0)
+	if (!out)
 		return NULL;
-	for (size_t i = 0; argv && i < len;) {
-		const char *a = argv + i;
-		const char *nul = memchr(a, '\0', len - i);
-		size_t alen = nul ? (size_t)(nul - a) : len - i, n;
-
-		i += alen + 1;
-		/* an argument of n bytes redacts to at most 3n + 3 bytes */
-		if (grow(&arg, &acap, alen * 3 + 8) < 0)
-			goto fail;
-		memcpy(arg, a, alen);
-		arg[alen] = '\0';
-		/* the previous argument is judged as it was typed */
-		redact_one(arg, acap, prev, &ctx);
-		prev = a;
-		if (nul == NULL)
-			prev = NULL; /* not NUL-terminated: never read again */
-		n = strlen(arg) + 1;
-		if (olen + n > max_out) {
-			*cut = 1; /* whole arguments only: the rest is left out */
-			break;
-		}
-		if (grow(&out, &ocap, olen + n + 1) < 0)
-			goto fail;
-		memcpy(out + olen, arg, n);
-		olen += n;
-	}
-	free(arg);
-	*out_len = olen;
-	return out;
-fail:
-	free(arg);
-	free(out);
-	return NULL;
-}
-
-char *redact_join_argv(const char *argv, size_t len, size_t max_out)
-{
-	size_t rlen = 0, olen = 0;
-	int cut = 0;
-	char *r = redact_argv(argv, len, SIZE_MAX, &rlen, &cut);
-	char *out = r ? malloc(rlen + 4 < max_out + 4 ? rlen + 4 : max_out + 4)
-		      : NULL;
-
-	if (!out) {
-		free(r);
-		return NULL;
-	}
 	out[0] = '\0';
 	for (size_t i = 0; i < rlen;) {
 		const char *arg = r + i;
-		size_t n = strlen(arg);
+		size_t n = strnlen(arg, rlen - i);
 
 		i += n + 1;
 		if (olen + (olen ? 1 : 0) + n > max_out) {
@@ -407,9 +209,93 @@ char *redact_join_argv(const char *argv, size_t len, size_t max_out)
 		}
 		if (olen)
 			out[olen++] = ' ';
-		memcpy(out + olen, arg, n + 1);
+		memcpy(out + olen, arg, n);
 		olen += n;
+		out[olen] = '\0';
 	}
+	return out;
+}
+
+size_t redact_fit(const char *r, size_t rlen, size_t max_out, int *cut)
+{
+	size_t olen = 0;
+
+	*cut = 0;
+	for (size_t i = 0; i < rlen;) {
+		size_t n = strnlen(r + i, rlen - i) + 1;
+
+		if (olen + n > max_out) {
+			*cut = 1; /* whole arguments only: the rest is left out */
+			break;
+		}
+		olen += n;
+		i += n;
+	}
+	return olen;
+}
+
+char *redact_join_argv(const char *argv, size_t len, size_t max_out)
+{
+	size_t rlen;
+	char *r = redact_record(argv, len, false, &rlen);
+	char *out = r ? redact_join(r, rlen, max_out) : NULL;
+
 	free(r);
 	return out;
+}
+
+char *redact_argv(const char *argv, size_t len, size_t max_out,
+		  size_t *out_len, int *cut)
+{
+	size_t rlen;
+	char *r = redact_record(argv, len, false, &rlen);
+
+	*cut = 0;
+	*out_len = 0;
+	if (!r)
+		return NULL;
+	*out_len = redact_fit(r, rlen, max_out, cut);
+	return r;
+}
+
+int redact_arg(char *arg, size_t size, const char *previous)
+{
+	struct redact_span s;
+	size_t n, o = 0;
+	bool any = false, in_mask = false;
+	char *tmp;
+
+	if (!arg || size == 0 || !memchr(arg, '\0', size))
+		return 0;
+	n = strlen(arg);
+	if (redact_span_init(&s, n) != 0)
+		return 0;
+	redact_rules_arg(arg, n, 0, previous, NULL, &s);
+	redact_span_resolve(&s);
+	tmp = malloc(MASK_LEN * n + 1);
+	for (size_t j = 0; tmp && j < n; j++) {
+		if (!redact_span_hidden(&s, j)) {
+			tmp[o++] = arg[j];
+			in_mask = false;
+		} else if (!in_mask) {
+			memcpy(tmp + o, MASK, MASK_LEN);
+			o += MASK_LEN;
+			in_mask = any = true;
+		}
+	}
+	if (!tmp) { /* out of memory: nothing of the argument is kept */
+		o = size - 1 < MASK_LEN ? size - 1 : MASK_LEN;
+		memcpy(arg, MASK, o);
+		arg[o] = '\0';
+		any = true;
+	} else if (any) {
+		/* no room for the whole mask: the tail goes, never the value */
+		if (o > size - 1)
+			o = size - 1;
+		memcpy(arg, tmp, o);
+		arg[o] = '\0';
+	}
+	free(tmp);
+	redact_span_free(&s);
+	return any ? 1 : 0;
 }

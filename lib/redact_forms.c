@@ -3,6 +3,7 @@
  * recognised (see redact_forms.h).  Token prefixes are the issuers'
  * documented formats; a prefix alone is not enough, the token must be
  * long enough to be one, so "sk-learn" or "hf_" in a file name stay.
+ * Every scan moves forward only: the work is linear in the argument.
  */
 #include "redact_forms.h"
 
@@ -54,7 +55,7 @@ static bool all_in(const char *s, size_t n, const char *set)
 /* AKIA/ASIA + 16 upper-case letters or digits: an AWS access key id. */
 static size_t aws_key_id_at(const char *arg, size_t i, size_t len)
 {
-	if (i + 20 > len || !at_boundary(arg, i))
+	if (arg[i] != 'A' || i + 20 > len || !at_boundary(arg, i))
 		return 0;
 	if (strncmp(arg + i, "AKIA", 4) != 0 && strncmp(arg + i, "ASIA", 4) != 0)
 		return 0;
@@ -81,6 +82,7 @@ static size_t aws_secret_at(const char *arg, size_t i, size_t len)
 		return 0;
 	while (i + n < len && strchr(set, arg[i + n]))
 		n++;
+	REDACT_STEP(n);
 	if (n != 40)
 		return 0;
 	for (size_t k = 0; k < n; k++) {
@@ -91,23 +93,31 @@ static size_t aws_secret_at(const char *arg, size_t i, size_t len)
 	return up && low && dig ? n : 0;
 }
 
-/* A JWT: eyJ<header>.<payload>.<signature>. */
-static size_t jwt_at(const char *arg, size_t i, size_t len)
+/*
+ * A JWT: eyJ<header>.<payload>.<signature>.  *scanned: how far the run
+ * went, so that a failed run is not scanned again from inside (an "eyJ"
+ * inside it ends at the same place with no more dots: it fails too).
+ */
+static size_t jwt_at(const char *arg, size_t i, size_t len, size_t *scanned)
 {
 	size_t n = 0, dots = 0;
 
-	if (!at_boundary(arg, i) || strncmp(arg + i, "eyJ", 3) != 0)
+	*scanned = 0;
+	if (arg[i] != 'e' || !at_boundary(arg, i) || strncmp(arg + i, "eyJ", 3) != 0)
 		return 0;
 	while (i + n < len && (token_char(arg[i + n]) || arg[i + n] == '.')) {
 		dots += arg[i + n] == '.';
 		n++;
 	}
+	REDACT_STEP(n);
+	*scanned = n;
 	return dots >= 2 && n >= 20 ? n : 0;
 }
 
 static size_t prefixed_token_at(const char *arg, size_t i, size_t len)
 {
-	if (!at_boundary(arg, i))
+	/* the first letters of token_forms' prefixes: most bytes stop here */
+	if (!arg[i] || !strchr("gxsrhnpA", arg[i]) || !at_boundary(arg, i))
 		return 0;
 	for (size_t f = 0; f < NELEM(token_forms); f++) {
 		const struct token_form *t = &token_forms[f];
@@ -118,44 +128,42 @@ static size_t prefixed_token_at(const char *arg, size_t i, size_t len)
 		while (i + p + n < len &&
 		       (token_char(arg[i + p + n]) || arg[i + p + n] == '.'))
 			n++;
+		REDACT_STEP(n);
 		if (n >= t->min_body)
 			return p + n;
 	}
 	return 0;
 }
 
-int redact_forms_tokens(char *arg, size_t size,
-			const struct redact_forms_ctx *ctx)
+void redact_forms_tokens(const char *arg, size_t len, size_t base,
+			 bool aws_key_id, struct redact_span *s)
 {
-	const char *key = strstr(arg, "PRIVATE KEY-----");
-	int done = 0;
+	const char *key = memmem(arg, len, "PRIVATE KEY-----", 16);
+	size_t jwt_done = 0;
 
-	if (key) {
-		/* an inline PEM key: nothing after its header is kept */
-		redact_mask_tail(arg, size, (size_t)(key - arg) + 16);
-		done = 1;
-	}
-	size_t len = strlen(arg);
-
+	REDACT_STEP(len);
+	if (key) /* an inline PEM key: nothing after its header is kept */
+		redact_span_mark(s, base + (size_t)(key - arg) + 16, base + len);
 	for (size_t i = 0; i < len;) {
-		size_t n;
+		size_t n, scanned;
 
+		REDACT_STEP(1);
 		n = aws_key_id_at(arg, i, len);
 		if (!n)
 			n = prefixed_token_at(arg, i, len);
-		if (!n)
-			n = jwt_at(arg, i, len);
-		if (!n && ctx && ctx->aws_key_id)
+		if (!n && i >= jwt_done) {
+			n = jwt_at(arg, i, len, &scanned);
+			jwt_done = i + scanned;
+		}
+		if (!n && aws_key_id)
 			n = aws_secret_at(arg, i, len);
 		if (n) {
-			i = redact_mask_range(arg, size, i, i + n);
-			len = strlen(arg);
-			done = 1;
+			redact_span_mark(s, base + i, base + i + n);
+			i += n;
 		} else {
 			i++;
 		}
 	}
-	return done;
 }
 
 static bool is_any(const char *s, const char *const *list, size_t n)
@@ -177,47 +185,89 @@ static const char *const login_tools[] = {
 	"crane", "singularity", "apptainer",
 };
 
-void redact_forms_context(struct redact_forms_ctx *ctx, const char *argv,
-			  size_t len)
+static const char *const ldap_tools[] = {
+	"ldapsearch", "ldapadd", "ldapmodify", "ldapdelete", "ldapwhoami",
+	"ldappasswd", "ldapcompare", "ldapmodrdn", "ldapexop",
+};
+
+/*
+ * Tools whose one short option is the password, as the next argument or
+ * joined to it (sshpass -pPW, redis-cli -a PW, ldapsearch -wPW).
+ */
+struct pw_option {
+	const char *const *tools;
+	size_t ntools;
+	char letter;
+};
+
+static const char *const sshpass_tools[] = {
+	"sshpass", "mongo", "mongosh", "mongodump", "mongorestore",
+	"mongoexport", "mongoimport",
+};
+static const char *const redis_tools[] = {"redis-cli", "keydb-cli"};
+static const char *const sqlcmd_tools[] = {"sqlcmd", "bcp"};
+
+static const struct pw_option pw_options[] = {
+	{sshpass_tools, NELEM(sshpass_tools), 'p'},
+	{redis_tools, NELEM(redis_tools), 'a'},
+	{sqlcmd_tools, NELEM(sqlcmd_tools), 'P'},
+	{ldap_tools, NELEM(ldap_tools), 'w'},
+};
+
+bool redact_forms_login_tool(const char *tool)
 {
-	const char *a0 = argv, *slash;
-	size_t n0 = argv ? strnlen(argv, len) : 0;
+	return is_any(tool, login_tools, NELEM(login_tools));
+}
 
-	memset(ctx, 0, sizeof(*ctx));
-	if (!argv || len == 0)
-		return;
-	slash = memrchr(a0, '/', n0);
+void redact_forms_tool(struct redact_forms_ctx *ctx, const char *word,
+		       size_t n)
+{
+	const char *slash = memrchr(word, '/', n);
+
 	if (slash) {
-		n0 -= (size_t)(slash + 1 - a0);
-		a0 = slash + 1;
+		n -= (size_t)(slash + 1 - word);
+		word = slash + 1;
 	}
-	if (n0 >= sizeof(ctx->tool))
-		n0 = sizeof(ctx->tool) - 1;
-	memcpy(ctx->tool, a0, n0);
-	ctx->tool[n0] = '\0';
-	for (size_t i = 0; i < len;) {
-		size_t n = strnlen(argv + i, len - i);
+	if (n >= sizeof(ctx->tool))
+		n = sizeof(ctx->tool) - 1;
+	memcpy(ctx->tool, word, n);
+	ctx->tool[n] = '\0';
+	ctx->login = false;
+}
 
-		if (n == 5 && memcmp(argv + i, "login", 5) == 0 &&
-		    is_any(ctx->tool, login_tools, NELEM(login_tools)))
-			ctx->login = true;
-		for (size_t k = 0; k + 20 <= n && !ctx->aws_key_id; k++)
-			ctx->aws_key_id = aws_key_id_at(argv + i, k, n) != 0;
-		i += n + 1;
+bool redact_forms_aws_key_id(const char *buf, size_t len)
+{
+	/* "AKIA"/"ASIA" at a boundary: aws_key_id_at looks 20 bytes ahead */
+	for (size_t k = 0; k + 20 <= len; k++) {
+		REDACT_STEP(1);
+		if (buf[k] == 'A' && aws_key_id_at(buf, k, len))
+			return true;
 	}
+	return false;
+}
+
+/* The letter of the password option of this tool, or 0. */
+static char pw_letter(const struct redact_forms_ctx *ctx)
+{
+	for (size_t i = 0; i < NELEM(pw_options); i++)
+		if (is_any(ctx->tool, pw_options[i].tools, pw_options[i].ntools))
+			return pw_options[i].letter;
+	return ctx->login ? 'p' : 0;
 }
 
 /* user:password -> user:***, unless it is uid:gid or a port mapping. */
-static int mask_after(char *arg, size_t size, char sep)
+static bool mask_after(const char *arg, size_t n, size_t base, char sep,
+		       struct redact_span *s)
 {
-	char *c = strchr(arg, sep);
+	const char *c = memchr(arg, sep, n);
 
+	REDACT_STEP(n);
 	if (!c || !c[1])
-		return 0;
-	if (sep == ':' && all_in(arg, strlen(arg), "0123456789:"))
-		return 0;
-	redact_mask_tail(arg, size, (size_t)(c - arg) + 1);
-	return 1;
+		return false;
+	if (sep == ':' && all_in(arg, n, "0123456789:"))
+		return false;
+	redact_span_mark(s, base + (size_t)(c - arg) + 1, base + n);
+	return true;
 }
 
 static bool prev_is(const char *previous, const char *a, const char *b)
@@ -226,52 +276,90 @@ static bool prev_is(const char *previous, const char *a, const char *b)
 			    (b && strcmp(previous, b) == 0));
 }
 
-int redact_forms_option(char *arg, size_t size, const char *previous,
-			const struct redact_forms_ctx *ctx)
+/* curl's short options that take no value: they may be joined before -u. */
+#define CURL_FLAGS "0123456aBfgGIijJklLMnNOpqRsSvVZ#"
+
+/*
+ * A curl option cluster (-fsSLu...): where its -u/-U value starts (the
+ * index after the letter), or 0 when the cluster holds none.
+ */
+static size_t curl_user_at(const char *arg)
+{
+	if (arg[0] != '-' || arg[1] == '-' || arg[1] == '\0')
+		return 0;
+	for (size_t j = 1; arg[j]; j++) {
+		REDACT_STEP(1);
+		if (arg[j] == 'u' || arg[j] == 'U')
+			return j + 1;
+		if (!strchr(CURL_FLAGS, arg[j]))
+			return 0; /* an option that takes the rest as its value */
+	}
+	return 0;
+}
+
+/* The separator between user and password of a -u value of this tool. */
+static char user_sep(const char *tool)
+{
+	if (strcmp(tool, "smbclient") == 0 || strcmp(tool, "rpcclient") == 0)
+		return '%';
+	if (strcmp(tool, "lftp") == 0)
+		return ',';
+	return ':';
+}
+
+bool redact_forms_option(const char *arg, size_t n, size_t base,
+			 const char *previous,
+			 const struct redact_forms_ctx *ctx,
+			 struct redact_span *s)
 {
 	const char *t = ctx->tool;
+	char letter = pw_letter(ctx);
+	bool curl = strcmp(t, "curl") == 0;
+	size_t at;
 
 	if (!arg[0])
-		return 0;
+		return false;
 	/* openssl -pass/-passin/-passout pass:PW (also its -k PW) */
 	if (strncmp(arg, "pass:", 5) == 0 && arg[5]) {
-		redact_mask_tail(arg, size, 5);
-		return 1;
+		redact_span_mark(s, base + 5, base + n);
+		return true;
 	}
 	if (strcmp(t, "openssl") == 0 && prev_is(previous, "-k", NULL))
 		goto all;
 	/* mysql -pPW (but -p alone prompts: the next argument is a database) */
 	if (is_any(t, mysql_tools, NELEM(mysql_tools)) &&
 	    strncmp(arg, "-p", 2) == 0 && arg[2]) {
-		redact_mask_tail(arg, size, 2);
-		return 1;
+		redact_span_mark(s, base + 2, base + n);
+		return true;
 	}
-	/* curl/wget-style -u user:pw, --user user:pw, -U proxy user:pw */
+	/* curl/wget-style -u user:pw, --user user:pw, -U proxy user:pw;
+	 * curl -su user:pw, lftp -u user,pw, smbclient -U user%pw */
 	if (prev_is(previous, "-u", "--user") ||
-	    prev_is(previous, "-U", "--proxy-user"))
-		return strcmp(t, "smbclient") == 0 || strcmp(t, "rpcclient") == 0
-			       ? mask_after(arg, size, '%')
-			       : mask_after(arg, size, ':');
+	    prev_is(previous, "-U", "--proxy-user") ||
+	    (curl && previous && (at = curl_user_at(previous)) != 0 &&
+	     previous[at] == '\0'))
+		return mask_after(arg, n, base, user_sep(t), s);
 	if ((strncmp(arg, "--user=", 7) == 0 ||
 	     strncmp(arg, "--proxy-user=", 13) == 0) &&
-	    mask_after(arg, size, ':'))
-		return 1;
-	if (strcmp(t, "curl") == 0 && strncmp(arg, "-u", 2) == 0 && arg[2] &&
-	    mask_after(arg, size, ':'))
-		return 1;
-	/* tools whose short option is the password */
-	if ((strcmp(t, "sshpass") == 0 || ctx->login ||
-	     strcmp(t, "mongo") == 0 || strcmp(t, "mongosh") == 0 ||
-	     strcmp(t, "mongodump") == 0 || strcmp(t, "mongorestore") == 0) &&
-	    prev_is(previous, "-p", NULL))
+	    mask_after(arg, n, base, ':', s))
+		return true;
+	if (curl && (at = curl_user_at(arg)) != 0 && arg[at] &&
+	    mask_after(arg + at, n - at, base + at, ':', s))
+		return true;
+	if ((strcmp(t, "smbclient") == 0 || strcmp(t, "lftp") == 0) &&
+	    (strncmp(arg, "-U", 2) == 0 || strncmp(arg, "-u", 2) == 0) &&
+	    arg[2] && mask_after(arg + 2, n - 2, base + 2, user_sep(t), s))
+		return true;
+	/* tools whose short option is the password: -p PW or -pPW */
+	if (letter && previous && previous[0] == '-' &&
+	    previous[1] == letter && previous[2] == '\0')
 		goto all;
-	if (strcmp(t, "redis-cli") == 0 && prev_is(previous, "-a", NULL))
-		goto all;
-	if ((strcmp(t, "sqlcmd") == 0 || strcmp(t, "bcp") == 0) &&
-	    prev_is(previous, "-P", NULL))
-		goto all;
-	return 0;
+	if (letter && arg[0] == '-' && arg[1] == letter && arg[2]) {
+		redact_span_mark(s, base + 2, base + n);
+		return true;
+	}
+	return false;
 all:
-	redact_mask_tail(arg, size, 0);
-	return 1;
+	redact_span_mark(s, base, base + n);
+	return true;
 }

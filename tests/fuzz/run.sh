@@ -25,7 +25,7 @@ done
 # the spool record reader is tracerd's own (daemon/), built for its target
 spool_o=$OUT/obj/spool.o
 [ "$spool_o" -nt "$TOP/daemon/spool.c" ] || "$CC" $FLAGS -fsanitize=fuzzer-no-link -I"$TOP/daemon" -c "$TOP/daemon/spool.c" -o "$spool_o" || { echo "FAIL: compile daemon/spool.c"; exit 1; }
-targets=(proto procfs awsmeta jsonutil files spool apptainer dockercmd)
+targets=(proto procfs awsmeta jsonutil files spool apptainer dockercmd redact)
 per=$((TOTAL / ${#targets[@]}))
 [ "$per" -ge 1 ] || per=1
 rc=0

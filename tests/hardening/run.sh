@@ -2,7 +2,9 @@
 # run.sh BUILD - tracerd on a node shared by several users: the socket is
 # made without a race, a read-only mount of its directory still works,
 # scheduler identities are root's, one user cannot take another's job or
-# process, and what leaves tracerd has no raw control characters.  The
+# process, what leaves tracerd has no raw control characters, a user's
+# command lines cannot stall tracerd through redaction, and secrets in
+# every common form stay out of the summaries.  The
 # user-facing checks run as two unprivileged test users (created here
 # when missing, removed at the end).  Needs root.
 set -u
@@ -255,5 +257,89 @@ for f in $files; do
 done
 check "the archive belongs to the admin group, mode 0640" test "$(stat -c '%G %a' "$TRACERD_FILE")" = "$ADM 640"
 check "a member of admin_group reads the archive" setpriv --reuid="$U2" --regid="$U2" --groups="$ADM" -- cat "$TRACERD_FILE"
+
+echo "== a user's hostile argv cannot stall tracerd (redaction linear, records in batches)"
+stop_tracerd
+# the ring buffer holds the whole flood (16 MiB): a drop then means records
+# tracerd lost, not a machine too busy to schedule it for a moment
+start_tracerd stall -o argv_max=4096 -o ringbuf_bytes=16777216 || exit 1
+# 1,000 execs, each with 4 KiB of '=:' (the argv_max ceiling): once
+# quadratic to redact, 2.3 s an exec; the job waits for GO, ends with DONE
+GO=$TMP/$U1/stall.go
+DONE=$TMP/$U1/stall.done
+cat >"$TMP/$U1/storm.sh" <<STORM
+#!/bin/sh
+A=\$(printf '=:%.0s' \$(seq 2043))
+while [ ! -e '$GO' ]; do sleep 0.01; done
+i=0
+while [ \$i -lt 1000 ]; do /bin/true "\$A"; i=\$((i + 1)); done
+: >'$DONE'
+STORM
+chmod 0755 "$TMP/$U1/storm.sh"
+as "$U1" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --name stall-storm --job-file "$TMP/$U1/storm.job" -- \
+	/bin/sh "$TMP/$U1/storm.sh" &
+STORM_PID=$!
+OWNED_PIDS+=("$STORM_PID")
+wait_until 20 "the flooding job to register" test -s "$TMP/$U1/storm.job"
+STALL=$(python3 "$TOP/tests/hardening/stall.py" "$TRACERD_SOCK" "$GO" "$DONE" 100)
+STALL_RC=$?
+echo "$STALL" | sed 's/^/    /'
+check "100 Slurm registrations and every status request answered within 2 s during 1,000 hostile execs" \
+	test "$STALL_RC" = 0
+wait "$STORM_PID" 2>/dev/null
+wait_until 60 "the flooding job's summary" summary_of_job "$TMP/$U1/storm.job"
+storm_summary_ok() {
+	python3 - "$TRACERD_FILE" "$(cat "$TMP/$U1/storm.job")" <<'PY'
+import json, sys
+s = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+s = [x for x in s if x.get("job") == sys.argv[2]][0]
+print("processes", s["processes"]["total"], "drops", s["drops"])
+sys.exit(0 if s["processes"]["total"] >= 1000 and s["drops"]["events"] == 0 else 1)
+PY
+}
+check "the flooding job has its 1,000 processes and no dropped event" storm_summary_ok
+no_drops() {
+	tr_cli status --json | python3 -c '
+import json, sys
+s = json.load(sys.stdin)
+k = s["kernel"]
+print("drops", s["drops"], "execs", k["execs"])
+sys.exit(0 if s["drops"] == 0 and k["drops_ringbuf"] == 0 and k["execs"] >= 1000 else 1)'
+}
+check "tracer status: no event dropped" no_drops
+
+echo "== secrets in every common form stay out of the summary"
+# each process names its tool in argv[0] (exec -a): the tool's own rules apply
+cat >"$TMP/$U1/secrets.sh" <<'FORMS'
+#!/bin/bash
+t=/bin/true
+(exec -a sshpass $t -pS3CRe2e01 ssh h)
+(exec -a sudo $t sshpass -p S3CRe2e02 ssh h)
+(exec -a bash $t -c "mysql -pS3CRe2e03 db")
+(exec -a curl $t -fsSLu user:S3CRe2e04 https://h/)
+(exec -a psql $t -c "ALTER USER bob PASSWORD 'S3CRe2e05'")
+(exec -a env $t DB_PASS=S3CRe2e06 x)
+(exec -a az $t --connection-string "AccountName=a;AccountKey=S3CRe2e07;EndpointSuffix=c")
+(exec -a curl $t -H "X-Auth-Key: S3CRe2e08" https://h/)
+(exec -a timeout $t 60 mysql -pS3CRe2e09 db)
+(exec -a docker $t exec db mysql -pS3CRe2e10)
+(exec -a lftp $t -u bob,S3CRe2e11 sftp://h)
+(exec -a ldapsearch $t -x -w S3CRe2e12)
+(exec -a sh $t -c "tool --password S3CRe2e13")
+(exec -a tool $t --passes KEEPe2e-3 key=KEEPe2e-value)
+(exec -a sort $t -t: -k2 KEEPe2e-file)
+FORMS
+chmod 0755 "$TMP/$U1/secrets.sh"
+as "$U1" "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --name secret-forms --job-file "$TMP/$U1/secrets.job" -- \
+	/bin/bash "$TMP/$U1/secrets.sh"
+wait_until 30 "the summary of the job with secrets" summary_of_job "$TMP/$U1/secrets.job"
+grep -F "$(cat "$TMP/$U1/secrets.job")" "$TRACERD_FILE" >"$TMP/secrets.summary"
+check "the summary was written" test -s "$TMP/secrets.summary"
+leaks=$(grep -o 'S3CRe2e[0-9]*' "$TMP/secrets.summary" | sort -u | tr '\n' ' ')
+if [ -n "$leaks" ]; then fail "secrets in the summary: $leaks"; else pass "none of the 13 secrets is in the summary"; fi
+for keep in --passes KEEPe2e-3 key=KEEPe2e-value -t: KEEPe2e-file; do
+	check "the look-alike '$keep' is kept" grep -qF -- "\"$keep\"" "$TMP/secrets.summary"
+done
+check "the summary has the processes of the forms (sshpass among them)" grep -qF '"sshpass"' "$TMP/secrets.summary"
 
 finish

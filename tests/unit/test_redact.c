@@ -6,6 +6,7 @@
 
 #include "job_record.h"
 #include "redact.h"
+#include "redact_table.h"
 #include "rules.h"
 #include "unit.h"
 
@@ -181,6 +182,21 @@ static void test_join_shape(void)
 	s = redact_join_argv("x\0\xff\xfe\0", 5, 100);
 	CU_ASSERT(same(s, "x \xff\xfe"));
 	free(s);
+	/* a wrapper with nothing after it */
+	s = redact_join_argv("timeout", 7, 100);
+	CU_ASSERT(same(s, "timeout"));
+	free(s);
+	/* empty arguments only: one NUL each */
+	{
+		char nuls[64] = {0};
+		size_t n;
+		char *r = redact_record(nuls, sizeof(nuls), false, &n);
+
+		CU_ASSERT_FATAL(r != NULL);
+		CU_ASSERT_EQUAL(n, sizeof(nuls));
+		CU_ASSERT_EQUAL(memcmp(r, nuls, n), 0);
+		free(r);
+	}
 	/* no final NUL after a secret option's value */
 	s = redact_join_argv("x\0--token\0abc", 13, 100);
 	CU_ASSERT(same(s, "x --token ***"));
@@ -232,76 +248,13 @@ static void test_join_bound(void)
 	free(s);
 }
 
-/*
- * The table of secret forms: each command line, as typed, and what may be
- * stored.  None of the secrets (every one contains "S3CR") may survive.
- */
-struct form {
-	const char *argv[8];
-	const char *want;
-};
-
-static const struct form forms[] = {
-	{{"curl", "-u", "alice:S3CRpw", "https://h/"}, "curl -u alice:*** https://h/"},
-	{{"curl", "--user", "alice:S3CRpw", "h"}, "curl --user alice:*** h"},
-	{{"curl", "-ualice:S3CRpw", "h"}, "curl -ualice:*** h"},
-	{{"curl", "--user=alice:S3CRpw"}, "curl --user=alice:***"},
-	{{"curl", "-U", "proxy:S3CRpw", "h"}, "curl -U proxy:*** h"},
-	{{"curl", "-H", "Authorization: Bearer S3CRtok"}, "curl -H Authorization: Bearer ***"},
-	{{"curl", "-H", "Authorization: token S3CRtok"}, "curl -H Authorization: token ***"},
-	{{"curl", "--oauth2-bearer", "S3CRtok", "h"}, "curl --oauth2-bearer *** h"},
-	{{"openssl", "enc", "-aes256", "-pass", "pass:S3CRpw"}, "openssl enc -aes256 -pass ***"},
-	{{"openssl", "pkcs12", "-passin", "pass:S3CRpw", "-passout", "pass:S3CRx"},
-	 "openssl pkcs12 -passin pass:*** -passout pass:***"},
-	{{"openssl", "enc", "-k", "S3CRpw"}, "openssl enc -k ***"},
-	{{"tool", "--password", "S3CRpw", "x"}, "tool --password *** x"},
-	{{"tool", "-password", "S3CRpw"}, "tool -password ***"},
-	{{"mysql", "-u", "root", "-pS3CRpw", "db"}, "mysql -u root -p*** db"},
-	{{"/usr/bin/mysqldump", "-pS3CRpw", "db"}, "/usr/bin/mysqldump -p*** db"},
-	{{"git", "push", "https://ghp_S3CR456789abcdefghijklmnopqrstuvwxyz@github.com/o/r"},
-	 "git push https://***@github.com/o/r"},
-	{{"gh", "auth", "login", "--with-token", "ghp_S3CR456789abcdefghijklmnop"},
-	 "gh auth login --with-token ***"},
-	{{"x", "GH=ghp_S3CR456789abcdefghijklmnop"}, "x GH=***"},
-	{{"x", "github_pat_11AAS3CR0123456789_abcdefghijklmnopqrstu"}, "x ***"},
-	{{"x", "glpat-S3CR456789abcdefghij"}, "x ***"},
-	{{"slack", "xoxb-1234-S3CR-abcdefghij"}, "slack ***"},
-	{{"slack", "xoxp-1234-S3CR-abcdefghij"}, "slack ***"},
-	{{"x", "hf_S3CRabcdefghijklmnopqrstuvwxyz0123"}, "x ***"},
-	{{"x", "sk-S3CRabcdefghijklmnopqrstuvwxyz"}, "x ***"},
-	{{"x", "sk_live_S3CRabcdefgh"}, "x ***"},
-	{{"x", "AIzaS3CRabcdefghijklmnopqrstuvwxyz01234"}, "x ***"},
-	{{"aws", "configure", "set", "aws_access_key_id", "AKIAS3CR567890ABCDEF"},
-	 "aws configure set aws_access_key_id ***"},
-	{{"aws", "configure", "set", "aws_secret_access_key", "S3CRabcdefGHIJKLmnop1234567890/+abcdefgh"},
-	 "aws configure set aws_secret_access_key ***"},
-	{{"s3cmd", "--access_key", "AKIAS3CR567890ABCDEF", "S3CRabcdefGHIJKLmnop1234567890/+abcdefgh"},
-	 "s3cmd --access_key *** ***"},
-	{{"x", "AKIAS3CR567890ABCDEF:S3CRabcdefGHIJKLmnop1234567890/+abcdefgh"}, "x ***:***"},
-	{{"x", "--jwt", "eyJS3CRiOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.S3CRsignature"},
-	 "x --jwt ***"},
-	{{"psql", "postgresql://app:S3CRpw@db/x"}, "psql postgresql://app:***@db/x"},
-	{{"psql", "host=db password=S3CRpw"}, "psql host=db password=***"},
-	{{"sshpass", "-p", "S3CRpw", "ssh", "h"}, "sshpass -p *** ssh h"},
-	{{"docker", "login", "-u", "bob", "-p", "S3CRpw", "reg"}, "docker login -u bob -p *** reg"},
-	{{"redis-cli", "-a", "S3CRpw", "ping"}, "redis-cli -a *** ping"},
-	{{"sqlcmd", "-S", "h", "-U", "sa", "-P", "S3CRpw"}, "sqlcmd -S h -U sa -P ***"},
-	{{"smbclient", "//h/s", "-U", "bob%S3CRpw"}, "smbclient //h/s -U bob%***"},
-	{{"gpg", "--batch", "--passphrase", "S3CRpw", "-d", "f"}, "gpg --batch --passphrase *** -d f"},
-	{{"git", "config", "user.password", "S3CRpw"}, "git config user.password ***"},
-	{{"azcopy", "copy", "https://a.blob.core.windows.net/c?sv=2020&sig=S3CRsig"},
-	 "azcopy copy https://a.blob.core.windows.net/c?sv=2020&sig=***"},
-	{{"x", "--key=-----BEGIN PRIVATE KEY-----S3CRkey"}, "x --key=-----BEGIN PRIVATE KEY-----***"},
-	{{"env", "PGPASSWORD=S3CRpw", "psql"}, "env PGPASSWORD=*** psql"},
-};
-
 /* Join a NULL-terminated array as argv bytes and redact it. */
 static char *join_array(const char *const *argv)
 {
 	char buf[4096];
 	size_t len = 0;
 
-	for (size_t i = 0; i < 8 && argv[i]; i++) {
+	for (size_t i = 0; i < 10 && argv[i]; i++) {
 		size_t n = strlen(argv[i]) + 1;
 
 		memcpy(buf + len, argv[i], n);
@@ -320,6 +273,26 @@ static void test_forms_table(void)
 
 		CU_ASSERT(same(s, forms[i].want));
 		CU_ASSERT(s && strstr(s, "S3CR") == NULL);
+		free(s);
+	}
+}
+
+static void test_forms_kept_table(void)
+{
+	size_t n = sizeof(kept) / sizeof(kept[0]);
+	size_t nforms = sizeof(forms) / sizeof(forms[0]);
+
+	CU_ASSERT(nforms + n >= 100);
+	for (size_t i = 0; i < n; i++) {
+		char want[512] = "";
+		char *s = join_array(kept[i].argv);
+
+		for (size_t k = 0; k < 10 && kept[i].argv[k]; k++) {
+			if (k)
+				strcat(want, " ");
+			strcat(want, kept[i].argv[k]);
+		}
+		CU_ASSERT(same(s, want));
 		free(s);
 	}
 }
@@ -408,6 +381,108 @@ static void test_argv_array(void)
 	free(s);
 }
 
+/* The work of one record of n bytes of pat (in an argument of tool,
+ * or a shell's command string). */
+static size_t work_of(const char *tool, const char *pat, size_t n)
+{
+	static char buf[16384];
+	size_t len = 0, p = strlen(pat), w0, rlen;
+	char *r;
+
+	len = strlen(tool) + 1;
+	memcpy(buf, tool, len);
+	if (strcmp(tool, "sh") == 0) {
+		memcpy(buf + len, "-c", 3);
+		len += 3;
+	}
+	for (size_t i = 0; i < n; i++)
+		buf[len++] = pat[i % p];
+	buf[len++] = '\0';
+	w0 = redact_work();
+	r = redact_record(buf, len, false, &rlen);
+	CU_ASSERT(r != NULL);
+	free(r);
+	return redact_work() - w0;
+}
+
+/*
+ * A user chooses every byte of a command line and tracerd redacts it on
+ * its event loop: the work must grow with the length, never with its
+ * square (it rescanned the prefix at every '=' or ':').  4 times the
+ * bytes: at most 4.5 times the work, and a bounded number of steps per
+ * byte.
+ */
+static void test_work_linear(void)
+{
+	static const char *const pats[] = {
+		"=:", "=", ":", "://", "a@", "eyJ-", "password=", "ghp_",
+		"x-auth-key:", "'", "\"\\", "-c ", "identified by ",
+		"PRIVATE KEY-----", "; sh -c ", "AKIAAAAAAAAAAAAAAAAA ",
+	};
+	static const char *const tools[] = {"tool", "sh", "curl", "docker"};
+
+	for (size_t t = 0; t < sizeof(tools) / sizeof(tools[0]); t++)
+		for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++) {
+			size_t w1 = work_of(tools[t], pats[i], 1024);
+			size_t w4 = work_of(tools[t], pats[i], 4096);
+
+			if (w4 * 2 > w1 * 9 || w4 > 64 * 4096)
+				fprintf(stderr, "\n  %s '%s': work %zu for 1 KiB, %zu for 4 KiB\n",
+					tools[t], pats[i], w1, w4);
+			CU_ASSERT(w4 * 2 <= w1 * 9);
+			CU_ASSERT(w4 <= 64 * 4096);
+		}
+}
+
+/* A record cut at argv_max: its last piece is hidden unless harmless. */
+static void test_cut_record(void)
+{
+	static const char url[] = "git\0clone\0https://bob:S3CRpw";
+	static const char tok[] = "gh\0auth\0ghp_S3CR45";
+	static const char path[] = "cat\0/data/reads/sample_R1.fa";
+	static const char num[] = "seq\0" "100"; /* not the octal \010 */
+	size_t n;
+	int cut;
+	char *r;
+
+	r = redact_record(url, sizeof(url) - 1, true, &n);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(n, 14);
+	CU_ASSERT_EQUAL(memcmp(r, "git\0clone\0***\0", 14), 0);
+	free(r);
+	r = redact_record(tok, sizeof(tok) - 1, true, &n);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT(memmem(r, n, "S3CR", 4) == NULL);
+	free(r);
+	r = redact_record(path, sizeof(path) - 1, true, &n);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(memcmp(r, path, sizeof(path)), 0);
+	free(r);
+	r = redact_record(num, sizeof(num) - 1, true, &n);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(memcmp(r, num, sizeof(num)), 0);
+	free(r);
+	/* cut just after a NUL: the last argument is whole, kept */
+	r = redact_record("bwa\0mem\0", 8, true, &n);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(n, 8);
+	CU_ASSERT_EQUAL(memcmp(r, "bwa\0mem\0", 8), 0);
+	free(r);
+	/* not cut: the piece is an argument of its own, kept */
+	r = redact_record(tok, sizeof(tok) - 1, false, &n);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT(memmem(r, n, "ghp_S3CR45", 10) != NULL);
+	free(r);
+	/* the bound of whole arguments after redaction */
+	r = redact_record("a\0bb\0ccc\0", 9, false, &n);
+	CU_ASSERT_FATAL(r != NULL);
+	CU_ASSERT_EQUAL(redact_fit(r, n, 5, &cut), 5);
+	CU_ASSERT_EQUAL(cut, 1);
+	CU_ASSERT_EQUAL(redact_fit(r, n, 9, &cut), 9);
+	CU_ASSERT_EQUAL(cut, 0);
+	free(r);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -422,6 +497,9 @@ int main(void)
 		{"join bound", test_join_bound},
 		{"secret forms table", test_forms_table},
 		{"look-alikes kept", test_forms_kept},
+		{"look-alikes table", test_forms_kept_table},
+		{"work linear in the record", test_work_linear},
+		{"cut records", test_cut_record},
 		{"tool and exe", test_tool_and_exe},
 	};
 
