@@ -22,6 +22,9 @@
 #define TRACER_DEFAULT_STATE_DIR "/var/lib/tracer/state" /* journal of open jobs */
 #define TRACER_DEFAULT_CONTAINER_STORAGE "/var/lib/containers/storage" /* podman, CRI-O */
 #define TRACER_DEFAULT_DOCKER_SOCKETS "/run/docker.sock" /* dockerd API, list endpoint only */
+/* the docker CLI: only an exec of one of these files (by device and
+ * inode) is a docker command */
+#define TRACER_DEFAULT_DOCKER_CLIENTS "/usr/bin/docker,/usr/local/bin/docker"
 
 /* ---- times ---- */
 #define TRACER_DEFAULT_TIMEOUT_MS 200          /* a registrant's whole exchange */

@@ -13,9 +13,10 @@
 #include "admission.h"
 #include "../unit/unit.h"
 
-static struct ucred user(uid_t uid)
+/* a peer on the host (not in a container) */
+static struct peer user(uid_t uid)
 {
-	struct ucred c = {.pid = 1, .uid = uid, .gid = uid};
+	struct peer c = {.pid = 1, .uid = uid, .gid = uid, .trusted = true};
 
 	return c;
 }
@@ -24,7 +25,7 @@ static void test_burst_then_rate(void)
 {
 	struct admission a;
 	struct jobs js;
-	struct ucred u;
+	struct peer u;
 	int ok = 0, refused = 0;
 	struct timespec pause = {0, 200 * 1000000L};
 
@@ -61,7 +62,7 @@ static void test_node_limit(void)
 	struct open_job **open = calloc(ADMIT_MAX_USER_JOBS + 1, sizeof(*open));
 	struct admission a;
 	struct jobs js;
-	struct ucred u;
+	struct peer u;
 	const char *why;
 
 	CU_ASSERT_FATAL(jobs && open);
