@@ -15,17 +15,18 @@ static size_t user_jobs_open(const struct jobs *js)
 	size_t n = 0;
 
 	for (size_t i = 0; i < js->nopen; i++)
-		if (js->open[i] != js->host_job && js->open[i]->owner_uid != 0)
+		if (js->open[i] != js->host_job &&
+		    (js->open[i]->owner_uid != 0 || js->open[i]->owner_scope != 0))
 			n++;
 	return n;
 }
 
 const char *admission_check(struct admission *a, const struct jobs *js,
-			    const struct ucred *peer)
+			    const struct peer *peer)
 {
 	uint64_t now = clock_mono_ns();
 
-	if (peer->uid == 0)
+	if (peer_is_admin(peer))
 		return NULL;
 	a->tokens += (double)(now - a->last_ns) * ADMIT_RATE_PER_S / 1e9;
 	if (a->tokens > ADMIT_BURST)

@@ -32,7 +32,7 @@
 
 struct areq {
 	int fd;
-	struct ucred peer;
+	struct peer peer;
 	bool sees_all;
 	struct proto_request req;
 	struct areq *next;
@@ -265,7 +265,7 @@ static int requests_of_uid(const struct archive *a, uid_t uid)
 	return n;
 }
 
-char *archive_submit(struct archive *a, struct server *s, const struct ucred *peer,
+char *archive_submit(struct archive *a, struct server *s, const struct peer *peer,
 		     bool sees_all, const struct proto_request *req)
 {
 	struct areq *r = malloc(sizeof(*r));
@@ -276,7 +276,7 @@ char *archive_submit(struct archive *a, struct server *s, const struct ucred *pe
 	pthread_mutex_lock(&a->lock);
 	if (a->nqueued + a->nbusy >= ARCHIVE_QUEUE_MAX)
 		why = "busy: too many archive requests, try again";
-	else if (peer->uid != 0 && requests_of_uid(a, peer->uid) >= ARCHIVE_PER_UID)
+	else if (!peer_is_admin(peer) && requests_of_uid(a, peer->uid) >= ARCHIVE_PER_UID)
 		why = "busy: your earlier archive requests are still being answered";
 	else if ((r->fd = server_take(s)) < 0)
 		why = "cannot take the connection";

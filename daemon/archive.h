@@ -33,7 +33,7 @@ struct archive *archive_start(const struct tracer_config *cfg, char *err, size_t
  * the peer's pid is known to be its own).  Returns NULL when queued (the
  * worker answers), else the error reply line for the server to send.
  */
-char *archive_submit(struct archive *a, struct server *s, const struct ucred *peer,
+char *archive_submit(struct archive *a, struct server *s, const struct peer *peer,
 		     bool sees_all, const struct proto_request *req);
 
 /* Counters for `tracer status`: served, refused_busy, truncated. */

@@ -38,6 +38,7 @@ static const char *const reloadable[] = {
 	"clickhouse_database", "clickhouse_user", "clickhouse_password_file",
 	"retry_max_ms", "spool_max_bytes", "rules", "keep_procs", "sample_interval_ms",
 	"log_level", "advice_min_runtime_s", "stall_threshold_s", "docker_sockets",
+	"docker_clients",
 };
 static const char *const reloadable_prefixes[] = {"flag_", "price_"};
 

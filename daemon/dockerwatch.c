@@ -414,6 +414,7 @@ bool dockerwatch_add(uint64_t job_tag, pid_t client, uint64_t client_start_ns,
 		snprintf(t->sockets, sizeof(t->sockets), "%s", sockets);
 		t->result.job_tag = job_tag;
 		t->result.client = client;
+		t->result.client_start_ns = client_start_ns;
 		added = true;
 	}
 	if (added)

@@ -32,6 +32,7 @@ enum dockerwatch_outcome {
 struct dockerwatch_result {
 	uint64_t job_tag;
 	pid_t client;
+	uint64_t client_start_ns;  /* its exec, CLOCK_REALTIME (dockerwatch_add) */
 	enum dockerwatch_outcome outcome;
 	struct docker_entry entry; /* DOCKERWATCH_FOUND */
 	char why[96];              /* the last failure, for the log */

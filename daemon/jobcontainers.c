@@ -73,22 +73,25 @@ static struct open_job *cgroup_holder(struct jobs *js, uint64_t cgid)
 /*
  * May the job take in this container's cgroup?  Never one that another
  * job has; and for a job of a user other than root, only when every
- * process in it is the job's own or runs as the job's owner: a user must
+ * process in it is the job's own or runs as the job's user: a user must
  * not pull another user's processes into the job by putting one of
- * theirs into that container.  NULL when it may, else why not (into why).
+ * theirs into that container.  The job's user (jobs_user_uid), never its
+ * registrant: slurmstepd registers every user's job as root.  NULL when
+ * it may, else why not (into why).
  */
 static const char *may_tag(struct jobs *js, struct open_job *oj, const struct container_info *c,
 			   uint64_t cgid, char *why, size_t len)
 {
 	struct open_job *holder = cgroup_holder(js, cgid);
 	pid_t pids[TAG_CHECK_PROCS];
+	uid_t user = jobs_user_uid(oj);
 	int n;
 
 	if (holder && holder != oj) {
 		snprintf(why, len, "it is job %s's", holder->job->uid);
 		return why;
 	}
-	if (oj->owner_uid == 0)
+	if (user == 0)
 		return NULL;
 	n = cgroup_read_procs(c->ref.v2, pids, TAG_CHECK_PROCS);
 	if (n == -2) {
@@ -112,9 +115,9 @@ static const char *may_tag(struct jobs *js, struct open_job *oj, const struct co
 			continue;
 		if (procfs_read_status(pids[i], &ps) != 0)
 			continue; /* exited since */
-		if (ps.uid != oj->owner_uid) {
-			snprintf(why, len, "process %d in it runs as uid %u, the job's owner is %u",
-				 (int)pids[i], (unsigned)ps.uid, (unsigned)oj->owner_uid);
+		if (ps.uid != user) {
+			snprintf(why, len, "process %d in it runs as uid %u, the job's user is %u",
+				 (int)pids[i], (unsigned)ps.uid, (unsigned)user);
 			return why;
 		}
 	}

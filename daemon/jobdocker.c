@@ -9,12 +9,25 @@
  * that the container's init and what it started before the tag are the
  * job's too.  Every command's outcome is counted, per job (summary
  * docker_joins) and in tracer status.
+ *
+ * Every decision is the job's user's (jobs_user_uid: Slurm's job user,
+ * not slurmstepd's root that registered it): dockerd is asked only when
+ * that user can write to its socket; the client must be the docker CLI
+ * itself (docker_clients, by device and inode: any program can be named
+ * docker); and the container joins only when none of its processes
+ * started before the client's exec (a running container of someone
+ * else's, `docker start NAME`, is not the command's) and, for a user
+ * other than root, all of them run as that user (jobcontainers.c).
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "bpf_loader.h"
+#include "cgroup.h"
 #include "container.h"
 #include "dockercmd.h"
 #include "dockerwatch.h"
@@ -28,17 +41,22 @@
 /* results handled per tick */
 #define RESULTS_PER_TICK 8
 
+/* processes of a found container whose start is checked before it joins */
+#define START_CHECK_PROCS 64
+
 /*
- * The sockets of list (docker_sockets) the job's owner can write to, as
+ * The sockets of list (docker_sockets) the job's user can write to, as
  * the docker CLI must (owner, group of the client process, or anyone),
  * into out: a user without access to dockerd starts no container, and
  * tracerd, root, must not ask dockerd for them (a process merely named
  * docker would learn of other users' containers through the counts).
+ * The job's user, not its registrant: slurmstepd registers as root.
  */
 static void usable_sockets(const char *list, const struct open_job *oj, pid_t client,
 			   char *out, size_t cap)
 {
 	size_t used = 0;
+	uid_t user = jobs_user_uid(oj);
 
 	out[0] = '\0';
 	for (const char *p = list; *p;) {
@@ -49,9 +67,9 @@ static void usable_sockets(const char *list, const struct open_job *oj, pid_t cl
 		if (len && len < sizeof(path)) {
 			memcpy(path, p, len);
 			path[len] = '\0';
-			if (oj->owner_uid == 0 ||
+			if (user == 0 ||
 			    (stat(path, &st) == 0 &&
-			     (st.st_uid == oj->owner_uid || (st.st_mode & S_IWOTH) ||
+			     (st.st_uid == user || (st.st_mode & S_IWOTH) ||
 			      ((st.st_mode & S_IWGRP) && procfs_in_group(client, st.st_gid) == 1)))) {
 				int w = snprintf(out + used, cap - used, "%s%s", used ? "," : "", path);
 				if (w > 0 && (size_t)w < cap - used)
@@ -61,6 +79,30 @@ static void usable_sockets(const char *list, const struct open_job *oj, pid_t cl
 		p += len;
 		p += strspn(p, ", ");
 	}
+}
+
+/* Is the process that exec'd the docker CLI (docker_clients), whatever
+ * its name?  Its running file, by /proc/PID/exe: neither argv[0] nor a
+ * path bind-mounted in another mount namespace can pass for it. */
+static bool is_docker_client(const struct jobs *js, const struct open_job *oj,
+			     const struct job_proc *p)
+{
+	char exe[64];
+	int rc;
+
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)p->pid);
+	rc = docker_cmd_exe_is(exe, js->cfg->docker_clients);
+	if (rc == 1)
+		return true;
+	if (oj->job->containers.docker.refused & (oj->job->containers.docker.refused - 1))
+		return false; /* logged at 1, 2, 4...: a job cannot flood the log */
+	if (rc == 0)
+		log_warn("job %s: pid %d runs a program named docker that is none of "
+			 "docker_clients: its command is refused", oj->job->uid, (int)p->pid);
+	else
+		log_warn("job %s: pid %d's executable cannot be read (%s): its docker "
+			 "command is refused", oj->job->uid, (int)p->pid, strerror(errno));
+	return false;
 }
 
 void jobs_exec_docker(struct jobs *js, struct open_job *oj, const struct job_proc *p,
@@ -84,12 +126,17 @@ void jobs_exec_docker(struct jobs *js, struct open_job *oj, const struct job_pro
 		return; /* asking dockerd is off */
 	usable_sockets(js->cfg->docker_sockets, oj, p->pid, sockets, sizeof(sockets));
 	if (!sockets[0]) {
-		log_debug("job %s: pid %d runs docker, but the job's owner cannot use any of "
+		log_debug("job %s: pid %d runs docker, but the job's user cannot use any of "
 			  "docker_sockets: not watched", oj->job->uid, (int)p->pid);
 		return;
 	}
 	oj->job->containers.docker.watched++;
 	js->stats.docker.watched++;
+	if (!is_docker_client(js, oj, p)) {
+		oj->job->containers.docker.refused++;
+		js->stats.docker.refused++;
+		return;
+	}
 	/* its container is created after this exec (not after the fork: a
 	 * script's `exec docker run` may come long after its start) */
 	if (!dockerwatch_add(oj->job->tag, p->pid, exec_real_ns, &cmd, sockets)) {
@@ -142,18 +189,74 @@ static void adopt(struct jobs *js, struct open_job *oj, int idx)
 	}
 }
 
+/* CLOCK_BOOTTIME minus CLOCK_MONOTONIC now (suspended time): process
+ * start times in /proc count from boot, the kernel's events do not. */
+static int64_t boot_minus_mono_ns(void)
+{
+	struct timespec b, m;
+
+	if (clock_gettime(CLOCK_BOOTTIME, &b) != 0 || clock_gettime(CLOCK_MONOTONIC, &m) != 0)
+		return 0;
+	return ((int64_t)b.tv_sec - m.tv_sec) * 1000000000LL + (b.tv_nsec - m.tv_nsec);
+}
+
+/*
+ * Did every process in container c start after the client's exec
+ * (exec_mono_ns, the event's clock)?  NULL when they did, else why not:
+ * a container running before the command (`docker start` of another
+ * user's running container by its name) is not the command's.
+ */
+static const char *started_after(const struct container_info *c, uint64_t exec_mono_ns,
+				 char *why, size_t len)
+{
+	pid_t pids[START_CHECK_PROCS];
+	int n = cgroup_read_procs(c->ref.v2, pids, START_CHECK_PROCS);
+	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t exec_ticks;
+
+	if (n == -2) {
+		snprintf(why, len, "more than %d processes in it to check", START_CHECK_PROCS);
+		return why;
+	}
+	if (n < 0 || hz <= 0) {
+		snprintf(why, len, "its processes' start cannot be read");
+		return why;
+	}
+	exec_ticks = (uint64_t)((int64_t)exec_mono_ns + boot_minus_mono_ns()) /
+		     (1000000000ull / (uint64_t)hz);
+	for (int i = 0; i < n; i++) {
+		struct procfs_stat st;
+
+		if (procfs_read_stat(pids[i], &st) != 0)
+			continue; /* exited since */
+		if (st.start_ticks < exec_ticks) {
+			snprintf(why, len, "process %d in it ran before the docker command",
+				 (int)pids[i]);
+			return why;
+		}
+	}
+	return NULL;
+}
+
 /* The found container joins oj: 0, or -1 (why logged). */
 static int join(struct jobs *js, struct open_job *oj, const struct dockerwatch_result *r)
 {
 	struct container_info c;
 	struct container_info *in;
 	const char *iid = r->entry.image_id;
+	char why[96];
 	int idx;
 
 	if (container_find_docker(r->entry.id, &c) < 0) {
 		log_warn("job %s: docker container %.12s of pid %d: no cgroup of it found "
 			 "(gone, or a layout other than /docker/<id> and "
 			 "system.slice/docker-<id>.scope)", oj->job->uid, r->entry.id, (int)r->client);
+		return -1;
+	}
+	if (started_after(&c, r->client_start_ns - (uint64_t)js->mono_to_real_ns, why,
+			  sizeof(why))) {
+		log_warn("job %s: docker container %.12s of pid %d does not join the job: %s",
+			 oj->job->uid, r->entry.id, (int)r->client, why);
 		return -1;
 	}
 	/* the list's fields: no environment in them */

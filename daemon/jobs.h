@@ -20,6 +20,7 @@
 #include "job_record.h"
 #include "rules.h"
 #include "delivery.h"
+#include "peer.h"
 
 struct bpf_loader;
 
@@ -33,6 +34,8 @@ struct open_job {
 	struct cgroup_ref cgroup;  /* valid when job->cgroup_stats */
 	uint64_t cgroup_id;        /* v2 cgroup tagged in the kernel, or 0 */
 	uid_t owner_uid;           /* who registered it: may join, report, end */
+	uint64_t owner_scope;      /* ... and where: 0 the host, else its
+				    * container (peer.h); journaled */
 	/* closing (closing.c): ended, its processes being settled */
 	bool closing;
 	const char *close_why;
@@ -104,9 +107,9 @@ void jobs_fini(struct jobs *js);
 
 /* Protocol operations; each returns the reply line (malloc'd). */
 char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
-		    const struct ucred *peer);
+		    const struct peer *peer);
 char *jobs_task_exit(struct jobs *js, const char *job, int status,
-		     const struct ucred *peer);
+		     const struct peer *peer);
 /*
  * The job ends: its summary is written once its processes are settled
  * (closing.c), never by waiting in the loop.  ticket (server_ticket(), or
@@ -114,7 +117,16 @@ char *jobs_task_exit(struct jobs *js, const char *job, int status,
  * once the summary is written or after a short wait.
  */
 char *jobs_end(struct jobs *js, const char *job, int status,
-	       const struct ucred *peer, uint64_t ticket);
+	       const struct peer *peer, uint64_t ticket);
+
+/* Did this peer (its uid, in its container) register the open job named
+ * job (its uid)? */
+bool jobs_registered_by(const struct jobs *js, const char *job, const struct peer *peer);
+
+/* The uid the job's processes run as (the identity's: Slurm's job user
+ * for a registration by slurmstepd), never the registrant's root: what
+ * the job may see of other work (docker containers) is that user's. */
+uid_t jobs_user_uid(const struct open_job *oj);
 
 struct open_job *jobs_find_tag(struct jobs *js, uint64_t tag);
 

@@ -283,15 +283,25 @@ static void attach_job_cgroup(struct jobs *js, struct open_job *oj, pid_t pid)
 	log_info("job %s: own cgroup %s", oj->job->uid, oj->job->cgroup_path);
 }
 
-/* Only root (slurmstepd, a container's entrypoint) speaks for others. */
-static const char *vet_identity(struct tracer_identity *id, const struct ucred *peer)
+/*
+ * Only root on the host (slurmstepd) speaks for others.  Root in a
+ * container registers its own job only: as tracer-wrap, its init, does
+ * for AWS Batch, under its own uid, never another scheduler's job.
+ */
+static const char *vet_identity(struct tracer_identity *id, const struct peer *peer)
 {
-	if (peer->uid == 0)
+	if (peer_is_admin(peer))
 		return NULL;
-	/* in any case: "Slurm" must not pass for "slurm" in a report */
-	if (identity_scheduler_reserved(id->scheduler))
+	if (peer->uid == 0 && peer_in_container(peer)) {
+		if (identity_scheduler_reserved(id->scheduler) &&
+		    strcmp(id->scheduler, "aws-batch") != 0)
+			return "root in a container registers only its own job "
+			       "(scheduler aws-batch, or none)";
+	} else if (identity_scheduler_reserved(id->scheduler)) {
+		/* in any case: "Slurm" must not pass for "slurm" in a report */
 		return "only root (the SPANK plugin, tracer-wrap as a container's "
 		       "init) registers jobs of a scheduler";
+	}
 	/* the name from the cache: a look-up (LDAP...) never runs here;
 	 * one not known yet is filled in at the summary */
 	id->uid = (long)peer->uid;
@@ -300,19 +310,37 @@ static const char *vet_identity(struct tracer_identity *id, const struct ucred *
 	return NULL;
 }
 
-static unsigned open_jobs_of(const struct jobs *js, uid_t uid)
+/* open jobs of the peer's principal (its uid, in its container) */
+static unsigned open_jobs_of(const struct jobs *js, const struct peer *peer)
 {
 	unsigned n = 0;
 
 	for (size_t i = 0; i < js->nopen; i++)
-		if (js->open[i]->owner_uid == uid)
+		if (peer_owns(peer, js->open[i]->owner_uid, js->open[i]->owner_scope))
 			n++;
 	return n;
 }
 
-static bool may_act_on(const struct jobs *js, const struct open_job *oj, const struct ucred *peer)
+static bool may_act_on(const struct jobs *js, const struct open_job *oj, const struct peer *peer)
 {
-	return oj != js->host_job && (peer->uid == 0 || peer->uid == oj->owner_uid);
+	return oj != js->host_job &&
+	       (peer_is_admin(peer) || peer_owns(peer, oj->owner_uid, oj->owner_scope));
+}
+
+bool jobs_registered_by(const struct jobs *js, const char *job, const struct peer *peer)
+{
+	for (size_t i = 0; i < js->nopen; i++) {
+		const struct open_job *oj = js->open[i];
+
+		if (oj != js->host_job && !strcmp(oj->job->uid, job))
+			return peer_owns(peer, oj->owner_uid, oj->owner_scope);
+	}
+	return false;
+}
+
+uid_t jobs_user_uid(const struct open_job *oj)
+{
+	return oj->job->id.uid >= 0 ? (uid_t)oj->job->id.uid : oj->owner_uid;
 }
 
 /* A process registered again (nested `tracer run`): it leaves its old job. */
@@ -330,7 +358,7 @@ static void detach_from_other_jobs(struct jobs *js, struct open_job *keep, pid_t
 }
 
 char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
-		    const struct ucred *peer)
+		    const struct peer *peer)
 {
 	struct open_job *oj;
 	const char *why;
@@ -344,18 +372,19 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 		return reply_error("%s", why);
 	identity_join_key(id, key, sizeof(key));
 	oj = key[0] ? jobs_find_name(js, key) : NULL;
-	if (oj && (oj == js->host_job || oj->owner_uid != peer->uid))
+	if (oj && (oj == js->host_job || !peer_owns(peer, oj->owner_uid, oj->owner_scope)))
 		return reply_error("job %s belongs to another user", key);
 	if (oj) {
 		js->stats.joined++;
 	} else {
-		if (peer->uid != 0 && open_jobs_of(js, peer->uid) >= MAX_OPEN_JOBS_PER_USER)
+		if (!peer_is_admin(peer) && open_jobs_of(js, peer) >= MAX_OPEN_JOBS_PER_USER)
 			return reply_error("too many open jobs for uid %d (%d)", (int)peer->uid,
 					   MAX_OPEN_JOBS_PER_USER);
 		oj = job_open(js, id);
 		if (!oj)
 			return reply_error("out of memory");
 		oj->owner_uid = peer->uid;
+		oj->owner_scope = peer->scope;
 		/* its share of the kernel's table; without, it has no cap */
 		err = bpf_loader_job_open(js->bpf, oj->job->tag);
 		if (err)
@@ -391,7 +420,7 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 }
 
 char *jobs_task_exit(struct jobs *js, const char *name, int status,
-		     const struct ucred *peer)
+		     const struct peer *peer)
 {
 	struct open_job *oj = jobs_find_name(js, name);
 
@@ -481,7 +510,7 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 }
 
 char *jobs_end(struct jobs *js, const char *name, int status,
-	       const struct ucred *peer, uint64_t ticket)
+	       const struct peer *peer, uint64_t ticket)
 {
 	struct open_job *oj = jobs_find_name(js, name);
 	struct job_proc *registrant;

@@ -144,6 +144,7 @@ static cJSON *job_json(const struct open_job *oj)
 	add_u64s(o, "tag", j->tag);
 	add_u64s(o, "start_ns", j->start_ns);
 	json_add_i64(o, "owner_uid", oj->owner_uid);
+	add_u64s(o, "owner_scope", oj->owner_scope);
 	json_add_i64(o, "ntasks", j->ntasks);
 	json_add_i64(o, "ntasks_exited", j->ntasks_exited);
 	json_add_i64(o, "task_failed_status", j->task_failed_status);
@@ -287,6 +288,7 @@ static struct open_job *job_from_json(struct jobs *js, const cJSON *e)
 	j = oj->job;
 	j->start_ns = get_u64s(e, "start_ns");
 	oj->owner_uid = (uid_t)json_get_i64(e, "owner_uid", 0);
+	oj->owner_scope = get_u64s(e, "owner_scope");
 	j->ntasks = (int)json_get_i64(e, "ntasks", 1);
 	j->ntasks_exited = (int)json_get_i64(e, "ntasks_exited", 0);
 	j->task_failed_status = (int)json_get_i64(e, "task_failed_status", 0);

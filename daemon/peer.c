@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "container.h"
 #include "log.h"
 #include "procfs.h"
 
@@ -96,4 +97,86 @@ void peer_proof_drop(struct peer_proof *pp)
 	if (pp->pidfd >= 0)
 		close(pp->pidfd);
 	pp->pidfd = -1;
+}
+
+/* The container whose cgroup holds pid ("" when none): the cgroup paths
+ * of /proc/PID/cgroup only, as lib/container.c recognises them. */
+static void container_id_of(pid_t pid, char id[CONTAINER_ID_LEN + 1])
+{
+	struct procfs_cgroup cg;
+	struct container_info ci;
+
+	id[0] = '\0';
+	if (procfs_read_cgroup(pid, &cg) < 0)
+		return;
+	const char *paths[] = {cg.v2, cg.memory, cg.cpuacct, cg.blkio};
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (container_parse_cgroup(paths[i], &ci) == 0) {
+			memcpy(id, ci.id, CONTAINER_ID_LEN + 1);
+			return;
+		}
+}
+
+/* A container id's first 15 hex digits, with the top bit set: never a
+ * pid namespace's inode (32 bits), never PEER_SCOPE_UNSEEN. */
+static uint64_t scope_of_id(const char *id)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 15 && id[i]; i++)
+		v = v << 4 | (uint64_t)(id[i] <= '9' ? id[i] - '0' : id[i] - 'a' + 10);
+	return v | 1ull << 62;
+}
+
+void peer_classify(struct peer *p, bool admin_in_containers)
+{
+	/* tracerd's own: read once (it does not move) */
+	static uint32_t own_ns;
+	static char own_ct[CONTAINER_ID_LEN + 1];
+	static bool own_read;
+	char ct[CONTAINER_ID_LEN + 1];
+	uint32_t ns;
+
+	if (!own_read) {
+		own_ns = container_pidns(0);
+		container_id_of(getpid(), own_ct);
+		own_read = true;
+		if (!own_ns)
+			log_warn("/proc/self/ns/pid: %s: every peer counts as in a container",
+				 strerror(errno));
+	}
+	p->contained = false;
+	p->scope = 0;
+	ns = p->pid > 0 ? container_pidns(p->pid) : 0;
+	if (!ns || !own_ns) {
+		/* not visible from here, or gone: nothing to tell it apart by */
+		p->contained = true;
+		p->scope = PEER_SCOPE_UNSEEN;
+	} else if (ns != own_ns) {
+		p->contained = true;
+		p->scope = ns;
+	} else {
+		container_id_of(p->pid, ct);
+		if (ct[0] && strcmp(ct, own_ct) != 0) {
+			p->contained = true;
+			p->scope = scope_of_id(ct);
+		}
+	}
+	p->trusted = !p->contained || admin_in_containers;
+}
+
+bool peer_is_admin(const struct peer *p)
+{
+	return p->uid == 0 && p->trusted;
+}
+
+bool peer_in_container(const struct peer *p)
+{
+	return p->contained;
+}
+
+bool peer_owns(const struct peer *p, uid_t owner_uid, uint64_t owner_scope)
+{
+	return p->uid == owner_uid && p->scope == owner_scope;
 }

@@ -2,6 +2,7 @@
 #include "privacy.h"
 
 #include "identity.h"
+#include "jobs.h"
 #include "jsonutil.h"
 #include "procfs.h"
 
@@ -18,17 +19,34 @@ int privacy_init(struct privacy *pv, const char *group, char *err, size_t errlen
 	return 0;
 }
 
-bool privacy_sees_all(const struct privacy *pv, const struct ucred *peer)
+bool privacy_sees_all(const struct privacy *pv, const struct peer *peer)
 {
-	if (peer->uid == 0)
+	if (peer_is_admin(peer))
 		return true;
-	if (!pv->has_group)
+	if (!pv->has_group || !peer->trusted)
 		return false;
 	return peer->gid == pv->gid ||
 	       (peer->pid > 0 && procfs_in_group(peer->pid, pv->gid) == 1);
 }
 
-void privacy_filter_jobs(cJSON *jobs, uid_t uid)
+bool privacy_reads_summaries(const struct peer *peer)
+{
+	return peer->trusted;
+}
+
+/* Is the open job listed as e the peer's? */
+static bool is_own(const cJSON *e, const struct peer *peer, const struct jobs *js)
+{
+	/* numbers are raw items (exact text): read them as jsonutil does */
+	int64_t uid = json_get_i64(cJSON_GetObjectItem(e, "identity"), "uid", -1);
+	const cJSON *job = cJSON_GetObjectItem(e, "job");
+
+	if (!peer_in_container(peer))
+		return uid == (int64_t)peer->uid;
+	return cJSON_IsString(job) && jobs_registered_by(js, job->valuestring, peer);
+}
+
+void privacy_filter_jobs(cJSON *jobs, const struct peer *peer, const struct jobs *js)
 {
 	cJSON *open = cJSON_GetObjectItem(jobs, "open_jobs");
 	cJSON *e = open ? open->child : NULL;
@@ -36,10 +54,8 @@ void privacy_filter_jobs(cJSON *jobs, uid_t uid)
 
 	while (e) {
 		cJSON *next = e->next;
-		/* numbers are raw items (exact text): read them as jsonutil does */
-		int64_t owner = json_get_i64(cJSON_GetObjectItem(e, "identity"), "uid", -1);
 
-		if (owner != (int64_t)uid)
+		if (!is_own(e, peer, js))
 			cJSON_Delete(cJSON_DetachItemViaPointer(open, e));
 		else
 			shown++;

@@ -33,7 +33,7 @@
 struct conn {
 	struct server_watch w; /* first: epoll data points here */
 	int fd;
-	struct ucred peer;
+	struct peer peer;        /* credentials, and whether in a container */
 	struct peer_proof proof; /* the pid is still the peer's process */
 	uint64_t opened_ns;
 	size_t len;
@@ -59,6 +59,7 @@ struct server {
 	struct server_stats stats;
 	struct conn *current; /* the request being handled */
 	uint64_t next_ticket;
+	bool admin_in_containers; /* config admin_in_containers */
 };
 
 static int make_socket_dir(const char *path)
@@ -94,25 +95,26 @@ static bool socket_in_use(const struct sockaddr_un *addr)
 	return in_use;
 }
 
-static int conns_of_uid(const struct server *s, uid_t uid)
+/* connections of the peer's principal: its uid within its container */
+static int conns_of(const struct server *s, const struct peer *p)
 {
 	int n = 0;
 
 	for (const struct conn *c = s->conns; c; c = c->next)
-		if (c->peer.uid == uid)
+		if (peer_owns(p, c->peer.uid, c->peer.scope))
 			n++;
 	return n;
 }
 
-/* Fair share of the connection slots: a few per user, a reserve for root. */
-static bool conn_allowed(const struct server *s, uid_t uid)
+/* Fair share of the connection slots: a few per user (root in a
+ * container is a user), a reserve for root on the host. */
+static bool conn_allowed(const struct server *s, const struct peer *p)
 {
 	if (s->nconns >= MAX_CONNS)
 		return false;
-	if (uid == 0)
+	if (peer_is_admin(p))
 		return true;
-	return s->nconns < MAX_CONNS - ROOT_RESERVED_CONNS &&
-	       conns_of_uid(s, uid) < MAX_CONNS_PER_UID;
+	return s->nconns < MAX_CONNS - ROOT_RESERVED_CONNS && conns_of(s, p) < MAX_CONNS_PER_UID;
 }
 
 struct server *server_open(const char *path, int epfd, server_handler_fn fn,
@@ -234,6 +236,7 @@ void server_accept(struct server *s)
 		int fd = accept4(s->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP};
 		socklen_t len = sizeof(struct ucred);
+		struct ucred cred;
 		struct conn *c;
 
 		if (fd < 0) {
@@ -252,20 +255,24 @@ void server_accept(struct server *s)
 		c->fd = fd;
 		c->ticket = ++s->next_ticket;
 		c->opened_ns = clock_mono_ns();
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &c->peer, &len) != 0) {
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
 			log_warn("SO_PEERCRED: %s", strerror(errno));
 			free(c);
 			close(fd);
 			continue;
 		}
-		if (!conn_allowed(s, c->peer.uid)) {
-			s->stats.too_many++;
+		c->peer.cred = cred;
+		if (peer_proof_take(fd, &cred, &c->proof) != 0) {
+			s->stats.peer_gone++;
+			peer_proof_drop(&c->proof);
 			free(c);
 			close(fd);
 			continue;
 		}
-		if (peer_proof_take(fd, &c->peer, &c->proof) != 0) {
-			s->stats.peer_gone++;
+		/* read while the proof holds: the request checks it again */
+		peer_classify(&c->peer, s->admin_in_containers);
+		if (!conn_allowed(s, &c->peer)) {
+			s->stats.too_many++;
 			peer_proof_drop(&c->proof);
 			free(c);
 			close(fd);
@@ -316,7 +323,7 @@ void server_conn_ready(struct server *s, struct server_watch *w, uint32_t events
 		nl = memchr(c->buf, '\n', c->len);
 		if (nl) {
 			s->stats.requests++;
-			if (!peer_proof_holds(&c->peer, &c->proof)) {
+			if (!peer_proof_holds(&c->peer.cred, &c->proof)) {
 				/* its pid may be another user's process now */
 				s->stats.peer_gone++;
 				log_warn("pid %d (uid %d) exited after connecting: request refused",
@@ -421,6 +428,11 @@ int server_take(struct server *s)
 	if (fd >= 0)
 		s->current->handed = true;
 	return fd;
+}
+
+void server_set_admin_in_containers(struct server *s, bool on)
+{
+	s->admin_in_containers = on;
 }
 
 void server_count_bad(struct server *s)

@@ -2,14 +2,18 @@
  * server.h - tracerd's registration socket: a unix stream socket, one
  * JSON request line per message, one reply line.  Connections are
  * non-blocking and served from the daemon's epoll loop; the peer's
- * credentials come from SO_PEERCRED, never from the message.
+ * credentials come from SO_PEERCRED, never from the message, and whether
+ * it runs in a container from /proc at accept (peer.h).
  */
 #ifndef TRACERD_SERVER_H
 #define TRACERD_SERVER_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
+
+#include "peer.h"
 
 /* Every epoll registration of tracerd starts with this, to tell them apart. */
 enum watch_kind { WATCH_RINGBUF, WATCH_LISTEN, WATCH_CONN, WATCH_SIGNAL, WATCH_TIMER };
@@ -19,7 +23,7 @@ struct server_watch {
 
 /* Returns the reply line (malloc'd, '\n' terminated). */
 typedef char *(*server_handler_fn)(void *ctx, const char *line, size_t len,
-				   const struct ucred *peer);
+				   const struct peer *peer);
 
 struct server;
 
@@ -53,6 +57,9 @@ void server_reap(struct server *s);
  * caller owns and answers on (the server forgets it and drops the
  * handler's return value); -1 on failure. */
 int server_take(struct server *s);
+/* Root in a container is an administrator (admin_in_containers; off by
+ * default): for the connections accepted from now on. */
+void server_set_admin_in_containers(struct server *s, bool on);
 /* count a request the handler rejected */
 void server_count_bad(struct server *s);
 const struct server_stats *server_get_stats(const struct server *s);

@@ -102,7 +102,7 @@ struct tracerd {
 	size_t nheld, held_cap;
 };
 
-static char *status_reply(struct tracerd *d, const struct ucred *peer)
+static char *status_reply(struct tracerd *d, const struct peer *peer)
 {
 	cJSON *o = cJSON_CreateObject(), *st, *arr, *cnt;
 	__u64 c[TRACER_CNT__MAX];
@@ -157,7 +157,7 @@ static char *status_reply(struct tracerd *d, const struct ucred *peer)
 	cJSON_AddItemToObject(st, "jobs", jobs_status_json(&d->jobs));
 	cJSON_AddItemToObject(st, "archive_requests", archive_stats_json(d->archive));
 	if (!privacy_sees_all(&d->privacy, peer)) {
-		privacy_filter_jobs(cJSON_GetObjectItem(st, "jobs"), peer->uid);
+		privacy_filter_jobs(cJSON_GetObjectItem(st, "jobs"), peer, &d->jobs);
 		privacy_filter_delivery(cJSON_GetObjectItem(st, "delivery"));
 	}
 	{
@@ -202,7 +202,7 @@ static void answer_held(struct tracerd *d)
 
 /* server_handler_fn: one request line -> one reply line */
 static char *handle_request(void *ctx, const char *line, size_t len,
-			    const struct ucred *peer)
+			    const struct peer *peer)
 {
 	struct tracerd *d = ctx;
 	struct proto_request *req = malloc(sizeof(*req));
@@ -258,6 +258,11 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 		break;
 	case PROTO_OP_SUMMARIES:
 	case PROTO_OP_SUMMARY: /* answered off the loop */
+		if (!privacy_reads_summaries(peer)) {
+			reply = proto_error_reply("summaries are not served to processes in a "
+						  "container (tracer.conf admin_in_containers)");
+			break;
+		}
 		reply = archive_submit(d->archive, d->server, peer,
 				       privacy_sees_all(&d->privacy, peer), req);
 		break;
@@ -543,6 +548,10 @@ int main(int argc, char **argv)
 		log_error("socket: %s", err);
 		goto cleanup;
 	}
+	server_set_admin_in_containers(d.server, d.cfg.admin_in_containers);
+	if (d.cfg.admin_in_containers)
+		log_warn("admin_in_containers: root in a container is root to tracerd "
+			 "(every container with the socket sees and ends every job)");
 	/* programs attached, socket bound: the loop (and the metrics
 	 * thread started below) keep only what they need from here */
 	if (caps_drop_for_loop(err, sizeof(err)) != 0)

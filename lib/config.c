@@ -18,7 +18,7 @@
 
 enum kind { K_PATH, K_URL, K_INT, K_UINT_POW2, K_UINT, K_BOOL,
 	    K_SINKS, K_LEVEL, K_LISTEN, K_OPT_PATH, K_NAME, K_DOUBLE, K_GROUP,
-	    K_SOCKETS };
+	    K_SOCKETS, K_PATHS };
 
 struct key_def {
 	const char *name;
@@ -83,6 +83,8 @@ static const struct key_def keys[] = {
 	{"admin_group", K_GROUP, M(admin_group), 0, 0},
 	{"container_storage", K_OPT_PATH, M(container_storage), 0, 0},
 	{"docker_sockets", K_SOCKETS, M(docker_sockets), 0, 0},
+	{"docker_clients", K_PATHS, M(docker_clients), 0, 0},
+	{"admin_in_containers", K_BOOL, M(admin_in_containers), 0, 0},
 	{"flag_network_bound_share", K_DOUBLE, M(flag_network_bound_share), 0, 1},
 	{"flag_network_min_bytes", K_UINT, M(flag_network_min_bytes), 0, 4294967295LL},
 	{"test_no_sock_length", K_BOOL, M(test_no_sock_length), 0, 0},
@@ -132,6 +134,9 @@ void config_defaults(struct tracer_config *cfg)
 		 TRACER_DEFAULT_CONTAINER_STORAGE);
 	snprintf(cfg->docker_sockets, sizeof(cfg->docker_sockets), "%s",
 		 TRACER_DEFAULT_DOCKER_SOCKETS);
+	snprintf(cfg->docker_clients, sizeof(cfg->docker_clients), "%s",
+		 TRACER_DEFAULT_DOCKER_CLIENTS);
+	cfg->admin_in_containers = false;
 	snprintf(cfg->sinks, sizeof(cfg->sinks), "%s", TRACER_DEFAULT_SINKS);
 	snprintf(cfg->file_path, sizeof(cfg->file_path), "%s",
 		 TRACER_DEFAULT_FILE);
@@ -298,6 +303,19 @@ static int check_string(const struct key_def *k, const char *v, char *err,
 				return fail_msg(err, errlen,
 						"%s: path too long for a unix socket (at most %zu bytes)",
 						k->name, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+			p += w;
+			p += strspn(p, ", ");
+		}
+		break;
+	case K_PATHS:
+		/* absolute paths, separated by commas or spaces (none: none) */
+		for (const char *p = v; *p;) {
+			size_t w = strcspn(p, ", ");
+
+			if (w && p[0] != '/')
+				return fail_msg(err, errlen,
+						"%s: expected absolute paths, separated by commas "
+						"(or nothing)", k->name);
 			p += w;
 			p += strspn(p, ", ");
 		}

@@ -54,6 +54,8 @@ struct tracer_config {
 	bool resume;                /* resume */
 	char container_storage[256]; /* container_storage (empty: names unread) */
 	char docker_sockets[512];   /* docker_sockets: dockerd API sockets (empty: none asked) */
+	char docker_clients[512];   /* docker_clients: the docker CLI's executables */
+	bool admin_in_containers;   /* admin_in_containers: root in a container is root */
 	/* analysis (flags, right-sizing, cost) */
 	int advice_min_runtime_s;   /* advice_min_runtime_s */
 	double flag_memory_over_share; /* flag_memory_over_share (0..1) */

@@ -23,6 +23,9 @@
 #define TRACER_DEFAULT_CONTAINER_STORAGE "/var/lib/containers/storage" /* podman, CRI-O */
 #define TRACER_DEFAULT_DOCKER_SOCKETS "/run/docker.sock" /* dockerd API, list endpoint only */
 #define TRACER_DEFAULT_METRICS_ALLOW_REMOTE false /* metrics_listen: loopback only */
+/* the docker CLI: only an exec of one of these files (by device and
+ * inode) is a docker command */
+#define TRACER_DEFAULT_DOCKER_CLIENTS "/usr/bin/docker,/usr/local/bin/docker"
 
 /* ---- times ---- */
 #define TRACER_DEFAULT_TIMEOUT_MS 200          /* a registrant's whole exchange */

@@ -11,6 +11,7 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "defaults.h"
 
@@ -46,6 +47,29 @@ bool docker_cmd_is_cli(const char *path)
 		return false;
 	b = strrchr(path, '/');
 	return !strcmp(b ? b + 1 : path, "docker");
+}
+
+int docker_cmd_exe_is(const char *exe, const char *clients)
+{
+	struct stat x, c;
+
+	if (stat(exe, &x) != 0)
+		return -1;
+	for (const char *p = clients; *p;) {
+		size_t len = strcspn(p, ", ");
+		char path[512];
+
+		if (len && len < sizeof(path)) {
+			memcpy(path, p, len);
+			path[len] = '\0';
+			/* a client not installed is not an error: the next one */
+			if (stat(path, &c) == 0 && c.st_dev == x.st_dev && c.st_ino == x.st_ino)
+				return 1;
+		}
+		p += len;
+		p += strspn(p, ", ");
+	}
+	return 0;
 }
 
 /* Split argv into words (pointers into a copy in buf). */

@@ -4,8 +4,8 @@
  * already redacted argv, and the entries of dockerd's container list
  * (GET /containers/json: Id, Names, Image, ImageID, Command, Created,
  * State; nothing of the containers' environment) that such a command may
- * have started.  Pure functions: tracerd's docker watch (daemon/
- * dockerwatch.c) asks, matches and tags.
+ * have started, and whether an executable is the docker CLI itself.
+ * tracerd's docker watch (daemon/dockerwatch.c) asks, matches and tags.
  */
 #ifndef TRACER_DOCKERCMD_H
 #define TRACER_DOCKERCMD_H
@@ -33,8 +33,17 @@ struct docker_cmd {
  */
 int docker_cmd_parse(const char *argv, size_t len, bool truncated, struct docker_cmd *out);
 
-/* Is this executable or argv[0] the docker CLI?  (basename "docker") */
+/* May this executable or argv[0] be the docker CLI?  (basename "docker":
+ * a name only, which anyone can give any program: see docker_cmd_exe_is) */
 bool docker_cmd_is_cli(const char *path);
+
+/*
+ * Is the file exe (a path; /proc/PID/exe names the file a process runs,
+ * whatever its name or mount namespace) one of clients (docker_clients:
+ * absolute paths separated by commas), by device and inode?  1 yes, 0
+ * no, -1 when exe cannot be read (errno: the process is gone, ...).
+ */
+int docker_cmd_exe_is(const char *exe, const char *clients);
 
 struct docker_entry {
 	char id[65];

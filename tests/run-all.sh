@@ -61,6 +61,7 @@ suite "make demo's run, the README's sample" ./tests/cli/demo.sh build
 suite "man pages" ./tests/man/run.sh build
 suite "containers (busybox applets, podman)" ./tests/containers/run.sh build
 suite "container tagging ownership" ./tests/containers/ownership.sh build
+suite "root in a container is not root to tracerd (podman)" ./tests/containers/peers.sh build
 suite "docker containers (private dockerd)" ./tests/containers/docker.sh build
 suite "Apptainer/Singularity containers (starter mimic)" ./tests/containers/apptainer.sh build
 suite "HTML report (headless chromium)" ./tests/html/run.sh build

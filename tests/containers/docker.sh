@@ -249,6 +249,67 @@ else
 fi
 RUN_FILE=$TRACERD_FILE
 
+echo "== a Slurm step of user nobody cannot pull root's running container into its job"
+# The SPANK plugin registers a step as root; its task runs as the user.
+# The task runs the docker CLI's `start` on root's running container, and
+# a program that merely calls itself docker (exec -a docker tail).  The
+# socket is made writable by nobody here, so that each refusal is the
+# client's or the container's, not the socket's.
+STARTED+=(tracer-dk-victim-$$)
+if ! VICTIM_ID=$(dk run -d --network none --name "tracer-dk-victim-$$" "$IMG" \
+	/bin/sh -c 'while :; do /bin/gzip -c /bin/busybox >/dev/null; /bin/sleep 0.3; done' 2>&1); then
+	fail "docker run of root's container: $VICTIM_ID"
+	finish; exit 1
+fi
+VIC=$TMP/vic
+mkdir -m 1777 "$VIC"
+SOCK_MODE=$(stat -c %a "$TMP/docker.sock")
+chmod 711 "$TMP"
+chmod 666 "$TMP/docker.sock"
+dj_refused() { tr_cli status --json | python3 -c '
+import json, sys
+print(json.load(sys.stdin)["jobs"]["docker_joins"]["refused"])'; }
+REFUSED0=$(dj_refused)
+refused_by() { [ "$(dj_refused)" -ge $((REFUSED0 + $1)) ]; }
+python3 "$TOP/tests/containers/slurmtask.py" "$TRACERD_SOCK" "$TMP/j.vic" nobody -- \
+	env DOCKER_CONFIG="$VIC" /bin/bash -c "$DK start tracer-dk-victim-$$ >/dev/null 2>&1
+	(exec -a docker tail -f /dev/null start tracer-dk-victim-$$) & t=\$!
+	i=0; while [ ! -e '$VIC/go' ] && [ \$i -lt 600 ]; do sleep 0.1; i=\$((i + 1)); done
+	kill \$t" &
+VIC_PID=$!
+wait_until 60 "tracerd to refuse both docker commands (tracer status docker_joins.refused)" \
+	refused_by 2 && pass "both docker commands of nobody's step refused (tracer status counts them)"
+touch "$VIC/go"
+wait "$VIC_PID"
+check "nobody's step ran to its end" test $? = 0
+chmod 700 "$TMP"
+chmod "$SOCK_MODE" "$TMP/docker.sock"
+if wait_until 30 "the summary of nobody's step" summary_of_job "$TMP/j.vic"; then
+	VIC_JOB=$(cat "$TMP/j.vic")
+	fake_refused() { grep -q "job $VIC_JOB: pid [0-9]* runs a program named docker that is none of docker_clients" "$TRACERD_LOG"; }
+	check "the program named docker is refused as not the docker CLI" fake_refused
+	chk "docker_joins: both commands seen" "@$TMP/j.vic" joins watched =2
+	chk "docker_joins: no container joined" "@$TMP/j.vic" joins joined =0
+	chk "docker_joins: both refused" "@$TMP/j.vic" joins refused =2
+	chk "root's container's gzip is not in the job" "@$TMP/j.vic" no-tool gzip
+	no_victim() {
+		python3 - "$TRACERD_FILE" "$VIC_JOB" "$VICTIM_ID" "tracer-dk-victim-$$" <<'PY'
+import json, sys
+for l in open(sys.argv[1]):
+    s = json.loads(l)
+    if s.get("job") == sys.argv[2]:
+        if "container" in s:
+            sys.exit(f"the job has a container: {s['container']}")
+        if sys.argv[3] in l:
+            sys.exit("root's container's id is in the job's summary")
+        n = sum(1 for p in s.get("process_tree", []) if "/bin/gzip" in json.dumps(p))
+        sys.exit(f"{n} of root's container's processes in the job" if n else 0)
+sys.exit("no summary")
+PY
+	}
+	check "nothing of root's container in nobody's summary" no_victim
+fi
+
 echo "== docker_sockets names a missing socket and a dockerd that never answers"
 stop_tracerd
 python3 -c '

@@ -91,7 +91,7 @@ ROOT_TAIL=$!
 in_job theirs as_nobody
 move_in theirs "$C_ROOTS"
 if wait_until 30 "tracerd to refuse the container" \
-	logged "container docker ${ID_ROOTS:0:12} does not join the job: process $ROOT_TAIL in it runs as uid 0, the job's owner is $NOBODY"; then
+	logged "container docker ${ID_ROOTS:0:12} does not join the job: process $ROOT_TAIL in it runs as uid 0, the job's user is $NOBODY"; then
 	pass "a container holding a root process does not join nobody's job (logged why)"
 fi
 enter "$C_ROOTS" md5sum /bin/sh >/dev/null

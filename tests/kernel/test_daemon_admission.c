@@ -13,9 +13,10 @@
 #include "admission.h"
 #include "../unit/unit.h"
 
-static struct ucred user(uid_t uid)
+/* a peer on the host (not in a container) */
+static struct peer user(uid_t uid)
 {
-	struct ucred c = {.pid = 1, .uid = uid, .gid = uid};
+	struct peer c = {.pid = 1, .uid = uid, .gid = uid, .trusted = true};
 
 	return c;
 }
@@ -24,7 +25,7 @@ static void test_burst_then_rate(void)
 {
 	struct admission a;
 	struct jobs js;
-	struct ucred u;
+	struct peer u;
 	int ok = 0, refused = 0;
 	struct timespec pause = {0, 200 * 1000000L};
 
@@ -61,7 +62,7 @@ static void test_node_limit(void)
 	struct open_job **open = calloc(ADMIT_MAX_USER_JOBS + 1, sizeof(*open));
 	struct admission a;
 	struct jobs js;
-	struct ucred u;
+	struct peer u;
 	const char *why;
 
 	CU_ASSERT_FATAL(jobs && open);
@@ -87,11 +88,51 @@ static void test_node_limit(void)
 	free(jobs);
 }
 
+/* Root in a container (its own pid namespace: peer.h) is a user here:
+ * the bucket and the node-wide bound apply to it, and the jobs of
+ * containers' root count among the users' jobs. */
+static void test_root_in_container(void)
+{
+	struct open_job *jobs = calloc(ADMIT_MAX_USER_JOBS + 1, sizeof(*jobs));
+	struct open_job **open = calloc(ADMIT_MAX_USER_JOBS + 1, sizeof(*open));
+	struct peer ct = {.pid = 1, .uid = 0, .gid = 0, .contained = true, .scope = 4026532000u};
+	struct peer host = user(0);
+	struct admission a;
+	struct jobs js;
+	int ok = 0;
+
+	CU_ASSERT_FATAL(jobs && open);
+	memset(&js, 0, sizeof(js));
+	admission_init(&a);
+	CU_ASSERT_FALSE(peer_is_admin(&ct));
+	CU_ASSERT_TRUE(peer_is_admin(&host));
+	for (int i = 0; i < 200; i++)
+		ok += admission_check(&a, &js, &ct) == NULL;
+	CU_ASSERT(ok >= ADMIT_BURST && ok <= ADMIT_BURST + 2);
+	CU_ASSERT(a.refused_rate >= 200 - ADMIT_BURST - 2);
+	CU_ASSERT_PTR_NULL(admission_check(&a, &js, &host));
+	/* root-owned jobs of containers fill the users' bound */
+	js.open = open;
+	for (size_t i = 0; i < ADMIT_MAX_USER_JOBS; i++) {
+		jobs[i].owner_uid = 0;
+		jobs[i].owner_scope = 4026532000u + i;
+		open[i] = &jobs[i];
+	}
+	js.nopen = ADMIT_MAX_USER_JOBS;
+	admission_init(&a);
+	CU_ASSERT_PTR_NOT_NULL(admission_check(&a, &js, &ct));
+	CU_ASSERT_EQUAL(a.refused_node_limit, 1);
+	CU_ASSERT_PTR_NULL(admission_check(&a, &js, &host));
+	free(open);
+	free(jobs);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
 		{"burst then rate", test_burst_then_rate},
 		{"node-wide bound over many uids", test_node_limit},
+		{"root in a container is a user", test_root_in_container},
 	};
 
 	return UNIT_RUN("daemon_admission", tests);

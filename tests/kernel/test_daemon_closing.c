@@ -58,7 +58,7 @@ static void test_end_answered_later(void)
 {
 	struct tracer_fork_event f;
 	struct tracer_proc kp;
-	struct ucred peer = {.pid = 0, .uid = 0, .gid = 0};
+	struct peer peer = {.pid = 0, .uid = 0, .gid = 0, .trusted = true};
 	char uid[TRACER_JOB_UID_LEN];
 	char *reply;
 
@@ -85,7 +85,7 @@ static void test_end_answered_later(void)
 
 static void test_end_without_ticket(void)
 {
-	struct ucred peer = {.pid = 0, .uid = 0, .gid = 0};
+	struct peer peer = {.pid = 0, .uid = 0, .gid = 0, .trusted = true};
 	char uid[TRACER_JOB_UID_LEN];
 	char *reply;
 

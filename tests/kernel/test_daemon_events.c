@@ -268,7 +268,7 @@ static void test_two_jobs(void)
 {
 	struct tracer_identity id;
 	struct tracer_fork_event f;
-	struct ucred peer = {.uid = 0, .gid = 0};
+	struct peer peer = {.uid = 0, .gid = 0, .trusted = true};
 	struct open_job *dj2;
 	pid_t second;
 	char *reply;

@@ -321,6 +321,19 @@ static void test_set(void)
 				   "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 				   "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.sock", err, sizeof(err)),
 			-1);
+	/* the docker CLI's files; root in a container is no admin by default */
+	CU_ASSERT_STRING_EQUAL(c.docker_clients, "/usr/bin/docker,/usr/local/bin/docker");
+	CU_ASSERT_EQUAL(config_set(&c, "docker_clients", "/opt/docker/bin/docker", err,
+				   sizeof(err)), 0);
+	CU_ASSERT_STRING_EQUAL(c.docker_clients, "/opt/docker/bin/docker");
+	CU_ASSERT_EQUAL(config_set(&c, "docker_clients", "/usr/bin/docker, docker", err,
+				   sizeof(err)), -1);
+	CU_ASSERT(strstr(err, "absolute") != NULL);
+	CU_ASSERT_FALSE(c.admin_in_containers);
+	CU_ASSERT_EQUAL(config_set(&c, "admin_in_containers", "yes", err, sizeof(err)), 0);
+	CU_ASSERT_TRUE(c.admin_in_containers);
+	CU_ASSERT_EQUAL(config_set(&c, "admin_in_containers", "root", err, sizeof(err)), -1);
+	CU_ASSERT(strstr(err, "true or false") != NULL);
 	CU_ASSERT_EQUAL(config_set(&c, "nope", "1", err, sizeof(err)), -1);
 	CU_ASSERT_EQUAL(config_set(&c, NULL, "1", err, sizeof(err)), -1);
 	CU_ASSERT_EQUAL(config_set(&c, "keep_procs", "x", NULL, 0), -1);

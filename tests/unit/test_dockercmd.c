@@ -126,6 +126,31 @@ static void test_list(void)
 	CU_ASSERT_FALSE(docker_entry_matches(&c, 1800000000, &e[0]));
 }
 
+/* The docker CLI by its file: a copy or a link named docker is not it;
+ * a hard link is the same file. */
+static void test_exe_is(void)
+{
+	char dir[] = "/tmp/test_dockercmd.XXXXXX";
+	char cli[300], copy[300], hard[300], clients[700];
+
+	CU_ASSERT_EQUAL_FATAL(unit_make_dir(dir), 0);
+	unit_write_file(dir, "docker", "#!/bin/sh\n");
+	unit_write_file(dir, "other", "#!/bin/sh\n");
+	snprintf(cli, sizeof(cli), "%s/docker", dir);
+	snprintf(copy, sizeof(copy), "%s/other", dir);
+	snprintf(hard, sizeof(hard), "%s/hard", dir);
+	CU_ASSERT_EQUAL(link(cli, hard), 0);
+	snprintf(clients, sizeof(clients), "/nonexistent/docker, %s", cli);
+	CU_ASSERT_EQUAL(docker_cmd_exe_is(cli, clients), 1);
+	CU_ASSERT_EQUAL(docker_cmd_exe_is(hard, clients), 1);
+	CU_ASSERT_EQUAL(docker_cmd_exe_is(copy, clients), 0);
+	CU_ASSERT_EQUAL(docker_cmd_exe_is(cli, ""), 0);
+	CU_ASSERT_EQUAL(docker_cmd_exe_is("/nonexistent/x", clients), -1);
+	/* this process's own file, through /proc: not the CLI */
+	CU_ASSERT_EQUAL(docker_cmd_exe_is("/proc/self/exe", clients), 0);
+	unit_remove_dir(dir);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -133,6 +158,7 @@ int main(void)
 		{"start", test_start},
 		{"commands that start no container", test_not_starting},
 		{"the list and its matches", test_list},
+		{"the docker CLI by its file, not its name", test_exe_is},
 	};
 
 	return unit_run("dockercmd", tests, sizeof(tests) / sizeof(tests[0]));
