@@ -73,6 +73,8 @@ struct tracer_config {
 	double idle_host_cpu_share;    /* idle_host_cpu_share (0..1) */
 	int idle_host_after_s;         /* idle_host_after_s */
 	double price_spot_instance_hour; /* price_spot_instance_hour (0: no price) */
+	double price_fargate_vcpu_hour; /* price_fargate_vcpu_hour (0: no price) */
+	double price_fargate_gb_hour;   /* price_fargate_gb_hour (0: no price) */
 };
 
 typedef void (*config_warn_fn)(const char *msg);

@@ -154,9 +154,9 @@ static void test_bad_lines(void)
 		 "field/of/a/unix/socket/address/which/is/108/bytes.sock",
 		 "path too long for a unix socket");
 	bad_line("pin_dir = sys/fs/bpf", "absolute path");
-	bad_line("sinks = file,kafka", "unknown sink \"kafka\"");
-	bad_line("sinks = file,file", "listed twice");
-	bad_line("sinks = ,", "no sink listed");
+	bad_line("sinks = file,kafka", ":2: sinks: unknown sink \"kafka\"");
+	bad_line("sinks = file,file", ":2: sinks: sink \"file\" listed twice");
+	bad_line("sinks = ,", ":2: sinks: no sink listed");
 	bad_line("http_url = ftp://x", "expected an http:// or https:// URL");
 	bad_line("log_level = verbose", "expected debug, info, warn or error");
 	bad_line("metrics_listen = 9464", "expected ADDRESS:PORT");
