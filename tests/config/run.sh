@@ -152,6 +152,35 @@ check "a valid file: tracerd runs and answers on its socket" test "$RC" = runnin
 check "a valid file: no problem logged" not grep -q "problem" "$TMP/start_good.err"
 stop_tracerd
 
+# ---- make install: an edited configuration survives ----
+
+echo "== make install keeps an edited /etc/tracer and puts the new default beside it"
+IROOT=$TMP/root
+# install ROUND: make install into IROOT (the build is BUILD's, up to date)
+install_round() {
+	make -s -C "$TOP" BUILD="$BUILD" DESTDIR="$IROOT" SLURM_PLUGIN_DIR=/usr/lib/slurm install \
+		>"$TMP/install.$1.out" 2>&1
+}
+if ! install_round 1; then
+	fail "make install DESTDIR=$IROOT: $(tail -5 "$TMP/install.1.out")"
+else
+	check "the first install: the shipped tracer.conf and tools.rules" sh -c \
+		"cmp -s '$TOP/contrib/tracer.conf' '$IROOT/etc/tracer/tracer.conf' && cmp -s '$TOP/contrib/rules/tools.rules' '$IROOT/etc/tracer/tools.rules'"
+	echo "sinks = file,http  # site edit" >>"$IROOT/etc/tracer/tracer.conf"
+	echo "interpreter site-python" >>"$IROOT/etc/tracer/tools.rules"
+	if ! install_round 2; then
+		fail "make install again: $(tail -5 "$TMP/install.2.out")"
+	else
+		check "the second install keeps the edited tracer.conf" grep -qx "sinks = file,http  # site edit" "$IROOT/etc/tracer/tracer.conf"
+		check "the second install keeps the edited tools.rules" grep -qx "interpreter site-python" "$IROOT/etc/tracer/tools.rules"
+		check "the new defaults beside them as .new" sh -c \
+			"cmp -s '$TOP/contrib/tracer.conf' '$IROOT/etc/tracer/tracer.conf.new' && cmp -s '$TOP/contrib/rules/tools.rules' '$IROOT/etc/tracer/tools.rules.new'"
+		check "make install says so" grep -qF "$IROOT/etc/tracer/tracer.conf: kept as edited; the new default is $IROOT/etc/tracer/tracer.conf.new" "$TMP/install.2.out"
+		check "an unedited file is simply replaced (no .new)" sh -c \
+			"rm -f '$IROOT/etc/tracer/tracer.conf.new' && cp '$TOP/contrib/tracer.conf' '$IROOT/etc/tracer/tracer.conf' && make -s -C '$TOP' BUILD='$BUILD' DESTDIR='$IROOT' SLURM_PLUGIN_DIR=/usr/lib/slurm install >/dev/null && test ! -e '$IROOT/etc/tracer/tracer.conf.new'"
+	fi
+fi
+
 # ---- SIGHUP ----
 
 # tracerd from a configuration file only (so that the file decides what

@@ -59,6 +59,10 @@ static void test_defaults(void)
 	CU_ASSERT_STRING_EQUAL(c.imds_endpoint, "");
 	CU_ASSERT_EQUAL(c.metadata_timeout_ms, 300);
 	CU_ASSERT_STRING_EQUAL(c.log_level, "info");
+	/* Fargate's list prices: a job on Fargate has a cost out of the box */
+	CU_ASSERT_DOUBLE_EQUAL(c.price_fargate_vcpu_hour, 0.04048, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(c.price_fargate_gb_hour, 0.004445, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(c.price_cpu_hour, 0, 0);
 }
 
 static void test_load_good(void)
@@ -316,6 +320,13 @@ static void test_set(void)
 				   "/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 				   "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa.sock", err, sizeof(err)),
 			-1);
+	CU_ASSERT_EQUAL(config_set(&c, "price_fargate_vcpu_hour", "0.05", err, sizeof(err)), 0);
+	CU_ASSERT_DOUBLE_EQUAL(c.price_fargate_vcpu_hour, 0.05, 1e-12);
+	CU_ASSERT_EQUAL(config_set(&c, "price_fargate_gb_hour", "0", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_set(&c, "price_fargate_gb_hour", "-1", err, sizeof(err)), -1);
+	CU_ASSERT(strstr(err, "price_fargate_gb_hour: -1 out of range") != NULL);
+	CU_ASSERT_EQUAL(config_set(&c, "price_fargate_vcpu_hour", "cheap", err, sizeof(err)), -1);
+	CU_ASSERT(strstr(err, "price_fargate_vcpu_hour: \"cheap\" is not a number") != NULL);
 	CU_ASSERT_EQUAL(config_set(&c, "nope", "1", err, sizeof(err)), -1);
 	CU_ASSERT_EQUAL(config_set(&c, NULL, "1", err, sizeof(err)), -1);
 	CU_ASSERT_EQUAL(config_set(&c, "keep_procs", "x", NULL, 0), -1);
