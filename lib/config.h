@@ -1,8 +1,10 @@
 /*
  * config.h - tracer.conf: one "key = value" per line, '#' comments.
  * Read by tracerd, tracer, tracer-wrap (the SPANK plugin takes its few
- * settings from plugstack.conf instead).  A bad line is reported through
- * the warn callback and skipped: the program goes on with the default.
+ * settings from plugstack.conf instead).  tracerd reads it strictly
+ * (config_check) and refuses a file with any problem; tracer and
+ * tracer-wrap leniently (config_load): a bad line is reported through the
+ * warn callback and skipped, so that a typo never stops a job.
  * Keys are documented in docs/configuration.md; their defaults are
  * defined once, in defaults.h.
  */

@@ -250,7 +250,8 @@ meta() {
 	rm -f "$TMP/port.$1"
 	python3 "$HERE/metaserver.py" "$TMP/port.$1" "$TMP/meta.$1.log" "$1" 120 &
 	BG_PIDS+=("$!")
-	wait_file "$TMP/port.$1" "the metadata server ($1) to listen" || return 1
+	# python's start alone can take seconds on a loaded machine
+	wait_until 60 "the metadata server ($1) to listen (file $TMP/port.$1)" test -s "$TMP/port.$1" || return 1
 	PORT=$(cat "$TMP/port.$1")
 }
 aws_env() {
