@@ -2,8 +2,10 @@
 # run.sh BUILD - tracer-wrap on the real kernel: a correct init as PID 1 of
 # a new pid namespace and as a subreaper outside one, AWS identity from a
 # loopback server playing ECS task metadata v4 and IMDSv2, standalone
-# recording against wait4 ground truth, and daemon mode through tracerd
-# across a pid namespace.  Needs root (pid namespaces, tracerd).
+# recording against wait4 ground truth, the standalone summary's analysis
+# (flags, request, cost) against a Fargate task's size and a cgroup's
+# memory limit, and daemon mode through tracerd across a pid namespace.
+# Needs root (pid namespaces, cgroups, tracerd).
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
