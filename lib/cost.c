@@ -19,6 +19,7 @@
  */
 #include "cost.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "identity.h"
@@ -65,6 +66,17 @@ static void tool_costs(cJSON *tools, double cpu_cost, double mem_cost)
 			c += mem_cost * num(tw, "peak_rss_bytes") * num(tw, "wall_s") / mem_sum;
 		cJSON_AddNumberToObject(tw, "cost", c);
 	}
+}
+
+/* The vCPUs Fargate bills: the task's exact size (0.25, 0.5...), else the
+ * allocated CPUs (whole ones). */
+static double fargate_vcpus(const struct job *j, int cpus)
+{
+	const char *v = identity_label(&j->id, "ecs.task_vcpus");
+	char *end;
+	double d = v ? strtod(v, &end) : 0;
+
+	return v && end != v && !*end && d > 0 && d < 1e6 ? d : cpus;
 }
 
 /* Is the job's task on AWS Fargate (the ECS task metadata's launch type)? */
@@ -126,9 +138,13 @@ void cost_add(cJSON *root, const struct job *j, int cpus, const struct tracer_co
 						spot && price == cfg->price_spot_instance_hour
 							? "spot" : "on-demand");
 	} else {
+		double units = fargate ? fargate_vcpus(j, cpus) : cpus;
+
 		cJSON_AddStringToObject(c, "basis", rp.basis);
 		if (rp.cpu > 0) {
-			total += h * cpus * rp.cpu;
+			if (cpu_h > h * units)
+				cpu_h = h * units;
+			total += h * units * rp.cpu;
 			cpu_used = cpu_h * rp.cpu;
 			cJSON_AddNumberToObject(c, rp.cpu_key, rp.cpu);
 		}

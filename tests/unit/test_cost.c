@@ -193,6 +193,23 @@ static void test_fargate(void)
 	CU_ASSERT_DOUBLE_EQUAL(tools_sum(s), num(c, "used"), 1e-9);
 	cJSON_Delete(s);
 
+	/* a quarter vCPU is billed as such, not as the whole CPU allocated */
+	{
+		struct job *j = job(NULL);
+
+		identity_set_label(&j->id, "ecs.launch_type", "FARGATE");
+		identity_set_label(&j->id, "ecs.task_vcpus", "0.25");
+		s = summary();
+		cost_add(s, j, 1, &cfg);
+		c = cJSON_GetObjectItem(s, "cost");
+		CU_ASSERT_FATAL(c != NULL);
+		/* 2 h x (0.25 x 0.04 + 8 x 0.004); CPU used at most 2 h x 0.25 */
+		CU_ASSERT_DOUBLE_EQUAL(num(c, "total"), 2 * (0.25 * 0.04 + 8 * 0.004), 1e-9);
+		CU_ASSERT_DOUBLE_EQUAL(num(c, "used"), 2 * 0.25 * 0.04 + 2 * 2 * 0.004, 1e-9);
+		cJSON_Delete(s);
+		job_free(j);
+	}
+
 	/* on EC2 the Fargate prices do not apply: the instance's does */
 	s = cost_on("EC2", &cfg);
 	CU_ASSERT_STRING_EQUAL(str(cJSON_GetObjectItem(s, "cost"), "basis"), "instance");
