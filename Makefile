@@ -26,7 +26,9 @@
 #   make bench        overhead and accuracy benchmarks (docs/benchmarks.md)
 #   make install      install the four binaries, the configuration and the
 #                     man pages under DESTDIR/PREFIX; builds only what it
-#                     installs (used by rpm/tracer.spec)
+#                     installs (used by rpm/tracer.spec); an edited
+#                     /etc/tracer file is kept, the new default put
+#                     beside it as FILE.new
 #   make rpm          the tracer and tracer-slurm RPMs (rpm/build.sh)
 #   make deps         install the missing Debian packages the build needs
 #                     (scripts/install-deps.sh build); make test and bench
@@ -318,8 +320,9 @@ install: $(INSTALL_BINS)
 	install -D -m 0755 $(BUILD)/tracer $(DESTDIR)$(PREFIX)/bin/tracer
 	install -D -m 0755 $(BUILD)/tracer-wrap $(DESTDIR)$(PREFIX)/bin/tracer-wrap
 	install -D -m 0755 $(BUILD)/spank_tracer.so $(DESTDIR)$(SLURM_PLUGIN_DIR)/spank_tracer.so
-	install -D -m 0644 contrib/tracer.conf $(DESTDIR)$(SYSCONFDIR)/tracer/tracer.conf
-	install -D -m 0644 contrib/rules/tools.rules $(DESTDIR)$(SYSCONFDIR)/tracer/tools.rules
+	# an edited configuration is kept: the new default goes beside it (.new)
+	sh scripts/install-config.sh contrib/tracer.conf $(DESTDIR)$(SYSCONFDIR)/tracer/tracer.conf
+	sh scripts/install-config.sh contrib/rules/tools.rules $(DESTDIR)$(SYSCONFDIR)/tracer/tools.rules
 	install -D -m 0644 contrib/systemd/tracerd.service $(DESTDIR)$(UNITDIR)/tracerd.service
 	for p in man/*.[1-8]; do \
 		install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/} || exit 1; \

@@ -129,7 +129,7 @@ void closing_start(struct jobs *js, struct open_job *oj, const char *why)
 	oj->closing_since_ns = clock_mono_ns();
 	js->nclosing++;
 	if (j->cgroup_stats)
-		livestats_sample_cgroup(j, &oj->cgroup);
+		job_blocked_sample_cgroup(j, &oj->cgroup);
 	container_sample(&j->containers);
 	jobs_name_containers(js, oj);
 	jobs_untag_containers(js, oj);

@@ -2,10 +2,12 @@
  * daemonconf.c - tracerd's command line, --check-config, signals and
  * the SIGHUP reload (daemonconf.h).
  *
- * One parser (lib/config.c) for all three: a starting tracerd reads the
- * file leniently (a typo never keeps the node untraced), --check-config
- * and SIGHUP strictly (a file with any problem is refused as a whole, so
- * that a reload never half-applies a broken file).
+ * One parser (lib/config.c) and one strict check for all three: a file
+ * with any problem (unknown key, bad value, duplicate, a rules file that
+ * does not parse) is refused as a whole.  A starting tracerd exits 78
+ * rather than run with a default where the file said otherwise (a typo in
+ * `sinks` must not silently mean `file`); --check-config says the same
+ * without starting; SIGHUP keeps the running configuration.
  */
 #include "daemonconf.h"
 
@@ -71,7 +73,7 @@ static void config_warn(const char *msg)
 	log_warn("config: %s", msg);
 }
 
-/* ---- strict reading: --check-config and SIGHUP ---- */
+/* ---- strict reading: start-up, --check-config and SIGHUP ---- */
 
 static config_warn_fn report_fn; /* where problems go now (one reader at a time) */
 static int rules_problems;
@@ -160,6 +162,30 @@ static int check_config(const struct daemonconf *dc)
 	return 0;
 }
 
+/* A starting tracerd: each problem on stderr (the journal), then a count. */
+static void log_start_problem(const char *msg)
+{
+	log_error("%s", msg);
+}
+
+/* The configuration of a starting tracerd, as strict as --check-config:
+ * -1 to run, DAEMONCONF_EX_CONFIG when the file or an override is bad. */
+static int start_config(const struct daemonconf *dc, struct tracer_config *cfg)
+{
+	int problems = load_strict(dc, cfg, log_start_problem);
+	int lvl;
+
+	if (problems) {
+		log_error("%s: %d problem%s: not starting (tracerd --check-config lists them)",
+			  dc->path, problems, problems == 1 ? "" : "s");
+		return DAEMONCONF_EX_CONFIG;
+	}
+	lvl = log_parse_level(cfg->log_level);
+	if (lvl >= 0 && !dc->verbose)
+		log_set_level((enum log_level)lvl);
+	return -1;
+}
+
 /* ---- the command line ---- */
 
 int daemonconf_args(struct daemonconf *dc, struct tracer_config *cfg, int argc, char **argv)
@@ -224,21 +250,7 @@ int daemonconf_args(struct daemonconf *dc, struct tracer_config *cfg, int argc, 
 	}
 	if (dc->check)
 		return check_config(dc);
-	config_defaults(cfg);
-	if (config_load(cfg, dc->path, !dc->path_given, config_warn) != 0 && dc->path_given)
-		return 2;
-	for (int i = 0; i < dc->noverrides; i++) {
-		char err[256];
-
-		if (config_set_pair(cfg, dc->overrides[i], err, sizeof(err)) != 0) {
-			log_error("-o %s", err);
-			return 2;
-		}
-	}
-	int lvl = log_parse_level(cfg->log_level);
-	if (lvl >= 0 && !dc->verbose)
-		log_set_level((enum log_level)lvl);
-	return -1;
+	return start_config(dc, cfg);
 }
 
 /* ---- SIGHUP ---- */

@@ -16,7 +16,7 @@
 #include "server.h"
 
 #define DAEMONCONF_MAX_OVERRIDES 64
-/* sysexits.h's EX_CONFIG: what --check-config exits with on a problem */
+/* sysexits.h's EX_CONFIG: what --check-config and a refused start exit with */
 #define DAEMONCONF_EX_CONFIG 78
 
 struct daemonconf {
@@ -29,10 +29,12 @@ struct daemonconf {
 };
 
 /*
- * Read the command line into dc and load cfg (leniently: a bad line is
- * logged and skipped).  Returns -1 when tracerd is to run, otherwise the
- * status to exit with now (--help, --version, --check-config, a usage
- * error).
+ * Read the command line into dc and load cfg as strictly as
+ * --check-config: any problem is logged as FILE:LINE: KEY: what is wrong
+ * and tracerd does not start.  Returns -1 when tracerd is to run,
+ * otherwise the status to exit with now (--help, --version,
+ * --check-config, a usage error; DAEMONCONF_EX_CONFIG for a bad
+ * configuration).
  */
 int daemonconf_args(struct daemonconf *dc, struct tracer_config *cfg, int argc, char **argv);
 

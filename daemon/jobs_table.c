@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis.h"
 #include "bpf_loader.h"
 #include "clock.h"
 #include "jsonutil.h"
@@ -23,7 +22,7 @@
 #include "procfs.h"
 #include "proto.h"
 #include "livestats.h"
-#include "summary.h"
+#include "summary_finish.h"
 #include "usernames.h"
 #include "slurmlimit.h"
 #include "journal.h"
@@ -443,15 +442,13 @@ char *jobs_ok_reply(void)
 	return reply_ok(NULL, 0);
 }
 
-/* Flags, right-sizing and cost against the task name's earlier runs,
- * then this run joins them (memory only, bounded: history.h). */
-static void note_analysis(struct jobs *js, const struct job *j, cJSON *summary)
+/* This run joins the task name's earlier runs, which its flags and
+ * request were measured against (memory only, bounded: history.h). */
+static void note_history(struct jobs *js, const cJSON *summary)
 {
 	struct history_run r;
 	char name[HISTORY_NAME_LEN];
 
-	analysis_add(summary, j, js->host, js->cfg,
-		     history_find(&js->history, j->id.task_name));
 	if (history_run_of_summary(summary, name, sizeof(name), &r) == 0)
 		history_add(&js->history, name, &r);
 }
@@ -479,14 +476,10 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 		}
 		bpf_loader_job_close(js->bpf, j->tag);
 	}
-	summary = summary_build(j, js->host, &so);
-	if (summary) {
-		json_add_str(summary, "net_counting", bpf_loader_net_mode(js->bpf));
-		cJSON_AddItemToObject(summary, "net_not_counted",
-				      netio_not_counted_json(bpf_loader_net_mode(js->bpf)));
-	}
+	summary = summary_finish(j, js->host, &so, js->cfg, bpf_loader_net_mode(js->bpf),
+				 history_find(&js->history, j->id.task_name));
 	if (summary)
-		note_analysis(js, j, summary);
+		note_history(js, summary);
 	if (!summary)
 		log_error("job %s: summary not written: out of memory", j->uid);
 	else if (js->delivery) /* to the spool writer: no disk, no network here;

@@ -79,22 +79,6 @@ bool livestats_job_cgroup(pid_t pid, struct cgroup_ref *ref)
 	return ref->v2[0] || ref->mem_v1[0] || ref->cpu_v1[0];
 }
 
-void livestats_sample_cgroup(struct job *j, const struct cgroup_ref *ref)
-{
-	struct cgroup_stats st;
-	struct cgroup_pressure psi;
-	struct cgroup_limits lim;
-	bool have_psi = cgroup_read_pressure(ref, &psi) == 0;
-
-	if (cgroup_read_stats(ref, &st) == 0)
-		job_note_cgroup(j, &st);
-	cgroup_read_limits(ref, &lim); /* zeros: no limit */
-	job_blocked_note_cgroup(&j->blocked, have_psi ? &psi : NULL, &lim);
-	/* no scheduler's allocation: the cgroup's limits are the job's */
-	if (strcmp(j->id.scheduler, "slurm") != 0)
-		job_blocked_limits_to_alloc(&j->blocked, &j->id.alloc);
-}
-
 size_t livestats_sample_rss(struct job *j, const struct host_info *host,
 			    size_t *bucket, size_t budget, uint64_t *pid_reused)
 {

@@ -44,7 +44,4 @@ int livestats_read_totals(struct job_proc *p);
  */
 bool livestats_job_cgroup(pid_t pid, struct cgroup_ref *ref);
 
-/* Read the job's cgroup counters into j (peak memory, CPU). */
-void livestats_sample_cgroup(struct job *j, const struct cgroup_ref *ref);
-
 #endif

@@ -384,7 +384,7 @@ static void on_timer(struct tracerd *d)
 						       share ? share : 1, &d->jobs.stats.pid_reused);
 			note_stall(d, oj->job);
 			if (oj->job->cgroup_stats)
-				livestats_sample_cgroup(oj->job, &oj->cgroup);
+				job_blocked_sample_cgroup(oj->job, &oj->cgroup);
 		}
 		idle_host_tick(&d->idle, d->jobs.nopen > 0, d->cfg.idle_host_cpu_share,
 			       d->cfg.idle_host_after_s, now);
@@ -469,7 +469,7 @@ int main(int argc, char **argv)
 	umask(027);
 	d.epfd = d.sigfd = d.timerfd = -1;
 	rc = daemonconf_args(&d.conf, &d.cfg, argc, argv);
-	if (rc >= 0) /* --help, --version, --check-config, a usage error */
+	if (rc >= 0) /* --help, --version, --check-config, a usage error, a bad configuration */
 		return rc;
 	rc = 1;
 	/* first, before any thread: each inherits the bits */

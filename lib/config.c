@@ -89,6 +89,8 @@ static const struct key_def keys[] = {
 	{"flag_network_min_bytes", K_UINT, M(flag_network_min_bytes), 0, 4294967295LL},
 	{"test_no_sock_length", K_BOOL, M(test_no_sock_length), 0, 0},
 	{"price_spot_instance_hour", K_DOUBLE, M(price_spot_instance_hour), 0, 1000000},
+	{"price_fargate_vcpu_hour", K_DOUBLE, M(price_fargate_vcpu_hour), 0, 1000000},
+	{"price_fargate_gb_hour", K_DOUBLE, M(price_fargate_gb_hour), 0, 1000000},
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -169,6 +171,8 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->flag_network_min_bytes = TRACER_DEFAULT_FLAG_NETWORK_MIN_BYTES;
 	cfg->idle_host_cpu_share = TRACER_DEFAULT_IDLE_HOST_CPU_SHARE;
 	cfg->idle_host_after_s = TRACER_DEFAULT_IDLE_HOST_AFTER_S;
+	cfg->price_fargate_vcpu_hour = TRACER_DEFAULT_PRICE_FARGATE_VCPU_HOUR;
+	cfg->price_fargate_gb_hour = TRACER_DEFAULT_PRICE_FARGATE_GB_HOUR;
 }
 
 static int parse_integer(const char *v, long long *out)
@@ -228,10 +232,10 @@ static int set_sinks(char *dst, size_t size, const char *v, char *err,
 				found = i;
 		if (found < 0)
 			return fail_msg(err, errlen,
-					"unknown sink \"%.*s\" (known: file, http, clickhouse)",
+					"sinks: unknown sink \"%.*s\" (known: file, http, clickhouse)",
 					(int)(n > 40 ? 40 : n), p);
 		if (seen[found]++)
-			return fail_msg(err, errlen, "sink \"%s\" listed twice",
+			return fail_msg(err, errlen, "sinks: sink \"%s\" listed twice",
 					names[found]);
 		/* at most "file,http,clickhouse": always fits */
 		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s",
@@ -241,7 +245,7 @@ static int set_sinks(char *dst, size_t size, const char *v, char *err,
 	}
 	if (count == 0)
 		return fail_msg(err, errlen,
-				"no sink listed (at least one of file, http, clickhouse)");
+				"sinks: no sink listed (at least one of file, http, clickhouse)");
 	snprintf(dst, size, "%s", out);
 	return 0;
 }

@@ -1,8 +1,10 @@
 /*
  * config.h - tracer.conf: one "key = value" per line, '#' comments.
  * Read by tracerd, tracer, tracer-wrap (the SPANK plugin takes its few
- * settings from plugstack.conf instead).  A bad line is reported through
- * the warn callback and skipped: the program goes on with the default.
+ * settings from plugstack.conf instead).  tracerd reads it strictly
+ * (config_check) and refuses a file with any problem; tracer and
+ * tracer-wrap leniently (config_load): a bad line is reported through the
+ * warn callback and skipped, so that a typo never stops a job.
  * Keys are documented in docs/configuration.md; their defaults are
  * defined once, in defaults.h.
  */
@@ -76,6 +78,8 @@ struct tracer_config {
 	double idle_host_cpu_share;    /* idle_host_cpu_share (0..1) */
 	int idle_host_after_s;         /* idle_host_after_s */
 	double price_spot_instance_hour; /* price_spot_instance_hour (0: no price) */
+	double price_fargate_vcpu_hour; /* price_fargate_vcpu_hour (0: no price) */
+	double price_fargate_gb_hour;   /* price_fargate_gb_hour (0: no price) */
 };
 
 typedef void (*config_warn_fn)(const char *msg);

@@ -3,10 +3,10 @@
  * through config_set (config.c).  A bad value, an unknown key, a
  * duplicate key or a line that is too long is reported through the warn
  * callback as "FILE:LINE: KEY: what is wrong".  Read leniently
- * (config_load) the line is skipped, so one typo never stops the daemon:
- * the key keeps its default.  Read strictly (config_check: tracerd
- * --check-config, SIGHUP) every problem is counted, so the caller can
- * refuse the file.
+ * (config_load: tracer, tracer-wrap) the line is skipped, so one typo
+ * never stops a job: the key keeps its default.  Read strictly
+ * (config_check: tracerd at start, --check-config, SIGHUP) every problem
+ * is counted, so the caller can refuse the file.
  */
 #include "config.h"
 

@@ -7,7 +7,10 @@
  * hours x the memory peak (at most the allocation) x price_gb_hour.
  * "instance" (price_instance_hour, or price_spot_instance_hour on a spot
  * instance): wall hours x the hourly price; the used part is its share of
- * CPU time in the allocated CPU time.  unused = total - used.
+ * CPU time in the allocated CPU time.  "fargate" (price_fargate_vcpu_hour,
+ * price_fargate_gb_hour, on an ECS task of launch type FARGATE): as
+ * "resources", with Fargate's prices of the task's vCPUs and memory, which
+ * is how Fargate bills.  unused = total - used.
  *
  * Tools share the used part so that they sum to it exactly: the CPU part
  * by their share of the tools' CPU time, the memory part by their share of
@@ -16,12 +19,22 @@
  */
 #include "cost.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "identity.h"
 #include "jsonutil.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
+
+/* Per-resource prices and the keys that set them. */
+struct prices {
+	const char *basis;
+	double cpu;
+	const char *cpu_key;
+	double gb;
+	const char *gb_key;
+};
 
 /* seconds and byte counts are written raw (jsonutil) */
 static double num(const cJSON *o, const char *key)
@@ -55,6 +68,40 @@ static void tool_costs(cJSON *tools, double cpu_cost, double mem_cost)
 	}
 }
 
+/* The vCPUs Fargate bills: the task's exact size (0.25, 0.5...), else the
+ * allocated CPUs (whole ones). */
+static double fargate_vcpus(const struct job *j, int cpus)
+{
+	const char *v = identity_label(&j->id, "ecs.task_vcpus");
+	char *end;
+	double d = v ? strtod(v, &end) : 0;
+
+	return v && end != v && !*end && d > 0 && d < 1e6 ? d : cpus;
+}
+
+/* Is the job's task on AWS Fargate (the ECS task metadata's launch type)? */
+static bool on_fargate(const struct job *j)
+{
+	const char *lt = identity_label(&j->id, "ecs.launch_type");
+
+	return lt && !strcmp(lt, "FARGATE");
+}
+
+/* The per-resource prices that apply: Fargate's on Fargate (no instance
+ * there to price), else the site's; false when neither is set. */
+static bool resource_prices(const struct job *j, const struct tracer_config *cfg,
+			    struct prices *p)
+{
+	if (on_fargate(j) && (cfg->price_fargate_vcpu_hour > 0 || cfg->price_fargate_gb_hour > 0)) {
+		*p = (struct prices){"fargate", cfg->price_fargate_vcpu_hour, "price_fargate_vcpu_hour",
+				     cfg->price_fargate_gb_hour, "price_fargate_gb_hour"};
+		return true;
+	}
+	*p = (struct prices){"resources", cfg->price_cpu_hour, "price_cpu_hour",
+			     cfg->price_gb_hour, "price_gb_hour"};
+	return cfg->price_cpu_hour > 0 || cfg->price_gb_hour > 0;
+}
+
 void cost_add(cJSON *root, const struct job *j, int cpus, const struct tracer_config *cfg)
 {
 	const char *life = identity_label(&j->id, "aws.lifecycle");
@@ -64,11 +111,15 @@ void cost_add(cJSON *root, const struct job *j, int cpus, const struct tracer_co
 	double alloc_mem = (double)j->id.alloc.mem_bytes, cpu_h = cpu_s / 3600.0;
 	double total = 0, cpu_used = 0, mem_used = 0, price;
 	bool spot = life && !strcmp(life, "spot");
+	bool fargate = on_fargate(j);
+	struct prices rp;
+	bool have_rp = resource_prices(j, cfg, &rp);
 	cJSON *c;
 
-	price = spot && cfg->price_spot_instance_hour > 0 ? cfg->price_spot_instance_hour
-							   : cfg->price_instance_hour;
-	if (price <= 0 && cfg->price_cpu_hour <= 0 && cfg->price_gb_hour <= 0)
+	/* an instance's price never applies to a Fargate task */
+	price = fargate ? 0 : spot && cfg->price_spot_instance_hour > 0 ? cfg->price_spot_instance_hour
+									: cfg->price_instance_hour;
+	if (price <= 0 && !have_rp)
 		return; /* no price that applies: no cost, not zeros */
 	c = cJSON_AddObjectToObject(root, "cost");
 	if (!c)
@@ -87,16 +138,20 @@ void cost_add(cJSON *root, const struct job *j, int cpus, const struct tracer_co
 						spot && price == cfg->price_spot_instance_hour
 							? "spot" : "on-demand");
 	} else {
-		cJSON_AddStringToObject(c, "basis", "resources");
-		if (cfg->price_cpu_hour > 0) {
-			total += h * cpus * cfg->price_cpu_hour;
-			cpu_used = cpu_h * cfg->price_cpu_hour;
-			cJSON_AddNumberToObject(c, "price_cpu_hour", cfg->price_cpu_hour);
+		double units = fargate ? fargate_vcpus(j, cpus) : cpus;
+
+		cJSON_AddStringToObject(c, "basis", rp.basis);
+		if (rp.cpu > 0) {
+			if (cpu_h > h * units)
+				cpu_h = h * units;
+			total += h * units * rp.cpu;
+			cpu_used = cpu_h * rp.cpu;
+			cJSON_AddNumberToObject(c, rp.cpu_key, rp.cpu);
 		}
-		if (cfg->price_gb_hour > 0 && alloc_mem > 0) {
-			total += h * (alloc_mem / GiB) * cfg->price_gb_hour;
-			mem_used = h * ((peak < alloc_mem ? peak : alloc_mem) / GiB) * cfg->price_gb_hour;
-			cJSON_AddNumberToObject(c, "price_gb_hour", cfg->price_gb_hour);
+		if (rp.gb > 0 && alloc_mem > 0) {
+			total += h * (alloc_mem / GiB) * rp.gb;
+			mem_used = h * ((peak < alloc_mem ? peak : alloc_mem) / GiB) * rp.gb;
+			cJSON_AddNumberToObject(c, rp.gb_key, rp.gb);
 		}
 		if (life) /* these prices are the site's own, whatever the instance */
 			cJSON_AddStringToObject(c, "pricing", "on-demand");

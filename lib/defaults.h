@@ -72,6 +72,11 @@
 #define TRACER_DEFAULT_STALL_THRESHOLD_S 600     /* no CPU and no I/O for this long */
 #define TRACER_DEFAULT_MEM_HEADROOM 1.2          /* recommended memory = peak x this */
 #define TRACER_DEFAULT_FLAG_SLOWER_FACTOR 1.5    /* wall above p90 of earlier runs x this */
+/* AWS Fargate's on-demand list prices (us-east-1, Linux x86_64), per vCPU-
+ * and per GB-hour of a task's size: a job recorded on Fargate has a cost
+ * without any setting; other regions and Arm set their own */
+#define TRACER_DEFAULT_PRICE_FARGATE_VCPU_HOUR 0.04048
+#define TRACER_DEFAULT_PRICE_FARGATE_GB_HOUR 0.004445
 #define TRACER_DEFAULT_FLAG_NETWORK_BOUND_SHARE 0.5 /* off-CPU share of the wall, network moving */
 #define TRACER_DEFAULT_FLAG_NETWORK_MIN_BYTES (1u << 20) /* network bytes below: not network_bound */
 #define TRACER_DEFAULT_IDLE_HOST_CPU_SHARE 0.05  /* host CPU busy share at most this... */

@@ -4,8 +4,10 @@
 #include "job_blocked.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "clock.h"
+#include "job_record.h"
 #include "identity.h"
 #include "jsonutil.h"
 
@@ -103,4 +105,20 @@ cJSON *job_blocked_limits_json(const struct job_blocked *w)
 	if (used && (w->limits_used & JOB_WAIT_CPU_LIMIT))
 		cJSON_AddItemToArray(used, cJSON_CreateString("cpus"));
 	return o;
+}
+
+void job_blocked_sample_cgroup(struct job *j, const struct cgroup_ref *ref)
+{
+	struct cgroup_stats st;
+	struct cgroup_pressure psi;
+	struct cgroup_limits lim;
+	bool have_psi = cgroup_read_pressure(ref, &psi) == 0;
+
+	if (cgroup_read_stats(ref, &st) == 0)
+		job_note_cgroup(j, &st);
+	cgroup_read_limits(ref, &lim); /* zeros: no limit */
+	job_blocked_note_cgroup(&j->blocked, have_psi ? &psi : NULL, &lim);
+	/* no scheduler's allocation: the cgroup's limits are the job's */
+	if (strcmp(j->id.scheduler, "slurm") != 0)
+		job_blocked_limits_to_alloc(&j->blocked, &j->id.alloc);
 }

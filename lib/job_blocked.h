@@ -39,6 +39,13 @@ cJSON *job_blocked_limits_json(const struct job_blocked *w);
  * is the value at its previous sample, updated.  Counts the growth in
  * the job's and returns it (ns), for the process's own. */
 uint64_t job_blocked_note_blkio(struct job_blocked *w, uint64_t *seen, uint64_t ticks);
+struct job;
+/*
+ * A sample of the job's own cgroup (tracerd's job cgroup, the container
+ * of a tracer-wrap that is its init): its counters, pressure and limits;
+ * unless Slurm declared the allocation, the limits are the job's.
+ */
+void job_blocked_sample_cgroup(struct job *j, const struct cgroup_ref *ref);
 /* A reading of the job cgroup's pressure and limits. */
 void job_blocked_note_cgroup(struct job_blocked *w, const struct cgroup_pressure *p,
 			     const struct cgroup_limits *l);

@@ -1,7 +1,9 @@
 #!/bin/bash
-# build.sh OUTDIR - build the tracer and tracer-slurm RPMs from the
-# committed tree (git archive) into OUTDIR, check what they hold and how
-# they were built, and run rpmlint on the spec and the packages.
+# build.sh OUTDIR - build the tracer, tracer-common and tracer-slurm RPMs
+# from the committed tree (git archive) into OUTDIR, check what they hold,
+# what they require (tracer-slurm must not bring tracerd onto login
+# nodes) and how they were built, and run rpmlint on the spec and the
+# packages.
 #
 # On a distribution without dnf or yum (Debian), the BuildRequires cannot
 # be checked (--nodeps), and what Fedora's and RHEL's rpm configuration
@@ -37,24 +39,62 @@ else
 fi
 RPM_MAIN=$(ls "$OUT"/top/RPMS/*/tracer-"$VERSION"-*.rpm)
 RPM_SLURM=$(ls "$OUT"/top/RPMS/*/tracer-slurm-"$VERSION"-*.rpm)
+RPM_COMMON=$(ls "$OUT"/top/RPMS/*/tracer-common-"$VERSION"-*.rpm)
 
 # holds PACKAGE PATH: the package lists PATH
 holds() { rpm -qlp "$1" 2>/dev/null | grep -qx "$2"; }
-for want in /usr/sbin/tracerd /usr/bin/tracer /usr/bin/tracer-wrap /etc/tracer \
-	/etc/tracer/tracer.conf /etc/tracer/tools.rules /usr/lib/systemd/system/tracerd.service \
+for want in /usr/sbin/tracerd /usr/lib/systemd/system/tracerd.service \
 	/var/lib/tracer /usr/share/licenses/tracer/LICENSE /usr/share/doc/tracer/README.md \
-	/usr/share/man/man1/tracer.1.gz /usr/share/man/man1/tracer-wrap.1.gz \
-	/usr/share/man/man5/tracer.conf.5.gz /usr/share/man/man8/tracerd.8.gz; do
+	/usr/share/man/man8/tracerd.8.gz; do
 	holds "$RPM_MAIN" "$want" && pass "tracer RPM holds $want" || fail "tracer RPM lacks $want"
+done
+for want in /usr/bin/tracer /usr/bin/tracer-wrap /etc/tracer /etc/tracer/tracer.conf \
+	/etc/tracer/tools.rules /usr/share/man/man1/tracer.1.gz /usr/share/man/man1/tracer-wrap.1.gz \
+	/usr/share/man/man5/tracer.conf.5.gz; do
+	holds "$RPM_COMMON" "$want" && pass "tracer-common RPM holds $want" || fail "tracer-common RPM lacks $want"
 done
 for want in /usr/lib64/slurm/spank_tracer.so /etc/slurm/plugstack.conf.d \
 	/etc/slurm/plugstack.conf.d/tracer.conf /usr/share/man/man8/spank_tracer.8.gz; do
 	holds "$RPM_SLURM" "$want" && pass "tracer-slurm RPM holds $want" || fail "tracer-slurm RPM lacks $want"
 done
 
+# the configuration stays %config(noreplace): an upgrade keeps an edited
+# file and puts the new default beside it (FILE.rpmnew)
+noreplace() {
+	local f
+	for f in /etc/tracer/tracer.conf /etc/tracer/tools.rules; do
+		rpm -qp --configfiles "$RPM_COMMON" 2>/dev/null | grep -qx "$f" ||
+			{ echo "$f is not a configuration file of tracer-common"; return 1; }
+	done
+	rpm -qp --qf '[%{FILEFLAGS:fflags} %{FILENAMES}\n]' "$RPM_COMMON" 2>/dev/null |
+		grep -q '^cn.* /etc/tracer/tracer.conf$' || { echo "tracer.conf is not noreplace"; return 1; }
+}
+noreplace && pass "tracer-common: /etc/tracer files are %config(noreplace)" || fail "%config(noreplace)"
+
+# which package goes where: login nodes take tracer-slurm and tracer-common
+# without the daemon; compute nodes tracer, which brings tracer-common
+provides_of() { rpm -qp --provides "$@" 2>/dev/null | awk '{print $1}'; }
+slurm_without_daemon() {
+	local req hit
+	req=$(rpm -qp --requires "$RPM_SLURM" 2>/dev/null)
+	[ -n "$req" ] || { echo "no requirements read from $RPM_SLURM"; return 1; }
+	# any capability of the daemon package, or a file of it
+	hit=$(grep -Fxf <(provides_of "$RPM_MAIN"; rpm -qlp "$RPM_MAIN") <(awk '{print $1}' <<<"$req"))
+	[ -z "$hit" ] || { echo "tracer-slurm requires $hit (the daemon's package)"; return 1; }
+	grep -qE '^tracer(\(|$| )' <<<"$req" && { echo "tracer-slurm requires tracer: $req"; return 1; }
+	return 0
+}
+slurm_without_daemon && pass "tracer-slurm does not require tracer (no tracerd on login nodes)" ||
+	{ fail "tracer-slurm requires the daemon"; rpm -qp --requires "$RPM_SLURM" | sed 's/^/    /'; }
+main_brings_common() {
+	rpm -qp --requires "$RPM_MAIN" 2>/dev/null | grep -qE "^tracer-common(\(x86-64\))? = $VERSION-"
+}
+main_brings_common && pass "tracer requires tracer-common of the same version (the client on compute nodes)" ||
+	{ fail "tracer's requirement on tracer-common"; rpm -qp --requires "$RPM_MAIN" | sed 's/^/    /'; }
+
 owned_dirs() {
 	local d out
-	out=$(rpm -qlvp "$RPM_MAIN" "$RPM_SLURM" 2>/dev/null)
+	out=$(rpm -qlvp "$RPM_MAIN" "$RPM_COMMON" "$RPM_SLURM" 2>/dev/null)
 	for d in /etc/tracer /var/lib/tracer /etc/slurm/plugstack.conf.d; do
 		grep -q "^d.* $d\$" <<<"$out" || { echo "$d is not a directory of the packages"; return 1; }
 	done
@@ -78,7 +118,7 @@ slurm_req && pass "tracer-slurm requires Slurm $slurm_major, the release it was 
 	{ fail "tracer-slurm's Slurm requirement"; rpm -qp --requires "$RPM_SLURM" | sed 's/^/    /'; }
 no_lib_requires() {
 	local r
-	r=$(rpm -qp --requires "$RPM_MAIN" 2>/dev/null | grep -E '^(libbpf|cjson|hwloc|hwloc-libs|libcurl|libmicrohttpd)( |$)')
+	r=$(rpm -qp --requires "$RPM_MAIN" "$RPM_COMMON" 2>/dev/null | grep -E '^(libbpf|cjson|hwloc|hwloc-libs|libcurl|libmicrohttpd)( |$)')
 	[ -z "$r" ] || { echo "explicit: $r"; return 1; }
 }
 no_lib_requires && pass "no explicit library Requires (sonames generated by rpm)" || fail "library Requires"
@@ -103,7 +143,7 @@ only_installed_built && pass "%build and %install build no test binary (no -stat
 flags_used() {
 	local dir b
 	dir=$(mktemp -d)
-	(cd "$dir" && rpm2cpio "$RPM_MAIN" | cpio -id --quiet && rpm2cpio "$RPM_SLURM" | cpio -id --quiet)
+	(cd "$dir" && for r in "$RPM_MAIN" "$RPM_COMMON" "$RPM_SLURM"; do rpm2cpio "$r" | cpio -idu --quiet; done)
 	for b in usr/sbin/tracerd usr/bin/tracer usr/bin/tracer-wrap usr/lib64/slurm/spank_tracer.so; do
 		readelf -d "$dir/$b" | grep -q 'BIND_NOW\|FLAGS.*NOW' || { echo "$b: not linked with -z now"; rm -rf "$dir"; return 1; }
 		# -D_FORTIFY_SOURCE=2 of the distribution's CFLAGS: __snprintf_chk and friends
@@ -122,5 +162,5 @@ lint() {
 	grep -q ' 0 errors' <<<"$out" && ! grep -q ': E: ' <<<"$out"
 }
 lint "$SPEC" && pass "rpmlint tracer.spec: no error" || fail "rpmlint tracer.spec"
-lint "$RPM_MAIN" "$RPM_SLURM" && pass "rpmlint on the packages: no error" || fail "rpmlint on the packages"
+lint "$RPM_MAIN" "$RPM_COMMON" "$RPM_SLURM" && pass "rpmlint on the packages: no error" || fail "rpmlint on the packages"
 exit $rc

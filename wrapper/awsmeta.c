@@ -283,6 +283,7 @@ int awsmeta_parse_ecs_task(const char *json, size_t len,
 	cJSON *obj = parse_object(json, len, "ECS task metadata", err, errlen);
 	const char *cluster;
 	const cJSON *limits;
+	char buf[32];
 	int bad = 0;
 
 	if (!obj)
@@ -301,11 +302,18 @@ int awsmeta_parse_ecs_task(const char *json, size_t len,
 		  obj_str(obj, "AvailabilityZone"), err, errlen, &bad);
 	set_label(id, "ecs.launch_type", obj_str(obj, "LaunchType"), err,
 		  errlen, &bad);
-	/* task-level limits are in vCPUs already (Fargate sizes) */
+	/* task-level limits are in vCPUs already (Fargate sizes); the exact
+	 * size is kept, as Fargate bills 0.25 vCPU as such, not as 1 */
 	limits = cJSON_GetObjectItemCaseSensitive(obj, "Limits");
-	if (cJSON_IsObject(limits))
-		apply_limits(id, obj_num(limits, "CPU"),
-			     obj_num(limits, "Memory"));
+	if (cJSON_IsObject(limits)) {
+		double vcpus = obj_num(limits, "CPU");
+
+		if (vcpus > 0 && vcpus < 1e6) {
+			snprintf(buf, sizeof(buf), "%g", vcpus);
+			set_label(id, "ecs.task_vcpus", buf, err, errlen, &bad);
+		}
+		apply_limits(id, vcpus, obj_num(limits, "Memory"));
+	}
 	apply_tracer_keys(cJSON_GetObjectItemCaseSensitive(obj, "TaskTags"), id,
 			  err, errlen, &bad);
 	cJSON_Delete(obj);

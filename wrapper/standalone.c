@@ -1,9 +1,11 @@
 /*
  * standalone.c - the job without a node daemon (Fargate, no socket): the
  * wrapper runs it as init and records it itself, through the tracker
- * (/proc + wait4) and the container's cgroup counters, then writes the
- * same summary as tracerd to the configured sinks.  Any failure of the
- * recording leaves the job running untouched: at worst no summary.
+ * (/proc + wait4) and the container's cgroup counters, then finishes its
+ * summary as tracerd does (summary_finish: flags, request, cost against
+ * the container's allocation: the ECS task's limits, else its cgroup's)
+ * and writes it to the configured sinks.  Any failure of the recording
+ * leaves the job running untouched: at worst no summary.
  */
 #include "wrap.h"
 
@@ -26,7 +28,7 @@
 #include "runner.h"
 #include "tracker.h"
 #include "sink.h"
-#include "summary.h"
+#include "summary_finish.h"
 
 struct standalone {
 	struct job *job;
@@ -41,13 +43,12 @@ static void rules_warn(const char *msg)
 	log_debug("%s", msg);
 }
 
+/* The container's counters, pressure and limits (its allocation when the
+ * ECS task metadata declared none), as tracerd reads a job's cgroup. */
 static void read_cgroup(struct standalone *sa)
 {
-	struct cgroup_stats st;
-
-	if (!sa->have_cg || cgroup_read_stats(&sa->cg, &st) < 0)
-		return;
-	job_note_cgroup(sa->job, &st);
+	if (sa->have_cg)
+		job_blocked_sample_cgroup(sa->job, &sa->cg);
 }
 
 static void on_tick(void *arg)
@@ -177,15 +178,14 @@ static void write_summary(const struct tracer_config *cfg,
 	char err[256] = "";
 
 	host_info_read(&host);
-	summary = summary_build(j, &host, &sopts);
+	/* no kernel programs without tracerd: no socket or block counters
+	 * per process (the container's cgroup_io still has its block I/O);
+	 * one job per container: no earlier runs to compare with */
+	summary = summary_finish(j, &host, &sopts, cfg, "none", NULL);
 	if (!summary) {
 		log_error("summary: out of memory: job %s not written", j->uid);
 		return;
 	}
-	/* no kernel programs without tracerd: no socket or block counters
-	 * per process (the container's cgroup_io still has its block I/O) */
-	json_add_str(summary, "net_counting", "none");
-	cJSON_AddItemToObject(summary, "net_not_counted", netio_not_counted_json("none"));
 	sinks = sinks_open(cfg, err, sizeof(err));
 	if (!sinks) {
 		log_error("summary of job %s not written: %s", j->uid, err);
@@ -235,6 +235,7 @@ int standalone_run(const struct wrap_opts *o, const struct tracer_config *cfg,
 		sa.trk = tracker_new(sa.job, rules, cfg->argv_max);
 		find_cgroup(&sa);
 		find_container(&sa, cfg);
+		read_cgroup(&sa); /* the first reading: pressure counts from here */
 	}
 	if (!sa.job || !sa.trk)
 		log_error("out of memory: job runs without being recorded");

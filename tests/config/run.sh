@@ -1,6 +1,7 @@
 #!/bin/bash
 # run.sh BUILD - tracerd's configuration: `tracerd --check-config` (exit
-# 0, or 78 with FILE:LINE: KEY: what is wrong, starting nothing) and the
+# 0, or 78 with FILE:LINE: KEY: what is wrong, starting nothing), a
+# starting tracerd as strict (exit 78, the same lines), and the
 # SIGHUP reload (sinks, rules and thresholds change at run time; an
 # invalid file keeps the current configuration; a hanging sink does not
 # hold the reload or the event loop).  Root (tracerd loads BPF).
@@ -96,6 +97,89 @@ printf 'interpreter\nbogus-directive x\n' >"$TMP/bad.rules"
 checkconf rules "rules = $TMP/bad.rules
 "
 check "a rules file with a bad line: exit 78" test "$RC" = 78
+
+# ---- a starting tracerd: as strict as --check-config ----
+
+# startconf NAME TEXT: write $TMP/NAME.conf and start tracerd on it (its
+# own socket, pins and state); RC: its exit status when it exited, or
+# "running" once it answers on its socket (left running for the caller
+# to stop); stderr in ERR
+startconf() {
+	local name=$1 text=$2
+	TRACERD_SOCK=$TMP/$name.sock TRACERD_FILE=$TMP/$name.ndjson
+	printf 'socket = %s\n%s' "$TRACERD_SOCK" "$text" >"$TMP/$name.conf"
+	"$BUILD/tracerd" -c "$TMP/$name.conf" -o pin_dir="$TRACERD_PINS" \
+		-o state_dir="$TMP/tracerd-state" -o spool_dir="$TMP/$name.spool" \
+		-o file="$TRACERD_FILE" >"$TMP/$name.out" 2>"$TMP/$name.err" &
+	TRACERD_PID=$!
+	RC=unknown
+	if wait_until 30 "tracerd on $name.conf to exit or answer" tracerd_answers_or_died; then
+		if proc_gone "$TRACERD_PID"; then
+			wait "$TRACERD_PID"
+			RC=$?
+			TRACERD_PID=
+		else
+			RC=running
+		fi
+	fi
+	ERR=$(cat "$TMP/$name.err")
+}
+# logged TEXT: tracerd's stderr (the journal under systemd) holds TEXT
+logged() { grep -qF -- "$1" <<<"$ERR"; }
+
+echo "== a starting tracerd refuses an invalid file"
+startconf start_unknown "sinks = file
+sinkz = http
+"
+check "an unknown key: tracerd exits 78 (EX_CONFIG) instead of running" test "$RC" = 78
+check "an unknown key: FILE:LINE: KEY: what on stderr" logged "$TMP/start_unknown.conf:3: sinkz: unknown key"
+check "an unknown key: it said why it did not start" logged "$TMP/start_unknown.conf: 1 problem: not starting (tracerd --check-config lists them)"
+check "an unknown key: nothing served (no socket)" test ! -e "$TMP/start_unknown.sock"
+stop_tracerd
+
+startconf start_badval "sinks = file,ftp
+"
+check "a bad value: tracerd exits 78 instead of running with the default sinks" test "$RC" = 78
+check "a bad value: FILE:LINE: KEY: what on stderr" \
+	logged "$TMP/start_badval.conf:2: sinks: unknown sink \"ftp\" (known: file, http, clickhouse)"
+check "a bad value: nothing served (no socket)" test ! -e "$TMP/start_badval.sock"
+stop_tracerd
+
+startconf start_good "sinks = file
+sample_interval_ms = 500
+"
+check "a valid file: tracerd runs and answers on its socket" test "$RC" = running
+check "a valid file: no problem logged" not grep -q "problem" "$TMP/start_good.err"
+stop_tracerd
+
+# ---- make install: an edited configuration survives ----
+
+echo "== make install keeps an edited /etc/tracer and puts the new default beside it"
+IROOT=$TMP/root
+# install ROUND: make install into IROOT (the build is BUILD's, up to date)
+install_round() {
+	make -s -C "$TOP" BUILD="$BUILD" DESTDIR="$IROOT" SLURM_PLUGIN_DIR=/usr/lib/slurm install \
+		>"$TMP/install.$1.out" 2>&1
+}
+if ! install_round 1; then
+	fail "make install DESTDIR=$IROOT: $(tail -5 "$TMP/install.1.out")"
+else
+	check "the first install: the shipped tracer.conf and tools.rules" sh -c \
+		"cmp -s '$TOP/contrib/tracer.conf' '$IROOT/etc/tracer/tracer.conf' && cmp -s '$TOP/contrib/rules/tools.rules' '$IROOT/etc/tracer/tools.rules'"
+	echo "sinks = file,http  # site edit" >>"$IROOT/etc/tracer/tracer.conf"
+	echo "interpreter site-python" >>"$IROOT/etc/tracer/tools.rules"
+	if ! install_round 2; then
+		fail "make install again: $(tail -5 "$TMP/install.2.out")"
+	else
+		check "the second install keeps the edited tracer.conf" grep -qx "sinks = file,http  # site edit" "$IROOT/etc/tracer/tracer.conf"
+		check "the second install keeps the edited tools.rules" grep -qx "interpreter site-python" "$IROOT/etc/tracer/tools.rules"
+		check "the new defaults beside them as .new" sh -c \
+			"cmp -s '$TOP/contrib/tracer.conf' '$IROOT/etc/tracer/tracer.conf.new' && cmp -s '$TOP/contrib/rules/tools.rules' '$IROOT/etc/tracer/tools.rules.new'"
+		check "make install says so" grep -qF "$IROOT/etc/tracer/tracer.conf: kept as edited; the new default is $IROOT/etc/tracer/tracer.conf.new" "$TMP/install.2.out"
+		check "an unedited file is simply replaced (no .new)" sh -c \
+			"rm -f '$IROOT/etc/tracer/tracer.conf.new' && cp '$TOP/contrib/tracer.conf' '$IROOT/etc/tracer/tracer.conf' && make -s -C '$TOP' BUILD='$BUILD' DESTDIR='$IROOT' SLURM_PLUGIN_DIR=/usr/lib/slurm install >/dev/null && test ! -e '$IROOT/etc/tracer/tracer.conf.new'"
+	fi
+fi
 
 # ---- SIGHUP ----
 

@@ -181,12 +181,13 @@ echo "== the systemd unit"
 if command -v systemd-analyze >/dev/null; then
 	# verify the unit as installed, with the binary of this build
 	mkdir -p "$TMP/unit"
-	sed "s|^ExecStart=/usr/sbin/tracerd|ExecStart=$BUILD/tracerd|" "$TOP/contrib/systemd/tracerd.service" >"$TMP/unit/tracerd.service"
+	sed "s|^\(ExecStart\(Pre\)\{0,1\}\)=/usr/sbin/tracerd|\1=$BUILD/tracerd|" "$TOP/contrib/systemd/tracerd.service" >"$TMP/unit/tracerd.service"
 	check "systemd-analyze verify: no warning" sh -c "out=\$(systemd-analyze verify --man=no '$TMP/unit/tracerd.service' 2>&1); echo \"\$out\"; [ -z \"\$out\" ]"
 	unit_has() { grep -qx "$1" "$TOP/contrib/systemd/tracerd.service"; }
 	for line in Type=notify NoNewPrivileges=yes ProtectSystem=strict PrivateTmp=yes "Documentation=man:tracerd(8) man:tracer.conf(5)" \
 		ProtectKernelTunables=yes ProtectControlGroups=yes DevicePolicy=closed TasksMax=64 MemoryMax=1G \
-		"SystemCallFilter=~ptrace process_vm_readv process_vm_writev open_by_handle_at pidfd_getfd"; do
+		"SystemCallFilter=~ptrace process_vm_readv process_vm_writev open_by_handle_at pidfd_getfd" \
+		"ExecStartPre=/usr/sbin/tracerd --check-config -c /etc/tracer/tracer.conf"; do
 		check "unit has $line" unit_has "$line"
 	done
 	check "unit bounds its capabilities" grep -q "^CapabilityBoundingSet=CAP_" "$TOP/contrib/systemd/tracerd.service"

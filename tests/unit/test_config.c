@@ -60,6 +60,10 @@ static void test_defaults(void)
 	CU_ASSERT_STRING_EQUAL(c.imds_endpoint, "");
 	CU_ASSERT_EQUAL(c.metadata_timeout_ms, 300);
 	CU_ASSERT_STRING_EQUAL(c.log_level, "info");
+	/* Fargate's list prices: a job on Fargate has a cost out of the box */
+	CU_ASSERT_DOUBLE_EQUAL(c.price_fargate_vcpu_hour, 0.04048, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(c.price_fargate_gb_hour, 0.004445, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(c.price_cpu_hour, 0, 0);
 }
 
 static void test_load_good(void)
@@ -155,9 +159,9 @@ static void test_bad_lines(void)
 		 "field/of/a/unix/socket/address/which/is/108/bytes.sock",
 		 "path too long for a unix socket");
 	bad_line("pin_dir = sys/fs/bpf", "absolute path");
-	bad_line("sinks = file,kafka", "unknown sink \"kafka\"");
-	bad_line("sinks = file,file", "listed twice");
-	bad_line("sinks = ,", "no sink listed");
+	bad_line("sinks = file,kafka", ":2: sinks: unknown sink \"kafka\"");
+	bad_line("sinks = file,file", ":2: sinks: sink \"file\" listed twice");
+	bad_line("sinks = ,", ":2: sinks: no sink listed");
 	bad_line("http_url = ftp://x", "expected an http:// or https:// URL");
 	bad_line("log_level = verbose", "expected debug, info, warn or error");
 	bad_line("metrics_listen = 9464", "expected ADDRESS:PORT");
@@ -334,6 +338,13 @@ static void test_set(void)
 	CU_ASSERT_TRUE(c.admin_in_containers);
 	CU_ASSERT_EQUAL(config_set(&c, "admin_in_containers", "root", err, sizeof(err)), -1);
 	CU_ASSERT(strstr(err, "true or false") != NULL);
+	CU_ASSERT_EQUAL(config_set(&c, "price_fargate_vcpu_hour", "0.05", err, sizeof(err)), 0);
+	CU_ASSERT_DOUBLE_EQUAL(c.price_fargate_vcpu_hour, 0.05, 1e-12);
+	CU_ASSERT_EQUAL(config_set(&c, "price_fargate_gb_hour", "0", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_set(&c, "price_fargate_gb_hour", "-1", err, sizeof(err)), -1);
+	CU_ASSERT(strstr(err, "price_fargate_gb_hour: -1 out of range") != NULL);
+	CU_ASSERT_EQUAL(config_set(&c, "price_fargate_vcpu_hour", "cheap", err, sizeof(err)), -1);
+	CU_ASSERT(strstr(err, "price_fargate_vcpu_hour: \"cheap\" is not a number") != NULL);
 	CU_ASSERT_EQUAL(config_set(&c, "nope", "1", err, sizeof(err)), -1);
 	CU_ASSERT_EQUAL(config_set(&c, NULL, "1", err, sizeof(err)), -1);
 	CU_ASSERT_EQUAL(config_set(&c, "keep_procs", "x", NULL, 0), -1);

@@ -1,6 +1,7 @@
 /* test_cost.c - the cost of a job and its tools (lib/cost.c): no prices,
  * no cost; the allocation's cost by resources and by instance; spot and
- * on-demand from the AWS lifecycle label; tools sum to the used part. */
+ * on-demand from the AWS lifecycle label; a Fargate task at Fargate's
+ * prices; tools sum to the used part. */
 #include <math.h>
 #include <string.h>
 
@@ -161,6 +162,71 @@ static void test_over_allocation(void)
 	job_free(j);
 }
 
+/* cost_add on a job whose ECS launch type is launch_type, with cfg */
+static cJSON *cost_on(const char *launch_type, const struct tracer_config *cfg)
+{
+	struct job *j = job(NULL);
+	cJSON *s = summary();
+
+	identity_set_label(&j->id, "ecs.launch_type", launch_type);
+	cost_add(s, j, 4, cfg);
+	job_free(j);
+	return s;
+}
+
+static void test_fargate(void)
+{
+	struct tracer_config cfg = {.price_fargate_vcpu_hour = 0.04, .price_fargate_gb_hour = 0.004,
+				    .price_cpu_hour = 1, .price_instance_hour = 10};
+	cJSON *s = cost_on("FARGATE", &cfg), *c = cJSON_GetObjectItem(s, "cost");
+
+	/* Fargate's prices, not the site's nor an instance's */
+	CU_ASSERT_FATAL(c != NULL);
+	CU_ASSERT_STRING_EQUAL(str(c, "basis"), "fargate");
+	CU_ASSERT_DOUBLE_EQUAL(num(c, "price_fargate_vcpu_hour"), 0.04, 1e-12);
+	CU_ASSERT_DOUBLE_EQUAL(num(c, "price_fargate_gb_hour"), 0.004, 1e-12);
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(c, "price_cpu_hour"));
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(c, "price_instance_hour"));
+	/* 2 h x (4 vCPUs x 0.04 + 8 GiB x 0.004); used: 3 CPU-h, 2 h x 2 GiB */
+	CU_ASSERT_DOUBLE_EQUAL(num(c, "total"), 2 * (4 * 0.04 + 8 * 0.004), 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(num(c, "used"), 3 * 0.04 + 2 * 2 * 0.004, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tools_sum(s), num(c, "used"), 1e-9);
+	cJSON_Delete(s);
+
+	/* a quarter vCPU is billed as such, not as the whole CPU allocated */
+	{
+		struct job *j = job(NULL);
+
+		identity_set_label(&j->id, "ecs.launch_type", "FARGATE");
+		identity_set_label(&j->id, "ecs.task_vcpus", "0.25");
+		s = summary();
+		cost_add(s, j, 1, &cfg);
+		c = cJSON_GetObjectItem(s, "cost");
+		CU_ASSERT_FATAL(c != NULL);
+		/* 2 h x (0.25 x 0.04 + 8 x 0.004); CPU used at most 2 h x 0.25 */
+		CU_ASSERT_DOUBLE_EQUAL(num(c, "total"), 2 * (0.25 * 0.04 + 8 * 0.004), 1e-9);
+		CU_ASSERT_DOUBLE_EQUAL(num(c, "used"), 2 * 0.25 * 0.04 + 2 * 2 * 0.004, 1e-9);
+		cJSON_Delete(s);
+		job_free(j);
+	}
+
+	/* on EC2 the Fargate prices do not apply: the instance's does */
+	s = cost_on("EC2", &cfg);
+	CU_ASSERT_STRING_EQUAL(str(cJSON_GetObjectItem(s, "cost"), "basis"), "instance");
+	cJSON_Delete(s);
+
+	/* on Fargate without Fargate prices: the site's per-resource prices,
+	 * never an instance's */
+	cfg.price_fargate_vcpu_hour = cfg.price_fargate_gb_hour = 0;
+	s = cost_on("FARGATE", &cfg);
+	CU_ASSERT_STRING_EQUAL(str(cJSON_GetObjectItem(s, "cost"), "basis"), "resources");
+	cJSON_Delete(s);
+	cfg.price_cpu_hour = 0;
+	s = cost_on("FARGATE", &cfg);
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(s, "cost"));
+	cJSON_Delete(s);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -168,6 +234,7 @@ int main(void)
 		{"resources: allocation, used, unused, tools sum", test_resources},
 		{"instance: spot and on-demand prices", test_instance_spot},
 		{"CPU over the allocation", test_over_allocation},
+		{"fargate: the task's vCPUs and GiB at Fargate's prices", test_fargate},
 	};
 
 	return UNIT_RUN("cost", tests);

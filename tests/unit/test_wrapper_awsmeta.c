@@ -186,6 +186,8 @@ static void test_ecs_fargate_limits(void)
 	CU_ASSERT_EQUAL(awsmeta_parse_ecs_task(t, strlen(t), &id, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(id.alloc.cpus, 1);
 	CU_ASSERT_EQUAL(id.alloc.mem_bytes, 512ull << 20);
+	/* the exact size, which Fargate bills */
+	CU_ASSERT_STRING_EQUAL(identity_label(&id, "ecs.task_vcpus"), "0.25");
 
 	/* numbers as strings are read; half a vCPU rounds up to one */
 	identity_init(&id);

@@ -7,6 +7,10 @@
     check.py registrant NDJSON NAME          NAME is the job's registrant: in
                                              process_tree, marked, not a tool
     check.py field NDJSON PATH=VALUE...      any field of the summary (a.b.c)
+    check.py analysis NDJSON BASIS FLAG...   the analysis tracerd adds: each
+                                             FLAG with its evidence, a request
+                                             in AWS Batch syntax, a cost on
+                                             BASIS (total > 0 = used + unused)
 
 NDJSON's last line is the summary checked.  Exits 1 with the reasons when
 an assertion fails.
@@ -45,6 +49,30 @@ def same(value, want):
         except ValueError:
             return False
     return str(value) == want
+
+
+def analysis(s, basis, flags):
+    errors = []
+    got = {f["id"]: f for f in s.get("flags") or []}
+    for fid in flags:
+        if fid not in got:
+            errors.append(f"flag {fid} missing (flags: {sorted(got)})")
+        elif not got[fid].get("evidence"):
+            errors.append(f"flag {fid} without evidence: {got[fid]}")
+    rec = s.get("recommendation") or {}
+    batch = (rec.get("syntax") or {}).get("aws_batch", "")
+    try:
+        req = {r["type"]: r["value"] for r in json.loads("{" + batch + "}")["resourceRequirements"]}
+        if req.get("VCPU") != str(rec["cpus"]) or int(req.get("MEMORY", 0)) * 1048576 != rec["mem_bytes"]:
+            errors.append(f"aws_batch request {req} is not the recommendation {rec}")
+    except (ValueError, KeyError, TypeError) as e:
+        errors.append(f"no AWS Batch request in the recommendation ({e!r}): {rec}")
+    cost = s.get("cost") or {}
+    if cost.get("basis") != basis:
+        errors.append(f"cost basis {cost.get('basis')!r}, want {basis!r}: {cost}")
+    elif not cost.get("total", 0) > 0 or abs(cost["used"] + cost["unused"] - cost["total"]) > 1e-12:
+        errors.append(f"cost total not > 0 or not used + unused: {cost}")
+    return errors
 
 
 def main():
@@ -91,6 +119,8 @@ def main():
         if len(marked) != 1 or marked[0]["tool"] != name:
             errors.append(f"want one registrant {name} in process_tree, got "
                           f"{[(p['tool'], p['pid']) for p in marked]}")
+    elif what == "analysis":
+        errors = analysis(s, args[0], args[1:])
     else:
         raise SystemExit(__doc__)
     for e in errors:

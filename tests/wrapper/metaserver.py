@@ -5,7 +5,9 @@ on loopback for tracer-wrap's tests, with the documented response shapes.
     metaserver.py PORTFILE LOGFILE MODE [LIFETIME_S]
 
 MODE: normal (documented answers), hang (accepts, never answers),
-garbage (200 with bodies that are not JSON).  The chosen port is written
+garbage (200 with bodies that are not JSON), fargate (a task of launch
+type FARGATE: its size in the task's Limits, none in the container's,
+no IMDS).  The chosen port is written
 to PORTFILE once listening; every request is logged to LOGFILE as one
 JSON line (method, path, headers).  The server stops by itself after
 LIFETIME_S seconds (default 120) so a failed test cannot leave it behind.
@@ -86,6 +88,13 @@ DOCUMENT = {
     "version": "2017-09-30",
 }
 
+# on Fargate the task's size is the allocation (vCPUs and MiB)
+CONTAINER_FARGATE = {k: v for k, v in CONTAINER.items() if k != "Limits"}
+TASK_FARGATE = dict(TASK, LaunchType="FARGATE", Limits={"CPU": 2, "Memory": 4096},
+                    Containers=[CONTAINER_FARGATE])
+TASK_FARGATE_WITH_TAGS = dict(TASK_WITH_TAGS, LaunchType="FARGATE",
+                              Limits={"CPU": 2, "Memory": 4096}, Containers=[CONTAINER_FARGATE])
+
 GARBAGE = b'{"DockerId": "abc", "Limits": {"CPU": 2048,,, <html>oops'
 
 
@@ -127,12 +136,25 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(400, "missing or bad TTL", "text/plain")
         self.reply(200, TOKEN, "text/plain")
 
+    def fargate(self, path):
+        rest = path[len("/v4/"):] if path.startswith("/v4/") else None
+        if rest is None:  # no IMDS on Fargate
+            return self.reply(404, "not found", "text/plain")
+        sub = rest.split("/", 1)[1] if "/" in rest else ""
+        body = {"": CONTAINER_FARGATE, "task": TASK_FARGATE,
+                "taskWithTags": TASK_FARGATE_WITH_TAGS}.get(sub)
+        if body is None:
+            return self.reply(404, "not found", "text/plain")
+        self.reply(200, body)
+
     def do_GET(self):
         self.record()
         mode = self.server.mode
         if mode == "hang":
             return self.hang()
         path = self.path
+        if mode == "fargate":
+            return self.fargate(path)
         if path.startswith("/latest/"):
             # IMDSv2: every GET needs the session token
             if self.headers.get("X-aws-ec2-metadata-token") != TOKEN:
@@ -155,7 +177,7 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
-    if len(sys.argv) < 4 or sys.argv[3] not in ("normal", "hang", "garbage"):
+    if len(sys.argv) < 4 or sys.argv[3] not in ("normal", "hang", "garbage", "fargate"):
         sys.stderr.write(__doc__)
         return 2
     port_file, log_path, mode = sys.argv[1:4]

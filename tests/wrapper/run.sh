@@ -2,8 +2,10 @@
 # run.sh BUILD - tracer-wrap on the real kernel: a correct init as PID 1 of
 # a new pid namespace and as a subreaper outside one, AWS identity from a
 # loopback server playing ECS task metadata v4 and IMDSv2, standalone
-# recording against wait4 ground truth, and daemon mode through tracerd
-# across a pid namespace.  Needs root (pid namespaces, tracerd).
+# recording against wait4 ground truth, the standalone summary's analysis
+# (flags, request, cost) against a Fargate task's size and a cgroup's
+# memory limit, and daemon mode through tracerd across a pid namespace.
+# Needs root (pid namespaces, cgroups, tracerd).
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
@@ -25,6 +27,7 @@ cleanup() {
 		wait "$p" 2>/dev/null
 	done
 	stop_tracerd
+	[ -n "${WRAP_CG:-}" ] && rmdir "$WRAP_CG" 2>/dev/null
 	umount "$TMP/root/proc" 2>/dev/null
 	rm -rf --one-file-system "$TMP"
 }
@@ -249,7 +252,8 @@ meta() {
 	rm -f "$TMP/port.$1"
 	python3 "$HERE/metaserver.py" "$TMP/port.$1" "$TMP/meta.$1.log" "$1" 120 &
 	BG_PIDS+=("$!")
-	wait_file "$TMP/port.$1" "the metadata server ($1) to listen" || return 1
+	# python's start alone can take seconds on a loaded machine
+	wait_until 60 "the metadata server ($1) to listen (file $TMP/port.$1)" test -s "$TMP/port.$1" || return 1
 	PORT=$(cat "$TMP/port.$1")
 }
 aws_env() {
@@ -362,6 +366,61 @@ for mode in sub ns; do
 		fail "$mode: the wrapper's own CPU: '${cost:-unknown}'% of one core; $(grep cost "$TMP/sa.err")"
 	fi
 done
+
+echo "== standalone analysis: flags, request and cost as tracerd adds them"
+# the analysis of short jobs too (advice_min_runtime_s=0); the job holds
+# a few MiB, far under its 4 GiB allocation: memory_overallocated
+ANALYSIS_OPTS=(-o advice_min_runtime_s=0)
+# on Fargate: the task's size (ECS task metadata) is the allocation, priced
+# with Fargate's own default prices (price_fargate_*: no setting needed)
+if meta fargate; then
+	S=$TMP/fargate.ndjson
+	env AWS_BATCH_JOB_ID=fargate-job-1 ECS_CONTAINER_METADATA_URI_V4="http://127.0.0.1:$PORT/v4/8f03e412-1234" \
+		unshare --pid --fork --mount-proc "$W" --socket "$NOSOCK" -o file="$S" "${ANALYSIS_OPTS[@]}" \
+		-- "$H/spin" 300 2>"$TMP/fargate.err"
+	rc=$?
+	[ "$rc" = 0 ] && [ -s "$S" ] && pass "fargate: the standalone job ran and wrote its summary" \
+		|| fail "fargate: rc $rc; $(cat "$TMP/fargate.err")"
+	check "fargate: the allocation is the task's size (2 vCPUs, 4 GiB)" \
+		python3 "$CHECK" identity "$S" labels.ecs.launch_type=FARGATE allocation.cpus=2 allocation.mem_bytes=4294967296
+	check "fargate: flags, an AWS Batch request and a cost at Fargate's prices" \
+		python3 "$CHECK" analysis "$S" fargate memory_overallocated
+	check "fargate: the cost names Fargate's default prices" python3 "$CHECK" field "$S" \
+		cost.price_fargate_vcpu_hour="$(sed -n 's/.*PRICE_FARGATE_VCPU_HOUR \([0-9.]*\).*/\1/p' "$TOP/lib/defaults.h")" \
+		cost.price_fargate_gb_hour="$(sed -n 's/.*PRICE_FARGATE_GB_HOUR \([0-9.]*\).*/\1/p' "$TOP/lib/defaults.h")"
+fi
+# without ECS metadata: the container's cgroup limit is its allocation
+# (the wrapper is the init of its pid namespace, in a memory cgroup of
+# its own with a 4 GiB limit)
+if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
+	WRAP_CG=/sys/fs/cgroup/tracer-wrap-$$ WRAP_CG_LIMIT=memory.max
+elif [ -d /sys/fs/cgroup/memory ]; then
+	WRAP_CG=/sys/fs/cgroup/memory/tracer-wrap-$$ WRAP_CG_LIMIT=memory.limit_in_bytes
+else
+	WRAP_CG=
+fi
+if [ -z "$WRAP_CG" ]; then
+	fail "no memory cgroup controller (v2 memory.max or v1 /sys/fs/cgroup/memory): cgroup limits untested"
+elif ! mkdir "$WRAP_CG" || ! echo $((4 << 30)) >"$WRAP_CG/$WRAP_CG_LIMIT"; then
+	fail "cannot make the memory cgroup $WRAP_CG with a 4 GiB limit"
+else
+	S=$TMP/cglimit.ndjson
+	/bin/sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$WRAP_CG" \
+		unshare --pid --fork --mount-proc "$W" --socket "$NOSOCK" -o file="$S" "${ANALYSIS_OPTS[@]}" \
+		-o price_cpu_hour=0.05 -o price_gb_hour=0.01 -- "$H/spin" 300 2>"$TMP/cglimit.err"
+	rc=$?
+	[ "$rc" = 0 ] && [ -s "$S" ] && pass "cgroup limit: the standalone job ran and wrote its summary" \
+		|| fail "cgroup limit: rc $rc; $(cat "$TMP/cglimit.err")"
+	check "cgroup limit: the container's 4 GiB limit is the allocation" \
+		python3 "$CHECK" identity "$S" allocation.mem_bytes=4294967296
+	check "cgroup limit: the summary shows the limit (cgroup_limits)" \
+		python3 "$CHECK" field "$S" cgroup_limits.mem_bytes=4294967296
+	check "cgroup limit: flags, an AWS Batch request and a cost at the configured prices" \
+		python3 "$CHECK" analysis "$S" resources memory_overallocated
+	# every process of the job has exited (the wrapper waited for them)
+	rmdir "$WRAP_CG" 2>/dev/null || fail "cannot remove $WRAP_CG: $(cat "$WRAP_CG/cgroup.procs" 2>&1)"
+	WRAP_CG=
+fi
 
 echo "== the self-contained bundle in an empty root (contrib/aws-batch)"
 ROOT=$TMP/root
