@@ -13,7 +13,7 @@
 #include "config.h"
 #include "history.h"
 #include "hostinfo.h"
-#include "job.h"
+#include "job_record.h"
 #include "summary.h"
 
 /*
