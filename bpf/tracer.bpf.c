@@ -39,6 +39,9 @@ const volatile __u32 page_kb = 4;
 const volatile __u32 wakeup_bytes = 0;
 /* Live forked processes one job may have in `procs` (0: no cap). */
 const volatile __u32 max_procs_per_job = 0;
+/* ... and all the jobs of one user (0: no cap), always below the size
+ * of `procs`: no user can fill the table for the others */
+const volatile __u32 max_procs_per_user = 0;
 
 
 /* Number of keys in tagged_cgroups, kept by the loader: skips a lookup. */
@@ -66,6 +69,13 @@ struct {
 	__type(key, __u64);
 	__type(value, struct tracer_job_stats);
 } job_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TRACER_MAX_JOBS); /* a user has a job open */
+	__type(key, __u64);
+	__type(value, struct tracer_user_stats);
+} user_procs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -161,14 +171,46 @@ static __always_inline int insert_proc(__u32 tgid, __u64 job, __s64 threads,
 	return 0;
 }
 
-/* Is the job at its cap?  Then the process is counted, not followed. */
-static __always_inline bool job_at_cap(struct tracer_job_stats *st)
+/* The user share of a job's processes (NULL: none, root's job). */
+static __always_inline struct tracer_user_stats *user_of(struct tracer_job_stats *st)
 {
-	if (!st || !max_procs_per_job || *(volatile __s64 *)&st->live < max_procs_per_job)
+	__u64 user;
+
+	if (!st || !max_procs_per_user)
+		return NULL;
+	user = st->user;
+	return user ? bpf_map_lookup_elem(&user_procs, &user) : NULL;
+}
+
+/* Is the job, or the user who registered it, at its cap?  Then the
+ * process is counted, not followed. */
+static __always_inline bool job_at_cap(struct tracer_job_stats *st,
+				       struct tracer_user_stats *us)
+{
+	if (!st)
 		return false;
-	tracer_atomic_add(&st->over_cap, 1);
-	count(TRACER_CNT_OVER_CAP);
-	return true;
+	if (max_procs_per_job && *(volatile __s64 *)&st->live >= max_procs_per_job) {
+		tracer_atomic_add(&st->over_cap, 1);
+		count(TRACER_CNT_OVER_CAP);
+		return true;
+	}
+	if (us && *(volatile __s64 *)&us->live >= max_procs_per_user) {
+		tracer_atomic_add(&st->over_user_cap, 1);
+		tracer_atomic_add(&us->over_cap, 1);
+		count(TRACER_CNT_OVER_USER_CAP);
+		return true;
+	}
+	return false;
+}
+
+/* A new process of the job is in `procs`: it counts toward both caps. */
+static __always_inline void count_live(struct tracer_job_stats *st,
+				       struct tracer_user_stats *us)
+{
+	if (st)
+		tracer_atomic_add(&st->live, 1);
+	if (us)
+		tracer_atomic_add(&us->live, 1);
 }
 
 /* ---- fork ---- */
@@ -199,6 +241,7 @@ static __always_inline int handle_fork(struct task_struct *parent,
 	__u32 ctgid = BPF_CORE_READ(child, tgid);
 	struct tracer_proc *p = bpf_map_lookup_elem(&procs, &ptgid);
 	struct tracer_job_stats *st;
+	struct tracer_user_stats *us;
 	__u64 start_ns, job;
 
 	if (ctgid == ptgid) { /* a new thread of the same process */
@@ -217,7 +260,8 @@ static __always_inline int handle_fork(struct task_struct *parent,
 	}
 	/* the job's share of the table (only tagged forks get here) */
 	st = bpf_map_lookup_elem(&job_stats, &job);
-	if (job_at_cap(st))
+	us = user_of(st);
+	if (job_at_cap(st, us))
 		return 0;
 	start_ns = BPF_CORE_READ(child, start_time);
 	if (insert_proc(ctgid, job, 1, start_ns, st ? TRACER_F_COUNTED : 0)) {
@@ -225,8 +269,7 @@ static __always_inline int handle_fork(struct task_struct *parent,
 			tracer_atomic_add(&st->table_full, 1);
 		return 0;
 	}
-	if (st)
-		tracer_atomic_add(&st->live, 1);
+	count_live(st, us);
 	count(TRACER_CNT_FORKS);
 	emit_fork(child, ctgid, ptgid, job, start_ns);
 	return 0;
@@ -249,13 +292,15 @@ static __always_inline int handle_exec(struct task_struct *task,
 		job = p->job;
 	} else {
 		struct tracer_job_stats *st;
+		struct tracer_user_stats *us;
 
 		if (!untagged_job(tgid, bpf_get_current_cgroup_id(), &job))
 			return 0;
 		/* it entered a tagged cgroup after its fork (podman exec:
 		 * runc moves it in): it counts toward the job's cap too */
 		st = bpf_map_lookup_elem(&job_stats, &job);
-		if (job_at_cap(st))
+		us = user_of(st);
+		if (job_at_cap(st, us))
 			return 0;
 		/* de_thread() has already made the process single-threaded */
 		threads = BPF_CORE_READ(task, signal, nr_threads);
@@ -265,8 +310,7 @@ static __always_inline int handle_exec(struct task_struct *task,
 				tracer_atomic_add(&st->table_full, 1);
 			return 0;
 		}
-		if (st)
-			tracer_atomic_add(&st->live, 1);
+		count_live(st, us);
 		p = bpf_map_lookup_elem(&procs, &tgid);
 		if (!p)
 			return 0;
@@ -433,16 +477,21 @@ static __always_inline void fill_exit_analysis(struct tracer_exit_event *e,
  * the element cannot yet be reused for another process.  Only `task` (the
  * thread switching out, still referenced) and its signal_struct are read.
  */
-/* The process's entry is gone: it leaves its job's count. */
+/* The process's entry is gone: it leaves its job's and its user's count. */
 static __always_inline void uncount(__u64 job, __u32 flags)
 {
 	struct tracer_job_stats *st;
+	struct tracer_user_stats *us;
 
 	if (!(flags & TRACER_F_COUNTED))
 		return;
 	st = bpf_map_lookup_elem(&job_stats, &job);
-	if (st)
-		tracer_atomic_add(&st->live, -1);
+	if (!st)
+		return;
+	tracer_atomic_add(&st->live, -1);
+	us = user_of(st);
+	if (us)
+		tracer_atomic_add(&us->live, -1);
 }
 
 static __always_inline void emit_exit(struct tracer_proc *p,

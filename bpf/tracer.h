@@ -45,6 +45,7 @@ enum tracer_counter {
 	TRACER_CNT_OOMS,
 	TRACER_CNT_OVER_CAP,        /* forks of jobs at their cap: not followed */
 	TRACER_CNT_DROP_BLKREQ,    /* `blk_reqs` full: a request not timed */
+	TRACER_CNT_OVER_USER_CAP,  /* forks of users at their cap: not followed */
 	TRACER_CNT__MAX,
 };
 
@@ -102,6 +103,20 @@ struct tracer_job_stats {
 	__u64 over_cap;      /* forks beyond max_procs_per_job: counted, not followed */
 	__u64 table_full;    /* forks not followed: `procs` was full */
 	__u64 ringbuf_drops; /* its records lost: ring buffer full */
+	__u64 user;          /* its owner's key in `user_procs`; 0: no user cap (root's) */
+	__u64 over_user_cap; /* forks beyond max_procs_per_user: counted, not followed */
+};
+
+/*
+ * Value of the `user_procs` map, keyed by tracer_job_stats.user (the
+ * registering uid + 1): the live processes of all the jobs one user
+ * registered, so that no user fills `procs` for the others, whatever
+ * number of jobs they open.  Root's jobs (Slurm steps, container
+ * entrypoints) have no entry: only the per-job cap bounds them.
+ */
+struct tracer_user_stats {
+	__s64 live;
+	__u64 over_cap;
 };
 
 struct tracer_event_hdr {

@@ -33,6 +33,8 @@ struct bpf_loader_opts {
 	unsigned wakeup_bytes;
 	/* live forked processes one job may have in the table (0: no cap) */
 	unsigned max_procs_per_job;
+	/* ... and all the jobs of one user together (0: no cap) */
+	unsigned max_procs_per_user;
 	/*
 	 * Keep the kernel state across a restart (needs pin_dir): maps
 	 * pinned by a previous tracerd there are reused when compatible, its
@@ -88,9 +90,15 @@ int bpf_loader_untag_cgroup(struct bpf_loader *l, __u64 cgroup_id); /* 0 or -ENO
 /*
  * A job's share of the kernel's table (struct tracer_job_stats): added
  * when the job opens (then the cap applies to it), read and removed when
- * it closes.  0 or -errno.
+ * it closes.  user: the share of the user who registered it (their uid +
+ * 1, bpf_loader_user_key), or 0 for none (root's jobs); it is made with
+ * the user's first job, and removed by bpf_loader_user_close once the
+ * user has no open job.  0 or -errno.
  */
-int bpf_loader_job_open(struct bpf_loader *l, __u64 job);
+static inline __u64 bpf_loader_user_key(uid_t uid) { return uid ? (__u64)uid + 1 : 0; }
+int bpf_loader_job_open(struct bpf_loader *l, __u64 job, __u64 user);
+int bpf_loader_user_stats(struct bpf_loader *l, __u64 user, struct tracer_user_stats *out);
+int bpf_loader_user_close(struct bpf_loader *l, __u64 user);
 int bpf_loader_job_stats(struct bpf_loader *l, __u64 job, struct tracer_job_stats *out);
 int bpf_loader_job_close(struct bpf_loader *l, __u64 job);
 

@@ -34,9 +34,6 @@
 
 /* How long a job whose processes have all exited waits for its end
  * message before it is closed anyway (its registrant is gone). */
-/* Open jobs one non-root user may have at once. */
-#define MAX_OPEN_JOBS_PER_USER 64
-
 #define EMPTY_GRACE_NS (1000ull * 1000000ull)
 
 static void update_clock_offset(struct jobs *js)
@@ -296,14 +293,19 @@ static const char *vet_identity(struct tracer_identity *id, const struct ucred *
 	return NULL;
 }
 
-static unsigned open_jobs_of(const struct jobs *js, uid_t uid)
+/*
+ * oj's share of the kernel's table goes (it leaves the open jobs); its
+ * user's share with it when it was the user's last open job.
+ */
+static void close_job_share(struct jobs *js, const struct open_job *oj)
 {
-	unsigned n = 0;
-
+	bpf_loader_job_close(js->bpf, oj->job->tag);
+	if (oj->owner_uid == 0)
+		return;
 	for (size_t i = 0; i < js->nopen; i++)
-		if (js->open[i]->owner_uid == uid)
-			n++;
-	return n;
+		if (js->open[i] != oj && js->open[i]->owner_uid == oj->owner_uid)
+			return;
+	bpf_loader_user_close(js->bpf, bpf_loader_user_key(oj->owner_uid));
 }
 
 static bool may_act_on(const struct jobs *js, const struct open_job *oj, const struct ucred *peer)
@@ -345,15 +347,12 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 	if (oj) {
 		js->stats.joined++;
 	} else {
-		if (peer->uid != 0 && open_jobs_of(js, peer->uid) >= MAX_OPEN_JOBS_PER_USER)
-			return reply_error("too many open jobs for uid %d (%d)", (int)peer->uid,
-					   MAX_OPEN_JOBS_PER_USER);
 		oj = job_open(js, id);
 		if (!oj)
 			return reply_error("out of memory");
 		oj->owner_uid = peer->uid;
 		/* its share of the kernel's table; without, it has no cap */
-		err = bpf_loader_job_open(js->bpf, oj->job->tag);
+		err = bpf_loader_job_open(js->bpf, oj->job->tag, bpf_loader_user_key(peer->uid));
 		if (err)
 			log_warn("job %s: no per-job counters: %s", oj->job->uid, strerror(-err));
 		oj->job_stats = err == 0;
@@ -365,9 +364,9 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 		js->stats.tag_failures++;
 		log_warn("register pid %d: cannot tag: %s", (int)peer->pid, strerror(-err));
 		if (oj->job->ntasks == 0) {
-			if (oj->job_stats)
-				bpf_loader_job_close(js->bpf, oj->job->tag);
 			open_remove(js, oj);
+			if (oj->job_stats)
+				close_job_share(js, oj);
 			job_free(oj->job);
 			free(oj);
 		}
@@ -442,9 +441,10 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 		struct tracer_job_stats ks;
 		if (bpf_loader_job_stats(js->bpf, j->tag, &ks) == 0) {
 			j->events_dropped = ks.ringbuf_drops + ks.table_full;
-			j->procs_over_cap = ks.over_cap;
+			/* forks not followed: the job's cap or its user's */
+			j->procs_over_cap = ks.over_cap + ks.over_user_cap;
 		}
-		bpf_loader_job_close(js->bpf, j->tag);
+		close_job_share(js, oj);
 	}
 	summary = summary_build(j, js->host, &so);
 	if (summary) {

@@ -130,6 +130,8 @@ static char *status_reply(struct tracerd *d, const struct ucred *peer)
 	json_add_u64(cnt, "peer_gone", ss->peer_gone);
 	json_add_u64(cnt, "refused_rate", d->admission.refused_rate);
 	json_add_u64(cnt, "refused_node_limit", d->admission.refused_node_limit);
+	json_add_u64(cnt, "refused_user_jobs", d->admission.refused_user_jobs);
+	json_add_u64(cnt, "rated_together", d->admission.overflowed);
 	json_add_u64(cnt, "timeouts", ss->timeouts);
 	json_add_u64(cnt, "reply_failed", ss->reply_failed);
 	struct delivery_stats ds;
@@ -203,13 +205,20 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 	}
 	switch (req->op) {
 	case PROTO_OP_REGISTER: {
-		const char *why = admission_check(&d->admission, &d->jobs, peer);
+		uint64_t now = clock_mono_ns();
+		uint64_t accepted = d->jobs.stats.registered + d->jobs.stats.joined;
+		const char *why = admission_check(&d->admission, &d->jobs, peer,
+						  d->cfg.max_jobs_per_user, now);
 
 		if (why) {
 			reply = proto_error_reply(why);
 			break;
 		}
 		reply = jobs_register(&d->jobs, &req->identity, req->stays, peer);
+		/* a token only for a registration that passed the identity
+		 * check and opened or joined a job */
+		if (d->jobs.stats.registered + d->jobs.stats.joined != accepted)
+			admission_spend(&d->admission, peer, now);
 		/* journaled before the reply: a crash right after a
 		 * registration must not forget the job.  The reply waits for
 		 * the end of this epoll batch (answer_held), so that a flood
@@ -465,6 +474,7 @@ int main(int argc, char **argv)
 		.pin_dir = d.cfg.pin_dir,
 		.wakeup_bytes = d.cfg.ringbuf_bytes / 8,
 		.max_procs_per_job = d.cfg.max_procs_per_job,
+		.max_procs_per_user = config_procs_per_user(&d.cfg),
 		.resume = d.cfg.resume,
 		.no_sock_length = d.cfg.test_no_sock_length,
 	};
@@ -474,7 +484,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	jobs_init(&d.jobs, &d.cfg, &d.host, d.rules, d.delivery, d.bpf);
-	admission_init(&d.admission);
+	admission_init(&d.admission, clock_mono_ns());
 	if (privacy_init(&d.privacy, d.cfg.admin_group, err, sizeof(err)) != 0) {
 		log_error("%s", err);
 		goto cleanup;
