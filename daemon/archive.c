@@ -366,6 +366,17 @@ cJSON *archive_stats_json(struct archive *a)
 	return o;
 }
 
+void archive_get_counts(struct archive *a, uint64_t *held, uint64_t *refused_busy)
+{
+	*held = *refused_busy = 0;
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->lock);
+	*held = a->held_back;
+	*refused_busy = a->refused_busy;
+	pthread_mutex_unlock(&a->lock);
+}
+
 void archive_stop(struct archive *a)
 {
 	if (!a)

@@ -42,6 +42,10 @@ char *archive_submit(struct archive *a, struct server *s, const struct ucred *pe
  * held_for_fairness... */
 cJSON *archive_stats_json(struct archive *a);
 
+/* The fairness counters (jobs_shares): requests held back because their
+ * user had a worker, requests refused as busy. */
+void archive_get_counts(struct archive *a, uint64_t *held, uint64_t *refused_busy);
+
 /* Stop the workers (a reply in progress stops between lines). */
 void archive_stop(struct archive *a);
 

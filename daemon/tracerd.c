@@ -83,6 +83,23 @@ struct tracerd {
 	size_t nheld, held_cap;
 };
 
+/* Each per-user limit and what it refused or dropped (jobs.h). */
+static void get_shares(struct tracerd *d, const __u64 *kernel, const struct delivery_stats *ds,
+		       struct jobs_shares *sh)
+{
+	memset(sh, 0, sizeof(*sh));
+	sh->max_jobs_per_user = (unsigned)d->cfg.max_jobs_per_user;
+	sh->max_procs_per_user = config_procs_per_user(&d->cfg);
+	sh->refused_user_jobs = d->admission.refused_user_jobs;
+	sh->refused_node_jobs = d->admission.refused_node_limit;
+	sh->refused_rate = d->admission.refused_rate;
+	sh->rated_together = d->admission.overflowed;
+	sh->forks_over_user_cap = kernel[TRACER_CNT_OVER_USER_CAP];
+	archive_get_counts(d->archive, &sh->archive_held, &sh->archive_refused);
+	sh->spool_dropped = ds->spool.dropped;
+	sh->spool_spared = ds->spool.share_spared;
+}
+
 static char *status_reply(struct tracerd *d, const struct ucred *peer)
 {
 	cJSON *o = cJSON_CreateObject(), *st, *arr, *cnt;
@@ -121,6 +138,7 @@ static char *status_reply(struct tracerd *d, const struct ucred *peer)
 	json_add_u64(cnt, "drops_ringbuf", c[TRACER_CNT_DROP_RINGBUF]);
 	json_add_u64(cnt, "drops_procs_full", c[TRACER_CNT_DROP_PROCS_FULL]);
 	json_add_u64(cnt, "forks_over_job_cap", c[TRACER_CNT_OVER_CAP]);
+	json_add_u64(cnt, "forks_over_user_cap", c[TRACER_CNT_OVER_USER_CAP]);
 	json_add_u64(st, "drops", c[TRACER_CNT_DROP_RINGBUF] + c[TRACER_CNT_DROP_PROCS_FULL]);
 	cnt = cJSON_AddObjectToObject(st, "socket_stats");
 	json_add_u64(cnt, "accepted", ss->accepted);
@@ -130,13 +148,17 @@ static char *status_reply(struct tracerd *d, const struct ucred *peer)
 	json_add_u64(cnt, "peer_gone", ss->peer_gone);
 	json_add_u64(cnt, "refused_rate", d->admission.refused_rate);
 	json_add_u64(cnt, "refused_node_limit", d->admission.refused_node_limit);
-	json_add_u64(cnt, "refused_user_jobs", d->admission.refused_user_jobs);
-	json_add_u64(cnt, "rated_together", d->admission.overflowed);
 	json_add_u64(cnt, "timeouts", ss->timeouts);
 	json_add_u64(cnt, "reply_failed", ss->reply_failed);
 	struct delivery_stats ds;
 	delivery_get_stats(d->delivery, &ds);
 	cJSON_AddItemToObject(st, "delivery", delivery_stats_json(&ds));
+	{
+		struct jobs_shares sh;
+
+		get_shares(d, c, &ds, &sh);
+		cJSON_AddItemToObject(st, "shares", jobs_shares_json(&sh));
+	}
 	cJSON_AddItemToObject(st, "jobs", jobs_status_json(&d->jobs));
 	cJSON_AddItemToObject(st, "archive_requests", archive_stats_json(d->archive));
 	if (!privacy_sees_all(&d->privacy, peer))
@@ -312,8 +334,10 @@ static void publish_metrics(struct tracerd *d)
 	__u64 c[TRACER_CNT__MAX];
 	uint64_t kernel[TRACER_CNT__MAX];
 	struct delivery_stats ds;
+	struct jobs_shares sh;
 	struct metrics_daemon md = {
 		.kernel = kernel,
+		.shares = &sh,
 		.socket = server_get_stats(d->server),
 		.delivery = &ds,
 		.start_time_s = d->started_real_s,
@@ -328,6 +352,7 @@ static void publish_metrics(struct tracerd *d)
 	for (int i = 0; i < TRACER_CNT__MAX; i++)
 		kernel[i] = c[i];
 	delivery_get_stats(d->delivery, &ds);
+	get_shares(d, c, &ds, &sh);
 	md.scrapes = metrics_http_scrapes(d->metrics);
 	text = metrics_render(&d->jobs, &md, &len);
 	if (text)
