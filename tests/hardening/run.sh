@@ -2,7 +2,8 @@
 # run.sh BUILD - tracerd on a node shared by several users: the socket is
 # made without a race, a read-only mount of its directory still works,
 # scheduler identities are root's, one user cannot take another's job or
-# process, and what leaves tracerd has no raw control characters.  The
+# process, what leaves tracerd has no raw control characters, and no user
+# can use up a share that others need (shares.sh).  The
 # user-facing checks run as two unprivileged test users (created here
 # when missing, removed at the end).  Needs root.
 set -u
@@ -250,5 +251,7 @@ for f in $files; do
 done
 check "the archive belongs to the admin group, mode 0640" test "$(stat -c '%G %a' "$TRACERD_FILE")" = "$ADM 640"
 check "a member of admin_group reads the archive" setpriv --reuid="$U2" --regid="$U2" --groups="$ADM" -- cat "$TRACERD_FILE"
+
+. "$TOP/tests/hardening/shares.sh"
 
 finish
