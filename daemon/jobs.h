@@ -199,6 +199,7 @@ struct jobs_shares {
 	uint64_t archive_refused;     /* ... refused: queue or user's requests full */
 	uint64_t spool_dropped;       /* spool.c: by the cap, the largest share's oldest */
 	uint64_t spool_spared;        /* ... of which an older one of a smaller share stayed */
+	uint64_t archive_dropped;     /* sink_file_share.c: rotated out, largest share's oldest */
 };
 cJSON *jobs_shares_json(const struct jobs_shares *sh);
 

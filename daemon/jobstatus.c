@@ -83,5 +83,6 @@ cJSON *jobs_shares_json(const struct jobs_shares *sh)
 	json_add_u64(o, "archive_refused_busy", sh->archive_refused);
 	json_add_u64(o, "spool_dropped", sh->spool_dropped);
 	json_add_u64(o, "spool_share_spared", sh->spool_spared);
+	json_add_u64(o, "archive_share_dropped", sh->archive_dropped);
 	return o;
 }

@@ -386,6 +386,9 @@ static void render_shares(struct mbuf *b, const struct metrics_daemon *d)
 	head(b, "tracer_spool_share_spared_total", "counter",
 	     "Spool drops that took the largest share's oldest summary, sparing an older one of a smaller share.");
 	sample_u64(b, "tracer_spool_share_spared_total", sh->spool_spared);
+	head(b, "tracer_archive_share_dropped_total", "counter",
+	     "Summaries the file sink's rotation dropped from the archive, the oldest of the largest user share.");
+	sample_u64(b, "tracer_archive_share_dropped_total", sh->archive_dropped);
 }
 
 char *metrics_render(const struct jobs *js, const struct metrics_daemon *d, size_t *len)

@@ -98,6 +98,8 @@ static void get_shares(struct tracerd *d, const __u64 *kernel, const struct deli
 	archive_get_counts(d->archive, &sh->archive_held, &sh->archive_refused);
 	sh->spool_dropped = ds->spool.dropped;
 	sh->spool_spared = ds->spool.share_spared;
+	for (int i = 0; i < ds->nsinks; i++)
+		sh->archive_dropped += ds->sinks[i].share_dropped;
 }
 
 static char *status_reply(struct tracerd *d, const struct ucred *peer)

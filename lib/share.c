@@ -5,17 +5,19 @@
 #include <string.h>
 
 #include "identity.h"
+#include "jsonutil.h"
 
 uint64_t share_of_summary(const cJSON *summary)
 {
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(summary, "identity");
-	const cJSON *uid = cJSON_GetObjectItemCaseSensitive(id, "uid");
 	const cJSON *sched = cJSON_GetObjectItemCaseSensitive(id, "scheduler");
+	/* a number, or a raw integer (json_add_i64) in a summary being built */
+	int64_t uid = cJSON_IsObject(id) ? json_get_i64(id, "uid", -1) : -1;
 	uint64_t share;
 
-	if (!cJSON_IsNumber(uid) || uid->valuedouble < 0 || uid->valuedouble > 4294967295.0)
+	if (uid < 0 || uid > 4294967295LL)
 		return SHARE_UNKNOWN;
-	share = (uint64_t)uid->valuedouble;
+	share = (uint64_t)uid;
 	if (cJSON_IsString(sched) && identity_scheduler_reserved(sched->valuestring))
 		share |= SHARE_SCHEDULED;
 	return share;

@@ -136,7 +136,8 @@ with open(path, "w") as f:
             f.write(json.dumps({"schema": "tracer.summary/1", "job": "arch-%d-%d" % (uid, i),
                                 "identity": {"uid": uid, "task_name": "arch"},
                                 "start": "2026-01-01T00:00:00.000Z",
-                                "end": "2026-01-01T00:00:01.000Z", "pad": pad}) + "\n")
+                                "end": "2026-01-01T00:00:01.000Z", "pad": pad},
+                               separators=(",", ":")) + "\n")
 PY
 chmod 0640 "$TMP/sa.ndjson"
 start_tracerd sa -o file="$TMP/sa.ndjson" || exit 1
