@@ -16,6 +16,19 @@
  * with the thread's role, so reading the signal totals would miss threads
  * still on their way out or count some twice.
  *
+ * Shares of the process table: `procs` has max_procs entries for the whole
+ * node.  Each job has its entry in `job_stats` (its live processes, capped
+ * at max_procs_per_job), and each user other than root one in `user_procs`
+ * (the live processes of all the jobs they registered, capped at
+ * max_procs_per_user, always below max_procs), found through the job's
+ * entry.  A fork past either cap runs but is not followed, and is counted
+ * for the job and the node.  So no user fills the table for the others,
+ * however many jobs they open (their number is bounded too, in tracerd's
+ * admission); root's jobs (Slurm steps) have only the per-job cap.
+ * tracerd makes the user's entry with their first open job and removes it
+ * with their last; what it untags while a job closes leaves the counts
+ * there (bpf_loader.c).
+ *
  * Kernel-version differences live in compat.h.
  */
 #include "vmlinux.h"

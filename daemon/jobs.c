@@ -293,6 +293,15 @@ static const char *vet_identity(struct tracer_identity *id, const struct ucred *
 	return NULL;
 }
 
+/* Has oj's owner (not root) another open job? */
+static bool owner_has_other_job(const struct jobs *js, const struct open_job *oj)
+{
+	for (size_t i = 0; i < js->nopen; i++)
+		if (js->open[i] != oj && js->open[i]->owner_uid == oj->owner_uid)
+			return true;
+	return false;
+}
+
 /*
  * oj's share of the kernel's table goes (it leaves the open jobs); its
  * user's share with it when it was the user's last open job.
@@ -300,12 +309,8 @@ static const char *vet_identity(struct tracer_identity *id, const struct ucred *
 static void close_job_share(struct jobs *js, const struct open_job *oj)
 {
 	bpf_loader_job_close(js->bpf, oj->job->tag);
-	if (oj->owner_uid == 0)
-		return;
-	for (size_t i = 0; i < js->nopen; i++)
-		if (js->open[i] != oj && js->open[i]->owner_uid == oj->owner_uid)
-			return;
-	bpf_loader_user_close(js->bpf, bpf_loader_user_key(oj->owner_uid));
+	if (oj->owner_uid != 0 && !owner_has_other_job(js, oj))
+		bpf_loader_user_close(js->bpf, bpf_loader_user_key(oj->owner_uid));
 }
 
 static bool may_act_on(const struct jobs *js, const struct open_job *oj, const struct ucred *peer)
@@ -351,6 +356,10 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 		if (!oj)
 			return reply_error("out of memory");
 		oj->owner_uid = peer->uid;
+		/* the user's first open job: a share a previous tracerd left
+		 * (pinned) counts no process of theirs now */
+		if (peer->uid != 0 && !owner_has_other_job(js, oj))
+			bpf_loader_user_close(js->bpf, bpf_loader_user_key(peer->uid));
 		/* its share of the kernel's table; without, it has no cap */
 		err = bpf_loader_job_open(js->bpf, oj->job->tag, bpf_loader_user_key(peer->uid));
 		if (err)
