@@ -21,10 +21,13 @@
  * at max_procs_per_job), and each user other than root one in `user_procs`
  * (the live processes of all the jobs they registered, capped at
  * max_procs_per_user, always below max_procs), found through the job's
- * entry.  A fork past either cap runs but is not followed, and is counted
- * for the job and the node.  So no user fills the table for the others,
- * however many jobs they open (their number is bounded too, in tracerd's
- * admission); root's jobs (Slurm steps) have only the per-job cap.
+ * entry, and all users together one more (TRACER_USERS_ALL, capped at
+ * max_procs_all_users: the rest of the table is root's).  A fork past a
+ * cap runs but is not followed, and is counted for the job and the node.
+ * So no user fills the table for the others, however many jobs they open
+ * (their number is bounded too, in tracerd's admission), and users
+ * together never take the part root's jobs (Slurm steps), which have
+ * only the per-job cap, need.
  * tracerd makes the user's entry with their first open job and removes it
  * with their last; what it untags while a job closes leaves the counts
  * there (bpf_loader.c).
@@ -55,6 +58,9 @@ const volatile __u32 max_procs_per_job = 0;
 /* ... and all the jobs of one user (0: no cap), always below the size
  * of `procs`: no user can fill the table for the others */
 const volatile __u32 max_procs_per_user = 0;
+/* ... and all users together (TRACER_USERS_ALL), so that a part of the
+ * table stays for root's jobs (0: no cap) */
+const volatile __u32 max_procs_all_users = 0;
 
 
 /* Number of keys in tagged_cgroups, kept by the loader: skips a lookup. */
@@ -195,6 +201,14 @@ static __always_inline struct tracer_user_stats *user_of(struct tracer_job_stats
 	return user ? bpf_map_lookup_elem(&user_procs, &user) : NULL;
 }
 
+/* The share of all users together (NULL: none made, or no cap). */
+static __always_inline struct tracer_user_stats *all_users(void)
+{
+	__u64 all = TRACER_USERS_ALL;
+
+	return max_procs_all_users ? bpf_map_lookup_elem(&user_procs, &all) : NULL;
+}
+
 /* Is the job, or the user who registered it, at its cap?  Then the
  * process is counted, not followed. */
 static __always_inline bool job_at_cap(struct tracer_job_stats *st,
@@ -213,6 +227,16 @@ static __always_inline bool job_at_cap(struct tracer_job_stats *st,
 		count(TRACER_CNT_OVER_USER_CAP);
 		return true;
 	}
+	if (us) {
+		struct tracer_user_stats *all = all_users();
+
+		if (all && *(volatile __s64 *)&all->live >= max_procs_all_users) {
+			tracer_atomic_add(&st->over_user_cap, 1);
+			tracer_atomic_add(&all->over_cap, 1);
+			count(TRACER_CNT_OVER_USERS_CAP);
+			return true;
+		}
+	}
 	return false;
 }
 
@@ -220,10 +244,16 @@ static __always_inline bool job_at_cap(struct tracer_job_stats *st,
 static __always_inline void count_live(struct tracer_job_stats *st,
 				       struct tracer_user_stats *us)
 {
+	struct tracer_user_stats *all;
+
 	if (st)
 		tracer_atomic_add(&st->live, 1);
-	if (us)
-		tracer_atomic_add(&us->live, 1);
+	if (!us)
+		return;
+	tracer_atomic_add(&us->live, 1);
+	all = all_users();
+	if (all)
+		tracer_atomic_add(&all->live, 1);
 }
 
 /* ---- fork ---- */
@@ -503,8 +533,13 @@ static __always_inline void uncount(__u64 job, __u32 flags)
 		return;
 	tracer_atomic_add(&st->live, -1);
 	us = user_of(st);
-	if (us)
+	if (us) {
+		struct tracer_user_stats *all = all_users();
+
 		tracer_atomic_add(&us->live, -1);
+		if (all)
+			tracer_atomic_add(&all->live, -1);
+	}
 }
 
 static __always_inline void emit_exit(struct tracer_proc *p,

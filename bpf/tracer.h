@@ -46,6 +46,7 @@ enum tracer_counter {
 	TRACER_CNT_OVER_CAP,        /* forks of jobs at their cap: not followed */
 	TRACER_CNT_DROP_BLKREQ,    /* `blk_reqs` full: a request not timed */
 	TRACER_CNT_OVER_USER_CAP,  /* forks of users at their cap: not followed */
+	TRACER_CNT_OVER_USERS_CAP, /* ... at the cap of all users together */
 	TRACER_CNT__MAX,
 };
 
@@ -111,13 +112,16 @@ struct tracer_job_stats {
  * Value of the `user_procs` map, keyed by tracer_job_stats.user (the
  * registering uid + 1): the live processes of all the jobs one user
  * registered, so that no user fills `procs` for the others, whatever
- * number of jobs they open.  Root's jobs (Slurm steps, container
- * entrypoints) have no entry: only the per-job cap bounds them.
+ * number of jobs they open; and under TRACER_USERS_ALL, all users'
+ * together, so that root's jobs (Slurm steps, container entrypoints),
+ * which have no entry and only the per-job cap, always find room.
  */
 struct tracer_user_stats {
 	__s64 live;
 	__u64 over_cap;
 };
+/* The `user_procs` key of all users together (uids are below it). */
+#define TRACER_USERS_ALL 0xffffffffffffffffull
 
 struct tracer_event_hdr {
 	__u32 type;  /* enum tracer_event_type */

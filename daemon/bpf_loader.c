@@ -122,6 +122,7 @@ static int configure(struct tracer_bpf *skel, const struct bpf_loader_opts *o,
 	skel->rodata->wakeup_bytes = o->wakeup_bytes;
 	skel->rodata->max_procs_per_job = o->max_procs_per_job;
 	skel->rodata->max_procs_per_user = o->max_procs_per_user;
+	skel->rodata->max_procs_all_users = o->max_procs_all_users;
 	rc = bpf_map__set_max_entries(skel->maps.procs, procs);
 	if (rc == 0)
 		rc = bpf_map__set_max_entries(skel->maps.events, round_pow2(rb, (unsigned)page));
@@ -255,6 +256,11 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 	}
 	if (l->pin_dir[0] && pin_maps(l, err, errlen) != 0)
 		goto fail;
+	/* the share of all users together (a previous tracerd's kept) */
+	if (!l->resumed && bpf_loader_users_reset(l) != 0) {
+		snprintf(err, errlen, "user_procs map: %s", strerror(errno));
+		goto fail;
+	}
 	/* a previous tracerd's programs: ours replace them one by one */
 	if (attach_all(l, err, errlen) != 0)
 		goto fail;
@@ -332,6 +338,8 @@ static void user_uncount(struct bpf_loader *l, __u64 user, __s64 n)
 	if (bpf_map_update_elem(fd, &user, &us, BPF_EXIST) != 0)
 		log_debug("user share %llu: count not updated: %s", (unsigned long long)user,
 			  strerror(errno));
+	if (user != TRACER_USERS_ALL)
+		user_uncount(l, TRACER_USERS_ALL, n);
 }
 
 int bpf_loader_tag_pid(struct bpf_loader *l, pid_t tgid, __u64 job)
@@ -427,6 +435,17 @@ int bpf_loader_job_open(struct bpf_loader *l, __u64 job, __u64 user)
 int bpf_loader_user_stats(struct bpf_loader *l, __u64 user, struct tracer_user_stats *out)
 {
 	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.user_procs), &user, out) != 0)
+		return -errno;
+	return 0;
+}
+
+int bpf_loader_users_reset(struct bpf_loader *l)
+{
+	__u64 all = TRACER_USERS_ALL;
+	struct tracer_user_stats us;
+
+	memset(&us, 0, sizeof(us));
+	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.user_procs), &all, &us, BPF_ANY) != 0)
 		return -errno;
 	return 0;
 }

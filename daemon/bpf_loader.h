@@ -35,6 +35,8 @@ struct bpf_loader_opts {
 	unsigned max_procs_per_job;
 	/* ... and all the jobs of one user together (0: no cap) */
 	unsigned max_procs_per_user;
+	/* ... and of all users together (0: no cap): the rest is root's */
+	unsigned max_procs_all_users;
 	/*
 	 * Keep the kernel state across a restart (needs pin_dir): maps
 	 * pinned by a previous tracerd there are reused when compatible, its
@@ -99,6 +101,9 @@ static inline __u64 bpf_loader_user_key(uid_t uid) { return uid ? (__u64)uid + 1
 int bpf_loader_job_open(struct bpf_loader *l, __u64 job, __u64 user);
 int bpf_loader_user_stats(struct bpf_loader *l, __u64 user, struct tracer_user_stats *out);
 int bpf_loader_user_close(struct bpf_loader *l, __u64 user);
+/* All users' share counts nothing (made at load; again when no user has
+ * an open job, so that no drift of its count outlives their jobs). */
+int bpf_loader_users_reset(struct bpf_loader *l);
 int bpf_loader_job_stats(struct bpf_loader *l, __u64 job, struct tracer_job_stats *out);
 int bpf_loader_job_close(struct bpf_loader *l, __u64 job);
 

@@ -293,12 +293,15 @@ static const char *vet_identity(struct tracer_identity *id, const struct ucred *
 	return NULL;
 }
 
-/* Has oj's owner (not root) another open job? */
-static bool owner_has_other_job(const struct jobs *js, const struct open_job *oj)
+/* Another open job than oj of a user but root: of oj's owner, or any. */
+static bool other_user_job(const struct jobs *js, const struct open_job *oj, bool any)
 {
-	for (size_t i = 0; i < js->nopen; i++)
-		if (js->open[i] != oj && js->open[i]->owner_uid == oj->owner_uid)
+	for (size_t i = 0; i < js->nopen; i++) {
+		const struct open_job *o = js->open[i];
+
+		if (o != oj && o->owner_uid != 0 && (any || o->owner_uid == oj->owner_uid))
 			return true;
+	}
 	return false;
 }
 
@@ -309,7 +312,7 @@ static bool owner_has_other_job(const struct jobs *js, const struct open_job *oj
 static void close_job_share(struct jobs *js, const struct open_job *oj)
 {
 	bpf_loader_job_close(js->bpf, oj->job->tag);
-	if (oj->owner_uid != 0 && !owner_has_other_job(js, oj))
+	if (oj->owner_uid != 0 && !other_user_job(js, oj, false))
 		bpf_loader_user_close(js->bpf, bpf_loader_user_key(oj->owner_uid));
 }
 
@@ -357,9 +360,12 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 			return reply_error("out of memory");
 		oj->owner_uid = peer->uid;
 		/* the user's first open job: a share a previous tracerd left
-		 * (pinned) counts no process of theirs now */
-		if (peer->uid != 0 && !owner_has_other_job(js, oj))
+		 * (pinned) counts no process of theirs now; nor all users'
+		 * when no user has one */
+		if (peer->uid != 0 && !other_user_job(js, oj, false))
 			bpf_loader_user_close(js->bpf, bpf_loader_user_key(peer->uid));
+		if (peer->uid != 0 && !other_user_job(js, oj, true))
+			bpf_loader_users_reset(js->bpf);
 		/* its share of the kernel's table; without, it has no cap */
 		err = bpf_loader_job_open(js->bpf, oj->job->tag, bpf_loader_user_key(peer->uid));
 		if (err)

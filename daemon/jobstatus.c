@@ -74,11 +74,13 @@ cJSON *jobs_shares_json(const struct jobs_shares *sh)
 		return NULL;
 	json_add_u64(o, "max_jobs_per_user", sh->max_jobs_per_user);
 	json_add_u64(o, "max_procs_per_user", sh->max_procs_per_user);
+	json_add_u64(o, "max_procs_all_users", sh->max_procs_all_users);
 	json_add_u64(o, "refused_user_jobs", sh->refused_user_jobs);
 	json_add_u64(o, "refused_node_jobs", sh->refused_node_jobs);
 	json_add_u64(o, "refused_rate", sh->refused_rate);
 	json_add_u64(o, "rated_together", sh->rated_together);
 	json_add_u64(o, "forks_over_user_cap", sh->forks_over_user_cap);
+	json_add_u64(o, "forks_over_users_cap", sh->forks_over_users_cap);
 	json_add_u64(o, "archive_held_for_fairness", sh->archive_held);
 	json_add_u64(o, "archive_refused_busy", sh->archive_refused);
 	json_add_u64(o, "spool_dropped", sh->spool_dropped);

@@ -360,6 +360,7 @@ static void render_shares(struct mbuf *b, const struct metrics_daemon *d)
 	head(b, "tracer_user_limit", "gauge", "Per-user limits of a shared node, by limit.");
 	put(b, "tracer_user_limit{limit=\"jobs\"} %u\n", sh->max_jobs_per_user);
 	put(b, "tracer_user_limit{limit=\"processes\"} %u\n", sh->max_procs_per_user);
+	put(b, "tracer_user_limit{limit=\"processes_all_users\"} %u\n", sh->max_procs_all_users);
 	head(b, "tracer_registrations_refused_total", "counter",
 	     "Registrations of users refused, by limit.");
 	put(b, "tracer_registrations_refused_total{limit=\"user_jobs\"} %llu\n",
@@ -377,6 +378,8 @@ static void render_shares(struct mbuf *b, const struct metrics_daemon *d)
 	    (unsigned long long)d->kernel[TRACER_CNT_OVER_CAP]);
 	put(b, "tracer_forks_over_cap_total{cap=\"user\"} %llu\n",
 	    (unsigned long long)sh->forks_over_user_cap);
+	put(b, "tracer_forks_over_cap_total{cap=\"all_users\"} %llu\n",
+	    (unsigned long long)sh->forks_over_users_cap);
 	head(b, "tracer_archive_requests_held_total", "counter",
 	     "Archive requests that waited because their user already had a worker.");
 	sample_u64(b, "tracer_archive_requests_held_total", sh->archive_held);

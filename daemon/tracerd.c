@@ -90,11 +90,13 @@ static void get_shares(struct tracerd *d, const __u64 *kernel, const struct deli
 	memset(sh, 0, sizeof(*sh));
 	sh->max_jobs_per_user = (unsigned)d->cfg.max_jobs_per_user;
 	sh->max_procs_per_user = config_procs_per_user(&d->cfg);
+	sh->max_procs_all_users = config_procs_all_users(&d->cfg);
 	sh->refused_user_jobs = d->admission.refused_user_jobs;
 	sh->refused_node_jobs = d->admission.refused_node_limit;
 	sh->refused_rate = d->admission.refused_rate;
 	sh->rated_together = d->admission.overflowed;
 	sh->forks_over_user_cap = kernel[TRACER_CNT_OVER_USER_CAP];
+	sh->forks_over_users_cap = kernel[TRACER_CNT_OVER_USERS_CAP];
 	archive_get_counts(d->archive, &sh->archive_held, &sh->archive_refused);
 	sh->spool_dropped = ds->spool.dropped;
 	sh->spool_spared = ds->spool.share_spared;
@@ -502,6 +504,7 @@ int main(int argc, char **argv)
 		.wakeup_bytes = d.cfg.ringbuf_bytes / 8,
 		.max_procs_per_job = d.cfg.max_procs_per_job,
 		.max_procs_per_user = config_procs_per_user(&d.cfg),
+		.max_procs_all_users = config_procs_all_users(&d.cfg),
 		.resume = d.cfg.resume,
 		.no_sock_length = d.cfg.test_no_sock_length,
 	};

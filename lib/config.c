@@ -178,6 +178,11 @@ unsigned config_procs_per_user(const struct tracer_config *cfg)
 	return v;
 }
 
+unsigned config_procs_all_users(const struct tracer_config *cfg)
+{
+	return cfg->max_procs - cfg->max_procs / TRACER_PROCS_ROOT_RESERVE;
+}
+
 static int parse_integer(const char *v, long long *out)
 {
 	char *end;

@@ -84,6 +84,9 @@ void config_defaults(struct tracer_config *cfg);
  * kernel's table: max_procs_per_user, or a quarter of max_procs when it
  * is 0 or not below max_procs. */
 unsigned config_procs_per_user(const struct tracer_config *cfg);
+/* ... and all non-root users together: max_procs less the quarter kept
+ * for root's jobs (Slurm steps). */
+unsigned config_procs_all_users(const struct tracer_config *cfg);
 /* How many keys tracer.conf knows (every one is in contrib/tracer.conf). */
 size_t config_key_count(void);
 /* The name of key i (0 .. config_key_count() - 1), NULL past the end. */

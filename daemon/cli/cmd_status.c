@@ -90,12 +90,14 @@ static void print_status(const cJSON *st)
 	sh = cJSON_GetObjectItem(st, "shares");
 	if (sh)
 		printf("shares:   per user %.0f jobs, %.0f processes; refused: %.0f at the user's "
-		       "jobs, %.0f at the node's, %.0f by rate; forks over the user cap %.0f; "
+		       "jobs, %.0f at the node's, %.0f by rate; forks over the user cap %.0f "
+		       "(all users' %.0f); "
 		       "archive requests held %.0f, refused %.0f; spool drops %.0f (%.0f sparing "
 		       "a smaller share); rotated out of the archive by share %.0f\n",
 		       jnum(sh, "max_jobs_per_user"), jnum(sh, "max_procs_per_user"),
 		       jnum(sh, "refused_user_jobs"), jnum(sh, "refused_node_jobs"),
 		       jnum(sh, "refused_rate"), jnum(sh, "forks_over_user_cap"),
+		       jnum(sh, "forks_over_users_cap"),
 		       jnum(sh, "archive_held_for_fairness"), jnum(sh, "archive_refused_busy"),
 		       jnum(sh, "spool_dropped"), jnum(sh, "spool_share_spared"),
 		       jnum(sh, "archive_share_dropped"));

@@ -2,8 +2,8 @@
 # no user can use up for the others.  As two unprivileged users, the
 # first exhausts each limit (open jobs, registration rate, followed
 # processes, archive workers, spool space); the second's registrations,
-# jobs and queries still succeed, and each limit is counted in `tracer
-# status`.  Needs run.sh's U1, U2, UPY, as, OWNED_PIDS and tests/lib.sh.
+# jobs and queries still succeed, root's jobs keep their part of the
+# process table, and each limit is counted in `tracer status`.  Needs run.sh's U1, U2, UPY, as, OWNED_PIDS and tests/lib.sh.
 
 # the users run copies in a directory they can read (the tree may be root's only)
 SBIN=$TMP/shares-bin
@@ -89,7 +89,7 @@ check "tracer status shows 256 processes per user" test "$(shares_field max_proc
 cat >"$SBIN/many.sh" <<'EOF'
 #!/bin/bash
 trap 'kill $(jobs -p) 2>/dev/null; exit 0' TERM
-for i in $(seq 1100); do sleep 300 & done
+for i in $(seq "${2:-1100}"); do sleep 300 & done
 echo $$ >"$1"
 wait
 EOF
@@ -122,6 +122,31 @@ wait "$MANY" 2>/dev/null
 wait_until 60 "the first user's summary" summary_of_job "$TMP/$U1/many.job"
 U1_OVER=$(summary_field "$TMP/$U1/many.job" 's["processes"]["over_cap"]')
 check "the first user's summary counts the processes not followed ($U1_OVER)" test "${U1_OVER:-0}" -gt 0
+
+echo "== shares: root's jobs keep their part of the table (all users together at most 3/4)"
+stop_tracerd
+start_tracerd sq -o max_procs=1024 -o max_procs_per_user=500 || exit 1
+check "tracer status shows 768 processes for all users together" test "$(shares_field max_procs_all_users)" = 768
+MANYQ=()
+for u in "$U1" "$U2"; do
+	rm -f "$TMP/$u/manyq.pid"
+	start_owned MP as "$u" "$SBIN/tracer" -o socket="$TRACERD_SOCK" run --job-file "$TMP/$u/manyq.job" -- \
+		"$SBIN/many.sh" "$TMP/$u/manyq.pid" 520
+	MANYQ+=("$MP")
+	wait_until 120 "$u's 520 processes" test -s "$TMP/$u/manyq.pid"
+	OWNED_PIDS+=("$(cat "$TMP/$u/manyq.pid")")
+done
+# root, as the SPANK plugin registers a Slurm step's processes
+tr_cli run --job-file "$TMP/rootq.job" -- sh -c 'for i in $(seq 50); do /bin/true; done'
+wait_until 30 "root's summary" summary_of_job "$TMP/rootq.job"
+R_PROCS=$(summary_field "$TMP/rootq.job" 's["processes"]["total"]')
+R_DROPS=$(summary_field "$TMP/rootq.job" 's["drops"]["events"] + s["processes"]["over_cap"]')
+check "root's job followed all its processes ($R_PROCS of at least 51), none lost ($R_DROPS)" \
+	test "${R_PROCS:-0}" -ge 51 -a "${R_DROPS:-1}" = 0
+check "tracer status counts the forks over all users' cap (shares.forks_over_users_cap)" \
+	shares_positive forks_over_users_cap
+for u in "$U1" "$U2"; do kill -TERM "$(cat "$TMP/$u/manyq.pid")" 2>/dev/null; done
+for p in "${MANYQ[@]}"; do wait "$p" 2>/dev/null; done
 
 echo "== shares: archive workers, one per user at a time"
 stop_tracerd

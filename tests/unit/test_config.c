@@ -423,8 +423,10 @@ static void test_user_share_keys(void)
 	CU_ASSERT_EQUAL(config_set(&c, "max_jobs_per_user", "4097", err, sizeof(err)), -1);
 	CU_ASSERT_EQUAL(config_set(&c, "max_jobs_per_user", "3", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(c.max_jobs_per_user, 3);
+	CU_ASSERT_EQUAL(config_procs_all_users(&c), 49152u); /* a quarter stays root's */
 	CU_ASSERT_EQUAL(config_set(&c, "max_procs", "1024", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(config_procs_per_user(&c), 256u);
+	CU_ASSERT_EQUAL(config_procs_all_users(&c), 768u);
 	CU_ASSERT_EQUAL(config_set(&c, "max_procs_per_user", "100", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(config_procs_per_user(&c), 100u);
 	/* not below the table: a quarter of it, never the whole */
