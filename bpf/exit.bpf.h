@@ -140,12 +140,22 @@ static __always_inline void fill_exit_analysis(struct tracer_exit_event *e,
 static __always_inline void uncount(__u64 job, __u32 flags)
 {
 	struct tracer_job_stats *st;
+	struct tracer_user_stats *us;
 
 	if (!(flags & TRACER_F_COUNTED))
 		return;
 	st = bpf_map_lookup_elem(&job_stats, &job);
-	if (st)
-		tracer_atomic_add(&st->live, -1);
+	if (!st)
+		return;
+	tracer_atomic_add(&st->live, -1);
+	us = user_of(st);
+	if (us) {
+		struct tracer_user_stats *all = all_users();
+
+		tracer_atomic_add(&us->live, -1);
+		if (all)
+			tracer_atomic_add(&all->live, -1);
+	}
 }
 
 static __always_inline void emit_exit(struct tracer_proc *p,

@@ -16,6 +16,22 @@
  * with the thread's role, so reading the signal totals would miss threads
  * still on their way out or count some twice.
  *
+ * Shares of the process table: `procs` has max_procs entries for the whole
+ * node.  Each job has its entry in `job_stats` (its live processes, capped
+ * at max_procs_per_job), and each user other than root one in `user_procs`
+ * (the live processes of all the jobs they registered, capped at
+ * max_procs_per_user, always below max_procs), found through the job's
+ * entry, and all users together one more (TRACER_USERS_ALL, capped at
+ * max_procs_all_users: the rest of the table is root's).  A fork past a
+ * cap runs but is not followed, and is counted for the job and the node.
+ * So no user fills the table for the others, however many jobs they open
+ * (their number is bounded too, in tracerd's admission), and users
+ * together never take the part root's jobs (Slurm steps), which have
+ * only the per-job cap, need.
+ * tracerd makes the user's entry with their first open job and removes it
+ * with their last; what it untags while a job closes leaves the counts
+ * there (bpf_loader.c).
+ *
  * Kernel-version differences live in compat.h; the end of a process in
  * exit.bpf.h, what an exec reads in exec_read.bpf.h, sockets and block
  * I/O in netio.bpf.h (each included here).
@@ -41,6 +57,12 @@ const volatile __u32 page_kb = 4;
 const volatile __u32 wakeup_bytes = 0;
 /* Live forked processes one job may have in `procs` (0: no cap). */
 const volatile __u32 max_procs_per_job = 0;
+/* ... and all the jobs of one user (0: no cap), always below the size
+ * of `procs`: no user can fill the table for the others */
+const volatile __u32 max_procs_per_user = 0;
+/* ... and all users together (TRACER_USERS_ALL), so that a part of the
+ * table stays for root's jobs (0: no cap) */
+const volatile __u32 max_procs_all_users = 0;
 
 
 /* Number of keys in tagged_cgroups, kept by the loader: skips a lookup. */
@@ -68,6 +90,13 @@ struct {
 	__type(key, __u64);
 	__type(value, struct tracer_job_stats);
 } job_stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, TRACER_MAX_JOBS); /* a user has a job open */
+	__type(key, __u64);
+	__type(value, struct tracer_user_stats);
+} user_procs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -163,14 +192,70 @@ static __always_inline int insert_proc(__u32 tgid, __u64 job, __s64 threads,
 	return 0;
 }
 
-/* Is the job at its cap?  Then the process is counted, not followed. */
-static __always_inline bool job_at_cap(struct tracer_job_stats *st)
+/* The user share of a job's processes (NULL: none, root's job). */
+static __always_inline struct tracer_user_stats *user_of(struct tracer_job_stats *st)
 {
-	if (!st || !max_procs_per_job || *(volatile __s64 *)&st->live < max_procs_per_job)
+	__u64 user;
+
+	if (!st || !max_procs_per_user)
+		return NULL;
+	user = st->user;
+	return user ? bpf_map_lookup_elem(&user_procs, &user) : NULL;
+}
+
+/* The share of all users together (NULL: none made, or no cap). */
+static __always_inline struct tracer_user_stats *all_users(void)
+{
+	__u64 all = TRACER_USERS_ALL;
+
+	return max_procs_all_users ? bpf_map_lookup_elem(&user_procs, &all) : NULL;
+}
+
+/* Is the job, or the user who registered it, at its cap?  Then the
+ * process is counted, not followed. */
+static __always_inline bool job_at_cap(struct tracer_job_stats *st,
+				       struct tracer_user_stats *us)
+{
+	if (!st)
 		return false;
-	tracer_atomic_add(&st->over_cap, 1);
-	count(TRACER_CNT_OVER_CAP);
-	return true;
+	if (max_procs_per_job && *(volatile __s64 *)&st->live >= max_procs_per_job) {
+		tracer_atomic_add(&st->over_cap, 1);
+		count(TRACER_CNT_OVER_CAP);
+		return true;
+	}
+	if (us && *(volatile __s64 *)&us->live >= max_procs_per_user) {
+		tracer_atomic_add(&st->over_user_cap, 1);
+		tracer_atomic_add(&us->over_cap, 1);
+		count(TRACER_CNT_OVER_USER_CAP);
+		return true;
+	}
+	if (us) {
+		struct tracer_user_stats *all = all_users();
+
+		if (all && *(volatile __s64 *)&all->live >= max_procs_all_users) {
+			tracer_atomic_add(&st->over_user_cap, 1);
+			tracer_atomic_add(&all->over_cap, 1);
+			count(TRACER_CNT_OVER_USERS_CAP);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A new process of the job is in `procs`: it counts toward both caps. */
+static __always_inline void count_live(struct tracer_job_stats *st,
+				       struct tracer_user_stats *us)
+{
+	struct tracer_user_stats *all;
+
+	if (st)
+		tracer_atomic_add(&st->live, 1);
+	if (!us)
+		return;
+	tracer_atomic_add(&us->live, 1);
+	all = all_users();
+	if (all)
+		tracer_atomic_add(&all->live, 1);
 }
 
 /* ---- fork ---- */
@@ -201,6 +286,7 @@ static __always_inline int handle_fork(struct task_struct *parent,
 	__u32 ctgid = BPF_CORE_READ(child, tgid);
 	struct tracer_proc *p = bpf_map_lookup_elem(&procs, &ptgid);
 	struct tracer_job_stats *st;
+	struct tracer_user_stats *us;
 	__u64 start_ns, job;
 
 	if (ctgid == ptgid) { /* a new thread of the same process */
@@ -219,7 +305,8 @@ static __always_inline int handle_fork(struct task_struct *parent,
 	}
 	/* the job's share of the table (only tagged forks get here) */
 	st = bpf_map_lookup_elem(&job_stats, &job);
-	if (job_at_cap(st))
+	us = user_of(st);
+	if (job_at_cap(st, us))
 		return 0;
 	start_ns = BPF_CORE_READ(child, start_time);
 	if (insert_proc(ctgid, job, 1, start_ns, st ? TRACER_F_COUNTED : 0)) {
@@ -227,8 +314,7 @@ static __always_inline int handle_fork(struct task_struct *parent,
 			tracer_atomic_add(&st->table_full, 1);
 		return 0;
 	}
-	if (st)
-		tracer_atomic_add(&st->live, 1);
+	count_live(st, us);
 	count(TRACER_CNT_FORKS);
 	emit_fork(child, ctgid, ptgid, job, start_ns);
 	return 0;
@@ -251,13 +337,15 @@ static __always_inline int handle_exec(struct task_struct *task,
 		job = p->job;
 	} else {
 		struct tracer_job_stats *st;
+		struct tracer_user_stats *us;
 
 		if (!untagged_job(tgid, bpf_get_current_cgroup_id(), &job))
 			return 0;
 		/* it entered a tagged cgroup after its fork (podman exec:
 		 * runc moves it in): it counts toward the job's cap too */
 		st = bpf_map_lookup_elem(&job_stats, &job);
-		if (job_at_cap(st))
+		us = user_of(st);
+		if (job_at_cap(st, us))
 			return 0;
 		/* de_thread() has already made the process single-threaded */
 		threads = BPF_CORE_READ(task, signal, nr_threads);
@@ -267,8 +355,7 @@ static __always_inline int handle_exec(struct task_struct *task,
 				tracer_atomic_add(&st->table_full, 1);
 			return 0;
 		}
-		if (st)
-			tracer_atomic_add(&st->live, 1);
+		count_live(st, us);
 		p = bpf_map_lookup_elem(&procs, &tgid);
 		if (!p)
 			return 0;

@@ -45,6 +45,8 @@ enum tracer_counter {
 	TRACER_CNT_OOMS,
 	TRACER_CNT_OVER_CAP,        /* forks of jobs at their cap: not followed */
 	TRACER_CNT_DROP_BLKREQ,    /* `blk_reqs` full: a request not timed */
+	TRACER_CNT_OVER_USER_CAP,  /* forks of users at their cap: not followed */
+	TRACER_CNT_OVER_USERS_CAP, /* ... at the cap of all users together */
 	TRACER_CNT__MAX,
 };
 
@@ -102,7 +104,24 @@ struct tracer_job_stats {
 	__u64 over_cap;      /* forks beyond max_procs_per_job: counted, not followed */
 	__u64 table_full;    /* forks not followed: `procs` was full */
 	__u64 ringbuf_drops; /* its records lost: ring buffer full */
+	__u64 user;          /* its owner's key in `user_procs`; 0: no user cap (root's) */
+	__u64 over_user_cap; /* forks beyond max_procs_per_user: counted, not followed */
 };
+
+/*
+ * Value of the `user_procs` map, keyed by tracer_job_stats.user (the
+ * registering uid + 1): the live processes of all the jobs one user
+ * registered, so that no user fills `procs` for the others, whatever
+ * number of jobs they open; and under TRACER_USERS_ALL, all users'
+ * together, so that root's jobs (Slurm steps, container entrypoints),
+ * which have no entry and only the per-job cap, always find room.
+ */
+struct tracer_user_stats {
+	__s64 live;
+	__u64 over_cap;
+};
+/* The `user_procs` key of all users together (uids are below it). */
+#define TRACER_USERS_ALL 0xffffffffffffffffull
 
 struct tracer_event_hdr {
 	__u32 type;  /* enum tracer_event_type */

@@ -2,6 +2,12 @@
  * archive.c - tracerd's answers about finished jobs (archive.h): the
  * loop queues, worker threads read the archive with lib/sumfile and
  * stream one summary per line, then the closing {"ok":true,...} line.
+ *
+ * Fair by user: a non-root user is answered by one worker at a time.  A
+ * free worker takes the oldest queued request whose user has no worker
+ * yet, so a user whose slow requests (a huge archive, a client that
+ * reads slowly) keep a worker busy never holds the others: the next
+ * user's request goes past theirs.  Root's requests are never held back.
  */
 #include "archive.h"
 
@@ -35,6 +41,7 @@ struct areq {
 	struct peer peer;
 	bool sees_all;
 	struct proto_request req;
+	bool held;  /* a later request of another user went first (counted once) */
 	struct areq *next;
 };
 
@@ -50,6 +57,7 @@ struct archive {
 	int nqueued, nbusy;
 	_Atomic int stop; /* set by archive_stop on the loop, read by the workers */
 	uint64_t served, refused_busy, truncated, failed;
+	uint64_t held_back; /* requests that waited: their user had a worker */
 };
 
 /* One reply being streamed. */
@@ -186,6 +194,39 @@ static void answer(struct archive *a, struct areq *r)
 	pthread_mutex_unlock(&a->lock);
 }
 
+static bool uid_busy(const struct archive *a, uid_t uid)
+{
+	for (int i = 0; i < ARCHIVE_WORKERS; i++)
+		if (a->busy_uid[i] == uid)
+			return true;
+	return false;
+}
+
+/* The next request to answer (lock held): the oldest whose user has no
+ * worker yet, or root's; NULL when every queued one must wait.  Taken
+ * off the queue. */
+static struct areq *next_fair(struct archive *a)
+{
+	struct areq **link = &a->head, *prev = NULL;
+
+	for (struct areq *r = a->head; r; prev = r, r = r->next, link = &prev->next) {
+		if (r->peer.uid != 0 && uid_busy(a, r->peer.uid))
+			continue;
+		*link = r->next;
+		if (a->tail == r)
+			a->tail = prev;
+		a->nqueued--;
+		/* every request it passed waits for its own user */
+		for (struct areq *w = a->head; w && w != r->next; w = w->next)
+			if (!w->held) {
+				w->held = true;
+				a->held_back++;
+			}
+		return r;
+	}
+	return NULL;
+}
+
 static void *worker(void *arg)
 {
 	struct archive *a = arg;
@@ -198,17 +239,21 @@ static void *worker(void *arg)
 	}
 	pthread_mutex_lock(&a->lock);
 	for (;;) {
-		while (!a->stop && !a->head)
-			pthread_cond_wait(&a->wake, &a->lock);
-		if (a->stop)
-			break;
-		struct areq *r = a->head;
+		struct areq *r = NULL;
 		int slot = 0;
 
-		a->head = r->next;
-		if (!a->head)
-			a->tail = NULL;
-		a->nqueued--;
+		while (!a->stop && !(r = next_fair(a)))
+			pthread_cond_wait(&a->wake, &a->lock);
+		if (a->stop) {
+			if (r) { /* back at the head: archive_stop closes it */
+				r->next = a->head;
+				a->head = r;
+				if (!a->tail)
+					a->tail = r;
+				a->nqueued++;
+			}
+			break;
+		}
 		while (a->busy_uid[slot] != (uid_t)-1)
 			slot++; /* nbusy < ARCHIVE_WORKERS: one is free */
 		a->busy_uid[slot] = r->peer.uid;
@@ -222,6 +267,8 @@ static void *worker(void *arg)
 		a->busy_uid[slot] = (uid_t)-1;
 		a->busy_fd[slot] = -1;
 		a->nbusy--;
+		/* a request held back for this user may go now */
+		pthread_cond_broadcast(&a->wake);
 	}
 	pthread_mutex_unlock(&a->lock);
 	return NULL;
@@ -288,6 +335,7 @@ char *archive_submit(struct archive *a, struct server *s, const struct peer *pee
 	}
 	r->peer = *peer;
 	r->sees_all = sees_all;
+	r->held = false;
 	r->req = *req;
 	r->next = NULL;
 	if (a->tail)
@@ -312,9 +360,21 @@ cJSON *archive_stats_json(struct archive *a)
 	json_add_u64(o, "refused_busy", a->refused_busy);
 	json_add_u64(o, "truncated", a->truncated);
 	json_add_u64(o, "reply_failed", a->failed);
+	json_add_u64(o, "held_for_fairness", a->held_back);
 	json_add_u64(o, "in_progress", (uint64_t)(a->nqueued + a->nbusy));
 	pthread_mutex_unlock(&a->lock);
 	return o;
+}
+
+void archive_get_counts(struct archive *a, uint64_t *held, uint64_t *refused_busy)
+{
+	*held = *refused_busy = 0;
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->lock);
+	*held = a->held_back;
+	*refused_busy = a->refused_busy;
+	pthread_mutex_unlock(&a->lock);
 }
 
 void archive_stop(struct archive *a)

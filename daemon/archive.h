@@ -8,7 +8,9 @@
  * threads read the archive and stream the reply.  Bounded: a few workers,
  * a few queued requests in all and per user, a reading deadline, a send
  * timeout, and a cap on the reply's size; a request beyond them gets a
- * "busy" error at once, counted.
+ * "busy" error at once, counted.  Fair by user: a non-root user has at
+ * most one worker, and a free worker serves the oldest request of a user
+ * who has none (counted: held_for_fairness).
  */
 #ifndef TRACERD_ARCHIVE_H
 #define TRACERD_ARCHIVE_H
@@ -36,8 +38,13 @@ struct archive *archive_start(const struct tracer_config *cfg, char *err, size_t
 char *archive_submit(struct archive *a, struct server *s, const struct peer *peer,
 		     bool sees_all, const struct proto_request *req);
 
-/* Counters for `tracer status`: served, refused_busy, truncated. */
+/* Counters for `tracer status`: served, refused_busy, truncated,
+ * held_for_fairness... */
 cJSON *archive_stats_json(struct archive *a);
+
+/* The fairness counters (jobs_shares): requests held back because their
+ * user had a worker, requests refused as busy. */
+void archive_get_counts(struct archive *a, uint64_t *held, uint64_t *refused_busy);
 
 /* Stop the workers (a reply in progress stops between lines). */
 void archive_stop(struct archive *a);

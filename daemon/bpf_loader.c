@@ -121,6 +121,8 @@ static int configure(struct tracer_bpf *skel, const struct bpf_loader_opts *o,
 	skel->rodata->page_kb = (__u32)(page / 1024);
 	skel->rodata->wakeup_bytes = o->wakeup_bytes;
 	skel->rodata->max_procs_per_job = o->max_procs_per_job;
+	skel->rodata->max_procs_per_user = o->max_procs_per_user;
+	skel->rodata->max_procs_all_users = o->max_procs_all_users;
 	rc = bpf_map__set_max_entries(skel->maps.procs, procs);
 	if (rc == 0)
 		rc = bpf_map__set_max_entries(skel->maps.events, round_pow2(rb, (unsigned)page));
@@ -268,6 +270,11 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 	}
 	if (l->pin_dir[0] && pin_maps(l, err, errlen) != 0)
 		goto fail;
+	/* the share of all users together (a previous tracerd's kept) */
+	if (!l->resumed && bpf_loader_users_reset(l) != 0) {
+		snprintf(err, errlen, "user_procs map: %s", strerror(errno));
+		goto fail;
+	}
 	/* a previous tracerd's programs: ours replace them one by one */
 	if (attach_all(l, err, errlen) != 0)
 		goto fail;
@@ -343,6 +350,26 @@ static int read_proc_entry(pid_t pid, struct tracer_proc *p)
 	return 0;
 }
 
+/*
+ * n processes leave user's count, from user space: not atomic with the
+ * kernel's counting (a count may drift by a few while the user's jobs
+ * run, never the table); the entry goes with the user's last open job.
+ */
+static void user_uncount(struct bpf_loader *l, __u64 user, __s64 n)
+{
+	int fd = bpf_map__fd(l->skel->maps.user_procs);
+	struct tracer_user_stats us;
+
+	if (!user || bpf_map_lookup_elem(fd, &user, &us) != 0)
+		return;
+	us.live = us.live > n ? us.live - n : 0;
+	if (bpf_map_update_elem(fd, &user, &us, BPF_EXIST) != 0)
+		log_debug("user share %llu: count not updated: %s", (unsigned long long)user,
+			  strerror(errno));
+	if (user != TRACER_USERS_ALL)
+		user_uncount(l, TRACER_USERS_ALL, n);
+}
+
 int bpf_loader_tag_pid(struct bpf_loader *l, pid_t tgid, __u64 job)
 {
 	int fd = bpf_map__fd(l->skel->maps.procs);
@@ -366,6 +393,7 @@ int bpf_loader_tag_pid(struct bpf_loader *l, pid_t tgid, __u64 job)
 			if (bpf_map_lookup_elem(sfd, &p.job, &st) == 0 && st.live > 0) {
 				st.live--;
 				bpf_map_update_elem(sfd, &p.job, &st, BPF_EXIST);
+				user_uncount(l, st.user, 1);
 			}
 			p.flags &= ~TRACER_F_COUNTED;
 		}
@@ -415,13 +443,45 @@ int bpf_loader_untag_cgroup(struct bpf_loader *l, __u64 cgroup_id)
 	return 0;
 }
 
-int bpf_loader_job_open(struct bpf_loader *l, __u64 job)
+int bpf_loader_job_open(struct bpf_loader *l, __u64 job, __u64 user)
 {
 	struct tracer_job_stats st;
+	struct tracer_user_stats us;
 
 	memset(&st, 0, sizeof(st));
+	memset(&us, 0, sizeof(us));
+	st.user = user;
+	/* the user's share: made by their first open job, kept by the next */
+	if (user && bpf_map_update_elem(bpf_map__fd(l->skel->maps.user_procs), &user, &us,
+					BPF_NOEXIST) != 0 && errno != EEXIST)
+		return errno == E2BIG ? -ENOSPC : -errno;
 	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.job_stats), &job, &st, BPF_ANY) != 0)
 		return errno == E2BIG ? -ENOSPC : -errno;
+	return 0;
+}
+
+int bpf_loader_user_stats(struct bpf_loader *l, __u64 user, struct tracer_user_stats *out)
+{
+	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.user_procs), &user, out) != 0)
+		return -errno;
+	return 0;
+}
+
+int bpf_loader_users_reset(struct bpf_loader *l)
+{
+	__u64 all = TRACER_USERS_ALL;
+	struct tracer_user_stats us;
+
+	memset(&us, 0, sizeof(us));
+	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.user_procs), &all, &us, BPF_ANY) != 0)
+		return -errno;
+	return 0;
+}
+
+int bpf_loader_user_close(struct bpf_loader *l, __u64 user)
+{
+	if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.user_procs), &user) != 0)
+		return -errno;
 	return 0;
 }
 
@@ -434,6 +494,13 @@ int bpf_loader_job_stats(struct bpf_loader *l, __u64 job, struct tracer_job_stat
 
 int bpf_loader_job_close(struct bpf_loader *l, __u64 job)
 {
+	struct tracer_job_stats st;
+
+	/* its processes still counted were untagged while it closed: they
+	 * leave its user's count with it */
+	if (bpf_map_lookup_elem(bpf_map__fd(l->skel->maps.job_stats), &job, &st) == 0 &&
+	    st.live > 0)
+		user_uncount(l, st.user, st.live);
 	if (bpf_map_delete_elem(bpf_map__fd(l->skel->maps.job_stats), &job) != 0)
 		return -errno;
 	return 0;

@@ -33,6 +33,10 @@ struct bpf_loader_opts {
 	unsigned wakeup_bytes;
 	/* live forked processes one job may have in the table (0: no cap) */
 	unsigned max_procs_per_job;
+	/* ... and all the jobs of one user together (0: no cap) */
+	unsigned max_procs_per_user;
+	/* ... and of all users together (0: no cap): the rest is root's */
+	unsigned max_procs_all_users;
 	/*
 	 * Keep the kernel state across a restart (needs pin_dir): maps
 	 * pinned by a previous tracerd there are reused when compatible, its
@@ -99,9 +103,29 @@ int bpf_loader_untag_cgroup(struct bpf_loader *l, __u64 cgroup_id); /* 0 or -ENO
 /*
  * A job's share of the kernel's table (struct tracer_job_stats): added
  * when the job opens (then the cap applies to it), read and removed when
- * it closes.  0 or -errno.
+ * it closes.  user: the share of the user who registered it (their uid +
+ * 1 on the host; uid and container scope mixed for a peer in a
+ * container, whose root is a user too: bpf_loader_user_key), or 0 for
+ * none (root's jobs on the host); it is made with
+ * the user's first job, and removed by bpf_loader_user_close once the
+ * user has no open job.  0 or -errno.
  */
-int bpf_loader_job_open(struct bpf_loader *l, __u64 job);
+static inline __u64 bpf_loader_user_key(uid_t uid, __u64 scope)
+{
+	__u64 k;
+
+	if (!scope)
+		return uid ? (__u64)uid + 1 : 0;
+	/* never 0 (root's) nor TRACER_USERS_ALL, apart from host uids */
+	k = (scope * 0x9e3779b97f4a7c15ull) ^ ((__u64)uid << 1);
+	return (k | (1ull << 62)) & ~(1ull << 63);
+}
+int bpf_loader_job_open(struct bpf_loader *l, __u64 job, __u64 user);
+int bpf_loader_user_stats(struct bpf_loader *l, __u64 user, struct tracer_user_stats *out);
+int bpf_loader_user_close(struct bpf_loader *l, __u64 user);
+/* All users' share counts nothing (made at load; again when no user has
+ * an open job, so that no drift of its count outlives their jobs). */
+int bpf_loader_users_reset(struct bpf_loader *l);
 int bpf_loader_job_stats(struct bpf_loader *l, __u64 job, struct tracer_job_stats *out);
 int bpf_loader_job_close(struct bpf_loader *l, __u64 job);
 

@@ -55,7 +55,8 @@ struct bpf_map *pinned_map(struct tracer_bpf *skel, int i)
 {
 	struct bpf_map *maps[] = {skel->maps.procs, skel->maps.tagged_cgroups,
 				  skel->maps.counters, skel->maps.events,
-				  skel->maps.job_stats, skel->maps.net_socks,
+				  skel->maps.job_stats, skel->maps.user_procs,
+				  skel->maps.net_socks,
 				  skel->maps.blk_reqs, skel->maps.net_listen,
 				  skel->maps.netio_gen};
 

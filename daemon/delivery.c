@@ -13,6 +13,7 @@
  * only hands the new configuration over.
  */
 #include "delivery_priv.h"
+#include "share.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -87,7 +88,8 @@ static void *writer_main(void *arg)
 		if (!text)
 			text = cJSON_PrintUnformatted(s);
 		test_hold(d);
-		int rc = text ? spool_write(d->spool, text, strlen(text), err, sizeof(err)) : -ENOMEM;
+		int rc = text ? spool_write(d->spool, text, strlen(text), share_of_summary(s), err,
+					    sizeof(err)) : -ENOMEM;
 		if (!text)
 			snprintf(err, sizeof(err), "out of memory rendering a summary");
 

@@ -26,6 +26,7 @@ struct sink_stats {
 	uint64_t batches;         /* successful deliveries */
 	uint64_t failures;        /* failed attempts */
 	uint64_t dropped;         /* lost to the spool's cap before this sink had them */
+	uint64_t share_dropped;   /* file: rotated out of the archive, by user share */
 	uint64_t pending;         /* in the spool, not yet delivered here */
 	uint64_t last_success_ns; /* CLOCK_REALTIME; 0 = never */
 	uint64_t last_failure_ns;

@@ -60,6 +60,7 @@ static int deliver_batch(struct sink_thread *t)
 	spool_ack(d->spool, t->index, seqs[n - 1]);
 	pthread_mutex_lock(&d->lock);
 	t->st.delivered += m;
+	t->st.share_dropped += sink_take_share_dropped(t->sink);
 	t->st.batches++;
 	t->st.last_success_ns = clock_real_ns();
 	if (t->backoff_ms)

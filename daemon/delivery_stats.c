@@ -23,6 +23,7 @@ cJSON *delivery_stats_json(const struct delivery_stats *st)
 	json_add_u64(sp, "disk_full", st->spool.disk_full);
 	json_add_u64(sp, "corrupt", st->spool.corrupt);
 	json_add_u64(sp, "dropped", st->spool.dropped);
+	json_add_u64(sp, "share_spared", st->spool.share_spared);
 	arr = cJSON_AddArrayToObject(o, "sinks");
 	for (int i = 0; arr && i < st->nsinks; i++) {
 		const struct sink_stats *s = &st->sinks[i];
@@ -34,6 +35,8 @@ cJSON *delivery_stats_json(const struct delivery_stats *st)
 		json_add_u64(e, "batches", s->batches);
 		json_add_u64(e, "failures", s->failures);
 		json_add_u64(e, "dropped", s->dropped);
+		if (s->kind == SINK_FILE)
+			json_add_u64(e, "share_dropped", s->share_dropped);
 		json_add_u64(e, "pending", s->pending);
 		if (s->last_success_ns)
 			json_add_time(e, "last_success", s->last_success_ns);

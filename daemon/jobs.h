@@ -196,4 +196,25 @@ uint64_t jobs_real_ns(const struct jobs *js, uint64_t mono_ns);
 
 cJSON *jobs_status_json(const struct jobs *js);
 
+/*
+ * The per-user shares of a shared node (docs/privacy.md, "Fair shares"):
+ * each limit and what it refused or dropped, gathered by tracerd from
+ * the parts that hold them, for `tracer status` and /metrics.
+ */
+struct jobs_shares {
+	unsigned max_jobs_per_user, max_procs_per_user, max_procs_all_users;
+	uint64_t refused_user_jobs;   /* admission.c: a user at max_jobs_per_user */
+	uint64_t refused_node_jobs;   /* ... all users at the node-wide bound */
+	uint64_t refused_rate;        /* ... a uid's token bucket empty */
+	uint64_t rated_together;      /* ... uids beyond the table, one bucket */
+	uint64_t forks_over_user_cap; /* kernel: a user at max_procs_per_user */
+	uint64_t forks_over_users_cap; /* ... all users at theirs: root's part stays */
+	uint64_t archive_held;        /* archive.c: waited, their user had a worker */
+	uint64_t archive_refused;     /* ... refused: queue or user's requests full */
+	uint64_t spool_dropped;       /* spool.c: by the cap, the largest share's oldest */
+	uint64_t spool_spared;        /* ... of which an older one of a smaller share stayed */
+	uint64_t archive_dropped;     /* sink_file_share.c: rotated out, largest share's oldest */
+};
+cJSON *jobs_shares_json(const struct jobs_shares *sh);
+
 #endif

@@ -1,7 +1,8 @@
 /*
  * jobs_status.c - the jobs part of `tracer status`: tracerd's job counters,
  * the open jobs (at most STATUS_MAX_JOBS, the newest) and the recently
- * closed ones.  Kept apart from jobs_table.c, which opens and closes jobs.
+ * closed ones, and the per-user shares (jobs_shares).  Kept apart from
+ * jobs_table.c, which opens and closes jobs.
  */
 #include "jobs.h"
 
@@ -63,5 +64,28 @@ cJSON *jobs_status_json(const struct jobs *js)
 	for (unsigned i = 0; arr && i < n; i++)
 		cJSON_AddItemToArray(arr, cJSON_CreateString(
 			js->recent[(js->nrecent - 1 - i) % RECENT_JOBS]));
+	return o;
+}
+
+cJSON *jobs_shares_json(const struct jobs_shares *sh)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o)
+		return NULL;
+	json_add_u64(o, "max_jobs_per_user", sh->max_jobs_per_user);
+	json_add_u64(o, "max_procs_per_user", sh->max_procs_per_user);
+	json_add_u64(o, "max_procs_all_users", sh->max_procs_all_users);
+	json_add_u64(o, "refused_user_jobs", sh->refused_user_jobs);
+	json_add_u64(o, "refused_node_jobs", sh->refused_node_jobs);
+	json_add_u64(o, "refused_rate", sh->refused_rate);
+	json_add_u64(o, "rated_together", sh->rated_together);
+	json_add_u64(o, "forks_over_user_cap", sh->forks_over_user_cap);
+	json_add_u64(o, "forks_over_users_cap", sh->forks_over_users_cap);
+	json_add_u64(o, "archive_held_for_fairness", sh->archive_held);
+	json_add_u64(o, "archive_refused_busy", sh->archive_refused);
+	json_add_u64(o, "spool_dropped", sh->spool_dropped);
+	json_add_u64(o, "spool_share_spared", sh->spool_spared);
+	json_add_u64(o, "archive_share_dropped", sh->archive_dropped);
 	return o;
 }

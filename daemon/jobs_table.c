@@ -33,9 +33,6 @@
 
 /* How long a job whose processes have all exited waits for its end
  * message before it is closed anyway (its registrant is gone). */
-/* Open jobs one non-root user may have at once. */
-#define MAX_OPEN_JOBS_PER_USER 64
-
 #define EMPTY_GRACE_NS (1000ull * 1000000ull)
 
 static void update_clock_offset(struct jobs *js)
@@ -309,15 +306,34 @@ static const char *vet_identity(struct tracer_identity *id, const struct peer *p
 	return NULL;
 }
 
-/* open jobs of the peer's principal (its uid, in its container) */
-static unsigned open_jobs_of(const struct jobs *js, const struct peer *peer)
+/* A job of a user (not root's on the host). */
+static bool user_job(const struct open_job *o)
 {
-	unsigned n = 0;
+	return o->owner_uid != 0 || o->owner_scope != 0;
+}
 
-	for (size_t i = 0; i < js->nopen; i++)
-		if (peer_owns(peer, js->open[i]->owner_uid, js->open[i]->owner_scope))
-			n++;
-	return n;
+/* Another open job than oj of a user: of oj's owner, or any. */
+static bool other_user_job(const struct jobs *js, const struct open_job *oj, bool any)
+{
+	for (size_t i = 0; i < js->nopen; i++) {
+		const struct open_job *o = js->open[i];
+
+		if (o != oj && user_job(o) &&
+		    (any || (o->owner_uid == oj->owner_uid && o->owner_scope == oj->owner_scope)))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * oj's share of the kernel's table goes (it leaves the open jobs); its
+ * user's share with it when it was the user's last open job.
+ */
+static void close_job_share(struct jobs *js, const struct open_job *oj)
+{
+	bpf_loader_job_close(js->bpf, oj->job->tag);
+	if (user_job(oj) && !other_user_job(js, oj, false))
+		bpf_loader_user_close(js->bpf, bpf_loader_user_key(oj->owner_uid, oj->owner_scope));
 }
 
 static bool may_act_on(const struct jobs *js, const struct open_job *oj, const struct peer *peer)
@@ -376,16 +392,21 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 	if (oj) {
 		js->stats.joined++;
 	} else {
-		if (!peer_is_admin(peer) && open_jobs_of(js, peer) >= MAX_OPEN_JOBS_PER_USER)
-			return reply_error("too many open jobs for uid %d (%d)", (int)peer->uid,
-					   MAX_OPEN_JOBS_PER_USER);
 		oj = job_open(js, id);
 		if (!oj)
 			return reply_error("out of memory");
 		oj->owner_uid = peer->uid;
 		oj->owner_scope = peer->scope;
+		/* the user's first open job: a share a previous tracerd left
+		 * (pinned) counts no process of theirs now; nor all users'
+		 * when no user has one */
+		if (user_job(oj) && !other_user_job(js, oj, false))
+			bpf_loader_user_close(js->bpf, bpf_loader_user_key(peer->uid, peer->scope));
+		if (user_job(oj) && !other_user_job(js, oj, true))
+			bpf_loader_users_reset(js->bpf);
 		/* its share of the kernel's table; without, it has no cap */
-		err = bpf_loader_job_open(js->bpf, oj->job->tag);
+		err = bpf_loader_job_open(js->bpf, oj->job->tag,
+					  bpf_loader_user_key(peer->uid, peer->scope));
 		if (err)
 			log_warn("job %s: no per-job counters: %s", oj->job->uid, strerror(-err));
 		oj->job_stats = err == 0;
@@ -397,9 +418,9 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 		js->stats.tag_failures++;
 		log_warn("register pid %d: cannot tag: %s", (int)peer->pid, strerror(-err));
 		if (oj->job->ntasks == 0) {
-			if (oj->job_stats)
-				bpf_loader_job_close(js->bpf, oj->job->tag);
 			open_remove(js, oj);
+			if (oj->job_stats)
+				close_job_share(js, oj);
 			job_free(oj->job);
 			free(oj);
 		}
@@ -472,9 +493,10 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 		struct tracer_job_stats ks;
 		if (bpf_loader_job_stats(js->bpf, j->tag, &ks) == 0) {
 			j->events_dropped = ks.ringbuf_drops + ks.table_full;
-			j->procs_over_cap = ks.over_cap;
+			/* forks not followed: the job's cap or its user's */
+			j->procs_over_cap = ks.over_cap + ks.over_user_cap;
 		}
-		bpf_loader_job_close(js->bpf, j->tag);
+		close_job_share(js, oj);
 	}
 	summary = summary_finish(j, js->host, &so, js->cfg, bpf_loader_net_mode(js->bpf),
 				 history_find(&js->history, j->id.task_name));

@@ -339,7 +339,8 @@ static struct open_job *adopt_job(struct jobs *js, const cJSON *e, uint64_t down
 		oj->job_stats = bpf_loader_job_stats(js->bpf, j->tag, &ks) == 0;
 	}
 	if (!oj->job_stats)
-		oj->job_stats = bpf_loader_job_open(js->bpf, j->tag) == 0;
+		oj->job_stats = bpf_loader_job_open(js->bpf, j->tag,
+						    bpf_loader_user_key(oj->owner_uid, oj->owner_scope)) == 0;
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "closing")))
 		oj->resume_closing = true;
 	return oj;

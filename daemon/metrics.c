@@ -316,11 +316,55 @@ static void render_delivery(struct growbuf *b, const struct delivery_stats *st)
 			    st->sinks[i].last_success_ns / 1000000000ull);
 }
 
+/* The per-user shares (jobs_shares): each limit and what it refused. */
+static void render_shares(struct growbuf *b, const struct metrics_daemon *d)
+{
+	const struct jobs_shares *sh = d->shares;
+
+	head(b, "tracer_user_limit", "gauge", "Per-user limits of a shared node, by limit.");
+	growbuf_printf(b, "tracer_user_limit{limit=\"jobs\"} %u\n", sh->max_jobs_per_user);
+	growbuf_printf(b, "tracer_user_limit{limit=\"processes\"} %u\n", sh->max_procs_per_user);
+	growbuf_printf(b, "tracer_user_limit{limit=\"processes_all_users\"} %u\n", sh->max_procs_all_users);
+	head(b, "tracer_registrations_refused_total", "counter",
+	     "Registrations of users refused, by limit.");
+	growbuf_printf(b, "tracer_registrations_refused_total{limit=\"user_jobs\"} %llu\n",
+	    (unsigned long long)sh->refused_user_jobs);
+	growbuf_printf(b, "tracer_registrations_refused_total{limit=\"node_jobs\"} %llu\n",
+	    (unsigned long long)sh->refused_node_jobs);
+	growbuf_printf(b, "tracer_registrations_refused_total{limit=\"rate\"} %llu\n",
+	    (unsigned long long)sh->refused_rate);
+	head(b, "tracer_registrations_rated_together_total", "counter",
+	     "Registrations of uids beyond the table of rate buckets, rated by one shared bucket.");
+	sample_u64(b, "tracer_registrations_rated_together_total", sh->rated_together);
+	head(b, "tracer_forks_over_cap_total", "counter",
+	     "Processes not followed: their job or their user was at its cap.");
+	growbuf_printf(b, "tracer_forks_over_cap_total{cap=\"job\"} %llu\n",
+	    (unsigned long long)d->kernel[TRACER_CNT_OVER_CAP]);
+	growbuf_printf(b, "tracer_forks_over_cap_total{cap=\"user\"} %llu\n",
+	    (unsigned long long)sh->forks_over_user_cap);
+	growbuf_printf(b, "tracer_forks_over_cap_total{cap=\"all_users\"} %llu\n",
+	    (unsigned long long)sh->forks_over_users_cap);
+	head(b, "tracer_archive_requests_held_total", "counter",
+	     "Archive requests that waited because their user already had a worker.");
+	sample_u64(b, "tracer_archive_requests_held_total", sh->archive_held);
+	head(b, "tracer_archive_requests_refused_total", "counter",
+	     "Archive requests refused as busy (all workers' queue, or the user's, full).");
+	sample_u64(b, "tracer_archive_requests_refused_total", sh->archive_refused);
+	head(b, "tracer_spool_share_spared_total", "counter",
+	     "Spool drops that took the largest share's oldest summary, sparing an older one of a smaller share.");
+	sample_u64(b, "tracer_spool_share_spared_total", sh->spool_spared);
+	head(b, "tracer_archive_share_dropped_total", "counter",
+	     "Summaries the file sink's rotation dropped from the archive, the oldest of the largest user share.");
+	sample_u64(b, "tracer_archive_share_dropped_total", sh->archive_dropped);
+}
+
 char *metrics_render(const struct jobs *js, const struct metrics_daemon *d, size_t *len)
 {
 	struct growbuf b = {0};
 
 	render_daemon(&b, js, d);
+	if (d->shares)
+		render_shares(&b, d);
 	if (d->delivery)
 		render_delivery(&b, d->delivery);
 	render_jobs(&b, js);

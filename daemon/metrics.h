@@ -20,6 +20,7 @@ struct metrics_daemon {
 	const uint64_t *kernel;      /* TRACER_CNT__MAX kernel counters */
 	const struct server_stats *socket;
 	const struct delivery_stats *delivery; /* NULL: not shown */
+	const struct jobs_shares *shares;      /* NULL: not shown */
 	uint64_t start_time_s;       /* CLOCK_REALTIME seconds at start */
 	uint64_t scrapes;
 	bool host_idle;              /* idle_host (idlehost.h) */

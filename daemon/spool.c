@@ -14,8 +14,16 @@
  * lost in a power cut means a few summaries delivered twice, which the
  * summary_id makes harmless).
  *
- * Memory: an index of (seq, size) per record, 16 bytes; the texts stay
- * on disk until a delivery thread reads its batch.
+ * Memory: an index of (seq, size, share) per record; the texts stay on
+ * disk until a delivery thread reads its batch.
+ *
+ * Shares (lib/share.h): each record counts against its user's share,
+ * written in its header ("tracer-spool 2 <length> <crc32> <share>";
+ * version 1 records, without share, are read as SHARE_UNKNOWN).  Past
+ * spool_max_bytes the share holding the most bytes loses its oldest
+ * record, so one user's flood of summaries drops that user's own, never
+ * another's; a record dropped from the middle stays in the index as a
+ * hole (no bytes, skipped) until the sinks' positions pass it.
  */
 #include "spool.h"
 
@@ -34,13 +42,16 @@
 
 #include "log.h"
 #include "mkdirs.h"
+#include "share.h"
 
-#define HEADER_FMT "tracer-spool 1 %zu %08lx\n"
+#define HEADER_FMT "tracer-spool 2 %zu %08lx %" PRIx64 "\n"
 #define HEADER_MAX 64
 
 struct rec {
 	uint64_t seq;
-	uint64_t bytes; /* file size */
+	uint64_t bytes; /* file size; 0 once dropped */
+	uint64_t share; /* lib/share.h */
+	bool dropped;   /* removed by the cap from the middle: skipped */
 };
 
 struct spool {
@@ -54,6 +65,8 @@ struct spool {
 	struct rec *recs; /* recs[head..n) in seq order */
 	size_t head, n, cap;
 	uint64_t next_seq, bytes;
+	size_t holes;             /* dropped records still indexed */
+	struct share_tally tally; /* bytes per share */
 	struct spool_stats st;
 };
 
@@ -62,7 +75,7 @@ static void rec_path(const struct spool *sp, uint64_t seq, char *buf, size_t len
 	snprintf(buf, len, "%s/%016" PRIx64 ".rec", sp->dir, seq);
 }
 
-static int push_rec(struct spool *sp, uint64_t seq, uint64_t bytes)
+static int push_rec(struct spool *sp, uint64_t seq, uint64_t bytes, uint64_t share)
 {
 	if (sp->head > 0 && sp->head == sp->n) {
 		sp->head = sp->n = 0;
@@ -79,7 +92,9 @@ static int push_rec(struct spool *sp, uint64_t seq, uint64_t bytes)
 		sp->recs = r;
 		sp->cap = cap;
 	}
-	sp->recs[sp->n++] = (struct rec){seq, bytes};
+	if (share_tally_add(&sp->tally, share, (int64_t)bytes) != 0)
+		return -1;
+	sp->recs[sp->n++] = (struct rec){seq, bytes, share, false};
 	sp->bytes += bytes;
 	return 0;
 }
@@ -110,6 +125,26 @@ static void save_pos(struct spool *sp, int i)
 			 sink_kind_name(sp->sinks[i]), path, strerror(errno));
 }
 
+/* The share a record's header names (start-up: one short read each). */
+static uint64_t header_share(const struct spool *sp, const char *name)
+{
+	char head[HEADER_MAX + 1];
+	uint64_t share;
+	size_t len;
+	unsigned long crc;
+	int fd = openat(sp->dirfd, name, O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, head, HEADER_MAX) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0)
+		return SHARE_UNKNOWN;
+	head[n] = '\0';
+	if (sscanf(head, "tracer-spool 2 %zu %lx %" SCNx64, &len, &crc, &share) != 3)
+		return SHARE_UNKNOWN;
+	return share;
+}
+
 static int scan(struct spool *sp)
 {
 	DIR *d = opendir(sp->dir);
@@ -133,7 +168,7 @@ static int scan(struct spool *sp)
 			continue;
 		if (fstatat(sp->dirfd, e->d_name, &st, 0) != 0)
 			continue;
-		if (push_rec(sp, seq, (uint64_t)st.st_size) != 0) {
+		if (push_rec(sp, seq, (uint64_t)st.st_size, header_share(sp, e->d_name)) != 0) {
 			closedir(d);
 			errno = ENOMEM;
 			return -1;
@@ -223,13 +258,14 @@ struct spool *spool_open(const char *dir, uint64_t max_bytes, const enum sink_ki
 	/* what every sink already has (a crash between ack and unlink) */
 	spool_ack(sp, -1, 0);
 	pthread_mutex_lock(&sp->lock);
-	sp->st.records = sp->n - sp->head;
+	sp->st.records = sp->n - sp->head - sp->holes;
 	pthread_mutex_unlock(&sp->lock);
 	return sp;
 fail:
 	if (sp->dirfd > 0)
 		close(sp->dirfd);
 	free(sp->recs);
+	share_tally_free(&sp->tally);
 	free(sp);
 	return NULL;
 }
@@ -240,6 +276,7 @@ void spool_close(struct spool *sp)
 		return;
 	close(sp->dirfd);
 	free(sp->recs);
+	share_tally_free(&sp->tally);
 	pthread_mutex_destroy(&sp->lock);
 	free(sp);
 }
@@ -261,41 +298,75 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-/* Oldest records out until the spool fits its cap (lock held). */
+/* The index of share's oldest live record (lock held); n when none. */
+static size_t oldest_of(const struct spool *sp, uint64_t share)
+{
+	for (size_t k = sp->head; k < sp->n; k++)
+		if (!sp->recs[k].dropped && sp->recs[k].share == share)
+			return k;
+	return sp->n;
+}
+
+/* Record k out (lock held): its file, its bytes, its share's bytes; the
+ * sinks that lacked it count it. */
+static void drop_rec(struct spool *sp, size_t k)
+{
+	struct rec *r = &sp->recs[k];
+	char path[300];
+
+	rec_path(sp, r->seq, path, sizeof(path));
+	unlink(path);
+	sp->bytes -= r->bytes;
+	share_tally_add(&sp->tally, r->share, -(int64_t)r->bytes);
+	r->bytes = 0;
+	r->dropped = true;
+	sp->holes++;
+	for (int i = 0; i < sp->nsinks; i++)
+		if (sp->pos[i] < r->seq)
+			sp->st.sink_dropped[sp->sinks[i]]++;
+	if (k != sp->head)
+		sp->st.share_spared++; /* an older record of a smaller share stays */
+	/* holes at the head: the positions move past them */
+	while (sp->head < sp->n && sp->recs[sp->head].dropped) {
+		for (int i = 0; i < sp->nsinks; i++)
+			if (sp->pos[i] < sp->recs[sp->head].seq)
+				sp->pos[i] = sp->recs[sp->head].seq;
+		sp->head++;
+		sp->holes--;
+	}
+}
+
+/* Out until the spool fits its cap, each time the oldest record of the
+ * share holding the most (lock held). */
 static void enforce_cap(struct spool *sp)
 {
-	uint64_t dropped = 0, first = 0, last = 0;
+	uint64_t dropped = 0, share = 0;
 
-	while (sp->n - sp->head > 1 && sp->bytes > sp->max_bytes) {
-		struct rec r = sp->recs[sp->head++];
-		char path[300];
+	while (sp->n - sp->head - sp->holes > 1 && sp->bytes > sp->max_bytes) {
+		size_t k;
 
-		/* one record per new one, in the steady state: cheap */
-		rec_path(sp, r.seq, path, sizeof(path));
-		unlink(path);
-		sp->bytes -= r.bytes;
-		for (int i = 0; i < sp->nsinks; i++)
-			if (sp->pos[i] < r.seq) {
-				sp->st.sink_dropped[sp->sinks[i]]++;
-				sp->pos[i] = r.seq;
-			}
-		if (!dropped++)
-			first = r.seq;
-		last = r.seq;
+		if (share_tally_largest(&sp->tally, &share) != 0 ||
+		    (k = oldest_of(sp, share)) == sp->n)
+			break;
+		drop_rec(sp, k);
+		dropped++;
 	}
 	if (dropped) {
 		sp->st.dropped += dropped;
 		log_error("spool %s over spool_max_bytes (%" PRIu64 "): %" PRIu64
-			  " oldest undelivered summaries dropped (records %" PRIx64 "..%" PRIx64 ")",
-			  sp->dir, sp->max_bytes, dropped, first, last);
+			  " undelivered summaries dropped, the oldest of the largest share (%s %" PRIu64 ")",
+			  sp->dir, sp->max_bytes, dropped,
+			  share & SHARE_SCHEDULED ? "scheduled jobs of uid" : "uid",
+			  (uint64_t)(share & 0xffffffffull));
 	}
 }
 
-int spool_write(struct spool *sp, const char *text, size_t len, char *err, size_t errlen)
+int spool_write(struct spool *sp, const char *text, size_t len, uint64_t share, char *err,
+		size_t errlen)
 {
 	char header[HEADER_MAX], tmp[64], name[32];
 	unsigned long crc = crc32(0, (const Bytef *)text, (uInt)len);
-	int hlen = snprintf(header, sizeof(header), HEADER_FMT, len, crc);
+	int hlen = snprintf(header, sizeof(header), HEADER_FMT, len, crc, share);
 	uint64_t seq;
 	int fd, e;
 
@@ -324,7 +395,7 @@ int spool_write(struct spool *sp, const char *text, size_t len, char *err, size_
 	if (fsync(sp->dirfd) != 0)
 		log_warn("spool %s: fsync of the directory: %s", sp->dir, strerror(errno));
 	pthread_mutex_lock(&sp->lock);
-	if (push_rec(sp, seq, (uint64_t)hlen + len) != 0) {
+	if (push_rec(sp, seq, (uint64_t)hlen + len, share) != 0) {
 		pthread_mutex_unlock(&sp->lock);
 		/* on disk, not indexed: the next start delivers it */
 		snprintf(err, errlen, "out of memory indexing the spool");
@@ -352,7 +423,7 @@ size_t spool_pending(struct spool *sp, int i, uint64_t *seqs, size_t max_n, size
 	pthread_mutex_lock(&sp->lock);
 	for (size_t k = sp->head; k < sp->n && n < max_n; k++) {
 		const struct rec *r = &sp->recs[k];
-		if (r->seq <= sp->pos[i])
+		if (r->seq <= sp->pos[i] || r->dropped)
 			continue;
 		if (n && bytes + r->bytes > max_bytes)
 			break;
@@ -369,7 +440,8 @@ size_t spool_newest(struct spool *sp, uint64_t *seqs, size_t max_n)
 
 	pthread_mutex_lock(&sp->lock);
 	for (size_t k = sp->n; k > sp->head && n < max_n; k--)
-		seqs[n++] = sp->recs[k - 1].seq;
+		if (!sp->recs[k - 1].dropped)
+			seqs[n++] = sp->recs[k - 1].seq;
 	pthread_mutex_unlock(&sp->lock);
 	return n;
 }
@@ -380,11 +452,19 @@ static int check_record(const char *data, size_t size, size_t *off, size_t *len)
 	size_t l;
 	int used = 0;
 
-	if (size < 20 || memcmp(data, "tracer-spool 1 ", 15) != 0)
+	uint64_t share;
+
+	if (size < 20 || (memcmp(data, "tracer-spool 1 ", 15) != 0 &&
+			  memcmp(data, "tracer-spool 2 ", 15) != 0))
 		return -1;
 	const char *nl = memchr(data, '\n', size < HEADER_MAX ? size : HEADER_MAX);
-	if (!nl || sscanf(data, "tracer-spool 1 %zu %lx%n", &l, &crc, &used) != 2 ||
-	    data + used != nl)
+	if (!nl)
+		return -1;
+	if (data[13] == '1' ? sscanf(data, "tracer-spool 1 %zu %lx%n", &l, &crc, &used) != 2
+			    : sscanf(data, "tracer-spool 2 %zu %lx %" SCNx64 "%n", &l, &crc,
+				     &share, &used) != 3)
+		return -1;
+	if (data + used != nl)
 		return -1;
 	*off = (size_t)(nl + 1 - data);
 	if (size - *off != l || crc32(0, (const Bytef *)nl + 1, (uInt)l) != crc)
@@ -458,8 +538,14 @@ void spool_ack(struct spool *sp, int i, uint64_t seq)
 		if (sp->pos[k] < low)
 			low = sp->pos[k];
 	size_t first = sp->head;
-	while (sp->head < sp->n && sp->recs[sp->head].seq <= low)
-		sp->bytes -= sp->recs[sp->head++].bytes;
+	while (sp->head < sp->n && sp->recs[sp->head].seq <= low) {
+		const struct rec *r = &sp->recs[sp->head++];
+
+		sp->bytes -= r->bytes;
+		share_tally_add(&sp->tally, r->share, -(int64_t)r->bytes);
+		if (r->dropped)
+			sp->holes--;
+	}
 	size_t removed = sp->head - first;
 	if (removed && (gone = malloc(removed * sizeof(*gone))))
 		for (size_t k = first; k < sp->head; k++)
@@ -481,12 +567,12 @@ void spool_get_stats(struct spool *sp, struct spool_stats *out)
 {
 	pthread_mutex_lock(&sp->lock);
 	*out = sp->st;
-	out->records = sp->n - sp->head;
+	out->records = sp->n - sp->head - sp->holes;
 	out->bytes = sp->bytes;
 	for (int i = 0; i < sp->nsinks; i++) {
 		uint64_t p = 0;
 		for (size_t k = sp->head; k < sp->n; k++)
-			if (sp->recs[k].seq > sp->pos[i])
+			if (sp->recs[k].seq > sp->pos[i] && !sp->recs[k].dropped)
 				p++;
 		out->pending[sp->sinks[i]] = p;
 	}

@@ -23,6 +23,8 @@ struct spool_stats {
 	uint64_t disk_full;           /* of which ENOSPC/EDQUOT */
 	uint64_t corrupt;             /* records that failed their check, set aside */
 	uint64_t dropped;             /* records removed by the size cap */
+	uint64_t share_spared;        /* of which: not the oldest record, an older
+				       * one of a smaller share was kept */
 	uint64_t pending[SINK_KINDS]; /* records a sink does not have yet */
 	uint64_t sink_dropped[SINK_KINDS]; /* of the dropped, those the sink lacked */
 };
@@ -38,9 +40,11 @@ void spool_close(struct spool *sp);
 void spool_set_sinks(struct spool *sp, uint64_t max_bytes, const enum sink_kind *sinks,
 		     int nsinks);
 
-/* Write one record durably (tmp, fsync, rename, fsync dir); then drop
- * the oldest records past the cap.  0, or -errno with err. */
-int spool_write(struct spool *sp, const char *text, size_t len, char *err, size_t errlen);
+/* Write one record durably (tmp, fsync, rename, fsync dir), counted
+ * against share (lib/share.h); then, past the cap, drop the oldest
+ * records of the share holding the most.  0, or -errno with err. */
+int spool_write(struct spool *sp, const char *text, size_t len, uint64_t share, char *err,
+		size_t errlen);
 
 /* Up to max_n records (max_bytes together, at least one) after sink i's
  * position, oldest first: their sequence numbers.  Returns the count. */

@@ -102,6 +102,27 @@ struct tracerd {
 	size_t nheld, held_cap;
 };
 
+/* Each per-user limit and what it refused or dropped (jobs.h). */
+static void get_shares(struct tracerd *d, const __u64 *kernel, const struct delivery_stats *ds,
+		       struct jobs_shares *sh)
+{
+	memset(sh, 0, sizeof(*sh));
+	sh->max_jobs_per_user = (unsigned)d->cfg.max_jobs_per_user;
+	sh->max_procs_per_user = config_procs_per_user(&d->cfg);
+	sh->max_procs_all_users = config_procs_all_users(&d->cfg);
+	sh->refused_user_jobs = d->admission.refused_user_jobs;
+	sh->refused_node_jobs = d->admission.refused_node_limit;
+	sh->refused_rate = d->admission.refused_rate;
+	sh->rated_together = d->admission.overflowed;
+	sh->forks_over_user_cap = kernel[TRACER_CNT_OVER_USER_CAP];
+	sh->forks_over_users_cap = kernel[TRACER_CNT_OVER_USERS_CAP];
+	archive_get_counts(d->archive, &sh->archive_held, &sh->archive_refused);
+	sh->spool_dropped = ds->spool.dropped;
+	sh->spool_spared = ds->spool.share_spared;
+	for (int i = 0; i < ds->nsinks; i++)
+		sh->archive_dropped += ds->sinks[i].share_dropped;
+}
+
 static char *status_reply(struct tracerd *d, const struct peer *peer)
 {
 	cJSON *o = cJSON_CreateObject(), *st, *arr, *cnt;
@@ -140,6 +161,7 @@ static char *status_reply(struct tracerd *d, const struct peer *peer)
 	json_add_u64(cnt, "drops_ringbuf", c[TRACER_CNT_DROP_RINGBUF]);
 	json_add_u64(cnt, "drops_procs_full", c[TRACER_CNT_DROP_PROCS_FULL]);
 	json_add_u64(cnt, "forks_over_job_cap", c[TRACER_CNT_OVER_CAP]);
+	json_add_u64(cnt, "forks_over_user_cap", c[TRACER_CNT_OVER_USER_CAP]);
 	json_add_u64(st, "drops", c[TRACER_CNT_DROP_RINGBUF] + c[TRACER_CNT_DROP_PROCS_FULL]);
 	cnt = cJSON_AddObjectToObject(st, "socket_stats");
 	json_add_u64(cnt, "accepted", ss->accepted);
@@ -154,6 +176,12 @@ static char *status_reply(struct tracerd *d, const struct peer *peer)
 	struct delivery_stats ds;
 	delivery_get_stats(d->delivery, &ds);
 	cJSON_AddItemToObject(st, "delivery", delivery_stats_json(&ds));
+	{
+		struct jobs_shares sh;
+
+		get_shares(d, c, &ds, &sh);
+		cJSON_AddItemToObject(st, "shares", jobs_shares_json(&sh));
+	}
 	cJSON_AddItemToObject(st, "jobs", jobs_status_json(&d->jobs));
 	cJSON_AddItemToObject(st, "archive_requests", archive_stats_json(d->archive));
 	if (!privacy_sees_all(&d->privacy, peer)) {
@@ -224,13 +252,20 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 	}
 	switch (req->op) {
 	case PROTO_OP_REGISTER: {
-		const char *why = admission_check(&d->admission, &d->jobs, peer);
+		uint64_t now = clock_mono_ns();
+		uint64_t accepted = d->jobs.stats.registered + d->jobs.stats.joined;
+		const char *why = admission_check(&d->admission, &d->jobs, peer,
+						  d->cfg.max_jobs_per_user, now);
 
 		if (why) {
 			reply = proto_error_reply(why);
 			break;
 		}
 		reply = jobs_register(&d->jobs, &req->identity, req->stays, peer);
+		/* a token only for a registration that passed the identity
+		 * check and opened or joined a job */
+		if (d->jobs.stats.registered + d->jobs.stats.joined != accepted)
+			admission_spend(&d->admission, peer, now);
 		/* journaled before the reply: a crash right after a
 		 * registration must not forget the job.  The reply waits for
 		 * the end of this epoll batch (answer_held), so that a flood
@@ -329,8 +364,10 @@ static void publish_metrics(struct tracerd *d)
 	__u64 c[TRACER_CNT__MAX];
 	uint64_t kernel[TRACER_CNT__MAX];
 	struct delivery_stats ds;
+	struct jobs_shares sh;
 	struct metrics_daemon md = {
 		.kernel = kernel,
+		.shares = &sh,
 		.socket = server_get_stats(d->server),
 		.delivery = &ds,
 		.start_time_s = d->started_real_s,
@@ -345,6 +382,7 @@ static void publish_metrics(struct tracerd *d)
 	for (int i = 0; i < TRACER_CNT__MAX; i++)
 		kernel[i] = c[i];
 	delivery_get_stats(d->delivery, &ds);
+	get_shares(d, c, &ds, &sh);
 	md.scrapes = metrics_http_scrapes(d->metrics);
 	text = metrics_render(&d->jobs, &md, &len);
 	if (text)
@@ -513,6 +551,8 @@ int main(int argc, char **argv)
 		.pin_dir = d.cfg.pin_dir,
 		.wakeup_bytes = d.cfg.ringbuf_bytes / 8,
 		.max_procs_per_job = d.cfg.max_procs_per_job,
+		.max_procs_per_user = config_procs_per_user(&d.cfg),
+		.max_procs_all_users = config_procs_all_users(&d.cfg),
 		.resume = d.cfg.resume,
 		.no_sock_length = d.cfg.test_no_sock_length,
 	};
@@ -522,7 +562,7 @@ int main(int argc, char **argv)
 		goto cleanup;
 	}
 	jobs_init(&d.jobs, &d.cfg, &d.host, d.rules, d.delivery, d.bpf);
-	admission_init(&d.admission);
+	admission_init(&d.admission, clock_mono_ns());
 	if (privacy_init(&d.privacy, d.cfg.admin_group, err, sizeof(err)) != 0) {
 		log_error("%s", err);
 		goto cleanup;

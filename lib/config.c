@@ -63,6 +63,8 @@ static const struct key_def keys[] = {
 	{"clickhouse_user", K_NAME, M(clickhouse_user), 0, 0},
 	{"clickhouse_password_file", K_OPT_PATH, M(clickhouse_password_file), 0, 0},
 	{"max_procs_per_job", K_UINT, M(max_procs_per_job), 0, 4194304},
+	{"max_procs_per_user", K_UINT, M(max_procs_per_user), 0, 4194304},
+	{"max_jobs_per_user", K_INT, M(max_jobs_per_user), 1, 4096},
 	{"state_dir", K_PATH, M(state_dir), 0, 0},
 	{"resume", K_BOOL, M(resume), 0, 0},
 	{"advice_min_runtime_s", K_INT, M(advice_min_runtime_s), 0, 31536000},
@@ -130,6 +132,8 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->ringbuf_bytes = TRACER_DEFAULT_RINGBUF_BYTES;
 	cfg->max_procs = TRACER_DEFAULT_MAX_PROCS;
 	cfg->max_procs_per_job = TRACER_DEFAULT_MAX_PROCS_PER_JOB;
+	cfg->max_procs_per_user = TRACER_DEFAULT_MAX_PROCS_PER_USER;
+	cfg->max_jobs_per_user = TRACER_DEFAULT_MAX_JOBS_PER_USER;
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", TRACER_DEFAULT_STATE_DIR);
 	cfg->resume = true;
 	snprintf(cfg->container_storage, sizeof(cfg->container_storage), "%s",
@@ -173,6 +177,21 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->idle_host_after_s = TRACER_DEFAULT_IDLE_HOST_AFTER_S;
 	cfg->price_fargate_vcpu_hour = TRACER_DEFAULT_PRICE_FARGATE_VCPU_HOUR;
 	cfg->price_fargate_gb_hour = TRACER_DEFAULT_PRICE_FARGATE_GB_HOUR;
+}
+
+unsigned config_procs_per_user(const struct tracer_config *cfg)
+{
+	unsigned v = cfg->max_procs_per_user;
+
+	/* always below the table's size: a user never fills it */
+	if (!v || v >= cfg->max_procs)
+		v = cfg->max_procs / TRACER_PROCS_USER_SHARE;
+	return v;
+}
+
+unsigned config_procs_all_users(const struct tracer_config *cfg)
+{
+	return cfg->max_procs - cfg->max_procs / TRACER_PROCS_ROOT_RESERVE;
 }
 
 static int parse_integer(const char *v, long long *out)

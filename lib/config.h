@@ -52,6 +52,8 @@ struct tracer_config {
 	char clickhouse_password_file[256]; /* clickhouse_password_file */
 	char admin_group[64];       /* admin_group (empty: only root sees every job) */
 	unsigned max_procs_per_job; /* max_procs_per_job (0: no cap) */
+	unsigned max_procs_per_user; /* max_procs_per_user (0: max_procs / 4) */
+	int max_jobs_per_user;      /* max_jobs_per_user (1..4096) */
 	char state_dir[256];        /* state_dir */
 	bool resume;                /* resume */
 	char container_storage[256]; /* container_storage (empty: names unread) */
@@ -85,6 +87,13 @@ struct tracer_config {
 typedef void (*config_warn_fn)(const char *msg);
 
 void config_defaults(struct tracer_config *cfg);
+/* The live processes all the jobs of one non-root user may have in the
+ * kernel's table: max_procs_per_user, or a quarter of max_procs when it
+ * is 0 or not below max_procs. */
+unsigned config_procs_per_user(const struct tracer_config *cfg);
+/* ... and all non-root users together: max_procs less the quarter kept
+ * for root's jobs (Slurm steps). */
+unsigned config_procs_all_users(const struct tracer_config *cfg);
 /* How many keys tracer.conf knows (every one is in contrib/tracer.conf). */
 size_t config_key_count(void);
 /* The name of key i (0 .. config_key_count() - 1), NULL past the end. */

@@ -55,6 +55,14 @@
 #define TRACER_MAX_TAGGED_CGROUPS 4096
 #define TRACER_MAX_JOBS 4096                   /* open jobs with a share of the kernel's table */
 #define TRACER_DEFAULT_MAX_PROCS_PER_JOB 8192  /* live forked processes of one job */
+/* live forked processes of all the jobs one user registered (0: a
+ * quarter of max_procs): always below the table, so no user fills it */
+#define TRACER_DEFAULT_MAX_PROCS_PER_USER 0
+#define TRACER_PROCS_USER_SHARE 4              /* ... the divisor of that quarter */
+/* all non-root users together: max_procs less this share of it, kept
+ * for root's jobs (Slurm steps), which no flood of users can take */
+#define TRACER_PROCS_ROOT_RESERVE 4
+#define TRACER_DEFAULT_MAX_JOBS_PER_USER 16    /* open jobs one non-root user registered */
 
 /* ---- the job model ---- */
 #define TRACER_DEFAULT_KEEP_PROCS 200          /* processes kept by name per job */

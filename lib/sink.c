@@ -84,6 +84,15 @@ fail:
 	return NULL;
 }
 
+uint64_t sink_take_share_dropped(struct sink *s)
+{
+	uint64_t n = s ? s->share_dropped : 0;
+
+	if (s)
+		s->share_dropped = 0;
+	return n;
+}
+
 int sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
 		 long timeout_ms, const _Atomic int *abort, char *err, size_t errlen)
 {
@@ -142,6 +151,9 @@ struct sinks *sinks_open(const struct tracer_config *cfg, char *err, size_t errl
 			sinks_close(ss);
 			return NULL;
 		}
+		/* a job's end waits for this write: no merge of the archive
+		 * by share here (tracerd's rotation does it) */
+		ss->s[ss->n]->no_share_merge = true;
 		ss->n++;
 	}
 	if (ss->n == 0) {

@@ -54,6 +54,9 @@ int sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t 
 int sink_probe(struct sink *s, long timeout_ms, const _Atomic int *abort, char *err,
 	       size_t errlen);
 void sink_close(struct sink *s);
+/* File sink: summaries its rotations dropped by user share since the
+ * last call (0 for the others). */
+uint64_t sink_take_share_dropped(struct sink *s);
 
 /* Run a read-only query on the configured ClickHouse (clickhouse_url,
  * clickhouse_user, clickhouse_password_file): 0 with the whole answer in

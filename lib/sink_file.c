@@ -7,7 +7,10 @@
  *
  * Rotation by size: past file_max_bytes, FILE.(keep-1) becomes FILE.keep
  * ... FILE becomes FILE.1 (newest rotated file is .1; `tracer report`
- * reads FILE.N down to FILE.1, then FILE).  The file is created 0640 and
+ * reads FILE.N down to FILE.1, then FILE).  The old FILE.keep is not
+ * dropped whole: it is merged with the file rotated onto it, by user
+ * share (sink_file_share.c), so that one user's jobs cannot push the
+ * others' summaries out of the archive.  The file is created 0640 and
  * a world-readable one is narrowed: summaries name users and commands.
  *
  * Duplicates: a batch is acknowledged (the spool's position saved) after
@@ -92,12 +95,32 @@ void file_sink_close(struct sink *s)
 	s->fd = -1;
 }
 
-/* FILE -> FILE.1 -> ... -> FILE.keep (the oldest falls off). */
+/* The old FILE.keep (moved to older) and the new one become one, by
+ * share; when that fails the older falls off whole, as without shares. */
+static void merge_oldest(struct sink *s, const char *older)
+{
+	char newer[600], err[700];
+	uint64_t dropped = 0;
+
+	snprintf(newer, sizeof(newer), "%s.%d", s->cfg->file_path, s->cfg->file_keep);
+	if (file_share_merge(older, newer, s->cfg->file_max_bytes, &dropped, err, sizeof(err)) != 0)
+		snprintf(s->note, sizeof(s->note), "the oldest summaries of %s dropped whole, "
+			 "not by user share: %s", older, err);
+	else if (dropped)
+		snprintf(s->note, sizeof(s->note), "rotation dropped %llu summaries, the oldest "
+			 "of the largest user shares", (unsigned long long)dropped);
+	s->share_dropped += dropped;
+	if (unlink(older) != 0 && errno != ENOENT && !s->note[0])
+		snprintf(s->note, sizeof(s->note), "cannot remove %s: %s", older, strerror(errno));
+}
+
+/* FILE -> FILE.1 -> ... -> FILE.keep (the oldest merged into it by share). */
 static void rotate(struct sink *s)
 {
 	const char *path = s->cfg->file_path;
-	char from[600], to[600];
+	char from[600], to[600], older[600];
 	struct stat st;
+	bool merge;
 
 	/* another writer may have rotated it already */
 	if (flock(s->fd, LOCK_EX) != 0)
@@ -105,6 +128,9 @@ static void rotate(struct sink *s)
 	if (stat(path, &st) != 0 || st.st_ino != s->ino ||
 	    st.st_size < (off_t)s->cfg->file_max_bytes)
 		goto out;
+	snprintf(from, sizeof(from), "%s.%d", path, s->cfg->file_keep);
+	snprintf(older, sizeof(older), "%s.share", path);
+	merge = !s->no_share_merge && rename(from, older) == 0;
 	for (int i = s->cfg->file_keep; i >= 1; i--) {
 		if (i > 1)
 			snprintf(from, sizeof(from), "%s.%d", path, i - 1);
@@ -114,6 +140,8 @@ static void rotate(struct sink *s)
 		if (rename(from, to) != 0 && errno != ENOENT)
 			break;
 	}
+	if (merge)
+		merge_oldest(s, older);
 out:
 	flock(s->fd, LOCK_UN);
 	file_sink_close(s);
@@ -267,10 +295,13 @@ int file_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, si
 		snprintf(err, errlen, "%s: fdatasync: %s", s->cfg->file_path, strerror(errno));
 		return -1;
 	}
-	/* a note, not a failure: the caller logs it */
+	/* notes, not failures: the caller logs them */
 	if (skipped)
 		snprintf(err, errlen,
-			 "%zu summaries already in %s (written before a restart): not written again",
-			 skipped, s->cfg->file_path);
+			 "%zu summaries already in %s (written before a restart): not written again%s%s",
+			 skipped, s->cfg->file_path, s->note[0] ? "; " : "", s->note);
+	else if (s->note[0])
+		snprintf(err, errlen, "%s", s->note);
+	s->note[0] = '\0';
 	return 0;
 }

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 #include "growbuf.h"
 #include "sink.h"
@@ -23,6 +24,9 @@ struct sink {
 	char (*seen)[40];
 	size_t nseen;
 	bool tail_read;
+	uint64_t share_dropped; /* summaries rotated out of the archive (file_share_merge) */
+	bool no_share_merge;    /* standalone writer: the oldest file falls off whole */
+	char note[512];         /* what the last rotation did, for the caller's log */
 	/* clickhouse: the server's version, asked once per connection */
 	int ch_major, ch_minor;
 	bool ch_known;
@@ -54,6 +58,15 @@ int file_sink_open(struct sink *s, char *err, size_t errlen);
 int file_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
 		      char *err, size_t errlen);
 void file_sink_close(struct sink *s);
+/*
+ * sink_file_share.c: rotation keeps the oldest rotated file's summaries
+ * by user share.  older and newer (the file just rotated onto it) become
+ * newer alone, at most budget bytes (more only when one line is longer):
+ * the share holding the most loses its oldest line first.  0 with the
+ * lines dropped in *dropped; -1 with err, the files untouched.
+ */
+int file_share_merge(const char *older, const char *newer, uint64_t budget, uint64_t *dropped,
+		     char *err, size_t errlen);
 int http_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
 		      long timeout_ms, const _Atomic int *abort, char *err, size_t errlen);
 int clickhouse_sink_probe(struct sink *s, long timeout_ms, const _Atomic int *abort,

@@ -57,7 +57,7 @@ static void print_status(const cJSON *st)
 	const cJSON *dl = cJSON_GetObjectItem(st, "delivery");
 	const cJSON *spool = cJSON_GetObjectItem(dl, "spool");
 	const cJSON *progs = cJSON_GetObjectItem(st, "programs");
-	const cJSON *p, *dj;
+	const cJSON *p, *dj, *sh;
 	char buf[64];
 
 	printf("tracerd %s, pid %.0f, up %s, on %s\n", text(st, "version"),
@@ -87,6 +87,20 @@ static void print_status(const cJSON *st)
 	printf("drops:    %.0f (ring buffer %.0f, process table full %.0f)\n",
 	       jnum(st, "drops"), jnum(k, "drops_ringbuf"), jnum(k, "drops_procs_full"));
 	printf("jobs:     %.0f open, %.0f closed\n", jnum(jobs, "open"), jnum(jobs, "closed"));
+	sh = cJSON_GetObjectItem(st, "shares");
+	if (sh)
+		printf("shares:   per user %.0f jobs, %.0f processes; refused: %.0f at the user's "
+		       "jobs, %.0f at the node's, %.0f by rate; forks over the user cap %.0f "
+		       "(all users' %.0f); "
+		       "archive requests held %.0f, refused %.0f; spool drops %.0f (%.0f sparing "
+		       "a smaller share); rotated out of the archive by share %.0f\n",
+		       jnum(sh, "max_jobs_per_user"), jnum(sh, "max_procs_per_user"),
+		       jnum(sh, "refused_user_jobs"), jnum(sh, "refused_node_jobs"),
+		       jnum(sh, "refused_rate"), jnum(sh, "forks_over_user_cap"),
+		       jnum(sh, "forks_over_users_cap"),
+		       jnum(sh, "archive_held_for_fairness"), jnum(sh, "archive_refused_busy"),
+		       jnum(sh, "spool_dropped"), jnum(sh, "spool_share_spared"),
+		       jnum(sh, "archive_share_dropped"));
 	dj = cJSON_GetObjectItem(jobs, "docker_joins");
 	if (jnum(dj, "watched") > 0)
 		printf("docker:   %.0f commands watched: %.0f containers joined, %.0f ambiguous, "

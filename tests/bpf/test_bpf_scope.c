@@ -208,7 +208,7 @@ static void test_cgroup_exec_counted(void)
 	if (mkdir(dir, 0755) != 0)
 		CU_FAIL_FATAL("cannot create a cgroup v2 directory for the test");
 	CU_ASSERT_FATAL(stat(dir, &st) == 0 && pipe(cmd) == 0);
-	CU_ASSERT_EQUAL(bpf_loader_job_open(L, CG_JOB), 0);
+	CU_ASSERT_EQUAL(bpf_loader_job_open(L, CG_JOB, 0), 0);
 	child = spawn_untagged(exec_sleep_on_cmd, &cmd[0]);
 	join_cgroup(child, dir); /* moved in, then tagged: no fork after it */
 	CU_ASSERT_EQUAL(bpf_loader_lookup_proc(L, child, &p), -ENOENT);

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""req.py SOCKET JSON [hold] - send one request line to tracerd, print the
-reply line.  With "hold", stay connected-free but alive until stdin closes
-(a registered process must live for its job to stay open)."""
+"""req.py SOCKET JSON [hold|pause] - send one request line to tracerd,
+print the reply line.  With "hold", stay connected-free but alive until
+stdin closes; with "pause", until a signal ends it (a registered process
+must live for its job to stay open)."""
+import signal
 import socket
 import sys
 
@@ -25,3 +27,5 @@ if __name__ == "__main__":
     print(request(sys.argv[1], sys.argv[2]), flush=True)
     if len(sys.argv) > 3 and sys.argv[3] == "hold":
         sys.stdin.read()
+    elif len(sys.argv) > 3 and sys.argv[3] == "pause":
+        signal.pause()

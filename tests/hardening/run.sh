@@ -3,8 +3,9 @@
 # made without a race, a read-only mount of its directory still works,
 # scheduler identities are root's, one user cannot take another's job or
 # process, what leaves tracerd has no raw control characters, a user's
-# command lines cannot stall tracerd through redaction, and secrets in
-# every common form stay out of the summaries.  The
+# command lines cannot stall tracerd through redaction, secrets in every
+# common form stay out of the summaries, and no user can use up a share
+# that others need (shares.sh).  The
 # user-facing checks run as two unprivileged test users (created here
 # when missing, removed at the end).  Needs root.
 set -u
@@ -342,5 +343,7 @@ for keep in --passes KEEPe2e-3 key=KEEPe2e-value -t: KEEPe2e-file; do
 	check "the look-alike '$keep' is kept" grep -qF -- "\"$keep\"" "$TMP/secrets.summary"
 done
 check "the summary has the processes of the forms (sshpass among them)" grep -qF '"sshpass"' "$TMP/secrets.summary"
+
+. "$TOP/tests/hardening/shares.sh"
 
 finish

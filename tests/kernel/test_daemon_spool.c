@@ -2,8 +2,10 @@
  * test_daemon_spool.c - tracerd's spool (daemon/spool.c) on a real
  * directory: records written, read back and checked, positions per sink,
  * removal once every sink has a record, the size cap dropping the oldest
- * (counted per sink), corrupt records set aside, leftovers of interrupted
- * writes removed, and a reopened spool going on where it stopped.
+ * (counted per sink), each user's share (the largest share loses its
+ * oldest first, also after a reopen), corrupt records set aside,
+ * leftovers of interrupted writes removed, and a reopened spool going on
+ * where it stopped.
  * Here rather than in tests/unit because it links tracerd's objects; it
  * needs no root.
  */
@@ -16,6 +18,7 @@
 #include <unistd.h>
 
 #include "spool.h"
+#include "share.h"
 
 static char dir[64];
 static const enum sink_kind two[] = {SINK_FILE, SINK_HTTP};
@@ -46,10 +49,15 @@ static int count_files(const char *suffix)
 	return n;
 }
 
-static void put(struct spool *sp, const char *text)
+static void put_share(struct spool *sp, const char *text, uint64_t share)
 {
 	char err[256];
-	CU_ASSERT_EQUAL(spool_write(sp, text, strlen(text), err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(spool_write(sp, text, strlen(text), share, err, sizeof(err)), 0);
+}
+
+static void put(struct spool *sp, const char *text)
+{
+	put_share(sp, text, 1000);
 }
 
 static void test_write_read_ack(void)
@@ -138,6 +146,58 @@ static void test_cap_drops_oldest(void)
 	spool_close(sp);
 }
 
+/* one user floods: only their own records go, the other's stay */
+static void test_cap_by_share(void)
+{
+	char big[2000];
+	struct spool *sp = open_two(10000);
+	struct spool_stats st;
+	uint64_t seqs[16], victim, root_rec;
+	char *text;
+	size_t len, n;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
+	memset(big, 'x', sizeof(big));
+	big[0] = '"';
+	big[sizeof(big) - 2] = '"';
+	big[sizeof(big) - 1] = '\0';
+	put_share(sp, "{\"victim\":1}", 2001);
+	put_share(sp, "{\"slurm\":1}", 2001 | SHARE_SCHEDULED);
+	CU_ASSERT_EQUAL(spool_pending(sp, 1, seqs, 16, 1 << 20), 2);
+	victim = seqs[0];
+	root_rec = seqs[1];
+	for (int i = 0; i < 12; i++)
+		put_share(sp, big, 3001);
+	spool_get_stats(sp, &st);
+	CU_ASSERT(st.bytes <= 10000);
+	CU_ASSERT(st.dropped >= 7);
+	CU_ASSERT_EQUAL(st.share_spared, st.dropped);
+	/* the two oldest, of the small shares, are still there and pending */
+	CU_ASSERT_EQUAL(spool_read(sp, victim, &text, &len), 0);
+	free(text);
+	CU_ASSERT_EQUAL(spool_read(sp, root_rec, &text, &len), 0);
+	free(text);
+	n = spool_pending(sp, 1, seqs, 16, 1 << 20);
+	CU_ASSERT_EQUAL(n, st.records);
+	CU_ASSERT_EQUAL(seqs[0], victim);
+	spool_close(sp);
+	/* reopened: the shares come back from the headers */
+	sp = open_two(10000);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sp);
+	put_share(sp, big, 3001);
+	CU_ASSERT_EQUAL(spool_read(sp, victim, &text, &len), 0);
+	free(text);
+	n = spool_pending(sp, 1, seqs, 16, 1 << 20);
+	CU_ASSERT(n >= 3);
+	spool_ack(sp, 0, seqs[n - 1]);
+	spool_ack(sp, 1, seqs[n - 1]);
+	CU_ASSERT_EQUAL(count_files(".rec"), 0);
+	spool_get_stats(sp, &st);
+	CU_ASSERT_EQUAL(st.records, 0);
+	CU_ASSERT_EQUAL(st.bytes, 0);
+	spool_close(sp);
+}
+
 static void test_corrupt_and_leftovers(void)
 {
 	char path[128];
@@ -190,6 +250,7 @@ int main(void)
 	s = CU_add_suite("spool", NULL, NULL);
 	CU_add_test(s, "write, read, ack per sink, reopen", test_write_read_ack);
 	CU_add_test(s, "cap drops the oldest, counted per sink", test_cap_drops_oldest);
+	CU_add_test(s, "cap by share: the largest loses its oldest", test_cap_by_share);
 	CU_add_test(s, "corrupt records and leftovers", test_corrupt_and_leftovers);
 	CU_basic_set_mode(CU_BRM_VERBOSE);
 	CU_basic_run_tests();

@@ -53,6 +53,9 @@ static void test_defaults(void)
 	CU_ASSERT_EQUAL(c.keep_procs, 200);
 	CU_ASSERT_EQUAL(c.ringbuf_bytes, 4194304u);
 	CU_ASSERT_EQUAL(c.max_procs, 65536u);
+	CU_ASSERT_EQUAL(c.max_jobs_per_user, 16);
+	CU_ASSERT_EQUAL(c.max_procs_per_user, 0u);
+	CU_ASSERT_EQUAL(config_procs_per_user(&c), 16384u);
 	CU_ASSERT_STRING_EQUAL(c.sinks, "file");
 	CU_ASSERT_STRING_EQUAL(c.file_path, "/var/lib/tracer/jobs.ndjson");
 	CU_ASSERT_STRING_EQUAL(c.http_url, "");
@@ -465,9 +468,33 @@ static void test_metrics_loopback(void)
 	loopback_is(false, "[fe80::1]:9464");
 }
 
+/* the per-user shares: ranges, and a process cap always below the table */
+static void test_user_share_keys(void)
+{
+	struct tracer_config c;
+	char err[256];
+
+	config_defaults(&c);
+	CU_ASSERT_EQUAL(config_set(&c, "max_jobs_per_user", "0", err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(config_set(&c, "max_jobs_per_user", "4097", err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(config_set(&c, "max_jobs_per_user", "3", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.max_jobs_per_user, 3);
+	CU_ASSERT_EQUAL(config_procs_all_users(&c), 49152u); /* a quarter stays root's */
+	CU_ASSERT_EQUAL(config_set(&c, "max_procs", "1024", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_procs_per_user(&c), 256u);
+	CU_ASSERT_EQUAL(config_procs_all_users(&c), 768u);
+	CU_ASSERT_EQUAL(config_set(&c, "max_procs_per_user", "100", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_procs_per_user(&c), 100u);
+	/* not below the table: a quarter of it, never the whole */
+	CU_ASSERT_EQUAL(config_set(&c, "max_procs_per_user", "1024", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(config_procs_per_user(&c), 256u);
+	CU_ASSERT_EQUAL(config_set(&c, "max_procs_per_user", "4194305", err, sizeof(err)), -1);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
+		{"per-user share keys", test_user_share_keys},
 		{"defaults", test_defaults},
 		{"good file", test_load_good},
 		{"bad lines", test_bad_lines},

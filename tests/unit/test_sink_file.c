@@ -2,7 +2,8 @@
  * test_sink_file.c - the file sink: each summary one whole line, and a
  * summary already at the end of the file (or of FILE.1) when the sink
  * starts is not written again (a batch written, then tracerd killed
- * before the spool's position moved).
+ * before the spool's position moved); rotation keeps the archive by user
+ * share (one user's flood rotates out only that user's summaries).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,12 +125,69 @@ static void test_lookalike_not_taken(void)
 	CU_ASSERT_EQUAL(count_id(path, "\"summary_id\":\"11111111"), 1);
 }
 
+/* n summaries of uid, one delivery each (a sink per delivery, as tracerd
+ * after restarts); each ~300 bytes */
+static void deliver_uid(struct tracer_config *cfg, long uid, const char *tag, int n)
+{
+	char err[256];
+
+	for (int i = 0; i < n; i++) {
+		struct sink *s = sink_open(SINK_FILE, cfg, err, sizeof(err));
+		char *t = malloc(512);
+		size_t len;
+
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+		CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+		len = (size_t)snprintf(t, 512,
+				       "{\"job\":\"%s-%d\",\"identity\":{\"uid\":%ld},\"pad\":\"%0200d\"}",
+				       tag, i, uid, 0);
+		CU_ASSERT_EQUAL(sink_deliver(s, &t, &len, 1, 1000, NULL, err, sizeof(err)), 0);
+		free(t);
+		sink_close(s);
+	}
+}
+
+static long file_size(const char *f)
+{
+	struct stat st;
+
+	return stat(f, &st) == 0 ? (long)st.st_size : 0;
+}
+
+static void test_rotation_by_share(void)
+{
+	struct tracer_config cfg;
+	char rotated[160];
+	int victims = 0, floods = 0;
+
+	snprintf(path, sizeof(path), "%s/share.ndjson", dir);
+	snprintf(rotated, sizeof(rotated), "%s.1", path);
+	config_defaults(&cfg);
+	snprintf(cfg.file_path, sizeof(cfg.file_path), "%s", path);
+	cfg.file_max_bytes = 3000;
+	cfg.file_keep = 1;
+	deliver_uid(&cfg, 2001, "victim", 2);
+	/* another user's flood: many times what the archive holds */
+	deliver_uid(&cfg, 3001, "flood", 100);
+	victims = count_id(path, "victim-") + count_id(rotated, "victim-");
+	floods = count_id(path, "flood-") + count_id(rotated, "flood-");
+	CU_ASSERT_EQUAL(victims, 2);
+	CU_ASSERT(floods > 0 && floods < 100);
+	/* still bounded: FILE and FILE.1, each about file_max_bytes */
+	CU_ASSERT(file_size(path) <= 3000);
+	CU_ASSERT(file_size(rotated) <= 3000);
+	/* the flood's newest summary is there, its oldest went first */
+	CU_ASSERT_EQUAL(count_id(path, "flood-99\""), 1);
+	CU_ASSERT_EQUAL(count_id(path, "flood-0\"") + count_id(rotated, "flood-0\""), 0);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
 		{"a summary already at the file's end is not written again", test_no_duplicate_after_restart},
 		{"the end of FILE.1 is checked after a rotation", test_rotated_file_checked},
 		{"a summary_id inside a string is not taken for one", test_lookalike_not_taken},
+		{"rotation keeps the archive by user share", test_rotation_by_share},
 	};
 	int rc;
 
