@@ -210,6 +210,7 @@ struct open_job *jobs_adopt(struct jobs *js, const struct tracer_identity *id,
 	if (tag >= js->next_tag)
 		js->next_tag = tag + 1;
 	slurmlimit_want(id); /* not journaled: asked again */
+	jobs_gpu_open(js, oj, false);
 	return oj;
 }
 
@@ -359,6 +360,7 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 		oj->job_stats = err == 0;
 		js->stats.registered++;
 		slurmlimit_want(id);
+		jobs_gpu_open(js, oj, true);
 	}
 	err = bpf_loader_tag_pid(js->bpf, peer->pid, oj->job->tag);
 	if (err) {
@@ -446,6 +448,7 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 		}
 		bpf_loader_job_close(js->bpf, j->tag);
 	}
+	jobs_gpu_finish(oj);
 	summary = summary_build(j, js->host, &so);
 	if (summary) {
 		json_add_str(summary, "net_counting", bpf_loader_net_mode(js->bpf));
@@ -552,6 +555,7 @@ void jobs_tick(struct jobs *js)
 		i++;
 	}
 	jobs_docker_tick(js);
+	jobs_gpu_drain(js);
 	jobs_tag_containers(js);
 	jobs_reconcile(js);
 	jobs_step(js);
