@@ -35,7 +35,8 @@
 # wrapper's objects (all but wrapper/main.o).  tests/kernel/test_*.c ->
 # tests on the real kernel that need root (run by `make test`);
 # tests/kernel/test_daemon_*.c also with the daemon's objects (all but
-# daemon/tracerd.o, which holds main).
+# daemon/tracerd.o, which holds main).  tests/helpers/nvml_double.c ->
+# libnvml_double.so, the NVML test double tracerd opens in tests/gpu.
 #
 # Variables: CFLAGS (default -O2 -g), CPPFLAGS, LDFLAGS and LDLIBS are the
 # user's and are added to the flags the build needs, so `make CFLAGS=-O0`

@@ -227,7 +227,7 @@ static bool add_mig(nvmlDevice_t h, const struct gpu_device *parent)
 		if (d.mig_gi < 0)
 			d.mig_gi = (int)i;
 		d.minor = parent->minor;
-		d.accounting = parent->accounting;
+		d.accounting = false; /* the driver keeps no records per MIG instance */
 		add_device(m, &d);
 		any = true;
 	}
