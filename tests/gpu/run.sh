@@ -28,7 +28,9 @@ cleanup() {
 trap cleanup EXIT
 need_root
 [ -f "$DOUBLE" ] || { echo "FAIL: $DOUBLE missing (make all)"; exit 1; }
-command -v python3 >/dev/null || { echo "FAIL: python3 is not installed"; exit 1; }
+PY=$(command -v python3) || { echo "FAIL: python3 is not installed"; exit 1; }
+# the interpreter itself, not a version manager's shim (one process, fast)
+PY=$("$PY" -c 'import sys; print(sys.executable)')
 command -v curl >/dev/null || { echo "FAIL: curl is not installed"; exit 1; }
 export NVML_DOUBLE_SCRIPT=$SCRIPT NVML_DOUBLE_LOG=$NVLOG
 
@@ -43,9 +45,9 @@ devices() {
 }
 # script LINES...: the double's truth, replaced at once
 script() { printf '%s\n' "$@" >"$SCRIPT.tmp" && mv "$SCRIPT.tmp" "$SCRIPT"; }
-chk() { check "$1" python3 "$CHECK" "$TRACERD_FILE" "$2" "$3"; }
+chk() { check "$1" "$PY" "$CHECK" "$TRACERD_FILE" "$2" "$3"; }
 status_has() { tr_cli status | grep -q -- "$1"; }
-gpu_status() { tr_cli status --json | python3 -c 'import json, sys
+gpu_status() { tr_cli status --json | "$PY" -c 'import json, sys
 g = json.load(sys.stdin)["gpu"]; print(g.get(sys.argv[1], ""))' "$1"; }
 samples_past() { [ "$(gpu_status samples)" -ge "$1" ]; }
 calls() { grep -c "^$1" "$NVLOG" 2>/dev/null || true; }
@@ -59,16 +61,23 @@ done
 metrics() { curl -sf --max-time 5 "http://127.0.0.1:$MPORT/metrics"; }
 metric_has() { metrics | grep -q -- "$1"; }
 
+# summary_in JOBFILE: its summary is in tracerd's file (a grep: no
+# interpreter to start while the machine is loaded)
+summary_in() {
+	local uid
+	uid=$(cat "$1" 2>/dev/null) && [ -n "$uid" ] && grep -qF "\"job\":\"$uid\"" "$TRACERD_FILE" 2>/dev/null
+}
+
 # start_job NAME TRACER_RUN_OPTIONS...: a job whose one process (work.py)
 # writes its pid to $TMP/pid.NAME and runs until $TMP/go.NAME exists
 start_job() {
 	local name=$1
 	shift
 	tr_cli run --job-file "$TMP/job.$name" --name "gpu-$name" "$@" -- \
-		python3 "$WORK" "$TMP/pid.$name" "$TMP/go.$name" >/dev/null 2>&1 &
+		"$PY" "$WORK" "$TMP/pid.$name" "$TMP/go.$name" >/dev/null 2>&1 &
 	JOBPIDS+=($!)
-	wait_until 10 "job $name to register" test -s "$TMP/job.$name" &&
-		wait_until 10 "job $name's process to start" test -s "$TMP/pid.$name"
+	wait_until 60 "job $name to register" test -s "$TMP/job.$name" &&
+		wait_until 60 "job $name's process to start" test -s "$TMP/pid.$name"
 }
 
 echo "== accounting mode on: exact per-process figures at exit"
@@ -93,7 +102,7 @@ if start_job acct --gpus 0,1; then
 	# it exits: the driver's record (53% busy, 5 GiB at most, 7.114 s)
 	script "$(devices 1)" "energy 0 1750000" "energy 1 5250000" "acct 0 $pid 20 5 5368709120 7114"
 	touch "$TMP/go.acct"
-	wait_until 20 "the summary of job acct" summary_of_job "$TMP/job.acct"
+	wait_until 60 "the summary of job acct" summary_in "$TMP/job.acct"
 	J=$TMP/job.acct
 	chk "gpu_counting: accounting" "$J" 's["gpu_counting"] == "accounting" and g["counting"] == "accounting"'
 	chk "the driver was asked for the process's record" "$J" "True"
@@ -127,7 +136,7 @@ if start_job shared --gpus 0; then
 	check "the sampler sees both" poll_until 10 samples_past $((s0 + 3))
 	script "$(devices 1)" "energy 0 2750000" "energy 1 5250000"
 	touch "$TMP/go.shared"
-	wait_until 20 "the summary of job shared" summary_of_job "$TMP/job.shared"
+	wait_until 60 "the summary of job shared" summary_in "$TMP/job.shared"
 	chk "GPU 0 shared with a process of no job: no energy_j" "$TMP/job.shared" \
 		"dev(0)['shared'] and 'energy_j' not in dev(0) and 'energy_j' not in g"
 	chk "the process's record from the samples when the driver has none" "$TMP/job.shared" \
@@ -150,7 +159,7 @@ if start_job sampled --gpus 1; then
 	check "the sampler sees the job's process" poll_until 10 samples_past $((s0 + 4))
 	script "$(devices 0)" "energy 0 1000000" "energy 1 5000000"
 	touch "$TMP/go.sampled"
-	wait_until 20 "the summary of job sampled" summary_of_job "$TMP/job.sampled"
+	wait_until 60 "the summary of job sampled" summary_in "$TMP/job.sampled"
 	J=$TMP/job.sampled
 	chk "gpu_counting: sampled" "$J" 's["gpu_counting"] == "sampled" and g["counting"] == "sampled"'
 	chk "per process, sampled: 2 GiB peak, 60% busy, seen for some time" "$J" \
@@ -160,12 +169,46 @@ if start_job sampled --gpus 1; then
 	chk "the GPU lane: utilisation and memory over time" "$J" \
 		"g['timeseries']['points'] >= 3 and max(g['timeseries']['utilization_pct']) == 60 and max(g['timeseries']['memory_bytes']) == 2*GiB"
 	check "no accounting record asked while accounting is off" not grep -q "^nvmlDeviceGetAccountingStats" "$NVLOG"
+	if tr_cli show "$(cat "$J")" --html "$TMP/sampled.html" >/dev/null; then
+		check "tracer show --html: the GPU lane, utilisation and memory over time" \
+			grep -q 'id="chart-gpu-util"' "$TMP/sampled.html"
+		check "tracer show --html: GPU 1 in the GPU table" grep -q "<td>$U1</td>" "$TMP/sampled.html"
+	else
+		fail "tracer show --html failed for a GPU job"
+	fi
 fi
 validate_summaries "summaries (sampled) valid against docs/summary.schema.json" "$TRACERD_FILE"
 stop_tracerd
 
+echo "== MIG: a slice is a device of its own"
+M1=MIG-aaaaaaaa-1111-2222-3333-444444444444
+M2=MIG-bbbbbbbb-1111-2222-3333-444444444444
+A100="NVIDIA A100-SXM4-80GB"
+mig_script() {
+	script "device 0 $U0 $MEM80 0 1 $A100" "mig 0 1 0 $M1 10737418240" "mig 0 2 0 $M2 10737418240" "$@"
+}
+mig_script
+TRACERD_TEST_NVML_LIB=$DOUBLE start_tracerd gpumig -o advice_min_runtime_s=0 -o sample_interval_ms=200 || exit 1
+check "tracer status: the two MIG instances, accounting off" status_has "^gpu 0     $A100, $M2, 10.0 GiB, accounting off"
+if start_job mig --gpus "$M1"; then
+	pid=$(cat "$TMP/pid.mig")
+	s0=$(gpu_status samples)
+	mig_script "proc 100 $pid 3221225472 50"
+	check "the sampler sees the job's process on the slice" poll_until 10 samples_past $((s0 + 3))
+	mig_script
+	touch "$TMP/go.mig"
+	wait_until 60 "the summary of job mig" summary_in "$TMP/job.mig"
+	chk "the slice: its UUID, instance ids, allocated and used; the other not the job's" "$TMP/job.mig" \
+		"mig('$M1')['mig'] == {'gpu_instance': 1, 'compute_instance': 0} and mig('$M1')['allocated'] and mig('$M1')['used'] and mig('$M1')['memory_peak_bytes'] == 3*GiB and len(g['devices']) == 1"
+	chk "sampled on a MIG slice, 3 GiB of its 10 GiB not flagged as a MIG slice to take" "$TMP/job.mig" \
+		"s['gpu_counting'] == 'sampled' and not flag('gpu_memory_overallocated', mig_slices=1)"
+fi
+validate_summaries "summaries (MIG) valid against docs/summary.schema.json" "$TRACERD_FILE"
+stop_tracerd
+
 echo "== gpu_accounting = enable turns accounting on"
 : >"$NVLOG"
+script "$(devices 0)"
 TRACERD_TEST_NVML_LIB=$DOUBLE start_tracerd gpu3 -o gpu_accounting=enable || exit 1
 check "tracerd set accounting mode on each GPU" poll_until 10 calls_at_least nvmlDeviceSetAccountingMode 2
 check "tracer status: gpu_counting: accounting" status_has "^gpu_counting: accounting"
@@ -178,7 +221,7 @@ check "tracer status answers, and names the hung call" poll_until 15 status_has 
 	"^gpu:      NVML call nvmlDeviceGetComputeRunningProcesses has not returned"
 check "tracer status still answers within 2 s" timeout 2 "$BUILD/tracer" -o socket="$TRACERD_SOCK" status
 if trun "$TMP/job.hung" --gpus 0 -- true; then
-	wait_until 20 "the summary of the job ended while NVML hangs" summary_of_job "$TMP/job.hung"
+	wait_until 60 "the summary of the job ended while NVML hangs" summary_in "$TMP/job.hung"
 	chk "its summary counts the GPU answers that did not come" "$TMP/job.hung" "g['answers_missing'] >= 1"
 else
 	fail "tracer run did not run while NVML hangs"
@@ -190,7 +233,7 @@ echo "== no NVIDIA library"
 TRACERD_TEST_NVML_LIB=$TMP/none/libnvidia-ml.so.1 start_tracerd gpu5 || exit 1
 check "tracer status: no NVIDIA GPU" poll_until 10 status_has "^gpu:      no NVIDIA GPU"
 if trun "$TMP/job.none" -- true && trun "$TMP/job.none2" --gpus 0 -- true; then
-	wait_until 20 "the summaries without NVML" summary_of_job "$TMP/job.none2"
+	wait_until 60 "the summaries without NVML" summary_in "$TMP/job.none2"
 	chk "a job with no GPU allocated: no gpu part" "$TMP/job.none" "'gpu' not in s and 'gpu_counting' not in s"
 	chk "a job allocated a GPU: gpu_counting none, the allocation kept, no flag" "$TMP/job.none2" \
 		"s['gpu_counting'] == 'none' and g['allocated'] == '0' and not any(f['id'].startswith('gpu_') for f in s['flags'])"
