@@ -69,7 +69,7 @@ while time.time() - t < 5:
     b = a @ a
     torch.cuda.synchronize()
 PY
-trun "$TMP/job.torch" --gpus 0 --name torch-work -- python3 "$TMP/work.py" "$TMP/pid.torch"
+tr_cli -o client_timeout_ms=5000 run --job-file "$TMP/job.torch" --gpus 0 --name torch-work -- python3 "$TMP/work.py" "$TMP/pid.torch"
 wait_until 30 "the summary of the PyTorch job" summary_of_job "$TMP/job.torch"
 pid=$(cat "$TMP/pid.torch")
 nvidia-smi --query-accounted-apps=pid,gpu_utilization,mem_utilization,max_memory_usage,time \
@@ -115,7 +115,7 @@ check "the tool's GPU use in tools[]" compare tool
 check "GPU 0 allocated and used" compare device
 
 echo "== a job allocated GPU 0 that never uses it"
-trun "$TMP/job.idle" --gpus 0 --name idle-gpu -- sleep 3
+tr_cli -o client_timeout_ms=5000 run --job-file "$TMP/job.idle" --gpus 0 --name idle-gpu -- sleep 3
 wait_until 30 "the summary of the idle job" summary_of_job "$TMP/job.idle"
 idle_flag() {
 	python3 - "$TRACERD_FILE" "$(cat "$TMP/job.idle")" <<'PY'
