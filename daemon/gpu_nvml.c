@@ -261,12 +261,23 @@ static void *nvml_thread(void *arg)
 int gpu_nvml_start(const struct tracer_config *cfg)
 {
 	const char *lib = getenv("TRACERD_TEST_NVML_LIB");
+	pthread_condattr_t ca;
 	int rc;
 
 	snprintf(gpu_nvml_st.lib, sizeof(gpu_nvml_st.lib), "%s", lib && lib[0] ? lib : TRACER_NVML_LIB);
 	gpu_nvml_st.enable_accounting = !strcmp(cfg->gpu_accounting, "enable");
 	gpu_nvml_st.interval_ms = (uint64_t)cfg->sample_interval_ms;
 	gpu_nvml_st.state = ST_STARTING;
+	/* the thread's waits are on the monotonic clock (a clock step must
+	 * neither spin it nor stop it) */
+	if ((rc = pthread_condattr_init(&ca)) != 0 ||
+	    (rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC)) != 0 ||
+	    (rc = pthread_cond_init(&gpu_nvml_st.work, &ca)) != 0) {
+		log_warn("gpu thread: condition variable: %s: GPUs not followed", strerror(rc));
+		gpu_probe_set_state(ST_FAILED, "condition variable: %s", strerror(rc));
+		return -1;
+	}
+	pthread_condattr_destroy(&ca);
 	/* as root: turning accounting on needs it, and so may the records
 	 * of other users' processes */
 	rc = thread_start(&gpu_nvml_st.thread, nvml_thread, NULL);
