@@ -45,7 +45,8 @@
 # wrapper's objects (all but wrapper/main.o).  tests/kernel/test_*.c ->
 # tests on the real kernel that need root (run by `make test`);
 # tests/kernel/test_daemon_*.c also with the daemon's objects (all but
-# daemon/tracerd.o, which holds main).
+# daemon/tracerd.o, which holds main).  tests/helpers/nvml_double.c ->
+# libnvml_double.so, the NVML test double tracerd opens in tests/gpu.
 #
 # Variables: CFLAGS (default -O2 -g), CPPFLAGS, LDFLAGS and LDLIBS are the
 # user's and are added to the flags the build needs, so `make CFLAGS=-O0`
@@ -134,7 +135,9 @@ KERNEL_OBJS  := $(KERNEL_SRCS:%.c=$(BUILD)/%.o)
 KERNEL_BINS  := $(KERNEL_SRCS:%.c=$(BUILD)/%)
 KERNEL_DAEMON_BINS := $(filter $(BUILD)/tests/kernel/test_daemon_%,$(KERNEL_BINS))
 KERNEL_LIB_BINS    := $(filter-out $(KERNEL_DAEMON_BINS),$(KERNEL_BINS))
-HELPER_BINS  := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(wildcard tests/helpers/*.c))
+HELPER_BINS  := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(filter-out tests/helpers/nvml_double.c,$(wildcard tests/helpers/*.c)))
+# the NVML test double, a shared library tracerd opens instead of the driver's
+NVML_DOUBLE  := $(BUILD)/tests/helpers/libnvml_double.so
 BPF_TEST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/bpf/*.c))
 BPF_TEST_BIN := $(BUILD)/tests/bpf/test_bpf
 
@@ -158,7 +161,7 @@ endif
 	bpf-test demo bench rpm install clean cppcheck fuzz
 .DELETE_ON_ERROR:
 
-all: $(BINS) $(UNIT_BINS) $(KERNEL_BINS) $(HELPER_BINS) $(BPF_TEST_BIN)
+all: $(BINS) $(UNIT_BINS) $(KERNEL_BINS) $(HELPER_BINS) $(NVML_DOUBLE) $(BPF_TEST_BIN)
 
 deps:
 	./scripts/install-deps.sh build
@@ -246,6 +249,11 @@ $(KERNEL_LIB_BINS): $(BUILD)/tests/kernel/%: $(BUILD)/tests/kernel/%.o $(BUILD)/
 $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -Wall -Wextra -Werror -static -o $@ $<
+
+# Unsanitized too: it is loaded into tracerd, sanitized or not (dlopen).
+$(NVML_DOUBLE): tests/helpers/nvml_double.c lib/nvml_abi.h
+	@mkdir -p $(@D)
+	$(CC) -O2 -g -Wall -Wextra -Werror -Ilib -shared -fPIC -o $@ $<
 
 # BPF programs + loader on the running kernel (root): make bpf-test.
 $(BPF_TEST_BIN): $(BPF_TEST_OBJS) $(BUILD)/daemon/bpf_loader.o $(BUILD)/daemon/netio_attach.o $(BUILD)/daemon/bpf_pins.o $(BUILD)/libtracer.a

@@ -127,6 +127,7 @@ void closing_start(struct jobs *js, struct open_job *oj, const char *why)
 	jobs_docker_close(js, oj);
 	oj->close_why = why;
 	oj->closing_since_ns = clock_mono_ns();
+	jobs_gpu_closing(js, oj);
 	js->nclosing++;
 	if (j->cgroup_stats)
 		job_blocked_sample_cgroup(j, &oj->cgroup);
@@ -203,7 +204,8 @@ void jobs_step(struct jobs *js)
 			i++;
 			continue;
 		}
-		if (budget && settle_some(js, oj, &budget)) {
+		/* settled, and its GPU answers in (or waited for long enough) */
+		if (budget && settle_some(js, oj, &budget) && jobs_gpu_settled(js, oj)) {
 			jobs_finish(js, oj); /* open[i] now holds another job */
 			continue;
 		}
@@ -276,7 +278,7 @@ char *closing_end(struct jobs *js, struct open_job *oj, uint64_t ticket)
 
 	closing_start(js, oj, "end");
 	bpf_loader_consume(js->bpf);
-	if (settle_some(js, oj, &budget)) {
+	if (settle_some(js, oj, &budget) && jobs_gpu_settled(js, oj)) {
 		jobs_finish(js, oj);
 		return jobs_ok_reply();
 	}

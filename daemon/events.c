@@ -154,6 +154,7 @@ static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tra
 	t.blkio_delay_ns = p->totals.blkio_delay_ns; /* sampled (livestats.c) */
 	p->threads = e->nr_threads;
 	jobs_exit_container(js, oj, p);
+	jobs_gpu_exit(js, oj, p);
 	/* a re-parented process (daemonizer) keeps the parent it had in the job */
 	job_proc_exit(oj->job, p, e->exit_status, jobs_real_ns(js, e->hdr.ts_ns), &t,
 		      (e->flags & TRACER_F_OOM_KILLED) ? PROC_F_OOM_KILLED : 0);

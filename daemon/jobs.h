@@ -161,6 +161,23 @@ void jobs_docker_tick(struct jobs *js);
 /* oj starts closing: its docker commands still watched are counted, dropped */
 void jobs_docker_close(struct jobs *js, struct open_job *oj);
 
+/* jobgpu.c: GPU use through the NVML thread (gpu_nvml.h), never waiting */
+/* A job opened (fresh) or resumed: its GPU record when the node has GPUs
+ * or the job was allocated some. */
+void jobs_gpu_open(struct jobs *js, struct open_job *oj, bool fresh);
+/* p exits: ask for its accounting record (accounting mode on). */
+void jobs_gpu_exit(struct jobs *js, struct open_job *oj, const struct job_proc *p);
+/* oj starts closing: its end's energy counters. */
+void jobs_gpu_closing(struct jobs *js, struct open_job *oj);
+/* Take the thread's answers into their jobs. */
+void jobs_gpu_drain(struct jobs *js);
+/* The latest sample of the GPUs' processes into their jobs. */
+void jobs_gpu_sample(struct jobs *js);
+/* oj's answers are in, or it waited TRACER_GPU_ANSWER_WAIT_MS for them. */
+bool jobs_gpu_settled(struct jobs *js, struct open_job *oj);
+/* Before the summary: answers still missing are counted. */
+void jobs_gpu_finish(struct open_job *oj);
+
 /* Close every open job (daemon shutdown). */
 void jobs_close_all(struct jobs *js, const char *why);
 /* Close the host job and the jobs already closing (shutdown with resume). */

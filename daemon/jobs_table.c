@@ -206,6 +206,7 @@ struct open_job *jobs_adopt(struct jobs *js, const struct tracer_identity *id,
 	if (tag >= js->next_tag)
 		js->next_tag = tag + 1;
 	slurmlimit_want(id); /* not journaled: asked again */
+	jobs_gpu_open(js, oj, false);
 	return oj;
 }
 
@@ -412,6 +413,7 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 		oj->job_stats = err == 0;
 		js->stats.registered++;
 		slurmlimit_want(id);
+		jobs_gpu_open(js, oj, true);
 	}
 	err = bpf_loader_tag_pid(js->bpf, peer->pid, oj->job->tag);
 	if (err) {
@@ -498,6 +500,7 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 		}
 		close_job_share(js, oj);
 	}
+	jobs_gpu_finish(oj);
 	summary = summary_finish(j, js->host, &so, js->cfg, bpf_loader_net_mode(js->bpf),
 				 history_find(&js->history, j->id.task_name));
 	if (summary)
@@ -600,6 +603,7 @@ void jobs_tick(struct jobs *js)
 		i++;
 	}
 	jobs_docker_tick(js);
+	jobs_gpu_drain(js);
 	jobs_tag_containers(js);
 	jobs_reconcile(js);
 	jobs_step(js);

@@ -240,6 +240,51 @@ out:
 	free(nrows);
 }
 
+/* ---- GPUs of running jobs (jobgpu.c), the allocated and the used ---- */
+
+static void gpu_labels(struct mbuf *b, const char *name, const struct job *j, int d)
+{
+	put(b, "%s{", name);
+	job_label(b, j);
+	put(b, ",gpu=\"%d\",uuid=\"", j->gpu->dev[d].index);
+	metrics_label_value(b, j->gpu->dev[d].uuid);
+	put(b, "\"} ");
+}
+
+static void render_gpus(struct mbuf *b, const struct jobs *js)
+{
+	static const char *const names[4] = {
+		"tracer_job_gpu_allocated", "tracer_job_gpu_memory_bytes",
+		"tracer_job_gpu_memory_peak_bytes", "tracer_job_gpu_utilization_percent"};
+	static const char *const help[4] = {
+		"1 for a GPU the scheduler gave a running job, 0 for one it uses unallocated.",
+		"GPU memory of a running job's processes on a GPU at the last sample.",
+		"Highest GPU memory of a running job's processes on a GPU so far (sampled).",
+		"GPU utilisation of a running job's processes on a GPU at the last sample "
+		"(percent, summed over them)."};
+
+	for (int m = 0; m < 4; m++) {
+		head(b, names[m], "gauge", help[m]);
+		for (size_t i = 0; i < js->nopen; i++) {
+			const struct job *j = js->open[i]->job;
+			bool alloc[GPU_MAX_DEVICES];
+
+			if (!j->gpu)
+				continue;
+			gpu_alloc_match(j->gpu, j->id.alloc.gpus, !strcmp(j->id.scheduler, "slurm"),
+					alloc);
+			for (int d = 0; d < j->gpu->ndev; d++) {
+				if (!alloc[d] && !j->gpu->sampled_mem_peak[d])
+					continue;
+				gpu_labels(b, names[m], j, d);
+				put(b, "%llu\n", (unsigned long long)(m == 0 ? alloc[d]
+					: m == 1 ? j->gpu->last_mem[d]
+					: m == 2 ? j->gpu->sampled_mem_peak[d] : j->gpu->last_util[d]));
+			}
+		}
+	}
+}
+
 /* ---- the daemon ---- */
 
 static void render_daemon(struct growbuf *b, const struct jobs *js, const struct metrics_daemon *d)
@@ -368,6 +413,7 @@ char *metrics_render(const struct jobs *js, const struct metrics_daemon *d, size
 	if (d->delivery)
 		render_delivery(&b, d->delivery);
 	render_jobs(&b, js);
+	render_gpus(&b, js);
 	if (b.oom || !b.p) {
 		free(b.p);
 		return NULL;

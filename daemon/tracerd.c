@@ -63,6 +63,7 @@
 #include "usernames.h"
 #include "idlehost.h"
 #include "slurmlimit.h"
+#include "gpu_nvml.h"
 #include "dockerwatch.h"
 
 /* Housekeeping (and draining the ring buffer, which wakes us only when
@@ -194,6 +195,7 @@ static char *status_reply(struct tracerd *d, const struct peer *peer)
 		wait_accounting_probe(&wa);
 		cJSON_AddItemToObject(st, "wait_accounting", wait_accounting_json(&wa));
 	}
+	cJSON_AddItemToObject(st, "gpu", gpu_nvml_status_json());
 	cJSON_AddItemToObject(st, "idle_host", idle_host_json(&d->idle, d->cfg.idle_host_cpu_share,
 							      d->cfg.idle_host_after_s));
 	line = proto_render_line(o);
@@ -424,6 +426,7 @@ static void on_timer(struct tracerd *d)
 			if (oj->job->cgroup_stats)
 				job_blocked_sample_cgroup(oj->job, &oj->cgroup);
 		}
+		jobs_gpu_sample(&d->jobs);
 		idle_host_tick(&d->idle, d->jobs.nopen > 0, d->cfg.idle_host_cpu_share,
 			       d->cfg.idle_host_after_s, now);
 		publish_metrics(d);
@@ -523,6 +526,7 @@ int main(int argc, char **argv)
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	usernames_start();
 	slurmlimit_start();
+	gpu_nvml_start(&d.cfg); /* before the loop drops its capabilities */
 	containernames_start();
 	dockerwatch_start();
 	d.rules = rules_load(d.cfg.rules_path, rules_warn);
@@ -641,6 +645,7 @@ cleanup:
 	rules_free(d.rules);
 	usernames_stop();
 	slurmlimit_stop();
+	gpu_nvml_stop();
 	containernames_stop();
 	dockerwatch_stop();
 	if (d.timerfd >= 0)

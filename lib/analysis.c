@@ -14,6 +14,7 @@
 
 #include "allocation.h"
 #include "cost.h"
+#include "gpu_flags.h"
 #include "jsonutil.h"
 #include "waitacct.h"
 
@@ -32,12 +33,7 @@ static double num(const cJSON *o, const char *key)
 	return json_get_num(o, key, 0.0);
 }
 
-/* One flag: id, severity, message, then the evidence as name/value pairs
- * ending with NULL, and the threshold. */
-static cJSON *add_flag(cJSON *flags, const char *id, const char *severity,
-		       const char *tool, const char *threshold_key, double threshold,
-		       const char *fmt, ...) __attribute__((format(printf, 7, 8)));
-static cJSON *add_flag(cJSON *flags, const char *id, const char *severity,
+cJSON *analysis_flag(cJSON *flags, const char *id, const char *severity,
 		       const char *tool, const char *threshold_key, double threshold,
 		       const char *fmt, ...)
 {
@@ -65,7 +61,7 @@ static cJSON *add_flag(cJSON *flags, const char *id, const char *severity,
 	return f;
 }
 
-static void evidence(cJSON *f, const char *key, double v)
+void analysis_evidence(cJSON *f, const char *key, double v)
 {
 	cJSON *e = f ? cJSON_GetObjectItem(f, "evidence") : NULL;
 
@@ -96,17 +92,24 @@ static void fmt_hms(char *buf, size_t len, double secs)
  * p95 (at least the mean CPU use, rounded up), memory peak x 1.2 rounded,
  * time wall x 1.2 rounded up to the minute (Slurm). */
 static void add_recommendation(cJSON *root, const struct job *j, double wall_s,
-			       double cpu_s, uint64_t peak, const struct history_task *prev)
+			       double cpu_s, uint64_t peak, const struct history_task *prev,
+			       int gpus)
 {
 	cJSON *r = cJSON_AddObjectToObject(root, "recommendation"), *sx;
 	int cpus = job_concurrency_pct(j, 95);
 	int mean = wall_s > 0 ? (int)ceil(cpu_s / wall_s - 0.05) : 1;
 	uint64_t mem_gb = analysis_round_mem(peak, TRACER_DEFAULT_MEM_HEADROOM);
 	double t = ceil(wall_s * TRACER_DEFAULT_MEM_HEADROOM / 60.0) * 60.0;
-	char hms[32], buf[256];
+	char hms[32], buf[320], g_slurm[32] = "", g_nf[32] = "", g_smk[32] = "", g_aws[64] = "";
 
 	if (!r)
 		return;
+	if (gpus > 0) { /* the GPUs it kept busy (gpu_flags.c) */
+		snprintf(g_slurm, sizeof(g_slurm), " --gres=gpu:%d", gpus);
+		snprintf(g_nf, sizeof(g_nf), "\naccelerator = %d", gpus);
+		snprintf(g_smk, sizeof(g_smk), ", gpu=%d", gpus);
+		snprintf(g_aws, sizeof(g_aws), ", {\"type\": \"GPU\", \"value\": \"%d\"}", gpus);
+	}
 	if (mean > cpus)
 		cpus = mean;
 	/* over the earlier runs of the task name too: the largest of each */
@@ -128,6 +131,8 @@ static void add_recommendation(cJSON *root, const struct job *j, double wall_s,
 	cJSON_AddNumberToObject(r, "cpus", cpus);
 	json_add_u64(r, "mem_bytes", mem_gb * (uint64_t)GiB);
 	cJSON_AddNumberToObject(r, "time_s", t);
+	if (gpus >= 0)
+		cJSON_AddNumberToObject(r, "gpus", gpus);
 	snprintf(buf, sizeof(buf), "this run and %d earlier runs of the task name: "
 		 "largest concurrency p95, peak memory x 1.2, wall x 1.2", prev ? prev->n : 0);
 	json_add_str(r, "basis", buf);
@@ -135,19 +140,19 @@ static void add_recommendation(cJSON *root, const struct job *j, double wall_s,
 	sx = cJSON_AddObjectToObject(r, "syntax");
 	if (!sx)
 		return;
-	snprintf(buf, sizeof(buf), "--cpus-per-task=%d --mem=%lluG --time=%s", cpus,
-		 (unsigned long long)mem_gb, hms);
+	snprintf(buf, sizeof(buf), "--cpus-per-task=%d --mem=%lluG --time=%s%s", cpus,
+		 (unsigned long long)mem_gb, hms, g_slurm);
 	json_add_str(sx, "slurm", buf);
-	snprintf(buf, sizeof(buf), "cpus = %d\nmemory = '%llu GB'", cpus,
-		 (unsigned long long)mem_gb);
+	snprintf(buf, sizeof(buf), "cpus = %d\nmemory = '%llu GB'%s", cpus,
+		 (unsigned long long)mem_gb, g_nf);
 	json_add_str(sx, "nextflow", buf);
-	snprintf(buf, sizeof(buf), "threads: %d\nresources: mem_mb=%llu", cpus,
-		 (unsigned long long)mem_gb * 1024);
+	snprintf(buf, sizeof(buf), "threads: %d\nresources: mem_mb=%llu%s", cpus,
+		 (unsigned long long)mem_gb * 1024, g_smk);
 	json_add_str(sx, "snakemake", buf);
 	snprintf(buf, sizeof(buf),
 		 "\"resourceRequirements\": [{\"type\": \"VCPU\", \"value\": \"%d\"}, "
-		 "{\"type\": \"MEMORY\", \"value\": \"%llu\"}]",
-		 cpus, (unsigned long long)mem_gb * 1024);
+		 "{\"type\": \"MEMORY\", \"value\": \"%llu\"}%s]",
+		 cpus, (unsigned long long)mem_gb * 1024, g_aws);
 	json_add_str(sx, "aws_batch", buf);
 }
 
@@ -170,7 +175,7 @@ static bool network_bound(double wall, double cpu, double delay, double netb, do
 static cJSON *network_flag(cJSON *flags, const char *tool, double wall, double cpu,
 			   double delay, double netb, double io, const struct tracer_config *cfg)
 {
-	cJSON *f = add_flag(flags, "network_bound", "info", tool, "flag_network_bound_share",
+	cJSON *f = analysis_flag(flags, "network_bound", "info", tool, "flag_network_bound_share",
 			    cfg->flag_network_bound_share,
 			    "%s was off the CPU %.0f%% of its %.1f s (%.1f s, of which %.1f s blocked, "
 			    "%.1f s waiting for a CPU) while sending and receiving %.1f MiB on network sockets "
@@ -179,12 +184,12 @@ static cJSON *network_flag(cJSON *flags, const char *tool, double wall, double c
 			    wall, wall - cpu, wall - cpu - delay, delay, netb / 1048576.0,
 			    netb / 1048576.0 / wall, io / 1048576.0);
 
-	evidence(f, "off_cpu_s", wall - cpu);
-	evidence(f, "blocked_s", wall - cpu - delay);
-	evidence(f, "run_delay_s", delay);
-	evidence(f, "network_bytes", netb);
-	evidence(f, "network_bytes_per_s", netb / wall);
-	evidence(f, "storage_bytes", io);
+	analysis_evidence(f, "off_cpu_s", wall - cpu);
+	analysis_evidence(f, "blocked_s", wall - cpu - delay);
+	analysis_evidence(f, "run_delay_s", delay);
+	analysis_evidence(f, "network_bytes", netb);
+	analysis_evidence(f, "network_bytes_per_s", netb / wall);
+	analysis_evidence(f, "storage_bytes", io);
 	return f;
 }
 
@@ -206,19 +211,19 @@ static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_con
 		if (wall <= 0 || num(t, "processes") != 1)
 			continue; /* per-process shares need one process's wall */
 		if (cpu + delay > 0 && delay / (cpu + delay) >= cfg->flag_contended_share) {
-			f = add_flag(flags, "contended", "warning", name, "flag_contended_share",
+			f = analysis_flag(flags, "contended", "warning", name, "flag_contended_share",
 				     cfg->flag_contended_share,
 				     "%s waited for a CPU %.0f%% of the time it wanted one", name,
 				     100 * delay / (cpu + delay));
-			evidence(f, "run_delay_s", delay);
-			evidence(f, "cpu_s", cpu);
+			analysis_evidence(f, "run_delay_s", delay);
+			analysis_evidence(f, "cpu_s", cpu);
 		}
 		if (cpu / wall >= cfg->flag_cpu_bound_share) {
-			f = add_flag(flags, "cpu_bound", "info", name, "flag_cpu_bound_share",
+			f = analysis_flag(flags, "cpu_bound", "info", name, "flag_cpu_bound_share",
 				     cfg->flag_cpu_bound_share, "%s kept a CPU busy %.0f%% of its run",
 				     name, 100 * cpu / wall);
-			evidence(f, "cpu_s", cpu);
-			evidence(f, "wall_s", wall);
+			analysis_evidence(f, "cpu_s", cpu);
+			analysis_evidence(f, "wall_s", wall);
 		} else if (network_bound(wall, cpu, delay, netb, io, cfg)) {
 			f = network_flag(flags, name, wall, cpu, delay, netb, io, cfg);
 		} else if ((wall - cpu) / wall >= cfg->flag_io_bound_share &&
@@ -227,15 +232,15 @@ static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_con
 			/* off the CPU most of its run, a real part of it blocked
 			 * (not waiting for a CPU), in I/O wait where delay
 			 * accounting tells, else with storage I/O */
-			f = add_flag(flags, "io_bound", "info", name, "flag_io_bound_share",
+			f = analysis_flag(flags, "io_bound", "info", name, "flag_io_bound_share",
 				     cfg->flag_io_bound_share,
 				     "%s was off the CPU %.0f%% of its run (blocked %.0f%%), doing storage I/O",
 				     name, 100 * (wall - cpu) / wall, 100 * (wall - cpu - delay) / wall);
-			evidence(f, "off_cpu_s", wall - cpu);
-			evidence(f, "blocked_s", wall - cpu - delay);
-			evidence(f, "storage_bytes", io);
+			analysis_evidence(f, "off_cpu_s", wall - cpu);
+			analysis_evidence(f, "blocked_s", wall - cpu - delay);
+			analysis_evidence(f, "storage_bytes", io);
 			if (delayacct)
-				evidence(f, "io_wait_s", iowait);
+				analysis_evidence(f, "io_wait_s", iowait);
 		}
 	}
 }
@@ -263,27 +268,27 @@ static void job_flags(cJSON *flags, const cJSON *root, const struct job *j,
 	off = span - cpu;
 	blocked = off - delay;
 	if (cpu / span >= cfg->flag_cpu_bound_share) {
-		f = add_flag(flags, "cpu_bound", "info", NULL, "flag_cpu_bound_share",
+		f = analysis_flag(flags, "cpu_bound", "info", NULL, "flag_cpu_bound_share",
 			     cfg->flag_cpu_bound_share,
 			     "the job's threads kept their CPUs busy %.0f%% of its run", 100 * cpu / span);
-		evidence(f, "cpu_s", cpu);
-		evidence(f, "wall_s", wall);
-		evidence(f, "concurrency_p95", conc);
+		analysis_evidence(f, "cpu_s", cpu);
+		analysis_evidence(f, "wall_s", wall);
+		analysis_evidence(f, "concurrency_p95", conc);
 		return;
 	}
 	if (off / span < cfg->flag_io_bound_share || blocked < 0.1 * span)
 		return;
 	if (iowait_s >= 0 ? iowait_s < 0.25 * blocked : io <= 0)
 		return;
-	f = add_flag(flags, "io_bound", "info", NULL, "flag_io_bound_share", cfg->flag_io_bound_share,
+	f = analysis_flag(flags, "io_bound", "info", NULL, "flag_io_bound_share", cfg->flag_io_bound_share,
 		     iowait_s >= 0 ? "the job was off the CPU %.0f%% of its run, %.0f%% in I/O wait"
 				   : "the job was off the CPU %.0f%% of its run (blocked %.0f%%), doing storage I/O",
 		     100 * off / span, 100 * (iowait_s >= 0 ? iowait_s : blocked) / span);
-	evidence(f, "off_cpu_s", off);
-	evidence(f, "blocked_s", blocked);
+	analysis_evidence(f, "off_cpu_s", off);
+	analysis_evidence(f, "blocked_s", blocked);
 	if (iowait_s >= 0)
-		evidence(f, "io_wait_s", iowait_s);
-	evidence(f, "storage_bytes", io);
+		analysis_evidence(f, "io_wait_s", iowait_s);
+	analysis_evidence(f, "storage_bytes", io);
 }
 
 /* I/O wait of the job: delay accounting, else its cgroup's io pressure
@@ -328,20 +333,20 @@ void analysis_add(cJSON *root, const struct job *j, const struct host_info *host
 		return;
 	if (oom || j->oom_kills) {
 		const cJSON *v = cJSON_GetObjectItem(oom, "victim"), *l = cJSON_GetObjectItem(oom, "largest");
-		f = add_flag(flags, "oom_killed", "error", NULL, NULL, 0,
+		f = analysis_flag(flags, "oom_killed", "error", NULL, NULL, 0,
 			     "the OOM killer stopped %s (%s OOM); %s held the most memory",
 			     v ? jstr_or(v, "tool") : "a process", oom ? jstr_or(oom, "kind") : "?",
 			     l ? jstr_or(l, "tool") : "?");
-		evidence(f, "oom_kills", (double)j->oom_kills);
+		analysis_evidence(f, "oom_kills", (double)j->oom_kills);
 	}
 	if (!strcmp(state, "FAILED")) {
 		const cJSON *e = cJSON_GetObjectItem(root, "exit");
 		const cJSON *code = cJSON_GetObjectItem(e, "code"), *sig = cJSON_GetObjectItem(e, "signal");
 		if (cJSON_IsNumber(code))
-			f = add_flag(flags, "failed", "error", NULL, NULL, 0,
+			f = analysis_flag(flags, "failed", "error", NULL, NULL, 0,
 				     "the job failed with exit code %d", code->valueint);
 		else
-			f = add_flag(flags, "failed", "error", NULL, NULL, 0,
+			f = analysis_flag(flags, "failed", "error", NULL, NULL, 0,
 				     "the job failed, killed by signal %d",
 				     cJSON_IsNumber(sig) ? sig->valueint : 0);
 	}
@@ -352,38 +357,38 @@ void analysis_add(cJSON *root, const struct job *j, const struct host_info *host
 	if (j->id.alloc.cpus >= 2 && wall > 0) {
 		double eff = cpu / (wall * j->id.alloc.cpus);
 		if (eff <= 1.5 / j->id.alloc.cpus && job_concurrency_pct(j, 95) <= 1) {
-			f = add_flag(flags, "serial_in_parallel_allocation", "warning", NULL, NULL, 0,
+			f = analysis_flag(flags, "serial_in_parallel_allocation", "warning", NULL, NULL, 0,
 				     "CPU efficiency %.0f%% of %d CPUs, about 1/%d: this looks like a single-threaded program",
 				     100 * eff, j->id.alloc.cpus, j->id.alloc.cpus);
-			evidence(f, "cpu_efficiency", eff);
-			evidence(f, "allocated_cpus", j->id.alloc.cpus);
+			analysis_evidence(f, "cpu_efficiency", eff);
+			analysis_evidence(f, "allocated_cpus", j->id.alloc.cpus);
 		}
 	}
 	if (use) {
 		const char *idle = jstr_or(use, "idle_cpus");
 		if (idle[0]) {
-			f = add_flag(flags, "idle_allocation", "warning", NULL, "flag_cpu_idle_share",
+			f = analysis_flag(flags, "idle_allocation", "warning", NULL, "flag_cpu_idle_share",
 				     cfg->flag_cpu_idle_share,
 				     "CPUs %s of %s (cores %s, NUMA nodes %s) were idle",
 				     idle, jstr_or(use, "allocated_cpus"), jstr_or(use, "idle_cores"),
 				     jstr_or(use, "idle_numa_nodes")[0] ? jstr_or(use, "idle_numa_nodes") : "none whole");
-			evidence(f, "allocated_cpus", cpus);
+			analysis_evidence(f, "allocated_cpus", cpus);
 		}
 	}
 	if (j->stalled_max_ns >= (uint64_t)cfg->stall_threshold_s * 1000000000ull) {
-		f = add_flag(flags, "stalled", "warning", NULL, "stall_threshold_s",
+		f = analysis_flag(flags, "stalled", "warning", NULL, "stall_threshold_s",
 			     cfg->stall_threshold_s,
 			     "the job made no CPU or I/O progress for %.0f s while alive",
 			     (double)j->stalled_max_ns / 1e9);
-		evidence(f, "stalled_s", (double)j->stalled_max_ns / 1e9);
+		analysis_evidence(f, "stalled_s", (double)j->stalled_max_ns / 1e9);
 	}
 	if (cpu + delay > 0 && delay / (cpu + delay) >= cfg->flag_contended_share) {
-		f = add_flag(flags, "contended", "warning", NULL, "flag_contended_share",
+		f = analysis_flag(flags, "contended", "warning", NULL, "flag_contended_share",
 			     cfg->flag_contended_share,
 			     "the job's processes waited for a CPU %.0f%% of the time they wanted one",
 			     100 * delay / (cpu + delay));
-		evidence(f, "run_delay_s", delay);
-		evidence(f, "cpu_s", cpu);
+		analysis_evidence(f, "run_delay_s", delay);
+		analysis_evidence(f, "cpu_s", cpu);
 	}
 	if (cpu < wall) { /* the job as a whole: only a job mostly off the CPU */
 		const cJSON *net = cJSON_GetObjectItem(tot, "net");
@@ -397,37 +402,38 @@ void analysis_add(cJSON *root, const struct job *j, const struct host_info *host
 	if (alloc_mem && peak) {
 		double share = (double)peak / (double)alloc_mem;
 		if (share < cfg->flag_memory_over_share) {
-			f = add_flag(flags, "memory_overallocated", "warning", NULL, "flag_memory_over_share",
+			f = analysis_flag(flags, "memory_overallocated", "warning", NULL, "flag_memory_over_share",
 				     cfg->flag_memory_over_share, "peak memory %.0f%% of the %.1f GiB requested",
 				     100 * share, (double)alloc_mem / GiB);
-			evidence(f, "peak_bytes", (double)peak);
-			evidence(f, "allocated_bytes", (double)alloc_mem);
+			analysis_evidence(f, "peak_bytes", (double)peak);
+			analysis_evidence(f, "allocated_bytes", (double)alloc_mem);
 		} else if (share > cfg->flag_memory_near_share) {
-			f = add_flag(flags, "memory_near_limit", "warning", NULL, "flag_memory_near_share",
+			f = analysis_flag(flags, "memory_near_limit", "warning", NULL, "flag_memory_near_share",
 				     cfg->flag_memory_near_share, "peak memory %.0f%% of the %.1f GiB limit",
 				     100 * share, (double)alloc_mem / GiB);
-			evidence(f, "peak_bytes", (double)peak);
-			evidence(f, "allocated_bytes", (double)alloc_mem);
+			analysis_evidence(f, "peak_bytes", (double)peak);
+			analysis_evidence(f, "allocated_bytes", (double)alloc_mem);
 		}
 	}
 	if (j->id.alloc.time_limit_s && wall < cfg->flag_time_over_share * j->id.alloc.time_limit_s) {
-		f = add_flag(flags, "time_overrequested", "info", NULL, "flag_time_over_share",
+		f = analysis_flag(flags, "time_overrequested", "info", NULL, "flag_time_over_share",
 			     cfg->flag_time_over_share, "ran %.0f s of the %llu s requested", wall,
 			     (unsigned long long)j->id.alloc.time_limit_s);
-		evidence(f, "wall_s", wall);
-		evidence(f, "time_limit_s", (double)j->id.alloc.time_limit_s);
+		analysis_evidence(f, "wall_s", wall);
+		analysis_evidence(f, "time_limit_s", (double)j->id.alloc.time_limit_s);
 	}
 	if (prev && prev->n >= 3) {
 		double p90 = history_wall_pct(prev, 90);
 		if (p90 > 0 && wall > p90 * cfg->flag_slower_factor) {
-			f = add_flag(flags, "slower_than_usual", "warning", NULL, "flag_slower_factor",
+			f = analysis_flag(flags, "slower_than_usual", "warning", NULL, "flag_slower_factor",
 				     cfg->flag_slower_factor,
 				     "ran %.1f s, %.1fx the p90 (%.1f s) of its %d earlier runs",
 				     wall, wall / p90, p90, prev->n);
-			evidence(f, "wall_s", wall);
-			evidence(f, "earlier_p90_wall_s", p90);
-			evidence(f, "earlier_runs", prev->n);
+			analysis_evidence(f, "wall_s", wall);
+			analysis_evidence(f, "earlier_p90_wall_s", p90);
+			analysis_evidence(f, "earlier_runs", prev->n);
 		}
 	}
-	add_recommendation(root, j, wall, cpu, peak, prev);
+	gpu_flags_add(flags, root, cfg);
+	add_recommendation(root, j, wall, cpu, peak, prev, gpu_flags_request(root, cfg));
 }

@@ -20,6 +20,14 @@
 void analysis_add(cJSON *summary, const struct job *j, const struct host_info *host,
 		  const struct tracer_config *cfg, const struct history_task *prev);
 
+/* One flag into the array flags: id, severity, the tool it is about
+ * (NULL: the job), its threshold key and value (NULL: none), and the
+ * message; the evidence is added with analysis_evidence. */
+cJSON *analysis_flag(cJSON *flags, const char *id, const char *severity,
+		     const char *tool, const char *threshold_key, double threshold,
+		     const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+void analysis_evidence(cJSON *f, const char *key, double v);
+
 /* Memory to request for a peak: peak x headroom, rounded up to whole GiB,
  * to 10 GiB steps above 30 GiB (as jobstats does); at least 1 GiB. */
 uint64_t analysis_round_mem(uint64_t peak_bytes, double headroom);

@@ -18,7 +18,7 @@
 
 enum kind { K_PATH, K_URL, K_INT, K_UINT_POW2, K_UINT, K_BOOL,
 	    K_SINKS, K_LEVEL, K_LISTEN, K_OPT_PATH, K_NAME, K_DOUBLE, K_GROUP,
-	    K_SOCKETS, K_PATHS };
+	    K_SOCKETS, K_PATHS, K_GPU_ACCT };
 
 struct key_def {
 	const char *name;
@@ -93,6 +93,10 @@ static const struct key_def keys[] = {
 	{"price_spot_instance_hour", K_DOUBLE, M(price_spot_instance_hour), 0, 1000000},
 	{"price_fargate_vcpu_hour", K_DOUBLE, M(price_fargate_vcpu_hour), 0, 1000000},
 	{"price_fargate_gb_hour", K_DOUBLE, M(price_fargate_gb_hour), 0, 1000000},
+	{"gpu_accounting", K_GPU_ACCT, M(gpu_accounting), 0, 0},
+	{"flag_gpu_idle_share", K_DOUBLE, M(flag_gpu_idle_share), 0, 1},
+	{"flag_gpu_memory_over_share", K_DOUBLE, M(flag_gpu_memory_over_share), 0, 1},
+	{"flag_gpu_underused_share", K_DOUBLE, M(flag_gpu_underused_share), 0, 1},
 };
 
 #define NKEYS (sizeof(keys) / sizeof(keys[0]))
@@ -143,6 +147,11 @@ void config_defaults(struct tracer_config *cfg)
 	snprintf(cfg->docker_clients, sizeof(cfg->docker_clients), "%s",
 		 TRACER_DEFAULT_DOCKER_CLIENTS);
 	cfg->admin_in_containers = false;
+	snprintf(cfg->gpu_accounting, sizeof(cfg->gpu_accounting), "%s",
+		 TRACER_DEFAULT_GPU_ACCOUNTING);
+	cfg->flag_gpu_idle_share = TRACER_DEFAULT_FLAG_GPU_IDLE_SHARE;
+	cfg->flag_gpu_memory_over_share = TRACER_DEFAULT_FLAG_GPU_MEMORY_OVER_SHARE;
+	cfg->flag_gpu_underused_share = TRACER_DEFAULT_FLAG_GPU_UNDERUSED_SHARE;
 	snprintf(cfg->sinks, sizeof(cfg->sinks), "%s", TRACER_DEFAULT_SINKS);
 	snprintf(cfg->file_path, sizeof(cfg->file_path), "%s",
 		 TRACER_DEFAULT_FILE);
@@ -355,6 +364,11 @@ static int check_string(const struct key_def *k, const char *v, char *err,
 		    v[0] == '-')
 			return fail_msg(err, errlen,
 					"%s: a group name (letters, digits, _ . -)", k->name);
+		break;
+	case K_GPU_ACCT:
+		if (strcmp(v, "enable") && strcmp(v, "leave"))
+			return fail_msg(err, errlen,
+					"gpu_accounting: expected enable or leave");
 		break;
 	case K_LEVEL:
 		if (strcmp(v, "debug") && strcmp(v, "info") &&

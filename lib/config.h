@@ -82,6 +82,10 @@ struct tracer_config {
 	double price_spot_instance_hour; /* price_spot_instance_hour (0: no price) */
 	double price_fargate_vcpu_hour; /* price_fargate_vcpu_hour (0: no price) */
 	double price_fargate_gb_hour;   /* price_fargate_gb_hour (0: no price) */
+	char gpu_accounting[8];        /* gpu_accounting: enable|leave */
+	double flag_gpu_idle_share;    /* flag_gpu_idle_share (0..1) */
+	double flag_gpu_memory_over_share; /* flag_gpu_memory_over_share (0..1) */
+	double flag_gpu_underused_share; /* flag_gpu_underused_share (0..1) */
 };
 
 typedef void (*config_warn_fn)(const char *msg);

@@ -89,6 +89,15 @@
 #define TRACER_DEFAULT_FLAG_NETWORK_MIN_BYTES (1u << 20) /* network bytes below: not network_bound */
 #define TRACER_DEFAULT_IDLE_HOST_CPU_SHARE 0.05  /* host CPU busy share at most this... */
 #define TRACER_DEFAULT_IDLE_HOST_AFTER_S 1800    /* ...with no job open, this long: idle_host */
+#define TRACER_DEFAULT_FLAG_GPU_IDLE_SHARE 0.05  /* an allocated GPU busier than this is used */
+#define TRACER_DEFAULT_FLAG_GPU_MEMORY_OVER_SHARE 0.5 /* GPU memory peak under this share */
+#define TRACER_DEFAULT_FLAG_GPU_UNDERUSED_SHARE 0.5 /* GPU busy under this, CPU side bound */
+
+/* ---- GPUs (NVML, opened at run time) ---- */
+#define TRACER_DEFAULT_GPU_ACCOUNTING "leave"    /* gpu_accounting: enable|leave */
+#define TRACER_NVML_LIB "libnvidia-ml.so.1"
+#define TRACER_GPU_ANSWER_WAIT_MS 2000           /* a closing job waits this for GPU answers */
+#define TRACER_GPU_HUNG_MS 5000                  /* an NVML call longer than this: hung */
 
 /* ---- identifiers ---- */
 #define TRACER_JOB_UID_LEN 64   /* a job's uid, NUL included */

@@ -171,6 +171,8 @@ static cJSON *allocation_to_json(const struct tracer_allocation *a)
 		goto fail;
 	if (a->time_limit_s > 0 && !json_add_u64(o, "time_limit_s", a->time_limit_s))
 		goto fail;
+	if (a->gpus[0] && !json_add_str(o, "gpus", a->gpus))
+		goto fail;
 	return o;
 fail:
 	cJSON_Delete(o);
@@ -338,6 +340,10 @@ static int allocation_from_json(const cJSON *a, struct tracer_allocation *al,
 		return -1;
 	if (present)
 		al->time_limit_s = (uint64_t)d;
+	if (get_str(a, "allocation.", "gpus", al->gpus, sizeof(al->gpus), err, errlen) < 0)
+		return -1;
+	if (strspn(al->gpus, "0123456789abcdefABCDEFGMIU-,/") != strlen(al->gpus))
+		return fail_msg(err, errlen, "allocation.gpus: indices or UUIDs, comma-separated");
 	return 0;
 }
 

@@ -25,6 +25,7 @@ struct tracer_allocation {
 	char cpuset[ID_CPUSET]; /* list form, e.g. "0-3,8" ("" = unknown) */
 	uint64_t mem_bytes;     /* allocated memory (0 = unknown) */
 	uint64_t time_limit_s;  /* time limit (0 = unknown) */
+	char gpus[ID_STR];      /* GPUs: indices or UUIDs, "0,2" ("" = none known) */
 	uint64_t deadline_s;    /* when the scheduler stops the job, epoch s
 				 * (0 = unknown); tracerd's own, not sent */
 };

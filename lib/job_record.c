@@ -74,6 +74,7 @@ void job_free(struct job *j)
 		free(j->kept);
 	}
 	free(j->cpu_busy);
+	gpu_job_free(j->gpu);
 	job_series_free(j->series);
 	netpeers_free(j->peers);
 	for (struct tool_agg *t = j->tools, *next; t; t = next) {

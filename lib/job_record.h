@@ -18,6 +18,7 @@
 #include "cgroup.h"
 #include "container.h"
 #include "defaults.h"
+#include "gpu.h"
 #include "identity.h"
 #include "job_blocked.h"
 #include "netio.h"
@@ -194,6 +195,9 @@ struct job {
 	bool peers_partial;
 	/* appended: blocked time, cgroup pressure and limits (job_blocked.c) */
 	struct job_blocked blocked;
+	/* appended: GPU use (gpu.h); NULL on a node without GPUs and no
+	 * GPU allocation */
+	struct job_gpu *gpu;
 };
 
 /* Create an empty job; keep_procs bounds the process tree. */

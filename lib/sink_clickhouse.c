@@ -146,6 +146,27 @@ static void add_row(struct growbuf *b, cJSON *row)
 	cJSON_Delete(row);
 }
 
+/* the job's GPUs (docs/gpu.md): allocated, used, idle, its figures */
+static void gpu_columns(cJSON *r, const cJSON *s)
+{
+	const cJSON *d;
+	uint64_t used = 0, idle = 0;
+
+	cJSON_ArrayForEach(d, at(s, "gpu.devices")) {
+		bool u = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "used"));
+		used += u;
+		idle += !u && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "allocated"));
+	}
+	put_str(r, "gpu_counting", str_at(s, "gpu_counting"));
+	put_str(r, "gpus_allocated", str_at(s, "identity.allocation.gpus"));
+	json_add_u64(r, "gpus_used", used);
+	json_add_u64(r, "gpus_idle", idle);
+	json_add_u64(r, "gpu_memory_peak_bytes", u64_at(s, "gpu.memory_peak_bytes"));
+	put_num(r, "gpu_time_s", num_at(s, "gpu.time_s"));
+	put_num(r, "gpu_busy_s", num_at(s, "gpu.busy_s"));
+	put_nullable(r, "gpu_energy_j", at(s, "gpu.energy_j"));
+}
+
 static void job_row(struct growbuf *b, const cJSON *s)
 {
 	cJSON *r = cJSON_CreateObject();
@@ -190,6 +211,7 @@ static void job_row(struct growbuf *b, const cJSON *s)
 	put_str(r, "tracer_version", str_at(s, "tracer.version"));
 	put_str(r, "labels", labels ? labels : "{}");
 	cJSON_free(labels);
+	gpu_columns(r, s);
 	add_row(b, r);
 }
 
@@ -233,6 +255,9 @@ static void tool_rows(struct growbuf *b, const cJSON *s)
 		json_add_u64(r, "failed", failed_exits(at(t, "exit_codes")));
 		json_add_u64(r, "alloc_cpus", u64_at(s, "identity.allocation.cpus"));
 		put_num(r, "job_wall_s", num_at(s, "wall_s"));
+		json_add_u64(r, "gpu_memory_peak_bytes", u64_at(t, "gpu.memory_peak_bytes"));
+		put_num(r, "gpu_time_s", num_at(t, "gpu.time_s"));
+		put_num(r, "gpu_busy_s", num_at(t, "gpu.busy_s"));
 		add_row(b, r);
 	}
 }

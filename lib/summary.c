@@ -396,6 +396,10 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 	}
 	json_add_u64(root, "oom_kills", j->oom_kills);
 	cJSON_AddItemToObject(root, "tools", tools_json(j, core_ns));
+	/* Slurm names a step's GPUs by their device files (gres.conf) */
+	if (j->gpu)
+		gpu_summary_add(root, j->gpu, wall, j->id.alloc.gpus,
+				!strcmp(j->id.scheduler, "slurm"));
 	cJSON_AddItemToObject(root, "process_tree", tree);
 	o = cJSON_AddObjectToObject(root, "drops");
 	if (o) {

@@ -121,6 +121,25 @@ static void fill_placement(spank_t sp, struct tracer_identity *id)
 }
 
 /*
+ * The step's GPUs as slurmd set them for the job (GRES indices, which
+ * follow the device files of gres.conf: tracerd matches them to minor
+ * numbers); the job's when the step has none of its own.  Slurm's own
+ * variables in the job's environment, read through spank_getenv, never a
+ * user process's.  A truncated or odd value is left out: tracerd would
+ * refuse it.
+ */
+static void fill_gpus(spank_t sp, struct tracer_identity *id)
+{
+	char *g = id->alloc.gpus;
+	size_t len = sizeof(id->alloc.gpus);
+
+	if ((!job_getenv(sp, "SLURM_STEP_GPUS", g, len) &&
+	     !job_getenv(sp, "SLURM_JOB_GPUS", g, len)) ||
+	    strlen(g) == len - 1 || strspn(g, "0123456789,") != strlen(g))
+		g[0] = '\0';
+}
+
+/*
  * The step's allocation on this node.  The CPU count is slurmstepd's own
  * (S_JOB_NCPUS, the step's CPUs here): it counts hardware threads, as seff
  * does, where the core list counts cores; the list's length only when the
@@ -148,6 +167,7 @@ static void fill_allocation(spank_t sp, struct tracer_identity *id)
 	if (spank_get_item(sp, S_STEP_ALLOC_MEM, &mem_mb) == ESPANK_SUCCESS &&
 	    mem_mb > 0 && mem_mb < UINT64_MAX / MB)
 		id->alloc.mem_bytes = mem_mb * MB;
+	fill_gpus(sp, id);
 }
 
 /*

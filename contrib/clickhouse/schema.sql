@@ -16,6 +16,16 @@
 -- may keep less, e.g. INTERVAL 1 YEAR).  On 18.16, drop old months:
 --   ALTER TABLE tracer.processes DROP PARTITION 202301;
 
+-- Tables made before the GPU columns: add them (ClickHouse 18.16 and later)
+--   ALTER TABLE tracer.jobs ADD COLUMN gpu_counting LowCardinality(String),
+--     ADD COLUMN gpus_allocated String, ADD COLUMN gpus_used UInt32,
+--     ADD COLUMN gpus_idle UInt32, ADD COLUMN gpu_memory_peak_bytes UInt64,
+--     ADD COLUMN gpu_time_s Float64, ADD COLUMN gpu_busy_s Float64,
+--     ADD COLUMN gpu_energy_j Nullable(Float64);
+--   ALTER TABLE tracer.tools ADD COLUMN gpu_memory_peak_bytes UInt64,
+--     ADD COLUMN gpu_time_s Float64, ADD COLUMN gpu_busy_s Float64;
+-- (until then tracerd's rows insert without them: unknown fields are skipped)
+
 -- LowCardinality is experimental before 19.x and needs this to be
 -- created; later servers accept the setting and ignore it.
 SET allow_experimental_low_cardinality_type = 1;
@@ -68,7 +78,15 @@ CREATE TABLE IF NOT EXISTS tracer.jobs
     flags           UInt32,
     source          LowCardinality(String),
     tracer_version  LowCardinality(String),
-    labels          String                    -- JSON object
+    labels          String,                   -- JSON object
+    gpu_counting    LowCardinality(String),   -- accounting, sampled, none; '' no GPU
+    gpus_allocated  String,                   -- as allocated: "0,1", UUIDs
+    gpus_used       UInt32,
+    gpus_idle       UInt32,                   -- allocated, no process of the job on it
+    gpu_memory_peak_bytes UInt64,
+    gpu_time_s      Float64,                  -- its processes' GPU context time
+    gpu_busy_s      Float64,                  -- ... times their GPU utilisation
+    gpu_energy_j    Nullable(Float64)         -- GPUs it had alone
 )
 ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMM(end)
@@ -103,7 +121,10 @@ CREATE TABLE IF NOT EXISTS tracer.tools
     oom_kills       UInt64,
     failed          UInt64,                   -- processes that did not exit 0
     alloc_cpus      UInt32,
-    job_wall_s      Float64
+    job_wall_s      Float64,
+    gpu_memory_peak_bytes UInt64,
+    gpu_time_s      Float64,
+    gpu_busy_s      Float64
 )
 ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMM(end)

@@ -18,7 +18,7 @@
 
 struct run_opts {
 	const char *name, *run, *pipeline, *job_file;
-	const char *cpus, *mem, *time; /* the declared allocation */
+	const char *cpus, *mem, *time, *gpus; /* the declared allocation */
 	char **cmd;
 	struct tracer_allocation alloc;
 };
@@ -95,6 +95,21 @@ static int64_t parse_duration(const char *v)
 	return a[0] * 3600 + a[1] * 60 + a[2];
 }
 
+/* --gpus LIST: indices or UUIDs, comma-separated (tracerd checks them too) */
+static int set_gpus(const char *list, struct tracer_allocation *al)
+{
+	if (!list)
+		return 0;
+	if (!list[0] || strlen(list) >= sizeof(al->gpus) ||
+	    strspn(list, "0123456789abcdefABCDEFGMIU-,/") != strlen(list)) {
+		fprintf(stderr, "tracer run: --gpus %.64s: expected GPU indices or UUIDs "
+			"(0,1 or GPU-...)\n", list);
+		return -1;
+	}
+	snprintf(al->gpus, sizeof(al->gpus), "%s", list);
+	return 0;
+}
+
 /* The allocation: --cpus N (the first N CPUs of our affinity mask), or
  * the affinity mask itself; --mem and --time as declared. */
 static int set_allocation(const struct run_opts *o, struct tracer_allocation *al)
@@ -141,14 +156,14 @@ static int set_allocation(const struct run_opts *o, struct tracer_allocation *al
 	if (used >= sizeof(al->cpuset))
 		al->cpuset[0] = '\0'; /* too long to list: count only */
 	al->cpus = want ? want : n;
-	return 0;
+	return set_gpus(o->gpus, al);
 }
 
 static void run_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tracer run [--name NAME] [--run ID] [--pipeline NAME] [--job-file FILE]\n"
-		"                  [--cpus N] [--mem SIZE] [--time DURATION]\n"
+		"                  [--cpus N] [--mem SIZE] [--time DURATION] [--gpus LIST]\n"
 		"                  [--] COMMAND [ARGS...]\n"
 		"Run COMMAND as a recorded local job and exit with its status.  If tracerd\n"
 		"cannot be reached, COMMAND runs all the same, untraced, after one warning.\n"
@@ -160,6 +175,7 @@ static void run_usage(FILE *f)
 		"                        (default: the whole mask)\n"
 		"      --mem SIZE        allocated memory (2G, 512M)\n"
 		"      --time DURATION   time limit (01:30:00, 90m, 2h; a number is minutes)\n"
+		"      --gpus LIST       allocated GPUs: NVML indices or UUIDs (0,1 or GPU-...)\n"
 		"  -h, --help            this help\n"
 		"The run name comes from $TRACER_RUN_NAME.  Options end at the command's\n"
 		"first word, or at \"--\".\n");
@@ -176,6 +192,7 @@ static int parse_run_args(int argc, char **argv, struct run_opts *o)
 		{"cpus", required_argument, NULL, 'c'},
 		{"mem", required_argument, NULL, 'm'},
 		{"time", required_argument, NULL, 't'},
+		{"gpus", required_argument, NULL, 'g'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -192,6 +209,7 @@ static int parse_run_args(int argc, char **argv, struct run_opts *o)
 		case 'c': o->cpus = optarg; break;
 		case 'm': o->mem = optarg; break;
 		case 't': o->time = optarg; break;
+		case 'g': o->gpus = optarg; break;
 		case 'h':
 			run_usage(stdout);
 			return 1;

@@ -50,6 +50,46 @@ static void print_idle_host(const cJSON *h)
 		printf("idle_host: no\n");
 }
 
+/* NVIDIA GPUs: found or not, and what accounting mode means for the figures */
+static void print_gpu(const cJSON *g)
+{
+	const char *state = text(g, "state"), *counting = text(g, "counting");
+	const cJSON *d;
+
+	if (!g)
+		return;
+	if (!strcmp(state, "no_library"))
+		printf("gpu:      no NVIDIA GPU (%s not loaded: %s)\n", text(g, "library"),
+		       text(g, "error"));
+	else if (!strcmp(state, "failed"))
+		printf("gpu:      NVML found but not usable: %s\n", text(g, "error"));
+	else if (!strcmp(state, "starting"))
+		printf("gpu:      NVML not answered yet (%s)\n", text(g, "library"));
+	else if (cJSON_GetArraySize(cJSON_GetObjectItem(g, "devices")) == 0)
+		printf("gpu:      NVML %s, no NVIDIA GPU\n", text(g, "driver"));
+	else
+		printf("gpu:      NVML %s, %d GPU(s)\n", text(g, "driver"),
+		       cJSON_GetArraySize(cJSON_GetObjectItem(g, "devices")));
+	cJSON_ArrayForEach(d, cJSON_GetObjectItem(g, "devices"))
+		printf("gpu %-5.0f %s, %s, %.1f GiB, accounting %s\n", jnum(d, "index"),
+		       text(d, "name"), text(d, "uuid"), jnum(d, "memory_bytes") / 1073741824.0,
+		       cJSON_IsTrue(cJSON_GetObjectItem(d, "accounting")) ? "on" : "off");
+	if (!strcmp(counting, "accounting"))
+		printf("gpu_counting: accounting: exact per-process GPU time and memory from the "
+		       "driver at each exit\n");
+	else if (!strcmp(counting, "sampled"))
+		printf("gpu_counting: sampled: accounting mode is off, per-process GPU figures are "
+		       "sampled every %.0f ms (`nvidia-smi -am 1` as root, or gpu_accounting = enable, "
+		       "makes them exact)\n", jnum(g, "sample_interval_ms"));
+	if (jstr(g, "hung_call"))
+		printf("gpu:      NVML call %s has not returned for %.0f s: the driver hangs; GPU "
+		       "figures wait for it (jobs are not held)\n", text(g, "hung_call"),
+		       jnum(g, "hung_s"));
+	if (jnum(g, "questions_dropped") > 0)
+		printf("gpu:      %.0f exits not asked about (queue full)\n",
+		       jnum(g, "questions_dropped"));
+}
+
 static void print_status(const cJSON *st)
 {
 	const cJSON *k = cJSON_GetObjectItem(st, "kernel");
@@ -122,6 +162,7 @@ static void print_status(const cJSON *st)
 	}
 	print_wait_accounting(cJSON_GetObjectItem(st, "wait_accounting"));
 	print_idle_host(cJSON_GetObjectItem(st, "idle_host"));
+	print_gpu(cJSON_GetObjectItem(st, "gpu"));
 }
 
 static void status_usage(FILE *f)

@@ -141,9 +141,32 @@ const char *fmt_disk(const cJSON *o, char *buf, size_t len)
 	return buf;
 }
 
-/* The job's network and block lines of `tracer show` (absent in older summaries). */
+/* The job's GPU line (docs/gpu.md): GPUs allocated and used, memory
+ * peak, busy time, energy, how it was counted. */
+static void print_gpu(const cJSON *g, char *x, size_t xl, char *y, size_t yl)
+{
+	const cJSON *d;
+	int alloc = 0, used = 0, idle = 0;
+
+	cJSON_ArrayForEach(d, cJSON_GetObjectItem(g, "devices")) {
+		bool a = cJSON_IsTrue(cJSON_GetObjectItem(d, "allocated"));
+		bool u = cJSON_IsTrue(cJSON_GetObjectItem(d, "used"));
+		alloc += a;
+		used += u;
+		idle += a && !u;
+	}
+	printf("GPU      %d allocated, %d used, %d idle; memory peak %s, busy %s",
+	       alloc, used, idle, fmt_bytes((uint64_t)fmax(jnum(g, "memory_peak_bytes"), 0), x, xl),
+	       fmt_secs(fmax(jnum(g, "busy_s"), 0), y, yl));
+	if (cJSON_IsNumber(cJSON_GetObjectItem(g, "energy_j")))
+		printf(", energy %.1f kJ", jnum(g, "energy_j") / 1000);
+	printf(" (%s)\n", or_dash(jstr(g, "counting")));
+}
+
+/* The job's network, GPU and block lines of `tracer show` (absent in older summaries). */
 void print_netio_header(const cJSON *s)
 {
+	const cJSON *g = cJSON_GetObjectItem(s, "gpu");
 	const cJSON *tot = cJSON_GetObjectItem(s, "totals");
 	const cJSON *n = cJSON_GetObjectItem(tot, "net"), *b = cJSON_GetObjectItem(tot, "block");
 	const cJSON *d;
@@ -163,6 +186,8 @@ void print_netio_header(const cJSON *s)
 			       ? " at least (table full)" : "",
 		       jstr(s, "net_counting") && !strcmp(jstr(s, "net_counting"), "tcp_close_totals")
 			       ? "; bytes: TCP totals at close" : "");
+	if (cJSON_IsObject(g))
+		print_gpu(g, x, sizeof(x), y, sizeof(y));
 	if (b)
 		printf("Disk     read %s, written %s, %.0f requests (issued by its processes)\n",
 		       fmt_bytes((uint64_t)jnum(b, "read_bytes"), x, sizeof(x)),

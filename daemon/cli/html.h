@@ -105,6 +105,8 @@ int html_tool_rank(const cJSON *tools, const char *tool);
 
 /* ---- the job page (html_job.c) and its timeline (html_timeline.c) ---- */
 void html_job_body(FILE *f, const cJSON *s);
+/* html_gpu.c: the job's GPUs over time and per device (none: nothing) */
+void html_gpu_section(FILE *f, const cJSON *s);
 void html_notes(FILE *f, const cJSON *flags, const char *task);
 void html_snippets(FILE *f, const cJSON *rec, const char *task);
 void html_job_timeline(FILE *f, const cJSON *s, const struct procs *ps);

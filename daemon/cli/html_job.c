@@ -2,7 +2,7 @@
  * html_job.c - the page of one job: who and what (identity, state,
  * wall, allocation against use, cost), the flags as notes with their
  * evidence, the right-sizing snippets ready to copy, CPU and memory over
- * time against the allocation, the timeline, the tools (sortable) and
+ * time against the allocation, the GPU lane (html_gpu.c), the timeline, the tools (sortable) and
  * the process tree.  Fields as docs/schema.md names them.
  */
 #include <math.h>
@@ -449,6 +449,7 @@ void html_job_body(FILE *f, const cJSON *s)
 	fputs("</section>\n<section id=\"over-time\"><h2>Over time</h2>\n", f);
 	charts(f, s);
 	fputs("</section>\n", f);
+	html_gpu_section(f, s);
 	if (html_procs_load(&ps, s) != 0) {
 		fputs("<p>Out of memory: no timeline.</p>\n", f);
 		return;

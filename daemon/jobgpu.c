@@ -1,0 +1,216 @@
+/*
+ * jobgpu.c - the GPU use of tracerd's jobs (jobs.h): what the NVML thread
+ * (gpu_nvml.h) sees and answers, put into each job's record (gpu.h).
+ * Everything here runs on the loop and never waits for the thread: a
+ * question is queued, its answer taken at a later tick; a closing job
+ * waits for its answers at most TRACER_GPU_ANSWER_WAIT_MS.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "gpu_nvml.h"
+#include "jobs.h"
+#include "log.h"
+
+#define ANSWERS_PER_TICK 256
+
+static uint64_t snapshot_seq;
+
+static void ask_energy(struct open_job *oj, enum gpu_ask_kind kind)
+{
+	struct gpu_ask a = {.kind = kind, .tag = oj->job->tag};
+
+	if (gpu_nvml_ask(&a))
+		oj->job->gpu->outstanding++;
+}
+
+void jobs_gpu_open(struct jobs *js, struct open_job *oj, bool fresh)
+{
+	struct gpu_device dev[GPU_MAX_DEVICES];
+	int n = gpu_nvml_devices(dev, GPU_MAX_DEVICES);
+	struct job *j = oj->job;
+
+	(void)js;
+	if (j->gpu || (!n && !j->id.alloc.gpus[0]))
+		return; /* no GPU here, none allocated: nothing to say */
+	j->gpu = gpu_job_new(dev, n, n > 0);
+	if (!j->gpu) {
+		log_warn("job %s: out of memory: GPU use not recorded", j->uid);
+		return;
+	}
+	/* a job resumed after a restart: its start's counters are gone */
+	if (n && fresh)
+		ask_energy(oj, GPU_ASK_ENERGY_START);
+}
+
+void jobs_gpu_exit(struct jobs *js, struct open_job *oj, const struct job_proc *p)
+{
+	struct job_gpu *g = oj->job->gpu;
+	struct gpu_ask a = {.kind = GPU_ASK_EXIT, .tag = oj->job->tag, .pid = p->pid,
+			    .start_us = p->start_ns / 1000};
+
+	(void)js;
+	if (!g || !g->accounting || (p->flags & PROC_F_REGISTRANT))
+		return;
+	snprintf(a.tool, sizeof(a.tool), "%s", p->tool ? p->tool : p->comm);
+	if (gpu_nvml_ask(&a))
+		g->outstanding++;
+	else
+		g->asks_dropped++;
+}
+
+void jobs_gpu_closing(struct jobs *js, struct open_job *oj)
+{
+	(void)js;
+	if (oj->job->gpu && oj->job->gpu->ndev)
+		ask_energy(oj, GPU_ASK_ENERGY_END);
+}
+
+static void apply_answer(struct jobs *js, const struct gpu_answer *a)
+{
+	struct open_job *oj = jobs_find_tag(js, a->ask.tag);
+	struct job_gpu *g = oj ? oj->job->gpu : NULL;
+
+	if (!g)
+		return; /* its job is gone (it waited long enough) */
+	if (g->outstanding)
+		g->outstanding--;
+	switch (a->ask.kind) {
+	case GPU_ASK_EXIT:
+		for (int i = 0; i < a->n && i < GPU_ANSWER_DEVS; i++)
+			gpu_job_note_exact(g, a->ask.pid, a->ask.tool, a->acct[i].dev, a->acct[i].max_mem,
+					   a->acct[i].time_ms, a->acct[i].util, a->acct[i].mem_util);
+		break;
+	case GPU_ASK_ENERGY_START:
+		memcpy(g->energy_start_mj, a->energy_mj, sizeof(g->energy_start_mj));
+		g->energy_start_ok = a->energy_ok;
+		break;
+	case GPU_ASK_ENERGY_END:
+		memcpy(g->energy_end_mj, a->energy_mj, sizeof(g->energy_end_mj));
+		g->energy_end_ok = a->energy_ok;
+		break;
+	}
+}
+
+void jobs_gpu_drain(struct jobs *js)
+{
+	static struct gpu_answer a[16];
+	size_t n, total = 0;
+
+	while (total < ANSWERS_PER_TICK && (n = gpu_nvml_answers(a, 16)) > 0) {
+		for (size_t i = 0; i < n; i++)
+			apply_answer(js, &a[i]);
+		total += n;
+	}
+}
+
+bool jobs_gpu_settled(struct jobs *js, struct open_job *oj)
+{
+	const struct job_gpu *g = oj->job->gpu;
+
+	if (!g || !g->outstanding)
+		return true;
+	jobs_gpu_drain(js);
+	return !g->outstanding ||
+	       clock_mono_ns() - oj->closing_since_ns >= TRACER_GPU_ANSWER_WAIT_MS * 1000000ull;
+}
+
+void jobs_gpu_finish(struct open_job *oj)
+{
+	struct job_gpu *g = oj->job->gpu;
+
+	if (g && g->outstanding) {
+		g->answers_missing = g->outstanding;
+		log_warn("job %s: %u GPU answers missing (NVML slow or hung)", oj->job->uid,
+			 g->outstanding);
+	}
+}
+
+/* the open job pid is a process of, and the process */
+static struct open_job *owner_of(struct jobs *js, pid_t pid, struct job_proc **p)
+{
+	for (size_t i = 0; i < js->nopen; i++)
+		if ((*p = job_proc_find(js->open[i]->job, pid)))
+			return js->open[i];
+	return NULL;
+}
+
+/* per device at this sample: who used it (NULL: not a job's process) */
+struct dev_users {
+	bool seen, mixed;
+	struct open_job *owner;
+};
+
+static void mark_shared(struct jobs *js, const struct dev_users *u, int ndev)
+{
+	for (size_t i = 0; i < js->nopen; i++) {
+		struct job_gpu *g = js->open[i]->job->gpu;
+
+		for (int d = 0; g && d < ndev && d < g->ndev; d++)
+			if (u[d].seen && (u[d].mixed || u[d].owner != js->open[i]))
+				g->shared |= 1u << d;
+	}
+}
+
+/* one point of each job's GPU lane: its utilisation and memory now */
+static void note_points(struct jobs *js, const struct gpu_snapshot *s,
+			struct open_job *const *owners)
+{
+	uint64_t now = clock_real_ns();
+
+	for (size_t i = 0; i < js->nopen; i++) {
+		struct open_job *oj = js->open[i];
+		struct job_gpu *g = oj->job->gpu;
+		uint64_t mem[GPU_MAX_DEVICES] = {0}, total = 0;
+		unsigned util = 0, dutil[GPU_MAX_DEVICES] = {0};
+
+		if (!g || !g->ndev)
+			continue;
+		for (size_t k = 0; k < s->n; k++) {
+			if (owners[k] != oj || s->seen[k].dev >= g->ndev)
+				continue;
+			mem[s->seen[k].dev] += s->seen[k].mem;
+			dutil[s->seen[k].dev] += s->seen[k].sm_util;
+			util += s->seen[k].sm_util;
+		}
+		for (int d = 0; d < g->ndev; d++) {
+			gpu_job_note_device_mem(g, d, mem[d]);
+			g->last_mem[d] = mem[d];
+			g->last_util[d] = dutil[d];
+			total += mem[d];
+		}
+		gpu_job_note_point(g, now > oj->job->start_ns ? (now - oj->job->start_ns) / 1000000ull : 0,
+				   util, total);
+	}
+}
+
+void jobs_gpu_sample(struct jobs *js)
+{
+	static struct gpu_snapshot s;
+	static struct open_job *owners[GPU_SEEN_MAX];
+	struct dev_users u[GPU_MAX_DEVICES];
+
+	if (!gpu_nvml_snapshot(&s, snapshot_seq))
+		return;
+	snapshot_seq = s.seq;
+	memset(u, 0, sizeof(u));
+	for (size_t k = 0; k < s.n; k++) {
+		const struct gpu_seen *e = &s.seen[k];
+		struct job_proc *p = NULL;
+		struct open_job *oj = owner_of(js, e->pid, &p);
+
+		owners[k] = oj;
+		if (e->dev < 0 || e->dev >= GPU_MAX_DEVICES)
+			continue;
+		if (u[e->dev].seen && u[e->dev].owner != oj)
+			u[e->dev].mixed = true;
+		u[e->dev].seen = true;
+		u[e->dev].owner = oj;
+		if (oj && oj->job->gpu)
+			gpu_job_note_sample(oj->job->gpu, e->pid, p->tool ? p->tool : p->comm, e->dev,
+					    e->mem, e->sm_util, s.interval_ms);
+	}
+	mark_shared(js, u, GPU_MAX_DEVICES);
+	note_points(js, &s, owners);
+}
