@@ -38,7 +38,7 @@ for i in 1 2 3 4; do
 	HOLDERS+=("$HP")
 	wait_until 20 "holder $i's reply" test -s "$TMP/$U1/hold$i.out"
 done
-check "the first user's 3 jobs open" sh -c "[ \$(grep -c '\"ok\":true' '$TMP/$U1'/hold[123].out) -eq 3 ]"
+check "the first user's 3 jobs open" sh -c "[ \$(cat '$TMP/$U1'/hold[123].out | grep -c '\"ok\":true') -eq 3 ]"
 check "the first user's 4th job is refused at max_jobs_per_user" grep -q 'max_jobs_per_user' "$TMP/$U1/hold4.out"
 ucli2 "$U2" run --job-file "$TMP/$U2/jobs.job" -- true 2>"$TMP/$U2/jobs.err"
 check "the second user's job is recorded meanwhile" test -s "$TMP/$U2/jobs.job"
