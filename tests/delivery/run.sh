@@ -231,7 +231,7 @@ wait_until 30 "40 summaries through the spool" dtrue 'd["spool"]["written"] == 4
 check "summaries dropped by the cap, counted for the spool and the sink" \
 	dtrue 'd["spool"]["dropped"] > 0 and sink("http")["dropped"] == d["spool"]["dropped"]'
 check "the spool within its cap" dtrue 'd["spool"]["bytes"] <= 65536'
-check "the drop is logged" grep -q 'oldest undelivered summaries dropped' "$TRACERD_LOG"
+check "the drop is logged" grep -q 'undelivered summaries dropped, the oldest of the largest share' "$TRACERD_LOG"
 first=$(cat "$TMP/pcap.1") last=$(cat "$TMP/pcap.40")
 check "the oldest summary is the one dropped, the newest kept" \
 	sh -c "! grep -q '\"$first\"' '$TMP'/spool.cap/*.rec && grep -q '\"$last\"' '$TMP'/spool.cap/*.rec"
