@@ -242,16 +242,16 @@ out:
 
 /* ---- GPUs of running jobs (jobgpu.c), the allocated and the used ---- */
 
-static void gpu_labels(struct mbuf *b, const char *name, const struct job *j, int d)
+static void gpu_labels(struct growbuf *b, const char *name, const struct job *j, int d)
 {
-	put(b, "%s{", name);
+	growbuf_printf(b, "%s{", name);
 	job_label(b, j);
-	put(b, ",gpu=\"%d\",uuid=\"", j->gpu->dev[d].index);
+	growbuf_printf(b, ",gpu=\"%d\",uuid=\"", j->gpu->dev[d].index);
 	metrics_label_value(b, j->gpu->dev[d].uuid);
-	put(b, "\"} ");
+	growbuf_printf(b, "\"} ");
 }
 
-static void render_gpus(struct mbuf *b, const struct jobs *js)
+static void render_gpus(struct growbuf *b, const struct jobs *js)
 {
 	static const char *const names[4] = {
 		"tracer_job_gpu_allocated", "tracer_job_gpu_memory_bytes",
@@ -277,7 +277,7 @@ static void render_gpus(struct mbuf *b, const struct jobs *js)
 				if (!alloc[d] && !j->gpu->sampled_mem_peak[d])
 					continue;
 				gpu_labels(b, names[m], j, d);
-				put(b, "%llu\n", (unsigned long long)(m == 0 ? alloc[d]
+				growbuf_printf(b, "%llu\n", (unsigned long long)(m == 0 ? alloc[d]
 					: m == 1 ? j->gpu->last_mem[d]
 					: m == 2 ? j->gpu->sampled_mem_peak[d] : j->gpu->last_util[d]));
 			}
