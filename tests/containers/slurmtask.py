@@ -7,24 +7,16 @@ written to JOBFILE once registered."""
 import json
 import os
 import pwd
-import socket
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import tracerd_req  # noqa: E402
+
 
 def request(path, obj):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(30)
-    s.connect(path)
-    s.sendall(json.dumps(obj).encode() + b"\n")
-    buf = b""
-    while not buf.endswith(b"\n"):
-        chunk = s.recv(65536)
-        if not chunk:
-            break
-        buf += chunk
-    s.close()
-    return json.loads(buf.decode() or "{}")
+    out = tracerd_req.exchange(path, json.dumps(obj).encode() + b"\n", timeout=30)
+    return json.loads(out.decode() or "{}")
 
 
 def main():

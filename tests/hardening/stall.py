@@ -9,31 +9,21 @@ failure.  Prints the counts and the worst latencies; exits 1 on any
 failure."""
 import json
 import os
-import socket
 import sys
 import threading
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import tracerd_req  # noqa: E402
 
 DEADLINE_S = 2.0
 FLOOD_MAX_S = 600  # the flood not over by then: a failure
 
 
 def request(path, obj):
-    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.settimeout(DEADLINE_S)
     t0 = time.monotonic()
-    try:
-        s.connect(path)
-        s.sendall(json.dumps(obj).encode() + b"\n")
-        buf = b""
-        while not buf.endswith(b"\n"):
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            buf += chunk
-    finally:
-        s.close()
-    return json.loads(buf.decode()), time.monotonic() - t0
+    out = tracerd_req.exchange(path, json.dumps(obj).encode() + b"\n", timeout=DEADLINE_S)
+    return json.loads(out.decode()), time.monotonic() - t0
 
 
 def registrations(path, n, out):
