@@ -20,8 +20,15 @@ shares_field() {
 shares_positive() { [ "$(shares_field "$1" 2>/dev/null)" -gt 0 ] 2>/dev/null; }
 # start_owned VAR CMD...: CMD in the background, its pid in VAR and OWNED_PIDS
 start_owned() {
-	local var=$1; shift
-	"$@" &
+	local var=$1 u; shift
+	if [ "$1" = as ]; then
+		# setpriv execs CMD, so the pid is CMD's own: `as` backgrounded
+		# is a subshell, and its child outlived the subshell's kill
+		u=$2; shift 2
+		setpriv --reuid="$u" --regid="$u" --init-groups -- "$@" &
+	else
+		"$@" &
+	fi
 	printf -v "$var" '%s' "$!"
 	OWNED_PIDS+=("$!")
 }
