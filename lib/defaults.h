@@ -19,6 +19,9 @@
 #define TRACER_DEFAULT_SPOOL_DIR "/var/lib/tracer/spool"
 #define TRACER_DEFAULT_CLICKHOUSE_URL "http://127.0.0.1:8123/"
 #define TRACER_DEFAULT_CLICKHOUSE_DB "tracer"
+/* the datalake's schema migrations (make install, the RPM), in order */
+#define TRACER_DEFAULT_MIGRATIONS_DIR "/usr/share/tracer/clickhouse/migrations"
+#define TRACER_CLICKHOUSE_SCHEMA 2 /* the schema version this tracer writes */
 #define TRACER_DEFAULT_STATE_DIR "/var/lib/tracer/state" /* journal of open jobs */
 #define TRACER_DEFAULT_CONTAINER_STORAGE "/var/lib/containers/storage" /* podman, CRI-O */
 #define TRACER_DEFAULT_DOCKER_SOCKETS "/run/docker.sock" /* dockerd API, list endpoint only */
