@@ -48,7 +48,7 @@ for k in $(seq 0 $((chunks - 1))); do
 	if [ $((k + 1)) -lt "$chunks" ]; then gen $((k + 1)) "$(size $((k + 1)))" & GEN_PID=$!; fi
 	t0=$(now_us)
 	for t in tools processes flags jobs; do # the sink's order: jobs last
-		chq -q "INSERT INTO tracer.$t FORMAT JSONEachRow" <"$TMP/c$k/$t.json" ||
+		chq --max_insert_block_size=8192 -q "INSERT INTO tracer.$t FORMAT JSONEachRow" <"$TMP/c$k/$t.json" ||
 			{ echo "FAIL: insert into tracer.$t" >&2; exit 1; }
 	done
 	insert_us=$((insert_us + $(now_us) - t0))
