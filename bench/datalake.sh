@@ -93,11 +93,11 @@ p50_cmd() {
 	local i s ts=()
 	for i in 1 2 3 4 5; do
 		s=$(now_us); "$@" >/dev/null 2>&1 || { echo "FAIL: $*" >&2; echo "-"; return; }
-		ts+=("$(echo "scale=3; ($(now_us) - s) / 1000000" | bc)")
+		ts+=("$(echo "scale=3; ($(now_us) - $s) / 1000000" | bc)")
 	done
 	printf '%s\n' "${ts[@]}" | sort -g | sed -n 3p
 }
-awk -v dir="$TMP" 'BEGIN { n = 1 } /^-- / && t == "" { t = substr($0, 4) } /^--/ { next } { q = q $0 "\n" } /^;$/ { print q > (dir "/query." n); print t > (dir "/title." n); n++; q = ""; t = "" }' \
+awk -v dir="$TMP" 'BEGIN { n = 1 } /^$/ { t = "" } /^-- / && t == "" { t = substr($0, 4) } /^--/ { next } { q = q $0 "\n" } /^;$/ { print q > (dir "/query." n); print t > (dir "/title." n); n++; q = ""; t = "" }' \
 	"$TOP/contrib/clickhouse/queries.sql"
 for f in $(ls "$TMP"/query.* | sort -t. -k2 -n); do
 	n=${f##*.}
