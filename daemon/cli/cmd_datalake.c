@@ -48,7 +48,7 @@ static int list_migrations(const char *dir, struct migration *m, size_t max, siz
 
 	*n = 0;
 	if (!d) {
-		fprintf(stderr, "tracer: datalake: the migrations %s: %s\n", dir, strerror(errno));
+		fprintf(stderr, "tracer datalake: the migrations %s: %s\n", dir, strerror(errno));
 		return -1;
 	}
 	while ((e = readdir(d))) {
@@ -60,7 +60,7 @@ static int list_migrations(const char *dir, struct migration *m, size_t max, siz
 		    len >= sizeof(m->name))
 			continue;
 		if (*n == max) {
-			fprintf(stderr, "tracer: datalake: more than %zu migrations in %s\n", max, dir);
+			fprintf(stderr, "tracer datalake: more than %zu migrations in %s\n", max, dir);
 			closedir(d);
 			return -1;
 		}
@@ -72,7 +72,7 @@ static int list_migrations(const char *dir, struct migration *m, size_t max, siz
 	qsort(m, *n, sizeof(*m), by_version);
 	for (size_t i = 1; i < *n; i++)
 		if (m[i].version == m[i - 1].version) {
-			fprintf(stderr, "tracer: datalake: %s and %s have the same version\n",
+			fprintf(stderr, "tracer datalake: %s and %s have the same version\n",
 				m[i - 1].name, m[i].name);
 			return -1;
 		}
@@ -86,13 +86,13 @@ static char *read_file(const char *path)
 	size_t n;
 
 	if (!f) {
-		fprintf(stderr, "tracer: datalake: %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "tracer datalake: %s: %s\n", path, strerror(errno));
 		return NULL;
 	}
 	buf = malloc(DL_MAX_FILE_BYTES + 1);
 	n = buf ? fread(buf, 1, DL_MAX_FILE_BYTES + 1, f) : 0;
 	if (!buf || ferror(f) || n > DL_MAX_FILE_BYTES) {
-		fprintf(stderr, "tracer: datalake: %s: %s\n", path,
+		fprintf(stderr, "tracer datalake: %s: %s\n", path,
 			!buf ? "out of memory" : ferror(f) ? strerror(errno) : "larger than 1 MiB");
 		free(buf);
 		fclose(f);
@@ -115,7 +115,7 @@ static int apply_statement(void *arg, const char *stmt)
 	}
 	if (clickhouse_exec(a->cfg, stmt, a->settings, DL_TIMEOUT_MS, NULL, NULL, err,
 			    sizeof(err)) != 0) {
-		fprintf(stderr, "tracer: datalake: %s, statement %d: %s\n", a->file, a->done, err);
+		fprintf(stderr, "tracer datalake: %s, statement %d: %s\n", a->file, a->done, err);
 		return -1;
 	}
 	return 0;
@@ -128,7 +128,7 @@ static int record(const struct tracer_config *cfg, const struct migration *m)
 	unsigned now;
 
 	if (clickhouse_schema_version(cfg, DL_TIMEOUT_MS, &now, err, sizeof(err)) != 0) {
-		fprintf(stderr, "tracer: datalake: after %s: %s\n", m->name, err);
+		fprintf(stderr, "tracer datalake: after %s: %s\n", m->name, err);
 		return -1;
 	}
 	if (now >= m->version)
@@ -137,7 +137,7 @@ static int record(const struct tracer_config *cfg, const struct migration *m)
 		 "INSERT INTO %s.schema_version SELECT %u, now(), '%.*s'", cfg->clickhouse_database,
 		 m->version, (int)strcspn(m->name, "'\\"), m->name);
 	if (clickhouse_exec(cfg, sql, NULL, DL_TIMEOUT_MS, NULL, NULL, err, sizeof(err)) != 0) {
-		fprintf(stderr, "tracer: datalake: recording %s: %s\n", m->name, err);
+		fprintf(stderr, "tracer datalake: recording %s: %s\n", m->name, err);
 		return -1;
 	}
 	return 0;
@@ -173,11 +173,11 @@ static int migrate(struct cli *c, const char *dir, bool dry_run)
 	int rc = 1, applied = 0;
 
 	if (!m) {
-		fprintf(stderr, "tracer: datalake: out of memory\n");
+		fprintf(stderr, "tracer datalake: out of memory\n");
 		return 1;
 	}
 	if (strcmp(c->cfg.clickhouse_database, TRACER_DEFAULT_CLICKHOUSE_DB)) {
-		fprintf(stderr, "tracer: datalake: the migrations make database %s, "
+		fprintf(stderr, "tracer datalake: the migrations make database %s, "
 			"clickhouse_database is %s\n", TRACER_DEFAULT_CLICKHOUSE_DB,
 			c->cfg.clickhouse_database);
 		goto out;
@@ -186,11 +186,11 @@ static int migrate(struct cli *c, const char *dir, bool dry_run)
 		goto out;
 	if (clickhouse_server_version(&c->cfg, DL_TIMEOUT_MS, &srv, err, sizeof(err)) != 0 ||
 	    clickhouse_schema_version(&c->cfg, DL_TIMEOUT_MS, &now, err, sizeof(err)) != 0) {
-		fprintf(stderr, "tracer: datalake: %s: %s\n", c->cfg.clickhouse_url, err);
+		fprintf(stderr, "tracer datalake: %s: %s\n", c->cfg.clickhouse_url, err);
 		goto out;
 	}
 	if (n == 0 || now > m[n - 1].version) {
-		fprintf(stderr, "tracer: datalake: the datalake is at version %u, the migrations "
+		fprintf(stderr, "tracer datalake: the datalake is at version %u, the migrations "
 			"in %s go to %u: nothing done\n", now, dir, n ? m[n - 1].version : 0);
 		goto out;
 	}
@@ -222,7 +222,7 @@ static int status(struct cli *c)
 
 	if (clickhouse_server_version(&c->cfg, DL_TIMEOUT_MS, &srv, err, sizeof(err)) != 0 ||
 	    clickhouse_schema_version(&c->cfg, DL_TIMEOUT_MS, &now, err, sizeof(err)) != 0) {
-		fprintf(stderr, "tracer: datalake: %s: %s\n", c->cfg.clickhouse_url, err);
+		fprintf(stderr, "tracer datalake: %s: %s\n", c->cfg.clickhouse_url, err);
 		return 1;
 	}
 	snprintf(sql, sizeof(sql),
@@ -231,7 +231,7 @@ static int status(struct cli *c)
 		 c->cfg.clickhouse_database);
 	if (clickhouse_exec(&c->cfg, sql, NULL, DL_TIMEOUT_MS, &parts, NULL, err,
 			    sizeof(err)) != 0) {
-		fprintf(stderr, "tracer: datalake: %s\n", err);
+		fprintf(stderr, "tracer datalake: %s\n", err);
 		return 1;
 	}
 	cJSON *o = cJSON_CreateObject(), *tables = cJSON_AddArrayToObject(o, "tables");
@@ -315,7 +315,7 @@ int cmd_datalake(struct cli *c, int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "tracer: datalake: migrate or status (see tracer datalake --help)\n");
+		fprintf(stderr, "tracer datalake: no action (migrate, status; see tracer datalake --help)\n");
 		return 2;
 	}
 	const char *what = argv[optind++];
@@ -325,6 +325,7 @@ int cmd_datalake(struct cli *c, int argc, char **argv)
 		return migrate(c, dir, dry_run);
 	if (!strcmp(what, "status"))
 		return status(c);
-	fprintf(stderr, "tracer: datalake: unknown command %s (migrate, status)\n", what);
+	fprintf(stderr, "tracer datalake: unknown action %s (migrate, status; see tracer datalake --help)\n",
+		what);
 	return 2;
 }

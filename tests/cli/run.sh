@@ -27,7 +27,8 @@ helps_ok() {
 	[ $rc = 0 ] && [ -z "$err" ] && grep -qi '^usage: ' <<<"$out" ||
 		{ echo "rc $rc, stdout: ${out:0:200}, stderr: $err"; return 1; }
 }
-for cmd in "tracer" "tracer status" "tracer jobs" "tracer show" "tracer report" "tracer run" "tracerd" \
+for cmd in "tracer" "tracer status" "tracer jobs" "tracer show" "tracer report" "tracer run" \
+	"tracer datalake" "tracerd" \
 	"tracer-wrap"; do
 	# shellcheck disable=SC2086
 	set -- $cmd
@@ -47,7 +48,7 @@ usage_error() {
 	[ $rc = 2 ] && [ -z "$out" ] && [ "$err" = "$want" ] ||
 		{ echo "rc $rc, stdout: ${out:0:200}"; echo "stderr: $err"; echo "wanted: $want"; return 1; }
 }
-for sub in status jobs show report run; do
+for sub in status jobs show report run datalake; do
 	check "tracer $sub --bogus" usage_error \
 		"tracer $sub: unknown option --bogus (see tracer $sub --help)" trc "$sub" --bogus x
 	check "tracer $sub -Z" usage_error \
@@ -58,9 +59,13 @@ check "tracer --bogus=1" usage_error "tracer: unknown option --bogus (see tracer
 check "tracer -c without a value" usage_error "tracer: option -c needs a value" "$BUILD/tracer" -c
 check "tracer --json=yes" usage_error "tracer: option --json takes no value" "$BUILD/tracer" --json=yes jobs
 check "tracer frob" usage_error \
-	"tracer: unknown command frob (status, jobs, show, report, run; see tracer --help)" trc frob
+	"tracer: unknown command frob (status, jobs, show, report, run, datalake; see tracer --help)" trc frob
 check "tracer without a command" usage_error \
-	"tracer: no command (status, jobs, show, report, run; see tracer --help)" "$BUILD/tracer"
+	"tracer: no command (status, jobs, show, report, run, datalake; see tracer --help)" "$BUILD/tracer"
+check "tracer datalake without an action" usage_error \
+	"tracer datalake: no action (migrate, status; see tracer datalake --help)" trc datalake
+check "tracer datalake frob" usage_error \
+	"tracer datalake: unknown action frob (migrate, status; see tracer datalake --help)" trc datalake frob
 check "tracer jobs -S without a value" usage_error "tracer jobs: option -S needs a value" trc jobs -S
 check "tracer jobs --starttime without a value" usage_error \
 	"tracer jobs: option --starttime needs a value" trc jobs --starttime
