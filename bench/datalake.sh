@@ -93,7 +93,7 @@ p50_cmd() {
 	local i s ts=()
 	for i in 1 2 3 4 5; do
 		s=$(now_us); "$@" >/dev/null 2>&1 || { echo "FAIL: $*" >&2; echo "-"; return; }
-		ts+=("$(echo "scale=3; ($(now_us) - $s) / 1000000" | bc)")
+		ts+=("$(echo "scale=3; ($(now_us) - $s) / 1000000" | bc | sed "s/^\./0./")")
 	done
 	printf '%s\n' "${ts[@]}" | sort -g | sed -n 3p
 }
