@@ -50,7 +50,8 @@ for want in /usr/sbin/tracerd /usr/lib/systemd/system/tracerd.service \
 done
 for want in /usr/bin/tracer /usr/bin/tracer-wrap /etc/tracer /etc/tracer/tracer.conf \
 	/etc/tracer/tools.rules /usr/share/man/man1/tracer.1.gz /usr/share/man/man1/tracer-wrap.1.gz \
-	/usr/share/man/man5/tracer.conf.5.gz; do
+	/usr/share/man/man5/tracer.conf.5.gz /usr/share/tracer/clickhouse/migrations/001_v1.sql \
+	/usr/share/tracer/clickhouse/migrations/002_v2.sql; do
 	holds "$RPM_COMMON" "$want" && pass "tracer-common RPM holds $want" || fail "tracer-common RPM lacks $want"
 done
 for want in /usr/lib64/slurm/spank_tracer.so /etc/slurm/plugstack.conf.d \
