@@ -41,6 +41,11 @@ static void query_from_filter(struct proto_query *q, const struct job_filter *f,
 	snprintf(q->states, sizeof(q->states), "%s", f->states ? f->states : "");
 	snprintf(q->names, sizeof(q->names), "%s", f->names ? f->names : "");
 	snprintf(q->runs, sizeof(q->runs), "%s", f->runs ? f->runs : "");
+	snprintf(q->job_ids, sizeof(q->job_ids), "%s", f->job_ids ? f->job_ids : "");
+	snprintf(q->accounts, sizeof(q->accounts), "%s", f->accounts ? f->accounts : "");
+	snprintf(q->partitions, sizeof(q->partitions), "%s",
+		 f->partitions ? f->partitions : "");
+	snprintf(q->nodes, sizeof(q->nodes), "%s", f->nodes ? f->nodes : "");
 }
 
 struct collect {
