@@ -173,3 +173,50 @@ int cli_summaries_each(struct cli *c, summary_fn fn, void *ctx, int *files)
 	report_status(c->cfg.file_path, &st);
 	return rc;
 }
+
+static int keep_copy(const cJSON *s, void *ctx)
+{
+	cJSON *arr = ctx, *copy;
+
+	if (cJSON_GetArraySize(arr) >= TRACER_DEFAULT_JOBVIEW_MAX_STEPS)
+		return 1; /* enough for one job */
+	copy = cJSON_Duplicate(s, 1);
+	if (!copy || !cJSON_AddItemToArray(arr, copy)) {
+		cJSON_Delete(copy);
+		return -1;
+	}
+	return 0;
+}
+
+cJSON *cli_summaries_select(struct cli *c, const struct job_filter *f)
+{
+	struct sumfile_status st = {0};
+	cJSON *out = cJSON_CreateArray();
+	int files = 0, rc;
+
+	if (!out)
+		return NULL;
+	if (cli_archive_remote()) {
+		struct proto_query q;
+		struct collect k = {.arr = out};
+		cJSON *last = NULL;
+
+		query_from_filter(&q, f, TRACER_DEFAULT_JOBVIEW_MAX_STEPS);
+		q.all_files = true;
+		rc = ask(c, proto_query_request(&q), &k, &last);
+		cJSON_Delete(last);
+		if (rc == 0)
+			return out;
+		if (rc < 0) {
+			cJSON_Delete(out);
+			return NULL;
+		}
+	}
+	rc = summaries_each(c->cfg.file_path, f, keep_copy, out, &files, &st);
+	report_status(c->cfg.file_path, &st);
+	if (rc < 0 && cJSON_GetArraySize(out) == 0) {
+		cJSON_Delete(out);
+		return NULL;
+	}
+	return out;
+}
