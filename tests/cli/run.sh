@@ -373,6 +373,34 @@ assert v[0]["identity"]["allocation"]["cpus"] == 4
 }
 check "--json: the job views" json_views
 
+echo "== tracer report: a job's allocation once per node"
+grep '"job_id":"7001"' "$TMP/steps.ndjson" >"$TMP/job7001.ndjson"
+report_as_view() {
+	local rep view
+	rep=$("$BUILD/tracer" -o socket="$TMP/no-daemon.sock" -o file="$TMP/job7001.ndjson" \
+		report --since 5200w --json) &&
+		view=$(stj show 7001 --json) &&
+		python3 -c '
+import json, sys
+r, v = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+g = r["groups"][0]
+ok = (r["jobs"] == 1 and g["jobs"] == 1 and len(r["groups"]) == 1 and
+      abs(g["cpu_efficiency"] - v["cpu_efficiency"]) < 1e-9 and
+      abs(g["memory_efficiency"] - v["memory"]["efficiency"]) < 1e-9 and
+      g["core_s"] == 4 * 1000)
+sys.exit(0 if ok else print(r, v["cpu_efficiency"], v["memory"]["efficiency"]) or 1)' "$rep" "$view"
+}
+check "batch + 2 srun steps: the report's efficiency is the job view's" report_as_view
+report_selects() {
+	stj report --since 5200w --json -j 7002 -N n2 | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert r["jobs"] == 1 and r["groups"][0]["cpu_s"] == 290 and r["groups"][0]["core_s"] == 2 * 585, r'
+}
+check "tracer report -j JOB -N HOST: that job's part on that node" report_selects
+check "tracer report -S: one time grammar" usage_error \
+	'tracer report: -S: "7d" is not a time (now-1day, today, 2026-11-22T06:30, ...)' stj report -S 7d
+
 echo "== tracer show: the job's notes, then at most 2 on tools (--tools: all)"
 python3 - "$TMP/template.ndjson" "$TMP/notes.ndjson" <<'PY'
 import json, sys
