@@ -53,7 +53,7 @@ static void usage(FILE *f)
 		"  -u, --user USER[,...]     owner, by name or uid\n"
 		"  -A, --account ACCT[,...]  account\n"
 		"      --partition P[,...]   partition (AWS Batch: job queue)\n"
-		"  -N, --nodelist HOST[,...] the steps on these nodes (also --node)\n"
+		"  -N, --nodelist HOST[,...] the steps on these nodes\n"
 		"  -S, --starttime TIME      jobs running at or after TIME\n"
 		"  -E, --endtime TIME        jobs started at or before TIME\n"
 		"  -s, --state STATE[,...]   COMPLETED (CD), FAILED (F), OUT_OF_MEMORY (OOM),\n"
