@@ -35,9 +35,11 @@ bool jobview_same_job(const cJSON *a, const cJSON *b);
 cJSON *jobview_build(const cJSON *steps, const struct tracer_config *cfg);
 
 /* jobview_group.c: the job views of a list of summaries (any jobs,
- * oldest first), one per job, in the order of each job's last summary; a
- * new array, NULL on OOM. */
-cJSON *jobview_group(const cJSON *summaries, const struct tracer_config *cfg);
+ * oldest first), one per job, in the order of each job's last summary:
+ * the newest max (0: all) that keep accepts (NULL: every one); a new
+ * array, NULL on OOM. */
+cJSON *jobview_group(const cJSON *summaries, const struct tracer_config *cfg, size_t max,
+		     bool (*keep)(const cJSON *view, void *ctx), void *ctx);
 
 /* jobview_sum.c: the merging of summaries' numbers that jobview_build
  * uses.  Add every number of src into dst, recursively (objects created

@@ -362,41 +362,28 @@ static void print_fields(const cJSON *all, const struct jobs_opts *o)
 	}
 }
 
+static bool state_matches(const cJSON *view, void *ctx)
+{
+	return job_filter_summary(ctx, view);
+}
+
 /* The finished jobs: one job view per job, the state filter on the job's
  * state, the newest o->limit; with --steps the summaries themselves. */
 static cJSON *finished(struct cli *c, const struct job_filter *f, const struct jobs_opts *o)
 {
 	struct job_filter per_step = *f, job_state;
-	cJSON *sums, *views, *out;
-	int n;
+	cJSON *sums, *views;
 
 	if (o->steps)
 		return cli_summaries_tail(c, (size_t)o->limit, f);
 	per_step.states = NULL;
 	sums = cli_summaries_tail(c, 0, &per_step);
-	views = sums ? jobview_group(sums, &c->cfg) : NULL;
-	cJSON_Delete(sums);
-	if (!views || !(out = cJSON_CreateArray())) {
-		cJSON_Delete(views);
-		return NULL;
-	}
 	job_filter_init(&job_state);
 	job_state.states = f->states;
-	n = 0;
-	while (cJSON_GetArraySize(views) > 0) {
-		cJSON *v = cJSON_DetachItemFromArray(views, 0);
-
-		if (job_filter_summary(&job_state, v)) {
-			cJSON_AddItemToArray(out, v);
-			n++;
-		} else {
-			cJSON_Delete(v);
-		}
-	}
-	cJSON_Delete(views);
-	while (o->limit > 0 && n-- > o->limit)
-		cJSON_DeleteItemFromArray(out, 0);
-	return out;
+	views = sums ? jobview_group(sums, &c->cfg, (size_t)o->limit, state_matches, &job_state)
+		     : NULL;
+	cJSON_Delete(sums);
+	return views;
 }
 
 int cmd_jobs(struct cli *c, int argc, char **argv)

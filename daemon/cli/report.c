@@ -444,7 +444,7 @@ static int cmp_cpu(const void *a, const void *b)
 /* The kept steps as jobs: each job's view counted as one job. */
 static int add_jobs(struct cli *c, struct report *r)
 {
-	cJSON *views = jobview_group(r->steps, &c->cfg);
+	cJSON *views = jobview_group(r->steps, &c->cfg, 0, NULL, NULL);
 	const cJSON *v;
 	int rc = 0;
 

@@ -324,6 +324,53 @@ static void test_mixed_states(void)
 	}
 }
 
+static bool not_failed(const cJSON *v, void *ctx)
+{
+	(void)ctx;
+	return strcmp(sat(v, "state"), "FAILED") != 0;
+}
+
+/* A listing of several jobs' steps: one view per job, by its last step. */
+static void test_group(void)
+{
+	static const struct step s[] = {
+		{"601", "batch", "n1", "COMPLETED", 0, 0, 100, 10, 1, 8, 4, NULL},
+		{"602", "batch", "n1", "FAILED", 1, 0, 50, 10, 1, 8, 4, NULL},
+		{"601", "0", "n2", "COMPLETED", 0, 10, 90, 10, 1, 8, 4, NULL},
+		{"603", "batch", "n1", "COMPLETED", 0, 0, 60, 10, 1, 8, 4, NULL},
+	};
+	cJSON *arr = cJSON_CreateArray(), *v;
+
+	for (size_t i = 0; i < 4; i++)
+		cJSON_AddItemToArray(arr, step_summary(&s[i]));
+	v = jobview_group(arr, &cfg, 0, NULL, NULL);
+	CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(v), 3);
+	CU_ASSERT_STRING_EQUAL(sat(cJSON_GetArrayItem(v, 0), "job"), "u-602-batch-n1");
+	CU_ASSERT_STRING_EQUAL(sat(cJSON_GetArrayItem(v, 1), "job"), "601");
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItem(cJSON_GetArrayItem(v, 1), "steps")), 2);
+	cJSON_Delete(v);
+	/* the newest 2 */
+	v = jobview_group(arr, &cfg, 2, NULL, NULL);
+	CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(v), 2);
+	CU_ASSERT_STRING_EQUAL(sat(cJSON_GetArrayItem(v, 0), "job"), "601");
+	cJSON_Delete(v);
+	/* the newest 2 that pass */
+	v = jobview_group(arr, &cfg, 2, not_failed, NULL);
+	CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(v), 2);
+	CU_ASSERT_STRING_EQUAL(sat(cJSON_GetArrayItem(v, 0), "job"), "601");
+	CU_ASSERT_STRING_EQUAL(sat(cJSON_GetArrayItem(v, 1), "job"), "u-603-batch-n1");
+	cJSON_Delete(v);
+	v = jobview_group(arr, &cfg, 0, not_failed, NULL);
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(v), 2);
+	cJSON_Delete(v);
+	cJSON_Delete(arr);
+	arr = cJSON_CreateArray();
+	v = jobview_group(arr, &cfg, 0, NULL, NULL);
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(v), 0);
+	cJSON_Delete(v);
+	cJSON_Delete(arr);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -332,6 +379,7 @@ int main(void)
 		{"two nodes", test_two_nodes},
 		{"array tasks are jobs of their own", test_array_tasks_are_jobs},
 		{"mixed states", test_mixed_states},
+		{"a listing grouped into jobs", test_group},
 	};
 
 	config_defaults(&cfg);
