@@ -63,7 +63,7 @@ static void usage(FILE *f)
 		"  -X, --allocations         one line per job (the default)\n"
 		"      --steps               one line per step and node\n"
 		"      --limit N             at most the N newest finished jobs (default %d;\n"
-		"                            0: all)\n"
+		"                            0: all), of the newest N x %d steps\n"
 		"  -o, --format FIELD[,...]  these columns, by sacct's names: %s\n"
 		"                            (default with -P or -n: %s)\n"
 		"  -P, --parsable2           fields separated by |, no padding (as sacct)\n"
@@ -77,7 +77,7 @@ static void usage(FILE *f)
 		"TIME (every tracer command): now, now-7days, now-2hours, now-30min, today,\n"
 		"      yesterday, 2026-11-22, 2026-11-22T06:30[:00]; local time unless it\n"
 		"      ends in Z or an offset (+01:00)\n",
-		DEFAULT_LIMIT, all, JOBS_FORMAT_DEFAULT);
+		DEFAULT_LIMIT, TRACER_DEFAULT_JOBS_STEPS_READ, all, JOBS_FORMAT_DEFAULT);
 }
 
 static int time_arg(const char *opt, const char *v, int64_t *out)
@@ -368,7 +368,9 @@ static bool state_matches(const cJSON *view, void *ctx)
 }
 
 /* The finished jobs: one job view per job, the state filter on the job's
- * state, the newest o->limit; with --steps the summaries themselves. */
+ * state, the newest o->limit; with --steps the summaries themselves.  Of
+ * the newest limit x TRACER_DEFAULT_JOBS_STEPS_READ summaries, so that a
+ * listing stays quick on a large archive (--limit 0: every one). */
 static cJSON *finished(struct cli *c, const struct job_filter *f, const struct jobs_opts *o)
 {
 	struct job_filter per_step = *f, job_state;
@@ -377,7 +379,7 @@ static cJSON *finished(struct cli *c, const struct job_filter *f, const struct j
 	if (o->steps)
 		return cli_summaries_tail(c, (size_t)o->limit, f);
 	per_step.states = NULL;
-	sums = cli_summaries_tail(c, 0, &per_step);
+	sums = cli_summaries_tail(c, (size_t)o->limit * TRACER_DEFAULT_JOBS_STEPS_READ, &per_step);
 	job_filter_init(&job_state);
 	job_state.states = f->states;
 	views = sums ? jobview_group(sums, &c->cfg, (size_t)o->limit, state_matches, &job_state)
