@@ -81,7 +81,9 @@ bool jobview_same_job(const cJSON *a, const cJSON *b)
 
 	if (!ja || !jb)
 		return !ja && !jb && eq_or_both_absent(str(a, "job"), str(b, "job"));
-	return !strcmp(ja, jb) && eq_or_both_absent(str(ia, "cluster"), str(ib, "cluster"));
+	/* the scheduler too: a job id a user gives a local job is no Slurm job */
+	return !strcmp(ja, jb) && eq_or_both_absent(str(ia, "cluster"), str(ib, "cluster")) &&
+	       eq_or_both_absent(str(ia, "scheduler"), str(ib, "scheduler"));
 }
 
 static int by_start(const void *x, const void *y)

@@ -18,9 +18,9 @@
  * FAILED > CANCELLED > COMPLETED; a word it does not know ranks 0. */
 int jobview_state_rank(const char *state);
 
-/* Do two summaries belong to the same job: the same identity.cluster
- * (both absent counts as the same) and identity.job_id (a summary
- * without a job id is a job of its own: its "job" uid)? */
+/* Do two summaries belong to the same job: the same identity.scheduler,
+ * identity.cluster (both absent counts as the same) and identity.job_id
+ * (a summary without a job id is a job of its own: its "job" uid)? */
 bool jobview_same_job(const cJSON *a, const cJSON *b);
 
 /*

@@ -34,7 +34,8 @@ static uint64_t job_hash(const cJSON *s)
 
 	if (!job)
 		return fnv(fnv(14695981039346656037ull, "uid"), json_get_str(s, "job", NULL));
-	return fnv(fnv(14695981039346656037ull, json_get_str(id, "cluster", NULL)), job);
+	return fnv(fnv(fnv(14695981039346656037ull, json_get_str(id, "scheduler", NULL)),
+		       json_get_str(id, "cluster", NULL)), job);
 }
 
 static int by_last(const void *a, const void *b)

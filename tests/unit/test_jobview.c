@@ -272,6 +272,12 @@ static void test_array_tasks_are_jobs(void)
 	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(d, "identity"), "cluster",
 				  cJSON_CreateString("c2"));
 	CU_ASSERT(!jobview_same_job(a, d));
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(d, "identity"), "cluster",
+				  cJSON_CreateString("c1"));
+	CU_ASSERT(jobview_same_job(a, d));
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(d, "identity"), "scheduler",
+				  cJSON_CreateString("local"));
+	CU_ASSERT(!jobview_same_job(a, d));
 	cJSON_Delete(a);
 	cJSON_Delete(b);
 	cJSON_Delete(c);
