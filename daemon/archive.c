@@ -34,7 +34,6 @@
 #define ARCHIVE_READ_MS 10000   /* reading stops then; the reply says truncated */
 #define ARCHIVE_SEND_TIMEOUT_S 5 /* a client that stops reading loses its reply */
 #define ARCHIVE_REPLY_MAX (64u << 20) /* bytes of summaries in one reply */
-#define ARCHIVE_LIMIT_MAX 1000  /* newest-N listings: N at most (held in memory) */
 
 struct areq {
 	int fd;
@@ -154,7 +153,7 @@ static void answer(struct archive *a, struct areq *r)
 		} else if (q->limit == 0) {
 			summaries_each_file(a->path, &f, send_summary, &o, &st);
 		} else {
-			long n = q->limit > ARCHIVE_LIMIT_MAX ? ARCHIVE_LIMIT_MAX : q->limit;
+			long n = q->limit > TRACER_ARCHIVE_LIMIT_MAX ? TRACER_ARCHIVE_LIMIT_MAX : q->limit;
 
 			capped = n < q->limit;
 			got = summaries_tail(a->path, (size_t)n, &f, &st);

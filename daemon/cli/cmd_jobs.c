@@ -375,11 +375,16 @@ static cJSON *finished(struct cli *c, const struct job_filter *f, const struct j
 {
 	struct job_filter per_step = *f, job_state;
 	cJSON *sums, *views;
+	size_t window;
 
 	if (o->steps)
 		return cli_summaries_tail(c, (size_t)o->limit, f);
 	per_step.states = NULL;
-	sums = cli_summaries_tail(c, (size_t)o->limit * TRACER_DEFAULT_JOBS_STEPS_READ, &per_step);
+	window = (size_t)o->limit * TRACER_DEFAULT_JOBS_STEPS_READ;
+	/* tracerd answers at most that many: asking for more is refused */
+	if (cli_archive_remote() && window > TRACER_ARCHIVE_LIMIT_MAX)
+		window = TRACER_ARCHIVE_LIMIT_MAX;
+	sums = cli_summaries_tail(c, window, &per_step);
 	job_filter_init(&job_state);
 	job_state.states = f->states;
 	views = sums ? jobview_group(sums, &c->cfg, (size_t)o->limit, state_matches, &job_state)
