@@ -34,7 +34,6 @@
 #define ARCHIVE_READ_MS 10000   /* reading stops then; the reply says truncated */
 #define ARCHIVE_SEND_TIMEOUT_S 5 /* a client that stops reading loses its reply */
 #define ARCHIVE_REPLY_MAX (64u << 20) /* bytes of summaries in one reply */
-#define ARCHIVE_LIMIT_MAX 1000  /* newest-N listings: N at most (held in memory) */
 
 struct areq {
 	int fd;
@@ -112,6 +111,10 @@ static void filter_from_query(struct job_filter *f, const struct proto_query *q)
 	f->states = q->states[0] ? q->states : NULL;
 	f->names = q->names[0] ? q->names : NULL;
 	f->runs = q->runs[0] ? q->runs : NULL;
+	f->job_ids = q->job_ids[0] ? q->job_ids : NULL;
+	f->accounts = q->accounts[0] ? q->accounts : NULL;
+	f->partitions = q->partitions[0] ? q->partitions : NULL;
+	f->nodes = q->nodes[0] ? q->nodes : NULL;
 	f->since_ns = q->since_ns;
 	f->until_ns = q->until_ns;
 }
@@ -150,7 +153,7 @@ static void answer(struct archive *a, struct areq *r)
 		} else if (q->limit == 0) {
 			summaries_each_file(a->path, &f, send_summary, &o, &st);
 		} else {
-			long n = q->limit > ARCHIVE_LIMIT_MAX ? ARCHIVE_LIMIT_MAX : q->limit;
+			long n = q->limit > TRACER_ARCHIVE_LIMIT_MAX ? TRACER_ARCHIVE_LIMIT_MAX : q->limit;
 
 			capped = n < q->limit;
 			got = summaries_tail(a->path, (size_t)n, &f, &st);

@@ -54,7 +54,7 @@ options_documented() {
 	local page=$1 o missing= help
 	shift
 	help=$("$@") || { echo "$* failed"; return 1; }
-	for o in $(grep -o -- '--[a-z][a-z-]*' <<<"$help" | sort -u); do
+	for o in $(grep -o -- '--[a-z][a-z0-9-]*' <<<"$help" | sort -u); do
 		grep -q "Fl -${o#--}\b" "$TOP/man/$page" || missing="$missing $o"
 	done
 	[ -z "$missing" ] || { echo "not in $page:$missing"; return 1; }

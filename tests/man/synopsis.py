@@ -9,7 +9,7 @@ import subprocess
 import sys
 
 page, tracer = sys.argv[1], sys.argv[2]
-OPT = re.compile(r"(?<![\w-])(--?[a-zA-Z][a-z-]*)")
+OPT = re.compile(r"(?<![\w-])(--?[a-zA-Z][a-z0-9-]*)")
 SKIP = {"-h", "--help", "--version"}
 
 
@@ -29,7 +29,7 @@ def man_synopsis():
             cmd = m.group(1)
             continue
         opts = out.setdefault(cmd, set())
-        for f in re.findall(r"\bFl (-?[a-zA-Z][a-z-]*)", line):
+        for f in re.findall(r"\bFl (-?[a-zA-Z][a-z0-9-]*)", line):
             opts.add("-" + f)
     return out
 
