@@ -7,6 +7,7 @@
 #define TRACER_JOBFILTER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <cjson/cJSON.h>
 
@@ -16,6 +17,10 @@ struct job_filter {
 	const char *states;  /* --state: comma list of state words (sacct's) */
 	const char *names;   /* --name: comma list of task names */
 	const char *runs;    /* -r: comma list of run ids or run names */
+	const char *job_ids; /* -j: comma list of JOBID, JOBID.STEP or ARRAYJOBID_TASK */
+	const char *accounts;   /* -A: comma list of accounts */
+	const char *partitions; /* --partition: comma list of partitions / queues */
+	const char *nodes;      /* --node: comma list of host names */
 	int64_t since_ns;    /* -S: ended at or after (INT64_MIN: any) */
 	int64_t until_ns;    /* -E: started at or before (INT64_MAX: any) */
 	int64_t owner_uid;   /* only the jobs of this uid (-1: everyone's);
@@ -23,6 +28,9 @@ struct job_filter {
 };
 
 void job_filter_init(struct job_filter *f);
+/* sacct's state word for the n bytes at w ("CD" -> "COMPLETED"); the
+ * word itself (copied into buf) when it is no abbreviation. */
+const char *job_filter_state_word(const char *w, size_t n, char *buf, size_t len);
 bool job_filter_match(const struct job_filter *f, const cJSON *identity,
 		      const char *state, int64_t start_ns, int64_t end_ns);
 bool job_filter_summary(const struct job_filter *f, const cJSON *summary);

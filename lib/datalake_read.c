@@ -1,0 +1,383 @@
+/*
+ * datalake_read.c - summaries back from ClickHouse (datalake_read.h).
+ *
+ * A user controls the names a filter holds, so every value goes into the
+ * SQL as a quoted string literal with its backslashes and quotes escaped,
+ * and a value with a control character is refused; numbers are printed
+ * from integers.  The answer is TabSeparatedRaw: one summary per line as
+ * stored (a summary is one line of JSON, without tabs).  The query runs
+ * over the HTTP interface with the sinks' request helper (sink_http.c),
+ * within a deadline and a cap on the answer's size.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "datalake_read.h"
+#include "defaults.h"
+#include "growbuf.h"
+#include "sink_priv.h"
+
+bool datalake_configured(const struct tracer_config *cfg)
+{
+	return strcmp(cfg->datalake, "clickhouse") == 0;
+}
+
+int datalake_check_credentials(const struct tracer_config *cfg, char *err, size_t errlen)
+{
+	const char *path = cfg->clickhouse_password_file;
+	char password[512];
+	struct stat st;
+	int rc;
+
+	if (!path[0])
+		return 0;
+	if (stat(path, &st) != 0) {
+		snprintf(err, errlen, "clickhouse_password_file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 077)) {
+		snprintf(err, errlen, "clickhouse_password_file %s: mode %04o, owner uid %u: "
+			 "must be a file of root's with mode 0600 (users must not read the "
+			 "datalake's credentials)", path, (unsigned)(st.st_mode & 07777),
+			 (unsigned)st.st_uid);
+		return -1;
+	}
+	rc = read_secret(path, password, sizeof(password), err, errlen);
+	memset(password, 0, sizeof(password));
+	return rc;
+}
+
+/* 'value' as a ClickHouse string literal; -1 for a control character */
+static int add_literal(struct growbuf *b, const char *v, size_t n)
+{
+	growbuf_add(b, "'", 1);
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)v[i];
+
+		if (c < 0x20 || c == 0x7f)
+			return -1;
+		if (c == '\\' || c == '\'')
+			growbuf_add(b, "\\", 1);
+		growbuf_add(b, (const char *)&v[i], 1);
+	}
+	growbuf_add(b, "'", 1);
+	return 0;
+}
+
+static bool all_digits(const char *w, size_t n)
+{
+	if (n == 0 || n > 18)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)w[i]))
+			return false;
+	return true;
+}
+
+enum list_kind { L_PLAIN, L_USER, L_STATE, L_JOB };
+
+/* One word of a list as a condition. */
+static int add_word(struct growbuf *b, enum list_kind kind, const char *col, const char *w,
+		    size_t n)
+{
+	char buf[64];
+	const char *dot, *us;
+
+	switch (kind) {
+	case L_USER:
+		if (all_digits(w, n))
+			return growbuf_printf(b, "uid = %.*s", (int)n, w), 0;
+		break;
+	case L_STATE:
+		w = job_filter_state_word(w, n, buf, sizeof(buf));
+		n = strlen(w);
+		growbuf_printf(b, "upper(%s) = upper(", col);
+		if (add_literal(b, w, n) != 0)
+			return -1;
+		return growbuf_add(b, ")", 1), 0;
+	case L_JOB:
+		dot = memchr(w, '.', n);
+		us = memchr(w, '_', n);
+		if (dot) {
+			growbuf_add(b, "(job_id = ", 12);
+			if (add_literal(b, w, (size_t)(dot - w)) != 0)
+				return -1;
+			growbuf_add(b, " AND step_id = ", 15);
+			if (add_literal(b, dot + 1, n - (size_t)(dot - w) - 1) != 0)
+				return -1;
+			return growbuf_add(b, ")", 1), 0;
+		}
+		if (us && all_digits(us + 1, n - (size_t)(us - w) - 1)) {
+			/* an array's task: ARRAYJOBID_TASK, or a job id spelled so */
+			growbuf_add(b, "((array_job_id = ", 17);
+			if (add_literal(b, w, (size_t)(us - w)) != 0)
+				return -1;
+			growbuf_printf(b, " AND array_task_id = %.*s) OR job_id = ",
+				       (int)(n - (size_t)(us - w) - 1), us + 1);
+			if (add_literal(b, w, n) != 0)
+				return -1;
+			return growbuf_add(b, ")", 1), 0;
+		}
+		break;
+	default:
+		break;
+	}
+	growbuf_printf(b, "%s = ", col);
+	return add_literal(b, w, n);
+}
+
+/* " AND (col = 'a' OR col = 'b')" for a comma list; nothing for NULL */
+static int add_list(struct growbuf *b, const char *list, enum list_kind kind,
+		    const char *col, const char *col2)
+{
+	const char *p = list;
+	bool first = true;
+
+	if (!list)
+		return 0;
+	growbuf_add(b, " AND (", 6);
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n > 0) {
+			if (!first)
+				growbuf_add(b, " OR ", 4);
+			first = false;
+			if (add_word(b, kind, col, p, n) != 0)
+				return -1;
+			if (col2) {
+				growbuf_add(b, " OR ", 4);
+				if (add_word(b, kind, col2, p, n) != 0)
+					return -1;
+			}
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (first) /* an empty list matches nothing, as in job_filter_match */
+		growbuf_add(b, "0", 1);
+	growbuf_add(b, ")", 1);
+	return 0;
+}
+
+static int where_into(const struct job_filter *f, struct growbuf *b)
+{
+	growbuf_add(b, "1", 1);
+	if (f->owner_uid >= 0)
+		growbuf_printf(b, " AND uid = %" PRId64, f->owner_uid);
+	if (add_list(b, f->users, L_USER, "user", NULL) != 0 ||
+	    add_list(b, f->states, L_STATE, "state", NULL) != 0 ||
+	    add_list(b, f->names, L_PLAIN, "task_name", NULL) != 0 ||
+	    add_list(b, f->runs, L_PLAIN, "run_id", "run_name") != 0 ||
+	    add_list(b, f->job_ids, L_JOB, "job_id", NULL) != 0 ||
+	    add_list(b, f->accounts, L_PLAIN, "account", NULL) != 0 ||
+	    add_list(b, f->partitions, L_PLAIN, "partition", NULL) != 0 ||
+	    add_list(b, f->nodes, L_PLAIN, "host", NULL) != 0)
+		return -1;
+	/* as job_filter_match: -S keeps what ended then or later, -E what
+	 * had started by then */
+	if (f->since_ns != INT64_MIN)
+		growbuf_printf(b, " AND end_ns >= %" PRId64, f->since_ns < 0 ? 0 : f->since_ns);
+	if (f->until_ns != INT64_MAX)
+		growbuf_printf(b, " AND start_ns <= %" PRId64, f->until_ns < 0 ? 0 : f->until_ns);
+	return 0;
+}
+
+int datalake_where(const struct job_filter *f, char *out, size_t outlen, char *err,
+		   size_t errlen)
+{
+	struct growbuf b = {0};
+	int rc = -1;
+
+	if (where_into(f, &b) != 0)
+		snprintf(err, errlen, "a filter value holds a control character");
+	else if (b.oom || b.len >= outlen)
+		snprintf(err, errlen, "the selection is too long");
+	else
+		rc = snprintf(out, outlen, "%s", b.p) < 0 ? -1 : 0;
+	growbuf_free(&b);
+	return rc;
+}
+
+/* the database's name from tracer.conf, usable as an identifier */
+static int db_ident(const struct tracer_config *cfg, char *err, size_t errlen)
+{
+	const char *c = cfg->clickhouse_database;
+
+	for (; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_')
+			break;
+	if (!*cfg->clickhouse_database || *c) {
+		snprintf(err, errlen, "clickhouse_database \"%s\" is not a plain name",
+			 cfg->clickhouse_database);
+		return -1;
+	}
+	return 0;
+}
+
+/* Run one query; the answer in body (NUL-terminated). */
+static int run_query(const struct tracer_config *cfg, const char *sql, struct growbuf *body,
+		     char *err, size_t errlen)
+{
+	char password[512] = "", why[512];
+	struct http_post r;
+	int rc;
+
+	if (cfg->clickhouse_password_file[0] &&
+	    read_secret(cfg->clickhouse_password_file, password, sizeof(password), err,
+			errlen) != 0)
+		return -1;
+	body->max = TRACER_DATALAKE_REPLY_MAX;
+	r = (struct http_post){.url = cfg->clickhouse_url, .body = sql, .len = strlen(sql),
+			       .ca_file = cfg->http_ca_file, .user = cfg->clickhouse_user,
+			       .password = password, .timeout_ms = TRACER_DATALAKE_TIMEOUT_MS,
+			       .body_out = body};
+	rc = http_post_run(&r, why, sizeof(why));
+	memset(password, 0, sizeof(password));
+	if (body->over)
+		snprintf(err, errlen, "ClickHouse at %s: the answer is larger than %u bytes: "
+			 "select fewer jobs", cfg->clickhouse_url, TRACER_DATALAKE_REPLY_MAX);
+	else if (body->oom)
+		snprintf(err, errlen, "out of memory");
+	else if (rc != 0 && r.status && (r.status < 200 || r.status >= 300))
+		snprintf(err, errlen, "ClickHouse at %s: HTTP %ld: %.300s", cfg->clickhouse_url,
+			 r.status, r.reply);
+	else if (rc != 0)
+		snprintf(err, errlen, "ClickHouse at %s: %s", cfg->clickhouse_url, why);
+	return rc != 0 || body->over || body->oom ? -1 : 0;
+}
+
+/* After a failed query: a table without the summary column is an older
+ * schema (the error then says what to do); err is kept otherwise. */
+static void explain_schema(const struct tracer_config *cfg, char *err, size_t errlen)
+{
+	struct growbuf body = {0};
+	char sql[512], ignored[256];
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT name FROM system.columns WHERE database = '%s' AND table = 'jobs'"
+		 " AND name IN ('summary_id', 'summary') FORMAT TabSeparatedRaw",
+		 cfg->clickhouse_database);
+	if (run_query(cfg, sql, &body, ignored, sizeof(ignored)) == 0 && body.p &&
+	    strstr(body.p, "summary_id\n") && !strstr(body.p, "summary\n"))
+		snprintf(err, errlen, "ClickHouse at %s: schema version 1 has no summary column: "
+			 "run tracer datalake migrate", cfg->clickhouse_url);
+	growbuf_free(&body);
+}
+
+/* Hand each line of the answer to each(); lines in the answer's order. */
+static void each_line(char *p, size_t len, datalake_each_fn each, void *ctx, int *count)
+{
+	char *end = p + len;
+
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (n > 0) { /* a row written before the summary column: empty */
+			++*count;
+			if (each(ctx, p, n) != 0)
+				return;
+		}
+		p += n + 1;
+	}
+}
+
+static int select_summaries(const struct tracer_config *cfg, const char *where, long limit,
+			    datalake_each_fn each, void *ctx, char *err, size_t errlen)
+{
+	struct growbuf sql = {0}, body = {0};
+	const char *db = cfg->clickhouse_database;
+	int rc = -1, count = 0;
+
+	if (db_ident(cfg, err, errlen) != 0)
+		return -1;
+	/* the newest `limit`, then oldest first; summary_id breaks ties */
+	if (limit > 0)
+		growbuf_printf(&sql, "SELECT summary FROM (SELECT summary, end_ns, summary_id"
+			       " FROM %s.jobs FINAL WHERE %s ORDER BY end_ns DESC, summary_id DESC"
+			       " LIMIT %ld) ORDER BY end_ns, summary_id FORMAT TabSeparatedRaw",
+			       db, where, limit);
+	else
+		growbuf_printf(&sql, "SELECT summary FROM %s.jobs FINAL WHERE %s"
+			       " ORDER BY end_ns, summary_id FORMAT TabSeparatedRaw", db, where);
+	if (sql.oom) {
+		snprintf(err, errlen, "out of memory");
+	} else if (run_query(cfg, sql.p, &body, err, errlen) != 0) {
+		explain_schema(cfg, err, errlen);
+	} else {
+		each_line(body.p ? body.p : (char *)"", body.len, each, ctx, &count);
+		rc = count;
+	}
+	growbuf_free(&sql);
+	growbuf_free(&body);
+	return rc;
+}
+
+int datalake_read_summaries(const struct tracer_config *cfg, const struct job_filter *f,
+			    long limit, int (*each)(void *ctx, const char *summary_json_line,
+						    size_t len),
+			    void *ctx, char *err, size_t errlen)
+{
+	struct growbuf where = {0};
+	int rc = -1;
+
+	if (where_into(f, &where) != 0)
+		snprintf(err, errlen, "a filter value holds a control character");
+	else if (where.oom)
+		snprintf(err, errlen, "out of memory");
+	else
+		rc = select_summaries(cfg, where.p, limit < 0 ? 0 : limit, each, ctx, err,
+				      errlen) < 0 ? -1 : 0;
+	growbuf_free(&where);
+	return rc;
+}
+
+int datalake_read_job(const struct tracer_config *cfg, const char *name,
+		      const struct job_filter *f, datalake_each_fn each, void *ctx, char *err,
+		      size_t errlen)
+{
+	struct growbuf where = {0};
+	const char *dot = strchr(name, '.');
+	int rc = -1;
+
+	if (where_into(f, &where) != 0)
+		goto bad;
+	if (strcmp(name, "last") != 0) {
+		/* a scheduler's job id is what most users type: it goes first
+		 * in the order below, then the newest */
+		growbuf_add(&where, " AND (job = ", 12);
+		if (add_literal(&where, name, strlen(name)) != 0)
+			goto bad;
+		growbuf_add(&where, " OR summary_id = ", 17);
+		add_literal(&where, name, strlen(name));
+		growbuf_add(&where, " OR job_id = ", 13);
+		add_literal(&where, name, strlen(name));
+		growbuf_add(&where, " OR task_name = ", 16);
+		add_literal(&where, name, strlen(name));
+		if (dot) {
+			growbuf_add(&where, " OR ", 4);
+			add_word(&where, L_JOB, "job_id", name, strlen(name));
+		}
+		growbuf_add(&where, ")", 1);
+	}
+	if (where.oom) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	rc = select_summaries(cfg, where.p, 1, each, ctx, err, errlen);
+	if (rc > 1)
+		rc = 1;
+	goto out;
+bad:
+	snprintf(err, errlen, "a filter value holds a control character");
+out:
+	growbuf_free(&where);
+	return rc;
+}
