@@ -52,20 +52,25 @@ int datalake_check_credentials(const struct tracer_config *cfg, char *err, size_
 	return rc;
 }
 
+static void adds(struct growbuf *b, const char *s)
+{
+	growbuf_add(b, s, strlen(s));
+}
+
 /* 'value' as a ClickHouse string literal; -1 for a control character */
 static int add_literal(struct growbuf *b, const char *v, size_t n)
 {
-	growbuf_add(b, "'", 1);
+	adds(b, "'");
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)v[i];
 
 		if (c < 0x20 || c == 0x7f)
 			return -1;
 		if (c == '\\' || c == '\'')
-			growbuf_add(b, "\\", 1);
+			adds(b, "\\");
 		growbuf_add(b, (const char *)&v[i], 1);
 	}
-	growbuf_add(b, "'", 1);
+	adds(b, "'");
 	return 0;
 }
 
@@ -99,29 +104,29 @@ static int add_word(struct growbuf *b, enum list_kind kind, const char *col, con
 		growbuf_printf(b, "upper(%s) = upper(", col);
 		if (add_literal(b, w, n) != 0)
 			return -1;
-		return growbuf_add(b, ")", 1), 0;
+		return adds(b, ")"), 0;
 	case L_JOB:
 		dot = memchr(w, '.', n);
 		us = memchr(w, '_', n);
 		if (dot) {
-			growbuf_add(b, "(job_id = ", 12);
+			adds(b, "(job_id = ");
 			if (add_literal(b, w, (size_t)(dot - w)) != 0)
 				return -1;
-			growbuf_add(b, " AND step_id = ", 15);
+			adds(b, " AND step_id = ");
 			if (add_literal(b, dot + 1, n - (size_t)(dot - w) - 1) != 0)
 				return -1;
-			return growbuf_add(b, ")", 1), 0;
+			return adds(b, ")"), 0;
 		}
 		if (us && all_digits(us + 1, n - (size_t)(us - w) - 1)) {
 			/* an array's task: ARRAYJOBID_TASK, or a job id spelled so */
-			growbuf_add(b, "((array_job_id = ", 17);
+			adds(b, "((array_job_id = ");
 			if (add_literal(b, w, (size_t)(us - w)) != 0)
 				return -1;
 			growbuf_printf(b, " AND array_task_id = %.*s) OR job_id = ",
 				       (int)(n - (size_t)(us - w) - 1), us + 1);
 			if (add_literal(b, w, n) != 0)
 				return -1;
-			return growbuf_add(b, ")", 1), 0;
+			return adds(b, ")"), 0;
 		}
 		break;
 	default:
@@ -140,18 +145,18 @@ static int add_list(struct growbuf *b, const char *list, enum list_kind kind,
 
 	if (!list)
 		return 0;
-	growbuf_add(b, " AND (", 6);
+	adds(b, " AND (");
 	while (*p) {
 		size_t n = strcspn(p, ",");
 
 		if (n > 0) {
 			if (!first)
-				growbuf_add(b, " OR ", 4);
+				adds(b, " OR ");
 			first = false;
 			if (add_word(b, kind, col, p, n) != 0)
 				return -1;
 			if (col2) {
-				growbuf_add(b, " OR ", 4);
+				adds(b, " OR ");
 				if (add_word(b, kind, col2, p, n) != 0)
 					return -1;
 			}
@@ -161,14 +166,14 @@ static int add_list(struct growbuf *b, const char *list, enum list_kind kind,
 			p++;
 	}
 	if (first) /* an empty list matches nothing, as in job_filter_match */
-		growbuf_add(b, "0", 1);
-	growbuf_add(b, ")", 1);
+		adds(b, "0");
+	adds(b, ")");
 	return 0;
 }
 
 static int where_into(const struct job_filter *f, struct growbuf *b)
 {
-	growbuf_add(b, "1", 1);
+	adds(b, "1");
 	if (f->owner_uid >= 0)
 		growbuf_printf(b, " AND uid = %" PRId64, f->owner_uid);
 	if (add_list(b, f->users, L_USER, "user", NULL) != 0 ||
@@ -352,20 +357,20 @@ int datalake_read_job(const struct tracer_config *cfg, const char *name,
 	if (strcmp(name, "last") != 0) {
 		/* a scheduler's job id is what most users type: it goes first
 		 * in the order below, then the newest */
-		growbuf_add(&where, " AND (job = ", 12);
+		adds(&where, " AND (job = ");
 		if (add_literal(&where, name, strlen(name)) != 0)
 			goto bad;
-		growbuf_add(&where, " OR summary_id = ", 17);
+		adds(&where, " OR summary_id = ");
 		add_literal(&where, name, strlen(name));
-		growbuf_add(&where, " OR job_id = ", 13);
+		adds(&where, " OR job_id = ");
 		add_literal(&where, name, strlen(name));
-		growbuf_add(&where, " OR task_name = ", 16);
+		adds(&where, " OR task_name = ");
 		add_literal(&where, name, strlen(name));
 		if (dot) {
-			growbuf_add(&where, " OR ", 4);
+			adds(&where, " OR ");
 			add_word(&where, L_JOB, "job_id", name, strlen(name));
 		}
-		growbuf_add(&where, ")", 1);
+		adds(&where, ")");
 	}
 	if (where.oom) {
 		snprintf(err, errlen, "out of memory");
