@@ -24,8 +24,9 @@
 #                     pipeline, print its report and write
 #                     $(BUILD)/demo-report.html
 #   make bench        overhead and accuracy benchmarks (docs/benchmarks.md)
-#   make install      install the four binaries, the configuration and the
-#                     man pages under DESTDIR/PREFIX; builds only what it
+#   make install      install the four binaries, the configuration, the
+#                     man pages and the datalake's schema migrations
+#                     under DESTDIR/PREFIX; builds only what it
 #                     installs (used by rpm/tracer.spec); an edited
 #                     /etc/tracer file is kept, the new default put
 #                     beside it as FILE.new
@@ -64,6 +65,7 @@ LLVM_STRIP ?= llvm-strip
 PREFIX     ?= /usr
 SYSCONFDIR ?= /etc
 MANDIR     ?= $(PREFIX)/share/man
+DATADIR    ?= $(PREFIX)/share
 # Slurm's PluginDir: from slurm.pc where Slurm ships one (RHEL-like:
 # /usr/lib64/slurm), else Debian's and Ubuntu's
 SLURM_PLUGIN_DIR ?= $(shell pkg-config --exists slurm 2>/dev/null && \
@@ -335,6 +337,10 @@ install: $(INSTALL_BINS)
 	install -D -m 0644 contrib/systemd/tracerd-reader.service $(DESTDIR)$(UNITDIR)/tracerd-reader.service
 	for p in man/*.[1-8]; do \
 		install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/} || exit 1; \
+	done
+	# `tracer datalake migrate` reads them here (lib/defaults.h)
+	for p in contrib/clickhouse/migrations/*.sql; do \
+		install -D -m 0644 $$p $(DESTDIR)$(DATADIR)/tracer/clickhouse/migrations/$${p##*/} || exit 1; \
 	done
 
 clean:

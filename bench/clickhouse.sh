@@ -25,7 +25,8 @@ spool_empty() { [ "$(tr_cli status --json | python3 -c 'import json,sys; print(j
 
 ch_setup "$TMP/ch" 18102 18125
 ch_start || exit 1
-chq <"$TOP/contrib/clickhouse/schema.sql" || { echo "FAIL: schema.sql does not load" >&2; exit 1; }
+"$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:18125/ datalake migrate \
+	--dir "$TOP/contrib/clickhouse/migrations" >/dev/null || { echo "FAIL: the schema does not load" >&2; exit 1; }
 CH=(-o sinks=file,clickhouse -o clickhouse_url=http://127.0.0.1:18125/ -o retry_max_ms=1000)
 
 # job end -> row

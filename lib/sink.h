@@ -4,7 +4,7 @@
  *   file        NDJSON, one line per summary, rotated by size
  *   http        POST of a JSON array of summaries (gzip, bearer token)
  *   clickhouse  INSERT ... FORMAT JSONEachRow into the tables of
- *               contrib/clickhouse/schema.sql
+ *               contrib/clickhouse/migrations/ (tracer datalake migrate)
  * A sink delivers a batch whole or fails: the caller keeps the batch and
  * retries (tracerd's spool, daemon/delivery.c); every summary carries a
  * summary_id, so a batch delivered twice does no harm.

@@ -1,19 +1,23 @@
 /*
  * sink_clickhouse.c - the ClickHouse sink: summaries become rows of the
- * tables of contrib/clickhouse/schema.sql (jobs, tools, processes,
- * flags), inserted over ClickHouse's HTTP interface with
+ * datalake's tables (contrib/clickhouse/migrations/: jobs, tools,
+ * processes, flags), inserted over ClickHouse's HTTP interface with
  * INSERT INTO db.table FORMAT JSONEachRow, one insert per table per
  * batch.  Every table is a ReplacingMergeTree whose sorting key holds
  * summary_id: a batch inserted twice (a retry after a lost reply) leaves
- * no visible duplicate with FINAL.
+ * no visible duplicate with FINAL.  The jobs row carries the whole
+ * summary (column summary), as the spool holds it.
  *
- * The server's version is asked once per connection (SELECT version());
- * features newer than ClickHouse 18.16 are used only when it has them:
- * async_insert (21.11) and insert_deduplication_token (22.2).
- * input_format_skip_unknown_fields lets a newer tracer insert into an
- * older schema.  Exact nanosecond times above 2^53 come back from the
- * summary's JSON as doubles: *_ns columns may be off by up to 256 ns;
- * the DateTime columns (seconds) are exact.
+ * The server's version and the schema's (max(version) of schema_version;
+ * none: version 1) are asked once per connection and again after a
+ * failed insert.  A schema newer than this tracerd writes is refused:
+ * nothing is inserted, the summaries stay spooled until the datalake is
+ * one this tracerd knows (or tracerd is upgraded).  Version 1 takes the
+ * rows as they are: its unknown columns are skipped
+ * (input_format_skip_unknown_fields).  What differs between server
+ * versions is decided in clickhouse.c.  Exact nanosecond times above
+ * 2^53 come back from the summary's JSON as doubles: *_ns columns may be
+ * off by up to 256 ns; the DateTime columns (seconds) are exact.
  */
 #include "sink_priv.h"
 
@@ -24,6 +28,7 @@
 #include <time.h>
 #include <zlib.h>
 
+#include "defaults.h"
 #include "jsonutil.h"
 
 enum { T_JOBS, T_TOOLS, T_PROCESSES, T_FLAGS, T_COUNT };
@@ -167,7 +172,51 @@ static void gpu_columns(cJSON *r, const cJSON *s)
 	put_nullable(r, "gpu_energy_j", at(s, "gpu.energy_j"));
 }
 
-static void job_row(struct growbuf *b, const cJSON *s)
+/* a whole number, or null when absent (a Nullable(UInt*) column) */
+static void put_nullable_u64(cJSON *row, const char *col, const cJSON *it)
+{
+	if (cJSON_IsNumber(it) && it->valuedouble >= 0)
+		json_add_u64(row, col, (uint64_t)(it->valuedouble + 0.5));
+	else
+		cJSON_AddNullToObject(row, col);
+}
+
+/* schema v2: the scheduler's facts, state, I/O, cost, recommendation,
+ * container, and the summary itself */
+static void v2_columns(cJSON *r, const cJSON *s, const char *text)
+{
+	const cJSON *limit = first_at(s, "identity.request.time_limit_s",
+				      "identity.allocation.time_limit_s");
+	const char *image = str_at(s, "container.image");
+
+	put_str(r, "state", str_at(s, "state"));
+	put_str(r, "account", str_at(s, "identity.account"));
+	put_str(r, "qos", str_at(s, "identity.qos"));
+	put_nullable(r, "array_task_id", at(s, "identity.array_index"));
+	put_time(r, "submit", u64_at(s, "identity.submit_ns"));
+	put_time(r, "job_start", u64_at(s, "identity.job_start_ns"));
+	put_nullable(r, "queue_wait_s", at(s, "identity.queue_wait_s"));
+	put_str(r, "node_list", str_at(s, "identity.node_list"));
+	json_add_u64(r, "req_cpus", u64_at(s, "identity.request.cpus"));
+	json_add_u64(r, "req_mem_bytes", u64_at(s, "identity.request.mem_bytes"));
+	json_add_u64(r, "req_gpus", u64_at(s, "identity.request.gpus"));
+	json_add_u64(r, "req_nodes", u64_at(s, "identity.request.nodes"));
+	json_add_u64(r, "alloc_nodes", u64_at(s, "identity.allocation.nodes"));
+	put_nullable_u64(r, "time_limit_s", limit);
+	json_add_u64(r, "net_rx_bytes", u64_at(s, "totals.net.recv_bytes"));
+	json_add_u64(r, "net_tx_bytes", u64_at(s, "totals.net.sent_bytes"));
+	json_add_u64(r, "block_read_bytes", u64_at(s, "totals.block.read_bytes"));
+	json_add_u64(r, "block_write_bytes", u64_at(s, "totals.block.write_bytes"));
+	put_nullable(r, "cost_total", at(s, "cost.total"));
+	put_nullable(r, "cost_unused", at(s, "cost.unused"));
+	put_nullable_u64(r, "rec_cpus", at(s, "recommendation.cpus"));
+	put_nullable_u64(r, "rec_mem_bytes", at(s, "recommendation.mem_bytes"));
+	put_nullable_u64(r, "rec_time_s", at(s, "recommendation.time_s"));
+	put_str(r, "container", image[0] ? image : str_at(s, "container.short_id"));
+	put_str(r, "summary", text);
+}
+
+static void job_row(struct growbuf *b, const cJSON *s, const char *text)
 {
 	cJSON *r = cJSON_CreateObject();
 	const cJSON *exit = cJSON_GetObjectItemCaseSensitive(s, "exit");
@@ -212,6 +261,7 @@ static void job_row(struct growbuf *b, const cJSON *s)
 	put_str(r, "labels", labels ? labels : "{}");
 	cJSON_free(labels);
 	gpu_columns(r, s);
+	v2_columns(r, s, text);
 	add_row(b, r);
 }
 
@@ -236,6 +286,9 @@ static void tool_rows(struct growbuf *b, const cJSON *s)
 	cJSON_ArrayForEach(t, at(s, "tools")) {
 		cJSON *r = cJSON_CreateObject();
 		put_common(r, s);
+		put_str(r, "cluster", str_at(s, "identity.cluster"));
+		put_str(r, "job_id", str_at(s, "identity.job_id"));
+		put_str(r, "step_id", str_at(s, "identity.step_id"));
 		put_str(r, "tool", str_at(t, "tool"));
 		put_str(r, "path", str_at(t, "path"));
 		put_str(r, "interpreter", str_at(t, "interpreter"));
@@ -363,6 +416,35 @@ static int ch_post(struct ch_ctx *c, const char *query, const char *settings,
 	return rc;
 }
 
+/* The datalake's schema version (none: 1, made before versions were
+ * recorded); a newer one than this tracerd writes is refused. */
+static int ch_schema(struct ch_ctx *c, char *err, size_t errlen)
+{
+	char query[160];
+	struct http_post r;
+	unsigned v = 1;
+
+	snprintf(query, sizeof(query), "SELECT max(version) FROM %s.schema_version",
+		 c->s->cfg->clickhouse_database);
+	if (ch_post(c, query, NULL, "", 0, &r, err, errlen) == 0) {
+		if (sscanf(r.reply, "%u", &v) != 1) {
+			snprintf(err, errlen, "unexpected answer to %s: %.60s", query, r.reply);
+			return -1;
+		}
+	} else if (!clickhouse_is_unknown_table(err)) {
+		return -1;
+	}
+	c->s->ch_schema = v;
+	if (v > TRACER_CLICKHOUSE_SCHEMA) {
+		snprintf(err, errlen,
+			 "schema version %u unknown (this tracerd writes %d); "
+			 "run tracer datalake migrate, or upgrade tracerd",
+			 v, TRACER_CLICKHOUSE_SCHEMA);
+		return -1;
+	}
+	return 0;
+}
+
 static int ch_version(struct ch_ctx *c, char *err, size_t errlen)
 {
 	struct http_post r;
@@ -371,17 +453,14 @@ static int ch_version(struct ch_ctx *c, char *err, size_t errlen)
 		return 0;
 	if (ch_post(c, "SELECT version()", NULL, "", 0, &r, err, errlen) != 0)
 		return -1;
-	if (sscanf(r.reply, "%d.%d", &c->s->ch_major, &c->s->ch_minor) != 2) {
+	if (clickhouse_parse_version(r.reply, &c->s->ch_server) != 0) {
 		snprintf(err, errlen, "unexpected answer to SELECT version(): %.60s", r.reply);
 		return -1;
 	}
+	if (ch_schema(c, err, errlen) != 0)
+		return -1;
 	c->s->ch_known = true;
 	return 0;
-}
-
-static bool ch_has(const struct sink *s, int major, int minor)
-{
-	return s->ch_major > major || (s->ch_major == major && s->ch_minor >= minor);
 }
 
 static int ch_insert(struct ch_ctx *c, int table, const struct growbuf *rows, char *err,
@@ -390,20 +469,19 @@ static int ch_insert(struct ch_ctx *c, int table, const struct growbuf *rows, ch
 	const struct tracer_config *cfg = c->s->cfg;
 	char query[256], settings[256];
 	struct http_post r;
-	size_t n = 0;
+	size_t n;
 
 	snprintf(query, sizeof(query), "INSERT INTO %s.%s FORMAT JSONEachRow",
 		 cfg->clickhouse_database, table_names[table]);
-	n += (size_t)snprintf(settings, sizeof(settings), "&input_format_skip_unknown_fields=1");
-	if (ch_has(c->s, 21, 11)) /* many nodes, one server: let it batch parts */
-		n += (size_t)snprintf(settings + n, sizeof(settings) - n,
-				      "&async_insert=1&wait_for_async_insert=1");
-	if (ch_has(c->s, 22, 2)) /* the same rows again are the same insert */
+	clickhouse_settings(&c->s->ch_server, CLICKHOUSE_INSERT, settings, sizeof(settings));
+	n = strlen(settings);
+	if (clickhouse_has(&c->s->ch_server, 22, 2)) /* the same rows again are the same insert */
 		snprintf(settings + n, sizeof(settings) - n,
 			 "&insert_deduplication_token=%s-%08lx", table_names[table],
 			 crc32(0, (const Bytef *)rows->p, (uInt)rows->len));
 	if (ch_post(c, query, settings, rows->p, rows->len, &r, err, errlen) != 0) {
-		c->s->ch_known = false; /* ask again: it may be another server now */
+		/* ask again: it may be another server, or another schema, now */
+		c->s->ch_known = false;
 		return -1;
 	}
 	return 0;
@@ -449,7 +527,14 @@ int clickhouse_sink_deliver(struct sink *s, char *const *texts, const size_t *le
 			cJSON_Delete(sum);
 			continue;
 		}
-		job_row(&rows[T_JOBS], sum);
+		char *text = strndup(texts[i], lens[i]);
+		if (!text) {
+			rows[T_JOBS].oom = true;
+			cJSON_Delete(sum);
+			break;
+		}
+		job_row(&rows[T_JOBS], sum, text);
+		free(text);
 		tool_rows(&rows[T_TOOLS], sum);
 		process_rows(&rows[T_PROCESSES], sum);
 		flag_rows(&rows[T_FLAGS], sum);
@@ -477,32 +562,5 @@ out:
 int clickhouse_select(const struct tracer_config *cfg, const char *query, long timeout_ms,
 		      char **out, size_t *len, char *err, size_t errlen)
 {
-	char password[512] = "";
-	struct growbuf body = {.max = SINK_REPLY_BODY_MAX};
-	struct http_post r;
-	int rc;
-
-	*out = NULL;
-	*len = 0;
-	if (cfg->clickhouse_password_file[0] &&
-	    read_secret(cfg->clickhouse_password_file, password, sizeof(password), err,
-			errlen) != 0)
-		return -1;
-	/* the query is the POST body: ClickHouse runs it as it is */
-	r = (struct http_post){.url = cfg->clickhouse_url, .body = query, .len = strlen(query),
-			       .ca_file = cfg->http_ca_file, .user = cfg->clickhouse_user,
-			       .password = password, .timeout_ms = timeout_ms, .body_out = &body};
-	rc = http_post_run(&r, err, errlen);
-	memset(password, 0, sizeof(password));
-	if (rc == 0 && (body.oom || body.over)) {
-		snprintf(err, errlen, "out of memory");
-		rc = -1;
-	}
-	if (rc != 0) {
-		growbuf_free(&body);
-		return -1;
-	}
-	*out = body.p ? body.p : strdup(""); /* a growbuf is NUL-terminated */
-	*len = body.len;
-	return *out ? 0 : -1;
+	return clickhouse_exec(cfg, query, NULL, timeout_ms, out, len, err, errlen);
 }

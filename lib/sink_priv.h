@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "clickhouse.h"
 #include "growbuf.h"
 #include "sink.h"
 
@@ -27,8 +28,10 @@ struct sink {
 	uint64_t share_dropped; /* summaries rotated out of the archive (file_share_merge) */
 	bool no_share_merge;    /* standalone writer: the oldest file falls off whole */
 	char note[512];         /* what the last rotation did, for the caller's log */
-	/* clickhouse: the server's version, asked once per connection */
-	int ch_major, ch_minor;
+	/* clickhouse: the server's version and the datalake's schema
+	 * version, asked once per connection and after a failed insert */
+	struct clickhouse_server ch_server;
+	unsigned ch_schema;
 	bool ch_known;
 };
 

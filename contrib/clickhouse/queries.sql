@@ -1,4 +1,5 @@
--- queries.sql - questions a site asks its tracer datalake (schema.sql).
+-- queries.sql - questions a site asks its tracer datalake (schema version 2,
+-- contrib/clickhouse/migrations/).
 -- One query per statement, each ending with ';' on a line of its own:
 --   clickhouse-client --multiquery < contrib/clickhouse/queries.sql
 -- FINAL folds rows a node delivered twice.  Prices are examples: set
@@ -78,4 +79,32 @@ WHERE end >= now() - INTERVAL 30 DAY
 GROUP BY tool
 ORDER BY p95_s DESC
 LIMIT 20
+;
+
+-- Jobs by state and user, last 30 days (schema version 2): failures,
+-- OOM kills and timeouts next to the CPU time they took.
+SELECT
+    user,
+    state,
+    count() AS jobs,
+    round(sum(cpu_s) / 3600, 2) AS cpu_hours
+FROM tracer.jobs FINAL
+WHERE end >= now() - INTERVAL 30 DAY
+GROUP BY user, state
+ORDER BY user, jobs DESC
+;
+
+-- Queue wait, requests and cost by account, last 30 days (schema
+-- version 2; accounts and queue waits come from the scheduler).
+SELECT
+    account,
+    count() AS jobs,
+    round(avg(queue_wait_s), 1) AS avg_queue_wait_s,
+    round(sum(cpu_s) / nullIf(sum(wall_s * req_cpus), 0), 3) AS cpu_of_request,
+    round(sum(cost_total), 2) AS cost,
+    round(sum(cost_unused), 2) AS cost_unused
+FROM tracer.jobs FINAL
+WHERE end >= now() - INTERVAL 30 DAY
+GROUP BY account
+ORDER BY jobs DESC
 ;

@@ -1,7 +1,7 @@
 /*
  * report_clickhouse.c - `tracer report --clickhouse`: the same groups as
  * from the local archive, summed by ClickHouse over the tables of
- * contrib/clickhouse/schema.sql (every node's jobs), FINAL so that a
+ * contrib/clickhouse/migrations/ (every node's jobs), FINAL so that a
  * delivery retried leaves no duplicate.  Queries run on ClickHouse 18.16
  * and later.  The tables hold no cost: --clickhouse shows none.
  */
@@ -15,7 +15,7 @@
 
 #define QUERY_TIMEOUT_MS 30000
 
-/* the group's expression over a table of schema.sql */
+/* the group's expression over a table of the datalake */
 static const char *key_expr(enum report_by by)
 {
 	switch (by) {

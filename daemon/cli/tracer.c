@@ -36,6 +36,9 @@ static void usage(FILE *f)
 		"      [--cpus N] [--mem SIZE] [--time DURATION] [--gpus LIST]\n"
 		"      [--] COMMAND [ARGS...]\n"
 		"        run COMMAND as a recorded local job, exit with its status\n"
+		"  datalake migrate|status [--dry-run] [--dir DIR] [--json]\n"
+		"        the ClickHouse datalake's schema: bring it to this tracer's\n"
+		"        version, or show its version and tables\n"
 		"options:\n"
 		"  -c, --config FILE      configuration (default " TRACER_DEFAULT_CONFIG ")\n"
 		"  -o, --set KEY=VALUE    override a configuration key (file=, socket=, ...);\n"
@@ -131,7 +134,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "tracer: no command (status, jobs, show, report, run; see tracer --help)\n");
+		fprintf(stderr, "tracer: no command (status, jobs, show, report, run, datalake; see tracer --help)\n");
 		return 2;
 	}
 	if (config_load(&c.cfg, config_path, !config_given, config_warn) != 0 && config_given)
@@ -153,7 +156,9 @@ int main(int argc, char **argv)
 		return cmd_run(&c, argc, argv);
 	if (!strcmp(cmd, "report"))
 		return cmd_report(&c, argc, argv);
-	fprintf(stderr, "tracer: unknown command %s (status, jobs, show, report, run; see tracer --help)\n",
+	if (!strcmp(cmd, "datalake"))
+		return cmd_datalake(&c, argc, argv);
+	fprintf(stderr, "tracer: unknown command %s (status, jobs, show, report, run, datalake; see tracer --help)\n",
 		cmd);
 	return 2;
 }

@@ -80,10 +80,10 @@ echo "== ClickHouse 18.16: schema, 200 jobs, queries"
 ch_setup "$TMP/ch" "$CH_TCP" "$CH_HTTP"
 ch_start || exit 1
 check "the ClickHouse server is Debian's 18.16" sh -c "clickhouse-client --port $CH_TCP -q 'SELECT version()' | grep -q '^18\.16\.'"
-check "contrib/clickhouse/schema.sql loads with clickhouse-client --multiquery" \
-	sh -c "clickhouse-client --port $CH_TCP --multiquery < '$TOP/contrib/clickhouse/schema.sql'"
-check "and loads again over itself (IF NOT EXISTS)" \
-	sh -c "clickhouse-client --port $CH_TCP --multiquery < '$TOP/contrib/clickhouse/schema.sql'"
+check "the schema: tracer datalake migrate applies contrib/clickhouse/migrations/" \
+	"$BUILD/tracer" -o clickhouse_url="http://127.0.0.1:$CH_HTTP/" datalake migrate --dir "$TOP/contrib/clickhouse/migrations"
+check "and again: nothing to do" \
+	sh -c "'$BUILD/tracer' -o clickhouse_url=http://127.0.0.1:$CH_HTTP/ datalake migrate --dir '$TOP/contrib/clickhouse/migrations' | grep -q 'up to date'"
 CHOPTS=(-o sinks=file,clickhouse -o clickhouse_url="http://127.0.0.1:$CH_HTTP/" -o retry_max_ms=2000)
 start_tracerd ch -o spool_dir="$TMP/spool.ch" "${CHOPTS[@]}" || exit 1
 t0=$(now_us)
@@ -103,7 +103,7 @@ check "batched: $batches inserts for 200 summaries in about $secs s (at most one
 awk -v dir="$TMP" 'BEGIN { n = 1 } /^--/ { next } { q = q $0 "\n" } /^;$/ { print q > (dir "/query." n); n++; q = "" }' \
 	"$TOP/contrib/clickhouse/queries.sql"
 nq=$(ls "$TMP"/query.* | wc -l)
-check "queries.sql holds its 5 queries" test "$nq" -eq 5
+check "queries.sql holds its 7 queries" test "$nq" -eq 7
 for f in "$TMP"/query.*; do
 	what=$(grep -m1 -o 'SELECT\|FROM tracer\.[a-z]*' "$f" | tail -1)
 	check "queries.sql query ${f##*.} ($what) runs and answers rows" \

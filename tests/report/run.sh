@@ -135,7 +135,8 @@ CH_OK=0
 if [ "$(id -u)" != 0 ]; then
 	fail "--clickhouse needs root (tracerd delivers to ClickHouse)"
 elif ch_setup "$TMP/ch" 18220 18221 && ch_start &&
-	clickhouse-client --port 18220 --multiquery <"$TOP/contrib/clickhouse/schema.sql"; then
+	"$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:18221/ datalake migrate \
+		--dir "$TOP/contrib/clickhouse/migrations" >/dev/null; then
 	CH_OK=1
 else
 	fail "ClickHouse did not start or the schema did not load"

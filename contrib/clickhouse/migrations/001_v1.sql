@@ -1,7 +1,10 @@
--- schema.sql - tracer's tables in ClickHouse: the datalake every node's
--- tracerd inserts into (sink "clickhouse", docs/clickhouse.md).
+-- 001_v1.sql - tracer's datalake, version 1: the tables every node's
+-- tracerd inserts into (sink "clickhouse", docs/clickhouse.md).  The
+-- migrations of this directory, applied in order, make the current
+-- schema; `tracer datalake migrate` applies those a server lacks and
+-- records each in tracer.schema_version.  By hand, on an empty server:
 --
---   clickhouse-client --multiquery < contrib/clickhouse/schema.sql
+--   cat contrib/clickhouse/migrations/*.sql | clickhouse-client --multiquery
 --
 -- Written for ClickHouse 18.16 (Debian 12) and later: nothing here needs
 -- a newer server.  Every table is a ReplacingMergeTree whose sorting key
@@ -10,27 +13,25 @@
 -- when queried with FINAL.  Keys go from low to high cardinality;
 -- partitions are months of the job's end.
 --
--- Retention (the TTL knob): TTL needs ClickHouse 19.6 or later; there run
---   ALTER TABLE tracer.jobs MODIFY TTL end + INTERVAL 5 YEAR;
--- (and the same for tools, processes, flags; processes are the bulk and
--- may keep less, e.g. INTERVAL 1 YEAR).  On 18.16, drop old months:
---   ALTER TABLE tracer.processes DROP PARTITION 202301;
-
--- Tables made before the GPU columns: add them (ClickHouse 18.16 and later)
---   ALTER TABLE tracer.jobs ADD COLUMN gpu_counting LowCardinality(String),
---     ADD COLUMN gpus_allocated String, ADD COLUMN gpus_used UInt32,
---     ADD COLUMN gpus_idle UInt32, ADD COLUMN gpu_memory_peak_bytes UInt64,
---     ADD COLUMN gpu_time_s Float64, ADD COLUMN gpu_busy_s Float64,
---     ADD COLUMN gpu_energy_j Nullable(Float64);
---   ALTER TABLE tracer.tools ADD COLUMN gpu_memory_peak_bytes UInt64,
---     ADD COLUMN gpu_time_s Float64, ADD COLUMN gpu_busy_s Float64;
--- (until then tracerd's rows insert without them: unknown fields are skipped)
+-- Statements end with ";" at the end of a line: the CLI sends them one
+-- at a time over the HTTP interface.
 
 -- LowCardinality is experimental before 19.x and needs this to be
 -- created; later servers accept the setting and ignore it.
 SET allow_experimental_low_cardinality_type = 1;
 
 CREATE DATABASE IF NOT EXISTS tracer;
+
+-- The schema's version: the highest version here (a datalake made
+-- before this table is version 1).
+CREATE TABLE IF NOT EXISTS tracer.schema_version
+(
+    version         UInt32,
+    applied         DateTime,
+    description     String
+)
+ENGINE = ReplacingMergeTree
+ORDER BY version;
 
 -- One row per job summary.
 CREATE TABLE IF NOT EXISTS tracer.jobs
@@ -187,3 +188,5 @@ CREATE TABLE IF NOT EXISTS tracer.flags
 ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMM(end)
 ORDER BY (flag, severity, user, end, summary_id, n);
+
+INSERT INTO tracer.schema_version SELECT 1, now(), 'v1: jobs, tools, processes, flags';

@@ -1,0 +1,152 @@
+#!/bin/bash
+# run.sh BUILD - the datalake's schema versions on a real ClickHouse
+# (Debian's 18.16, data in a temporary directory, started and stopped by
+# pid): a version 1 datalake made before versions were recorded takes
+# tracerd's rows, `tracer datalake migrate` brings it to version 2 with
+# no row lost, new rows carry the v2 columns and the whole summary,
+# tracer.job_view has one row per (cluster, job_id), migrating again does
+# nothing, and a tracerd facing an unknown schema version inserts
+# nothing, keeps its summaries spooled and says why in its status.
+# Needs root (BPF); run under the services lock.
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "${1:-$TOP/build}" && pwd)
+TMP=$(mktemp -d /tmp/tracer-dl.XXXXXX)
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/delivery/clickhouse.sh"
+MIG=$TOP/contrib/clickhouse/migrations
+CH_TCP=18801 CH_HTTP=18824
+
+cleanup() {
+	stop_tracerd
+	ch_stop
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+need_root
+for c in clickhouse-server clickhouse-client python3 curl; do
+	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
+done
+for b in tracerd tracer; do
+	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
+done
+
+CHURL="http://127.0.0.1:$CH_HTTP/"
+dl() { "$BUILD/tracer" -o clickhouse_url="$CHURL" datalake "$@"; }
+q() { clickhouse-client --port "$CH_TCP" -q "$1"; }
+# dstat PYTHON-EXPR on `tracer status --json`'s "delivery" (d); sink(name)
+dstat() {
+	tr_cli status --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["delivery"]
+def sink(n): return next(s for s in d["sinks"] if s["sink"] == n)
+print(eval(sys.argv[1]))' "$1"
+}
+dtrue() { [ "$(dstat "$1")" = True ]; }
+# step CLUSTER JOBID STEPID: one step of a Slurm job, a few processes
+step() {
+	python3 "$TOP/tests/datalake/step.py" "$TRACERD_SOCK" "$1" "$2" "$3" -- \
+		/bin/sh -c '/bin/true; /bin/echo x >/dev/null' || fail "step $1/$2.$3 did not run"
+}
+# local N: N `tracer run` jobs (no job_id)
+local_jobs() {
+	for i in $(seq 1 "$1"); do
+		tr_cli -o client_timeout_ms=2000 run --name "local-$i" --pipeline dlsteps -- /bin/true ||
+			fail "local job $i did not run"
+	done
+}
+rows_are() { [ "$(q "SELECT count() FROM tracer.jobs FINAL")" = "$1" ]; }
+
+ch_setup "$TMP/ch" "$CH_TCP" "$CH_HTTP"
+ch_start || exit 1
+
+echo "== a version 1 datalake, made before versions were recorded"
+check "001_v1.sql loads with clickhouse-client --multiquery" \
+	sh -c "clickhouse-client --port $CH_TCP --multiquery < '$MIG/001_v1.sql'"
+q "DROP TABLE tracer.schema_version"
+says() { local pat=$1; shift; "$@" 2>&1 | grep -q -- "$pat"; }
+check "tracer datalake status: schema version 1" says '^schema version 1 ' dl status
+start_tracerd v1 -o sinks=file,clickhouse -o clickhouse_url="$CHURL" -o retry_max_ms=1000 || exit 1
+step c1 1001 0; step c1 1001 1; step c1 1002 0
+local_jobs 2
+wait_until 60 "5 rows in tracer.jobs FINAL (version 1)" rows_are 5 && pass "tracerd inserts into version 1"
+q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/v1.ids"
+
+echo "== tracer datalake migrate"
+check "--dry-run prints 002_v2.sql's statements" says 'ALTER TABLE tracer.jobs' dl migrate --dry-run --dir "$MIG"
+check "--dry-run changed nothing (no column state)" \
+	test "$(q "SELECT count() FROM system.columns WHERE database = 'tracer' AND table = 'jobs' AND name = 'state'")" = 0
+dl migrate --dir "$MIG" >"$TMP/migrate.out" 2>&1
+rc=$?
+check "migrate applies 002_v2.sql only and exits 0" \
+	sh -c "[ $rc = 0 ] && grep -q 'applying 002_v2.sql' '$TMP/migrate.out' && ! grep -q 001_v1 '$TMP/migrate.out'"
+sed 's/^/    /' "$TMP/migrate.out"
+check "schema_version records version 2" test "$(q "SELECT max(version) FROM tracer.schema_version")" = 2
+q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/v2.ids"
+check "no row lost: the 5 version 1 rows are there" cmp -s "$TMP/v1.ids" "$TMP/v2.ids"
+check "old rows read the new columns' defaults" test "$(q "SELECT count() FROM tracer.jobs WHERE summary = '' AND state = ''")" = 5
+
+echo "== version 2 rows"
+step c1 1001 2; step c1 1003 0; step c1 1003 1
+local_jobs 1
+wait_until 60 "9 rows in tracer.jobs FINAL" rows_are 9 && pass "tracerd inserts into version 2 (the same tracerd)"
+q "SELECT summary_id, state, job_id, summary FROM tracer.jobs FINAL WHERE summary != '' FORMAT JSONEachRow" >"$TMP/v2.rows"
+check "the 4 new rows have state and summary; summary is the row's summary, valid, as the file sink has it" \
+	python3 - "$TMP/v2.rows" "$TRACERD_FILE" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+file = {json.loads(l)["summary_id"]: l.rstrip("\n") for l in open(sys.argv[2])}
+assert len(rows) == 4, f"{len(rows)} rows with a summary"
+for r in rows:
+    s = json.loads(r["summary"])
+    assert s["summary_id"] == r["summary_id"], (s["summary_id"], r["summary_id"])
+    assert r["state"] == s["state"] == "COMPLETED", r["state"]
+    assert r["job_id"] == s["identity"].get("job_id", ""), r["job_id"]
+    assert r["summary"] == file[r["summary_id"]], "summary differs from the file sink's line"
+PY
+check "tools rows carry cluster, job_id and step_id" \
+	test "$(q "SELECT count() FROM tracer.tools FINAL WHERE cluster = 'c1' AND job_id = '1003' AND step_id = '1'")" -gt 0
+q "SELECT cluster, job_id, summaries, nodes, state FROM tracer.job_view ORDER BY job_id FORMAT TSV" >"$TMP/view"
+sed 's/^/    /' "$TMP/view"
+check "job_view: one row per (cluster, job_id), its steps counted, the worst state (none for v1 rows)" \
+	sh -c "printf 'c1\t1001\t3\t1\tCOMPLETED\nc1\t1002\t1\t1\t\nc1\t1003\t2\t1\tCOMPLETED\n' | cmp -s - '$TMP/view'"
+check "job_view: CPU is the sum of the job's steps" \
+	test "$(q "SELECT round(v.cpu_s - s.cpu, 9) FROM tracer.job_view AS v ANY INNER JOIN (SELECT cluster, job_id, sum(cpu_s) AS cpu FROM tracer.jobs FINAL GROUP BY cluster, job_id) AS s USING (cluster, job_id) WHERE job_id = '1001'")" = 0
+check "the summaries are valid against docs/summary.schema.json" \
+	python3 "$TOP/tests/validate_summary.py" --min 9 "$TRACERD_FILE"
+
+echo "== migrate again: nothing to do"
+cols=$(q "SELECT count() FROM system.columns WHERE database = 'tracer'")
+dl migrate --dir "$MIG" >"$TMP/again.out" 2>&1
+rc=$?
+check "a second migrate exits 0 and says up to date" sh -c "[ $rc = 0 ] && grep -q 'up to date: version 2' '$TMP/again.out'"
+check "and changes nothing: the same columns, version 2 recorded once" \
+	test "$cols $(q "SELECT count() FROM tracer.schema_version FINAL WHERE version = 2")" = \
+	"$(q "SELECT count() FROM system.columns WHERE database = 'tracer'") 1"
+stop_tracerd
+
+echo "== a schema version this tracerd does not know"
+q "INSERT INTO tracer.schema_version SELECT 99, now(), 'from the future'"
+start_tracerd v99 -o sinks=file,clickhouse -o clickhouse_url="$CHURL" -o retry_max_ms=1000 || exit 1
+step c1 1099 0; step c1 1099 1
+wait_until 30 "the ClickHouse sink to refuse version 99" \
+	dtrue 'sink("clickhouse")["failures"] > 0 and "schema version 99 unknown (this tracerd writes 2)" in sink("clickhouse").get("last_error", "")' &&
+	pass "refused: $(dstat 'sink("clickhouse")["last_error"]')"
+check "nothing inserted" test "$(q "SELECT count() FROM tracer.jobs WHERE job_id = '1099'")" = 0
+check "the 2 summaries stay spooled, the file sink has them" \
+	dtrue 'sink("clickhouse")["pending"] == 2 and sink("file")["delivered"] == 2 and d["spool"]["records"] == 2'
+check "tracer status says it" says 'last error: .*schema version 99 unknown .*run tracer datalake migrate' tr_cli status
+check "tracerd's log says it" grep -q 'schema version 99 unknown' "$TRACERD_LOG"
+dl migrate --dir "$MIG" >"$TMP/m99.out" 2>&1
+rc=$?
+check "migrate leaves a newer datalake alone (exit 1, says so)" \
+	sh -c "[ $rc = 1 ] && grep -q 'at version 99' '$TMP/m99.out'"
+q "ALTER TABLE tracer.schema_version DELETE WHERE version = 99"
+rows_1099() { [ "$(q "SELECT count() FROM tracer.jobs FINAL WHERE job_id = '1099' AND summary != ''")" = 2 ]; }
+wait_until 60 "the 2 spooled summaries inserted once the version is known again" rows_1099 &&
+	pass "nothing lost"
+wait_until 30 "an empty spool" dtrue 'sink("clickhouse")["pending"] == 0'
+stop_tracerd
+
+no_sanitizer_reports "no sanitizer report in tracerd's logs" "${TRACERD_LOGS[@]}"
+finish
