@@ -6,8 +6,9 @@
  * and a value with a control character is refused; numbers are printed
  * from integers.  The answer is TabSeparatedRaw: one summary per line as
  * stored (a summary is one line of JSON, without tabs).  The query runs
- * over the HTTP interface with the sinks' request helper (sink_http.c),
- * within a deadline and a cap on the answer's size.
+ * over the HTTP interface through clickhouse.c (the sinks' request
+ * helper), within a deadline and a cap on the answer's size, both also
+ * told to the server.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "clickhouse.h"
 #include "datalake_read.h"
 #include "defaults.h"
 #include "growbuf.h"
@@ -226,54 +228,41 @@ static int db_ident(const struct tracer_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
-/* Run one query; the answer in body (NUL-terminated). */
-static int run_query(const struct tracer_config *cfg, const char *sql, struct growbuf *body,
+/* Run one query over clickhouse.c: the answer in *out (malloc'd,
+ * NUL-terminated).  The server stops it too: at the deadline and past
+ * the answer's cap. */
+static int run_query(const struct tracer_config *cfg, const char *sql, char **out, size_t *len,
 		     char *err, size_t errlen)
 {
-	char password[512] = "", why[512];
-	struct http_post r;
-	int rc;
+	char settings[160], why[600];
+	const char *msg;
 
-	if (cfg->clickhouse_password_file[0] &&
-	    read_secret(cfg->clickhouse_password_file, password, sizeof(password), err,
-			errlen) != 0)
-		return -1;
-	body->max = TRACER_DATALAKE_REPLY_MAX;
-	r = (struct http_post){.url = cfg->clickhouse_url, .body = sql, .len = strlen(sql),
-			       .ca_file = cfg->http_ca_file, .user = cfg->clickhouse_user,
-			       .password = password, .timeout_ms = TRACER_DATALAKE_TIMEOUT_MS,
-			       .body_out = body};
-	rc = http_post_run(&r, why, sizeof(why));
-	memset(password, 0, sizeof(password));
-	if (body->over)
-		snprintf(err, errlen, "ClickHouse at %s: the answer is larger than %u bytes: "
-			 "select fewer jobs", cfg->clickhouse_url, TRACER_DATALAKE_REPLY_MAX);
-	else if (body->oom)
-		snprintf(err, errlen, "out of memory");
-	else if (rc != 0 && r.status && (r.status < 200 || r.status >= 300))
-		snprintf(err, errlen, "ClickHouse at %s: HTTP %ld: %.300s", cfg->clickhouse_url,
-			 r.status, r.reply);
-	else if (rc != 0)
-		snprintf(err, errlen, "ClickHouse at %s: %s", cfg->clickhouse_url, why);
-	return rc != 0 || body->over || body->oom ? -1 : 0;
+	snprintf(settings, sizeof(settings),
+		 "&max_execution_time=%d&max_result_bytes=%u&result_overflow_mode=throw",
+		 TRACER_DATALAKE_TIMEOUT_MS / 1000, TRACER_DATALAKE_REPLY_MAX);
+	if (clickhouse_exec(cfg, sql, settings, TRACER_DATALAKE_TIMEOUT_MS, out, len, why,
+			    sizeof(why)) == 0)
+		return 0;
+	/* "POST URL: what" -> "ClickHouse at URL: what" (a URL has no ": ") */
+	msg = strncmp(why, "POST ", 5) == 0 && strstr(why, ": ") ? strstr(why, ": ") + 2 : why;
+	if (strncmp(msg, "HTTP status ", 12) == 0)
+		snprintf(err, errlen, "ClickHouse at %s: HTTP %s", cfg->clickhouse_url, msg + 12);
+	else
+		snprintf(err, errlen, "ClickHouse at %s: %s", cfg->clickhouse_url, msg);
+	return -1;
 }
 
-/* After a failed query: a table without the summary column is an older
- * schema (the error then says what to do); err is kept otherwise. */
+/* After a failed query: a datalake of an older schema has no summary
+ * column (the error then says what to do); err is kept otherwise. */
 static void explain_schema(const struct tracer_config *cfg, char *err, size_t errlen)
 {
-	struct growbuf body = {0};
-	char sql[512], ignored[256];
+	char ignored[256];
+	unsigned version = 0;
 
-	snprintf(sql, sizeof(sql),
-		 "SELECT name FROM system.columns WHERE database = '%s' AND table = 'jobs'"
-		 " AND name IN ('summary_id', 'summary') FORMAT TabSeparatedRaw",
-		 cfg->clickhouse_database);
-	if (run_query(cfg, sql, &body, ignored, sizeof(ignored)) == 0 && body.p &&
-	    strstr(body.p, "summary_id\n") && !strstr(body.p, "summary\n"))
-		snprintf(err, errlen, "ClickHouse at %s: schema version 1 has no summary column: "
-			 "run tracer datalake migrate", cfg->clickhouse_url);
-	growbuf_free(&body);
+	if (clickhouse_schema_version(cfg, TRACER_DATALAKE_TIMEOUT_MS, &version, ignored,
+				      sizeof(ignored)) == 0 && version > 0 && version < 2)
+		snprintf(err, errlen, "ClickHouse at %s: schema version %u has no summary column: "
+			 "run tracer datalake migrate", cfg->clickhouse_url, version);
 }
 
 /* Hand each line of the answer to each(); lines in the answer's order. */
@@ -297,8 +286,10 @@ static void each_line(char *p, size_t len, datalake_each_fn each, void *ctx, int
 static int select_summaries(const struct tracer_config *cfg, const char *where, long limit,
 			    datalake_each_fn each, void *ctx, char *err, size_t errlen)
 {
-	struct growbuf sql = {0}, body = {0};
+	struct growbuf sql = {0};
 	const char *db = cfg->clickhouse_database;
+	char *body = NULL;
+	size_t len = 0;
 	int rc = -1, count = 0;
 
 	if (db_ident(cfg, err, errlen) != 0)
@@ -314,14 +305,14 @@ static int select_summaries(const struct tracer_config *cfg, const char *where, 
 			       " ORDER BY end_ns, summary_id FORMAT TabSeparatedRaw", db, where);
 	if (sql.oom) {
 		snprintf(err, errlen, "out of memory");
-	} else if (run_query(cfg, sql.p, &body, err, errlen) != 0) {
+	} else if (run_query(cfg, sql.p, &body, &len, err, errlen) != 0) {
 		explain_schema(cfg, err, errlen);
 	} else {
-		each_line(body.p ? body.p : (char *)"", body.len, each, ctx, &count);
+		each_line(body, len, each, ctx, &count);
 		rc = count;
 	}
 	growbuf_free(&sql);
-	growbuf_free(&body);
+	free(body);
 	return rc;
 }
 
