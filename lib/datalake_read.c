@@ -108,29 +108,29 @@ static int add_word(struct growbuf *b, enum list_kind kind, const char *col, con
 			return -1;
 		return adds(b, ")"), 0;
 	case L_JOB:
-		dot = memchr(w, '.', n);
-		us = memchr(w, '_', n);
+		/* as job_filter_match: the job or array job id, JOB.STEP, or
+		 * ARRAYJOB_TASK (each split at its last separator) */
+		dot = memrchr(w, '.', n);
+		us = memrchr(w, '_', n);
+		adds(b, "(job_id = ");
+		if (add_literal(b, w, n) != 0)
+			return -1;
+		adds(b, " OR array_job_id = ");
+		add_literal(b, w, n);
 		if (dot) {
-			adds(b, "(job_id = ");
-			if (add_literal(b, w, (size_t)(dot - w)) != 0)
-				return -1;
+			adds(b, " OR (job_id = ");
+			add_literal(b, w, (size_t)(dot - w));
 			adds(b, " AND step_id = ");
-			if (add_literal(b, dot + 1, n - (size_t)(dot - w) - 1) != 0)
-				return -1;
-			return adds(b, ")"), 0;
+			add_literal(b, dot + 1, n - (size_t)(dot - w) - 1);
+			adds(b, ")");
 		}
 		if (us && all_digits(us + 1, n - (size_t)(us - w) - 1)) {
-			/* an array's task: ARRAYJOBID_TASK, or a job id spelled so */
-			adds(b, "((array_job_id = ");
-			if (add_literal(b, w, (size_t)(us - w)) != 0)
-				return -1;
-			growbuf_printf(b, " AND array_task_id = %.*s) OR job_id = ",
+			adds(b, " OR (array_job_id = ");
+			add_literal(b, w, (size_t)(us - w));
+			growbuf_printf(b, " AND array_task_id = %.*s)",
 				       (int)(n - (size_t)(us - w) - 1), us + 1);
-			if (add_literal(b, w, n) != 0)
-				return -1;
-			return adds(b, ")"), 0;
 		}
-		break;
+		return adds(b, ")"), 0;
 	default:
 		break;
 	}

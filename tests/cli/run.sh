@@ -261,6 +261,65 @@ relative_file() {
 }
 check "tracer -o file=RELATIVE: the file under the working directory" relative_file
 
+echo "== tracer show JOB: one job across its steps and nodes"
+python3 "$TOP/tests/cli/jobsteps.py" "$TMP/template.ndjson" "$TMP/steps.ndjson" ||
+	fail "jobsteps.py"
+stj() { "$BUILD/tracer" -o socket="$TMP/no-daemon.sock" -o file="$TMP/steps.ndjson" "$@"; }
+# view_is ARGS -- PYTHON: tracer show ARGS --json, checked by the Python
+# expression (v: the object), and valid against the summary schema
+view_is() {
+	local args=() out
+	while [ "$1" != -- ]; do args+=("$1"); shift; done
+	shift
+	out=$(stj show "${args[@]}" --json) || return 1
+	python3 -c 'import json, sys; json.dump(json.load(sys.stdin), sys.stdout); print()' \
+		<<<"$out" >"$TMP/view.ndjson" || return 1
+	python3 "$TOP/tests/validate_summary.py" "$TMP/view.ndjson" >/dev/null ||
+		{ python3 "$TOP/tests/validate_summary.py" "$TMP/view.ndjson"; return 1; }
+	python3 -c "import json, sys; v = json.load(sys.stdin); ok = ($1); print(json.dumps(v)[:3000]) if not ok else None; sys.exit(0 if ok else 1)" <<<"$out"
+}
+check "batch + 2 srun steps on one node: the allocation once, CPU of all steps" view_is 7001 -- \
+	'v["scope"] == "job" and len(v["steps"]) == 3 and len(v["hosts"]) == 1 and
+	 v["identity"]["allocation"]["cpus"] == 4 and v["totals"]["cpu_s"] == 1000 and
+	 abs(v["cpu_efficiency"] - 1000 / (4 * 1000)) < 1e-9 and v["wall_s"] == 1000 and
+	 v["memory"]["peak_bytes"] == 3 << 30 and abs(v["memory"]["efficiency"] - 3 / 8) < 1e-9 and
+	 v["state"] == "FAILED" and v["exit"]["code"] == 2 and
+	 [s["step_id"] for s in v["steps"]] == ["batch", "0", "1"] and
+	 [f["id"] for f in v["flags"]].count("memory_overallocated") == 1'
+check "two nodes: CPUs of each node once, the largest node peak" view_is 7002 -- \
+	'v["identity"]["allocation"]["cpus"] == 4 and v["identity"]["allocation"]["nodes"] == 2 and
+	 v["host"]["hostname"] == "n1,n2" and v["totals"]["cpu_s"] == 600 and
+	 abs(v["cpu_efficiency"] - 600 / (4 * 600)) < 1e-9 and
+	 v["memory"]["peak_bytes"] == 3 << 30 and
+	 [(h["hostname"], h["alloc_cpus"], h["steps"]) for h in v["hosts"]] == [("n1", 2, 2), ("n2", 2, 1)]'
+check "--node n2: that node's part" view_is 7002 --node n2 -- \
+	'len(v["steps"]) == 1 and v["host"]["hostname"] == "n2" and v["totals"]["cpu_s"] == 290'
+check "JOB.STEP: one step, itself" view_is 7001.0 -- \
+	'"scope" not in v and v["identity"]["step_id"] == "0" and v["totals"]["cpu_s"] == 400'
+check "JOB.STEP --node: the step on that node" view_is 7002.0 --node n1 -- \
+	'"scope" not in v and v["host"]["hostname"] == "n1" and v["totals"]["cpu_s"] == 300'
+check "an array task is a job of its own" view_is 7011 -- \
+	'len(v["steps"]) == 1 and v["identity"]["job_id"] == "7011" and v["totals"]["cpu_s"] == 50'
+steps_table() {
+	local out
+	out=$(stj show 7001) || return 1
+	grep -q '^STEPS (3 on 1 node(s), UTC)$' <<<"$out" &&
+		[ "$(grep -A4 '^STEPS' <<<"$out" | awk 'NR > 2 {print $1, $2, $NF}' | tr '\n' '|')" = \
+			"batch n1 COMPLETED|0 n1 COMPLETED|1 n1 FAILED|" ] &&
+		grep -q '^Process trees: one per step (tracer show 7001.STEP \[--node HOST\])$' <<<"$out" &&
+		[ "$(wc -l <<<"$out")" -le 60 ] || { echo "$out"; return 1; }
+}
+check "tracer show JOB: the steps table, on one screen" steps_table
+view_html() { stj show 7002 --html "$TMP/view.html" && grep -q 'n1,n2' "$TMP/view.html"; }
+check "tracer show JOB --html: the job view" view_html
+no_part() {
+	local out err rc
+	out=$(stj show 7001 --node nowhere 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+	[ $rc = 1 ] && [ -z "$out" ] && [ "$err" = "tracer: no job 7001 on nowhere in $TMP/steps.ndjson" ] ||
+		{ echo "rc $rc: $out / $err"; return 1; }
+}
+check "tracer show JOB --node NOWHERE: no such part" no_part
+
 echo "== tracer show: the job's notes, then at most 2 on tools (--tools: all)"
 python3 - "$TMP/template.ndjson" "$TMP/notes.ndjson" <<'PY'
 import json, sys

@@ -61,8 +61,11 @@ static void test_job_ids(void)
 	job_filter_init(&f);
 	f.job_ids = "12,12.batch,40_3";
 	CU_ASSERT_STRING_EQUAL(where(&f),
-			       "1 AND (job_id = '12' OR (job_id = '12' AND step_id = 'batch')"
-			       " OR ((array_job_id = '40' AND array_task_id = 3) OR job_id = '40_3'))");
+			       "1 AND ((job_id = '12' OR array_job_id = '12')"
+			       " OR (job_id = '12.batch' OR array_job_id = '12.batch'"
+			       " OR (job_id = '12' AND step_id = 'batch'))"
+			       " OR (job_id = '40_3' OR array_job_id = '40_3'"
+			       " OR (array_job_id = '40' AND array_task_id = 3)))");
 }
 
 static void test_injection(void)
@@ -89,10 +92,12 @@ static void test_injection(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "control character"));
 	f.users = NULL;
 	f.job_ids = "1.2' OR '1'='1";
-	CU_ASSERT_STRING_EQUAL(where(&f), "1 AND uid = 7 AND ((job_id = '1' AND step_id = "
-					  "'2\\' OR \\'1\\'=\\'1'))");
+	CU_ASSERT_STRING_EQUAL(where(&f), "1 AND uid = 7 AND ((job_id = '1.2\\' OR \\'1\\'=\\'1'"
+					  " OR array_job_id = '1.2\\' OR \\'1\\'=\\'1'"
+					  " OR (job_id = '1' AND step_id = '2\\' OR \\'1\\'=\\'1')))");
 	f.job_ids = "9_1 OR 1=1";
-	CU_ASSERT_STRING_EQUAL(where(&f), "1 AND uid = 7 AND (job_id = '9_1 OR 1=1')");
+	CU_ASSERT_STRING_EQUAL(where(&f), "1 AND uid = 7 AND ((job_id = '9_1 OR 1=1'"
+					  " OR array_job_id = '9_1 OR 1=1'))");
 }
 
 static void test_empty_list(void)
