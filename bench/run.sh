@@ -16,6 +16,10 @@
 #            tracked (bench/netio.sh)
 #   switch   the per-switch hook: untracked ping-pong and exec storm in
 #            alternating pairs, median and spread (bench/switch.sh)
+#   datalake the datalake at scale: DL_SUMMARIES (1,000,000) summaries
+#            into ClickHouse, insert rate, bytes on disk, query times
+#            (bench/datalake.sh; the longest part: DL_SUMMARIES=200000
+#            for a shorter run)
 #   redact   redaction of one exec record (job_proc_exec), ns per exec,
 #            for a benign argv and the worst case a user can choose;
 #            REDACT_BASE=OTHER_BUILD/libtracer.a compares with another
@@ -24,11 +28,11 @@ set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 shift $(($# > 0 ? 1 : 0))
-PARTS=${*:-tracerd redact wrapper slurm clickhouse loop netio}
+PARTS=${*:-tracerd redact wrapper slurm clickhouse loop netio datalake}
 for p in $PARTS; do
 	case $p in
-	tracerd | wrapper | slurm | clickhouse | loop | netio | switch | redact) ;;
-	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm, clickhouse, loop, netio, switch, redact)" >&2; exit 2 ;;
+	tracerd | wrapper | slurm | clickhouse | loop | netio | switch | redact | datalake) ;;
+	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm, clickhouse, loop, netio, switch, redact, datalake)" >&2; exit 2 ;;
 	esac
 done
 H=$BUILD/tests/helpers
@@ -204,5 +208,8 @@ if has_part netio; then
 fi
 if has_part switch; then
 	"$TOP/bench/switch.sh" "$BUILD" || rc=1
+fi
+if has_part datalake; then
+	"$TOP/bench/datalake.sh" "$BUILD" || rc=1
 fi
 exit $rc

@@ -11,6 +11,7 @@
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "caps.h"
 #include "log.h"
@@ -75,6 +76,10 @@ fail:
 	 * the server's answer: credentials never reach the log or status */
 	redact_arg(err, sizeof(err), NULL);
 	pthread_mutex_lock(&d->lock);
+	/* the same reason as the failure just before (a server down for
+	 * hours, a schema this tracerd does not know) is counted and shown
+	 * by status, logged once */
+	bool again = t->backoff_ms && !strcmp(t->st.last_error, err);
 	t->st.failures++;
 	t->st.last_failure_ns = clock_real_ns();
 	snprintf(t->st.last_error, sizeof(t->st.last_error), "%s", err);
@@ -84,8 +89,9 @@ fail:
 	unsigned wait = jitter(t, t->backoff_ms);
 	t->next_try_ms = clock_mono_ms() + wait;
 	pthread_mutex_unlock(&d->lock);
-	log_warn("sink %s: %zu summaries not delivered (retry in %u ms): %s",
-		 sink_kind_name(t->st.kind), n, wait, err);
+	if (!again)
+		log_warn("sink %s: %zu summaries not delivered (retry in %u ms): %s",
+			 sink_kind_name(t->st.kind), n, wait, err);
 out:
 	for (size_t i = 0; texts && i < m; i++)
 		free(texts[i]);

@@ -58,6 +58,21 @@ void sink_close(struct sink *s);
  * last call (0 for the others). */
 uint64_t sink_take_share_dropped(struct sink *s);
 
+/* The rows the ClickHouse sink inserts for one summary (JSON text of
+ * len bytes), appended as JSONEachRow lines to rows[table]: 0, or -1
+ * when the text is not a JSON object (or memory ran out: a growbuf's
+ * oom).  rows: CLICKHOUSE_SINK_TABLES of them.  For the bench, which
+ * feeds a server in the sink's exact format. */
+enum {
+	CLICKHOUSE_SINK_JOBS,
+	CLICKHOUSE_SINK_TOOLS,
+	CLICKHOUSE_SINK_PROCESSES,
+	CLICKHOUSE_SINK_FLAGS,
+	CLICKHOUSE_SINK_TABLES
+};
+struct growbuf;
+int clickhouse_sink_rows(const char *text, size_t len, struct growbuf *rows);
+
 /* Run a read-only query on the configured ClickHouse (clickhouse_url,
  * clickhouse_user, clickhouse_password_file): 0 with the whole answer in
  * *out (malloc'd, NUL-terminated, at most 64 MiB), or -1 with err. */

@@ -31,7 +31,13 @@
 #include "defaults.h"
 #include "jsonutil.h"
 
-enum { T_JOBS, T_TOOLS, T_PROCESSES, T_FLAGS, T_COUNT };
+enum {
+	T_JOBS = CLICKHOUSE_SINK_JOBS,
+	T_TOOLS = CLICKHOUSE_SINK_TOOLS,
+	T_PROCESSES = CLICKHOUSE_SINK_PROCESSES,
+	T_FLAGS = CLICKHOUSE_SINK_FLAGS,
+	T_COUNT = CLICKHOUSE_SINK_TABLES
+};
 static const char *const table_names[T_COUNT] = {"jobs", "tools", "processes", "flags"};
 
 /* obj.a.b */
@@ -504,6 +510,26 @@ int clickhouse_sink_probe(struct sink *s, long timeout_ms, const _Atomic int *ab
 	return rc;
 }
 
+int clickhouse_sink_rows(const char *text, size_t len, struct growbuf *rows)
+{
+	cJSON *sum = cJSON_ParseWithLength(text, len);
+	char *copy = strndup(text, len);
+
+	if (!cJSON_IsObject(sum) || !copy) {
+		rows[T_JOBS].oom |= !copy;
+		cJSON_Delete(sum);
+		free(copy);
+		return -1;
+	}
+	job_row(&rows[T_JOBS], sum, copy);
+	tool_rows(&rows[T_TOOLS], sum);
+	process_rows(&rows[T_PROCESSES], sum);
+	flag_rows(&rows[T_FLAGS], sum);
+	cJSON_Delete(sum);
+	free(copy);
+	return 0;
+}
+
 int clickhouse_sink_deliver(struct sink *s, char *const *texts, const size_t *lens,
 			    size_t n, long timeout_ms, const _Atomic int *abort,
 			    char *err, size_t errlen)
@@ -520,26 +546,9 @@ int clickhouse_sink_deliver(struct sink *s, char *const *texts, const size_t *le
 		return -1;
 	if (ch_version(&c, err, errlen) != 0)
 		goto out;
-	for (size_t i = 0; i < n; i++) {
-		cJSON *sum = cJSON_ParseWithLength(texts[i], lens[i]);
-		if (!cJSON_IsObject(sum)) {
+	for (size_t i = 0; i < n; i++)
+		if (clickhouse_sink_rows(texts[i], lens[i], rows) != 0)
 			bad++; /* the spool checked it: cannot happen short of memory */
-			cJSON_Delete(sum);
-			continue;
-		}
-		char *text = strndup(texts[i], lens[i]);
-		if (!text) {
-			rows[T_JOBS].oom = true;
-			cJSON_Delete(sum);
-			break;
-		}
-		job_row(&rows[T_JOBS], sum, text);
-		free(text);
-		tool_rows(&rows[T_TOOLS], sum);
-		process_rows(&rows[T_PROCESSES], sum);
-		flag_rows(&rows[T_FLAGS], sum);
-		cJSON_Delete(sum);
-	}
 	for (int t = 0; t < T_COUNT; t++)
 		if (rows[t].oom || (bad && bad == n)) {
 			snprintf(err, errlen, "out of memory building rows");

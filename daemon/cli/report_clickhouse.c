@@ -85,7 +85,7 @@ static int take_rows(struct report *r, char *text, bool flags)
 			g->jobs += (uint64_t)n0(o, "jobs");
 			g->failed += (uint64_t)n0(o, "failed");
 			g->processes += (uint64_t)n0(o, "processes");
-			g->wall_s += n0(o, "wall_s");
+			g->wall_s += n0(o, "wall"); /* not "wall_s": an alias shadows its column */
 			g->cpu_s += n0(o, "cpu_s");
 			g->core_s += n0(o, "core_s");
 			g->peak_bytes = n0(o, "peak");
@@ -115,7 +115,7 @@ int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 	if (r->by == REPORT_BY_TOOL)
 		snprintf(q, sizeof(q),
 			 "SELECT %s AS g, toFloat64(count()) AS jobs, toFloat64(sum(failed)) AS failed,"
-			 " toFloat64(sum(processes)) AS processes, sum(wall_s) AS wall_s,"
+			 " toFloat64(sum(processes)) AS processes, sum(wall_s) AS wall,"
 			 " sum(cpu_s) AS cpu_s,"
 			 " sum(job_wall_s * if(alloc_cpus > 0, alloc_cpus, host_cpus)) AS core_s,"
 			 " toFloat64(max(peak_rss_bytes)) AS peak, toFloat64(sum(rchar)) AS rchar,"
@@ -129,7 +129,7 @@ int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 		snprintf(q, sizeof(q),
 			 "SELECT %s AS g, toFloat64(count()) AS jobs,"
 			 " toFloat64(countIf(ifNull(exit_code, 0) != 0 OR exit_signal IS NOT NULL)) AS failed,"
-			 " sum(wall_s) AS wall_s, sum(cpu_s) AS cpu_s,"
+			 " sum(wall_s) AS wall, sum(cpu_s) AS cpu_s,"
 			 " sum(wall_s * if(alloc_cpus > 0, alloc_cpus, host_cpus)) AS core_s,"
 			 " toFloat64(max(mem_peak_bytes)) AS peak,"
 			 " toFloat64(sumIf(mem_peak_bytes, alloc_mem_bytes > 0)) AS mem_used,"

@@ -154,7 +154,7 @@ if [ "$CH_OK" = 1 ] && start_tracerd rep -o sinks=file,clickhouse -o spool_dir="
 		"$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:18221/ report --clickhouse \
 			--by "$by" --json >"$TMP/c.$by.json" 2>"$TMP/c.$by.err"
 		check "--clickhouse --by $by: the same groups and sums as the local archive" \
-			sh -c "python3 $TOP/tests/report/same.py $by $TMP/f.$by.json $TMP/c.$by.json || cat $TMP/c.$by.err"
+			sh -c "python3 $TOP/tests/report/same.py $by $TMP/f.$by.json $TMP/c.$by.json || { cat $TMP/c.$by.err; false; }"
 	done
 	"$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:18222/ report --clickhouse >/dev/null 2>"$TMP/c.down"
 	rc=$?

@@ -1,0 +1,103 @@
+/*
+ * test_clickhouse.c - what needs no server in lib/clickhouse.c: a
+ * migration file split into statements (comments, SET and empty ones
+ * dropped, ";" and "--" inside quotes kept), server versions and the
+ * settings each gets, the error answers that mean "no such table".
+ */
+#include "unit.h"
+
+#include "clickhouse.h"
+
+struct seen {
+	char stmt[8][256];
+	int n;
+};
+
+static int take(void *ctx, const char *stmt)
+{
+	struct seen *s = ctx;
+
+	if (s->n == 8)
+		return 7;
+	snprintf(s->stmt[s->n++], sizeof(s->stmt[0]), "%s", stmt);
+	return 0;
+}
+
+static void test_statements(void)
+{
+	char sql[] = "-- a file\n"
+		     "SET allow_experimental_low_cardinality_type = 1;\n"
+		     "CREATE TABLE t (a String) -- a comment; with a semicolon\n"
+		     "ENGINE = Memory;\n"
+		     "\n"
+		     "INSERT INTO t SELECT 'x;y -- not a comment', 'it\\'s';\n"
+		     " ;\n"
+		     "SELECT 1";
+	struct seen s = {0};
+
+	CU_ASSERT_EQUAL(clickhouse_statements(sql, take, &s), 0);
+	CU_ASSERT_EQUAL_FATAL(s.n, 3);
+	CU_ASSERT_STRING_EQUAL(s.stmt[0], "CREATE TABLE t (a String) \nENGINE = Memory");
+	CU_ASSERT_STRING_EQUAL(s.stmt[1], "INSERT INTO t SELECT 'x;y -- not a comment', 'it\\'s'");
+	CU_ASSERT_STRING_EQUAL(s.stmt[2], "SELECT 1");
+}
+
+static void test_statements_stop(void)
+{
+	char sql[] = "SELECT 1; SELECT 2; SELECT 3; SELECT 4; SELECT 5; SELECT 6; SELECT 7; "
+		     "SELECT 8; SELECT 9;";
+	struct seen s = {0};
+
+	CU_ASSERT_EQUAL(clickhouse_statements(sql, take, &s), 7);
+	CU_ASSERT_EQUAL(s.n, 8);
+}
+
+static void test_versions_and_settings(void)
+{
+	struct clickhouse_server old, mid, cur;
+	char set[256];
+
+	CU_ASSERT_EQUAL(clickhouse_parse_version("18.16.1\n", &old), 0);
+	CU_ASSERT_EQUAL(clickhouse_parse_version("21.11.4.14", &mid), 0);
+	CU_ASSERT_EQUAL(clickhouse_parse_version("24.3.2.23", &cur), 0);
+	CU_ASSERT_EQUAL(clickhouse_parse_version("Code: 516", &cur), -1);
+	CU_ASSERT_EQUAL(clickhouse_parse_version("24.3.2.23", &cur), 0);
+	CU_ASSERT_TRUE(clickhouse_has(&old, 18, 16));
+	CU_ASSERT_FALSE(clickhouse_has(&old, 19, 1));
+	CU_ASSERT_TRUE(clickhouse_has(&cur, 22, 2));
+
+	clickhouse_settings(&old, CLICKHOUSE_DDL, set, sizeof(set));
+	CU_ASSERT_STRING_EQUAL(set, "&allow_experimental_low_cardinality_type=1");
+	clickhouse_settings(&cur, CLICKHOUSE_DDL, set, sizeof(set));
+	CU_ASSERT_STRING_EQUAL(set, "");
+	clickhouse_settings(&old, CLICKHOUSE_INSERT, set, sizeof(set));
+	CU_ASSERT_STRING_EQUAL(set, "&input_format_skip_unknown_fields=1");
+	clickhouse_settings(&mid, CLICKHOUSE_INSERT, set, sizeof(set));
+	CU_ASSERT_STRING_EQUAL(set, "&input_format_skip_unknown_fields=1&async_insert=1"
+				    "&wait_for_async_insert=1");
+}
+
+static void test_unknown_table(void)
+{
+	CU_ASSERT_TRUE(clickhouse_is_unknown_table(
+		"HTTP status 404: Code: 60, e.displayText() = DB::Exception: Table "
+		"tracer.schema_version doesn't exist."));
+	CU_ASSERT_TRUE(clickhouse_is_unknown_table(
+		"HTTP status 404: Code: 60. DB::Exception: Table tracer.schema_version does not exist."));
+	CU_ASSERT_TRUE(clickhouse_is_unknown_table("Code: 81, e.displayText() = DB::Exception: "
+						   "Database tracer doesn't exist"));
+	CU_ASSERT_FALSE(clickhouse_is_unknown_table("Code: 516. DB::Exception: Authentication failed"));
+	CU_ASSERT_FALSE(clickhouse_is_unknown_table("Code: 600, something"));
+}
+
+int main(void)
+{
+	static const struct unit_test tests[] = {
+		{"a migration file's statements", test_statements},
+		{"the callback stops the split", test_statements_stop},
+		{"server versions and their settings", test_versions_and_settings},
+		{"answers that mean no such table", test_unknown_table},
+	};
+
+	return UNIT_RUN("clickhouse", tests);
+}
