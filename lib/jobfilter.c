@@ -11,6 +11,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -26,6 +27,20 @@ static const char *jstr(const cJSON *o, const char *key)
 {
 	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
 	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* epoch ns: summaries write them as decimal strings (exact beyond 2^53),
+ * older ones and hand-made ones as numbers */
+static double ns_num(const cJSON *o, const char *key)
+{
+	const char *t = jstr(o, key);
+	char *end;
+	double v;
+
+	if (!t)
+		return jnum(o, key);
+	v = strtod(t, &end);
+	return end != t && !*end ? v : NAN;
 }
 
 /* sacct's short state names */
@@ -175,7 +190,7 @@ bool job_filter_host(const struct job_filter *f, const char *hostname)
  * and start_ns/end_ns; a summary without times fails a time filter. */
 bool job_filter_summary(const struct job_filter *f, const cJSON *s)
 {
-	double start = jnum(s, "start_ns"), end = jnum(s, "end_ns");
+	double start = ns_num(s, "start_ns"), end = ns_num(s, "end_ns");
 
 	if (!job_filter_host(f, jstr(cJSON_GetObjectItem(s, "host"), "hostname")))
 		return false;

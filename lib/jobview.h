@@ -34,6 +34,11 @@ bool jobview_same_job(const cJSON *a, const cJSON *b);
  */
 cJSON *jobview_build(const cJSON *steps, const struct tracer_config *cfg);
 
+/* jobview_group.c: the job views of a list of summaries (any jobs,
+ * oldest first), one per job, in the order of each job's last summary; a
+ * new array, NULL on OOM. */
+cJSON *jobview_group(const cJSON *summaries, const struct tracer_config *cfg);
+
 /* jobview_sum.c: the merging of summaries' numbers that jobview_build
  * uses.  Add every number of src into dst, recursively (objects created
  * as needed); keys named in max_keys (NULL-terminated) take the larger

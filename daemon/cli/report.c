@@ -13,6 +13,7 @@
 
 #include "clock.h"
 #include "html.h"
+#include "jobview.h"
 #include "report.h"
 
 #define DEFAULT_SINCE "7d"
@@ -41,15 +42,23 @@ static void report_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tracer report [--since DURATION] [--by run|task|tool|user|pipeline]\n"
+		"                     [-j JOBID] [-u USER] [-A ACCOUNT] [--partition P]\n"
+		"                     [-N HOST] [-S TIME] [-E TIME]\n"
 		"                     [--json | --csv | --wide] [--clickhouse]\n"
 		"       tracer report --run RUN --html FILE\n"
 		"Totals across the jobs of the local archive (the summary file and its\n"
 		"rotated files FILE.1 ... FILE.N) that ended in the window, per group: jobs,\n"
 		"failures, wall and CPU time, CPU and memory efficiency, bytes read and\n"
-		"written, flags and cost.\n"
+		"written, flags and cost.  A job of several steps or nodes counts once,\n"
+		"rolled up as `tracer show JOB` shows it: its allocation once per node.\n"
 		"      --since DURATION  the window: 90m, 24h, 7d, 2w (default %s)\n"
 		"      --by GROUP        run, task, tool, user or pipeline (default: all jobs\n"
 		"                        as one group)\n"
+		"  -j, --jobs, -u, --user, -A, --account, --partition, -N, --nodelist,\n"
+		"  -S, --starttime TIME, -E, --endtime TIME\n"
+		"                        only these jobs, as tracer jobs selects them (TIME:\n"
+		"                        now-7days, 2026-11-22T06:30, ...; local time unless\n"
+		"                        it ends in Z or an offset)\n"
 		"      --json            the groups as JSON\n"
 		"      --csv             the groups as CSV\n"
 		"      --wide            the table as wide as it needs (default: the\n"
@@ -65,7 +74,7 @@ static void report_usage(FILE *f)
 /* 0, 1 after --help, 2 on a usage error (one line said why) */
 static int parse_args(struct report *r, int argc, char **argv)
 {
-	enum { O_JSON = 256, O_CSV, O_SINCE, O_BY, O_CLICKHOUSE, O_RUN, O_HTML };
+	enum { O_JSON = 256, O_CSV, O_SINCE, O_BY, O_CLICKHOUSE, O_RUN, O_HTML, O_PARTITION };
 	static const struct option opts[] = {
 		{"json", no_argument, NULL, O_JSON},
 		{"csv", no_argument, NULL, O_CSV},
@@ -76,13 +85,39 @@ static int parse_args(struct report *r, int argc, char **argv)
 		{"html", required_argument, NULL, O_HTML},
 		{"wide", no_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
+		{"jobs", required_argument, NULL, 'j'},
+		{"user", required_argument, NULL, 'u'},
+		{"account", required_argument, NULL, 'A'},
+		{"partition", required_argument, NULL, O_PARTITION},
+		{"nodelist", required_argument, NULL, 'N'},
+		{"node", required_argument, NULL, 'N'},
+		{"starttime", required_argument, NULL, 'S'},
+		{"endtime", required_argument, NULL, 'E'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *since = DEFAULT_SINCE;
 	int c;
 
-	while ((c = cli_getopt(argc, argv, ":h", opts, "report")) != -1) {
-		if (c == O_JSON) {
+	job_filter_init(&r->filter);
+	while ((c = cli_getopt(argc, argv, ":hj:u:A:N:S:E:", opts, "report")) != -1) {
+		if (c == 'j') {
+			r->filter.job_ids = optarg;
+		} else if (c == 'u') {
+			r->filter.users = optarg;
+		} else if (c == 'A') {
+			r->filter.accounts = optarg;
+		} else if (c == O_PARTITION) {
+			r->filter.partitions = optarg;
+		} else if (c == 'N') {
+			r->filter.nodes = optarg;
+		} else if (c == 'S' || c == 'E') {
+			if (clock_parse_time(optarg, time(NULL),
+					     c == 'S' ? &r->filter.since_ns : &r->filter.until_ns) != 0) {
+				fprintf(stderr, "tracer report: -%c: \"%s\" is not a time (now-1day, "
+						"today, 2026-11-22T06:30, ...)\n", c, optarg);
+				return 2;
+			}
+		} else if (c == O_JSON) {
 			r->format = REPORT_JSON;
 		} else if (c == O_CSV) {
 			r->format = REPORT_CSV;
@@ -330,6 +365,26 @@ static const char *key_of(const struct report *r, const cJSON *s)
 	return k && *k ? k : "-";
 }
 
+/* A copy of s without what the roll-up does not read (process tree,
+ * time series), for the end. */
+static int keep_step(struct report *r, const cJSON *s)
+{
+	cJSON *copy;
+
+	if (!r->steps && !(r->steps = cJSON_CreateArray()))
+		return 1;
+	copy = cJSON_Duplicate(s, 1);
+	if (!copy)
+		return 1;
+	cJSON_DeleteItemFromObjectCaseSensitive(copy, "process_tree");
+	cJSON_DeleteItemFromObjectCaseSensitive(copy, "timeseries");
+	if (!cJSON_AddItemToArray(r->steps, copy)) {
+		cJSON_Delete(copy);
+		return 1;
+	}
+	return 0;
+}
+
 static int on_summary(const cJSON *s, void *ctx)
 {
 	struct report *r = ctx;
@@ -349,6 +404,12 @@ static int on_summary(const cJSON *s, void *ctx)
 		if (!job_filter_summary(&f, s))
 			return 0;
 	}
+	if (!r->rolled && !job_filter_summary(&r->filter, s))
+		return 0; /* a job view: its steps were selected */
+	/* a scheduler's job may have several steps and nodes: kept to be
+	 * rolled up once every summary is read */
+	if (jstr(cJSON_GetObjectItem(s, "identity"), "job_id") && !r->rolled)
+		return keep_step(r, s);
 	r->jobs++;
 	core_s = core_seconds(s);
 	if (r->by != REPORT_BY_TOOL) {
@@ -376,6 +437,23 @@ static int cmp_cpu(const void *a, const void *b)
 	return strcmp(x->key, y->key);
 }
 
+/* The kept steps as jobs: each job's view counted as one job. */
+static int add_jobs(struct cli *c, struct report *r)
+{
+	cJSON *views = jobview_group(r->steps, &c->cfg);
+	const cJSON *v;
+	int rc = 0;
+
+	if (!views)
+		return 1;
+	r->rolled = true;
+	cJSON_ArrayForEach(v, views)
+		if ((rc = on_summary(v, r)) != 0)
+			break;
+	cJSON_Delete(views);
+	return rc;
+}
+
 int cmd_report(struct cli *c, int argc, char **argv)
 {
 	struct report r = {.format = c->json ? REPORT_JSON : REPORT_TABLE};
@@ -394,6 +472,8 @@ int cmd_report(struct cli *c, int argc, char **argv)
 		rc = report_from_clickhouse(&r, &c->cfg) == 0 ? 0 : -1;
 	else
 		rc = cli_summaries_each(c, on_summary, &r, &r.files);
+	if (rc == 0 && r.steps)
+		rc = add_jobs(c, &r);
 	if (rc != 0) {
 		if (rc > 0) /* < 0: the file that cannot be read was named */
 			fprintf(stderr, "tracer report: out of memory\n");
@@ -416,5 +496,6 @@ out:
 			group_free(r.slots[i]);
 	free(r.slots);
 	free(v);
+	cJSON_Delete(r.steps);
 	return rc;
 }

@@ -51,6 +51,10 @@ struct report {
 	const char *run;        /* --run: only this run's tasks */
 	const char *html;       /* --html FILE: the run's page (html_run.c) */
 	bool wide;              /* table lines as long as they need */
+	struct job_filter filter; /* -j, -u, -A, --partition, -N, -S, -E */
+	cJSON *steps;           /* summaries of scheduler jobs, rolled up per job
+				 * at the end (a job's allocation once per node) */
+	bool rolled;            /* the roll-up is being counted */
 	struct group **slots;   /* hash table of groups */
 	size_t cap, ngroups;
 };

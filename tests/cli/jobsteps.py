@@ -2,7 +2,8 @@
 """jobsteps.py TEMPLATE OUT - Slurm jobs of several steps and nodes for
 the CLI suite's job view checks, made from a real summary (TEMPLATE, one
 NDJSON line written by tracer-wrap) by changing who, where, when and the
-numbers the job view adds up.  Times are fixed (2026-01-12, UTC).
+numbers the job view adds up.  Times are fixed (2026-01-12, UTC); every
+step is alice's, in partition debug, account proj1 (the array's: proj2).
 
 job   step   host  CPUs  mem    cpu_s  peak   state      exit
 7001  batch  n1    4     8 GiB  100    1 GiB  COMPLETED  0
@@ -53,6 +54,7 @@ def main():
                 ident.pop(k, None)
             ident.update(scheduler="slurm", cluster="c1", job_id=job, step_id=step,
                          user="alice", uid=1001, task_name="align", queue="debug",
+                         account="proj2" if arr else "proj1",
                          allocation={"cpus": cpus, "mem_bytes": mem * GIB,
                                      "time_limit_s": 7200})
             if arr:

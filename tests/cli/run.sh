@@ -67,7 +67,7 @@ check "tracer jobs --starttime without a value" usage_error \
 check "tracer jobs -S with a bad time" usage_error \
 	'tracer jobs: -S: "last tuesday" is not a time (now-1day, today, 2026-11-22T06:30, ...)' \
 	trc jobs -S "last tuesday"
-check "tracer jobs -n -1" usage_error 'tracer jobs: -n: "-1" is not a count (0 or more)' trc jobs -n -1
+check "tracer jobs --limit -1" usage_error 'tracer jobs: --limit: "-1" is not a count (0 or more)' trc jobs --limit -1
 check "tracer jobs with an argument" usage_error \
 	'tracer jobs: unexpected argument "j1" (see tracer jobs --help)' trc jobs j1
 check "tracer show without a job" usage_error \
@@ -142,9 +142,9 @@ check "--name align" selects "j1 j3" --name align
 check "--name sort,call" selects "j2 j5" --name sort,call
 check "-r R2 (run id)" selects "j3 j5" -r R2
 check "--run nightly (run name)" selects "j3" --run nightly
-check "-n 2: the two newest" selects "j3 j5" -n 2
+check "--limit 2: the two newest" selects "j3 j5" --limit 2
 check "--limit 0: all" selects "j4 j1 j2 j3 j5" --limit 0
-check "-u alice -n 1" selects "j3" -u alice -n 1
+check "-u alice --limit 1" selects "j3" -u alice --limit 1
 check "-u bob --state CA -S now-1hour" selects "j5" -u bob --state CA -S now-1hour
 global_json() { [ "$(trc --json jobs -u bob | ids)" = "j2 j5" ]; }
 check "tracer --json jobs -u bob (the global --json)" global_json
@@ -168,7 +168,7 @@ table_ok() {
 }
 check "table: header, two rows, the state column" table_ok
 csv_ok() {
-	trc jobs --csv -u carol,alice -n 0 | python3 -c '
+	trc jobs --csv -u carol,alice --limit 0 | python3 -c '
 import csv, sys
 rows = list(csv.DictReader(sys.stdin))
 assert [r["job"] for r in rows] == ["j4", "j1", "j3"], rows
@@ -226,7 +226,7 @@ check "report --csv: formulas start with a quote" csv_cells task "$TMP/evil.task
 evil report --by run --csv >"$TMP/evil.run.csv"
 check "report --by run --csv: formulas start with a quote" csv_cells run "$TMP/evil.run.csv" \
 	"'=run-e1" "'=run-e2" "'=run-e3" "'=run-e4" "'=run-e5"
-evil jobs --csv -n 0 >"$TMP/evil.jobs.csv"
+evil jobs --csv --limit 0 >"$TMP/evil.jobs.csv"
 check "jobs --csv: formulas start with a quote" csv_cells name "$TMP/evil.jobs.csv" \
 	"$(printf 'evil\033]0;owned\007\033[2J\r')" "'=HYPERLINK(\"http://x\",\"y\")" "'@SUM(A1:A9)" "'+1+2" "'-3+4"
 evil report --by pipeline --csv >"$TMP/evil.pipeline.csv"
@@ -319,6 +319,87 @@ no_part() {
 		{ echo "rc $rc: $out / $err"; return 1; }
 }
 check "tracer show JOB --node NOWHERE: no such part" no_part
+
+echo "== tracer jobs: one line per job, sacct's selection and output options"
+# jobs_p ARGS...: tracer jobs -P ARGS, the lines joined with spaces
+jobs_p() { stj jobs -P "$@" | tr '\n' ' '; }
+check "one line per job; array tasks as JOBID_TASK" test "$(jobs_p -n --format=JobID)" = \
+	"7001 7002 7010_1 7010_2 "
+check "--steps: one line per step and node (sacct without -X)" test \
+	"$(jobs_p -n --format=JobID,NodeList --steps -j 7001,7002)" = \
+	"7001.batch|n1 7001.0|n1 7001.1|n1 7002.batch|n1 7002.0|n1 7002.0|n2 "
+check "-X: one line per job (the default)" test "$(jobs_p -n -X -o JobID -j 7002)" = "7002 "
+check "-P: sacct's default fields, | between, none at the end" test \
+	"$(stj jobs -P -j 7001)" = "JobID|JobName|Partition|Account|AllocCPUS|State|ExitCode
+7001|align|debug|proj1|4|FAILED|2:0"
+check "--format: the job's numbers as sacct prints them" test \
+	"$(jobs_p -n --format=JobID,AllocCPUS,Elapsed,TotalCPU,ReqMem,MaxRSS,NodeList,CPUEff,MemEff -j 7001,7002)" = \
+	"7001|4|00:16:40|00:16:40|8G|3145728K|n1|25.00%|37.50% 7002|4|00:10:00|00:10:00|4G|3145728K|n1,n2|25.00%|75.00% "
+check "-j 7001.1 --steps: one step" test "$(jobs_p -n -o JobID,State,ExitCode -j 7001.1 --steps)" = "7001.1|FAILED|2:0 "
+check "-j ARRAYJOB: every task; -j ARRAYJOB_TASK: one" test \
+	"$(jobs_p -n -o JobID -j 7010) / $(jobs_p -n -o JobID -j 7010_2)" = "7010_1 7010_2  / 7010_2 "
+check "--state: the job's state" test "$(jobs_p -n -o JobID -s F)" = "7001 "
+check "--state --steps: the step's state" test "$(jobs_p -n -o JobID -s F --steps)" = "7001.1 "
+check "-A ACCOUNT" test "$(jobs_p -n -o JobID -A proj2)" = "7010_1 7010_2 "
+check "--partition" test "$(jobs_p -n -o JobID --partition debug,long -j 7001)" = "7001 "
+check "--partition (none of them)" test "$(jobs_p -n -o JobID --partition long)" = ""
+check "-N HOST: the jobs' parts on that node" test "$(jobs_p -n -o JobID,NodeList,TotalCPU -N n2)" = \
+	"7002|n2|00:04:50 7010_2|n2|00:01:00 "
+check "Start and End in local time (TZ)" test \
+	"$(TZ=UTC jobs_p -n -o Start,End -j 7001) $(TZ=Asia/Tokyo jobs_p -n -o Start -j 7001)" = \
+	"2026-01-12T10:00:00|2026-01-12T10:16:40  2026-01-12T19:00:00 "
+check "-S without a zone: local time; with Z: UTC" test \
+	"$(TZ=Asia/Tokyo jobs_p -n -o JobID -S 2026-01-12T19:50) $(TZ=Asia/Tokyo jobs_p -n -o JobID -S 2026-01-12T10:50Z)" = \
+	"7010_1 7010_2  7010_1 7010_2 "
+padded() {
+	local out
+	out=$(stj jobs --format=JobID,State -j 7001,7002) &&
+		[ "$out" = "JobID State
+----- ---------
+7001  FAILED
+7002  COMPLETED" ] || { echo "$out"; return 1; }
+}
+check "--format without -P: padded columns under a rule" padded
+check "--format with an unknown field" usage_error \
+	"tracer jobs: --format: unknown field \"Bogus\" (fields: $(stj jobs --help | sed -n 's/.*--format FIELD\[,...\]  these columns, by sacct.s names: //p' | head -c 0)JobID, JobName, User, Account, Partition, QOS, State, ExitCode, Elapsed, TotalCPU, AllocCPUS, ReqMem, MaxRSS, NodeList, Start, End, Submit, CPUEff, MemEff, Flags, Cost, Job)" \
+	stj jobs --format=JobID,Bogus
+json_views() {
+	stj jobs --json -j 7001 | python3 -c '
+import json, sys
+v = json.load(sys.stdin)
+assert len(v) == 1 and v[0]["scope"] == "job" and len(v[0]["steps"]) == 3, v
+assert v[0]["identity"]["allocation"]["cpus"] == 4
+'
+}
+check "--json: the job views" json_views
+
+echo "== tracer report: a job's allocation once per node"
+grep '"job_id":"7001"' "$TMP/steps.ndjson" >"$TMP/job7001.ndjson"
+report_as_view() {
+	local rep view
+	rep=$("$BUILD/tracer" -o socket="$TMP/no-daemon.sock" -o file="$TMP/job7001.ndjson" \
+		report --since 5200w --json) &&
+		view=$(stj show 7001 --json) &&
+		python3 -c '
+import json, sys
+r, v = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+g = r["groups"][0]
+ok = (r["jobs"] == 1 and g["jobs"] == 1 and len(r["groups"]) == 1 and
+      abs(g["cpu_efficiency"] - v["cpu_efficiency"]) < 1e-9 and
+      abs(g["memory_efficiency"] - v["memory"]["efficiency"]) < 1e-9 and
+      g["core_s"] == 4 * 1000)
+sys.exit(0 if ok else print(r, v["cpu_efficiency"], v["memory"]["efficiency"]) or 1)' "$rep" "$view"
+}
+check "batch + 2 srun steps: the report's efficiency is the job view's" report_as_view
+report_selects() {
+	stj report --since 5200w --json -j 7002 -N n2 | python3 -c '
+import json, sys
+r = json.load(sys.stdin)
+assert r["jobs"] == 1 and r["groups"][0]["cpu_s"] == 290 and r["groups"][0]["core_s"] == 2 * 585, r'
+}
+check "tracer report -j JOB -N HOST: that job's part on that node" report_selects
+check "tracer report -S: one time grammar" usage_error \
+	'tracer report: -S: "7d" is not a time (now-1day, today, 2026-11-22T06:30, ...)' stj report -S 7d
 
 echo "== tracer show: the job's notes, then at most 2 on tools (--tools: all)"
 python3 - "$TMP/template.ndjson" "$TMP/notes.ndjson" <<'PY'

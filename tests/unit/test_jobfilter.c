@@ -118,11 +118,35 @@ static void test_account_partition_node(void)
 	cJSON_Delete(bare);
 }
 
+/* summaries write start_ns and end_ns as decimal strings */
+static void test_times_as_text(void)
+{
+	cJSON *s = summary("9", "0", NULL, 0, NULL, NULL, "n1");
+	struct job_filter f;
+
+	cJSON_ReplaceItemInObject(s, "start_ns", cJSON_CreateString("1800000000000000000"));
+	cJSON_ReplaceItemInObject(s, "end_ns", cJSON_CreateString("1800000600000000000"));
+	job_filter_init(&f);
+	f.since_ns = 1800000300000000000LL;
+	CU_ASSERT(job_filter_summary(&f, s));
+	f.since_ns = 1800000700000000000LL;
+	CU_ASSERT(!job_filter_summary(&f, s));
+	job_filter_init(&f);
+	f.until_ns = 1799999999000000000LL;
+	CU_ASSERT(!job_filter_summary(&f, s));
+	cJSON_ReplaceItemInObject(s, "end_ns", cJSON_CreateString("soon"));
+	job_filter_init(&f);
+	f.since_ns = 0;
+	CU_ASSERT(!job_filter_summary(&f, s)); /* not a time: fails a time filter */
+	cJSON_Delete(s);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
 		{"job ids", test_job_ids},
 		{"accounts, partitions, nodes", test_account_partition_node},
+		{"times as decimal strings", test_times_as_text},
 	};
 
 	return UNIT_RUN("jobfilter", tests);
