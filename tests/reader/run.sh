@@ -164,7 +164,7 @@ check "tracer jobs of B: exactly B's job" jobs_are "$UB" "$B_JOB"
 show_is() { ucli "$1" show --json "$2" | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)["job"] == sys.argv[1] else 1)' "$3"; }
 check "tracer show JOB of A" show_is "$UA" "$A_JOB" "$A_JOB"
 check "tracer show NAME of A" show_is "$UA" "$MARK" "$A_JOB"
-check "tracer show --html of A" sh -c "setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$UTRACER' -o socket='$RSOCK' -o file='$TMP/nonexistent.ndjson' show --html '$A_JOB' | grep -q '$MARK'"
+check "tracer show --html of A" sh -c "setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$UTRACER' -o socket='$RSOCK' -o file='$TMP/nonexistent.ndjson' show --html - '$A_JOB' | grep -q '$MARK'"
 check "tracer report --by task of A counts A's job" sh -c "setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$UTRACER' -o socket='$RSOCK' -o file='$TMP/nonexistent.ndjson' report --by task --csv | grep -q '$MARK'"
 not_found() { ! ucli "$1" show --json "$2" >/dev/null; }
 check "tracer show A's job of B: not found" not_found "$UB" "$A_JOB"
