@@ -58,9 +58,9 @@ check "tracer --bogus=1" usage_error "tracer: unknown option --bogus (see tracer
 check "tracer -c without a value" usage_error "tracer: option -c needs a value" "$BUILD/tracer" -c
 check "tracer --json=yes" usage_error "tracer: option --json takes no value" "$BUILD/tracer" --json=yes jobs
 check "tracer frob" usage_error \
-	"tracer: unknown command frob (status, jobs, show, report, run; see tracer --help)" trc frob
+	"tracer: unknown command frob (status, jobs, show, report, run, datalake; see tracer --help)" trc frob
 check "tracer without a command" usage_error \
-	"tracer: no command (status, jobs, show, report, run; see tracer --help)" "$BUILD/tracer"
+	"tracer: no command (status, jobs, show, report, run, datalake; see tracer --help)" "$BUILD/tracer"
 check "tracer jobs -S without a value" usage_error "tracer jobs: option -S needs a value" trc jobs -S
 check "tracer jobs --starttime without a value" usage_error \
 	"tracer jobs: option --starttime needs a value" trc jobs --starttime
