@@ -150,7 +150,7 @@ echo "== each user through the reader"
 ucli() { local u=$1; shift; as "$u" "$UTRACER" -o socket="$RSOCK" -o file="$TMP/nonexistent.ndjson" -o datalake=clickhouse "$@" 2>&1; }
 jobs_are() { # jobs_are USER EXPECTED-JOB-UIDS... : tracer jobs --json of USER is exactly those
 	local u=$1; shift
-	ucli "$u" jobs -n 0 --json | python3 -c '
+	ucli "$u" jobs --limit 0 --json | python3 -c '
 import json, sys
 got = sorted(j["job"] for j in json.load(sys.stdin))
 want = sorted(sys.argv[1:])
@@ -169,15 +169,15 @@ check "tracer report --by task of A counts A's job" sh -c "setpriv --reuid='$UA'
 not_found() { ! ucli "$1" show --json "$2" >/dev/null; }
 check "tracer show A's job of B: not found" not_found "$UB" "$A_JOB"
 check "tracer show A's task name of B: not found" not_found "$UB" "$MARK"
-check "tracer jobs -u A of B: nothing" sh -c "test \"\$(setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$RSOCK' jobs -n 0 --json -u '$UA')\" = '[]'"
+check "tracer jobs -u A of B: nothing" sh -c "test \"\$(setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$RSOCK' jobs --limit 0 --json -u '$UA')\" = '[]'"
 check "tracer report of B has none of A's jobs" sh -c "! setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$RSOCK' report --by task --csv | grep -q '$MARK'"
 
 echo "== SQL injection through filter values selects nothing more"
-check "jobs --name \"x' OR 1=1 --\" of B: nothing" sh -c "test \"\$(setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$RSOCK' jobs -n 0 --json --name \"$INJ\")\" = '[]'"
-check "jobs --name \"x' OR 1=1 --\" of A: exactly that job" sh -c "setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$UTRACER' -o socket='$RSOCK' jobs -n 0 --json --name \"$INJ\" | python3 -c 'import json,sys; j=json.load(sys.stdin); sys.exit(0 if [x[\"job\"] for x in j] == [\"$INJ_JOB\"] else 1)'"
-check "jobs -u \"$UA' OR '1'='1\" of B: nothing" sh -c "test \"\$(setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$RSOCK' jobs -n 0 --json -u \"$UA' OR '1'='1\")\" = '[]'"
-check "jobs -u '0 OR 1=1' of B: nothing" sh -c "test \"\$(setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$RSOCK' jobs -n 0 --json -u '0 OR 1=1')\" = '[]'"
-check "jobs --name 'a\\' of B: nothing (a backslash ends no literal)" sh -c "test \"\$(setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$RSOCK' jobs -n 0 --json --name 'a\\' -r \"') OR 1=1 --\")\" = '[]'"
+check "jobs --name \"x' OR 1=1 --\" of B: nothing" sh -c "test \"\$(setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$RSOCK' jobs --limit 0 --json --name \"$INJ\")\" = '[]'"
+check "jobs --name \"x' OR 1=1 --\" of A: exactly that job" sh -c "setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$UTRACER' -o socket='$RSOCK' jobs --limit 0 --json --name \"$INJ\" | python3 -c 'import json,sys; j=json.load(sys.stdin); sys.exit(0 if [x[\"job\"] for x in j] == [\"$INJ_JOB\"] else 1)'"
+check "jobs -u \"$UA' OR '1'='1\" of B: nothing" sh -c "test \"\$(setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$RSOCK' jobs --limit 0 --json -u \"$UA' OR '1'='1\")\" = '[]'"
+check "jobs -u '0 OR 1=1' of B: nothing" sh -c "test \"\$(setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$RSOCK' jobs --limit 0 --json -u '0 OR 1=1')\" = '[]'"
+check "jobs --name 'a\\' of B: nothing (a backslash ends no literal)" sh -c "test \"\$(setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$RSOCK' jobs --limit 0 --json --name 'a\\' -r \"') OR 1=1 --\")\" = '[]'"
 check "show \"' OR '1'='1\" of B: not found" not_found "$UB" "' OR '1'='1"
 check "show \"$A_JOB' OR uid != 0 OR '\" of B: not found" not_found "$UB" "$A_JOB' OR uid != 0 OR '"
 check "B's listing still works after the attempts (the reader is up)" jobs_are "$UB" "$B_JOB"
@@ -185,16 +185,16 @@ check "B's listing still works after the attempts (the reader is up)" jobs_are "
 echo "== B cannot query ClickHouse with what it was given"
 check "an unauthenticated HTTP query fails" not as "$UB" curl -sf --max-time 5 "http://127.0.0.1:$CH_HTTP/?query=SELECT%201"
 check "tracer_rw without its password fails" not as "$UB" curl -sf --max-time 5 -u tracer_rw: "http://127.0.0.1:$CH_HTTP/?query=SELECT%201"
-check "B's tracer with datalake set but no credentials reads nothing of A" sh -c "! setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$TMP/none.sock' -o datalake=clickhouse -o clickhouse_url=http://127.0.0.1:$CH_HTTP/ jobs -n 0 --json 2>&1 | grep -q '$A_JOB'"
+check "B's tracer with datalake set but no credentials reads nothing of A" sh -c "! setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$TMP/none.sock' -o datalake=clickhouse -o clickhouse_url=http://127.0.0.1:$CH_HTTP/ jobs --limit 0 --json 2>&1 | grep -q '$A_JOB'"
 
 echo "== root reads ClickHouse directly, without tracerd"
 stop_reader
-root_jobs() { root_lake jobs -n 0 --json | python3 -c '
+root_jobs() { root_lake jobs --limit 0 --json | python3 -c '
 import json, sys
 got = sorted(j["job"] for j in json.load(sys.stdin))
 sys.exit(0 if got == sorted(sys.argv[1:]) else 1)' "$A_JOB" "$INJ_JOB" "$B_JOB"; }
 check "tracer jobs of root: every job" root_jobs
-check "tracer jobs -u B of root: B's job" sh -c "'$BUILD/tracer' -o socket='$TMP/none.sock' ${LAKE[*]} jobs -n 0 --json -u '$UB' | grep -q '$B_JOB'"
+check "tracer jobs -u B of root: B's job" sh -c "'$BUILD/tracer' -o socket='$TMP/none.sock' ${LAKE[*]} jobs --limit 0 --json -u '$UB' | grep -q '$B_JOB'"
 check "tracer show A's job of root" sh -c "'$BUILD/tracer' -o socket='$TMP/none.sock' ${LAKE[*]} show --json '$A_JOB' | grep -q '$MARK'"
 check "tracer report of root counts both users' jobs" bash -c "out=\$('$BUILD/tracer' -o socket='$TMP/none.sock' ${LAKE[*]} report --by user --csv) && grep -q '$UA' <<<\"\$out\" && grep -q '$UB' <<<\"\$out\""
 check "a user's tracer with the reader stopped says tracerd is not running" sh -c "setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$UTRACER' -o socket='$RSOCK' -o datalake=clickhouse jobs 2>&1 | grep -q 'tracerd is not running'"
