@@ -137,11 +137,11 @@ chmod 0600 "$TMP/chpw"
 start_reader
 wait_until 30 "the reader to answer" reader_up
 check "the reader runs" not proc_gone "$READER_PID"
-no_bpf() { ! ls -l "/proc/$READER_PID/fd" 2>/dev/null | grep -q 'bpf'; }
+no_bpf() { ! proc_gone "$READER_PID" && ! ls -l "/proc/$READER_PID/fd" | grep -q 'bpf'; }
 check "the reader holds no BPF object" no_bpf
 check "the reader says mode reader" sh -c "'$BUILD/tracer' -o socket='$RSOCK' status --json | python3 -c 'import json,sys; sys.exit(0 if json.load(sys.stdin)[\"mode\"] == \"reader\" else 1)'"
 check "tracer status of the reader (text)" sh -c "'$BUILD/tracer' -o socket='$RSOCK' status | grep -q reader"
-refused_run() { local o; o=$(as "$UA" "$UTRACER" -o socket="$RSOCK" run -- /bin/true 2>&1); grep -q "reader" <<<"$o" || { echo "$o"; return 1; }; }
+refused_run() { local o; o=$(as "$UA" "$UTRACER" -o socket="$RSOCK" run -- /bin/true 2>&1); grep -q "this tracerd is a reader (mode = reader)" <<<"$o" || { echo "$o"; return 1; }; }
 check "a registration at the reader is refused, saying why" refused_run
 check "B cannot read the credentials file" not as "$UB" cat "$TMP/chpw"
 
