@@ -334,6 +334,7 @@ install: $(INSTALL_BINS)
 	sh scripts/install-config.sh contrib/tracer.conf $(DESTDIR)$(SYSCONFDIR)/tracer/tracer.conf
 	sh scripts/install-config.sh contrib/rules/tools.rules $(DESTDIR)$(SYSCONFDIR)/tracer/tools.rules
 	install -D -m 0644 contrib/systemd/tracerd.service $(DESTDIR)$(UNITDIR)/tracerd.service
+	install -D -m 0644 contrib/systemd/tracerd-reader.service $(DESTDIR)$(UNITDIR)/tracerd-reader.service
 	for p in man/*.[1-8]; do \
 		install -D -m 0644 $$p $(DESTDIR)$(MANDIR)/man$${p##*.}/$${p##*/} || exit 1; \
 	done

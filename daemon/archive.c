@@ -3,6 +3,10 @@
  * loop queues, worker threads read the archive with lib/sumfile and
  * stream one summary per line, then the closing {"ok":true,...} line.
  *
+ * The source is the file archive, or the datalake (datalake_read.c) when
+ * tracer.conf has `datalake = clickhouse`: the same queue, fairness,
+ * bounds and owner filter; the owner goes into the query's SQL.
+ *
  * Fair by user: a non-root user is answered by one worker at a time.  A
  * free worker takes the oldest queued request whose user has no worker
  * yet, so a user whose slow requests (a huge archive, a client that
@@ -23,6 +27,7 @@
 
 #include "caps.h"
 #include "clock.h"
+#include "datalake_read.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "threads.h"
@@ -46,6 +51,7 @@ struct areq {
 
 struct archive {
 	char path[sizeof(((struct tracer_config *)0)->file_path)];
+	struct tracer_config *lake; /* the datalake's settings; NULL: the file archive */
 	pthread_t tids[ARCHIVE_WORKERS];
 	int nthreads;
 	pthread_mutex_t lock;
@@ -64,6 +70,7 @@ struct out {
 	int fd;
 	size_t bytes;
 	unsigned long count;
+	uint64_t skipped; /* datalake rows that are no summary */
 	bool cut, broken;
 };
 
@@ -119,6 +126,59 @@ static void filter_from_query(struct job_filter *f, const struct proto_query *q)
 	f->until_ns = q->until_ns;
 }
 
+/* datalake_each_fn: one summary line of the datalake, checked and sent */
+static int send_lake_line(void *ctx, const char *line, size_t len)
+{
+	struct out *o = ctx;
+	cJSON *s = cJSON_ParseWithLength(line, len);
+	int rc;
+
+	if (!cJSON_IsObject(s)) { /* not as tracerd wrote it: skipped, counted */
+		cJSON_Delete(s);
+		o->skipped++;
+		return 0;
+	}
+	rc = send_line(o, s);
+	cJSON_Delete(s);
+	return rc;
+}
+
+static void send_error(int fd, const char *msg)
+{
+	char *line = proto_error_reply(msg);
+
+	if (line)
+		(void)!send(fd, line, strlen(line), MSG_NOSIGNAL);
+	free(line);
+}
+
+/* The answer from the datalake: 0, or -1 when an error line was sent. */
+static int answer_lake(struct archive *a, struct areq *r, struct job_filter *f,
+		       struct out *o, bool *capped)
+{
+	char err[512];
+	int rc;
+
+	if (r->req.op == PROTO_OP_SUMMARY) {
+		rc = datalake_read_job(a->lake, r->req.job, f, send_lake_line, o, err,
+				       sizeof(err));
+	} else {
+		const struct proto_query *q = &r->req.query;
+		/* every one (0) stays within the answer's size cap */
+		long n = q->limit > ARCHIVE_LIMIT_MAX ? ARCHIVE_LIMIT_MAX : q->limit;
+
+		*capped = n < q->limit;
+		filter_from_query(f, q);
+		rc = datalake_read_summaries(a->lake, f, n, send_lake_line, o, err, sizeof(err));
+	}
+	if (rc < 0 && !o->broken) {
+		log_warn("datalake answer to uid %d: %s", (int)r->peer.uid, err);
+		send_error(r->fd, err);
+		return -1;
+	}
+	return 0;
+}
+
 /* Read and stream one answer; the closing line says how it went. */
 static void answer(struct archive *a, struct areq *r)
 {
@@ -140,7 +200,11 @@ static void answer(struct archive *a, struct areq *r)
 	if (fcntl(r->fd, F_SETFL, 0) != 0 ||
 	    setsockopt(r->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0)
 		log_warn("archive reply to pid %d: %s", (int)r->peer.pid, strerror(errno));
-	if (r->req.op == PROTO_OP_SUMMARY) {
+	if (a->lake) {
+		if (answer_lake(a, r, &f, &o, &capped) != 0)
+			return;
+		files = 0;
+	} else if (r->req.op == PROTO_OP_SUMMARY) {
 		got = summary_find(a->path, r->req.job, &f, &st);
 		if (got)
 			send_line(&o, got);
@@ -173,10 +237,7 @@ static void answer(struct archive *a, struct areq *r)
 
 		snprintf(msg, sizeof(msg), "cannot read the archive %s: %s", st.failed_path,
 			 strerror(st.open_errno));
-		char *line = proto_error_reply(msg);
-		if (line)
-			(void)!send(r->fd, line, strlen(line), MSG_NOSIGNAL);
-		free(line);
+		send_error(r->fd, msg);
 		return;
 	}
 	end = cJSON_CreateObject();
@@ -186,7 +247,7 @@ static void answer(struct archive *a, struct areq *r)
 	json_add_u64(end, "count", o.count);
 	json_add_u64(end, "files", st.open_errno == ENOENT ? 0 : (uint64_t)files);
 	cJSON_AddBoolToObject(end, "truncated", st.truncated || o.cut || capped);
-	json_add_u64(end, "skipped_lines", st.bad);
+	json_add_u64(end, "skipped_lines", st.bad + o.skipped);
 	o.bytes = 0; /* the closing line always fits */
 	send_line(&o, end);
 	cJSON_Delete(end);
@@ -286,6 +347,20 @@ struct archive *archive_start(const struct tracer_config *cfg, char *err, size_t
 		return NULL;
 	}
 	snprintf(a->path, sizeof(a->path), "%s", cfg->file_path);
+	if (datalake_configured(cfg)) {
+		a->lake = malloc(sizeof(*a->lake));
+		if (!a->lake) {
+			free(a);
+			snprintf(err, errlen, "out of memory");
+			return NULL;
+		}
+		*a->lake = *cfg; /* the loop's copy changes on SIGHUP */
+		if (datalake_check_credentials(cfg, err, errlen) != 0) {
+			free(a->lake);
+			free(a);
+			return NULL;
+		}
+	}
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->wake, NULL);
 	for (int i = 0; i < ARCHIVE_WORKERS; i++) {
@@ -402,5 +477,6 @@ void archive_stop(struct archive *a)
 	}
 	pthread_cond_destroy(&a->wake);
 	pthread_mutex_destroy(&a->lock);
+	free(a->lake);
 	free(a);
 }

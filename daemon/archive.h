@@ -1,7 +1,7 @@
 /*
  * archive.h - tracerd answers users' questions about finished jobs
  * (`tracer show`, `tracer jobs`, `tracer report` of a user who may not
- * read the archive) from the file sink's archive, with only the asker's
+ * read the archive) from the file sink's archive or the datalake, with only the asker's
  * own jobs unless they are root or in admin_group.
  *
  * The event loop only hands the connection over (archive_submit); worker
@@ -25,7 +25,8 @@
 
 struct archive;
 
-/* Start the workers (they read cfg->file_path).  NULL with err. */
+/* Start the workers (they read cfg->file_path, or the datalake when
+ * cfg->datalake is clickhouse: datalake_read.h).  NULL with err. */
 struct archive *archive_start(const struct tracer_config *cfg, char *err, size_t errlen);
 
 /*

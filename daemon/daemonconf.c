@@ -58,11 +58,13 @@ static bool is_reloadable(const char *key)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tracerd [-c CONFIG] [-o KEY=VALUE]... [-v] [--check-config]\n"
+		"usage: tracerd [-c CONFIG] [-o KEY=VALUE]... [-v] [--check-config] [--reader]\n"
 		"  Node daemon of tracer: records every process of registered jobs.\n"
 		"  -c, --config FILE   configuration (default " TRACER_DEFAULT_CONFIG ")\n"
 		"  -o, --set KEY=VAL   override one configuration key (see tracer.conf(5))\n"
 		"      --check-config  check the configuration and exit: 0 valid, 78 not\n"
+		"      --reader        no tracing: only answer tracer jobs/show/report from\n"
+		"                      the datalake (mode = reader; a login node)\n"
 		"  -v, --verbose       debug messages\n"
 		"  -h, --help          this help\n"
 		"      --version       print the version\n");
@@ -124,7 +126,15 @@ static int load_strict(const struct daemonconf *dc, struct tracer_config *cfg,
 			problems++;
 		}
 	}
+	if (dc->reader)
+		snprintf(cfg->mode, sizeof(cfg->mode), "reader");
 	problems += check_sinks(dc, cfg);
+	if (strcmp(cfg->mode, "reader") == 0 && strcmp(cfg->datalake, "clickhouse") != 0) {
+		snprintf(msg, sizeof(msg), "%s: mode: reader answers from the datalake: "
+			 "datalake = clickhouse needed", dc->path);
+		report(msg);
+		problems++;
+	}
 	/* the rules file, when there is one (none: the built-in rules) */
 	if (access(cfg->rules_path, F_OK) == 0) {
 		rules_problems = 0;
@@ -197,6 +207,7 @@ int daemonconf_args(struct daemonconf *dc, struct tracer_config *cfg, int argc, 
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{"check-config", no_argument, NULL, 'C'},
+		{"reader", no_argument, NULL, 'R'},
 		{NULL, 0, NULL, 0},
 	};
 	int c;
@@ -223,6 +234,9 @@ int daemonconf_args(struct daemonconf *dc, struct tracer_config *cfg, int argc, 
 			break;
 		case 'C':
 			dc->check = true;
+			break;
+		case 'R':
+			dc->reader = true;
 			break;
 		case 'h':
 			usage(stdout);

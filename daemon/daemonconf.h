@@ -26,6 +26,7 @@ struct daemonconf {
 	int noverrides;
 	bool verbose;         /* -v: debug, whatever log_level says */
 	bool check;           /* --check-config */
+	bool reader;          /* --reader: mode = reader, whatever the file says */
 };
 
 /*

@@ -18,7 +18,7 @@
 
 enum kind { K_PATH, K_URL, K_INT, K_UINT_POW2, K_UINT, K_BOOL,
 	    K_SINKS, K_LEVEL, K_LISTEN, K_OPT_PATH, K_NAME, K_DOUBLE, K_GROUP,
-	    K_SOCKETS, K_PATHS, K_GPU_ACCT };
+	    K_SOCKETS, K_PATHS, K_GPU_ACCT, K_DATALAKE, K_MODE };
 
 struct key_def {
 	const char *name;
@@ -62,6 +62,8 @@ static const struct key_def keys[] = {
 	{"clickhouse_database", K_NAME, M(clickhouse_database), 0, 0},
 	{"clickhouse_user", K_NAME, M(clickhouse_user), 0, 0},
 	{"clickhouse_password_file", K_OPT_PATH, M(clickhouse_password_file), 0, 0},
+	{"datalake", K_DATALAKE, M(datalake), 0, 0},
+	{"mode", K_MODE, M(mode), 0, 0},
 	{"max_procs_per_job", K_UINT, M(max_procs_per_job), 0, 4194304},
 	{"max_procs_per_user", K_UINT, M(max_procs_per_user), 0, 4194304},
 	{"max_jobs_per_user", K_INT, M(max_jobs_per_user), 1, 4096},
@@ -170,6 +172,8 @@ void config_defaults(struct tracer_config *cfg)
 		 TRACER_DEFAULT_CLICKHOUSE_URL);
 	snprintf(cfg->clickhouse_database, sizeof(cfg->clickhouse_database), "%s",
 		 TRACER_DEFAULT_CLICKHOUSE_DB);
+	snprintf(cfg->datalake, sizeof(cfg->datalake), "%s", TRACER_DEFAULT_DATALAKE);
+	snprintf(cfg->mode, sizeof(cfg->mode), "%s", TRACER_DEFAULT_MODE);
 	cfg->advice_min_runtime_s = TRACER_DEFAULT_ADVICE_MIN_RUNTIME_S;
 	cfg->flag_memory_over_share = TRACER_DEFAULT_FLAG_MEMORY_OVER_SHARE;
 	cfg->flag_memory_near_share = TRACER_DEFAULT_FLAG_MEMORY_NEAR_SHARE;
@@ -364,6 +368,14 @@ static int check_string(const struct key_def *k, const char *v, char *err,
 		    v[0] == '-')
 			return fail_msg(err, errlen,
 					"%s: a group name (letters, digits, _ . -)", k->name);
+		break;
+	case K_DATALAKE:
+		if (strcmp(v, "none") && strcmp(v, "clickhouse"))
+			return fail_msg(err, errlen, "datalake: expected none or clickhouse");
+		break;
+	case K_MODE:
+		if (strcmp(v, "full") && strcmp(v, "reader"))
+			return fail_msg(err, errlen, "mode: expected full or reader");
 		break;
 	case K_GPU_ACCT:
 		if (strcmp(v, "enable") && strcmp(v, "leave"))

@@ -50,6 +50,8 @@ struct tracer_config {
 	char clickhouse_database[64]; /* clickhouse_database */
 	char clickhouse_user[64];   /* clickhouse_user (empty: the server's default) */
 	char clickhouse_password_file[256]; /* clickhouse_password_file */
+	char datalake[16];          /* datalake: none|clickhouse (where summaries are read back) */
+	char mode[16];              /* mode: full|reader (tracerd --reader) */
 	char admin_group[64];       /* admin_group (empty: only root sees every job) */
 	unsigned max_procs_per_job; /* max_procs_per_job (0: no cap) */
 	unsigned max_procs_per_user; /* max_procs_per_user (0: max_procs / 4) */

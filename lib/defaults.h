@@ -19,6 +19,10 @@
 #define TRACER_DEFAULT_SPOOL_DIR "/var/lib/tracer/spool"
 #define TRACER_DEFAULT_CLICKHOUSE_URL "http://127.0.0.1:8123/"
 #define TRACER_DEFAULT_CLICKHOUSE_DB "tracer"
+#define TRACER_DEFAULT_DATALAKE "none"    /* datalake: summaries read from the file archive */
+#define TRACER_DEFAULT_MODE "full"        /* mode: tracerd traces (reader: only answers) */
+#define TRACER_DATALAKE_REPLY_MAX (64u << 20) /* bytes of one datalake answer */
+#define TRACER_DATALAKE_TIMEOUT_MS 10000 /* one datalake query, connection included */
 /* the datalake's schema migrations (make install, the RPM), in order */
 #define TRACER_DEFAULT_MIGRATIONS_DIR "/usr/share/tracer/clickhouse/migrations"
 #define TRACER_CLICKHOUSE_SCHEMA 2 /* the schema version this tracer writes */

@@ -44,7 +44,7 @@ static double ns_num(const cJSON *o, const char *key)
 }
 
 /* sacct's short state names */
-static const char *state_word(const char *w, size_t n, char *buf, size_t len)
+const char *job_filter_state_word(const char *w, size_t n, char *buf, size_t len)
 {
 	static const struct { const char *abbrev, *word; } abbrevs[] = {
 		{"CD", "COMPLETED"}, {"F", "FAILED"}, {"OOM", "OUT_OF_MEMORY"},
@@ -71,7 +71,7 @@ static bool in_list(const char *list, const char *value, bool is_state)
 
 		if (n > 0) {
 			if (is_state) {
-				if (strcasecmp(state_word(p, n, buf, sizeof(buf)), value) == 0)
+				if (strcasecmp(job_filter_state_word(p, n, buf, sizeof(buf)), value) == 0)
 					return true;
 			} else if (strlen(value) == n && strncmp(p, value, n) == 0) {
 				return true;

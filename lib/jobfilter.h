@@ -7,6 +7,7 @@
 #define TRACER_JOBFILTER_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <cjson/cJSON.h>
 
@@ -31,6 +32,9 @@ struct job_filter {
 };
 
 void job_filter_init(struct job_filter *f);
+/* sacct's state word for the n bytes at w ("CD" -> "COMPLETED"); the
+ * word itself (copied into buf) when it is no abbreviation. */
+const char *job_filter_state_word(const char *w, size_t n, char *buf, size_t len);
 bool job_filter_match(const struct job_filter *f, const cJSON *identity,
 		      const char *state, int64_t start_ns, int64_t end_ns);
 /* The host part of a filter: does hostname pass --node? */

@@ -50,6 +50,7 @@ suite "tracer report" ./tests/report/run.sh build
 suite "network and block I/O" ./tests/netio/run.sh build
 suite "GPUs (NVML test double)" ./tests/gpu/run.sh build
 suite "delivery (spool, file, HTTP, ClickHouse)" ./tests/delivery/run.sh build
+suite "datalake reader (two users, tracerd --reader, ClickHouse)" ./tests/reader/run.sh build
 suite "datalake schema versions (ClickHouse)" ./tests/datalake/run.sh build
 suite "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
 # the daemon's own kernel tests: test_cgroup_live's memory bound does not

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "datalake_read.h"
 #include "client.h"
 #include "clock.h"
 #include "csv.h"
@@ -408,7 +409,8 @@ int cmd_jobs(struct cli *c, int argc, char **argv)
 		term_begin(width);
 		print_running(c, &f, width);
 	}
-	if (!cli_archive_remote() && access(c->cfg.file_path, F_OK) != 0) {
+	if (!cli_archive_remote() && !datalake_configured(&c->cfg) &&
+	    access(c->cfg.file_path, F_OK) != 0) {
 		if (o.fmt == F_JSON)
 			printf("[]\n");
 		else if (o.fmt == F_CSV)

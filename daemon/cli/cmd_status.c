@@ -104,6 +104,11 @@ static void print_status(const cJSON *st)
 	       jnum(st, "pid"), fmt_secs(jnum(st, "uptime_s"), buf, sizeof(buf)),
 	       text(st, "hostname"));
 	printf("socket:   %s\n", text(st, "socket"));
+	if (jstr(st, "mode") && strcmp(jstr(st, "mode"), "reader") == 0) {
+		/* a login node's tracerd: it traces nothing */
+		printf("mode:     reader (answers from the datalake: %s)\n", text(st, "datalake"));
+		return;
+	}
 	printf("sinks:    %s (%s)\n", text(st, "sinks"), text(st, "file"));
 	printf("tracing:  %s\n", cJSON_IsTrue(cJSON_GetObjectItem(st, "trace_all"))
 				     ? "every process on the host" : "registered jobs");

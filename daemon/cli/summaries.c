@@ -3,7 +3,10 @@
  * finished jobs' summaries (cli.h).  The archive is readable by root and
  * admin_group only: other users ask tracerd over its socket, which
  * answers with their own jobs (daemon/archive.c).  Root reads the file
- * itself, so that it works without tracerd.
+ * itself, so that it works without tracerd.  With datalake = clickhouse
+ * the same holds for the datalake: root asks ClickHouse (datalake_read.c),
+ * a user the local tracerd (a reader on a login node), which holds the
+ * credentials.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,6 +16,7 @@
 
 #include "cli.h"
 #include "client.h"
+#include "datalake_read.h"
 #include "proto.h"
 
 bool cli_archive_remote(void)
@@ -84,6 +88,11 @@ static int ask(struct cli *c, cJSON *req, struct collect *k, cJSON **last)
 	rc = tracer_request_stream(c->cfg.socket_path, TRACER_ARCHIVE_TIMEOUT_MS, req,
 				   collect_line, k, last, err, sizeof(err));
 	cJSON_Delete(req);
+	if (rc == -2 && datalake_configured(&c->cfg)) {
+		fprintf(stderr, "tracer: tracerd is not running (%s): the datalake is read "
+			"through it\n", c->cfg.socket_path);
+		return -1;
+	}
 	if (rc == -2)
 		return 1;
 	if (rc != 0) {
@@ -100,11 +109,87 @@ static int ask(struct cli *c, cJSON *req, struct collect *k, cJSON **last)
 	return 0;
 }
 
+/* ---- root and the datalake ---- */
+
+static bool lake_direct(const struct cli *c)
+{
+	return !cli_archive_remote() && datalake_configured(&c->cfg);
+}
+
+/* datalake_each_fn: one summary into the collection */
+static int lake_line(void *ctx, const char *line, size_t len)
+{
+	struct collect *k = ctx;
+	cJSON *o = cJSON_ParseWithLength(line, len);
+
+	if (!cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		fprintf(stderr, "tracer: a datalake row that is no summary skipped\n");
+		return 0;
+	}
+	return collect_line(o, k);
+}
+
+static cJSON *lake_tail(struct cli *c, size_t max, const struct job_filter *f)
+{
+	struct collect k = {.arr = cJSON_CreateArray()};
+	struct job_filter all;
+	char err[600];
+
+	if (!f) {
+		job_filter_init(&all);
+		f = &all;
+	}
+	if (!k.arr || datalake_read_summaries(&c->cfg, f, (long)max, lake_line, &k, err,
+					      sizeof(err)) != 0) {
+		fprintf(stderr, "tracer: %s\n", k.arr ? err : "out of memory");
+		cJSON_Delete(k.arr);
+		return NULL;
+	}
+	return k.arr;
+}
+
+static cJSON *lake_find(struct cli *c, const char *name)
+{
+	struct collect k = {.arr = cJSON_CreateArray()};
+	struct job_filter all;
+	char err[600];
+	cJSON *out;
+
+	job_filter_init(&all);
+	if (!k.arr || datalake_read_job(&c->cfg, name, &all, lake_line, &k, err,
+					sizeof(err)) < 0) {
+		fprintf(stderr, "tracer: %s\n", k.arr ? err : "out of memory");
+		cJSON_Delete(k.arr);
+		return NULL;
+	}
+	out = cJSON_DetachItemFromArray(k.arr, 0);
+	cJSON_Delete(k.arr);
+	return out;
+}
+
+static int lake_each(struct cli *c, summary_fn fn, void *ctx, int *files)
+{
+	struct collect k = {.fn = fn, .ctx = ctx};
+	struct job_filter all;
+	char err[600];
+
+	job_filter_init(&all);
+	*files = 1;
+	if (datalake_read_summaries(&c->cfg, &all, 0, lake_line, &k, err, sizeof(err)) != 0) {
+		fprintf(stderr, "tracer: %s\n", err);
+		return -1;
+	}
+	return k.rc;
+}
+
 cJSON *cli_summaries_tail(struct cli *c, size_t max, const struct job_filter *f)
 {
 	struct sumfile_status st = {0};
 	cJSON *out;
 
+	if (lake_direct(c))
+		return lake_tail(c, max, f);
 	if (cli_archive_remote()) {
 		struct proto_query q;
 		struct collect k = {.arr = cJSON_CreateArray()};
@@ -130,6 +215,8 @@ cJSON *cli_summary_find(struct cli *c, const char *name)
 	struct sumfile_status st = {0};
 	cJSON *out;
 
+	if (lake_direct(c))
+		return lake_find(c, name);
 	if (cli_archive_remote()) {
 		struct collect k = {.arr = cJSON_CreateArray()};
 		cJSON *last = NULL;
@@ -156,6 +243,8 @@ int cli_summaries_each(struct cli *c, summary_fn fn, void *ctx, int *files)
 	struct sumfile_status st = {0};
 	int rc;
 
+	if (lake_direct(c))
+		return lake_each(c, fn, ctx, files);
 	if (cli_archive_remote()) {
 		struct proto_query q;
 		struct collect k = {.fn = fn, .ctx = ctx};
@@ -196,6 +285,10 @@ cJSON *cli_summaries_select(struct cli *c, const struct job_filter *f)
 
 	if (!out)
 		return NULL;
+	if (lake_direct(c)) {
+		cJSON_Delete(out);
+		return lake_tail(c, TRACER_DEFAULT_JOBVIEW_MAX_STEPS, f);
+	}
 	if (cli_archive_remote()) {
 		struct proto_query q;
 		struct collect k = {.arr = out};

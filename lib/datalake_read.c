@@ -1,0 +1,379 @@
+/*
+ * datalake_read.c - summaries back from ClickHouse (datalake_read.h).
+ *
+ * A user controls the names a filter holds, so every value goes into the
+ * SQL as a quoted string literal with its backslashes and quotes escaped,
+ * and a value with a control character is refused; numbers are printed
+ * from integers.  The answer is TabSeparatedRaw: one summary per line as
+ * stored (a summary is one line of JSON, without tabs).  The query runs
+ * over the HTTP interface through clickhouse.c (the sinks' request
+ * helper), within a deadline and a cap on the answer's size, both also
+ * told to the server.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "clickhouse.h"
+#include "datalake_read.h"
+#include "defaults.h"
+#include "growbuf.h"
+#include "sink_priv.h"
+
+bool datalake_configured(const struct tracer_config *cfg)
+{
+	return strcmp(cfg->datalake, "clickhouse") == 0;
+}
+
+int datalake_check_credentials(const struct tracer_config *cfg, char *err, size_t errlen)
+{
+	const char *path = cfg->clickhouse_password_file;
+	char password[512];
+	struct stat st;
+	int rc;
+
+	if (!path[0])
+		return 0;
+	if (stat(path, &st) != 0) {
+		snprintf(err, errlen, "clickhouse_password_file %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 077)) {
+		snprintf(err, errlen, "clickhouse_password_file %s: mode %04o, owner uid %u: "
+			 "must be a file of root's with mode 0600 (users must not read the "
+			 "datalake's credentials)", path, (unsigned)(st.st_mode & 07777),
+			 (unsigned)st.st_uid);
+		return -1;
+	}
+	rc = read_secret(path, password, sizeof(password), err, errlen);
+	memset(password, 0, sizeof(password));
+	return rc;
+}
+
+static void adds(struct growbuf *b, const char *s)
+{
+	growbuf_add(b, s, strlen(s));
+}
+
+/* 'value' as a ClickHouse string literal; -1 for a control character */
+static int add_literal(struct growbuf *b, const char *v, size_t n)
+{
+	adds(b, "'");
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)v[i];
+
+		if (c < 0x20 || c == 0x7f)
+			return -1;
+		if (c == '\\' || c == '\'')
+			adds(b, "\\");
+		growbuf_add(b, (const char *)&v[i], 1);
+	}
+	adds(b, "'");
+	return 0;
+}
+
+static bool all_digits(const char *w, size_t n)
+{
+	if (n == 0 || n > 18)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)w[i]))
+			return false;
+	return true;
+}
+
+enum list_kind { L_PLAIN, L_USER, L_STATE, L_JOB };
+
+/* One word of a list as a condition. */
+static int add_word(struct growbuf *b, enum list_kind kind, const char *col, const char *w,
+		    size_t n)
+{
+	char buf[64];
+	const char *dot, *us;
+
+	switch (kind) {
+	case L_USER:
+		if (all_digits(w, n))
+			return growbuf_printf(b, "uid = %.*s", (int)n, w), 0;
+		break;
+	case L_STATE:
+		w = job_filter_state_word(w, n, buf, sizeof(buf));
+		n = strlen(w);
+		growbuf_printf(b, "upper(%s) = upper(", col);
+		if (add_literal(b, w, n) != 0)
+			return -1;
+		return adds(b, ")"), 0;
+	case L_JOB:
+		/* as job_filter_match: the job or array job id, JOB.STEP, or
+		 * ARRAYJOB_TASK (each split at its last separator) */
+		dot = memrchr(w, '.', n);
+		us = memrchr(w, '_', n);
+		adds(b, "(job_id = ");
+		if (add_literal(b, w, n) != 0)
+			return -1;
+		adds(b, " OR array_job_id = ");
+		add_literal(b, w, n);
+		if (dot) {
+			adds(b, " OR (job_id = ");
+			add_literal(b, w, (size_t)(dot - w));
+			adds(b, " AND step_id = ");
+			add_literal(b, dot + 1, n - (size_t)(dot - w) - 1);
+			adds(b, ")");
+		}
+		if (us && all_digits(us + 1, n - (size_t)(us - w) - 1)) {
+			adds(b, " OR (array_job_id = ");
+			add_literal(b, w, (size_t)(us - w));
+			growbuf_printf(b, " AND array_task_id = %.*s)",
+				       (int)(n - (size_t)(us - w) - 1), us + 1);
+		}
+		return adds(b, ")"), 0;
+	default:
+		break;
+	}
+	growbuf_printf(b, "%s = ", col);
+	return add_literal(b, w, n);
+}
+
+/* " AND (col = 'a' OR col = 'b')" for a comma list; nothing for NULL */
+static int add_list(struct growbuf *b, const char *list, enum list_kind kind,
+		    const char *col, const char *col2)
+{
+	const char *p = list;
+	bool first = true;
+
+	if (!list)
+		return 0;
+	adds(b, " AND (");
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n > 0) {
+			if (!first)
+				adds(b, " OR ");
+			first = false;
+			if (add_word(b, kind, col, p, n) != 0)
+				return -1;
+			if (col2) {
+				adds(b, " OR ");
+				if (add_word(b, kind, col2, p, n) != 0)
+					return -1;
+			}
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (first) /* an empty list matches nothing, as in job_filter_match */
+		adds(b, "0");
+	adds(b, ")");
+	return 0;
+}
+
+static int where_into(const struct job_filter *f, struct growbuf *b)
+{
+	adds(b, "1");
+	if (f->owner_uid >= 0)
+		growbuf_printf(b, " AND uid = %" PRId64, f->owner_uid);
+	if (add_list(b, f->users, L_USER, "user", NULL) != 0 ||
+	    add_list(b, f->states, L_STATE, "state", NULL) != 0 ||
+	    add_list(b, f->names, L_PLAIN, "task_name", NULL) != 0 ||
+	    add_list(b, f->runs, L_PLAIN, "run_id", "run_name") != 0 ||
+	    add_list(b, f->job_ids, L_JOB, "job_id", NULL) != 0 ||
+	    add_list(b, f->accounts, L_PLAIN, "account", NULL) != 0 ||
+	    add_list(b, f->partitions, L_PLAIN, "partition", NULL) != 0 ||
+	    add_list(b, f->nodes, L_PLAIN, "host", NULL) != 0)
+		return -1;
+	/* as job_filter_match: -S keeps what ended then or later, -E what
+	 * had started by then */
+	if (f->since_ns != INT64_MIN)
+		growbuf_printf(b, " AND end_ns >= %" PRId64, f->since_ns < 0 ? 0 : f->since_ns);
+	if (f->until_ns != INT64_MAX)
+		growbuf_printf(b, " AND start_ns <= %" PRId64, f->until_ns < 0 ? 0 : f->until_ns);
+	return 0;
+}
+
+int datalake_where(const struct job_filter *f, char *out, size_t outlen, char *err,
+		   size_t errlen)
+{
+	struct growbuf b = {0};
+	int rc = -1;
+
+	if (where_into(f, &b) != 0)
+		snprintf(err, errlen, "a filter value holds a control character");
+	else if (b.oom || b.len >= outlen)
+		snprintf(err, errlen, "the selection is too long");
+	else
+		rc = snprintf(out, outlen, "%s", b.p) < 0 ? -1 : 0;
+	growbuf_free(&b);
+	return rc;
+}
+
+/* the database's name from tracer.conf, usable as an identifier */
+static int db_ident(const struct tracer_config *cfg, char *err, size_t errlen)
+{
+	const char *c = cfg->clickhouse_database;
+
+	for (; *c; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_')
+			break;
+	if (!*cfg->clickhouse_database || *c) {
+		snprintf(err, errlen, "clickhouse_database \"%s\" is not a plain name",
+			 cfg->clickhouse_database);
+		return -1;
+	}
+	return 0;
+}
+
+/* Run one query over clickhouse.c: the answer in *out (malloc'd,
+ * NUL-terminated).  The server stops it too: at the deadline and past
+ * the answer's cap. */
+static int run_query(const struct tracer_config *cfg, const char *sql, char **out, size_t *len,
+		     char *err, size_t errlen)
+{
+	char settings[160], why[600];
+	const char *msg;
+
+	snprintf(settings, sizeof(settings),
+		 "&max_execution_time=%d&max_result_bytes=%u&result_overflow_mode=throw",
+		 TRACER_DATALAKE_TIMEOUT_MS / 1000, TRACER_DATALAKE_REPLY_MAX);
+	if (clickhouse_exec(cfg, sql, settings, TRACER_DATALAKE_TIMEOUT_MS, out, len, why,
+			    sizeof(why)) == 0)
+		return 0;
+	/* "POST URL: what" -> "ClickHouse at URL: what" (a URL has no ": ") */
+	msg = strncmp(why, "POST ", 5) == 0 && strstr(why, ": ") ? strstr(why, ": ") + 2 : why;
+	if (strncmp(msg, "HTTP status ", 12) == 0)
+		snprintf(err, errlen, "ClickHouse at %s: HTTP %s", cfg->clickhouse_url, msg + 12);
+	else
+		snprintf(err, errlen, "ClickHouse at %s: %s", cfg->clickhouse_url, msg);
+	return -1;
+}
+
+/* After a failed query: a datalake of an older schema has no summary
+ * column (the error then says what to do); err is kept otherwise. */
+static void explain_schema(const struct tracer_config *cfg, char *err, size_t errlen)
+{
+	char ignored[256];
+	unsigned version = 0;
+
+	if (clickhouse_schema_version(cfg, TRACER_DATALAKE_TIMEOUT_MS, &version, ignored,
+				      sizeof(ignored)) == 0 && version > 0 && version < 2)
+		snprintf(err, errlen, "ClickHouse at %s: schema version %u has no summary column: "
+			 "run tracer datalake migrate", cfg->clickhouse_url, version);
+}
+
+/* Hand each line of the answer to each(); lines in the answer's order. */
+static void each_line(char *p, size_t len, datalake_each_fn each, void *ctx, int *count)
+{
+	char *end = p + len;
+
+	while (p < end) {
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (n > 0) { /* a row written before the summary column: empty */
+			++*count;
+			if (each(ctx, p, n) != 0)
+				return;
+		}
+		p += n + 1;
+	}
+}
+
+static int select_summaries(const struct tracer_config *cfg, const char *where, long limit,
+			    datalake_each_fn each, void *ctx, char *err, size_t errlen)
+{
+	struct growbuf sql = {0};
+	const char *db = cfg->clickhouse_database;
+	char *body = NULL;
+	size_t len = 0;
+	int rc = -1, count = 0;
+
+	if (db_ident(cfg, err, errlen) != 0)
+		return -1;
+	/* the newest `limit`, then oldest first; summary_id breaks ties */
+	if (limit > 0)
+		growbuf_printf(&sql, "SELECT summary FROM (SELECT summary, end_ns, summary_id"
+			       " FROM %s.jobs FINAL WHERE %s ORDER BY end_ns DESC, summary_id DESC"
+			       " LIMIT %ld) ORDER BY end_ns, summary_id FORMAT TabSeparatedRaw",
+			       db, where, limit);
+	else
+		growbuf_printf(&sql, "SELECT summary FROM %s.jobs FINAL WHERE %s"
+			       " ORDER BY end_ns, summary_id FORMAT TabSeparatedRaw", db, where);
+	if (sql.oom) {
+		snprintf(err, errlen, "out of memory");
+	} else if (run_query(cfg, sql.p, &body, &len, err, errlen) != 0) {
+		explain_schema(cfg, err, errlen);
+	} else {
+		each_line(body, len, each, ctx, &count);
+		rc = count;
+	}
+	growbuf_free(&sql);
+	free(body);
+	return rc;
+}
+
+int datalake_read_summaries(const struct tracer_config *cfg, const struct job_filter *f,
+			    long limit, int (*each)(void *ctx, const char *summary_json_line,
+						    size_t len),
+			    void *ctx, char *err, size_t errlen)
+{
+	struct growbuf where = {0};
+	int rc = -1;
+
+	if (where_into(f, &where) != 0)
+		snprintf(err, errlen, "a filter value holds a control character");
+	else if (where.oom)
+		snprintf(err, errlen, "out of memory");
+	else
+		rc = select_summaries(cfg, where.p, limit < 0 ? 0 : limit, each, ctx, err,
+				      errlen) < 0 ? -1 : 0;
+	growbuf_free(&where);
+	return rc;
+}
+
+int datalake_read_job(const struct tracer_config *cfg, const char *name,
+		      const struct job_filter *f, datalake_each_fn each, void *ctx, char *err,
+		      size_t errlen)
+{
+	struct growbuf where = {0};
+	const char *dot = strchr(name, '.');
+	int rc = -1;
+
+	if (where_into(f, &where) != 0)
+		goto bad;
+	if (strcmp(name, "last") != 0) {
+		/* a scheduler's job id is what most users type: it goes first
+		 * in the order below, then the newest */
+		adds(&where, " AND (job = ");
+		if (add_literal(&where, name, strlen(name)) != 0)
+			goto bad;
+		adds(&where, " OR summary_id = ");
+		add_literal(&where, name, strlen(name));
+		adds(&where, " OR job_id = ");
+		add_literal(&where, name, strlen(name));
+		adds(&where, " OR task_name = ");
+		add_literal(&where, name, strlen(name));
+		if (dot) {
+			adds(&where, " OR ");
+			add_word(&where, L_JOB, "job_id", name, strlen(name));
+		}
+		adds(&where, ")");
+	}
+	if (where.oom) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	rc = select_summaries(cfg, where.p, 1, each, ctx, err, errlen);
+	if (rc > 1)
+		rc = 1;
+	goto out;
+bad:
+	snprintf(err, errlen, "a filter value holds a control character");
+out:
+	growbuf_free(&where);
+	return rc;
+}

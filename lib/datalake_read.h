@@ -1,0 +1,60 @@
+/*
+ * datalake_read.h - summaries read back from the datalake (ClickHouse's
+ * tracer.jobs, its `summary` column: the summary exactly as tracerd
+ * wrote it), selected by a job_filter that is turned into SQL.  What the
+ * CLI (root) and tracerd's archive workers use when tracer.conf has
+ * `datalake = clickhouse`.  Bounded: one query within
+ * TRACER_DATALAKE_TIMEOUT_MS, an answer of at most
+ * TRACER_DATALAKE_REPLY_MAX bytes.
+ */
+#ifndef TRACER_DATALAKE_READ_H
+#define TRACER_DATALAKE_READ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "config.h"
+#include "jobfilter.h"
+
+/* Called once per summary (one JSON object, len bytes, not NUL-terminated
+ * in general); non-zero stops the reading (not an error). */
+typedef int (*datalake_each_fn)(void *ctx, const char *summary_json_line, size_t len);
+
+/* Is the datalake configured (datalake = clickhouse)? */
+bool datalake_configured(const struct tracer_config *cfg);
+
+/*
+ * The credentials tracerd will use: clickhouse_password_file (when set)
+ * must be a regular file owned by root that no one else may read or
+ * write (0600), and readable.  0, or -1 with the reason in err.
+ */
+int datalake_check_credentials(const struct tracer_config *cfg, char *err, size_t errlen);
+
+/*
+ * The newest `limit` summaries (0: all) that pass f, oldest first, each
+ * handed to each().  0, or -1 with the reason in err ("ClickHouse at URL:
+ * HTTP 404: ...", "schema version 1 has no summary column: run tracer
+ * datalake migrate").  The password is read from clickhouse_password_file
+ * at each call.
+ */
+int datalake_read_summaries(const struct tracer_config *cfg, const struct job_filter *f,
+			    long limit, int (*each)(void *ctx, const char *summary_json_line,
+						    size_t len),
+			    void *ctx, char *err, size_t errlen);
+
+/* The newest summary whose job uid, summary id, job id (JOB or JOB.STEP)
+ * or task name is name and that passes f: 1 (each() called), 0 when none,
+ * -1 with err. */
+int datalake_read_job(const struct tracer_config *cfg, const char *name,
+		      const struct job_filter *f, datalake_each_fn each, void *ctx, char *err,
+		      size_t errlen);
+
+/*
+ * The SQL of a selection, for datalake_read_summaries (exposed for the
+ * tests): the WHERE condition of f into out ("1" when f selects all).
+ * 0, or -1 with err (a value that cannot be a name: a control character).
+ */
+int datalake_where(const struct job_filter *f, char *out, size_t outlen, char *err,
+		   size_t errlen);
+
+#endif
