@@ -62,7 +62,7 @@
 #include "containernames.h"
 #include "usernames.h"
 #include "idlehost.h"
-#include "slurmlimit.h"
+#include "slurmjob.h"
 #include "gpu_nvml.h"
 #include "dockerwatch.h"
 
@@ -185,6 +185,7 @@ static char *status_reply(struct tracerd *d, const struct peer *peer)
 	}
 	cJSON_AddItemToObject(st, "jobs", jobs_status_json(&d->jobs));
 	cJSON_AddItemToObject(st, "archive_requests", archive_stats_json(d->archive));
+	cJSON_AddItemToObject(st, "slurm", slurmjob_stats_json());
 	if (!privacy_sees_all(&d->privacy, peer)) {
 		privacy_filter_jobs(cJSON_GetObjectItem(st, "jobs"), peer, &d->jobs);
 		privacy_filter_delivery(cJSON_GetObjectItem(st, "delivery"));
@@ -525,7 +526,7 @@ int main(int argc, char **argv)
 	 * sinks' and the docker watch's later calls then only count */
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	usernames_start();
-	slurmlimit_start();
+	slurmjob_start();
 	gpu_nvml_start(&d.cfg); /* before the loop drops its capabilities */
 	containernames_start();
 	dockerwatch_start();
@@ -644,7 +645,7 @@ cleanup:
 	delivery_stop(d.delivery, TRACER_SHUTDOWN_DELIVERY_MS);
 	rules_free(d.rules);
 	usernames_stop();
-	slurmlimit_stop();
+	slurmjob_stop();
 	gpu_nvml_stop();
 	containernames_stop();
 	dockerwatch_stop();
