@@ -112,6 +112,10 @@ static void filter_from_query(struct job_filter *f, const struct proto_query *q)
 	f->states = q->states[0] ? q->states : NULL;
 	f->names = q->names[0] ? q->names : NULL;
 	f->runs = q->runs[0] ? q->runs : NULL;
+	f->job_ids = q->job_ids[0] ? q->job_ids : NULL;
+	f->accounts = q->accounts[0] ? q->accounts : NULL;
+	f->partitions = q->partitions[0] ? q->partitions : NULL;
+	f->nodes = q->nodes[0] ? q->nodes : NULL;
 	f->since_ns = q->since_ns;
 	f->until_ns = q->until_ns;
 }

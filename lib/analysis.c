@@ -305,8 +305,12 @@ static double job_iowait_s(const cJSON *blocked)
 	return -1;
 }
 
-void analysis_add(cJSON *root, const struct job *j, const struct host_info *host,
-		  const struct tracer_config *cfg, const struct history_task *prev)
+/* Flags, cost and the request for next time of root, from the facts in
+ * j and root: use is its allocation use (NULL: not sampled), iowait_s
+ * its I/O wait (-1: unknown), delayacct whether delay accounting ran. */
+static void add_answers(cJSON *root, const struct job *j, const struct host_info *host,
+			const struct tracer_config *cfg, const struct history_task *prev,
+			const cJSON *use, double iowait_s, bool delayacct)
 {
 	const cJSON *mem = cJSON_GetObjectItem(root, "memory");
 	const cJSON *tot = cJSON_GetObjectItem(root, "totals");
@@ -314,21 +318,9 @@ void analysis_add(cJSON *root, const struct job *j, const struct host_info *host
 	double wall = num(root, "wall_s"), cpu = num(tot, "cpu_s"), delay = num(tot, "run_delay_s");
 	uint64_t peak = (uint64_t)num(mem, "peak_bytes"), alloc_mem = j->id.alloc.mem_bytes;
 	int cpus = j->id.alloc.cpus > 0 ? j->id.alloc.cpus : host->cpus;
-	cJSON *use = allocation_use_json(j, host, cfg->flag_cpu_idle_share);
 	cJSON *flags = cJSON_AddArrayToObject(root, "flags"), *f;
 	const cJSON *oom = cJSON_GetObjectItem(root, "oom");
 
-	struct wait_accounting wa;
-	cJSON *blocked, *limits = job_blocked_limits_json(&j->blocked);
-
-	wait_accounting_probe(&wa);
-	blocked = job_blocked_json(&j->blocked, wa.delayacct > 0);
-	if (use)
-		cJSON_AddItemToObject(root, "allocation_use", use);
-	if (blocked)
-		cJSON_AddItemToObject(root, "blocked", blocked);
-	if (limits)
-		cJSON_AddItemToObject(root, "cgroup_limits", limits);
 	if (!flags)
 		return;
 	if (oom || j->oom_kills) {
@@ -397,8 +389,8 @@ void analysis_add(cJSON *root, const struct job *j, const struct host_info *host
 		if (network_bound(wall, cpu, delay, netb, io, cfg))
 			network_flag(flags, NULL, wall, cpu, delay, netb, io, cfg);
 	}
-	job_flags(flags, root, j, cfg, wall, job_iowait_s(blocked));
-	tool_flags(flags, cJSON_GetObjectItem(root, "tools"), cfg, wa.delayacct > 0);
+	job_flags(flags, root, j, cfg, wall, iowait_s);
+	tool_flags(flags, cJSON_GetObjectItem(root, "tools"), cfg, delayacct);
 	if (alloc_mem && peak) {
 		double share = (double)peak / (double)alloc_mem;
 		if (share < cfg->flag_memory_over_share) {
@@ -436,4 +428,32 @@ void analysis_add(cJSON *root, const struct job *j, const struct host_info *host
 	}
 	gpu_flags_add(flags, root, cfg);
 	add_recommendation(root, j, wall, cpu, peak, prev, gpu_flags_request(root, cfg));
+}
+
+void analysis_add(cJSON *root, const struct job *j, const struct host_info *host,
+		  const struct tracer_config *cfg, const struct history_task *prev)
+{
+	cJSON *use = allocation_use_json(j, host, cfg->flag_cpu_idle_share);
+	cJSON *blocked, *limits = job_blocked_limits_json(&j->blocked);
+	struct wait_accounting wa;
+
+	wait_accounting_probe(&wa);
+	blocked = job_blocked_json(&j->blocked, wa.delayacct > 0);
+	if (use)
+		cJSON_AddItemToObject(root, "allocation_use", use);
+	if (blocked)
+		cJSON_AddItemToObject(root, "blocked", blocked);
+	if (limits)
+		cJSON_AddItemToObject(root, "cgroup_limits", limits);
+	add_answers(root, j, host, cfg, prev, use, job_iowait_s(blocked), wa.delayacct > 0);
+}
+
+void analysis_add_rollup(cJSON *root, const struct job *j, const struct host_info *host,
+			 const struct tracer_config *cfg)
+{
+	const cJSON *blocked = cJSON_GetObjectItem(root, "blocked");
+	const char *da = jstr_or(blocked, "delay_accounting");
+
+	add_answers(root, j, host, cfg, NULL, cJSON_GetObjectItem(root, "allocation_use"),
+		    blocked ? job_iowait_s(blocked) : -1, !strcmp(da, "on"));
 }

@@ -20,6 +20,14 @@
 void analysis_add(cJSON *summary, const struct job *j, const struct host_info *host,
 		  const struct tracer_config *cfg, const struct history_task *prev);
 
+/* The same flags, cost and request for a summary-shaped roll-up of
+ * several summaries (lib/jobview.c): root holds the summed numbers and
+ * its "blocked" (if any), j the facts a summary does not carry as numbers
+ * (allocation, concurrency histogram, OOM kills, longest stall); nothing
+ * is sampled or probed. */
+void analysis_add_rollup(cJSON *root, const struct job *j, const struct host_info *host,
+			 const struct tracer_config *cfg);
+
 /* One flag into the array flags: id, severity, the tool it is about
  * (NULL: the job), its threshold key and value (NULL: none), and the
  * message; the evidence is added with analysis_evidence. */

@@ -30,6 +30,7 @@
 /* ---- times ---- */
 #define TRACER_DEFAULT_TIMEOUT_MS 200          /* a registrant's whole exchange */
 #define TRACER_ARCHIVE_TIMEOUT_MS 30000        /* `tracer show/jobs` asking tracerd */
+#define TRACER_DEFAULT_JOBVIEW_MAX_STEPS 4096  /* summaries `tracer show JOB` rolls into one job */
 #define TRACER_DEFAULT_SAMPLE_MS 1000          /* /proc and cgroup readings */
 #define TRACER_DEFAULT_HTTP_TIMEOUT_MS 5000
 #define TRACER_DEFAULT_METADATA_TIMEOUT_MS 300 /* one ECS/IMDS call */

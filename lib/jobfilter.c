@@ -4,10 +4,14 @@
  * when any of its words does; -S keeps jobs still running at or after
  * the time (ended then or later), -E jobs that had started by then, so
  * both together keep the jobs that overlap the window.  tracerd adds the
- * owner: a user's listing holds only their own jobs.
+ * owner: a user's listing holds only their own jobs.  A job id selects
+ * as sacct -j does: JOBID every step of the job (and every task of an
+ * array whose array job id it is), JOBID.STEP one step, JOBID_TASK one
+ * array task.
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -23,6 +27,20 @@ static const char *jstr(const cJSON *o, const char *key)
 {
 	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
 	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* epoch ns: summaries write them as decimal strings (exact beyond 2^53),
+ * older ones and hand-made ones as numbers */
+static double ns_num(const cJSON *o, const char *key)
+{
+	const char *t = jstr(o, key);
+	char *end;
+	double v;
+
+	if (!t)
+		return jnum(o, key);
+	v = strtod(t, &end);
+	return end != t && !*end ? v : NAN;
 }
 
 /* sacct's short state names */
@@ -79,6 +97,55 @@ static bool user_matches(const char *list, const cJSON *id)
 	return in_list(list, buf, false);
 }
 
+static bool word_eq(const char *w, size_t n, const char *value)
+{
+	return value && strlen(value) == n && strncmp(w, value, n) == 0;
+}
+
+/* w (n bytes) split at its last sep: the part before equals a, after b */
+static bool split_eq(const char *w, size_t n, char sep, const char *a, const char *b)
+{
+	const char *cut = NULL;
+
+	for (size_t i = 0; i < n; i++)
+		if (w[i] == sep)
+			cut = w + i;
+	return cut && word_eq(w, (size_t)(cut - w), a) &&
+	       word_eq(cut + 1, n - (size_t)(cut - w) - 1, b);
+}
+
+/* One -j word against identity id. */
+static bool job_id_word(const char *w, size_t n, const cJSON *id)
+{
+	const char *job = jstr(id, "job_id"), *array = jstr(id, "array_job_id");
+	double index = jnum(id, "array_index");
+	char task[32] = "";
+
+	if (word_eq(w, n, job) || word_eq(w, n, array))
+		return true;
+	if (split_eq(w, n, '.', job, jstr(id, "step_id")))
+		return true;
+	if (!isnan(index))
+		snprintf(task, sizeof(task), "%.0f", index);
+	return task[0] && split_eq(w, n, '_', array, task);
+}
+
+static bool job_ids_match(const char *list, const cJSON *id)
+{
+	const char *p = list;
+
+	while (*p) {
+		size_t n = strcspn(p, ",");
+
+		if (n > 0 && job_id_word(p, n, id))
+			return true;
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	return false;
+}
+
 void job_filter_init(struct job_filter *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -99,6 +166,12 @@ bool job_filter_match(const struct job_filter *f, const cJSON *id, const char *s
 	if (f->runs && !in_list(f->runs, jstr(id, "run_id"), false) &&
 	    !in_list(f->runs, jstr(id, "run_name"), false))
 		return false;
+	if (f->job_ids && !job_ids_match(f->job_ids, id))
+		return false;
+	if (f->accounts && !in_list(f->accounts, jstr(id, "account"), false))
+		return false;
+	if (f->partitions && !in_list(f->partitions, jstr(id, "queue"), false))
+		return false;
 	if (f->states && !in_list(f->states, state, true))
 		return false;
 	if (f->since_ns != INT64_MIN && !(end_ns >= f->since_ns))
@@ -108,12 +181,19 @@ bool job_filter_match(const struct job_filter *f, const cJSON *id, const char *s
 	return true;
 }
 
+bool job_filter_host(const struct job_filter *f, const char *hostname)
+{
+	return !f->nodes || in_list(f->nodes, hostname, false);
+}
+
 /* A finished job's summary: its "state" word (when the summary has one)
  * and start_ns/end_ns; a summary without times fails a time filter. */
 bool job_filter_summary(const struct job_filter *f, const cJSON *s)
 {
-	double start = jnum(s, "start_ns"), end = jnum(s, "end_ns");
+	double start = ns_num(s, "start_ns"), end = ns_num(s, "end_ns");
 
+	if (!job_filter_host(f, jstr(cJSON_GetObjectItem(s, "host"), "hostname")))
+		return false;
 	/* ns since the epoch fit a double to within a microsecond */
 	return job_filter_match(f, cJSON_GetObjectItem(s, "identity"), jstr(s, "state"),
 				isnan(start) ? INT64_MAX : (int64_t)start,

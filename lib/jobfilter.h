@@ -16,6 +16,14 @@ struct job_filter {
 	const char *states;  /* --state: comma list of state words (sacct's) */
 	const char *names;   /* --name: comma list of task names */
 	const char *runs;    /* -r: comma list of run ids or run names */
+	const char *job_ids; /* -j: comma list of JOBID (every step and, for an
+			      * array's job id, every task), JOBID.STEP (one
+			      * step) or ARRAYJOBID_TASK (one array task) */
+	const char *accounts;   /* -A: comma list of accounts */
+	const char *partitions; /* --partition: comma list of partitions
+				 * (identity.queue: Slurm partition or AWS
+				 * Batch queue) */
+	const char *nodes;      /* --node: comma list of host names */
 	int64_t since_ns;    /* -S: ended at or after (INT64_MIN: any) */
 	int64_t until_ns;    /* -E: started at or before (INT64_MAX: any) */
 	int64_t owner_uid;   /* only the jobs of this uid (-1: everyone's);
@@ -25,6 +33,8 @@ struct job_filter {
 void job_filter_init(struct job_filter *f);
 bool job_filter_match(const struct job_filter *f, const cJSON *identity,
 		      const char *state, int64_t start_ns, int64_t end_ns);
+/* The host part of a filter: does hostname pass --node? */
+bool job_filter_host(const struct job_filter *f, const char *hostname);
 bool job_filter_summary(const struct job_filter *f, const cJSON *summary);
 
 #endif

@@ -24,7 +24,8 @@
  * lines are at most PROTO_STREAM_LINE_MAX bytes:
  *   summaries  {"op":"summaries","v":1,"limit":N,"all_files":bool,
  *               "filter":{"users":"a,b","states":..,"names":..,"runs":..,
- *                         "since_ns":"<ns>","until_ns":"<ns>"}}
+ *                         "job_ids":..,"accounts":..,"partitions":..,
+ *                         "nodes":..,"since_ns":"<ns>","until_ns":"<ns>"}}
  *              the newest N (0: every one) that pass, oldest first;
  *              all_files: the rotated files too
  *   summary    {"op":"summary","v":1,"job":"<uid, job id or task name>"}
@@ -61,6 +62,8 @@ struct proto_query {
 	bool all_files;
 	char users[PROTO_QUERY_LIST_MAX], states[PROTO_QUERY_LIST_MAX];
 	char names[PROTO_QUERY_LIST_MAX], runs[PROTO_QUERY_LIST_MAX];
+	char job_ids[PROTO_QUERY_LIST_MAX], accounts[PROTO_QUERY_LIST_MAX];
+	char partitions[PROTO_QUERY_LIST_MAX], nodes[PROTO_QUERY_LIST_MAX];
 	int64_t since_ns, until_ns; /* INT64_MIN / INT64_MAX: any */
 };
 

@@ -79,6 +79,10 @@ int proto_parse_query(const cJSON *o, struct proto_query *q, char *err, size_t e
 	    parse_list(f, "states", q->states, err, errlen) < 0 ||
 	    parse_list(f, "names", q->names, err, errlen) < 0 ||
 	    parse_list(f, "runs", q->runs, err, errlen) < 0 ||
+	    parse_list(f, "job_ids", q->job_ids, err, errlen) < 0 ||
+	    parse_list(f, "accounts", q->accounts, err, errlen) < 0 ||
+	    parse_list(f, "partitions", q->partitions, err, errlen) < 0 ||
+	    parse_list(f, "nodes", q->nodes, err, errlen) < 0 ||
 	    parse_ns(f, "since_ns", &q->since_ns, err, errlen) < 0 ||
 	    parse_ns(f, "until_ns", &q->until_ns, err, errlen) < 0)
 		return -1;
@@ -104,7 +108,9 @@ cJSON *proto_query_request(const struct proto_query *q)
 	     cJSON_AddBoolToObject(o, "all_files", q->all_files) &&
 	     (f = cJSON_AddObjectToObject(o, "filter")) && add_list(f, "users", q->users) &&
 	     add_list(f, "states", q->states) && add_list(f, "names", q->names) &&
-	     add_list(f, "runs", q->runs);
+	     add_list(f, "runs", q->runs) && add_list(f, "job_ids", q->job_ids) &&
+	     add_list(f, "accounts", q->accounts) && add_list(f, "partitions", q->partitions) &&
+	     add_list(f, "nodes", q->nodes);
 	if (ok && q->since_ns != INT64_MIN) {
 		snprintf(ns, sizeof(ns), "%lld", (long long)q->since_ns);
 		ok = cJSON_AddStringToObject(f, "since_ns", ns) != NULL;

@@ -44,6 +44,15 @@ int cli_extra_arg(const char *cmd, const char *arg);
 cJSON *cli_summaries_tail(struct cli *c, size_t max, const struct job_filter *f);
 cJSON *cli_summary_find(struct cli *c, const char *name);
 int cli_summaries_each(struct cli *c, summary_fn fn, void *ctx, int *files);
+/* Every summary of the whole archive (rotated files too) that passes f,
+ * oldest first, at most TRACER_DEFAULT_JOBVIEW_MAX_STEPS (the newest of
+ * tracerd's answer, the oldest of the files); NULL after a message. */
+cJSON *cli_summaries_select(struct cli *c, const struct job_filter *f);
+/* show_job.c: what `tracer show NAME [--node HOST]` shows: the job view
+ * of a job id, else the one summary NAME finds; NULL when none. */
+cJSON *cli_job_view(struct cli *c, const char *name, const char *node);
+/* The job view's steps as a table (nothing for one step). */
+void print_job_steps(const cJSON *view, int width);
 /* Does this user ask tracerd (not root)? */
 bool cli_archive_remote(void);
 int cmd_report(struct cli *c, int argc, char **argv);

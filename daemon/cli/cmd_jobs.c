@@ -15,39 +15,69 @@
 #include "client.h"
 #include "clock.h"
 #include "csv.h"
+#include "jobs_format.h"
+#include "jobview.h"
 #include "term.h"
 #include "textsafe.h"
 
 #define DEFAULT_LIMIT 20
 
-enum { O_NAME = 256, O_STATE, O_JSON, O_CSV, O_WIDE };
-enum fmt { F_TABLE, F_JSON, F_CSV };
+enum { O_NAME = 256, O_STATE, O_JSON, O_CSV, O_WIDE, O_LIMIT, O_PARTITION, O_STEPS };
+enum fmt { F_TABLE, F_JSON, F_CSV, F_FIELDS };
+
+/* What `tracer jobs` lists and how. */
+struct jobs_opts {
+	long limit;
+	enum fmt fmt;
+	bool wide, steps, parsable, noheader;
+	int fields[JOBS_FORMAT_MAX], nfields;
+};
 
 static void usage(FILE *f)
 {
+	char all[512];
+
+	jobs_format_list(all, sizeof(all));
 	fprintf(f,
-		"usage: tracer jobs [-u USER] [-S TIME] [-E TIME] [-s STATE] [--name NAME]\n"
-		"                   [-r RUN] [-n N] [--json | --csv | --wide]\n"
+		"usage: tracer jobs [-j JOBID] [-u USER] [-A ACCOUNT] [--partition P] [-N HOST]\n"
+		"                   [-S TIME] [-E TIME] [-s STATE] [--name NAME] [-r RUN]\n"
+		"                   [--steps] [--limit N] [--json | --csv | --wide |\n"
+		"                   [--format FIELD,...] [-P] [-n]]\n"
 		"Jobs running now (from tracerd) and the newest finished jobs (from the\n"
-		"summary file), oldest first.  Lists are comma-separated; a job is shown\n"
-		"when it matches every filter given.\n"
+		"summary file), oldest first, one line per job: its steps on all its nodes\n"
+		"rolled up (as `sacct -X`; --steps: one line per step and node, as sacct\n"
+		"without -X).  Lists are comma-separated; a job is shown when it matches\n"
+		"every filter given (--state: the job's state).\n"
+		"  -j, --jobs JOBID[,...]    1234 (every step), 1234.0 (one step), 1234_7\n"
+		"                            (one array task)\n"
 		"  -u, --user USER[,...]     owner, by name or uid\n"
+		"  -A, --account ACCT[,...]  account\n"
+		"      --partition P[,...]   partition (AWS Batch: job queue)\n"
+		"  -N, --nodelist HOST[,...] the steps on these nodes (also --node)\n"
 		"  -S, --starttime TIME      jobs running at or after TIME\n"
 		"  -E, --endtime TIME        jobs started at or before TIME\n"
 		"  -s, --state STATE[,...]   COMPLETED (CD), FAILED (F), OUT_OF_MEMORY (OOM),\n"
 		"                            CANCELLED (CA), TIMEOUT (TO), RUNNING (R)\n"
 		"      --name NAME[,...]     task (job) name\n"
 		"  -r, --run RUN[,...]       run id or run name\n"
-		"  -n, --limit N             at most the N newest finished jobs (default %d;\n"
+		"  -X, --allocations         one line per job (the default)\n"
+		"      --steps               one line per step and node\n"
+		"      --limit N             at most the N newest finished jobs (default %d;\n"
 		"                            0: all)\n"
-		"      --json                the finished jobs' summaries as a JSON array\n"
+		"  -o, --format FIELD[,...]  these columns, by sacct's names: %s\n"
+		"                            (default with -P or -n: %s)\n"
+		"  -P, --parsable2           fields separated by |, no padding (as sacct)\n"
+		"  -n, --noheader            no header line\n"
+		"      --json                the finished jobs (job views; with --steps the\n"
+		"                            summaries) as a JSON array\n"
 		"      --csv                 the finished jobs as CSV, one line each\n"
 		"      --wide                the table as wide as it needs (default: the\n"
 		"                            terminal's width, 80 when not a terminal)\n"
 		"  -h, --help                this help\n"
-		"TIME: now, now-1day, now-2hours, now-30min, today, yesterday,\n"
-		"      2026-11-22, 2026-11-22T06:30[:00][Z|+01:00] (local time without a zone)\n",
-		DEFAULT_LIMIT);
+		"TIME (every tracer command): now, now-7days, now-2hours, now-30min, today,\n"
+		"      yesterday, 2026-11-22, 2026-11-22T06:30[:00]; local time unless it\n"
+		"      ends in Z or an offset (+01:00)\n",
+		DEFAULT_LIMIT, all, JOBS_FORMAT_DEFAULT);
 }
 
 static int time_arg(const char *opt, const char *v, int64_t *out)
@@ -66,24 +96,33 @@ static int limit_arg(const char *v, long *out)
 	errno = 0;
 	*out = strtol(v, &end, 10);
 	if (errno || end == v || *end || *out < 0) {
-		fprintf(stderr, "tracer jobs: -n: \"%s\" is not a count (0 or more)\n", v);
+		fprintf(stderr, "tracer jobs: --limit: \"%s\" is not a count (0 or more)\n", v);
 		return -1;
 	}
 	return 0;
 }
 
-/* Parse the options into f, *limit, *fmt: 0, 1 after --help, 2 on a usage error. */
-static int parse_jobs_args(int argc, char **argv, struct job_filter *f, long *limit,
-			   enum fmt *fmt, bool *wide)
+/* Parse the options into f and o: 0, 1 after --help, 2 on a usage error. */
+static int parse_jobs_args(int argc, char **argv, struct job_filter *f, struct jobs_opts *o)
 {
 	static const struct option opts[] = {
+		{"jobs", required_argument, NULL, 'j'},
 		{"user", required_argument, NULL, 'u'},
+		{"account", required_argument, NULL, 'A'},
+		{"partition", required_argument, NULL, O_PARTITION},
+		{"nodelist", required_argument, NULL, 'N'},
+		{"node", required_argument, NULL, 'N'},
 		{"starttime", required_argument, NULL, 'S'},
 		{"endtime", required_argument, NULL, 'E'},
 		{"state", required_argument, NULL, 's'},
 		{"name", required_argument, NULL, O_NAME},
 		{"run", required_argument, NULL, 'r'},
-		{"limit", required_argument, NULL, 'n'},
+		{"allocations", no_argument, NULL, 'X'},
+		{"steps", no_argument, NULL, O_STEPS},
+		{"limit", required_argument, NULL, O_LIMIT},
+		{"format", required_argument, NULL, 'o'},
+		{"parsable2", no_argument, NULL, 'P'},
+		{"noheader", no_argument, NULL, 'n'},
 		{"json", no_argument, NULL, O_JSON},
 		{"csv", no_argument, NULL, O_CSV},
 		{"wide", no_argument, NULL, O_WIDE},
@@ -92,12 +131,18 @@ static int parse_jobs_args(int argc, char **argv, struct job_filter *f, long *li
 	};
 	int c;
 
-	while ((c = cli_getopt(argc, argv, ":u:S:E:s:r:n:h", opts, "jobs")) != -1) {
+	while ((c = cli_getopt(argc, argv, ":j:u:A:N:S:E:s:r:Xo:Pnh", opts, "jobs")) != -1) {
 		switch (c) {
+		case 'j': f->job_ids = optarg; break;
 		case 'u': f->users = optarg; break;
+		case 'A': f->accounts = optarg; break;
+		case O_PARTITION: f->partitions = optarg; break;
+		case 'N': f->nodes = optarg; break;
 		case 's': f->states = optarg; break;
 		case O_NAME: f->names = optarg; break;
 		case 'r': f->runs = optarg; break;
+		case 'X': o->steps = false; break;
+		case O_STEPS: o->steps = true; break;
 		case 'S':
 			if (time_arg("-S", optarg, &f->since_ns) != 0)
 				return 2;
@@ -106,13 +151,21 @@ static int parse_jobs_args(int argc, char **argv, struct job_filter *f, long *li
 			if (time_arg("-E", optarg, &f->until_ns) != 0)
 				return 2;
 			break;
-		case 'n':
-			if (limit_arg(optarg, limit) != 0)
+		case O_LIMIT:
+			if (limit_arg(optarg, &o->limit) != 0)
 				return 2;
 			break;
-		case O_JSON: *fmt = F_JSON; break;
-		case O_CSV: *fmt = F_CSV; break;
-		case O_WIDE: *wide = true; break;
+		case 'o':
+			o->nfields = jobs_format_parse(optarg, o->fields, JOBS_FORMAT_MAX);
+			if (o->nfields < 0)
+				return 2;
+			o->fmt = F_FIELDS;
+			break;
+		case 'P': o->parsable = true; break;
+		case 'n': o->noheader = true; break;
+		case O_JSON: o->fmt = F_JSON; break;
+		case O_CSV: o->fmt = F_CSV; break;
+		case O_WIDE: o->wide = true; break;
 		case 'h':
 			usage(stdout);
 			return 1;
@@ -122,6 +175,10 @@ static int parse_jobs_args(int argc, char **argv, struct job_filter *f, long *li
 	}
 	if (optind < argc)
 		return cli_extra_arg("jobs", argv[optind]);
+	if ((o->parsable || o->noheader) && o->fmt == F_TABLE)
+		o->fmt = F_FIELDS;
+	if (o->fmt == F_FIELDS && o->nfields == 0)
+		o->nfields = jobs_format_parse(JOBS_FORMAT_DEFAULT, o->fields, JOBS_FORMAT_MAX);
 	return 0;
 }
 
@@ -264,43 +321,125 @@ static void print_csv(const cJSON *all)
 	}
 }
 
+/* The fields of o, sacct's way: padded columns under a header and a rule
+ * of dashes, or with -P separated by '|' (no padding, none at the end). */
+static void print_fields(const cJSON *all, const struct jobs_opts *o)
+{
+	int n = o->nfields, width[JOBS_FORMAT_MAX];
+	char buf[1024];
+	const cJSON *s;
+
+	for (int i = 0; i < n; i++)
+		width[i] = o->parsable ? 0 : (int)text_cells(jobs_format_name(o->fields[i]));
+	cJSON_ArrayForEach(s, all)
+		for (int i = 0; !o->parsable && i < n; i++) {
+			int w = (int)text_cells(jobs_format_value(o->fields[i], s, buf, sizeof(buf)));
+
+			width[i] = w > width[i] ? w : width[i];
+		}
+	if (!o->noheader) {
+		for (int i = 0; i < n; i++)
+			printf("%s%-*s", i ? (o->parsable ? "|" : " ") : "",
+			       i + 1 < n ? width[i] : 0, jobs_format_name(o->fields[i]));
+		putchar('\n');
+		for (int i = 0; !o->parsable && i < n; i++)
+			printf("%s%.*s", i ? " " : "", width[i],
+			       "----------------------------------------------------------------");
+		if (!o->parsable)
+			putchar('\n');
+	}
+	cJSON_ArrayForEach(s, all) {
+		for (int i = 0; i < n; i++) {
+			const char *v = jobs_format_value(o->fields[i], s, buf, sizeof(buf));
+
+			if (o->parsable)
+				printf("%s%s", i ? "|" : "", v);
+			else /* padded by display cells */
+				printf("%s%s%*s", i ? " " : "", v,
+				       i + 1 < n ? width[i] - (int)text_cells(v) : 0, "");
+		}
+		putchar('\n');
+	}
+}
+
+/* The finished jobs: one job view per job, the state filter on the job's
+ * state, the newest o->limit; with --steps the summaries themselves. */
+static cJSON *finished(struct cli *c, const struct job_filter *f, const struct jobs_opts *o)
+{
+	struct job_filter per_step = *f, job_state;
+	cJSON *sums, *views, *out;
+	int n;
+
+	if (o->steps)
+		return cli_summaries_tail(c, (size_t)o->limit, f);
+	per_step.states = NULL;
+	sums = cli_summaries_tail(c, 0, &per_step);
+	views = sums ? jobview_group(sums, &c->cfg) : NULL;
+	cJSON_Delete(sums);
+	if (!views || !(out = cJSON_CreateArray())) {
+		cJSON_Delete(views);
+		return NULL;
+	}
+	job_filter_init(&job_state);
+	job_state.states = f->states;
+	n = 0;
+	while (cJSON_GetArraySize(views) > 0) {
+		cJSON *v = cJSON_DetachItemFromArray(views, 0);
+
+		if (job_filter_summary(&job_state, v)) {
+			cJSON_AddItemToArray(out, v);
+			n++;
+		} else {
+			cJSON_Delete(v);
+		}
+	}
+	cJSON_Delete(views);
+	while (o->limit > 0 && n-- > o->limit)
+		cJSON_DeleteItemFromArray(out, 0);
+	return out;
+}
+
 int cmd_jobs(struct cli *c, int argc, char **argv)
 {
 	struct job_filter f;
-	long limit = DEFAULT_LIMIT;
-	enum fmt fmt = c->json ? F_JSON : F_TABLE;
-	bool wide = false;
+	struct jobs_opts o = {.limit = DEFAULT_LIMIT, .fmt = c->json ? F_JSON : F_TABLE};
 	int rc, width;
 
 	job_filter_init(&f);
-	rc = parse_jobs_args(argc, argv, &f, &limit, &fmt, &wide);
+	rc = parse_jobs_args(argc, argv, &f, &o);
 	if (rc != 0)
 		return rc == 1 ? 0 : rc;
-	width = term_width(wide);
-	if (fmt == F_TABLE) {
+	width = term_width(o.wide);
+	if (o.fmt == F_TABLE) {
 		term_begin(width);
 		print_running(c, &f, width);
 	}
 	if (!cli_archive_remote() && access(c->cfg.file_path, F_OK) != 0) {
-		if (fmt == F_JSON)
+		if (o.fmt == F_JSON)
 			printf("[]\n");
-		else if (fmt == F_CSV)
+		else if (o.fmt == F_CSV)
 			print_csv(NULL);
+		else if (o.fmt == F_FIELDS)
+			print_fields(NULL, &o);
 		else
 			printf("no finished job yet (%s does not exist)\n", c->cfg.file_path);
 		term_end();
 		return 0;
 	}
-	cJSON *all = cli_summaries_tail(c, (size_t)limit, &f);
+	cJSON *all = finished(c, &f, &o);
 	if (!all) {
 		term_end();
 		return 1;
 	}
-	if (fmt == F_JSON)
+	if (o.fmt == F_JSON)
 		cli_print_json(all);
-	else if (fmt == F_CSV)
+	else if (o.fmt == F_CSV)
 		print_csv(all);
-	else if (text_safe_json(all) == 0) /* names reach a terminal */
+	else if (text_safe_json(all) != 0) /* names reach a terminal */
+		;
+	else if (o.fmt == F_FIELDS)
+		print_fields(all, &o);
+	else
 		print_table(all, width);
 	term_end();
 	cJSON_Delete(all);

@@ -135,6 +135,11 @@ static void print_tree_hint(const cJSON *s)
 	const cJSON *p;
 	int kept = 0;
 
+	if (jstr(s, "scope") && cJSON_GetArraySize(cJSON_GetObjectItem(s, "steps")) > 1) {
+		printf("Process trees: one per step (tracer show %s.STEP [--node HOST])\n",
+		       or_dash(jstr(s, "job")));
+		return;
+	}
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(s, "process_tree"))
 		if (!cJSON_IsTrue(cJSON_GetObjectItem(p, "registrant")))
 			kept++;
@@ -229,11 +234,14 @@ static void show_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tracer show [--tools] [--tree] [--all] [--wide] [--json] [--html FILE]\n"
-		"                   JOB|last\n"
+		"                   [--node HOST] JOB|JOB.STEP|last\n"
 		"One finished job on one screen: run, task, allocation and totals, the\n"
 		"notes, the request to make next time and the %d tools that used the most\n"
-		"CPU.  JOB is a job uid, a Slurm or AWS Batch job id (1234 or 1234.batch)\n"
-		"or a task name; the newest match wins; \"last\" is the newest job.\n"
+		"CPU.  JOB is a Slurm or AWS Batch job id (1234): the whole job, every\n"
+		"step on every node, rolled up, with a table of its steps; JOB.STEP\n"
+		"(1234.0, 1234.batch) one step; a job uid or a task name that one job;\n"
+		"the newest match wins; \"last\" is the newest job.\n"
+		"      --node HOST  only the part of the job (or step) on HOST\n"
 		"      --tools      every tool, not the top %d, and every note on tools\n"
 		"      --tree       the process tree too\n"
 		"      --all        both: every tool and the process tree\n"
@@ -254,9 +262,10 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		{"tools", no_argument, NULL, 'T'},
 		{"tree", no_argument, NULL, 'P'},
 		{"all", no_argument, NULL, 'a'},
+		{"node", required_argument, NULL, 'N'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *name, *html = NULL;
+	const char *name, *html = NULL, *node = NULL;
 	bool wide = false;
 	int opt, parts = 0;
 
@@ -273,6 +282,8 @@ int cmd_show(struct cli *c, int argc, char **argv)
 			parts |= SHOW_TREE;
 		} else if (opt == 'a') {
 			parts |= SHOW_ALL_TOOLS | SHOW_TREE;
+		} else if (opt == 'N') {
+			node = optarg;
 		} else if (opt == 'h') {
 			show_usage(stdout);
 			return 0;
@@ -288,9 +299,10 @@ int cmd_show(struct cli *c, int argc, char **argv)
 	if (optind + 1 < argc)
 		return cli_extra_arg("show", argv[optind + 1]);
 	name = argv[optind];
-	cJSON *s = cli_summary_find(c, name);
+	cJSON *s = cli_job_view(c, name, node);
 	if (!s) {
-		fprintf(stderr, "tracer: no job %s in %s\n", name, c->cfg.file_path);
+		fprintf(stderr, "tracer: no job %s%s%s in %s\n", name, node ? " on " : "",
+			node ? node : "", c->cfg.file_path);
 		return 1;
 	}
 	if (html) {
@@ -307,6 +319,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		term_begin(width);
 		print_header(s);
 		print_advice(s, width, parts & SHOW_ALL_TOOLS, SHOW_TOOL_NOTES);
+		print_job_steps(s, width);
 		print_tools(s, width, parts & SHOW_ALL_TOOLS);
 		if (parts & SHOW_TREE)
 			print_tree(s, width);

@@ -41,6 +41,11 @@ static void query_from_filter(struct proto_query *q, const struct job_filter *f,
 	snprintf(q->states, sizeof(q->states), "%s", f->states ? f->states : "");
 	snprintf(q->names, sizeof(q->names), "%s", f->names ? f->names : "");
 	snprintf(q->runs, sizeof(q->runs), "%s", f->runs ? f->runs : "");
+	snprintf(q->job_ids, sizeof(q->job_ids), "%s", f->job_ids ? f->job_ids : "");
+	snprintf(q->accounts, sizeof(q->accounts), "%s", f->accounts ? f->accounts : "");
+	snprintf(q->partitions, sizeof(q->partitions), "%s",
+		 f->partitions ? f->partitions : "");
+	snprintf(q->nodes, sizeof(q->nodes), "%s", f->nodes ? f->nodes : "");
 }
 
 struct collect {
@@ -167,4 +172,51 @@ int cli_summaries_each(struct cli *c, summary_fn fn, void *ctx, int *files)
 	rc = summaries_each(c->cfg.file_path, NULL, fn, ctx, files, &st);
 	report_status(c->cfg.file_path, &st);
 	return rc;
+}
+
+static int keep_copy(const cJSON *s, void *ctx)
+{
+	cJSON *arr = ctx, *copy;
+
+	if (cJSON_GetArraySize(arr) >= TRACER_DEFAULT_JOBVIEW_MAX_STEPS)
+		return 1; /* enough for one job */
+	copy = cJSON_Duplicate(s, 1);
+	if (!copy || !cJSON_AddItemToArray(arr, copy)) {
+		cJSON_Delete(copy);
+		return -1;
+	}
+	return 0;
+}
+
+cJSON *cli_summaries_select(struct cli *c, const struct job_filter *f)
+{
+	struct sumfile_status st = {0};
+	cJSON *out = cJSON_CreateArray();
+	int files = 0, rc;
+
+	if (!out)
+		return NULL;
+	if (cli_archive_remote()) {
+		struct proto_query q;
+		struct collect k = {.arr = out};
+		cJSON *last = NULL;
+
+		query_from_filter(&q, f, TRACER_DEFAULT_JOBVIEW_MAX_STEPS);
+		q.all_files = true;
+		rc = ask(c, proto_query_request(&q), &k, &last);
+		cJSON_Delete(last);
+		if (rc == 0)
+			return out;
+		if (rc < 0) {
+			cJSON_Delete(out);
+			return NULL;
+		}
+	}
+	rc = summaries_each(c->cfg.file_path, f, keep_copy, out, &files, &st);
+	report_status(c->cfg.file_path, &st);
+	if (rc < 0 && cJSON_GetArraySize(out) == 0) {
+		cJSON_Delete(out);
+		return NULL;
+	}
+	return out;
 }

@@ -67,7 +67,7 @@ check "tracer jobs --starttime without a value" usage_error \
 check "tracer jobs -S with a bad time" usage_error \
 	'tracer jobs: -S: "last tuesday" is not a time (now-1day, today, 2026-11-22T06:30, ...)' \
 	trc jobs -S "last tuesday"
-check "tracer jobs -n -1" usage_error 'tracer jobs: -n: "-1" is not a count (0 or more)' trc jobs -n -1
+check "tracer jobs --limit -1" usage_error 'tracer jobs: --limit: "-1" is not a count (0 or more)' trc jobs --limit -1
 check "tracer jobs with an argument" usage_error \
 	'tracer jobs: unexpected argument "j1" (see tracer jobs --help)' trc jobs j1
 check "tracer show without a job" usage_error \
@@ -142,9 +142,9 @@ check "--name align" selects "j1 j3" --name align
 check "--name sort,call" selects "j2 j5" --name sort,call
 check "-r R2 (run id)" selects "j3 j5" -r R2
 check "--run nightly (run name)" selects "j3" --run nightly
-check "-n 2: the two newest" selects "j3 j5" -n 2
+check "--limit 2: the two newest" selects "j3 j5" --limit 2
 check "--limit 0: all" selects "j4 j1 j2 j3 j5" --limit 0
-check "-u alice -n 1" selects "j3" -u alice -n 1
+check "-u alice --limit 1" selects "j3" -u alice --limit 1
 check "-u bob --state CA -S now-1hour" selects "j5" -u bob --state CA -S now-1hour
 global_json() { [ "$(trc --json jobs -u bob | ids)" = "j2 j5" ]; }
 check "tracer --json jobs -u bob (the global --json)" global_json
@@ -168,7 +168,7 @@ table_ok() {
 }
 check "table: header, two rows, the state column" table_ok
 csv_ok() {
-	trc jobs --csv -u carol,alice -n 0 | python3 -c '
+	trc jobs --csv -u carol,alice --limit 0 | python3 -c '
 import csv, sys
 rows = list(csv.DictReader(sys.stdin))
 assert [r["job"] for r in rows] == ["j4", "j1", "j3"], rows
@@ -226,7 +226,7 @@ check "report --csv: formulas start with a quote" csv_cells task "$TMP/evil.task
 evil report --by run --csv >"$TMP/evil.run.csv"
 check "report --by run --csv: formulas start with a quote" csv_cells run "$TMP/evil.run.csv" \
 	"'=run-e1" "'=run-e2" "'=run-e3" "'=run-e4" "'=run-e5"
-evil jobs --csv -n 0 >"$TMP/evil.jobs.csv"
+evil jobs --csv --limit 0 >"$TMP/evil.jobs.csv"
 check "jobs --csv: formulas start with a quote" csv_cells name "$TMP/evil.jobs.csv" \
 	"$(printf 'evil\033]0;owned\007\033[2J\r')" "'=HYPERLINK(\"http://x\",\"y\")" "'@SUM(A1:A9)" "'+1+2" "'-3+4"
 evil report --by pipeline --csv >"$TMP/evil.pipeline.csv"
@@ -260,6 +260,118 @@ relative_file() {
 		{ echo "$out" | head; return 1; }
 }
 check "tracer -o file=RELATIVE: the file under the working directory" relative_file
+
+echo "== tracer show JOB: one job across its steps and nodes"
+python3 "$TOP/tests/cli/jobsteps.py" "$TMP/template.ndjson" "$TMP/steps.ndjson" ||
+	fail "jobsteps.py"
+stj() { "$BUILD/tracer" -o socket="$TMP/no-daemon.sock" -o file="$TMP/steps.ndjson" "$@"; }
+# view_is ARGS -- PYTHON: tracer show ARGS --json, checked by the Python
+# expression (v: the object), and valid against the summary schema
+view_is() {
+	local args=() out
+	while [ "$1" != -- ]; do args+=("$1"); shift; done
+	shift
+	out=$(stj show "${args[@]}" --json) || return 1
+	python3 -c 'import json, sys; json.dump(json.load(sys.stdin), sys.stdout); print()' \
+		<<<"$out" >"$TMP/view.ndjson" || return 1
+	python3 "$TOP/tests/validate_summary.py" "$TMP/view.ndjson" >/dev/null ||
+		{ python3 "$TOP/tests/validate_summary.py" "$TMP/view.ndjson"; return 1; }
+	python3 -c "import json, sys; v = json.load(sys.stdin); ok = ($1); print(json.dumps(v)[:3000]) if not ok else None; sys.exit(0 if ok else 1)" <<<"$out"
+}
+check "batch + 2 srun steps on one node: the allocation once, CPU of all steps" view_is 7001 -- \
+	'v["scope"] == "job" and len(v["steps"]) == 3 and len(v["hosts"]) == 1 and
+	 v["identity"]["allocation"]["cpus"] == 4 and v["totals"]["cpu_s"] == 1000 and
+	 abs(v["cpu_efficiency"] - 1000 / (4 * 1000)) < 1e-9 and v["wall_s"] == 1000 and
+	 v["memory"]["peak_bytes"] == 3 << 30 and abs(v["memory"]["efficiency"] - 3 / 8) < 1e-9 and
+	 v["state"] == "FAILED" and v["exit"]["code"] == 2 and
+	 [s["step_id"] for s in v["steps"]] == ["batch", "0", "1"] and
+	 [f["id"] for f in v["flags"]].count("memory_overallocated") == 1'
+check "two nodes: CPUs of each node once, the largest node peak" view_is 7002 -- \
+	'v["identity"]["allocation"]["cpus"] == 4 and v["identity"]["allocation"]["nodes"] == 2 and
+	 v["host"]["hostname"] == "n1,n2" and v["totals"]["cpu_s"] == 600 and
+	 abs(v["cpu_efficiency"] - 600 / (4 * 600)) < 1e-9 and
+	 v["memory"]["peak_bytes"] == 3 << 30 and
+	 [(h["hostname"], h["alloc_cpus"], h["steps"]) for h in v["hosts"]] == [("n1", 2, 2), ("n2", 2, 1)]'
+check "--node n2: that node's part" view_is 7002 --node n2 -- \
+	'len(v["steps"]) == 1 and v["host"]["hostname"] == "n2" and v["totals"]["cpu_s"] == 290'
+check "JOB.STEP: one step, itself" view_is 7001.0 -- \
+	'"scope" not in v and v["identity"]["step_id"] == "0" and v["totals"]["cpu_s"] == 400'
+check "JOB.STEP --node: the step on that node" view_is 7002.0 --node n1 -- \
+	'"scope" not in v and v["host"]["hostname"] == "n1" and v["totals"]["cpu_s"] == 300'
+check "an array task is a job of its own" view_is 7011 -- \
+	'len(v["steps"]) == 1 and v["identity"]["job_id"] == "7011" and v["totals"]["cpu_s"] == 50'
+steps_table() {
+	local out
+	out=$(stj show 7001) || return 1
+	grep -q '^STEPS (3 on 1 node(s), UTC)$' <<<"$out" &&
+		[ "$(grep -A4 '^STEPS' <<<"$out" | awk 'NR > 2 {print $1, $2, $NF}' | tr '\n' '|')" = \
+			"batch n1 COMPLETED|0 n1 COMPLETED|1 n1 FAILED|" ] &&
+		grep -q '^Process trees: one per step (tracer show 7001.STEP \[--node HOST\])$' <<<"$out" &&
+		[ "$(wc -l <<<"$out")" -le 60 ] || { echo "$out"; return 1; }
+}
+check "tracer show JOB: the steps table, on one screen" steps_table
+view_html() { stj show 7002 --html "$TMP/view.html" && grep -q 'n1,n2' "$TMP/view.html"; }
+check "tracer show JOB --html: the job view" view_html
+no_part() {
+	local out err rc
+	out=$(stj show 7001 --node nowhere 2>"$TMP/err"); rc=$?; err=$(cat "$TMP/err")
+	[ $rc = 1 ] && [ -z "$out" ] && [ "$err" = "tracer: no job 7001 on nowhere in $TMP/steps.ndjson" ] ||
+		{ echo "rc $rc: $out / $err"; return 1; }
+}
+check "tracer show JOB --node NOWHERE: no such part" no_part
+
+echo "== tracer jobs: one line per job, sacct's selection and output options"
+# jobs_p ARGS...: tracer jobs -P ARGS, the lines joined with spaces
+jobs_p() { stj jobs -P "$@" | tr '\n' ' '; }
+check "one line per job; array tasks as JOBID_TASK" test "$(jobs_p -n --format=JobID)" = \
+	"7001 7002 7010_1 7010_2 "
+check "--steps: one line per step and node (sacct without -X)" test \
+	"$(jobs_p -n --format=JobID,NodeList --steps -j 7001,7002)" = \
+	"7001.batch|n1 7001.0|n1 7001.1|n1 7002.batch|n1 7002.0|n1 7002.0|n2 "
+check "-X: one line per job (the default)" test "$(jobs_p -n -X -o JobID -j 7002)" = "7002 "
+check "-P: sacct's default fields, | between, none at the end" test \
+	"$(stj jobs -P -j 7001)" = "JobID|JobName|Partition|Account|AllocCPUS|State|ExitCode
+7001|align|debug|proj1|4|FAILED|2:0"
+check "--format: the job's numbers as sacct prints them" test \
+	"$(jobs_p -n --format=JobID,AllocCPUS,Elapsed,TotalCPU,ReqMem,MaxRSS,NodeList,CPUEff,MemEff -j 7001,7002)" = \
+	"7001|4|00:16:40|00:16:40|8G|3145728K|n1|25.00%|37.50% 7002|4|00:10:00|00:10:00|4G|3145728K|n1,n2|25.00%|75.00% "
+check "-j 7001.1 --steps: one step" test "$(jobs_p -n -o JobID,State,ExitCode -j 7001.1 --steps)" = "7001.1|FAILED|2:0 "
+check "-j ARRAYJOB: every task; -j ARRAYJOB_TASK: one" test \
+	"$(jobs_p -n -o JobID -j 7010) / $(jobs_p -n -o JobID -j 7010_2)" = "7010_1 7010_2  / 7010_2 "
+check "--state: the job's state" test "$(jobs_p -n -o JobID -s F)" = "7001 "
+check "--state --steps: the step's state" test "$(jobs_p -n -o JobID -s F --steps)" = "7001.1 "
+check "-A ACCOUNT" test "$(jobs_p -n -o JobID -A proj2)" = "7010_1 7010_2 "
+check "--partition" test "$(jobs_p -n -o JobID --partition debug,long -j 7001)" = "7001 "
+check "--partition (none of them)" test "$(jobs_p -n -o JobID --partition long)" = ""
+check "-N HOST: the jobs' parts on that node" test "$(jobs_p -n -o JobID,NodeList,TotalCPU -N n2)" = \
+	"7002|n2|00:04:50 7010_2|n2|00:01:00 "
+check "Start and End in local time (TZ)" test \
+	"$(TZ=UTC jobs_p -n -o Start,End -j 7001) $(TZ=Asia/Tokyo jobs_p -n -o Start -j 7001)" = \
+	"2026-01-12T10:00:00|2026-01-12T10:16:40  2026-01-12T19:00:00 "
+check "-S without a zone: local time; with Z: UTC" test \
+	"$(TZ=Asia/Tokyo jobs_p -n -o JobID -S 2026-01-12T19:50) $(TZ=Asia/Tokyo jobs_p -n -o JobID -S 2026-01-12T10:50Z)" = \
+	"7010_1 7010_2  7010_1 7010_2 "
+padded() {
+	local out
+	out=$(stj jobs --format=JobID,State -j 7001,7002) &&
+		[ "$out" = "JobID State
+----- ---------
+7001  FAILED
+7002  COMPLETED" ] || { echo "$out"; return 1; }
+}
+check "--format without -P: padded columns under a rule" padded
+check "--format with an unknown field" usage_error \
+	"tracer jobs: --format: unknown field \"Bogus\" (fields: $(stj jobs --help | sed -n 's/.*--format FIELD\[,...\]  these columns, by sacct.s names: //p' | head -c 0)JobID, JobName, User, Account, Partition, QOS, State, ExitCode, Elapsed, TotalCPU, AllocCPUS, ReqMem, MaxRSS, NodeList, Start, End, Submit, CPUEff, MemEff, Flags, Cost, Job)" \
+	stj jobs --format=JobID,Bogus
+json_views() {
+	stj jobs --json -j 7001 | python3 -c '
+import json, sys
+v = json.load(sys.stdin)
+assert len(v) == 1 and v[0]["scope"] == "job" and len(v[0]["steps"]) == 3, v
+assert v[0]["identity"]["allocation"]["cpus"] == 4
+'
+}
+check "--json: the job views" json_views
 
 echo "== tracer show: the job's notes, then at most 2 on tools (--tools: all)"
 python3 - "$TMP/template.ndjson" "$TMP/notes.ndjson" <<'PY'

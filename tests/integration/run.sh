@@ -164,7 +164,7 @@ check "tracer status reports this daemon (pid $TRACERD_PID)" status_names_daemon
 # every job of this suite so far, by its uid
 jobs_lists_ours() {
 	local out uid missing=
-	out=$(tr_cli jobs -n 100) || return 1
+	out=$(tr_cli jobs --limit 100) || return 1
 	for f in "$TMP"/j.*; do
 		uid=$(cat "$f")
 		[ -n "$uid" ] || { echo "empty job file $f"; return 1; }

@@ -162,7 +162,7 @@ as "$UB" "$UTRACER" -o socket="$TRACERD_SOCK" run --name "$BMARK" --job-file "$T
 wait_until 30 "B's summary" summary_of_job "$TMP/$UB/b.job"
 B_JOB=$(cat "$TMP/$UB/b.job")
 # text output --wide: nothing is cut that could hide a leak
-for cmd in "jobs --wide" "jobs --json" "jobs -n 0 --csv" "jobs --wide -u $UA" "show --wide $MARK" "show --json $MARK" "show --wide $A_JOB" "show --json $A_JOB" "report --wide --by task" "report --by user --json"; do
+for cmd in "jobs --wide" "jobs --json" "jobs --limit 0 --csv" "jobs --wide -u $UA" "show --wide $MARK" "show --json $MARK" "show --wide $A_JOB" "show --json $A_JOB" "report --wide --by task" "report --by user --json"; do
 	out=$(ucli "$UB" $cmd)
 	case $cmd in show*) leak="ARGV-$MARK|\"job\": *\"$A_JOB\"|^Job +$A_JOB";; *) leak="$MARK|$A_JOB";; esac
 	if echo "$out" | grep -Eq "$leak"; then fail "tracer $cmd of B shows A's job"; echo "$out" | head -5 | sed 's/^/    /'; else pass "tracer $cmd of B does not show A's job"; fi
@@ -270,7 +270,7 @@ check "tracer status counts the refused archive requests" busy_counted
 # the held workers give up (client gone or send timeout) and serve again
 wait_until 30 "A's listing once the workers are free" owner_jobs
 check "A's listing over the large archive: A's 20 newest" sh -c "test \$(setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$UTRACER' -o socket='$TRACERD_SOCK' jobs --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))') = 20"
-check "B's listing over the large archive holds no job of A" sh -c "! setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$TRACERD_SOCK' jobs -n 0 --json | grep -q '$A_JOB'"
+check "B's listing over the large archive holds no job of A" sh -c "! setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$TRACERD_SOCK' jobs --limit 0 --json | grep -q '$A_JOB'"
 
 echo "== without SO_PEERPIDFD (kernels before 6.5): owner and start time"
 stop_tracerd

@@ -203,6 +203,55 @@ static void test_builders(void)
 	free(line);
 }
 
+/* The summaries query: every filter key round-trips, a too long list
+ * or a wrong type is refused. */
+static void test_query(void)
+{
+	struct proto_query q;
+	cJSON *o;
+	char *line;
+
+	memset(&q, 0, sizeof(q));
+	q.limit = 5;
+	q.since_ns = INT64_MIN;
+	q.until_ns = 1700000000123456789LL;
+	strcpy(q.users, "alice");
+	strcpy(q.job_ids, "1234,1235.0,1236_7");
+	strcpy(q.accounts, "proj1");
+	strcpy(q.partitions, "debug,long");
+	strcpy(q.nodes, "n1");
+	o = proto_query_request(&q);
+	CU_ASSERT_FATAL(o != NULL);
+	line = proto_render_line(o);
+	cJSON_Delete(o);
+	CU_ASSERT_FATAL(line != NULL);
+	CU_ASSERT_EQUAL(proto_parse_request(line, strlen(line), &req, err, sizeof(err)), 0);
+	free(line);
+	CU_ASSERT_EQUAL(req.op, PROTO_OP_SUMMARIES);
+	CU_ASSERT_EQUAL(req.query.limit, 5);
+	CU_ASSERT_STRING_EQUAL(req.query.users, "alice");
+	CU_ASSERT_STRING_EQUAL(req.query.job_ids, "1234,1235.0,1236_7");
+	CU_ASSERT_STRING_EQUAL(req.query.accounts, "proj1");
+	CU_ASSERT_STRING_EQUAL(req.query.partitions, "debug,long");
+	CU_ASSERT_STRING_EQUAL(req.query.nodes, "n1");
+	CU_ASSERT_STRING_EQUAL(req.query.names, "");
+	CU_ASSERT(req.query.since_ns == INT64_MIN);
+	CU_ASSERT(req.query.until_ns == 1700000000123456789LL);
+
+	rejects("{\"op\":\"summaries\",\"filter\":{\"job_ids\":7}}",
+		"\"job_ids\": expected a comma-separated string");
+	rejects("{\"op\":\"summaries\",\"filter\":{\"nodes\":[\"n1\"]}}",
+		"\"nodes\": expected a comma-separated string");
+	{
+		char big[PROTO_QUERY_LIST_MAX + 80];
+		int n = snprintf(big, sizeof(big), "{\"op\":\"summaries\",\"filter\":{\"accounts\":\"");
+
+		memset(big + n, 'a', PROTO_QUERY_LIST_MAX);
+		strcpy(big + n + PROTO_QUERY_LIST_MAX, "\"}}");
+		rejects(big, "\"accounts\": longer than");
+	}
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -210,6 +259,7 @@ int main(void)
 		{"invalid requests", test_invalid},
 		{"bytes and bounds", test_bytes},
 		{"builders", test_builders},
+		{"summaries query", test_query},
 	};
 
 	return UNIT_RUN("proto", tests);
