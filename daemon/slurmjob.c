@@ -36,6 +36,9 @@
 #define QUERY_TIMEOUT_MS 10000
 #define JOBID_LEN 32
 #define ANSWER_LEN 1024 /* a longer line loses its node list */
+/* the id of an array answers for all its tasks, a line each: read this
+ * much of it at most, and look for the job's own line */
+#define REPLY_LEN 16384
 #define NFIELDS 13
 
 extern char **environ;
@@ -242,10 +245,33 @@ static int read_answer(int fd, char *buf, size_t len, uint64_t deadline_ms)
 	return 0;
 }
 
+int slurmjob_pick(const char *reply, const char *job, struct slurmjob_facts *f)
+{
+	size_t jl = strlen(job);
+
+	for (const char *l = reply; l && *l;) {
+		const char *nl = strchr(l, '\n');
+		size_t sp = strspn(l + jl, " ");
+
+		if (!strncmp(l, job, jl) && l[jl + sp] == '|') {
+			char line[ANSWER_LEN];
+			size_t n = nl ? (size_t)(nl + 1 - (l + jl + sp + 1)) : strlen(l + jl + sp + 1);
+
+			if (n >= sizeof(line))
+				return -1;
+			memcpy(line, l + jl + sp + 1, n);
+			line[n] = '\0';
+			return slurmjob_parse(line, f);
+		}
+		l = nl ? nl + 1 : NULL;
+	}
+	return -1;
+}
+
 /* Ask squeue about one job: 0 with the answer, or -1 with why in err. */
 static int query(const char *job, struct slurmjob_facts *f, char *err, size_t errlen)
 {
-	char jobs[64], buf[ANSWER_LEN];
+	char jobs[64], buf[REPLY_LEN];
 	char *argv[] = {"squeue", "--noheader", "--states=all", jobs,
 			"--Format=" SLURMJOB_FORMAT, NULL};
 	char **env = query_env();
@@ -275,7 +301,7 @@ static int query(const char *job, struct slurmjob_facts *f, char *err, size_t er
 	if (read_answer(fds[0], buf, sizeof(buf), clock_mono_ms() + QUERY_TIMEOUT_MS) < 0) {
 		snprintf(err, errlen, "squeue gave no answer within %d ms", QUERY_TIMEOUT_MS);
 		kill(pid, SIGKILL);
-	} else if (slurmjob_parse(buf, f) < 0) {
+	} else if (slurmjob_pick(buf, job, f) < 0) {
 		snprintf(err, errlen, "unexpected answer from squeue for job %s", job);
 	} else {
 		res = 0;
@@ -283,7 +309,9 @@ static int query(const char *job, struct slurmjob_facts *f, char *err, size_t er
 	close(fds[0]);
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
-	if (res == 0 && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+	/* a reply longer than buf: squeue ends on a closed pipe, our line read */
+	if (res == 0 && strlen(buf) < sizeof(buf) - 1 &&
+	    !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
 		snprintf(err, errlen, "squeue failed for job %s", job);
 		res = -1;
 	}
@@ -333,6 +361,34 @@ cJSON *slurmjob_stats_json(void)
 	return o;
 }
 
+int slurmjob_first_node(const char *list, char *out, size_t len)
+{
+	size_t pre = strcspn(list, "[,"), num;
+
+	if (!pre || pre >= len)
+		return -1;
+	memcpy(out, list, pre);
+	out[pre] = '\0';
+	if (list[pre] != '[')
+		return 0;
+	/* "pre[01-03,7]suffix": the first number of the range, zeros kept */
+	num = strspn(list + pre + 1, "0123456789");
+	if (!num || pre + num >= len || !strchr(list + pre, ']'))
+		return -1;
+	memcpy(out + pre, list + pre + 1, num);
+	out[pre + num] = '\0';
+	{
+		const char *close = strchr(list + pre, ']') + 1;
+		size_t suf = strcspn(close, ",");
+
+		if (pre + num + suf >= len)
+			return -1;
+		memcpy(out + pre + num, close, suf);
+		out[pre + num + suf] = '\0';
+	}
+	return 0;
+}
+
 static bool is_slurm_job(const struct tracer_identity *id)
 {
 	return !strcmp(id->scheduler, "slurm") && id->job_id[0] &&
@@ -373,6 +429,11 @@ void slurmjob_fill(struct tracer_identity *id)
 	set_str(id->qos, sizeof(id->qos), f.qos);
 	set_str(id->queue, sizeof(id->queue), f.partition);
 	set_str(id->node_list, sizeof(id->node_list), f.node_list);
+	/* the batch step runs on the job's first node (slurmstepd sets no
+	 * SLURMD_NODENAME for it before its task starts) */
+	if (!id->node_name[0] && !strcmp(id->step_id, "batch") &&
+	    slurmjob_first_node(f.node_list, id->node_name, sizeof(id->node_name)) < 0)
+		id->node_name[0] = '\0';
 	if (id->array_index < 0 && f.array_task >= 0) {
 		snprintf(id->array_job_id, sizeof(id->array_job_id), "%s", f.array_job_id);
 		id->array_index = f.array_task;

@@ -42,16 +42,26 @@ void slurmjob_fill(struct tracer_identity *id);
  * job, whatever its steps" made visible (tracer status).  NULL on OOM. */
 cJSON *slurmjob_stats_json(void);
 
-/* The --Format that slurmjob_parse reads. */
+/* The first host of a Slurm hostlist ("tn[1-2],x" -> "tn1") into out:
+ * 0, or -1 when it does not fit or is not a hostlist.  Exposed for the
+ * unit test. */
+int slurmjob_first_node(const char *list, char *out, size_t len);
+
+/* The --Format that slurmjob_pick reads: the job id, then slurmjob_parse's. */
 #define SLURMJOB_FORMAT                                                              \
-	"TimeLimit:|,EndTime:|,Account:|,QOS:|,Partition:|,SubmitTime:|,StartTime:|," \
+	"JobID:|,TimeLimit:|,EndTime:|,Account:|,QOS:|,Partition:|,SubmitTime:|,StartTime:|," \
 	"ArrayJobID:|,ArrayTaskID:|,NumCPUs:|,NumNodes:|,tres-alloc:|,NodeList:"
 
 /*
- * Parse one line of `squeue --Format=SLURMJOB_FORMAT` (with
+ * Parse one line of `squeue --Format=SLURMJOB_FORMAT` after its job id (with
  * SLURM_TIME_FORMAT=%s): 0 with the facts, or -1.  A line cut off (no
  * newline) loses only its node list.  Exposed for the unit test.
  */
 int slurmjob_parse(const char *line, struct slurmjob_facts *f);
+
+/* The line of job (its raw id, squeue's JobID) in squeue's reply, parsed:
+ * 0, or -1 when it is not there or unparsable.  Exposed for the unit
+ * test. */
+int slurmjob_pick(const char *reply, const char *job, struct slurmjob_facts *f);
 
 #endif

@@ -89,6 +89,42 @@ static void test_facts(void)
 	CU_ASSERT_STRING_EQUAL(f.array_job_id, "9");
 }
 
+/* The id of an array answers for every task: the job's own line. */
+static void test_pick(void)
+{
+	struct slurmjob_facts f;
+	const char *reply =
+		"4 |10:00|1|root|normal|debug|1|2|3|1|1|1|cpu=1|tn2\n"
+		"3 |10:00|1|root|normal|debug|1|2|3|2|1|1|cpu=1|tn1\n"
+		"33|10:00|1|root|normal|debug|1|2|3|0|1|1|cpu=1|tn1\n";
+
+	CU_ASSERT_EQUAL(slurmjob_pick(reply, "3", &f), 0);
+	CU_ASSERT_EQUAL(f.array_task, 2);
+	CU_ASSERT_EQUAL(slurmjob_pick(reply, "33", &f), 0);
+	CU_ASSERT_EQUAL(f.array_task, 0);
+	CU_ASSERT_EQUAL(slurmjob_pick(reply, "4", &f), 0);
+	CU_ASSERT_STRING_EQUAL(f.node_list, "tn2");
+	CU_ASSERT_EQUAL(slurmjob_pick(reply, "5", &f), -1);
+	CU_ASSERT_EQUAL(slurmjob_pick("", "5", &f), -1);
+}
+
+static void test_first_node(void)
+{
+	char n[16];
+
+	CU_ASSERT_EQUAL(slurmjob_first_node("tn[1-2]", n, sizeof(n)), 0);
+	CU_ASSERT_STRING_EQUAL(n, "tn1");
+	CU_ASSERT_EQUAL(slurmjob_first_node("a[007-9,12]-ib,b5", n, sizeof(n)), 0);
+	CU_ASSERT_STRING_EQUAL(n, "a007-ib");
+	CU_ASSERT_EQUAL(slurmjob_first_node("node5,node6", n, sizeof(n)), 0);
+	CU_ASSERT_STRING_EQUAL(n, "node5");
+	CU_ASSERT_EQUAL(slurmjob_first_node("vm", n, sizeof(n)), 0);
+	CU_ASSERT_STRING_EQUAL(n, "vm");
+	CU_ASSERT_EQUAL(slurmjob_first_node("", n, sizeof(n)), -1);
+	CU_ASSERT_EQUAL(slurmjob_first_node("n[", n, sizeof(n)), -1);
+	CU_ASSERT_EQUAL(slurmjob_first_node("averyveryverylongname", n, sizeof(n)), -1);
+}
+
 /* The identity's JSON form carries the facts and queue_wait_s, and reads
  * them back. */
 static void test_identity_json(void)
@@ -152,6 +188,8 @@ int main(void)
 		{"squeue answers: limits", test_limits},
 		{"squeue answers: the other facts", test_facts},
 		{"identity JSON with the facts", test_identity_json},
+		{"the first node of a hostlist", test_first_node},
+		{"an array's reply: the job's own line", test_pick},
 		{"a step stopped at its job's deadline", test_deadline},
 	};
 

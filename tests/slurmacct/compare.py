@@ -1,17 +1,18 @@
 #!/usr/bin/env python3
 """compare.py - tracer's job-level numbers against sacct's, for one job.
 
-  compare.py NDJSON SACCT_FILE JOBIDRAW [VIEW_JSON]
+  compare.py NDJSON SACCT_FILE JOBIDRAW VIEW_JSON
 
 NDJSON: tracerd's summaries; SACCT_FILE: the output of
   sacct -j ID -P -n --format=JobIDRaw,JobID,State,AllocCPUS,ElapsedRaw,TotalCPU,NNodes,Submit,Start
 (with SLURM_TIME_FORMAT=%s) for the job; JOBIDRAW: the job's own id (an
-array task's too).  VIEW_JSON, when given, is `tracer show JOBID --json`
-(the job view, one summary-shaped object); without it the job-level
-numbers are rolled up here from the step summaries, as the job view does:
-CPU time summed over every step on every node, the state of the batch
-step, the allocation summed over nodes (the largest step allocation seen
-on each node), the nodes counted by identity.node_name.
+array task's too).  VIEW_JSON is `tracer show JOBID --json` (the job view
+of lib/jobview.c, one summary-shaped object): CPU time, state and wall
+time are the view's.  The allocation and the node count are rolled up
+here from the step summaries, by node: the job view groups by
+host.hostname, which two slurmds on one machine share, while
+identity.node_name tells them apart (the largest step allocation seen on
+each node, summed over nodes).
 
 Prints one line per check: "ok|DESCRIPTION" or "bad|DESCRIPTION: why".
 How the numbers are compared:
@@ -84,15 +85,11 @@ def rollup(sums):
             "wall": (end_ns - start_ns) / 1e9, "node_names": sorted(per_node)}
 
 
-def from_view(view):
-    ident = view.get("identity", {})
-    return {"cpu": view["totals"]["cpu_s"],
-            "alloc": ident.get("allocation", {}).get("cpus", 0)
-            * max(1, ident.get("allocation", {}).get("nodes", 1))
-            if "hosts" not in view else sum(h.get("alloc_cpus", 0) for h in view["hosts"]),
-            "nodes": len(view.get("hosts", [])) or ident.get("allocation", {}).get("nodes", 1),
-            "state": view.get("state"), "wall": view.get("wall_s"),
-            "node_names": sorted(h["hostname"] for h in view.get("hosts", []))}
+def from_view(view, mine):
+    """CPU time, state and wall from the job view over the roll-up's."""
+    mine = dict(mine)
+    mine.update(cpu=view["totals"]["cpu_s"], state=view.get("state"), wall=view.get("wall_s"))
+    return mine
 
 
 def main():
@@ -110,11 +107,13 @@ def main():
     if not sums:
         print(f"bad|job {raw}: no summary from tracerd")
         return
-    if len(sys.argv) > 4:
-        with open(sys.argv[4], encoding="utf-8") as f:
-            mine = from_view(json.load(f))
-    else:
-        mine = rollup(sums)
+    mine = rollup(sums)
+    with open(sys.argv[4], encoding="utf-8") as f:
+        view = json.load(f)
+    n = len(view.get("steps", [view]))
+    check(n == len(sums), f"job {raw}: the job view has its {len(sums)} step summaries",
+          f"it has {n}")
+    mine = from_view(view, mine)
     tol = 0.02 * job["cpu"]
     check(abs(mine["cpu"] - job["cpu"]) <= tol,
           f"job {raw}: CPU time {mine['cpu']:.3f} s, sacct TotalCPU {job['cpu']:.3f} s (2%)",

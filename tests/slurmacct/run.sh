@@ -106,13 +106,13 @@ B=$T/busy.sh
 # slurm facts counters of tracer status: "squeue_calls steps"
 squeue_counts() {
 	"$BUILD/tracer" -o socket="$SOCK" status --json |
-		python3 -c 'import json,sys; s=json.load(sys.stdin)["status"]["slurm"]; print(s["squeue_calls"], s["squeue_failed"], s["steps"])'
+		python3 -c 'import json,sys; s=json.load(sys.stdin)["slurm"]; print(s["squeue_calls"], s["squeue_failed"], s["steps"])'
 }
 read -r calls0 failed0 steps0 <<<"$(squeue_counts)"
 
 # ---- the jobs ----
 sb() { sbatch --parsable -o "$T/%x-%j.out" "$@"; }
-J1=$(sb -J one -c1 --wrap "$B 3")
+J1=$(sb -J one -c1 -A tracertest --wrap "$B 3")
 J2=$(sb -J steps -c1 --wrap "srun $B 2; srun $B 2; srun $B 1")
 J3=$(sb -J arr -c1 --array=0-2 --wrap "$B 2")
 J4=$(sb -J twonode -N2 -c1 --wrap "srun -N2 $B 2")
@@ -156,13 +156,17 @@ wait_until 30 "tracerd to close every Slurm job" no_open
 compare() { # JOBIDRAW
 	sacct -n -P -j "$1" --format=JobIDRaw,JobID,State,AllocCPUS,ElapsedRaw,TotalCPU,NNodes,Submit,Start \
 		>"$T/sacct-$1.txt"
+	if ! "$BUILD/tracer" -o socket="$SOCK" -o file="$NDJSON" show "$1" --json >"$T/view-$1.json"; then
+		fail "tracer show $1 --json: $(head -c 300 "$T/view-$1.json")"
+		return
+	fi
 	while IFS= read -r line; do
 		case $line in
 		ok\|*) pass "${line#ok|}" ;;
 		bad\|*) fail "${line#bad|}" ;;
 		*) fail "compare.py: $line" ;;
 		esac
-	done < <(python3 "$HERE/compare.py" "$NDJSON" "$T/sacct-$1.txt" "$1" 2>&1)
+	done < <(python3 "$HERE/compare.py" "$NDJSON" "$T/sacct-$1.txt" "$1" "$T/view-$1.json" 2>&1)
 }
 for j in "$J1" "$J2" $TASK_IDS "$J4" "$J5"; do compare "$j"; done
 expect "failing step: FAILED in sacct" \
@@ -176,6 +180,8 @@ expect "partition" "$($JSUM "$NDJSON" get identity.queue job_id="$J1")" debug
 expect "two-node job: node list" "$($JSUM "$NDJSON" values identity.node_list job_id="$J4")" "tn[1-2] tn[1-2] tn[1-2]"
 expect "two-node job: its step's summaries carry each node's Slurm name" \
 	"$($JSUM "$NDJSON" values identity.node_name job_id="$J4" step_id=0)" "tn1 tn2"
+expect "two-node job: the batch step on the job's first node" \
+	"$($JSUM "$NDJSON" get identity.node_name job_id="$J4" step_id=batch)" tn1
 expect "two-node job: request.nodes" "$($JSUM "$NDJSON" get identity.request.nodes job_id="$J4" step_id=batch)" 2
 want_idx=""
 for t in $TASK_IDS; do
