@@ -361,32 +361,71 @@ cJSON *slurmjob_stats_json(void)
 	return o;
 }
 
-int slurmjob_first_node(const char *list, char *out, size_t len)
+/* In "lo[-hi]" ranges up to ']' (at r), the n-th number: 0 with it in
+ * *num and its width (zero padding kept), or -1 with n counted down. */
+static int nth_in_ranges(const char **r, long *n, unsigned long *num, int *width)
 {
-	size_t pre = strcspn(list, "[,"), num;
+	while (**r != ']') {
+		char *e;
+		unsigned long lo, hi;
 
-	if (!pre || pre >= len)
-		return -1;
-	memcpy(out, list, pre);
-	out[pre] = '\0';
-	if (list[pre] != '[')
-		return 0;
-	/* "pre[01-03,7]suffix": the first number of the range, zeros kept */
-	num = strspn(list + pre + 1, "0123456789");
-	if (!num || pre + num >= len || !strchr(list + pre, ']'))
-		return -1;
-	memcpy(out + pre, list + pre + 1, num);
-	out[pre + num] = '\0';
-	{
-		const char *close = strchr(list + pre, ']') + 1;
-		size_t suf = strcspn(close, ",");
-
-		if (pre + num + suf >= len)
+		if (!isdigit((unsigned char)**r))
 			return -1;
-		memcpy(out + pre + num, close, suf);
-		out[pre + num + suf] = '\0';
+		lo = hi = strtoul(*r, &e, 10);
+		*width = (int)(e - *r);
+		if (*e == '-') {
+			const char *h = e + 1;
+
+			if (!isdigit((unsigned char)*h))
+				return -1;
+			hi = strtoul(h, &e, 10);
+		}
+		if (hi < lo || (*e != ',' && *e != ']'))
+			return -1;
+		if ((unsigned long)*n <= hi - lo) {
+			*num = lo + (unsigned long)*n;
+			return 0;
+		}
+		*n -= (long)(hi - lo + 1);
+		*r = e + (*e == ',');
 	}
-	return 0;
+	return -1;
+}
+
+int slurmjob_nth_node(const char *list, long n, char *out, size_t len)
+{
+	const char *p = list;
+
+	while (n >= 0 && *p) {
+		size_t pre = strcspn(p, "[,"), suf = 0;
+		const char *close = NULL, *r = p + pre + 1;
+		unsigned long num = 0;
+		int width = 0, w;
+
+		if (p[pre] == '[') {
+			if (!(close = strchr(r, ']')))
+				return -1;
+			suf = strcspn(close + 1, ",");
+			if (memchr(close + 1, '[', suf)) /* several dimensions: not read */
+				return -1;
+			if (nth_in_ranges(&r, &n, &num, &width) == 0) {
+				w = snprintf(out, len, "%.*s%0*lu%.*s", (int)pre, p, width, num,
+					     (int)suf, close + 1);
+				return w > 0 && (size_t)w < len ? 0 : -1;
+			}
+			if (n < 0 || *r != ']')
+				return -1;
+			p = close + 1 + suf;
+		} else {
+			if (n-- == 0) {
+				w = snprintf(out, len, "%.*s", (int)pre, p);
+				return pre && (size_t)w < len ? 0 : -1;
+			}
+			p += pre;
+		}
+		p += *p == ',';
+	}
+	return -1;
 }
 
 static bool is_slurm_job(const struct tracer_identity *id)
@@ -409,6 +448,27 @@ void slurmjob_want(const struct tracer_identity *id)
 		asker_want(&facts, id->job_id); /* no-op while queued or asked */
 }
 
+/*
+ * This node's Slurm name, from Slurm's own S_JOB_NODEID (the node's index
+ * in the step) and the job's node list: the batch step runs on the job's
+ * first node, and a step over all of the job's nodes has them in the list's
+ * order.  A step on part of them: not known (its node list is not asked).
+ */
+static void fill_node_name(struct tracer_identity *id, const struct slurmjob_facts *f)
+{
+	long idx = -1;
+
+	if (id->node_name[0] || !f->node_list[0])
+		return;
+	if (!strcmp(id->step_id, "batch"))
+		idx = 0;
+	else if (id->node_id >= 0 && id->node_count == f->nodes)
+		idx = id->node_id;
+	if (idx >= 0 && slurmjob_nth_node(f->node_list, idx, id->node_name,
+					  sizeof(id->node_name)) < 0)
+		id->node_name[0] = '\0';
+}
+
 static void set_str(char *dst, size_t len, const char *src)
 {
 	if (!dst[0] && src[0])
@@ -429,11 +489,7 @@ void slurmjob_fill(struct tracer_identity *id)
 	set_str(id->qos, sizeof(id->qos), f.qos);
 	set_str(id->queue, sizeof(id->queue), f.partition);
 	set_str(id->node_list, sizeof(id->node_list), f.node_list);
-	/* the batch step runs on the job's first node (slurmstepd sets no
-	 * SLURMD_NODENAME for it before its task starts) */
-	if (!id->node_name[0] && !strcmp(id->step_id, "batch") &&
-	    slurmjob_first_node(f.node_list, id->node_name, sizeof(id->node_name)) < 0)
-		id->node_name[0] = '\0';
+	fill_node_name(id, &f);
 	if (id->array_index < 0 && f.array_task >= 0) {
 		snprintf(id->array_job_id, sizeof(id->array_job_id), "%s", f.array_job_id);
 		id->array_index = f.array_task;

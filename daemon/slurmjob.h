@@ -42,10 +42,11 @@ void slurmjob_fill(struct tracer_identity *id);
  * job, whatever its steps" made visible (tracer status).  NULL on OOM. */
 cJSON *slurmjob_stats_json(void);
 
-/* The first host of a Slurm hostlist ("tn[1-2],x" -> "tn1") into out:
- * 0, or -1 when it does not fit or is not a hostlist.  Exposed for the
- * unit test. */
-int slurmjob_first_node(const char *list, char *out, size_t len);
+/* Host n (from 0) of a Slurm hostlist ("tn[1-2],x", 1 -> "tn2") into
+ * out: 0, or -1 when there is none, it does not fit or the list is not
+ * one (several bracket groups in one name are not read).  Exposed for
+ * the unit test. */
+int slurmjob_nth_node(const char *list, long n, char *out, size_t len);
 
 /* The --Format that slurmjob_pick reads: the job id, then slurmjob_parse's. */
 #define SLURMJOB_FORMAT                                                              \

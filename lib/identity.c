@@ -144,9 +144,13 @@ void identity_join_key(const struct tracer_identity *id, char *buf, size_t len)
 	if (!id->job_id[0])
 		return;
 	if (strcmp(id->scheduler, "slurm") == 0) {
+		char node[24] = "";
+
 		/* two slurmds on one host each hold their part of a step */
-		snprintf(buf, len, "slurm:%s%s%s%s%s", id->job_id, id->step_id[0] ? "." : "",
-			 id->step_id, id->node_name[0] ? "@" : "", id->node_name);
+		if (id->node_id > 0)
+			snprintf(node, sizeof(node), "@%ld", id->node_id);
+		snprintf(buf, len, "slurm:%s%s%s%s", id->job_id, id->step_id[0] ? "." : "",
+			 id->step_id, node);
 	} else if (strcmp(id->scheduler, "aws-batch") == 0) {
 		if (id->attempt >= 0)
 			snprintf(buf, len, "aws-batch:%s#%ld", id->job_id,

@@ -87,7 +87,7 @@ void identity_set_user(struct tracer_identity *id, uid_t uid);
 
 /*
  * The key under which tracerd groups registrations into one job:
- * "slurm:<job>.<step>" (with "@<node_name>" when the node is named) and "aws-batch:<job>#<attempt>" join tasks of the
+ * "slurm:<job>.<step>" (with "@<node_id>" past the step's first node) and "aws-batch:<job>#<attempt>" join tasks of the
  * same step; an empty key (local) means "always a new job".
  */
 void identity_join_key(const struct tracer_identity *id, char *buf, size_t len);

@@ -121,17 +121,6 @@ static void fill_placement(spank_t sp, struct tracer_identity *id)
 }
 
 /*
- * This node's name as Slurm knows it: slurmstepd sets SLURMD_NODENAME in
- * the job's environment from its slurmd's own name (`slurmd -N`), so two
- * slurmds on one host (or a node named apart from its host) stay apart in
- * the summaries, whose host.hostname is the machine's.
- */
-static void fill_node_name(spank_t sp, struct tracer_identity *id)
-{
-	job_getenv(sp, "SLURMD_NODENAME", id->node_name, sizeof(id->node_name));
-}
-
-/*
  * The step's GPUs as slurmd set them for the job (GRES indices, which
  * follow the device files of gres.conf: tracerd matches them to minor
  * numbers); the job's when the step has none of its own.  Slurm's own
@@ -230,7 +219,6 @@ int plugin_task_identity(spank_t sp, const struct spank_user_opts *opts,
 	fill_user(sp, id);
 	fill_array(sp, id);
 	fill_placement(sp, id);
-	fill_node_name(sp, id);
 	fill_allocation(sp, id);
 	fill_run(sp, opts, id);
 	return 0;

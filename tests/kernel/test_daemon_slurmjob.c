@@ -108,21 +108,37 @@ static void test_pick(void)
 	CU_ASSERT_EQUAL(slurmjob_pick("", "5", &f), -1);
 }
 
-static void test_first_node(void)
+static void test_nth_node(void)
 {
 	char n[16];
 
-	CU_ASSERT_EQUAL(slurmjob_first_node("tn[1-2]", n, sizeof(n)), 0);
+	const char *l = "a[007-009,12]-ib,b5,c[1-2]";
+
+	CU_ASSERT_EQUAL(slurmjob_nth_node("tn[1-2]", 0, n, sizeof(n)), 0);
 	CU_ASSERT_STRING_EQUAL(n, "tn1");
-	CU_ASSERT_EQUAL(slurmjob_first_node("a[007-9,12]-ib,b5", n, sizeof(n)), 0);
+	CU_ASSERT_EQUAL(slurmjob_nth_node("tn[1-2]", 1, n, sizeof(n)), 0);
+	CU_ASSERT_STRING_EQUAL(n, "tn2");
+	CU_ASSERT_EQUAL(slurmjob_nth_node("tn[1-2]", 2, n, sizeof(n)), -1);
+	CU_ASSERT_EQUAL(slurmjob_nth_node(l, 0, n, sizeof(n)), 0);
 	CU_ASSERT_STRING_EQUAL(n, "a007-ib");
-	CU_ASSERT_EQUAL(slurmjob_first_node("node5,node6", n, sizeof(n)), 0);
-	CU_ASSERT_STRING_EQUAL(n, "node5");
-	CU_ASSERT_EQUAL(slurmjob_first_node("vm", n, sizeof(n)), 0);
+	CU_ASSERT_EQUAL(slurmjob_nth_node(l, 2, n, sizeof(n)), 0);
+	CU_ASSERT_STRING_EQUAL(n, "a009-ib");
+	CU_ASSERT_EQUAL(slurmjob_nth_node(l, 3, n, sizeof(n)), 0);
+	CU_ASSERT_STRING_EQUAL(n, "a12-ib"); /* as written */
+	CU_ASSERT_EQUAL(slurmjob_nth_node(l, 4, n, sizeof(n)), 0);
+	CU_ASSERT_STRING_EQUAL(n, "b5");
+	CU_ASSERT_EQUAL(slurmjob_nth_node(l, 6, n, sizeof(n)), 0);
+	CU_ASSERT_STRING_EQUAL(n, "c2");
+	CU_ASSERT_EQUAL(slurmjob_nth_node(l, 7, n, sizeof(n)), -1);
+	CU_ASSERT_EQUAL(slurmjob_nth_node("vm", 0, n, sizeof(n)), 0);
 	CU_ASSERT_STRING_EQUAL(n, "vm");
-	CU_ASSERT_EQUAL(slurmjob_first_node("", n, sizeof(n)), -1);
-	CU_ASSERT_EQUAL(slurmjob_first_node("n[", n, sizeof(n)), -1);
-	CU_ASSERT_EQUAL(slurmjob_first_node("averyveryverylongname", n, sizeof(n)), -1);
+	CU_ASSERT_EQUAL(slurmjob_nth_node("", 0, n, sizeof(n)), -1);
+	CU_ASSERT_EQUAL(slurmjob_nth_node("n[", 0, n, sizeof(n)), -1);
+	CU_ASSERT_EQUAL(slurmjob_nth_node("n[2-1]", 0, n, sizeof(n)), -1);
+	CU_ASSERT_EQUAL(slurmjob_nth_node("r[1-2]n[1-4]", 0, n, sizeof(n)), -1);
+	CU_ASSERT_EQUAL(slurmjob_nth_node("averyveryverylongname", 0, n, sizeof(n)), -1);
+	CU_ASSERT_EQUAL(slurmjob_nth_node("n[1-1000000000]", 999999999, n, sizeof(n)), 0);
+	CU_ASSERT_STRING_EQUAL(n, "n1000000000");
 }
 
 /* The identity's JSON form carries the facts and queue_wait_s, and reads
@@ -188,7 +204,7 @@ int main(void)
 		{"squeue answers: limits", test_limits},
 		{"squeue answers: the other facts", test_facts},
 		{"identity JSON with the facts", test_identity_json},
-		{"the first node of a hostlist", test_first_node},
+		{"the n-th node of a hostlist", test_nth_node},
 		{"an array's reply: the job's own line", test_pick},
 		{"a step stopped at its job's deadline", test_deadline},
 	};

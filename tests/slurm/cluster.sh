@@ -13,7 +13,9 @@
 # own (`slurmd -N tn1`) with its own port, spool directory, pid and log
 # file (%n in slurm.conf), all on this host and its one tracerd; the node
 # name tells the two apart in the summaries (identity.node_name, which
-# the SPANK plugin takes from slurmstepd's SLURMD_NODENAME).  Without
+# tracerd takes from the step's node index, S_JOB_NODEID, in the job's
+# node list as squeue gives it).  `slurmd -N` was checked to work here;
+# no namespaces are needed.  Without
 # CLUSTER_NODES the one node is named after the host.  With ACCT_CONF
 # (accounting.sh) slurm.conf gains its accounting lines.
 

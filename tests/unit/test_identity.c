@@ -83,9 +83,12 @@ static void test_job_key(void)
 	identity_join_key(&id, key, sizeof(key));
 	CU_ASSERT_STRING_EQUAL(key, "slurm:4242.0");
 	/* two slurmds on one host: each node's part of the step apart */
-	strcpy(id.node_name, "tn2");
+	id.node_id = 1;
 	identity_join_key(&id, key, sizeof(key));
-	CU_ASSERT_STRING_EQUAL(key, "slurm:4242.0@tn2");
+	CU_ASSERT_STRING_EQUAL(key, "slurm:4242.0@1");
+	id.node_id = 0;
+	identity_join_key(&id, key, sizeof(key));
+	CU_ASSERT_STRING_EQUAL(key, "slurm:4242.0");
 
 	identity_init(&id);
 	strcpy(id.scheduler, "aws-batch");
