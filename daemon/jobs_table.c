@@ -24,7 +24,7 @@
 #include "livestats.h"
 #include "summary_finish.h"
 #include "usernames.h"
-#include "slurmlimit.h"
+#include "slurmjob.h"
 #include "journal.h"
 
 /* In trace_all mode, everything not in a job goes to a "host" job whose
@@ -205,7 +205,7 @@ struct open_job *jobs_adopt(struct jobs *js, const struct tracer_identity *id,
 	}
 	if (tag >= js->next_tag)
 		js->next_tag = tag + 1;
-	slurmlimit_want(id); /* not journaled: asked again */
+	slurmjob_want(id); /* not journaled: asked again */
 	jobs_gpu_open(js, oj, false);
 	return oj;
 }
@@ -412,7 +412,7 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 			log_warn("job %s: no per-job counters: %s", oj->job->uid, strerror(-err));
 		oj->job_stats = err == 0;
 		js->stats.registered++;
-		slurmlimit_want(id);
+		slurmjob_want(id);
 		jobs_gpu_open(js, oj, true);
 	}
 	err = bpf_loader_tag_pid(js->bpf, peer->pid, oj->job->tag);
@@ -488,7 +488,7 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 	job_close(j, oj->recovered ? oj->recovered_end_ns : clock_real_ns());
 	netpeers_apply(j);
 	usernames_fill(&j->id);
-	slurmlimit_fill(&j->id);
+	slurmjob_fill(&j->id);
 	if (!oj->recovered) /* else: from the journal */
 		j->events_dropped = drop_count(js) - oj->drops_at_start;
 	if (oj->job_stats) { /* its own losses, not the node's */

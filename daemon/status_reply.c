@@ -14,6 +14,7 @@
 #include "tracerd_priv.h"
 #include "waitacct.h"
 #include "gpu_nvml.h"
+#include "slurmjob.h"
 
 /* Each per-user limit and what it refused or dropped (jobs.h). */
 void status_reply_shares(struct tracerd *d, const __u64 *kernel,
@@ -97,6 +98,7 @@ char *status_reply_render(struct tracerd *d, const struct peer *peer)
 	}
 	cJSON_AddItemToObject(st, "jobs", jobs_status_json(&d->jobs));
 	cJSON_AddItemToObject(st, "archive_requests", archive_stats_json(d->archive));
+	cJSON_AddItemToObject(st, "slurm", slurmjob_stats_json());
 	if (!privacy_sees_all(&d->privacy, peer)) {
 		privacy_filter_jobs(cJSON_GetObjectItem(st, "jobs"), peer, &d->jobs);
 		privacy_filter_delivery(cJSON_GetObjectItem(st, "delivery"));

@@ -62,7 +62,7 @@
 #include "containernames.h"
 #include "usernames.h"
 #include "idlehost.h"
-#include "slurmlimit.h"
+#include "slurmjob.h"
 #include "gpu_nvml.h"
 #include "dockerwatch.h"
 #include "reader.h"
@@ -401,7 +401,7 @@ int main(int argc, char **argv)
 	 * sinks' and the docker watch's later calls then only count */
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	usernames_start();
-	slurmlimit_start();
+	slurmjob_start();
 	gpu_nvml_start(&d.cfg); /* before the loop drops its capabilities */
 	containernames_start();
 	dockerwatch_start();
@@ -520,7 +520,7 @@ cleanup:
 	delivery_stop(d.delivery, TRACER_SHUTDOWN_DELIVERY_MS);
 	rules_free(d.rules);
 	usernames_stop();
-	slurmlimit_stop();
+	slurmjob_stop();
 	gpu_nvml_stop();
 	containernames_stop();
 	dockerwatch_stop();

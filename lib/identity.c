@@ -44,7 +44,7 @@ struct long_field {
 static const struct str_field str_fields[] = {
 	SF(run_id), SF(run_name), SF(pipeline), SF(task_name), SF(scheduler),
 	SF(cluster), SF(job_id), SF(step_id), SF(array_job_id), SF(user),
-	SF(queue),
+	SF(queue), SF(node_name), SF(account), SF(qos), SF(node_list),
 };
 
 static const struct long_field long_fields[] = {
@@ -144,10 +144,13 @@ void identity_join_key(const struct tracer_identity *id, char *buf, size_t len)
 	if (!id->job_id[0])
 		return;
 	if (strcmp(id->scheduler, "slurm") == 0) {
-		if (id->step_id[0])
-			snprintf(buf, len, "slurm:%s.%s", id->job_id, id->step_id);
-		else
-			snprintf(buf, len, "slurm:%s", id->job_id);
+		char node[24] = "";
+
+		/* two slurmds on one host each hold their part of a step */
+		if (id->node_id > 0)
+			snprintf(node, sizeof(node), "@%ld", id->node_id);
+		snprintf(buf, len, "slurm:%s%s%s%s", id->job_id, id->step_id[0] ? "." : "",
+			 id->step_id, node);
 	} else if (strcmp(id->scheduler, "aws-batch") == 0) {
 		if (id->attempt >= 0)
 			snprintf(buf, len, "aws-batch:%s#%ld", id->job_id,
@@ -173,10 +176,45 @@ static cJSON *allocation_to_json(const struct tracer_allocation *a)
 		goto fail;
 	if (a->gpus[0] && !json_add_str(o, "gpus", a->gpus))
 		goto fail;
+	if (a->nodes > 0 && !cJSON_AddNumberToObject(o, "nodes", a->nodes))
+		goto fail;
 	return o;
 fail:
 	cJSON_Delete(o);
 	return NULL;
+}
+
+/* The request; NULL with *none when nothing of it is known. */
+static cJSON *request_to_json(const struct tracer_request *r, int *none)
+{
+	cJSON *o;
+
+	*none = !r->cpus && !r->mem_bytes && !r->gpus && !r->nodes && !r->time_limit_s;
+	if (*none || !(o = cJSON_CreateObject()))
+		return NULL;
+	if ((r->cpus > 0 && !cJSON_AddNumberToObject(o, "cpus", r->cpus)) ||
+	    (r->mem_bytes > 0 && !json_add_u64(o, "mem_bytes", r->mem_bytes)) ||
+	    (r->gpus > 0 && !cJSON_AddNumberToObject(o, "gpus", r->gpus)) ||
+	    (r->nodes > 0 && !cJSON_AddNumberToObject(o, "nodes", r->nodes)) ||
+	    (r->time_limit_s > 0 && !json_add_u64(o, "time_limit_s", r->time_limit_s))) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* submit_ns, job_start_ns and queue_wait_s (start - submit) when known. */
+static int times_to_json(cJSON *o, const struct tracer_identity *id)
+{
+	if (id->submit_ns && !json_add_u64(o, "submit_ns", id->submit_ns))
+		return -1;
+	if (id->job_start_ns && !json_add_u64(o, "job_start_ns", id->job_start_ns))
+		return -1;
+	if (id->submit_ns && id->job_start_ns >= id->submit_ns &&
+	    !cJSON_AddNumberToObject(o, "queue_wait_s",
+				     (double)(id->job_start_ns - id->submit_ns) / 1e9))
+		return -1;
+	return 0;
 }
 
 static cJSON *labels_to_json(const struct tracer_identity *id)
@@ -197,6 +235,7 @@ fail:
 cJSON *identity_to_json(const struct tracer_identity *id)
 {
 	cJSON *o = cJSON_CreateObject(), *sub;
+	int none;
 
 	if (!o)
 		return NULL;
@@ -216,6 +255,13 @@ cJSON *identity_to_json(const struct tracer_identity *id)
 	}
 	sub = allocation_to_json(&id->alloc);
 	if (!sub || !cJSON_AddItemToObject(o, "allocation", sub)) {
+		cJSON_Delete(sub);
+		goto fail;
+	}
+	if (times_to_json(o, id) < 0)
+		goto fail;
+	sub = request_to_json(&id->req, &none);
+	if (!none && (!sub || !cJSON_AddItemToObject(o, "request", sub))) {
 		cJSON_Delete(sub);
 		goto fail;
 	}
@@ -344,6 +390,47 @@ static int allocation_from_json(const cJSON *a, struct tracer_allocation *al,
 		return -1;
 	if (strspn(al->gpus, "0123456789abcdefABCDEFGMIU-,/") != strlen(al->gpus))
 		return fail_msg(err, errlen, "allocation.gpus: indices or UUIDs, comma-separated");
+	if (get_num(a, "allocation.", "nodes", 0, 1 << 24, &d, &present, err, errlen) < 0)
+		return -1;
+	if (present)
+		al->nodes = (int)d;
+	return 0;
+}
+
+/* One unsigned member of an object into *out (left alone when absent). */
+static int get_u64(const cJSON *o, const char *path, const char *name, double max,
+		   uint64_t *out, char *err, size_t errlen)
+{
+	double d;
+	int present;
+
+	if (get_num(o, path, name, 0, max, &d, &present, err, errlen) < 0)
+		return -1;
+	if (present)
+		*out = (uint64_t)d;
+	return 0;
+}
+
+static int request_from_json(const cJSON *r, struct tracer_request *rq, char *err,
+			     size_t errlen)
+{
+	uint64_t cpus = 0, gpus = 0, nodes = 0;
+
+	if (!r || cJSON_IsNull(r))
+		return 0;
+	if (!cJSON_IsObject(r))
+		return fail_msg(err, errlen, "request: expected an object");
+	if (get_u64(r, "request.", "cpus", 1 << 24, &cpus, err, errlen) < 0 ||
+	    get_u64(r, "request.", "gpus", 1 << 24, &gpus, err, errlen) < 0 ||
+	    get_u64(r, "request.", "nodes", 1 << 24, &nodes, err, errlen) < 0 ||
+	    get_u64(r, "request.", "mem_bytes", U64_DOUBLE_MAX, &rq->mem_bytes, err,
+		    errlen) < 0 ||
+	    get_u64(r, "request.", "time_limit_s", U64_DOUBLE_MAX, &rq->time_limit_s, err,
+		    errlen) < 0)
+		return -1;
+	rq->cpus = (int)cpus;
+	rq->gpus = (int)gpus;
+	rq->nodes = (int)nodes;
 	return 0;
 }
 
@@ -410,6 +497,13 @@ int identity_from_json(const cJSON *obj, struct tracer_identity *id,
 		goto fail;
 	if (labels_from_json(cJSON_GetObjectItemCaseSensitive(obj, "labels"),
 			     id, err, errlen) < 0)
+		goto fail;
+	/* queue_wait_s is derived from these two, never read */
+	if (get_u64(obj, "", "submit_ns", U64_DOUBLE_MAX, &id->submit_ns, err, errlen) < 0 ||
+	    get_u64(obj, "", "job_start_ns", U64_DOUBLE_MAX, &id->job_start_ns, err,
+		    errlen) < 0 ||
+	    request_from_json(cJSON_GetObjectItemCaseSensitive(obj, "request"), &id->req, err,
+			      errlen) < 0)
 		goto fail;
 	return 0;
 fail:

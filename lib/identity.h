@@ -28,6 +28,16 @@ struct tracer_allocation {
 	char gpus[ID_STR];      /* GPUs: indices or UUIDs, "0,2" ("" = none known) */
 	uint64_t deadline_s;    /* when the scheduler stops the job, epoch s
 				 * (0 = unknown); tracerd's own, not sent */
+	int nodes;              /* nodes of the whole job (0 = unknown) */
+};
+
+/* What the job asked the scheduler for, whole job (0 = unknown). */
+struct tracer_request {
+	int cpus;
+	uint64_t mem_bytes;
+	int gpus;
+	int nodes;
+	uint64_t time_limit_s;
 };
 
 struct tracer_identity {
@@ -45,11 +55,18 @@ struct tracer_identity {
 	char user[ID_STR];
 	long uid;                /* -1 when unknown */
 	char queue[ID_STR];      /* Slurm partition, AWS Batch job queue */
+	char node_name[ID_STR];  /* the scheduler's name of this node */
+	char account[ID_STR];    /* scheduler facts ("" = unknown) */
+	char qos[ID_STR];
+	char node_list[ID_STR];  /* the job's nodes, Slurm hostlist "n[1-2]" */
+	uint64_t submit_ns;      /* epoch ns of submission (0 = unknown) */
+	uint64_t job_start_ns;   /* epoch ns the whole job started (0 = unknown) */
 	long node_id;            /* -1 when unknown */
 	long node_count;         /* -1 when unknown */
 	long local_task_id;      /* -1 when unknown */
 	long global_task_id;     /* -1 when unknown */
 	struct tracer_allocation alloc;
+	struct tracer_request req;
 	int nlabels;
 	struct tracer_label labels[ID_MAX_LABELS]; /* e.g. aws.ce_name, container.image */
 };
@@ -70,7 +87,7 @@ void identity_set_user(struct tracer_identity *id, uid_t uid);
 
 /*
  * The key under which tracerd groups registrations into one job:
- * "slurm:<job>.<step>" and "aws-batch:<job>#<attempt>" join tasks of the
+ * "slurm:<job>.<step>" (with "@<node_id>" past the step's first node) and "aws-batch:<job>#<attempt>" join tasks of the
  * same step; an empty key (local) means "always a new job".
  */
 void identity_join_key(const struct tracer_identity *id, char *buf, size_t len);

@@ -9,7 +9,7 @@
 # already there from elsewhere (docker from docker-ce or moby, ...) is
 # skipped, and so is one whose installation would remove an installed
 # package; each skip is said.  Services that packages bring (munge,
-# slurmctld, prometheus, clickhouse-server, docker) are not started:
+# slurmctld, slurmdbd, mariadb, prometheus, clickhouse-server, docker) are not started:
 # the suites start their own, and nothing is left running that the
 # machine did not run before.
 set -eu
@@ -26,6 +26,7 @@ DEMO_PKGS="python3 bwa samtools gzip"
 # one line per suite or tool is the easiest to merge
 TEST_PKGS="python3 curl util-linux procps iproute2 gzip bc strace patchelf fio
 slurm-wlm munge
+slurmdbd mariadb-server
 bwa samtools minimap2 bcftools
 rpm rpm2cpio cpio rpmlint
 mandoc bsdextrautils

@@ -151,6 +151,15 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
  * slurmstepd runs no task callbacks in the extern step (it only holds a
  * sleep): nothing was registered there, and there is no key to end.
  */
+/* The node's index in the step, part of the key as at registration. */
+static void step_node(spank_t sp, struct tracer_identity *id)
+{
+	uint32_t node = 0;
+
+	if (spank_get_item(sp, S_JOB_NODEID, &node) == ESPANK_SUCCESS)
+		id->node_id = (long)node;
+}
+
 static int step_key(spank_t sp, char *key, size_t len)
 {
 	struct tracer_identity id;
@@ -163,6 +172,7 @@ static int step_key(spank_t sp, char *key, size_t len)
 	}
 	if (!strcmp(id.step_id, "extern"))
 		return -1;
+	step_node(sp, &id);
 	identity_join_key(&id, key, len);
 	return key[0] ? 0 : -1;
 }

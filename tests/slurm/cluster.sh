@@ -7,6 +7,17 @@
 # Needs: CLUSTER_DIR (empty temporary directory), poll_until
 # (tests/lib.sh); plugstack_for also PLUGIN, PLUGSTACK_LINE and T (the
 # caller's temporary directory).  Sets SLURM_CONF.
+#
+# Two nodes on one machine (CLUSTER_NODES="tn1 tn2"): Debian's Slurm 22.05
+# is built with multiple-slurmd support, so each node is a slurmd of its
+# own (`slurmd -N tn1`) with its own port, spool directory, pid and log
+# file (%n in slurm.conf), all on this host and its one tracerd; the node
+# name tells the two apart in the summaries (identity.node_name, which
+# tracerd takes from the step's node index, S_JOB_NODEID, in the job's
+# node list as squeue gives it).  `slurmd -N` was checked to work here;
+# no namespaces are needed.  Without
+# CLUSTER_NODES the one node is named after the host.  With ACCT_CONF
+# (accounting.sh) slurm.conf gains its accounting lines.
 
 CLUSTER_PIDS=""
 CLUSTER_NAME=tracertest
@@ -97,6 +108,9 @@ cluster_write_conf() {
 	mem_mb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
 	ctld_port=$(cluster_free_port)
 	slurmd_port=$(cluster_free_port)
+	nodes=${CLUSTER_NODES:-$host}
+	per=""
+	[ "$nodes" = "$host" ] || per=-%n # one spool, pid and log per slurmd
 	mkdir -p "$CLUSTER_DIR/state" "$CLUSTER_DIR/spool" "$CLUSTER_DIR/log"
 	cat >"$CLUSTER_DIR/slurm.conf" <<EOF
 ClusterName=$CLUSTER_NAME
@@ -109,21 +123,21 @@ AuthType=auth/munge
 CredType=cred/munge
 AuthInfo=socket=$MUNGE_SOCKET
 StateSaveLocation=$CLUSTER_DIR/state
-SlurmdSpoolDir=$CLUSTER_DIR/spool
+SlurmdSpoolDir=$CLUSTER_DIR/spool$per
 SlurmctldPidFile=$CLUSTER_DIR/slurmctld.pid
-SlurmdPidFile=$CLUSTER_DIR/slurmd.pid
+SlurmdPidFile=$CLUSTER_DIR/slurmd$per.pid
 SlurmctldLogFile=$CLUSTER_DIR/log/slurmctld.log
-SlurmdLogFile=$CLUSTER_DIR/log/slurmd.log
+SlurmdLogFile=$CLUSTER_DIR/log/slurmd$per.log
 SlurmdDebug=debug
 PlugStackConfig=$CLUSTER_DIR/plugstack.conf
-ProctrackType=proctrack/linuxproc
 TaskPlugin=task/none
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 DefMemPerCPU=100
 MpiDefault=none
+${ACCT_CONF:-ProctrackType=proctrack/linuxproc
 JobAcctGatherType=jobacct_gather/none
-AccountingStorageType=accounting_storage/none
+AccountingStorageType=accounting_storage/none}
 JobCompType=jobcomp/none
 SchedulerType=sched/backfill
 ReturnToService=2
@@ -131,21 +145,30 @@ KillWait=5
 MinJobAge=600
 InactiveLimit=0
 Waittime=0
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
-PartitionName=$CLUSTER_PARTITION Nodes=$host Default=YES MaxTime=INFINITE State=UP
 EOF
+	for n in $nodes; do
+		[ "$n" = "$host" ] && p=$slurmd_port || p=$(cluster_free_port)
+		echo "NodeName=$n NodeHostname=$host NodeAddr=127.0.0.1 Port=$p CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN"
+	done >>"$CLUSTER_DIR/slurm.conf"
+	echo "PartitionName=$CLUSTER_PARTITION Nodes=${nodes// /,} Default=YES MaxTime=INFINITE State=UP" \
+		>>"$CLUSTER_DIR/slurm.conf"
 	export SLURM_CONF=$CLUSTER_DIR/slurm.conf
 	CLUSTER_HOST=$host
 	CLUSTER_CPUS=$cpus
+	CLUSTER_NODE_LIST=$nodes
 }
 
+# Every node of ours is idle.
 cluster_node_idle() {
-	state=$(sinfo -h -n "$CLUSTER_HOST" -o %T 2>/dev/null)
-	echo "state '$state'"
-	case $state in
-	idle*) return 0 ;;
-	esac
-	return 1
+	for n in $CLUSTER_NODE_LIST; do
+		state=$(sinfo -h -n "$n" -o %T 2>/dev/null)
+		echo "$n: state '$state'"
+		case $state in
+		idle*) ;;
+		*) return 1 ;;
+		esac
+	done
+	return 0
 }
 
 # No job left in the queue (running or pending).
@@ -195,24 +218,35 @@ plugstack_for() {
 
 cluster_wait_idle() {
 	poll_until 30 cluster_node_idle && return 0
-	cluster_log "node $CLUSTER_HOST not idle within 30 s ($POLL_OUT)"
-	tail -n 20 "$CLUSTER_DIR/log/slurmctld.log" "$CLUSTER_DIR/log/slurmd.log" >&2
+	cluster_log "nodes $CLUSTER_NODE_LIST not idle within 30 s ($POLL_OUT)"
+	tail -n 20 "$CLUSTER_DIR/log/slurmctld.log" "$CLUSTER_DIR"/log/slurmd*.log >&2
 	return 1
 }
 
 # cluster_start PLUGSTACK_LINE...: munge, slurmctld, slurmd; node idle.
+# With CLUSTER_ACCT_USERS (accounting.sh sourced): MariaDB and slurmdbd
+# first, those users registered.
 cluster_start() {
 	case ${CLUSTER_DIR:-} in
 	/?*) [ -d "$CLUSTER_DIR" ] || { cluster_log "no directory $CLUSTER_DIR"; return 1; } ;;
 	*) cluster_log "CLUSTER_DIR must be an absolute directory, not '${CLUSTER_DIR:-}'"; return 1 ;;
 	esac
 	cluster_start_munge || return 1
+	if [ -n "${CLUSTER_ACCT_USERS:-}" ]; then
+		acct_prepare || return 1
+	fi
 	cluster_write_conf
+	if [ -n "${CLUSTER_ACCT_USERS:-}" ]; then
+		# shellcheck disable=SC2086
+		acct_start $CLUSTER_ACCT_USERS || return 1
+	fi
 	cluster_set_plugstack "$@"
 	cluster_spawn "$CLUSTER_DIR/log/slurmctld.out" \
 		slurmctld -D -i -f "$SLURM_CONF"
-	cluster_spawn "$CLUSTER_DIR/log/slurmd.out" \
-		slurmd -D -f "$SLURM_CONF" -N "$CLUSTER_HOST"
+	for n in $CLUSTER_NODE_LIST; do
+		cluster_spawn "$CLUSTER_DIR/log/slurmd-$n.out" \
+			slurmd -D -f "$SLURM_CONF" -N "$n"
+	done
 	cluster_wait_idle
 }
 

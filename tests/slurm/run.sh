@@ -66,6 +66,8 @@ HANG_PID=""
 . "$HERE/cluster.sh"
 # shellcheck source=tests/slurm/checks.sh
 . "$HERE/checks.sh"
+# shellcheck source=tests/slurm/tracerd.sh
+. "$HERE/tracerd.sh"
 
 # Jobs first (they hold slurmstepd processes), then our daemons, by pid.
 cleanup() {
@@ -82,32 +84,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-tracerd_start() {
-	cluster_tracerd_conf "$T/tracer.conf" "$ROOT/contrib/rules/tools.rules"
-	echo "advice_min_runtime_s = 1" >>"$T/tracer.conf" # advice on short test jobs
-	"$TRACERD" -c "$T/tracer.conf" >"$T/tracerd.log" 2>&1 </dev/null &
-	TRACERD_PID=$(proc_tag $!)
-	# up when it answers a status request; a daemon that died ends the wait
-	poll_until 30 tracerd_answers_or_died
-	alive_ours "$TRACERD_PID" && tracerd_answers && return 0
-	echo "tracerd did not come up; its log:" >&2
-	tail -n 20 "$T/tracerd.log" >&2
-	tracerd_stop
-	return 1
-}
-
-tracerd_answers() { "$BUILD/tracer" -o socket="$SOCK" status >/dev/null 2>&1; }
-tracerd_answers_or_died() { ! alive_ours "$TRACERD_PID" || tracerd_answers; }
-
-tracerd_stop() {
-	[ -z "$TRACERD_PID" ] && return 0
-	kill_ours TERM "$TRACERD_PID"
-	wait_until 10 "tracerd to exit on SIGTERM" not alive_ours "$TRACERD_PID"
-	kill_ours KILL "$TRACERD_PID"
-	wait "${TRACERD_PID%%:*}" 2>/dev/null
-	TRACERD_PID=""
-}
 
 # ---- set-up ----
 if ! cluster_install_deps; then

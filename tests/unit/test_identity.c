@@ -82,6 +82,13 @@ static void test_job_key(void)
 	strcpy(id.step_id, "0");
 	identity_join_key(&id, key, sizeof(key));
 	CU_ASSERT_STRING_EQUAL(key, "slurm:4242.0");
+	/* two slurmds on one host: each node's part of the step apart */
+	id.node_id = 1;
+	identity_join_key(&id, key, sizeof(key));
+	CU_ASSERT_STRING_EQUAL(key, "slurm:4242.0@1");
+	id.node_id = 0;
+	identity_join_key(&id, key, sizeof(key));
+	CU_ASSERT_STRING_EQUAL(key, "slurm:4242.0");
 
 	identity_init(&id);
 	strcpy(id.scheduler, "aws-batch");
