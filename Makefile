@@ -24,7 +24,7 @@
 #                     pipeline, print its report and write
 #                     $(BUILD)/demo-report.html
 #   make bench        overhead and accuracy benchmarks (docs/benchmarks.md)
-#   make install      install the four binaries, the configuration and the
+#   make install      install the five binaries, the configuration and the
 #                     man pages under DESTDIR/PREFIX; builds only what it
 #                     installs (used by rpm/tracer.spec); an edited
 #                     /etc/tracer file is kept, the new default put
@@ -39,7 +39,8 @@
 #
 # Sources are found by folder: lib/*.c -> libtracer, bpf/*.bpf.c -> BPF
 # objects and skeletons, daemon/*.c -> tracerd, daemon/cli/*.c -> tracer,
-# wrapper/*.c -> tracer-wrap, spank/*.c -> spank_tracer.so,
+# wrapper/*.c -> tracer-wrap, spank/*.c -> spank_tracer.so, mail/*.c ->
+# tracer-mail (Slurm's MailProg),
 # tests/unit/test_*.c -> one CUnit binary each (`make check`: no root),
 # linked with libtracer; tests/unit/test_wrapper_*.c also with the
 # wrapper's objects (all but wrapper/main.o).  tests/kernel/test_*.c ->
@@ -123,6 +124,7 @@ BPF_SKELS    := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 TRACERD_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard daemon/*.c))
 CLI_OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(wildcard daemon/cli/*.c))
 WRAP_OBJS    := $(patsubst %.c,$(BUILD)/%.o,$(wildcard wrapper/*.c))
+MAIL_OBJS    := $(patsubst %.c,$(BUILD)/%.o,$(wildcard mail/*.c))
 SPANK_OBJS   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard spank/*.c))
 UNIT_SRCS    := $(wildcard tests/unit/test_*.c)
 UNIT_OBJS    := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
@@ -145,12 +147,13 @@ BPF_TEST_BIN := $(BUILD)/tests/bpf/test_bpf
 # on the list of sources, rewritten only when it changes: a removed source
 # must not live on in an archive or binary built before its removal.
 SRC_LIST := $(BUILD)/sources.list
-SRCS := $(sort $(wildcard lib/*.c bpf/*.bpf.c daemon/*.c daemon/cli/*.c wrapper/*.c spank/*.c))
+SRCS := $(sort $(wildcard lib/*.c bpf/*.bpf.c daemon/*.c daemon/cli/*.c wrapper/*.c spank/*.c mail/*.c))
 ifneq ($(BUILDING),)
 $(shell mkdir -p $(BUILD) && { echo '$(SRCS)' | cmp -s - $(SRC_LIST) || echo '$(SRCS)' > $(SRC_LIST); })
 endif
 
-INSTALL_BINS := $(BUILD)/tracerd $(BUILD)/tracer $(BUILD)/tracer-wrap $(BUILD)/spank_tracer.so
+INSTALL_BINS := $(BUILD)/tracerd $(BUILD)/tracer $(BUILD)/tracer-wrap $(BUILD)/spank_tracer.so \
+	$(BUILD)/tracer-mail
 BINS := $(INSTALL_BINS)
 ifneq ($(SAN),)
 # slurmstepd cannot load a plugin that needs the sanitizer runtime
@@ -215,6 +218,9 @@ $(BUILD)/tracer: $(CLI_OBJS) $(BUILD)/libtracer.a
 $(BUILD)/tracer-wrap: $(WRAP_OBJS) $(BUILD)/libtracer.a
 	$(LINK) -Wl,--as-needed -o $@ $^ $(LIBS) $(LDLIBS)
 
+$(BUILD)/tracer-mail: $(MAIL_OBJS) $(BUILD)/libtracer.a
+	$(LINK) -Wl,--as-needed -o $@ $^ $(LIBS) $(LDLIBS)
+
 # The plugin is loaded into slurmstepd: no sanitizer runtime in it.
 # --exclude-libs: only the slurm_spank_* entry points are exported, so
 # libtracer's names never clash with Slurm's or another plugin's.
@@ -262,7 +268,7 @@ $(BPF_TEST_BIN): $(BPF_TEST_OBJS) $(BUILD)/daemon/bpf_loader.o $(BUILD)/daemon/n
 bpf-test: $(BPF_TEST_BIN)
 	$(BPF_TEST_BIN)
 
-ALL_OBJS := $(LIB_OBJS) $(BPF_OBJS) $(TRACERD_OBJS) $(CLI_OBJS) $(WRAP_OBJS) \
+ALL_OBJS := $(LIB_OBJS) $(BPF_OBJS) $(TRACERD_OBJS) $(CLI_OBJS) $(WRAP_OBJS) $(MAIL_OBJS) \
 	$(SPANK_OBJS) $(UNIT_OBJS) $(KERNEL_OBJS) $(BPF_TEST_OBJS)
 -include $(wildcard $(ALL_OBJS:.o=.d))
 
@@ -319,7 +325,7 @@ fuzz:
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
-		--suppress=missingIncludeSystem --suppress=unknownMacro -Ilib lib daemon wrapper spank
+		--suppress=missingIncludeSystem --suppress=unknownMacro -Ilib lib daemon wrapper spank mail
 
 # Only what is installed: the test binaries need glibc-static (helpers),
 # which an RPM build root does not have.
@@ -327,6 +333,7 @@ install: $(INSTALL_BINS)
 	install -D -m 0755 $(BUILD)/tracerd $(DESTDIR)$(PREFIX)/sbin/tracerd
 	install -D -m 0755 $(BUILD)/tracer $(DESTDIR)$(PREFIX)/bin/tracer
 	install -D -m 0755 $(BUILD)/tracer-wrap $(DESTDIR)$(PREFIX)/bin/tracer-wrap
+	install -D -m 0755 $(BUILD)/tracer-mail $(DESTDIR)$(PREFIX)/bin/tracer-mail
 	install -D -m 0755 $(BUILD)/spank_tracer.so $(DESTDIR)$(SLURM_PLUGIN_DIR)/spank_tracer.so
 	# an edited configuration is kept: the new default goes beside it (.new)
 	sh scripts/install-config.sh contrib/tracer.conf $(DESTDIR)$(SYSCONFDIR)/tracer/tracer.conf
