@@ -225,7 +225,7 @@ $(BUILD)/tracer-mail: $(MAIL_OBJS) $(BUILD)/libtracer.a
 # --exclude-libs: only the slurm_spank_* entry points are exported, so
 # libtracer's names never clash with Slurm's or another plugin's.
 $(BUILD)/spank_tracer.so: $(SPANK_OBJS) $(BUILD)/libtracer.a
-	$(CC) $(LDFLAGS) -shared -Wl,--exclude-libs,ALL -o $@ $^ -lcjson $(LDLIBS)
+	$(CC) $(LDFLAGS) -shared -Wl,--exclude-libs,ALL -o $@ $^ -lcjson -lm $(LDLIBS)
 
 # ---- unit tests ----
 # The daemon's and the wrapper's objects, all but the one holding main, as

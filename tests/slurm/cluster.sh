@@ -6,7 +6,8 @@
 #
 # Needs: CLUSTER_DIR (empty temporary directory), poll_until
 # (tests/lib.sh); plugstack_for also PLUGIN, PLUGSTACK_LINE and T (the
-# caller's temporary directory).  Sets SLURM_CONF.
+# caller's temporary directory); CLUSTER_EXTRA_CONF, when set, is added to
+# slurm.conf.  Sets SLURM_CONF.
 
 CLUSTER_PIDS=""
 CLUSTER_NAME=tracertest
@@ -133,6 +134,7 @@ InactiveLimit=0
 Waittime=0
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem_mb State=UNKNOWN
 PartitionName=$CLUSTER_PARTITION Nodes=$host Default=YES MaxTime=INFINITE State=UP
+${CLUSTER_EXTRA_CONF:-}
 EOF
 	export SLURM_CONF=$CLUSTER_DIR/slurm.conf
 	CLUSTER_HOST=$host
