@@ -140,8 +140,11 @@ check_notes() {
 	expect_no_notes "plugstack notes=no, srun --tracer-notes" forbidden
 }
 
-# tracerd stopped: srun --tracer-notes succeeds and prints nothing of ours
+# tracerd stopped (the plugin still loaded): srun --tracer-notes succeeds
+# and prints nothing of ours
 check_notes_no_daemon() {
+	plugstack_for stopped
 	notes_run down --tracer-notes
+	plugstack_for none
 	expect_no_notes "tracerd stopped, srun --tracer-notes" down
 }
