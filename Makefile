@@ -262,7 +262,8 @@ $(NVML_DOUBLE): tests/helpers/nvml_double.c lib/nvml_abi.h
 	$(CC) -O2 -g -Wall -Wextra -Werror -Ilib -shared -fPIC -o $@ $<
 
 # BPF programs + loader on the running kernel (root): make bpf-test.
-$(BPF_TEST_BIN): $(BPF_TEST_OBJS) $(BUILD)/daemon/bpf_loader.o $(BUILD)/daemon/netio_attach.o $(BUILD)/daemon/bpf_pins.o $(BUILD)/libtracer.a
+$(BPF_TEST_BIN): $(BPF_TEST_OBJS) $(BUILD)/daemon/bpf_loader.o $(BUILD)/daemon/netio_attach.o $(BUILD)/daemon/bpf_pins.o \
+		$(BUILD)/daemon/bpf_setup.o $(BUILD)/libtracer.a
 	$(LINK) -o $@ $^ $(BPF_LIBS) -lcjson -lcunit -lpthread $(LDLIBS)
 
 bpf-test: $(BPF_TEST_BIN)
