@@ -204,12 +204,11 @@ static void flag_lines(struct brief_out *o, const cJSON *flags, int keep)
 		const cJSON *f;
 
 		cJSON_ArrayForEach(f, flags) {
-			if (left <= 0)
-				break;
 			if (!cJSON_IsObject(f) || flag_rank(f) != rank || !str(f, "message"))
 				continue;
 			flag_line(o, f);
-			left--;
+			if (--left <= 0)
+				break;
 		}
 	}
 }
