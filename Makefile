@@ -24,7 +24,7 @@
 #                     pipeline, print its report and write
 #                     $(BUILD)/demo-report.html
 #   make bench        overhead and accuracy benchmarks (docs/benchmarks.md)
-#   make install      install the four binaries, the configuration, the
+#   make install      install the five binaries, the configuration, the
 #                     man pages and the datalake's schema migrations
 #                     under DESTDIR/PREFIX; builds only what it
 #                     installs (used by rpm/tracer.spec); an edited
@@ -40,7 +40,8 @@
 #
 # Sources are found by folder: lib/*.c -> libtracer, bpf/*.bpf.c -> BPF
 # objects and skeletons, daemon/*.c -> tracerd, daemon/cli/*.c -> tracer,
-# wrapper/*.c -> tracer-wrap, spank/*.c -> spank_tracer.so,
+# wrapper/*.c -> tracer-wrap, spank/*.c -> spank_tracer.so, mail/*.c ->
+# tracer-mail (Slurm's MailProg),
 # tests/unit/test_*.c -> one CUnit binary each (`make check`: no root),
 # linked with libtracer; tests/unit/test_wrapper_*.c also with the
 # wrapper's objects (all but wrapper/main.o).  tests/kernel/test_*.c ->
@@ -125,6 +126,7 @@ BPF_SKELS    := $(BPF_SRCS:bpf/%.bpf.c=$(BUILD)/%.skel.h)
 TRACERD_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard daemon/*.c))
 CLI_OBJS     := $(patsubst %.c,$(BUILD)/%.o,$(wildcard daemon/cli/*.c))
 WRAP_OBJS    := $(patsubst %.c,$(BUILD)/%.o,$(wildcard wrapper/*.c))
+MAIL_OBJS    := $(patsubst %.c,$(BUILD)/%.o,$(wildcard mail/*.c))
 SPANK_OBJS   := $(patsubst %.c,$(BUILD)/%.o,$(wildcard spank/*.c))
 UNIT_SRCS    := $(wildcard tests/unit/test_*.c)
 UNIT_OBJS    := $(UNIT_SRCS:%.c=$(BUILD)/%.o)
@@ -147,12 +149,13 @@ BPF_TEST_BIN := $(BUILD)/tests/bpf/test_bpf
 # on the list of sources, rewritten only when it changes: a removed source
 # must not live on in an archive or binary built before its removal.
 SRC_LIST := $(BUILD)/sources.list
-SRCS := $(sort $(wildcard lib/*.c bpf/*.bpf.c daemon/*.c daemon/cli/*.c wrapper/*.c spank/*.c))
+SRCS := $(sort $(wildcard lib/*.c bpf/*.bpf.c daemon/*.c daemon/cli/*.c wrapper/*.c spank/*.c mail/*.c))
 ifneq ($(BUILDING),)
 $(shell mkdir -p $(BUILD) && { echo '$(SRCS)' | cmp -s - $(SRC_LIST) || echo '$(SRCS)' > $(SRC_LIST); })
 endif
 
-INSTALL_BINS := $(BUILD)/tracerd $(BUILD)/tracer $(BUILD)/tracer-wrap $(BUILD)/spank_tracer.so
+INSTALL_BINS := $(BUILD)/tracerd $(BUILD)/tracer $(BUILD)/tracer-wrap $(BUILD)/spank_tracer.so \
+	$(BUILD)/tracer-mail
 BINS := $(INSTALL_BINS)
 ifneq ($(SAN),)
 # slurmstepd cannot load a plugin that needs the sanitizer runtime
@@ -217,11 +220,14 @@ $(BUILD)/tracer: $(CLI_OBJS) $(BUILD)/libtracer.a
 $(BUILD)/tracer-wrap: $(WRAP_OBJS) $(BUILD)/libtracer.a
 	$(LINK) -Wl,--as-needed -o $@ $^ $(LIBS) $(LDLIBS)
 
+$(BUILD)/tracer-mail: $(MAIL_OBJS) $(BUILD)/libtracer.a
+	$(LINK) -Wl,--as-needed -o $@ $^ $(LIBS) $(LDLIBS)
+
 # The plugin is loaded into slurmstepd: no sanitizer runtime in it.
 # --exclude-libs: only the slurm_spank_* entry points are exported, so
 # libtracer's names never clash with Slurm's or another plugin's.
 $(BUILD)/spank_tracer.so: $(SPANK_OBJS) $(BUILD)/libtracer.a
-	$(CC) $(LDFLAGS) -shared -Wl,--exclude-libs,ALL -o $@ $^ -lcjson $(LDLIBS)
+	$(CC) $(LDFLAGS) -shared -Wl,--exclude-libs,ALL -o $@ $^ -lcjson -lm $(LDLIBS)
 
 # ---- unit tests ----
 # The daemon's and the wrapper's objects, all but the one holding main, as
@@ -258,13 +264,14 @@ $(NVML_DOUBLE): tests/helpers/nvml_double.c lib/nvml_abi.h
 	$(CC) -O2 -g -Wall -Wextra -Werror -Ilib -shared -fPIC -o $@ $<
 
 # BPF programs + loader on the running kernel (root): make bpf-test.
-$(BPF_TEST_BIN): $(BPF_TEST_OBJS) $(BUILD)/daemon/bpf_loader.o $(BUILD)/daemon/netio_attach.o $(BUILD)/daemon/bpf_pins.o $(BUILD)/libtracer.a
+$(BPF_TEST_BIN): $(BPF_TEST_OBJS) $(BUILD)/daemon/bpf_loader.o $(BUILD)/daemon/netio_attach.o $(BUILD)/daemon/bpf_pins.o \
+		$(BUILD)/daemon/bpf_setup.o $(BUILD)/libtracer.a
 	$(LINK) -o $@ $^ $(BPF_LIBS) -lcjson -lcunit -lpthread $(LDLIBS)
 
 bpf-test: $(BPF_TEST_BIN)
 	$(BPF_TEST_BIN)
 
-ALL_OBJS := $(LIB_OBJS) $(BPF_OBJS) $(TRACERD_OBJS) $(CLI_OBJS) $(WRAP_OBJS) \
+ALL_OBJS := $(LIB_OBJS) $(BPF_OBJS) $(TRACERD_OBJS) $(CLI_OBJS) $(WRAP_OBJS) $(MAIL_OBJS) \
 	$(SPANK_OBJS) $(UNIT_OBJS) $(KERNEL_OBJS) $(BPF_TEST_OBJS)
 -include $(wildcard $(ALL_OBJS:.o=.d))
 
@@ -321,7 +328,7 @@ fuzz:
 
 cppcheck:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
-		--suppress=missingIncludeSystem --suppress=unknownMacro -Ilib lib daemon wrapper spank
+		--suppress=missingIncludeSystem --suppress=unknownMacro -Ilib lib daemon wrapper spank mail
 
 # Only what is installed: the test binaries need glibc-static (helpers),
 # which an RPM build root does not have.
@@ -329,6 +336,7 @@ install: $(INSTALL_BINS)
 	install -D -m 0755 $(BUILD)/tracerd $(DESTDIR)$(PREFIX)/sbin/tracerd
 	install -D -m 0755 $(BUILD)/tracer $(DESTDIR)$(PREFIX)/bin/tracer
 	install -D -m 0755 $(BUILD)/tracer-wrap $(DESTDIR)$(PREFIX)/bin/tracer-wrap
+	install -D -m 0755 $(BUILD)/tracer-mail $(DESTDIR)$(PREFIX)/bin/tracer-mail
 	install -D -m 0755 $(BUILD)/spank_tracer.so $(DESTDIR)$(SLURM_PLUGIN_DIR)/spank_tracer.so
 	# an edited configuration is kept: the new default goes beside it (.new)
 	sh scripts/install-config.sh contrib/tracer.conf $(DESTDIR)$(SYSCONFDIR)/tracer/tracer.conf

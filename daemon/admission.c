@@ -62,8 +62,8 @@ static size_t jobs_open_of(const struct jobs *js, const struct peer *peer,
 	size_t n = 0;
 
 	*all_users = 0;
-	for (size_t i = 0; i < js->nopen; i++) {
-		const struct open_job *oj = js->open[i];
+	for (size_t i = 0; i < jobs_count(js); i++) {
+		const struct open_job *oj = jobs_at(js, i);
 
 		if (oj == js->host_job || (oj->owner_uid == 0 && oj->owner_scope == 0))
 			continue;

@@ -1,12 +1,14 @@
 /*
- * bpf_loader_priv.h - the BPF loader's state, shared by its two files
- * only: bpf_loader.c (load, attach, map operations) and bpf_pins.c
- * (what is pinned in bpffs and kept across a restart).
+ * bpf_loader_priv.h - the BPF loader's state, shared by its three files
+ * only: bpf_loader.c (load, attach, map operations), bpf_pins.c (what is
+ * pinned in bpffs and kept across a restart) and bpf_setup.c (what is
+ * readied before loading).
  */
 #ifndef TRACER_BPF_LOADER_PRIV_H
 #define TRACER_BPF_LOADER_PRIV_H
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -38,5 +40,15 @@ void unpin_link_of(struct bpf_loader *l, struct bpf_link **slot);
 void pin_links(struct bpf_loader *l);
 void unpin_maps(struct bpf_loader *l);
 void count_tagged_cgroups(struct bpf_loader *l);
+
+/* bpf_setup.c */
+int bpf_setup_log(enum libbpf_print_level level, const char *fmt, va_list ap);
+void bpf_setup_memlock(void);
+/* dir mounted as type (magic: its statfs f_type), mounted now if not */
+int bpf_setup_mount(const char *dir, long magic, const char *type,
+		    const char *opts, char *err, size_t errlen);
+/* the skeleton's read-only constants and map sizes, before loading */
+int bpf_setup_configure(struct tracer_bpf *skel, const struct bpf_loader_opts *o,
+			char *err, size_t errlen);
 
 #endif

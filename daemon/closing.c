@@ -29,6 +29,10 @@
 
 #include "bpf_loader.h"
 #include "clock.h"
+#include "closing.h"
+#include "jobcontainers.h"
+#include "jobdocker.h"
+#include "jobgpu.h"
 #include "jobs.h"
 #include "livestats.h"
 #include "log.h"
@@ -124,16 +128,16 @@ void closing_start(struct jobs *js, struct open_job *oj, const char *why)
 	if (oj->closing)
 		return;
 	oj->closing = true;
-	jobs_docker_close(js, oj);
+	jobdocker_close(js, oj);
 	oj->close_why = why;
 	oj->closing_since_ns = clock_mono_ns();
-	jobs_gpu_closing(js, oj);
+	jobgpu_closing(js, oj);
 	js->nclosing++;
 	if (j->cgroup_stats)
 		job_blocked_sample_cgroup(j, &oj->cgroup);
 	container_sample(&j->containers);
-	jobs_name_containers(js, oj);
-	jobs_untag_containers(js, oj);
+	jobcontainers_name(js, oj);
+	jobcontainers_untag(js, oj);
 	if (oj->cgroup_id) {
 		bpf_loader_untag_cgroup(js->bpf, oj->cgroup_id);
 		oj->cgroup_id = 0;
@@ -151,7 +155,7 @@ void closing_start(struct jobs *js, struct open_job *oj, const char *why)
 	oj->settle_pos = 0;
 }
 
-bool jobs_busy(const struct jobs *js)
+bool closing_busy(const struct jobs *js)
 {
 	return js->nclosing > 0;
 }
@@ -188,7 +192,7 @@ static void answer(struct jobs *js, struct open_job *oj, char *reply)
 		free(reply);
 }
 
-void jobs_step(struct jobs *js)
+void closing_step(struct jobs *js)
 {
 	size_t budget = SETTLE_PER_STEP;
 	uint64_t now = clock_mono_ns();
@@ -197,15 +201,15 @@ void jobs_step(struct jobs *js)
 		return;
 	/* the records waiting are those of the processes being settled */
 	bpf_loader_consume(js->bpf);
-	for (size_t i = 0; i < js->nopen;) {
-		struct open_job *oj = js->open[i];
+	for (size_t i = 0; i < jobs_count(js);) {
+		struct open_job *oj = jobs_at(js, i);
 
 		if (!oj->closing) {
 			i++;
 			continue;
 		}
 		/* settled, and its GPU answers in (or waited for long enough) */
-		if (budget && settle_some(js, oj, &budget) && jobs_gpu_settled(js, oj)) {
+		if (budget && settle_some(js, oj, &budget) && jobgpu_settled(js, oj)) {
 			jobs_finish(js, oj); /* open[i] now holds another job */
 			continue;
 		}
@@ -232,13 +236,13 @@ static size_t next_pids(struct open_job *oj, pid_t *out, size_t max)
 	return n;
 }
 
-void jobs_reconcile(struct jobs *js)
+void closing_reconcile(struct jobs *js)
 {
 	static pid_t pids[RECONCILE_PER_TICK];
 	size_t budget = RECONCILE_PER_TICK;
 
-	for (size_t i = 0; i < js->nopen && budget; i++) {
-		struct open_job *oj = js->open[i];
+	for (size_t i = 0; i < jobs_count(js) && budget; i++) {
+		struct open_job *oj = jobs_at(js, i);
 		size_t n;
 
 		if (oj->closing || !oj->job->nlive)
@@ -265,7 +269,7 @@ void jobs_reconcile(struct jobs *js)
 void closing_drain(struct jobs *js)
 {
 	while (js->nclosing) {
-		jobs_step(js);
+		closing_step(js);
 		if (js->nclosing)
 			usleep(1000);
 	}
@@ -278,7 +282,7 @@ char *closing_end(struct jobs *js, struct open_job *oj, uint64_t ticket)
 
 	closing_start(js, oj, "end");
 	bpf_loader_consume(js->bpf);
-	if (settle_some(js, oj, &budget) && jobs_gpu_settled(js, oj)) {
+	if (settle_some(js, oj, &budget) && jobgpu_settled(js, oj)) {
 		jobs_finish(js, oj);
 		return jobs_ok_reply();
 	}

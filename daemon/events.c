@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "bpf_loader.h"
+#include "jobcontainers.h"
+#include "jobdocker.h"
+#include "jobgpu.h"
 #include "jobs.h"
 #include "job_state.h"
 #include "log.h"
@@ -61,7 +64,7 @@ static void on_fork(struct jobs *js, struct open_job *oj, const struct tracer_fo
 			 comm);
 	if (p)
 		p->start_mono_ns = e->start_ns;
-	jobs_fork_container(oj, p);
+	jobcontainers_fork(oj, p);
 }
 
 static void on_exec(struct jobs *js, struct open_job *oj, const struct tracer_exec_event *e,
@@ -96,13 +99,13 @@ static void on_exec(struct jobs *js, struct open_job *oj, const struct tracer_ex
 	/* a registrant stays the job's parent and never execs: one that does
 	 * is the job's work from now on, whatever it said (counted, a tool) */
 	job_proc_clear_registrant(oj->job, p);
-	jobs_exec_starter(js, oj, p, path); /* before argv becomes the starter's */
+	jobcontainers_exec_starter(js, oj, p, path); /* before argv becomes the starter's */
 	job_proc_exec(oj->job, p, path, e->argv, argv_len, js->rules,
 		      !!(e->flags & TRACER_F_ARGV_TRUNCATED));
 	if (e->flags & TRACER_F_PATH_TRUNCATED)
 		p->flags |= PROC_F_PATH_TRUNCATED;
-	jobs_exec_container(js, oj, p, e->pidns);
-	jobs_exec_docker(js, oj, p, jobs_real_ns(js, e->hdr.ts_ns));
+	jobcontainers_exec(js, oj, p, e->pidns);
+	jobdocker_exec(js, oj, p, jobs_real_ns(js, e->hdr.ts_ns));
 }
 
 /* A block request of the job ended: its bytes and latency in the job's
@@ -153,8 +156,8 @@ static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tra
 	t.own_peak_bytes = e->own_peak_kb * 1024;
 	t.blkio_delay_ns = p->totals.blkio_delay_ns; /* sampled (livestats.c) */
 	p->threads = e->nr_threads;
-	jobs_exit_container(js, oj, p);
-	jobs_gpu_exit(js, oj, p);
+	jobcontainers_exit(js, oj, p);
+	jobgpu_exit(js, oj, p);
 	/* a re-parented process (daemonizer) keeps the parent it had in the job */
 	job_proc_exit(oj->job, p, e->exit_status, jobs_real_ns(js, e->hdr.ts_ns), &t,
 		      (e->flags & TRACER_F_OOM_KILLED) ? PROC_F_OOM_KILLED : 0);

@@ -26,6 +26,7 @@
 #include "container_apptainer.h"
 #include "container_meta.h"
 #include "containernames.h"
+#include "jobcontainers.h"
 #include "jobs.h"
 #include "jsonutil.h"
 #include "log.h"
@@ -42,7 +43,7 @@ static void name_one(struct jobs *js, struct open_job *oj, struct container_info
 		c->meta_tried = true;
 }
 
-void jobs_name_containers(struct jobs *js, struct open_job *oj)
+void jobcontainers_name(struct jobs *js, struct open_job *oj)
 {
 	struct container_set *s = &oj->job->containers;
 
@@ -54,8 +55,8 @@ void jobs_name_containers(struct jobs *js, struct open_job *oj)
 /* The job that has cgroup cgid (its own or a container's), or NULL. */
 static struct open_job *cgroup_holder(struct jobs *js, uint64_t cgid)
 {
-	for (size_t i = 0; i < js->nopen; i++) {
-		struct open_job *o = js->open[i];
+	for (size_t i = 0; i < jobs_count(js); i++) {
+		struct open_job *o = jobs_at(js, i);
 		const struct container_set *s = &o->job->containers;
 
 		if (o->cgroup_id == cgid)
@@ -124,7 +125,7 @@ static const char *may_tag(struct jobs *js, struct open_job *oj, const struct co
 	return NULL;
 }
 
-int jobs_container_tag(struct jobs *js, struct open_job *oj, struct container_info *c)
+int jobcontainers_tag(struct jobs *js, struct open_job *oj, struct container_info *c)
 {
 	struct stat st;
 	char why[160];
@@ -166,8 +167,8 @@ int jobs_container_tag(struct jobs *js, struct open_job *oj, struct container_in
  * comparison per exec, and nothing is read: the container has no cgroup
  * of its own (cgroup path "", no counters).
  */
-void jobs_exec_starter(struct jobs *js, struct open_job *oj, struct job_proc *p,
-		       const char *path)
+void jobcontainers_exec_starter(struct jobs *js, struct open_job *oj, struct job_proc *p,
+				const char *path)
 {
 	struct container_set *s = &oj->job->containers;
 	struct container_info c;
@@ -202,7 +203,7 @@ void jobs_exec_starter(struct jobs *js, struct open_job *oj, struct job_proc *p,
 
 /* A process of the job forked: a child of a process in a container that
  * has no cgroup (Apptainer) is in that container too. */
-void jobs_fork_container(struct open_job *oj, struct job_proc *child)
+void jobcontainers_fork(struct open_job *oj, struct job_proc *child)
 {
 	struct container_set *s = &oj->job->containers;
 	const struct job_proc *parent;
@@ -233,8 +234,8 @@ static uint32_t host_pidns(void)
 	return ns;
 }
 
-void jobs_exec_container(struct jobs *js, struct open_job *oj, struct job_proc *p,
-			 uint32_t pidns)
+void jobcontainers_exec(struct jobs *js, struct open_job *oj, struct job_proc *p,
+			uint32_t pidns)
 {
 	struct container_set *s = &oj->job->containers;
 	struct job_proc *parent;
@@ -270,7 +271,7 @@ void jobs_exec_container(struct jobs *js, struct open_job *oj, struct job_proc *
  * registrant's own (before any process of the job execs there, and for a
  * registrant whose children never do).  One /proc read per registration.
  */
-void jobs_registrant_container(struct open_job *oj, pid_t pid)
+void jobcontainers_registrant(struct open_job *oj, pid_t pid)
 {
 	struct container_set *s = &oj->job->containers;
 	struct job_proc *p = job_proc_find(oj->job, pid);
@@ -298,7 +299,7 @@ void jobs_registrant_container(struct open_job *oj, pid_t pid)
  * after (podman, docker), and a container shorter than the sampling
  * interval would otherwise have no counters at all.
  */
-void jobs_exit_container(struct jobs *js, struct open_job *oj, struct job_proc *p)
+void jobcontainers_exit(struct jobs *js, struct open_job *oj, struct job_proc *p)
 {
 	struct container_info *c;
 
@@ -310,23 +311,23 @@ void jobs_exit_container(struct jobs *js, struct open_job *oj, struct job_proc *
 		container_sample_one(c);
 }
 
-void jobs_tag_containers(struct jobs *js)
+void jobcontainers_tag_all(struct jobs *js)
 {
-	for (size_t i = 0; i < js->nopen; i++) {
-		struct open_job *oj = js->open[i];
+	for (size_t i = 0; i < jobs_count(js); i++) {
+		struct open_job *oj = jobs_at(js, i);
 		struct container_set *s = &oj->job->containers;
 
 		/* the host's activity is no container's owner */
 		if (oj == js->host_job || oj->closing)
 			continue;
-		jobs_name_containers(js, oj);
+		jobcontainers_name(js, oj);
 		for (size_t k = 0; k < s->n; k++)
 			if (!s->c[k].tag_tried)
-				jobs_container_tag(js, oj, &s->c[k]);
+				jobcontainers_tag(js, oj, &s->c[k]);
 	}
 }
 
-void jobs_untag_containers(struct jobs *js, struct open_job *oj)
+void jobcontainers_untag(struct jobs *js, struct open_job *oj)
 {
 	struct container_set *s = &oj->job->containers;
 
@@ -350,7 +351,7 @@ void jobs_untag_containers(struct jobs *js, struct open_job *oj)
  * (an Apptainer container's processes adopted after the restart are the
  * job's, not the container's).
  */
-cJSON *jobs_containers_to_json(const struct container_set *s)
+cJSON *jobcontainers_to_json(const struct container_set *s)
 {
 	cJSON *o = cJSON_CreateObject(), *arr;
 	const struct container_joins *d = &s->docker;
@@ -398,7 +399,7 @@ cJSON *jobs_containers_to_json(const struct container_set *s)
 	return o;
 }
 
-void jobs_containers_from_json(struct container_set *s, const cJSON *o)
+void jobcontainers_from_json(struct container_set *s, const cJSON *o)
 {
 	const cJSON *it;
 	uint64_t v[6] = {0};

@@ -31,6 +31,8 @@
 #include "container.h"
 #include "dockercmd.h"
 #include "dockerwatch.h"
+#include "jobcontainers.h"
+#include "jobdocker.h"
 #include "jobs.h"
 #include "log.h"
 #include "procfs.h"
@@ -105,8 +107,8 @@ static bool is_docker_client(const struct jobs *js, const struct open_job *oj,
 	return false;
 }
 
-void jobs_exec_docker(struct jobs *js, struct open_job *oj, const struct job_proc *p,
-		      uint64_t exec_real_ns)
+void jobdocker_exec(struct jobs *js, struct open_job *oj, const struct job_proc *p,
+		    uint64_t exec_real_ns)
 {
 	char sockets[sizeof(js->cfg->docker_sockets)];
 	struct docker_cmd cmd;
@@ -281,13 +283,13 @@ static int join(struct jobs *js, struct open_job *oj, const struct dockerwatch_r
 		memcpy(in->image_id, c.image_id, sizeof(in->image_id));
 		in->meta_tried = true;
 	}
-	if (jobs_container_tag(js, oj, in) < 0)
+	if (jobcontainers_tag(js, oj, in) < 0)
 		return -1;
 	adopt(js, oj, idx);
 	return 0;
 }
 
-void jobs_docker_tick(struct jobs *js)
+void jobdocker_tick(struct jobs *js)
 {
 	struct dockerwatch_result r[RESULTS_PER_TICK];
 	size_t n = dockerwatch_take(r, RESULTS_PER_TICK);
@@ -331,7 +333,7 @@ void jobs_docker_tick(struct jobs *js)
 	}
 }
 
-void jobs_docker_close(struct jobs *js, struct open_job *oj)
+void jobdocker_close(struct jobs *js, struct open_job *oj)
 {
 	struct container_joins before = oj->job->containers.docker, *cj = &oj->job->containers.docker;
 

@@ -10,6 +10,7 @@
 
 #include "clock.h"
 #include "gpu_nvml.h"
+#include "jobgpu.h"
 #include "jobs.h"
 #include "log.h"
 
@@ -25,7 +26,7 @@ static void ask_energy(struct open_job *oj, enum gpu_ask_kind kind)
 		oj->job->gpu->outstanding++;
 }
 
-void jobs_gpu_open(struct jobs *js, struct open_job *oj, bool fresh)
+void jobgpu_open(struct jobs *js, struct open_job *oj, bool fresh)
 {
 	struct gpu_device dev[GPU_MAX_DEVICES];
 	int n = gpu_nvml_devices(dev, GPU_MAX_DEVICES);
@@ -44,7 +45,7 @@ void jobs_gpu_open(struct jobs *js, struct open_job *oj, bool fresh)
 		ask_energy(oj, GPU_ASK_ENERGY_START);
 }
 
-void jobs_gpu_exit(struct jobs *js, struct open_job *oj, const struct job_proc *p)
+void jobgpu_exit(struct jobs *js, struct open_job *oj, const struct job_proc *p)
 {
 	struct job_gpu *g = oj->job->gpu;
 	struct gpu_ask a = {.kind = GPU_ASK_EXIT, .tag = oj->job->tag, .pid = p->pid,
@@ -60,7 +61,7 @@ void jobs_gpu_exit(struct jobs *js, struct open_job *oj, const struct job_proc *
 		g->asks_dropped++;
 }
 
-void jobs_gpu_closing(struct jobs *js, struct open_job *oj)
+void jobgpu_closing(struct jobs *js, struct open_job *oj)
 {
 	(void)js;
 	if (oj->job->gpu && oj->job->gpu->ndev)
@@ -93,7 +94,7 @@ static void apply_answer(struct jobs *js, const struct gpu_answer *a)
 	}
 }
 
-void jobs_gpu_drain(struct jobs *js)
+void jobgpu_drain(struct jobs *js)
 {
 	static struct gpu_answer a[16];
 	size_t n, total = 0;
@@ -105,18 +106,18 @@ void jobs_gpu_drain(struct jobs *js)
 	}
 }
 
-bool jobs_gpu_settled(struct jobs *js, struct open_job *oj)
+bool jobgpu_settled(struct jobs *js, struct open_job *oj)
 {
 	const struct job_gpu *g = oj->job->gpu;
 
 	if (!g || !g->outstanding)
 		return true;
-	jobs_gpu_drain(js);
+	jobgpu_drain(js);
 	return !g->outstanding ||
 	       clock_mono_ns() - oj->closing_since_ns >= TRACER_GPU_ANSWER_WAIT_MS * 1000000ull;
 }
 
-void jobs_gpu_finish(struct open_job *oj)
+void jobgpu_finish(struct open_job *oj)
 {
 	struct job_gpu *g = oj->job->gpu;
 
@@ -130,9 +131,9 @@ void jobs_gpu_finish(struct open_job *oj)
 /* the open job pid is a process of, and the process */
 static struct open_job *owner_of(struct jobs *js, pid_t pid, struct job_proc **p)
 {
-	for (size_t i = 0; i < js->nopen; i++)
-		if ((*p = job_proc_find(js->open[i]->job, pid)))
-			return js->open[i];
+	for (size_t i = 0; i < jobs_count(js); i++)
+		if ((*p = job_proc_find(jobs_at(js, i)->job, pid)))
+			return jobs_at(js, i);
 	return NULL;
 }
 
@@ -144,11 +145,11 @@ struct dev_users {
 
 static void mark_shared(struct jobs *js, const struct dev_users *u, int ndev)
 {
-	for (size_t i = 0; i < js->nopen; i++) {
-		struct job_gpu *g = js->open[i]->job->gpu;
+	for (size_t i = 0; i < jobs_count(js); i++) {
+		struct job_gpu *g = jobs_at(js, i)->job->gpu;
 
 		for (int d = 0; g && d < ndev && d < g->ndev; d++)
-			if (u[d].seen && (u[d].mixed || u[d].owner != js->open[i]))
+			if (u[d].seen && (u[d].mixed || u[d].owner != jobs_at(js, i)))
 				g->shared |= 1u << d;
 	}
 }
@@ -159,8 +160,8 @@ static void note_points(struct jobs *js, const struct gpu_snapshot *s,
 {
 	uint64_t now = clock_real_ns();
 
-	for (size_t i = 0; i < js->nopen; i++) {
-		struct open_job *oj = js->open[i];
+	for (size_t i = 0; i < jobs_count(js); i++) {
+		struct open_job *oj = jobs_at(js, i);
 		struct job_gpu *g = oj->job->gpu;
 		uint64_t mem[GPU_MAX_DEVICES] = {0}, total = 0;
 		unsigned util = 0, dutil[GPU_MAX_DEVICES] = {0};
@@ -185,7 +186,7 @@ static void note_points(struct jobs *js, const struct gpu_snapshot *s,
 	}
 }
 
-void jobs_gpu_sample(struct jobs *js)
+void jobgpu_sample(struct jobs *js)
 {
 	static struct gpu_snapshot s;
 	static struct open_job *owners[GPU_SEEN_MAX];

@@ -105,6 +105,19 @@ int jobs_init(struct jobs *js, const struct tracer_config *cfg,
 	      struct delivery *delivery, struct bpf_loader *bpf);
 void jobs_fini(struct jobs *js);
 
+/* The open jobs, for the other modules: how many, and the i-th (0 ..
+ * jobs_count - 1; NULL past the end).  Finishing a job moves the last
+ * one into its place. */
+size_t jobs_count(const struct jobs *js);
+struct open_job *jobs_at(const struct jobs *js, size_t i);
+
+/* A fresh job in the table (its uid and tag drawn), or NULL. */
+struct open_job *jobs_open_new(struct jobs *js, const struct tracer_identity *id);
+/* trace_all: the host job of the next period (jobs_loop.c). */
+void jobs_open_host(struct jobs *js);
+/* Take the CLOCK_REALTIME - CLOCK_MONOTONIC offset again (jobs_real_ns). */
+void jobs_clock_update(struct jobs *js);
+
 /* Protocol operations; each returns the reply line (malloc'd). */
 char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 		    const struct peer *peer);
@@ -133,57 +146,23 @@ struct open_job *jobs_find_tag(struct jobs *js, uint64_t tag);
 /* A process of oj exited or was dropped: note when the job empties. */
 void jobs_note_exit(struct jobs *js, struct open_job *oj);
 
-/* Periodic: close jobs empty for the grace period. */
+/* Periodic (jobs_loop.c): close jobs empty for the grace period. */
 void jobs_tick(struct jobs *js);
-/* jobcontainers.c: the containers of a job's processes join it (v2 cgroup tag). */
-void jobs_tag_containers(struct jobs *js);
-void jobs_untag_containers(struct jobs *js, struct open_job *oj);
-void jobs_name_containers(struct jobs *js, struct open_job *oj);
-void jobs_exec_container(struct jobs *js, struct open_job *oj, struct job_proc *p,
-			 uint32_t pidns);
-void jobs_exit_container(struct jobs *js, struct open_job *oj, struct job_proc *p);
-/* Apptainer/Singularity: a starter's exec starts a container, its forks are in it. */
-void jobs_exec_starter(struct jobs *js, struct open_job *oj, struct job_proc *p,
-		       const char *path);
-void jobs_fork_container(struct open_job *oj, struct job_proc *child);
-/* The job's containers in the journal of open jobs, and back (journal.c). */
-cJSON *jobs_containers_to_json(const struct container_set *s);
-void jobs_containers_from_json(struct container_set *s, const cJSON *o);
-/* A registrant's container and, in another pid namespace, that namespace. */
-void jobs_registrant_container(struct open_job *oj, pid_t pid);
-/* Tag container c's v2 cgroup for oj when the ownership rules let it
- * (logged when not): 0 tagged (now or before), -1 not. */
-int jobs_container_tag(struct jobs *js, struct open_job *oj, struct container_info *c);
-/* jobdocker.c: a job's docker commands; their containers join the job */
-void jobs_exec_docker(struct jobs *js, struct open_job *oj, const struct job_proc *p,
-		      uint64_t exec_real_ns);
-void jobs_docker_tick(struct jobs *js);
-/* oj starts closing: its docker commands still watched are counted, dropped */
-void jobs_docker_close(struct jobs *js, struct open_job *oj);
-
-/* jobgpu.c: GPU use through the NVML thread (gpu_nvml.h), never waiting */
-/* A job opened (fresh) or resumed: its GPU record when the node has GPUs
- * or the job was allocated some. */
-void jobs_gpu_open(struct jobs *js, struct open_job *oj, bool fresh);
-/* p exits: ask for its accounting record (accounting mode on). */
-void jobs_gpu_exit(struct jobs *js, struct open_job *oj, const struct job_proc *p);
-/* oj starts closing: its end's energy counters. */
-void jobs_gpu_closing(struct jobs *js, struct open_job *oj);
-/* Take the thread's answers into their jobs. */
-void jobs_gpu_drain(struct jobs *js);
-/* The latest sample of the GPUs' processes into their jobs. */
+/*
+ * tracerd's loop: a bounded slice of the closing work (closing_step), is
+ * some of it waiting (closing_busy), the GPUs' latest sample
+ * (jobgpu_sample).
+ */
+void jobs_step(struct jobs *js);
+bool jobs_busy(const struct jobs *js);
 void jobs_gpu_sample(struct jobs *js);
-/* oj's answers are in, or it waited TRACER_GPU_ANSWER_WAIT_MS for them. */
-bool jobs_gpu_settled(struct jobs *js, struct open_job *oj);
-/* Before the summary: answers still missing are counted. */
-void jobs_gpu_finish(struct open_job *oj);
 
 /* Close every open job (daemon shutdown). */
 void jobs_close_all(struct jobs *js, const char *why);
 /* Close the host job and the jobs already closing (shutdown with resume). */
 void jobs_close_host(struct jobs *js, const char *why);
 
-/* Write the summary of a settled closing job and forget it (closing.c). */
+/* Write the summary of a settled closing job and forget it (closing.c calls it). */
 void jobs_finish(struct jobs *js, struct open_job *oj);
 
 /* Re-open a job a previous tracerd had open (journal.c). */
@@ -192,19 +171,6 @@ struct open_job *jobs_adopt(struct jobs *js, const struct tracer_identity *id,
 /* Add live process pid to oj as /proc shows it now (exe, argv, tool). */
 struct job_proc *jobs_proc_from_proc(struct jobs *js, struct open_job *oj, pid_t pid);
 
-/* ---- closing.c ---- */
-/* Start closing oj: from now on its processes are settled a few at a time. */
-void closing_start(struct jobs *js, struct open_job *oj, const char *why);
-/* Some closing work is waiting: call jobs_step() again soon. */
-bool jobs_busy(const struct jobs *js);
-/* A bounded slice of the closing work of every closing job. */
-void jobs_step(struct jobs *js);
-/* A bounded slice of reconcile: processes gone without exit record. */
-void jobs_reconcile(struct jobs *js);
-/* Close every closing job, waiting as needed (shutdown only). */
-void closing_drain(struct jobs *js);
-/* jobs_end's work: the reply, or NULL when answered later. */
-char *closing_end(struct jobs *js, struct open_job *oj, uint64_t ticket);
 /* {"ok":true} (malloc'd line) */
 char *jobs_ok_reply(void);
 

@@ -20,7 +20,7 @@ cJSON *jobs_status_json(const struct jobs *js)
 
 	if (!o)
 		return NULL;
-	json_add_u64(o, "open", js->nopen);
+	json_add_u64(o, "open", jobs_count(js));
 	json_add_u64(o, "registered", js->stats.registered);
 	json_add_u64(o, "joined", js->stats.joined);
 	json_add_u64(o, "closed", js->stats.closed);
@@ -35,11 +35,11 @@ cJSON *jobs_status_json(const struct jobs *js)
 	json_add_u64(o, "closing", js->nclosing);
 	cJSON_AddItemToObject(o, "docker_joins", summary_container_joins(&js->stats.docker));
 	arr = cJSON_AddArrayToObject(o, "open_jobs");
-	size_t first = js->nopen > STATUS_MAX_JOBS ? js->nopen - STATUS_MAX_JOBS : 0;
+	size_t first = jobs_count(js) > STATUS_MAX_JOBS ? jobs_count(js) - STATUS_MAX_JOBS : 0;
 	json_add_u64(o, "open_jobs_omitted", first);
-	for (size_t i = first; arr && i < js->nopen; i++) {
+	for (size_t i = first; arr && i < jobs_count(js); i++) {
 		cJSON *e = cJSON_CreateObject();
-		const struct job *j = js->open[i]->job;
+		const struct job *j = jobs_at(js, i)->job;
 		if (!e)
 			break;
 		uint64_t rss = 0;

@@ -16,6 +16,10 @@
 
 #include "bpf_loader.h"
 #include "clock.h"
+#include "closing.h"
+#include "jobcontainers.h"
+#include "jobdocker.h"
+#include "jobgpu.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "netpeers.h"
@@ -27,15 +31,7 @@
 #include "slurmjob.h"
 #include "journal.h"
 
-/* In trace_all mode, everything not in a job goes to a "host" job whose
- * summary is written at this interval (and when tracerd stops). */
-#define HOST_JOB_PERIOD_NS (600ull * 1000000000ull)
-
-/* How long a job whose processes have all exited waits for its end
- * message before it is closed anyway (its registrant is gone). */
-#define EMPTY_GRACE_NS (1000ull * 1000000ull)
-
-static void update_clock_offset(struct jobs *js)
+void jobs_clock_update(struct jobs *js)
 {
 	js->mono_to_real_ns = (int64_t)(clock_real_ns() - clock_mono_ns());
 }
@@ -44,8 +40,6 @@ uint64_t jobs_real_ns(const struct jobs *js, uint64_t mono_ns)
 {
 	return mono_ns ? (uint64_t)((int64_t)mono_ns + js->mono_to_real_ns) : 0;
 }
-
-static void open_host_job(struct jobs *js);
 
 int jobs_init(struct jobs *js, const struct tracer_config *cfg,
 	      const struct host_info *host, const struct rules *rules,
@@ -58,7 +52,7 @@ int jobs_init(struct jobs *js, const struct tracer_config *cfg,
 	js->delivery = delivery;
 	js->bpf = bpf;
 	js->next_tag = 1;
-	update_clock_offset(js);
+	jobs_clock_update(js);
 	/* before the event loop: the tail of the archive, bounded */
 	if (history_init(&js->history) == 0 && strstr(cfg->sinks, "file")) {
 		int n = history_load_file(&js->history, cfg->file_path);
@@ -66,7 +60,7 @@ int jobs_init(struct jobs *js, const struct tracer_config *cfg,
 			log_info("history: %d earlier runs read from %s", n, cfg->file_path);
 	}
 	if (cfg->trace_all)
-		open_host_job(js);
+		jobs_open_host(js);
 	return 0;
 }
 
@@ -97,6 +91,16 @@ static char *reply_ok(const char *job, uint64_t tag)
 	line = proto_render_line(o);
 	cJSON_Delete(o);
 	return line;
+}
+
+size_t jobs_count(const struct jobs *js)
+{
+	return js->nopen;
+}
+
+struct open_job *jobs_at(const struct jobs *js, size_t i)
+{
+	return i < js->nopen ? js->open[i] : NULL;
 }
 
 struct open_job *jobs_find_tag(struct jobs *js, uint64_t tag)
@@ -158,7 +162,7 @@ static uint64_t drop_count(struct jobs *js)
 	return c[TRACER_CNT_DROP_RINGBUF] + c[TRACER_CNT_DROP_PROCS_FULL];
 }
 
-static struct open_job *job_open(struct jobs *js, const struct tracer_identity *id)
+struct open_job *jobs_open_new(struct jobs *js, const struct tracer_identity *id)
 {
 	struct open_job *oj = calloc(1, sizeof(*oj));
 	char uid[TRACER_JOB_UID_LEN];
@@ -206,7 +210,7 @@ struct open_job *jobs_adopt(struct jobs *js, const struct tracer_identity *id,
 	if (tag >= js->next_tag)
 		js->next_tag = tag + 1;
 	slurmjob_want(id); /* not journaled: asked again */
-	jobs_gpu_open(js, oj, false);
+	jobgpu_open(js, oj, false);
 	return oj;
 }
 
@@ -393,7 +397,7 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 	if (oj) {
 		js->stats.joined++;
 	} else {
-		oj = job_open(js, id);
+		oj = jobs_open_new(js, id);
 		if (!oj)
 			return reply_error("out of memory");
 		oj->owner_uid = peer->uid;
@@ -413,7 +417,7 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 		oj->job_stats = err == 0;
 		js->stats.registered++;
 		slurmjob_want(id);
-		jobs_gpu_open(js, oj, true);
+		jobgpu_open(js, oj, true);
 	}
 	err = bpf_loader_tag_pid(js->bpf, peer->pid, oj->job->tag);
 	if (err) {
@@ -433,7 +437,7 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 	detach_from_other_jobs(js, oj, peer->pid);
 	add_root_proc(js, oj, peer->pid, stays);
 	attach_job_cgroup(js, oj, peer->pid);
-	jobs_registrant_container(oj, peer->pid);
+	jobcontainers_registrant(oj, peer->pid);
 	log_info("job %s: pid %d registered (%s%s%s, task %d%s%s)", oj->job->uid,
 		 (int)peer->pid, id->scheduler[0] ? id->scheduler : "local",
 		 oj->join_key[0] ? " " : "", oj->join_key, oj->job->ntasks,
@@ -500,7 +504,7 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 		}
 		close_job_share(js, oj);
 	}
-	jobs_gpu_finish(oj);
+	jobgpu_finish(oj);
 	summary = summary_finish(j, js->host, &so, js->cfg, bpf_loader_net_mode(js->bpf),
 				 history_find(&js->history, j->id.task_name));
 	if (summary)
@@ -558,73 +562,6 @@ void jobs_note_exit(struct jobs *js, struct open_job *oj)
 {
 	if (oj->job->nlive == 0 && !oj->empty_since_ns)
 		oj->empty_since_ns = clock_mono_ns();
-}
-
-static void open_host_job(struct jobs *js)
-{
-	struct tracer_identity id;
-	struct open_job *oj;
-
-	identity_init(&id);
-	snprintf(id.scheduler, sizeof(id.scheduler), "host");
-	snprintf(id.task_name, sizeof(id.task_name), "host activity outside jobs");
-	oj = job_open(js, &id);
-	if (!oj) {
-		log_error("trace_all: cannot open the host job: out of memory");
-		return;
-	}
-	js->next_tag--; /* the host job has the reserved tag */
-	oj->job->tag = TRACER_JOB_HOST;
-	js->host_job = oj;
-	js->host_job_opened_ns = clock_mono_ns();
-}
-
-void jobs_tick(struct jobs *js)
-{
-	uint64_t now = clock_mono_ns();
-
-	update_clock_offset(js);
-	if (js->cfg->trace_all && js->host_job &&
-	    now - js->host_job_opened_ns >= HOST_JOB_PERIOD_NS) {
-		struct open_job *old = js->host_job;
-		js->host_job = NULL;
-		old->job->tag = UINT64_MAX; /* the next period's job gets the host's events */
-		closing_start(js, old, "host period");
-	}
-	if (js->cfg->trace_all && !js->host_job)
-		open_host_job(js);
-	for (size_t i = 0; i < js->nopen;) {
-		struct open_job *oj = js->open[i];
-		if (oj != js->host_job && !oj->closing && oj->job->nlive == 0 &&
-		    oj->empty_since_ns && now - oj->empty_since_ns >= EMPTY_GRACE_NS) {
-			js->stats.closed_empty++;
-			closing_start(js, oj, "all processes exited");
-		}
-		i++;
-	}
-	jobs_docker_tick(js);
-	jobs_gpu_drain(js);
-	jobs_tag_containers(js);
-	jobs_reconcile(js);
-	jobs_step(js);
-}
-
-void jobs_close_all(struct jobs *js, const char *why)
-{
-	js->host_job = NULL;
-	for (size_t i = 0; i < js->nopen; i++)
-		closing_start(js, js->open[i], why);
-	closing_drain(js);
-}
-
-void jobs_close_host(struct jobs *js, const char *why)
-{
-	struct open_job *h = js->host_job;
-
-	js->host_job = NULL;
-	if (h)
-		closing_start(js, h, why);
-	closing_drain(js);
 }
 
 void jobs_fini(struct jobs *js)

@@ -21,6 +21,8 @@
 
 #include "bpf_loader.h"
 #include "clock.h"
+#include "closing.h"
+#include "jobcontainers.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "procfs.h"
@@ -158,7 +160,7 @@ static cJSON *job_json(const struct open_job *oj)
 	cJSON_AddItemToObject(o, "counts", u64_array(counts, sizeof(counts) / sizeof(counts[0])));
 	/* endpoints seen: the table itself is not kept (netpeers.c) */
 	cJSON_AddBoolToObject(o, "tcp_peers_seen", j->peers != NULL || j->peers_partial);
-	cJSON_AddItemToObject(o, "containers", jobs_containers_to_json(&j->containers));
+	cJSON_AddItemToObject(o, "containers", jobcontainers_to_json(&j->containers));
 	cJSON_AddItemToObject(o, "blkdevs", blkdevs_json(&j->blkdevs));
 	gaps = cJSON_AddArrayToObject(o, "gaps");
 	for (int i = 0; gaps && i < j->ngaps && i < JOB_MAX_GAPS; i++) {
@@ -188,9 +190,9 @@ int journal_write(struct jobs *js)
 	add_u64s(o, "written_ns", clock_real_ns());
 	add_u64s(o, "next_tag", js->next_tag);
 	arr = cJSON_AddArrayToObject(o, "jobs");
-	for (size_t i = 0; arr && i < js->nopen; i++)
-		if (js->open[i] != js->host_job && strcmp(js->open[i]->job->id.scheduler, "host"))
-			cJSON_AddItemToArray(arr, job_json(js->open[i]));
+	for (size_t i = 0; arr && i < jobs_count(js); i++)
+		if (jobs_at(js, i) != js->host_job && strcmp(jobs_at(js, i)->job->id.scheduler, "host"))
+			cJSON_AddItemToArray(arr, job_json(jobs_at(js, i)));
 	arr = cJSON_AddArrayToObject(o, "finished");
 	for (size_t i = 0; arr && i < js->ndone; i++)
 		cJSON_AddItemReferenceToArray(arr, js->done[i].entry);
@@ -306,7 +308,7 @@ static struct open_job *job_from_json(struct jobs *js, const cJSON *e)
 	j->samples = counts[5];
 	j->exits_lost = counts[6];
 	j->peers_partial = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "tcp_peers_seen"));
-	jobs_containers_from_json(&j->containers, cJSON_GetObjectItemCaseSensitive(e, "containers"));
+	jobcontainers_from_json(&j->containers, cJSON_GetObjectItemCaseSensitive(e, "containers"));
 	blkdevs_from_json(cJSON_GetObjectItemCaseSensitive(e, "blkdevs"), &j->blkdevs);
 	cJSON_ArrayForEach(g, cJSON_GetObjectItemCaseSensitive(e, "gaps")) {
 		uint64_t v[2] = {0, 0};
@@ -494,8 +496,8 @@ int journal_resume(struct jobs *js, bool maps)
 	/* their live processes, from the kernel's table */
 	if (maps && n)
 		bpf_loader_each_proc(js->bpf, adopt_proc, &a);
-	for (size_t i = 0; i < js->nopen; i++) {
-		struct open_job *oj = js->open[i];
+	for (size_t i = 0; i < jobs_count(js); i++) {
+		struct open_job *oj = jobs_at(js, i);
 		if (oj->resume_closing)
 			closing_start(js, oj, "end (before the restart)");
 		else

@@ -185,19 +185,19 @@ static uint64_t job_value(const struct job *j, enum job_metric m, size_t ntools)
 
 static void render_jobs(struct growbuf *b, const struct jobs *js)
 {
-	struct tool_row **rows = calloc(js->nopen ? js->nopen : 1, sizeof(*rows));
-	size_t *nrows = calloc(js->nopen ? js->nopen : 1, sizeof(*nrows));
+	struct tool_row **rows = calloc(jobs_count(js) ? jobs_count(js) : 1, sizeof(*rows));
+	size_t *nrows = calloc(jobs_count(js) ? jobs_count(js) : 1, sizeof(*nrows));
 
 	if (!rows || !nrows) {
 		b->oom = true;
 		goto out;
 	}
-	for (size_t i = 0; i < js->nopen; i++)
-		rows[i] = tool_rows(js->open[i]->job, &nrows[i]);
+	for (size_t i = 0; i < jobs_count(js); i++)
+		rows[i] = tool_rows(jobs_at(js, i)->job, &nrows[i]);
 	for (int m = 0; m < JM__N; m++) {
 		head(b, job_metrics[m].name, job_metrics[m].type, job_metrics[m].help);
-		for (size_t i = 0; i < js->nopen; i++) {
-			const struct job *j = js->open[i]->job;
+		for (size_t i = 0; i < jobs_count(js); i++) {
+			const struct job *j = jobs_at(js, i)->job;
 			uint64_t v = job_value(j, (enum job_metric)m, nrows[i]);
 
 			growbuf_printf(b, "%s{", job_metrics[m].name);
@@ -218,11 +218,11 @@ static void render_jobs(struct growbuf *b, const struct jobs *js)
 		"Bytes written (wchar) by a tool's exited processes in a running job."};
 	for (int m = 0; m < 4; m++) {
 		head(b, tool_names[m], m == 1 ? "gauge" : "counter", tool_help[m]);
-		for (size_t i = 0; i < js->nopen; i++) {
+		for (size_t i = 0; i < jobs_count(js); i++) {
 			for (size_t t = 0; rows[i] && t < nrows[i] && t < METRICS_MAX_TOOLS_PER_JOB; t++) {
 				const struct tool_row *r = &rows[i][t];
 				growbuf_printf(b, "%s{", tool_names[m]);
-				job_label(b, js->open[i]->job);
+				job_label(b, jobs_at(js, i)->job);
 				growbuf_printf(b, ",tool=\"");
 				metrics_label_value(b, r->tool);
 				if (m == 0)
@@ -234,7 +234,7 @@ static void render_jobs(struct growbuf *b, const struct jobs *js)
 		}
 	}
 out:
-	for (size_t i = 0; rows && i < js->nopen; i++)
+	for (size_t i = 0; rows && i < jobs_count(js); i++)
 		free(rows[i]);
 	free(rows);
 	free(nrows);
@@ -265,8 +265,8 @@ static void render_gpus(struct growbuf *b, const struct jobs *js)
 
 	for (int m = 0; m < 4; m++) {
 		head(b, names[m], "gauge", help[m]);
-		for (size_t i = 0; i < js->nopen; i++) {
-			const struct job *j = js->open[i]->job;
+		for (size_t i = 0; i < jobs_count(js); i++) {
+			const struct job *j = jobs_at(js, i)->job;
 			bool alloc[GPU_MAX_DEVICES];
 
 			if (!j->gpu)
@@ -306,7 +306,7 @@ static void render_daemon(struct growbuf *b, const struct jobs *js, const struct
 	     "1 while the node is idle: no job and CPU under idle_host_cpu_share for idle_host_after_s.");
 	sample_u64(b, "tracer_host_idle", d->host_idle ? 1 : 0);
 	head(b, "tracer_jobs_open", "gauge", "Jobs being recorded.");
-	sample_u64(b, "tracer_jobs_open", js->nopen);
+	sample_u64(b, "tracer_jobs_open", jobs_count(js));
 	head(b, "tracer_jobs_registered_total", "counter", "Jobs registered.");
 	sample_u64(b, "tracer_jobs_registered_total", js->stats.registered);
 	head(b, "tracer_jobs_closed_total", "counter", "Jobs ended and summarised.");

@@ -68,6 +68,7 @@ static const struct key_def keys[] = {
 	{"max_procs_per_user", K_UINT, M(max_procs_per_user), 0, 4194304},
 	{"max_jobs_per_user", K_INT, M(max_jobs_per_user), 1, 4096},
 	{"state_dir", K_PATH, M(state_dir), 0, 0},
+	{"mail_command", K_PATH, M(mail_command), 0, 0},
 	{"resume", K_BOOL, M(resume), 0, 0},
 	{"advice_min_runtime_s", K_INT, M(advice_min_runtime_s), 0, 31536000},
 	{"flag_memory_over_share", K_DOUBLE, M(flag_memory_over_share), 0, 1},
@@ -141,6 +142,7 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->max_procs_per_user = TRACER_DEFAULT_MAX_PROCS_PER_USER;
 	cfg->max_jobs_per_user = TRACER_DEFAULT_MAX_JOBS_PER_USER;
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", TRACER_DEFAULT_STATE_DIR);
+	snprintf(cfg->mail_command, sizeof(cfg->mail_command), "%s", TRACER_DEFAULT_MAIL_COMMAND);
 	cfg->resume = true;
 	snprintf(cfg->container_storage, sizeof(cfg->container_storage), "%s",
 		 TRACER_DEFAULT_CONTAINER_STORAGE);

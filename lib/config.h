@@ -62,6 +62,7 @@ struct tracer_config {
 	char docker_sockets[512];   /* docker_sockets: dockerd API sockets (empty: none asked) */
 	char docker_clients[512];   /* docker_clients: the docker CLI's executables */
 	bool admin_in_containers;   /* admin_in_containers: root in a container is root */
+	char mail_command[256];     /* mail_command: the mailer tracer-mail hands the mail to */
 	/* analysis (flags, right-sizing, cost) */
 	int advice_min_runtime_s;   /* advice_min_runtime_s */
 	double flag_memory_over_share; /* flag_memory_over_share (0..1) */

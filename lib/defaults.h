@@ -47,6 +47,13 @@
 #define TRACER_RETRY_MIN_MS 500                /* first wait after a failed delivery */
 #define TRACER_SHUTDOWN_DELIVERY_MS 3000       /* SIGTERM: longest wait for the sinks */
 #define TRACER_CLICKHOUSE_INTERVAL_MS 1000     /* at most one insert per table per second */
+#define TRACER_NOTES_WAIT_MS 1000              /* srun --tracer-notes: all its waiting */
+#define TRACER_MAIL_BRIEF_TIMEOUT_S 10         /* tracer-mail: the verdict, all tries */
+
+/* ---- telling the user (lib/brief.c) ---- */
+#define TRACER_BRIEF_LINES 5                   /* tracer show --brief, tracer-mail */
+#define TRACER_NOTES_LINES 3                   /* srun --tracer-notes */
+#define TRACER_DEFAULT_MAIL_COMMAND "/usr/bin/mail" /* mail_command: Slurm's own default */
 
 /* ---- delivery ---- */
 #define TRACER_DEFAULT_SPOOL_MAX_BYTES (1024u << 20) /* spool_max_bytes */

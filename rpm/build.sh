@@ -55,7 +55,8 @@ for want in /usr/bin/tracer /usr/bin/tracer-wrap /etc/tracer /etc/tracer/tracer.
 	holds "$RPM_COMMON" "$want" && pass "tracer-common RPM holds $want" || fail "tracer-common RPM lacks $want"
 done
 for want in /usr/lib64/slurm/spank_tracer.so /etc/slurm/plugstack.conf.d \
-	/etc/slurm/plugstack.conf.d/tracer.conf /usr/share/man/man8/spank_tracer.8.gz; do
+	/etc/slurm/plugstack.conf.d/tracer.conf /usr/share/man/man8/spank_tracer.8.gz \
+	/usr/bin/tracer-mail /usr/share/man/man8/tracer-mail.8.gz; do
 	holds "$RPM_SLURM" "$want" && pass "tracer-slurm RPM holds $want" || fail "tracer-slurm RPM lacks $want"
 done
 
@@ -145,7 +146,8 @@ flags_used() {
 	local dir b
 	dir=$(mktemp -d)
 	(cd "$dir" && for r in "$RPM_MAIN" "$RPM_COMMON" "$RPM_SLURM"; do rpm2cpio "$r" | cpio -idu --quiet; done)
-	for b in usr/sbin/tracerd usr/bin/tracer usr/bin/tracer-wrap usr/lib64/slurm/spank_tracer.so; do
+	for b in usr/sbin/tracerd usr/bin/tracer usr/bin/tracer-wrap usr/bin/tracer-mail \
+		usr/lib64/slurm/spank_tracer.so; do
 		readelf -d "$dir/$b" | grep -q 'BIND_NOW\|FLAGS.*NOW' || { echo "$b: not linked with -z now"; rm -rf "$dir"; return 1; }
 		# -D_FORTIFY_SOURCE=2 of the distribution's CFLAGS: __snprintf_chk and friends
 		readelf -s --wide "$dir/$b" | grep -q '_chk@' || { echo "$b: not built with _FORTIFY_SOURCE"; rm -rf "$dir"; return 1; }

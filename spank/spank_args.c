@@ -4,6 +4,8 @@
  * the plugstack.conf arguments
  *   socket=PATH      tracerd's registration socket
  *   timeout_ms=N     hard limit of each exchange with tracerd (1..1000)
+ *   notes=yes|no     srun's notes at a step's end: on unless the user
+ *                    says --tracer-notes=no / never (default: when asked)
  * (a bad argument is reported and skipped; the default stays in force),
  * and Slurm's CPU lists ("0-3,8").
  */
@@ -11,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/un.h>
 
 #include "spank_tracer.h"
@@ -71,6 +74,15 @@ int plugin_parse_args(int ac, char **av, struct spank_settings *set,
 					 a);
 				bad++;
 			}
+		} else if (!strncmp(a, "notes=", 6)) {
+			int v = plugin_parse_switch(a + 6);
+
+			if (v < 0) {
+				complain(err, errlen, "notes must be yes or no, ignored", a);
+				bad++;
+			} else {
+				set->notes = v ? SPANK_NOTES_ON : SPANK_NOTES_FORBIDDEN;
+			}
 		} else if (!strncmp(a, "timeout_ms=", 11)) {
 			if (parse_timeout(a + 11, &set->timeout_ms) < 0) {
 				complain(err, errlen,
@@ -84,6 +96,29 @@ int plugin_parse_args(int ac, char **av, struct spank_settings *set,
 		}
 	}
 	return bad;
+}
+
+int plugin_parse_switch(const char *arg)
+{
+	static const char *const yes[] = {"yes", "on", "1", "true"};
+	static const char *const no[] = {"no", "off", "0", "false"};
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!strcasecmp(arg, yes[i]))
+			return 1;
+		if (!strcasecmp(arg, no[i]))
+			return 0;
+	}
+	return -1;
+}
+
+bool plugin_notes_wanted(const struct spank_settings *set, const struct spank_user_opts *opts)
+{
+	if (opts->off || set->notes == SPANK_NOTES_FORBIDDEN)
+		return false;
+	if (opts->notes >= 0)
+		return opts->notes == 1;
+	return set->notes == SPANK_NOTES_ON;
 }
 
 int plugin_cpuset_count(const char *list)

@@ -1,17 +1,19 @@
 /*
  * spank_tracer.c - the Slurm SPANK plugin: registers every task of every
  * job step with tracerd before any user code runs, and tells tracerd when
- * tasks and steps end, so each step gets its summary.
+ * tasks and steps end, so each step gets its summary; with --tracer-notes,
+ * srun prints the step's verdict on its stderr when the step ends
+ * (spank_notes.c).
  *
  * The plugin must never harm a job: every callback returns 0 whatever
  * happens, every exchange with tracerd is bounded by timeout_ms, and a
  * failure costs one log line and leaves the job untraced.
  *
  *   optional spank_tracer.so [socket=/run/tracer/tracerd.sock] [timeout_ms=200]
+ *                            [notes=yes|no]
  */
 #include <stdio.h>
 #include <string.h>
-#include <strings.h>
 #include <stdint.h>
 
 #include "clock.h"
@@ -19,7 +21,7 @@
 
 SPANK_PLUGIN(tracer, 1);
 
-enum { OPT_TRACER = 1, OPT_RUN, OPT_PIPELINE };
+enum { OPT_TRACER = 1, OPT_RUN, OPT_PIPELINE, OPT_NOTES };
 
 /*
  * Set in slurm_spank_init and by the option callbacks, both of which run
@@ -30,7 +32,7 @@ static struct spank_settings settings = {
 	.socket_path = TRACER_DEFAULT_SOCKET,
 	.timeout_ms = TRACER_DEFAULT_TIMEOUT_MS,
 };
-static struct spank_user_opts user_opts;
+static struct spank_user_opts user_opts = {.notes = -1};
 
 /*
  * slurmstepd's own calls (task_exit, exit) stop once one of them used up
@@ -60,20 +62,34 @@ static struct spank_option options[] = {
 	  "Record NAME as the pipeline of this job's run (default: "
 	  "TRACER_PIPELINE).",
 	  1, OPT_PIPELINE, opt_cb },
+	{ "tracer-notes", "yes|no",
+	  "srun: print the step's efficiency and advice on stderr when it "
+	  "ends (steps long enough for advice).",
+	  2, OPT_NOTES, opt_cb },
 	SPANK_OPTIONS_TABLE_END
 };
 
 static void set_switch(const char *arg)
 {
-	if (!strcasecmp(arg, "off") || !strcasecmp(arg, "no") ||
-	    !strcmp(arg, "0") || !strcasecmp(arg, "false"))
-		user_opts.off = true;
-	else if (!strcasecmp(arg, "on") || !strcasecmp(arg, "yes") ||
-		 !strcmp(arg, "1") || !strcasecmp(arg, "true"))
-		user_opts.off = false;
-	else
+	int v = plugin_parse_switch(arg);
+
+	if (v < 0)
 		slurm_error("spank_tracer: --tracer=%.64s: expected on or off, tracing stays on",
 			    arg);
+	else
+		user_opts.off = !v;
+}
+
+/* --tracer-notes alone is yes */
+static void set_notes(const char *optarg)
+{
+	int v = optarg ? plugin_parse_switch(optarg) : 1;
+
+	if (v < 0)
+		slurm_error("spank_tracer: --tracer-notes=%.64s: expected yes or no, ignored",
+			    optarg);
+	else
+		user_opts.notes = v;
 }
 
 /* Never fails: a bad value is reported and the job goes on. */
@@ -92,6 +108,9 @@ static int opt_cb(int val, const char *optarg, int remote)
 		snprintf(user_opts.pipeline, sizeof(user_opts.pipeline), "%s",
 			 arg);
 		break;
+	case OPT_NOTES:
+		set_notes(optarg && *optarg ? optarg : NULL);
+		break;
 	}
 	return 0;
 }
@@ -107,11 +126,19 @@ int slurm_spank_init(spank_t sp, int ac, char **av)
 			slurm_error("spank_tracer: cannot register option --%s: %s",
 				    o->name, spank_strerror(rc));
 	}
-	/* Only slurmstepd talks to tracerd: complain there, not in every srun. */
-	if (spank_context() != S_CTX_REMOTE)
-		return 0;
-	if (plugin_parse_args(ac, av, &settings, err, sizeof(err)) > 0)
+	/* srun needs socket= and notes= too; complain in slurmstepd, not in
+	 * every srun */
+	if (plugin_parse_args(ac, av, &settings, err, sizeof(err)) > 0 &&
+	    spank_context() == S_CTX_REMOTE)
 		slurm_error("spank_tracer: plugstack.conf: %s", err);
+	return 0;
+}
+
+/* srun, its step created: the only place srun may read the step's ids. */
+int slurm_spank_local_user_init(spank_t sp, int ac, char **av)
+{
+	if (spank_context() == S_CTX_LOCAL && plugin_notes_wanted(&settings, &user_opts))
+		plugin_notes_step(sp);
 	return 0;
 }
 
@@ -229,6 +256,8 @@ int slurm_spank_task_exit(spank_t sp, int ac, char **av)
 
 int slurm_spank_exit(spank_t sp, int ac, char **av)
 {
+	if (spank_context() == S_CTX_LOCAL && plugin_notes_wanted(&settings, &user_opts))
+		plugin_notes_print(&settings);
 	if (user_opts.off || spank_context() != S_CTX_REMOTE)
 		return 0;
 	notify(sp, true, step_status);

@@ -28,17 +28,27 @@
 #define SPANK_TIMEOUT_MIN_MS 1
 #define SPANK_TIMEOUT_MAX_MS 1000
 
-/* plugstack.conf arguments: socket=PATH timeout_ms=N */
+/* notes=: srun's lines at a step's end (--tracer-notes) */
+enum spank_notes {
+	SPANK_NOTES_ASKED = 0, /* (default) for srun --tracer-notes */
+	SPANK_NOTES_ON,        /* notes=yes: unless --tracer-notes=no */
+	SPANK_NOTES_FORBIDDEN, /* notes=no: never */
+};
+
+/* plugstack.conf arguments: socket=PATH timeout_ms=N notes=yes|no */
 struct spank_settings {
 	char socket_path[256];
 	int timeout_ms;
+	enum spank_notes notes;
 };
 
-/* What the user asked for with --tracer, --tracer-run, --tracer-pipeline. */
+/* What the user asked for with --tracer, --tracer-run, --tracer-pipeline,
+ * --tracer-notes (notes: -1 not said, 0 no, 1 yes). */
 struct spank_user_opts {
 	bool off;
 	char run[ID_STR];
 	char pipeline[ID_STR];
+	int notes;
 };
 
 /*
@@ -49,6 +59,23 @@ struct spank_user_opts {
 PLUGIN_LOCAL int plugin_parse_args(int ac, char **av,
 				   struct spank_settings *set, char *err,
 				   size_t errlen);
+
+/* yes/on/1/true: 1, no/off/0/false: 0, else -1. */
+PLUGIN_LOCAL int plugin_parse_switch(const char *arg);
+
+/* Does this srun print the step's notes (settings and the user's say)? */
+PLUGIN_LOCAL bool plugin_notes_wanted(const struct spank_settings *set,
+				      const struct spank_user_opts *opts);
+
+/*
+ * srun, at the start of its step (local_user_init): remember the step
+ * key; at its end (exit, local context): print the step's verdict on
+ * stderr, at most TRACER_NOTES_LINES lines, when tracerd has the
+ * summary within TRACER_NOTES_WAIT_MS in all and the step ran long
+ * enough for advice.  Nothing otherwise (spank_notes.c).
+ */
+PLUGIN_LOCAL void plugin_notes_step(spank_t sp);
+PLUGIN_LOCAL void plugin_notes_print(const struct spank_settings *set);
 
 /* Number of CPUs in a list such as "0-3,8"; -1 when it is not a list. */
 PLUGIN_LOCAL int plugin_cpuset_count(const char *list);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "brief.h"
 #include "cli.h"
 #include "client.h"
 #include "html.h"
@@ -234,7 +235,7 @@ static void show_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tracer show [--tools] [--tree] [--all] [--wide] [--json] [--html FILE]\n"
-		"                   [--node HOST] JOB|JOB.STEP|last\n"
+		"                   [--node HOST] [--brief] JOB|JOB.STEP|last\n"
 		"One finished job on one screen: run, task, allocation and totals, the\n"
 		"notes, the request to make next time and the %d tools that used the most\n"
 		"CPU.  JOB is a Slurm or AWS Batch job id (1234): the whole job, every\n"
@@ -249,7 +250,9 @@ static void show_usage(FILE *f)
 		"                   width, 80 columns when not a terminal)\n"
 		"      --json       the job's summary (docs/schema.md)\n"
 		"      --html FILE  a self-contained HTML report (FILE - : stdout)\n"
-		"  -h, --help       this help\n", SHOW_TOP_TOOLS, SHOW_TOP_TOOLS);
+		"      --brief      the verdict in at most %d lines: state and efficiency,\n"
+		"                   the notes, the request to make next time\n"
+		"  -h, --help       this help\n", SHOW_TOP_TOOLS, SHOW_TOP_TOOLS, TRACER_BRIEF_LINES);
 }
 
 int cmd_show(struct cli *c, int argc, char **argv)
@@ -263,10 +266,11 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		{"tree", no_argument, NULL, 'P'},
 		{"all", no_argument, NULL, 'a'},
 		{"node", required_argument, NULL, 'N'},
+		{"brief", no_argument, NULL, 'b'},
 		{NULL, 0, NULL, 0},
 	};
 	const char *name, *html = NULL, *node = NULL;
-	bool wide = false;
+	bool wide = false, brief = false;
 	int opt, parts = 0;
 
 	while ((opt = cli_getopt(argc, argv, ":h", opts, "show")) != -1) {
@@ -284,6 +288,8 @@ int cmd_show(struct cli *c, int argc, char **argv)
 			parts |= SHOW_ALL_TOOLS | SHOW_TREE;
 		} else if (opt == 'N') {
 			node = optarg;
+		} else if (opt == 'b') {
+			brief = true;
 		} else if (opt == 'h') {
 			show_usage(stdout);
 			return 0;
@@ -310,7 +316,12 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		cJSON_Delete(s);
 		return rc;
 	}
-	if (c->json) {
+	if (brief) {
+		char text[TRACER_BRIEF_LINES * (4 * BRIEF_LINE_MAX + 1) + 1];
+
+		brief_lines(s, TRACER_BRIEF_LINES, text, sizeof(text));
+		fputs(text, stdout);
+	} else if (c->json) {
 		cli_print_json(s);
 	} else {
 		int width = term_width(wide);

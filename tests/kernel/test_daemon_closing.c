@@ -6,6 +6,7 @@
  * end request whose processes are not settled yet is answered later,
  * through the answer callback, once the summary is done.
  */
+#include "closing.h"
 #include "events_fixture.h"
 
 static uint64_t answered_ticket;
@@ -19,16 +20,16 @@ static void on_answer(void *ctx, uint64_t ticket, char *reply)
 	free(reply);
 }
 
-/* jobs_step until no job is closing, for at most 5 s */
+/* closing_step until no job is closing, for at most 5 s */
 static bool settle_all(void)
 {
 	uint64_t end = clock_mono_ns() + 5000000000ull;
 
-	while (jobs_busy(&js) && clock_mono_ns() < end) {
-		jobs_step(&js);
+	while (closing_busy(&js) && clock_mono_ns() < end) {
+		closing_step(&js);
 		usleep(1000);
 	}
-	return !jobs_busy(&js);
+	return !closing_busy(&js);
 }
 
 static void test_reconcile_lost_exit(void)
@@ -40,16 +41,16 @@ static void test_reconcile_lost_exit(void)
 	fork_rec(&f, FAKE_PID, (__u32)root_pid, job->tag, "ghost");
 	feed(&f, sizeof(f));
 	CU_ASSERT_EQUAL(job->nlive, 2);
-	jobs_reconcile(&js); /* first sight: its record may be in flight */
+	closing_reconcile(&js); /* first sight: its record may be in flight */
 	CU_ASSERT_EQUAL(job->nlive, 2);
 	CU_ASSERT_EQUAL(job->exits_lost, 0);
-	jobs_reconcile(&js); /* still not there: lost */
+	closing_reconcile(&js); /* still not there: lost */
 	CU_ASSERT_EQUAL(job->nlive, 1);
 	CU_ASSERT_EQUAL(job->exits_lost, 1);
 	CU_ASSERT_EQUAL(js.stats.exits_lost, 1);
 	/* the registered process is in the table: never counted lost */
-	jobs_reconcile(&js);
-	jobs_reconcile(&js);
+	closing_reconcile(&js);
+	closing_reconcile(&js);
 	CU_ASSERT_EQUAL(job->nlive, 1);
 	job_down();
 }
@@ -72,7 +73,7 @@ static void test_end_answered_later(void)
 	reply = jobs_end(&js, uid, 0, &peer, 42);
 	CU_ASSERT_PTR_NULL(reply);
 	free(reply);
-	CU_ASSERT(jobs_busy(&js));
+	CU_ASSERT(closing_busy(&js));
 	CU_ASSERT_TRUE(settle_all());
 	CU_ASSERT_EQUAL(answers, 1);
 	CU_ASSERT_EQUAL(answered_ticket, 42);

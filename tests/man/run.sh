@@ -1,7 +1,7 @@
 #!/bin/bash
 # run.sh BUILD - the man pages (man/): `mandoc -T lint` reports nothing on
 # any of them (cross references checked against these pages), every
-# program and the configuration file have one, every key of lib/config.c
+# program (tracer-mail too) and the configuration file have one, every key of lib/config.c
 # is in tracer.conf(5), and every long option each program's --help names
 # is in its page; `tracer --help` names every command with the options of
 # tracer(1)'s SYNOPSIS (synopsis.py); no words are lost in the rendered
@@ -14,7 +14,7 @@ TMP=$(mktemp -d /tmp/tracer-man.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 command -v mandoc >/dev/null || { echo "FAIL: mandoc is not installed (package mandoc)"; exit 1; }
 
-PAGES="tracer.1 tracer-wrap.1 tracer.conf.5 tracerd.8 spank_tracer.8"
+PAGES="tracer.1 tracer-wrap.1 tracer.conf.5 tracerd.8 spank_tracer.8 tracer-mail.8"
 for p in $PAGES; do
 	[ -f "$TOP/man/$p" ] && pass "man/$p exists" || fail "man/$p is missing"
 done
@@ -73,4 +73,6 @@ done
 check "tracerd.8 has every option of tracerd --help" options_documented tracerd.8 "$BUILD/tracerd" --help
 check "tracer-wrap.1 has every option of tracer-wrap --help" \
 	options_documented tracer-wrap.1 "$BUILD/tracer-wrap" --help
+check "tracer-mail.8 has every option of tracer-mail --help" \
+	options_documented tracer-mail.8 "$BUILD/tracer-mail" --help
 finish

@@ -17,7 +17,8 @@
 # node list as squeue gives it).  `slurmd -N` was checked to work here;
 # no namespaces are needed.  Without
 # CLUSTER_NODES the one node is named after the host.  With ACCT_CONF
-# (accounting.sh) slurm.conf gains its accounting lines.
+# (accounting.sh) slurm.conf gains its accounting lines; CLUSTER_EXTRA_CONF,
+# when set, is added to it too.
 
 CLUSTER_PIDS=""
 CLUSTER_NAME=tracertest
@@ -145,6 +146,7 @@ KillWait=5
 MinJobAge=600
 InactiveLimit=0
 Waittime=0
+${CLUSTER_EXTRA_CONF:-}
 EOF
 	for n in $nodes; do
 		[ "$n" = "$host" ] && p=$slurmd_port || p=$(cluster_free_port)

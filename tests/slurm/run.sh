@@ -68,6 +68,8 @@ HANG_PID=""
 . "$HERE/checks.sh"
 # shellcheck source=tests/slurm/tracerd.sh
 . "$HERE/tracerd.sh"
+# shellcheck source=tests/slurm/notify.sh
+. "$HERE/notify.sh"
 
 # Jobs first (they hold slurmstepd processes), then our daemons, by pid.
 cleanup() {
@@ -98,6 +100,9 @@ fi
 # user can read, whoever may read the tree (user_copy)
 PLUGIN=$(TMP=$T user_copy "$PLUGIN") || { fail "cannot copy the plugin to $T"; finish; exit 1; }
 PLUGSTACK_LINE="optional $PLUGIN socket=$SOCK"
+# slurmctld mails through tracer-mail (notify.sh)
+notify_setup || { fail "cannot write the mail helpers in $T"; finish; exit 1; }
+CLUSTER_EXTRA_CONF="MailProg=$T/mailprog"
 if ! cluster_start "$PLUGSTACK_LINE"; then
 	fail "the Slurm cluster did not start (logs in $CLUSTER_DIR)"
 	exit 1
@@ -117,7 +122,7 @@ fi
 # ---- with tracerd: summaries ----
 for c in check_pipeline check_batch check_array check_runs check_exit \
 	check_cancel check_off check_bad_args check_other_user check_idle_allocation \
-	check_time_limit; do
+	check_time_limit check_mail check_notes; do
 	if [ "$TRACERD_OK" = 1 ]; then
 		$c
 	else
@@ -130,6 +135,8 @@ done
 # ---- without tracerd: the job must not notice ----
 tracerd_stop
 check_no_daemon
+check_notes_no_daemon
+check_mail_no_tracer
 
 # shellcheck disable=SC2046
 validate_summaries "every summary of this suite is valid against docs/summary.schema.json" \

@@ -1,6 +1,8 @@
 /*
  * test_spank_args.c - the SPANK plugin's plain-text inputs: plugstack.conf
- * arguments (bad ones reported, defaults kept) and Slurm CPU lists.
+ * arguments (bad ones reported, defaults kept), the notes switch
+ * between the site's notes= and the user's --tracer-notes, and Slurm CPU
+ * lists.
  */
 #include <string.h>
 
@@ -14,6 +16,7 @@ static void defaults(struct spank_settings *s)
 	snprintf(s->socket_path, sizeof(s->socket_path), "%s",
 		 TRACER_DEFAULT_SOCKET);
 	s->timeout_ms = TRACER_DEFAULT_TIMEOUT_MS;
+	s->notes = SPANK_NOTES_ASKED;
 }
 
 static void test_args_good(void)
@@ -76,6 +79,51 @@ static void test_args_mixed(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "'x'"));
 }
 
+/* notes=yes / notes=no; a bad value keeps the default */
+static void test_args_notes(void)
+{
+	struct spank_settings s;
+	char *yes[] = {"notes=yes"}, *no[] = {"notes=off"}, *bad[] = {"notes=maybe"};
+	char err[256];
+
+	defaults(&s);
+	CU_ASSERT_EQUAL(s.notes, SPANK_NOTES_ASKED);
+	CU_ASSERT_EQUAL(plugin_parse_args(1, yes, &s, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(s.notes, SPANK_NOTES_ON);
+	CU_ASSERT_EQUAL(plugin_parse_args(1, no, &s, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(s.notes, SPANK_NOTES_FORBIDDEN);
+	defaults(&s);
+	CU_ASSERT_EQUAL(plugin_parse_args(1, bad, &s, err, sizeof(err)), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(err, "notes must be yes or no"));
+	CU_ASSERT_EQUAL(s.notes, SPANK_NOTES_ASKED);
+}
+
+/* The site's default, the user's word over it, the site's "no" over all;
+ * --tracer=off: no notes either. */
+static void test_notes_wanted(void)
+{
+	struct spank_settings s;
+	struct spank_user_opts u = {.notes = -1};
+
+	defaults(&s);
+	CU_ASSERT_FALSE(plugin_notes_wanted(&s, &u));
+	u.notes = 1;
+	CU_ASSERT_TRUE(plugin_notes_wanted(&s, &u));
+	s.notes = SPANK_NOTES_FORBIDDEN;
+	CU_ASSERT_FALSE(plugin_notes_wanted(&s, &u));
+	s.notes = SPANK_NOTES_ON;
+	u.notes = -1;
+	CU_ASSERT_TRUE(plugin_notes_wanted(&s, &u));
+	u.notes = 0;
+	CU_ASSERT_FALSE(plugin_notes_wanted(&s, &u));
+	u.notes = 1;
+	u.off = true;
+	CU_ASSERT_FALSE(plugin_notes_wanted(&s, &u));
+	CU_ASSERT_EQUAL(plugin_parse_switch("Yes"), 1);
+	CU_ASSERT_EQUAL(plugin_parse_switch("0"), 0);
+	CU_ASSERT_EQUAL(plugin_parse_switch(""), -1);
+}
+
 static void test_cpuset_count(void)
 {
 	CU_ASSERT_EQUAL(plugin_cpuset_count("0"), 1);
@@ -99,6 +147,8 @@ int main(void)
 		{"no arguments", test_args_none},
 		{"bad arguments keep the defaults", test_args_bad},
 		{"good and bad arguments", test_args_mixed},
+		{"notes=yes|no", test_args_notes},
+		{"site's notes and the user's --tracer-notes", test_notes_wanted},
 		{"CPU lists", test_cpuset_count},
 	};
 
