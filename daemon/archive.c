@@ -165,7 +165,7 @@ static int answer_lake(struct archive *a, struct areq *r, struct job_filter *f,
 	} else {
 		const struct proto_query *q = &r->req.query;
 		/* every one (0) stays within the answer's size cap */
-		long n = q->limit > ARCHIVE_LIMIT_MAX ? ARCHIVE_LIMIT_MAX : q->limit;
+		long n = q->limit > TRACER_ARCHIVE_LIMIT_MAX ? TRACER_ARCHIVE_LIMIT_MAX : q->limit;
 
 		*capped = n < q->limit;
 		filter_from_query(f, q);
