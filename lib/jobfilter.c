@@ -181,6 +181,15 @@ bool job_filter_match(const struct job_filter *f, const cJSON *id, const char *s
 	return true;
 }
 
+/* The node a summary ran on: Slurm's node name where the step had one
+ * (several slurmds may share one host), else the host's name. */
+const char *job_filter_node_of(const cJSON *s)
+{
+	const char *n = jstr(cJSON_GetObjectItem(s, "identity"), "node_name");
+
+	return n && *n ? n : jstr(cJSON_GetObjectItem(s, "host"), "hostname");
+}
+
 bool job_filter_host(const struct job_filter *f, const char *hostname)
 {
 	return !f->nodes || in_list(f->nodes, hostname, false);
@@ -192,7 +201,7 @@ bool job_filter_summary(const struct job_filter *f, const cJSON *s)
 {
 	double start = ns_num(s, "start_ns"), end = ns_num(s, "end_ns");
 
-	if (!job_filter_host(f, jstr(cJSON_GetObjectItem(s, "host"), "hostname")))
+	if (!job_filter_host(f, job_filter_node_of(s)))
 		return false;
 	/* ns since the epoch fit a double to within a microsecond */
 	return job_filter_match(f, cJSON_GetObjectItem(s, "identity"), jstr(s, "state"),

@@ -38,6 +38,8 @@ const char *job_filter_state_word(const char *w, size_t n, char *buf, size_t len
 bool job_filter_match(const struct job_filter *f, const cJSON *identity,
 		      const char *state, int64_t start_ns, int64_t end_ns);
 /* The host part of a filter: does hostname pass --node? */
+/* identity.node_name when the summary has one, else host.hostname. */
+const char *job_filter_node_of(const cJSON *summary);
 bool job_filter_host(const struct job_filter *f, const char *hostname);
 bool job_filter_summary(const struct job_filter *f, const cJSON *summary);
 

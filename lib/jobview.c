@@ -23,6 +23,7 @@
 #include "hostinfo.h"
 #include "identity.h"
 #include "job_record.h"
+#include "jobfilter.h"
 #include "jsonutil.h"
 
 /* One node of the job: what its steps add up to. */
@@ -105,7 +106,7 @@ static double step_peak(const cJSON *s)
 
 static const char *step_host(const cJSON *s)
 {
-	const char *h = str(obj(s, "host"), "hostname");
+	const char *h = job_filter_node_of(s);
 
 	return h ? h : "?";
 }

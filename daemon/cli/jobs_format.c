@@ -212,8 +212,7 @@ const char *jobs_format_value(int field, const cJSON *s, char *buf, size_t len)
 	case JF_REQMEM: return req_mem(jnum(alloc, "mem_bytes"), buf, len);
 	case JF_MAXRSS: return number(ceil(jnum(mem, "peak_bytes") / 1024), "%.0fK", buf, len);
 	case JF_NODELIST:
-		return text(jstr(id, "node_list") ? jstr(id, "node_list")
-						  : jstr(cJSON_GetObjectItem(s, "host"), "hostname"));
+		return text(jstr(id, "node_list") ? jstr(id, "node_list") : job_filter_node_of(s));
 	case JF_START: return local_time(s, "start_ns", buf, len);
 	case JF_END: return local_time(s, "end_ns", buf, len);
 	case JF_SUBMIT: return local_time(id, "submit_ns", buf, len);

@@ -72,7 +72,7 @@ cJSON *cli_job_view(struct cli *c, const char *name, const char *node)
 	if (!s)
 		return NULL;
 	if (!names_job(s, name)) {
-		const char *host = jstr(cJSON_GetObjectItem(s, "host"), "hostname");
+		const char *host = job_filter_node_of(s);
 
 		if (!node || (host && !strcmp(host, node)))
 			return s;

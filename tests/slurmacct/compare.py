@@ -8,11 +8,10 @@ NDJSON: tracerd's summaries; SACCT_FILE: the output of
 (with SLURM_TIME_FORMAT=%s) for the job; JOBIDRAW: the job's own id (an
 array task's too).  VIEW_JSON is `tracer show JOBID --json` (the job view
 of lib/jobview.c, one summary-shaped object): CPU time, state and wall
-time are the view's.  The allocation and the node count are rolled up
-here from the step summaries, by node: the job view groups by
-host.hostname, which two slurmds on one machine share, while
-identity.node_name tells them apart (the largest step allocation seen on
-each node, summed over nodes).
+time, the allocation and the nodes are the view's (it groups steps by
+identity.node_name, which tells two slurmds on one machine apart); the
+allocation is also rolled up here from the step summaries (the largest
+step allocation seen on each node, summed over nodes) and must agree.
 
 Prints one line per check: "ok|DESCRIPTION" or "bad|DESCRIPTION: why".
 How the numbers are compared:
@@ -88,7 +87,11 @@ def rollup(sums):
 def from_view(view, mine):
     """CPU time, state and wall from the job view over the roll-up's."""
     mine = dict(mine)
-    mine.update(cpu=view["totals"]["cpu_s"], state=view.get("state"), wall=view.get("wall_s"))
+    hosts = view.get("hosts") or []
+    mine.update(cpu=view["totals"]["cpu_s"], state=view.get("state"), wall=view.get("wall_s"),
+                alloc=view.get("identity", {}).get("allocation", {}).get("cpus"),
+                nodes=len(hosts), node_names=sorted(h.get("hostname") for h in hosts),
+                rolled=mine)
     return mine
 
 
@@ -120,6 +123,10 @@ def main():
           f"differ by {abs(mine['cpu'] - job['cpu']):.3f} s > {tol:.3f} s")
     check(mine["state"] == job["state"], f"job {raw}: state {job['state']}",
           f"tracer {mine['state']}, sacct {job['state']}")
+    check(mine["rolled"]["alloc"] == mine["alloc"] and mine["rolled"]["nodes"] == mine["nodes"],
+          f"job {raw}: the view's allocation is the steps' largest per node, summed",
+          f"view {mine['alloc']} CPUs on {mine['nodes']}, steps {mine['rolled']['alloc']} "
+          f"on {mine['rolled']['nodes']}")
     check(mine["alloc"] == job["alloc"], f"job {raw}: {job['alloc']} CPUs allocated",
           f"tracer {mine['alloc']}, sacct AllocCPUS {job['alloc']}")
     check(mine["nodes"] == job["nodes"], f"job {raw}: {job['nodes']} node(s) {mine['node_names']}",
