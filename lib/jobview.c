@@ -490,7 +490,13 @@ static void roll_up(cJSON *view, const cJSON *const *v, size_t n, const struct n
 
 	for (size_t i = 0; i < n; i++) {
 		int64_t e = ns_of(v[i], "end_ns");
+		/* the scheduler's start of the whole job, when known: the time
+		 * before the first step (an salloc waiting for its first srun)
+		 * is allocated too, and sacct's Elapsed counts it */
+		int64_t js = ns_of(obj(v[i], "identity"), "job_start_ns");
 
+		if (js > 0 && js < start)
+			start = js;
 		end = e > end ? e : end;
 		incomplete = incomplete || cJSON_IsTrue(obj(v[i], "incomplete"));
 	}

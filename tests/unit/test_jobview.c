@@ -217,6 +217,34 @@ static void test_batch_and_sruns_one_node(void)
 	cJSON_Delete(v);
 }
 
+/* An allocation whose first step came late (salloc, then srun): the job's
+ * elapsed time starts at the scheduler's start of the job, as sacct's. */
+static void test_job_start(void)
+{
+	static const struct step s[] = {
+		{"300", "0", "n1", "COMPLETED", 0, 100, 250, 300, 1, 8, 4, NULL},
+		{"300", "1", "n1", "COMPLETED", 0, 250, 400, 300, 1, 8, 4, NULL},
+	};
+	cJSON *arr = cJSON_CreateArray(), *v;
+	char js[32];
+
+	snprintf(js, sizeof(js), "%lld", (long long)T0);
+	for (size_t i = 0; i < 2; i++) {
+		cJSON *one = step_summary(&s[i]);
+
+		cJSON_AddItemToObject(cJSON_GetObjectItem(one, "identity"), "job_start_ns",
+				      cJSON_CreateString(js));
+		cJSON_AddItemToArray(arr, one);
+	}
+	v = jobview_build(arr, &cfg);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(v);
+	NEAR(at(v, "wall_s"), 400);
+	CU_ASSERT_STRING_EQUAL(sat(v, "start_ns"), "1800000000000000000");
+	NEAR(at(v, "cpu_efficiency"), 600.0 / (4 * 400));
+	cJSON_Delete(v);
+	cJSON_Delete(arr);
+}
+
 /* Two nodes of 4 CPUs: the batch step on n1, step 0 on n1 and n2. */
 static void test_two_nodes(void)
 {
@@ -383,6 +411,7 @@ int main(void)
 		{"one step", test_one_step},
 		{"batch and two srun steps on one node", test_batch_and_sruns_one_node},
 		{"two nodes", test_two_nodes},
+		{"the job's start is the scheduler's", test_job_start},
 		{"array tasks are jobs of their own", test_array_tasks_are_jobs},
 		{"mixed states", test_mixed_states},
 		{"a listing grouped into jobs", test_group},
