@@ -38,6 +38,9 @@
 #define ARCHIVE_PER_UID 2       /* ... of one non-root user */
 #define ARCHIVE_READ_MS 10000   /* reading stops then; the reply says truncated */
 #define ARCHIVE_SEND_TIMEOUT_S 5 /* a client that stops reading loses its reply */
+/* ... and one that reads a few bytes every few seconds, after this in all:
+ * SO_SNDTIMEO bounds each send, not the reply, and a worker is shared */
+#define ARCHIVE_SEND_TOTAL_MS 60000
 #define ARCHIVE_REPLY_MAX (64u << 20) /* bytes of summaries in one reply */
 
 struct areq {
@@ -71,6 +74,7 @@ struct out {
 	size_t bytes;
 	unsigned long count;
 	uint64_t skipped; /* datalake rows that are no summary */
+	uint64_t deadline_ns; /* monotonic: the reply is given up after it */
 	bool cut, broken;
 };
 
@@ -90,8 +94,10 @@ static int send_line(struct out *o, const cJSON *obj)
 		return 1;
 	}
 	while (off < len) {
-		/* blocking, bounded by SO_SNDTIMEO */
-		ssize_t n = send(o->fd, line + off, len - off, MSG_NOSIGNAL);
+		/* blocking, bounded by SO_SNDTIMEO and the reply's deadline */
+		ssize_t n = clock_mono_ns() > o->deadline_ns
+				    ? 0
+				    : send(o->fd, line + off, len - off, MSG_NOSIGNAL);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -133,9 +139,14 @@ static int send_lake_line(void *ctx, const char *line, size_t len)
 	cJSON *s = cJSON_ParseWithLength(line, len);
 	int rc;
 
-	if (!cJSON_IsObject(s)) { /* not as tracerd wrote it: skipped, counted */
+	if (!cJSON_IsObject(s)) {
 		cJSON_Delete(s);
-		o->skipped++;
+		/* ClickHouse's error after its answer began (its deadline, its
+		 * size cap) comes as a last line of text: the reply is cut */
+		if (len >= 6 && !memcmp(line, "Code: ", 6))
+			o->cut = true;
+		else /* not as tracerd wrote it: skipped, counted */
+			o->skipped++;
 		return 0;
 	}
 	rc = send_line(o, s);
@@ -187,7 +198,10 @@ static void answer(struct archive *a, struct areq *r)
 		.cancel = &a->stop,
 	};
 	struct timeval tv = {.tv_sec = ARCHIVE_SEND_TIMEOUT_S};
-	struct out o = {.fd = r->fd};
+	struct out o = {
+		.fd = r->fd,
+		.deadline_ns = clock_mono_ns() + ARCHIVE_SEND_TOTAL_MS * 1000000ull,
+	};
 	struct job_filter f;
 	cJSON *got = NULL, *end;
 	int files = 1;

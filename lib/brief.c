@@ -46,6 +46,23 @@ static bool continuation(unsigned char c)
  * user's: names, messages) as '?', cut to BRIEF_LINE_MAX columns with
  * "..." at the end.  A line that does not fit whole is not written.
  */
+/*
+ * Bytes of the UTF-8 control at p that a mail or a terminal must not get
+ * from a user's job name: C1 controls (U+0080-U+009F, CSI among them) and
+ * the bidi overrides and isolates (U+202A-U+202E, U+2066-U+2069), which
+ * reorder what a reader sees; 0 for anything else.
+ */
+static size_t hidden_control(const unsigned char *p)
+{
+	if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
+		return 2;
+	if (p[0] == 0xe2 && p[1] == 0x80 && p[2] >= 0xaa && p[2] <= 0xae)
+		return 3;
+	if (p[0] == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 && p[2] <= 0xa9)
+		return 3;
+	return 0;
+}
+
 static void put_line(struct brief_out *o, const char *text)
 {
 	char line[4 * BRIEF_LINE_MAX + 8];
@@ -61,6 +78,13 @@ static void put_line(struct brief_out *o, const char *text)
 			memcpy(line + n, "...", 3);
 			n += 3;
 			break;
+		}
+		size_t hidden = hidden_control(p);
+
+		if (hidden) { /* a C1 control or a bidi override: one '?' */
+			line[n++] = '?';
+			p += hidden - 1;
+			continue;
 		}
 		line[n++] = *p < 0x20 || *p == 0x7f ? '?' : (char)*p;
 	}

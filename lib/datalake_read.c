@@ -283,8 +283,10 @@ static void each_line(char *p, size_t len, datalake_each_fn each, void *ctx, int
 	}
 }
 
-static int select_summaries(const struct tracer_config *cfg, const char *where, long limit,
-			    datalake_each_fn each, void *ctx, char *err, size_t errlen)
+/* rank: NULL, or an expression whose highest value wins over a newer row */
+static int select_summaries(const struct tracer_config *cfg, const char *where, const char *rank,
+			    long limit, datalake_each_fn each, void *ctx, char *err,
+			    size_t errlen)
 {
 	struct growbuf sql = {0};
 	const char *db = cfg->clickhouse_database;
@@ -303,9 +305,10 @@ static int select_summaries(const struct tracer_config *cfg, const char *where, 
 	 */
 	if (limit > 0)
 		growbuf_printf(&sql, "SELECT summary FROM (SELECT summary, end_ns, summary_id"
-			       " FROM %s.jobs PREWHERE %s ORDER BY end_ns DESC, summary_id DESC"
+			       " FROM %s.jobs PREWHERE %s ORDER BY %s%s end_ns DESC, summary_id DESC"
 			       " LIMIT 1 BY summary_id LIMIT %ld) ORDER BY end_ns, summary_id"
-			       " FORMAT TabSeparatedRaw", db, where, limit);
+			       " FORMAT TabSeparatedRaw", db, where, rank ? rank : "",
+			       rank ? " DESC," : "", limit);
 	else
 		growbuf_printf(&sql, "SELECT summary FROM %s.jobs PREWHERE %s"
 			       " ORDER BY end_ns, summary_id LIMIT 1 BY summary_id"
@@ -336,8 +339,8 @@ int datalake_read_summaries(const struct tracer_config *cfg, const struct job_fi
 	else if (where.oom)
 		snprintf(err, errlen, "out of memory");
 	else
-		rc = select_summaries(cfg, where.p, limit < 0 ? 0 : limit, each, ctx, err,
-				      errlen) < 0 ? -1 : 0;
+		rc = select_summaries(cfg, where.p, NULL, limit < 0 ? 0 : limit, each, ctx,
+				      err, errlen) < 0 ? -1 : 0;
 	growbuf_free(&where);
 	return rc;
 }
@@ -346,35 +349,44 @@ int datalake_read_job(const struct tracer_config *cfg, const char *name,
 		      const struct job_filter *f, datalake_each_fn each, void *ctx, char *err,
 		      size_t errlen)
 {
-	struct growbuf where = {0};
+	struct growbuf where = {0}, id = {0}, sched = {0}, rank = {0};
 	const char *dot = strchr(name, '.');
 	int rc = -1;
 
 	if (where_into(f, &where) != 0)
 		goto bad;
 	if (strcmp(name, "last") != 0) {
-		/* a scheduler's job id is what most users type: it goes first
-		 * in the order below, then the newest */
-		adds(&where, " AND (job = ");
-		if (add_literal(&where, name, strlen(name)) != 0)
+		/*
+		 * As summary_find ranks the file archive's: the job uid (or
+		 * summary id) first, then the job (or job.step) of a scheduler
+		 * only root registers, then a job id or task name anyone can
+		 * choose; a better match wins over a newer one, so a user's
+		 * task named "1234" cannot shadow Slurm's job 1234.
+		 */
+		adds(&id, "(job = ");
+		if (add_literal(&id, name, strlen(name)) != 0)
 			goto bad;
-		adds(&where, " OR summary_id = ");
-		add_literal(&where, name, strlen(name));
-		adds(&where, " OR job_id = ");
-		add_literal(&where, name, strlen(name));
-		adds(&where, " OR task_name = ");
-		add_literal(&where, name, strlen(name));
+		adds(&id, " OR summary_id = ");
+		add_literal(&id, name, strlen(name));
+		adds(&id, ")");
+		adds(&sched, "(job_id = ");
+		add_literal(&sched, name, strlen(name));
 		if (dot) {
-			adds(&where, " OR ");
-			add_word(&where, L_JOB, "job_id", name, strlen(name));
+			adds(&sched, " OR ");
+			add_word(&sched, L_JOB, "job_id", name, strlen(name));
 		}
+		adds(&sched, ")");
+		growbuf_printf(&where, " AND (%s OR %s OR task_name = ", id.p, sched.p);
+		add_literal(&where, name, strlen(name));
 		adds(&where, ")");
+		growbuf_printf(&rank, "multiIf(%s, 3, scheduler IN ('slurm', 'aws-batch') AND %s,"
+			       " 2, 1)", id.p, sched.p);
 	}
-	if (where.oom) {
+	if (where.oom || id.oom || sched.oom || rank.oom) {
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	rc = select_summaries(cfg, where.p, 1, each, ctx, err, errlen);
+	rc = select_summaries(cfg, where.p, rank.p, 1, each, ctx, err, errlen);
 	if (rc > 1)
 		rc = 1;
 	goto out;
@@ -382,5 +394,8 @@ bad:
 	snprintf(err, errlen, "a filter value holds a control character");
 out:
 	growbuf_free(&where);
+	growbuf_free(&id);
+	growbuf_free(&sched);
+	growbuf_free(&rank);
 	return rc;
 }

@@ -197,6 +197,26 @@ check "tracer jobs of root: every job" root_jobs
 check "tracer jobs -u B of root: B's job" sh -c "'$BUILD/tracer' -o socket='$TMP/none.sock' ${LAKE[*]} jobs --limit 0 --json -u '$UB' | grep -q '$B_JOB'"
 check "tracer show A's job of root" sh -c "'$BUILD/tracer' -o socket='$TMP/none.sock' ${LAKE[*]} show --json '$A_JOB' | grep -q '$MARK'"
 check "tracer report of root counts both users' jobs" bash -c "out=\$('$BUILD/tracer' -o socket='$TMP/none.sock' ${LAKE[*]} report --by user --csv) && grep -q '$UA' <<<\"\$out\" && grep -q '$UB' <<<\"\$out\""
+# A task anyone may name "4242", newer, cannot shadow Slurm's job 4242 (a
+# scheduler only root registers): the better match wins over the newer.
+shadow_rows() { chq -q "SELECT summary FROM tracer.jobs WHERE job = '$A_JOB' LIMIT 1" | python3 -c '
+import json, sys, time
+s = json.loads(sys.stdin.readline())
+rows = []
+for sched, job, job_id, task, end in (("slurm", "u-slurm-4242", "4242", "batchjob", 1800000000),
+                                      ("tracer", "u-shadow-4242", "", "4242", 1800000100)):
+    t = json.loads(json.dumps(s))
+    t["job"], t["summary_id"] = job, job
+    t["identity"].update(scheduler=sched, job_id=job_id, task_name=task, step_id="batch" if job_id else "")
+    t["end_ns"] = str(end * 10**9)
+    rows.append({"summary_id": job, "job": job, "scheduler": sched, "cluster": "c1", "job_id": job_id,
+                 "task_name": task, "uid": 0, "user": "root", "end_ns": end * 10**9,
+                 "end": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(end)),
+                 "summary": json.dumps(t, separators=(",", ":"))})
+print("\n".join(json.dumps(r) for r in rows))' | chq -q "INSERT INTO tracer.jobs FORMAT JSONEachRow"; }
+check "a Slurm job 4242 and a newer task named 4242 are in the datalake" shadow_rows
+shown_job() { root_lake show --json 4242 | python3 -c 'import json,sys; i=json.load(sys.stdin)["identity"]; sys.exit(0 if (i["scheduler"], i["job_id"]) == ("slurm", "4242") else 1)'; }
+check "tracer show 4242 of root: Slurm's job, not the newer task named 4242" shown_job
 check "a user's tracer with the reader stopped says tracerd is not running" sh -c "setpriv --reuid='$UA' --regid='$UA' --init-groups -- '$UTRACER' -o socket='$RSOCK' -o datalake=clickhouse jobs 2>&1 | grep -q 'tracerd is not running'"
 lake_error() { # lake_error WANT OPTION...: root's tracer jobs fails saying WANT
 	local want=$1 o; shift

@@ -127,6 +127,23 @@ static void test_cut_and_safe(void)
 	cJSON_Delete(s);
 }
 
+/* A C1 control (CSI, U+009B) and a bidi override (U+202E) of a user's name
+ * reach neither a mail nor a terminal; other UTF-8 is kept. */
+static void test_unicode_controls(void)
+{
+	char out[1024];
+	cJSON *s = parse("{\"state\": \"COMPLETED\", \"wall_s\": 5, \"flags\": [{"
+			 "\"severity\": \"warning\", \"message\": \"a\\u009b31mb"
+			 "\\u202ec\\u2066d\\u00e9\"}]}");
+
+	brief_lines(s, 3, out, sizeof(out));
+	CU_ASSERT_PTR_NOT_NULL(strstr(out, "A?31mb?c?d\xc3\xa9.\n"));
+	CU_ASSERT_PTR_NULL(strstr(out, "\xc2\x9b"));
+	CU_ASSERT_PTR_NULL(strstr(out, "\xe2\x80\xae"));
+	CU_ASSERT_PTR_NULL(strstr(out, "\xe2\x81\xa6"));
+	cJSON_Delete(s);
+}
+
 /* A buffer too small for everything ends at a whole line; not an object: nothing. */
 static void test_small_buffer(void)
 {
@@ -151,6 +168,7 @@ int main(void)
 		{"three lines keep the request; one line; none", test_three_lines},
 		{"short failed job: one flag, no request; host basis", test_short_failed},
 		{"long and hostile text cut and made safe", test_cut_and_safe},
+		{"C1 controls and bidi overrides", test_unicode_controls},
 		{"small buffer ends at a line; not a summary", test_small_buffer},
 	};
 
