@@ -93,7 +93,9 @@ if ! tracerd_start; then
 fi
 export SLURM_TIME_FORMAT=%s
 
-# A CPU-bound loop of $1 seconds, without forks (bash's SECONDS).
+# A CPU-bound loop of $1 seconds, without forks (bash's SECONDS: between
+# $1 - 1 and $1 seconds, so $1 >= 2; 2% of the CPU time must stay well
+# above the few milliseconds tracer and sacct may differ by).
 cat >"$T/busy.sh" <<'EOF'
 #!/bin/bash
 end=$((SECONDS + $1))
@@ -113,10 +115,10 @@ read -r calls0 failed0 steps0 <<<"$(squeue_counts)"
 # ---- the jobs ----
 sb() { sbatch --parsable -o "$T/%x-%j.out" "$@"; }
 J1=$(sb -J one -c1 -A tracertest --wrap "$B 3")
-J2=$(sb -J steps -c1 --wrap "srun $B 2; srun $B 2; srun $B 1")
-J3=$(sb -J arr -c1 --array=0-2 --wrap "$B 2")
-J4=$(sb -J twonode -N2 -c1 --wrap "srun -N2 $B 2")
-J5=$(sb -J failing -c1 --wrap "srun $B 1 1")
+J2=$(sb -J steps -c1 --wrap "srun $B 2; srun $B 2; srun $B 2")
+J3=$(sb -J arr -c1 --array=0-2 --wrap "$B 3")
+J4=$(sb -J twonode -N2 -c1 --wrap "srun -N2 $B 3")
+J5=$(sb -J failing -c1 --wrap "srun $B 3 1")
 for j in "$J1" "$J2" "$J3" "$J4" "$J5"; do
 	case $j in
 	[0-9]*) ;;
