@@ -143,6 +143,8 @@ HELPER_BINS  := $(patsubst tests/helpers/%.c,$(BUILD)/tests/helpers/%,$(filter-o
 # the NVML test double, a shared library tracerd opens instead of the driver's
 NVML_DOUBLE  := $(BUILD)/tests/helpers/libnvml_double.so
 BPF_TEST_OBJS := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/bpf/*.c))
+# bench/switch.sh's timer with the empty sched_switch program embedded
+BENCH_BINS   := $(BUILD)/bench/switch_floor
 BPF_TEST_BIN := $(BUILD)/tests/bpf/test_bpf
 
 # The archives (and so every product, which links libtracer.a) also depend
@@ -166,7 +168,7 @@ endif
 	bpf-test demo bench rpm install clean cppcheck fuzz
 .DELETE_ON_ERROR:
 
-all: $(BINS) $(UNIT_BINS) $(KERNEL_BINS) $(HELPER_BINS) $(NVML_DOUBLE) $(BPF_TEST_BIN)
+all: $(BINS) $(UNIT_BINS) $(KERNEL_BINS) $(HELPER_BINS) $(NVML_DOUBLE) $(BPF_TEST_BIN) $(BENCH_BINS)
 
 deps:
 	./scripts/install-deps.sh build
@@ -257,6 +259,21 @@ $(KERNEL_LIB_BINS): $(BUILD)/tests/kernel/%: $(BUILD)/tests/kernel/%.o $(BUILD)/
 $(BUILD)/tests/helpers/%: tests/helpers/%.c
 	@mkdir -p $(@D)
 	$(CC) -O2 -g -Wall -Wextra -Werror -static -o $@ $<
+
+# ---- bench: the empty sched_switch program and its loader ----
+# Static and unsanitized like the helpers, so bench/device_run.sh runs it
+# on a machine that has only the built tree (libbpf, libelf, zlib inside).
+$(BUILD)/bench/switch_floor.bpf.o: bench/switch_floor.bpf.c
+	@mkdir -p $(@D)
+	$(CLANG) -g -O2 -target bpf -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
+		-I$(VMLINUX_DIR) -c $< -o $@
+	$(LLVM_STRIP) -g $@
+
+$(BUILD)/bench/switch_floor.skel.h: $(BUILD)/bench/switch_floor.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/bench/switch_floor: bench/switch_floor.c $(BUILD)/bench/switch_floor.skel.h
+	$(CC) -O2 -g -Wall -Wextra -Werror -I$(BUILD)/bench -static -o $@ $< -lbpf -lelf -lz
 
 # Unsanitized too: it is loaded into tracerd, sanitized or not (dlopen).
 $(NVML_DOUBLE): tests/helpers/nvml_double.c lib/nvml_abi.h

@@ -248,11 +248,13 @@ struct task_struct___pre514 {
 	long state;
 } __attribute__((preserve_access_index));
 
-static __always_inline unsigned int compat_task_state(struct task_struct *task)
+/* compared where it is read, at its own width: no zero extension of a
+ * merged value on the path every switch takes */
+static __always_inline bool compat_task_dead(struct task_struct *task)
 {
 	if (bpf_core_field_exists(task->__state))
-		return task->__state;
-	return ((struct task_struct___pre514 *)task)->state;
+		return task->__state == TRACER_TASK_DEAD;
+	return ((struct task_struct___pre514 *)task)->state == TRACER_TASK_DEAD;
 }
 
 #endif /* TRACER_BPF_COMPAT_H */

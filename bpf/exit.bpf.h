@@ -219,13 +219,11 @@ static __always_inline void emit_exit(struct tracer_proc *p,
  * parent that waits late would hold the record and its job's close
  * (docs/benchmarks.md, "Per-switch hook": the decision and its cost).
  */
-static __always_inline int handle_switch(struct task_struct *prev)
+static __noinline int switch_dead(struct task_struct *prev)
 {
 	struct tracer_proc *p;
 	__u32 tgid;
 
-	if (compat_task_state(prev) != TRACER_TASK_DEAD)
-		return 0;
 	tgid = BPF_CORE_READ(prev, tgid);
 	p = bpf_map_lookup_elem(&procs, &tgid);
 	if (!p)
@@ -239,6 +237,21 @@ static __always_inline int handle_switch(struct task_struct *prev)
 		return 0;
 	emit_exit(p, prev, tgid);
 	return 0;
+}
+
+/*
+ * Every switch on the host comes here.  The dead thread's work is a
+ * separate BPF subprogram (switch_dead, __noinline), so the program itself
+ * is two loads, a compare and a return: the JIT saves no callee-saved
+ * register and sets up no stack for it (a program with a stack frame of
+ * 64 bytes or more gets a per-CPU private stack, set up at every entry on
+ * v6.13+).  docs/benchmarks.md, "Per-switch hook", has the measured cost.
+ */
+static __always_inline int handle_switch(struct task_struct *prev)
+{
+	if (__builtin_expect(!compat_task_dead(prev), 1))
+		return 0;
+	return switch_dead(prev);
 }
 
 #endif /* TRACER_EXIT_BPF_H */
