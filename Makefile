@@ -49,6 +49,9 @@
 # tests/kernel/test_daemon_*.c also with the daemon's objects (all but
 # daemon/tracerd.o, which holds main).  tests/helpers/nvml_double.c ->
 # libnvml_double.so, the NVML test double tracerd opens in tests/gpu.
+# bench/switch_floor.bpf.c + bench/switch_floor.c -> bench/switch_floor,
+# bench/switch.sh's timer (static: bench/device_run.sh runs it where only
+# the built tree is).
 #
 # Variables: CFLAGS (default -O2 -g), CPPFLAGS, LDFLAGS and LDLIBS are the
 # user's and are added to the flags the build needs, so `make CFLAGS=-O0`

@@ -14,8 +14,10 @@
 #   loop     tracerd's answers while a job with 3,000 live processes ends
 #   netio    loopback TCP and direct I/O with tracerd running/stopped and
 #            tracked (bench/netio.sh)
-#   switch   the per-switch hook: untracked ping-pong and exec storm in
-#            alternating pairs, median and spread (bench/switch.sh)
+#   switch   the per-switch hook: JOBS (nproc) spawners' tracked exec
+#            storm and JOBS/2 untracked ping-pongs (nothing attached, an
+#            empty sched_switch program, tracerd) in alternating pairs,
+#            median and spread, bpf_stats per call (bench/switch.sh)
 #   datalake the datalake at scale: DL_SUMMARIES (1,000,000) summaries
 #            into ClickHouse, insert rate, bytes on disk, query times
 #            (bench/datalake.sh; the longest part: DL_SUMMARIES=200000

@@ -69,6 +69,8 @@ int add_accounting_tests(CU_pSuite s);
 /* test_bpf_scope.c: what is traced, paths, OOM, the loader itself */
 int add_scope_tests(CU_pSuite s);
 int add_netio_tests(CU_pSuite s);
+/* test_bpf_switch.c: the per-switch program's untracked path */
+int add_switch_tests(CU_pSuite s);
 void test_loader(void);
 
 #endif

@@ -344,7 +344,8 @@ int main(int argc, char **argv)
 		return 1;
 	s = CU_add_suite("bpf", suite_init, suite_cleanup);
 	if (!s || !CU_add_test(s, "loader", test_loader) || add_accounting_tests(s) != 0 ||
-	    add_scope_tests(s) != 0 || add_netio_tests(s) != 0 || !CU_add_test(s, "no drops at the end", test_loader)) {
+	    add_scope_tests(s) != 0 || add_netio_tests(s) != 0 || add_switch_tests(s) != 0 ||
+	    !CU_add_test(s, "no drops at the end", test_loader)) {
 		CU_cleanup_registry();
 		return 1;
 	}
