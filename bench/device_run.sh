@@ -18,7 +18,8 @@
 # bench and test helpers) and the shared libraries tracerd and tracer
 # load (all but glibc's), under DIR/libs; then run
 #   bench/device_run.sh DIR
-# on the machine (DIR/libs goes on LD_LIBRARY_PATH).
+# on the machine (those of DIR/libs that the machine lacks go on
+# LD_LIBRARY_PATH).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -47,9 +48,26 @@ if [ "${1:-}" = --pack ]; then
 fi
 
 BUILD=$(cd "${1:-$TOP/build}" && pwd) || exit 1
-if [ -d "$BUILD/libs" ]; then
-	export TRACER_LIBS=$BUILD/libs
-	export LD_LIBRARY_PATH=$BUILD/libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+LIBDIR=$(mktemp -d /tmp/tracer-devlibs.XXXXXX) || exit 1
+trap 'rm -rf "$LIBDIR"' EXIT
+# only the packed libraries this machine lacks go on LD_LIBRARY_PATH:
+# the machine's own stay in use by everything else (python3 and torch)
+missing_libs() {
+	LD_LIBRARY_PATH=$LIBDIR ldd "$BUILD/tracerd" "$BUILD/tracer" 2>/dev/null |
+		awk '$2 == "=>" && $3 == "not" { print $1 }' | sort -u
+}
+for round in 1 2 3 4 5 6; do
+	missing=$(missing_libs)
+	[ -n "$missing" ] || break
+	for lib in $missing; do
+		[ -f "$BUILD/libs/$lib" ] || { echo "FAIL: $lib: not on this machine, not packed (bench/device_run.sh --pack)"; exit 1; }
+		ln -sf "$BUILD/libs/$lib" "$LIBDIR/$lib"
+	done
+done
+if [ -n "$(ls "$LIBDIR")" ]; then
+	echo "libraries taken from $BUILD/libs: $(ls "$LIBDIR" | tr '\n' ' ')"
+	export TRACER_LIBS=$LIBDIR
+	export LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi
 rc=0
 
