@@ -56,7 +56,7 @@ missing_libs() {
 	LD_LIBRARY_PATH=$LIBDIR ldd "$BUILD/tracerd" "$BUILD/tracer" 2>/dev/null |
 		awk '$2 == "=>" && $3 == "not" { print $1 }' | sort -u
 }
-for round in 1 2 3 4 5 6; do
+for _ in 1 2 3 4 5 6; do # a library may need another: a few rounds
 	missing=$(missing_libs)
 	[ -n "$missing" ] || break
 	for lib in $missing; do
@@ -64,8 +64,9 @@ for round in 1 2 3 4 5 6; do
 		ln -sf "$BUILD/libs/$lib" "$LIBDIR/$lib"
 	done
 done
-if [ -n "$(ls "$LIBDIR")" ]; then
-	echo "libraries taken from $BUILD/libs: $(ls "$LIBDIR" | tr '\n' ' ')"
+taken=$(cd "$LIBDIR" && echo *)
+if [ "$taken" != '*' ]; then
+	echo "libraries taken from $BUILD/libs: $taken"
 	export TRACER_LIBS=$LIBDIR
 	export LD_LIBRARY_PATH=$LIBDIR${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 fi

@@ -33,11 +33,13 @@ cleanup() {
 trap cleanup EXIT
 mkdir "$INST" || { echo "FAIL: cannot make the tracefs instance $INST" >&2; exit 1; }
 echo mono >"$INST/trace_clock" 2>/dev/null
-echo 'comm == "exittail"' >"$INST/events/sched/sched_process_exit/filter" &&
+if ! { echo 'comm == "exittail"' >"$INST/events/sched/sched_process_exit/filter" &&
 	echo 'prev_comm == "exittail" || next_comm == "exittail"' >"$INST/events/sched/sched_switch/filter" &&
 	echo 1 >"$INST/events/sched/sched_process_exit/enable" &&
-	echo 1 >"$INST/events/sched/sched_switch/enable" ||
-	{ echo "FAIL: cannot enable sched_process_exit and sched_switch in $INST" >&2; exit 1; }
+	echo 1 >"$INST/events/sched/sched_switch/enable"; }; then
+	echo "FAIL: cannot enable sched_process_exit and sched_switch in $INST" >&2
+	exit 1
+fi
 echo 1 >"$INST/tracing_on"
 # run by spawner, which wait4()s it: the CPU the kernel reports for it
 for i in $(seq 1 "$REPS"); do

@@ -125,11 +125,14 @@ echo "JOBS=$JOBS: $PP ping-pongs of $TRIPS round trips at once, $JOBS spawners o
 echo
 row "measure" "without" "with" "ratio, median (min-max)" "target"
 row "----------------------------------------------------" "---------" "---------" "-----------------------" "--------"
+# shellcheck disable=SC2046
 set -- $(echo "$rb" | tr ' ' '\n' | grep . | spread)
 row "ping-pong, empty program on sched_switch (s)" "$(med "$pa")" "$(med "$pb")" "$1 ($2-$3)" ""
+# shellcheck disable=SC2046
 set -- $(echo "$rc" | tr ' ' '\n' | grep . | spread)
 pp_ratio=$1 pp_lo=$2 pp_hi=$3
 row "ping-pong, tracerd running, untracked (s)" "$(med "$pa")" "$(med "$pc")" "$1 ($2-$3)" "<= 1.01"
+# shellcheck disable=SC2046
 set -- $(echo "$rs" | tr ' ' '\n' | grep . | spread)
 st_ratio=$1 st_lo=$2 st_hi=$3
 row "exec storm, $((JOBS * STORM)) processes, tracked (s)" "$(med "$so")" "$(med "$sn")" "$1 ($2-$3)" "<= 1.05"
@@ -142,6 +145,6 @@ echo "  both attached at once (tracer_switch first): tracer_switch $both_ts ns, 
 echo
 echo "row for docs/benchmarks.md (per-switch hook, one row per machine):"
 echo
-echo "| machine | CPUs | kernel | JOBS | ping-pong: tracerd / none, median (min-max) | exec storm proc/s: none / tracked (ratio) | tracer_switch ns/call | empty program ns/call | difference |"
-echo "| ------- | ---- | ------ | ---- | ------------------------------------------- | ----------------------------------------- | --------------------- | --------------------- | ---------- |"
-echo "| $cpu | $(nproc) | $(uname -r) | $JOBS | $pp_ratio ($pp_lo-$pp_hi) | $off_rate / $on_rate ($st_ratio) | $ts_m | $fl_m | $minus |"
+echo "| machine | CPUs | kernel | JOBS | ping-pong: tracerd / none, median (min-max) | exec storm proc/s: none / tracked (time ratio) | tracer_switch ns/call | empty program ns/call | difference |"
+echo "| ------- | ---- | ------ | ---- | ------------------------------------------- | ---------------------------------------------- | --------------------- | --------------------- | ---------- |"
+echo "| $cpu | $(nproc) | $(uname -r) | $JOBS | $pp_ratio ($pp_lo-$pp_hi) | $off_rate / $on_rate ($st_ratio, $st_lo-$st_hi) | $ts_m | $fl_m | $minus |"

@@ -47,7 +47,7 @@ static __u32 procs_map_id(void)
 /* does program fd use map `map_id`? */
 static int uses_map(int fd, __u32 map_id)
 {
-	__u32 ids[64], len;
+	__u32 ids[64] = {0}, len;
 	struct bpf_prog_info info;
 
 	memset(&info, 0, sizeof(info));
