@@ -75,7 +75,8 @@ rc=0
 echo "== the machine"
 echo "CPUs: $(nproc) ($(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo))"
 echo "kernel: $(uname -r)"
-if [ -f /sys/fs/cgroup/cgroup.controllers ]; then echo "cgroup v2: yes"; else echo "cgroup v2: no (tracerd needs it)"; fi
+echo "cgroup: $(awk '$3 == "cgroup2" { v2 = v2 " " $2 } $3 == "cgroup" { v1++ }
+	END { printf "v2 at%s, %d v1 hierarchies", (v2 == "" ? " none" : v2), v1 }' /proc/mounts)"
 if [ -e /sys/kernel/btf/vmlinux ]; then echo "BTF: yes"; else echo "BTF: /sys/kernel/btf/vmlinux missing (tracerd needs it)"; fi
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg)"
 for b in tracerd tracer; do
