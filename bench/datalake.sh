@@ -9,10 +9,9 @@
 # in a temporary directory, DL_DIR to put it elsewhere).  Measures:
 #   - the insert rate of the sink's way (JSONEachRow in blocks of 8192
 #     rows, one insert per table, as tracerd sends them) over the first
-#     DL_SINK_JOBS (20,000) jobs;
-#   - the bulk load of the rest: two generators write each table's rows
-#     into FIFOs that one clickhouse-client per table and generator
-#     inserts from;
+#     DL_SINK_JOBS (25,000) jobs;
+#   - the bulk load of the rest: ClickHouse copies those jobs (the
+#     templates) with new ids and days until there are DL_JOBS;
 #   - bytes on disk per table, per job row and per process row;
 #   - p50 of 5 runs of every query of contrib/clickhouse/queries.sql, of
 #     `tracer jobs -u USER -S now-30days` and `tracer show JOB` (root's
@@ -25,16 +24,13 @@ set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 N=${DL_JOBS:-1000000}
-S=${DL_SINK_JOBS:-20000}
+S=${DL_SINK_JOBS:-25000}
 PROCS=${DL_PROCS:-4}
 [ "$S" -le "$N" ] || S=$N
 TMP=$(mktemp -d "${DL_DIR:-/tmp}/tracer-bench-dl.XXXXXX")
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/delivery/clickhouse.sh"
-PIDS=()
 cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done
 	ch_stop
 	rm -rf "$TMP"
 }
@@ -56,7 +52,8 @@ ch_start || exit 1
 	{ echo "FAIL: tracer datalake migrate" >&2; exit 1; }
 
 # 1. the sink's way: files first (generation is not timed), then the
-# inserts, jobs last as the sink does
+# inserts, jobs last as the sink does; job ids are 7000000 + the job's
+# number
 mkdir "$TMP/sink"
 "$TMP/gen" 0 "$S" "$PROCS" "$TMP/sink/jobs" "$TMP/sink/tools" "$TMP/sink/processes" \
 	"$TMP/sink/flags" || { echo "FAIL: datalake_gen" >&2; exit 1; }
@@ -69,29 +66,61 @@ done
 sink_us=$(($(now_us) - t0))
 rm -rf "$TMP/sink"
 
-# 2. the bulk load: generator -> FIFO -> clickhouse-client, per table
-# (blocks sized so that a block of jobs, summaries included, stays
-# within the server's memory)
-declare -A BLOCK=([jobs]=16384 [tools]=262144 [processes]=262144 [flags]=262144)
+# 2. the bulk load: the first DL_SINK_JOBS jobs are the templates of the
+# rest.  ClickHouse copies them (INSERT ... SELECT, no parsing, the
+# materialized view filling job_keys as for any insert) as many times as
+# it takes, each copy with new job ids and summary ids, moved to another
+# day of the last 35 (in the columns and in the summary's start_ns and
+# end_ns), so that users, pipelines, runs, inputs and states keep their
+# shape; the summary's other times stay the template's.  (ClickHouse
+# 18.16's replaceAll takes constant patterns only: the summary is spliced
+# at the places datalake_gen writes its ids and times.)
+NOW=$(( $(date +%s) / 86400 * 86400 )) WIN=$((35 * 86400))
+copy_expr() { # copy_expr COLUMN: the column of copy __K__ of a template row
+	local d="(toInt64(toUInt32(end)) - ($NOW - (($NOW - toInt64(toUInt32(end)) + __K__ * 104729) % $WIN)))"
+	local sid="concat(substring(summary_id, 1, 28), lower(substring(hex(toUInt32(65536 + __K__)), 3, 4)))"
+	local job="toString(toUInt64(job_id) + __K__ * $S)"
+	case $1 in
+	summary_id) echo "$sid" ;;
+	job_id) echo "if(job_id = '', '', $job)" ;;
+	job) echo "concat(substring(job, 1, position(job, ':')), $job, substring(job, position(job, ':') + 1 + length(job_id)))" ;;
+	end | start | submit | job_start | first_start | last_end)
+		echo "if(toUInt32($1) = 0, $1, toDateTime(toInt64(toUInt32($1)) - $d))" ;;
+	end_ns | start_ns) echo "toUInt64(toInt64($1) - $d * 1000000000)" ;;
+	start_ms) echo "toUInt64(toInt64($1) - $d * 1000)" ;;
+	summary) # the same, spliced at the places the generator writes them (a
+		# replacement is as long as what it replaces: the places do not move)
+		local ps="(position(summary, '\"summary_id\":\"') + 14)" pj="(position(summary, '\"job\":\"') + 13)"
+		local pst="(position(summary, '\"start_ns\":') + 11)" pen="(position(summary, '\"end_ns\":') + 9)"
+		local pid="(position(summary, '\"job_id\":\"') + 10)" l="length(job_id)"
+		echo "concat(substring(summary, 1, $ps - 1), $sid, substring(summary, $ps + 32, $pj - $ps - 32), $job, substring(summary, $pj + $l, $pst - $pj - $l), toString(toUInt64(toInt64(start_ns) - $d * 1000000000)), substring(summary, $pst + 19, $pen - $pst - 19), toString(toUInt64(toInt64(end_ns) - $d * 1000000000)), substring(summary, $pen + 19, $pid - $pen - 19), $job, substring(summary, $pid + $l))" ;;
+	*) echo "$1" ;;
+	esac
+}
+copies=$(((N + S - 1) / S - 1))
+# job ids keep their 7 digits: the summaries are spliced in place
+[ "$N" -lt 3000000 ] || { echo "FAIL: DL_JOBS must be under 3000000" >&2; exit 1; }
 t0=$(now_us)
-# two generators (one per core), each writing into every FIFO: a FIFO
-# takes writes of up to 4 KiB whole only, so each generator has its own
-for g in 1 2; do
-	for t in "${TABLES[@]}"; do
-		mkfifo "$TMP/$t.$g" || exit 1
-		chq --max_insert_block_size=${BLOCK[$t]} -q "INSERT INTO tracer.$t FORMAT JSONEachRow" \
-			<"$TMP/$t.$g" &
-		PIDS+=($!)
+for t in "${TABLES[@]}"; do
+	chq --allow_experimental_low_cardinality_type=1 -q "CREATE TABLE tracer.tpl_$t ENGINE = Memory AS SELECT * FROM tracer.$t" ||
+		{ echo "FAIL: templates of tracer.$t" >&2; exit 1; }
+	cols=() exprs=()
+	while read -r c; do
+		cols+=("$c")
+		exprs+=("$(copy_expr "$c")")
+	done < <(chq -q "SELECT name FROM system.columns WHERE database = 'tracer' AND table = '$t'")
+	sel=$(IFS=,; echo "${exprs[*]}")
+	collist=$(IFS=,; echo "${cols[*]}")
+	for k in $(seq 1 "$copies"); do
+		# the last copy stops at N jobs
+		last=$((N - k * S))
+		where="1"
+		[ "$last" -lt "$S" ] && where="summary_id IN (SELECT summary_id FROM tracer.tpl_jobs WHERE toUInt64(job_id) < $((7000000 + last)))"
+		chq -q "INSERT INTO tracer.$t ($collist) SELECT ${sel//__K__/$k} FROM tracer.tpl_$t WHERE $where" ||
+			{ echo "FAIL: copy $k into tracer.$t" >&2; exit 1; }
 	done
+	chq -q "DROP TABLE tracer.tpl_$t"
 done
-half=$(((N - S) / 2))
-"$TMP/gen" "$S" "$half" "$PROCS" "$TMP/jobs.1" "$TMP/tools.1" "$TMP/processes.1" "$TMP/flags.1" &
-PIDS+=($!)
-"$TMP/gen" "$((S + half))" "$((N - S - half))" "$PROCS" "$TMP/jobs.2" "$TMP/tools.2" \
-	"$TMP/processes.2" "$TMP/flags.2" &
-PIDS+=($!)
-for p in "${PIDS[@]}"; do wait "$p" || { echo "FAIL: the bulk load (datalake_gen or an insert)" >&2; exit 1; }; done
-PIDS=()
 bulk_us=$(($(now_us) - t0))
 
 # sizes once the server has merged what it will (OPTIMIZE would be
@@ -115,9 +144,9 @@ echo
 row "measure" "" "value" "" ""
 row "--------------------------------------------------" "------------" "------------" "--------" "----------"
 row "insert, the sink's way: $sink_rows summaries (per s)" "" "$((sink_rows * 1000000 / sink_us))" "" ""
-row "bulk load: jobs per s (generation included)" "" "$(((N - S) * 1000000 / bulk_us))" "" ""
+row "bulk load (copies): jobs per s" "" "$(((N - S) * 1000000 / bulk_us))" "" ""
 row "  summaries per s" "" "$(((jobs_rows - sink_rows) * 1000000 / bulk_us))" "" ""
-row "  process rows per s" "" "$((proc_rows * 1000000 / (bulk_us + sink_us)))" "" ""
+row "  process rows per s" "" "$(((proc_rows - proc_rows * S / N) * 1000000 / bulk_us))" "" ""
 row "  load time (s)" "" "$((bulk_us / 1000000))" "" ""
 row "rows: jobs / tools / processes / flags" "" "$jobs_rows" "$tool_rows" "$proc_rows"
 row "  flags / job_keys rows" "" "$flag_rows" "$key_rows" ""

@@ -7,8 +7,8 @@
  *   datalake_gen FIRST COUNT PROCS JOBS TOOLS PROCESSES FLAGS
  *
  * writes the rows (JSONEachRow) of jobs FIRST .. FIRST+COUNT-1 to the four
- * files named (FIFOs the bench's clickhouse-clients read, so that a
- * million jobs load in one pass, or plain files).  The data has the
+ * files named (the bench copies them inside ClickHouse up to a million
+ * jobs and more: bench/datalake.sh).  The data has the
  * shape the analyses expect of a site: 200 users in 20 accounts, 5
  * partitions, 40 pipelines of 5-10 steps (task names) run many times on
  * inputs of varying size (read bytes), each step's peak memory growing

@@ -381,8 +381,8 @@ int main(int argc, char **argv)
 	if (!o.user)
 		o.user = nonempty(getenv("SLURM_JOB_USER"));
 	if (slurmmail_wants_verdict(&m) && !o.user)
-		fprintf(stderr, "tracer-mail: neither SLURM_JOB_UID nor SLURM_JOB_USER is set: "
-				"no verdict (the job's owner is not known)\n");
+		fprintf(stderr, "tracer-mail: no verdict for job %s: neither SLURM_JOB_UID nor "
+				"SLURM_JOB_USER is set (the job's owner is not known)\n", m.job_id);
 	else if (slurmmail_wants_verdict(&m)) {
 		get_verdict(&o, m.job_id, verdict, sizeof(verdict));
 		if (verdict[0]) {

@@ -21,7 +21,7 @@ CREATE TABLE tracer.jobs_v3 AS tracer.jobs
 ENGINE = ReplacingMergeTree
 PARTITION BY toYYYYMM(end)
 ORDER BY (user, end, summary_id)
-SETTINGS index_granularity = 2048;
+SETTINGS index_granularity = 256;
 
 -- Columns the per-pipeline and per-site analyses read besides version
 -- 2's: the allocation's own time limit (time_limit_s is the request's
