@@ -369,11 +369,11 @@ static void add_keys_of(struct growbuf *b, const char *w, size_t n, bool first)
 }
 
 /*
- * " AND (user, end, summary_id) IN (...)": the rows whose job_keys (schema
- * version 3) hold a name of the comma list (one: list is one name).  The lookup goes by
- * job_keys' sorting key, and (user, end) is jobs' sorting key, so only
- * the granules of those rows are read.  The names were checked
- * (add_literal) by where_into already.
+ * " AND (user, end, summary_id) IN (...)": the rows whose job_keys
+ * (schema version 3) hold a name of the comma list (one: list is one
+ * name).  The lookup goes by job_keys' sorting key, and (user, end) is
+ * jobs' sorting key, so only the granules of those rows are read.  The
+ * names were checked (add_literal) by where_into already.
  */
 static void add_job_keys(struct growbuf *b, const char *db, const char *list, bool one)
 {
@@ -403,8 +403,8 @@ static void add_job_keys(struct growbuf *b, const char *db, const char *list, bo
  * the slow way, every row's filter columns read.
  */
 static int select_by_keys(const struct tracer_config *cfg, struct growbuf *where,
-			  const char *names, bool one, const char *rank, long limit, datalake_each_fn each,
-			  void *ctx, char *err, size_t errlen)
+			  const char *names, bool one, const char *rank, long limit,
+			  datalake_each_fn each, void *ctx, char *err, size_t errlen)
 {
 	size_t plain = where->len;
 	int rc;
@@ -437,8 +437,8 @@ int datalake_read_summaries(const struct tracer_config *cfg, const struct job_fi
 	else if (where.oom)
 		snprintf(err, errlen, "out of memory");
 	else
-		rc = select_by_keys(cfg, &where, f->job_ids, false, NULL, limit < 0 ? 0 : limit, each,
-				    ctx, err, errlen) < 0 ? -1 : 0;
+		rc = select_by_keys(cfg, &where, f->job_ids, false, NULL, limit < 0 ? 0 : limit,
+				    each, ctx, err, errlen) < 0 ? -1 : 0;
 	growbuf_free(&where);
 	return rc;
 }
