@@ -31,7 +31,8 @@ lake_setup() {
 	"$BUILD/tracer" -o clickhouse_url="$LAKE_URL" datalake migrate \
 		--dir "$ROOT/contrib/clickhouse/migrations" >"$T/migrate.out" 2>&1 ||
 		{ fail "tracer datalake migrate: $(tail -n 3 "$T/migrate.out")"; return 1; }
-	TRACERD_EXTRA_CONF=$(printf 'sinks = file,clickhouse\nclickhouse_url = %s\nretry_max_ms = 2000' "$LAKE_URL")
+	CLUSTER_TRACERD_SINKS=file,clickhouse
+	TRACERD_EXTRA_CONF=$(printf 'clickhouse_url = %s\nretry_max_ms = 2000' "$LAKE_URL")
 	make_test_users tracer-lkg "$LAKE_OTHER"
 	LAKE_TRACER=$(TMP=$T user_copy "$BUILD/tracer") || { fail "cannot copy tracer to $T"; return 1; }
 }
