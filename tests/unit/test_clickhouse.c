@@ -122,19 +122,19 @@ static void test_v3_columns(void)
 	const cJSON *ids;
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-	CU_ASSERT_EQUAL(cJSON_GetObjectItem(r, "time_limit_s")->valuedouble, 7200);
-	CU_ASSERT_EQUAL(cJSON_GetObjectItem(r, "alloc_time_limit_s")->valuedouble, 3600);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "time_limit_s")), 7200);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "alloc_time_limit_s")), 3600);
 	ids = cJSON_GetObjectItem(r, "flag_ids");
 	CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(ids), 2);
 	CU_ASSERT_STRING_EQUAL(cJSON_GetArrayItem(ids, 0)->valuestring, "low_cpu_efficiency");
 	CU_ASSERT_STRING_EQUAL(cJSON_GetArrayItem(ids, 1)->valuestring, "oom");
-	CU_ASSERT_EQUAL(cJSON_GetObjectItem(r, "flags")->valuedouble, 3);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "flags")), 3);
 	cJSON_Delete(r);
 	r = jobs_row("{\"summary_id\":\"s2\",\"end_ns\":1000000000}");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
 	CU_ASSERT_TRUE(cJSON_IsNull(cJSON_GetObjectItem(r, "alloc_time_limit_s")));
-	CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItem(r, "flag_ids")), 0);
 	CU_ASSERT_TRUE(cJSON_IsArray(cJSON_GetObjectItem(r, "flag_ids")));
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItem(r, "flag_ids")), 0);
 	cJSON_Delete(r);
 }
 
