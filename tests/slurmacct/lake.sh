@@ -33,7 +33,7 @@ lake_setup() {
 		{ fail "tracer datalake migrate: $(tail -n 3 "$T/migrate.out")"; return 1; }
 	CLUSTER_TRACERD_SINKS=file,clickhouse
 	TRACERD_EXTRA_CONF=$(printf 'clickhouse_url = %s\nretry_max_ms = 2000' "$LAKE_URL")
-	make_test_users tracer-lkg "$LAKE_OTHER"
+	TMP=$T make_test_users tracer-lkg "$LAKE_OTHER" # its home under $T
 	LAKE_TRACER=$(TMP=$T user_copy "$BUILD/tracer") || { fail "cannot copy tracer to $T"; return 1; }
 }
 
