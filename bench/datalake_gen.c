@@ -4,14 +4,20 @@
  * conversion (clickhouse_sink_rows): the rows are exactly what tracerd
  * would insert for them.
  *
- *   datalake_gen FIRST COUNT PROCS OUTDIR
+ *   datalake_gen FIRST COUNT PROCS JOBS TOOLS PROCESSES FLAGS
  *
- * writes OUTDIR/{jobs,tools,processes,flags}.json (JSONEachRow) for the
- * summaries FIRST .. FIRST+COUNT-1.  Summary i is a step of Slurm job
- * i/2 (steps "batch" and "0"; a quarter of the jobs on two nodes) of one
- * of 10,000 users (half of the jobs from 500 of them), one of 100
- * pipelines, ending within the last 60 days, with 2-6 tools of 40 and
- * PROCS processes in its tree.  Everything follows from i: runs agree.
+ * writes the rows (JSONEachRow) of jobs FIRST .. FIRST+COUNT-1 to the four
+ * files named (the bench copies them inside ClickHouse up to a million
+ * jobs and more: bench/datalake.sh).  The data has the
+ * shape the analyses expect of a site: 200 users in 20 accounts, 5
+ * partitions, 40 pipelines of 5-10 steps (task names) run many times on
+ * inputs of varying size (read bytes), each step's peak memory growing
+ * with its input, requests (CPUs, memory, time) larger than the use, a
+ * few OOM, TIMEOUT, FAILED and CANCELLED jobs, end times over the last 35
+ * days, two clusters.  One job in eight is a multi-node job: a batch
+ * step and an srun step on each of two nodes (three summaries); the
+ * others are one batch step.  Each summary keeps PROCS processes.
+ * Everything follows from the job's number: runs agree.
  */
 #include <stdarg.h>
 #include <stdint.h>
@@ -23,6 +29,11 @@
 #include "growbuf.h"
 #include "sink.h"
 
+#define USERS 200
+#define ACCOUNTS 20
+#define PIPELINES 40
+#define DAYS 35
+
 static const char *const tools[] = {
 	"bwa", "samtools", "gatk", "picard", "bcftools", "bowtie2", "star", "salmon",
 	"kallisto", "fastqc", "multiqc", "trimmomatic", "cutadapt", "python3", "Rscript",
@@ -31,8 +42,10 @@ static const char *const tools[] = {
 	"raxml", "plink", "bgzip", "tabix", "sort", "gzip", "awk", "sed", "cellranger", "nextflow",
 };
 #define NTOOLS (sizeof(tools) / sizeof(tools[0]))
-static const char *const states[] = {"COMPLETED", "FAILED", "OUT_OF_MEMORY", "CANCELLED",
-				     "TIMEOUT"};
+static const char *const steps[] = {"fetch", "qc", "trim", "align", "sort", "dedup",
+				    "call", "filter", "annotate", "report"};
+static const char *const partitions[] = {"cpu", "cpu", "cpu", "highmem", "long", "gpu",
+					 "debug"};
 
 static uint64_t mix(uint64_t x)
 {
@@ -63,46 +76,105 @@ static void iso(uint64_t ns, char *out, size_t len)
 	snprintf(out + n, len - n, ".%03uZ", (unsigned)(ns / 1000000ull % 1000));
 }
 
-static void summary(struct growbuf *b, uint64_t i, unsigned procs, uint64_t now_ns)
+/* what the summaries of one job share */
+struct job {
+	uint64_t id, h;
+	unsigned cluster, user, pipeline, step, run, cpus, parts;
+	const char *state, *partition;
+	double wall, eff, input;
+	uint64_t end, start, req_mem, peak, limit_s;
+};
+
+static void job_shape(uint64_t j, uint64_t now_ns, struct job *o)
 {
-	uint64_t job = i / 2, h = mix(job), g = mix(i);
-	unsigned step = i % 2;
-	unsigned user = (h & 1) ? (unsigned)(h >> 8) % 500 : (unsigned)(h >> 8) % 10000;
-	unsigned pipeline = (unsigned)(h >> 20) % 100;
-	unsigned cpus = 1u << ((h >> 30) % 6);
-	unsigned host = (unsigned)(h >> 36) % 2000 + (step && job % 4 == 0);
-	double wall = 30.0 * (1 + (g >> 8) % 240);
-	double eff = 0.05 + (double)((g >> 16) % 95) / 100.0;
-	double cpu = wall * cpus * eff;
-	uint64_t end = now_ns - (h >> 12) % (60ull * 86400) * 1000000000ull;
-	uint64_t start = end - (uint64_t)(wall * 1e9);
-	uint64_t mem_alloc = (uint64_t)cpus * 4 << 30, peak = mem_alloc / 100 * (5 + (g >> 24) % 110);
-	unsigned st = (unsigned)(g % 100);
-	const char *state = states[st < 85 ? 0 : st < 92 ? 1 : st < 95 ? 2 : st < 98 ? 3 : 4];
-	unsigned ntools = 2 + (unsigned)(g >> 40) % 5;
+	uint64_t h = mix(j), g = mix(h);
+	unsigned r = (unsigned)(h >> 8) % 1000, nsteps, fail = (unsigned)(g % 100);
+	double k, gb, per_gb, typical;
+
+	o->id = 7000000 + j;
+	o->h = h;
+	o->cluster = (h >> 60) % 8 == 0 ? 2 : 1;
+	o->user = r < 500 ? r % 20 : r % USERS; /* 20 users run half the jobs */
+	o->pipeline = (unsigned)(h >> 16) % PIPELINES;
+	nsteps = 5 + o->pipeline % 6;
+	o->step = (unsigned)(h >> 24) % nsteps;
+	o->run = (unsigned)(h >> 28) % 4000;
+	o->partition = partitions[(o->pipeline + o->step) % 7];
+	o->cpus = 1u << ((o->pipeline + o->step) % 5);
+	o->parts = (h >> 40) % 8 == 0 ? 3 : 1;
+	/* the run's input: skewed to small, up to 100 GB, the same for
+	 * every step of the run; each step reads a share of it */
+	uint64_t in = mix((uint64_t)o->pipeline << 32 | o->run);
+	gb = 1 + (double)(in % 100) * (double)((in >> 8) % 100) / 100.0;
+	o->input = gb * (0.2 + 0.13 * (o->step % 10)) * (1ull << 30);
+	/* peak memory and wall time grow with the input */
+	k = (1 + (o->pipeline * 7 + o->step) % 10) / 20.0;
+	o->peak = (uint64_t)((200 << 20) + gb * k * (1ull << 30));
+	typical = (200 << 20) + 60.0 * k * (1ull << 30);
+	o->req_mem = ((uint64_t)(typical * 1.5) >> 30) + 1;
+	o->req_mem <<= 30;
+	per_gb = 20 + (o->pipeline * 13 + o->step * 7) % 180;
+	o->wall = 60 + gb * per_gb * (0.8 + (double)((g >> 8) % 40) / 100.0);
+	o->limit_s = ((uint64_t)((60 + 50 * per_gb) * 3) / 3600 + 1) * 3600;
+	o->eff = 0.15 + (double)((g >> 16) % 75) / 100.0;
+	o->state = "COMPLETED";
+	if (fail < 3) {
+		o->state = "FAILED";
+		o->wall *= 0.3;
+	} else if (fail == 3) {
+		o->state = "CANCELLED";
+		o->wall *= 0.5;
+	} else if (o->peak > o->req_mem) {
+		o->state = "OUT_OF_MEMORY";
+		o->peak = o->req_mem;
+		o->wall *= 0.6;
+	} else if (o->wall > (double)o->limit_s) {
+		o->state = "TIMEOUT";
+		o->wall = (double)o->limit_s;
+	}
+	o->end = now_ns - (h >> 32) % (DAYS * 86400ull) * 1000000000ull;
+	o->start = o->end - (uint64_t)(o->wall * 1e9);
+}
+
+/* Summary `part` of job j: 0 the batch step (on the first node), 1 and
+ * 2 the srun step on each of the two nodes of a multi-node job. */
+static void summary(struct growbuf *b, const struct job *j, unsigned part, unsigned procs)
+{
+	uint64_t g = mix(j->h + part);
+	const char *step = part ? "0" : "batch";
+	unsigned host = (unsigned)(j->h >> 44) % 400 + (part == 2);
+	double share = j->parts == 1 ? 1 : part ? 0.48 : 0.04;
+	double wall = part ? j->wall * 0.97 : j->wall, cpu = wall * j->cpus * j->eff * share * 2;
+	uint64_t rd = (uint64_t)(j->input * share), peak = j->peak;
+	unsigned ntools = 2 + (unsigned)(g >> 40) % 4;
+	bool oom = !strcmp(j->state, "OUT_OF_MEMORY") && part != 1;
 	char t0[40];
 
+	if (j->parts == 1)
+		cpu = wall * j->cpus * j->eff;
 	add(b, "{\"schema\":\"tracer.summary/1\",\"summary_id\":\"%016llx%016llx\","
 	    "\"job\":\"slurm:%llu.%s\",\"start_ns\":%llu,\"end_ns\":%llu,\"wall_s\":%.3f,"
 	    "\"state\":\"%s\",\"exit\":{\"code\":%d},\"cpu_efficiency\":%.4f,",
-	    (unsigned long long)mix(g), (unsigned long long)g, (unsigned long long)(7000000 + job),
-	    step ? "0" : "batch", (unsigned long long)start, (unsigned long long)end, wall, state,
-	    strcmp(state, "COMPLETED") ? 1 : 0, eff);
+	    (unsigned long long)mix(g), (unsigned long long)g, (unsigned long long)j->id,
+	    step, (unsigned long long)j->start, (unsigned long long)j->end, wall, j->state,
+	    strcmp(j->state, "COMPLETED") ? 1 : 0, j->eff);
 	add(b, "\"identity\":{\"scheduler\":\"slurm\",\"cluster\":\"hpc%u\",\"job_id\":\"%llu\","
-	    "\"step_id\":\"%s\",\"user\":\"u%05u\",\"uid\":%u,\"queue\":\"%s\","
-	    "\"pipeline\":\"p%03u\",\"run_id\":\"run-%llu\",\"task_name\":\"task%u\","
-	    "\"account\":\"acct%03u\",\"qos\":\"%s\",\"submit_ns\":%llu,\"job_start_ns\":%llu,"
-	    "\"queue_wait_s\":%.1f,\"node_list\":\"n%04u\","
-	    "\"request\":{\"cpus\":%u,\"mem_bytes\":%llu,\"nodes\":1,\"time_limit_s\":%u},"
-	    "\"allocation\":{\"cpus\":%u,\"mem_bytes\":%llu,\"time_limit_s\":%u,\"nodes\":1}},",
-	    (unsigned)(h >> 50) % 2, (unsigned long long)(7000000 + job), step ? "0" : "batch",
-	    user, 100000 + user, (h >> 44) % 3 ? "normal" : "long", pipeline,
-	    (unsigned long long)(job / 50), (unsigned)(h >> 24) % 40, user % 300,
-	    (h >> 46) % 4 ? "normal" : "high", (unsigned long long)(start - 60000000000ull),
-	    (unsigned long long)start, (double)((h >> 52) % 3600), host, cpus,
-	    (unsigned long long)mem_alloc, 86400, cpus,
-	    (unsigned long long)mem_alloc, 86400);
-	add(b, "\"host\":{\"hostname\":\"n%04u\",\"cpus\":64},"
+	    "\"step_id\":\"%s\",\"user\":\"u%03u\",\"uid\":%u,\"queue\":\"%s\","
+	    "\"pipeline\":\"pipe%02u\",\"run_id\":\"pipe%02u-run%u\",\"task_name\":\"%s\","
+	    "\"account\":\"acct%02u\",\"qos\":\"%s\",\"submit_ns\":%llu,\"job_start_ns\":%llu,"
+	    "\"queue_wait_s\":%.1f,\"node_list\":\"%s%03u%s\",\"node_name\":\"n%03u\","
+	    "\"request\":{\"cpus\":%u,\"mem_bytes\":%llu,\"nodes\":%u,\"time_limit_s\":%llu},"
+	    "\"allocation\":{\"cpus\":%u,\"mem_bytes\":%llu,\"time_limit_s\":%llu,\"nodes\":%u}},",
+	    j->cluster, (unsigned long long)j->id, step, j->user, 100000 + j->user,
+	    j->partition, j->pipeline, j->pipeline, j->run, steps[j->step % 10],
+	    j->user / (USERS / ACCOUNTS), (j->h >> 46) % 4 ? "normal" : "high",
+	    (unsigned long long)(j->start - 60000000000ull), (unsigned long long)j->start,
+	    (double)((j->h >> 52) % 3600), j->parts == 1 ? "n" : "n[",
+	    (unsigned)(j->h >> 44) % 400, j->parts == 1 ? "" : "-next]", host, j->cpus,
+	    (unsigned long long)j->req_mem, j->parts == 1 ? 1 : 2,
+	    (unsigned long long)j->limit_s, j->cpus, (unsigned long long)j->req_mem,
+	    (unsigned long long)j->limit_s, j->parts == 1 ? 1 : 2);
+	add(b, "\"host\":{\"hostname\":\"n%03u\",\"cpus\":64},"
 	    "\"totals\":{\"cpu_s\":%.3f,\"user_s\":%.3f,\"sys_s\":%.3f,\"rchar\":%llu,"
 	    "\"wchar\":%llu,\"read_bytes\":%llu,\"write_bytes\":%llu,"
 	    "\"net\":{\"sent_bytes\":%llu,\"recv_bytes\":%llu},"
@@ -112,60 +184,87 @@ static void summary(struct growbuf *b, uint64_t i, unsigned procs, uint64_t now_
 	    "\"tracer\":{\"source\":\"tracerd\",\"version\":\"0.9.0\"},"
 	    "\"recommendation\":{\"cpus\":%u,\"mem_bytes\":%llu,\"time_s\":%.0f},"
 	    "\"cost\":{\"total\":%.4f,\"unused\":%.4f},",
-	    host, cpu, cpu * 0.9, cpu * 0.1, (unsigned long long)(g >> 30),
-	    (unsigned long long)(g >> 32), (unsigned long long)(g >> 34), (unsigned long long)(g >> 35),
+	    host, cpu, cpu * 0.9, cpu * 0.1, (unsigned long long)(rd + (g >> 44)),
+	    (unsigned long long)(rd / 3), (unsigned long long)rd, (unsigned long long)(rd / 3),
 	    (unsigned long long)(g >> 40), (unsigned long long)(g >> 38),
-	    (unsigned long long)(g >> 36), (unsigned long long)(g >> 37), (unsigned long long)peak,
-	    (double)peak / (double)mem_alloc, procs * 3, st >= 92 && st < 95,
-	    (unsigned)(cpu / wall) + 1, (unsigned long long)(peak * 5 / 4), wall * 1.5,
-	    wall * cpus / 3600 * 0.04, wall * cpus * (1 - eff) / 3600 * 0.04);
+	    (unsigned long long)(rd / 2), (unsigned long long)(rd / 4), (unsigned long long)peak,
+	    (double)peak / (double)j->req_mem, procs * 3, oom,
+	    (unsigned)(j->cpus * j->eff) + 1, (unsigned long long)(peak * 5 / 4), wall * 1.5,
+	    wall * j->cpus / 3600 * 0.04 + (double)j->req_mem / (1 << 30) * wall / 3600 * 0.005,
+	    wall * j->cpus * (1 - j->eff) / 3600 * 0.04);
 	add(b, "\"tools\":[");
 	for (unsigned t = 0; t < ntools; t++) {
-		const char *name = tools[(h >> (t * 5)) % NTOOLS];
+		const char *name = tools[(j->h >> (t * 5)) % NTOOLS];
 		double tc = cpu / ntools, tw = wall / ntools;
-		iso(start + (uint64_t)(t * tw * 1e9), t0, sizeof(t0));
+		iso(j->start + (uint64_t)(t * tw * 1e9), t0, sizeof(t0));
 		add(b, "%s{\"tool\":\"%s\",\"path\":\"/opt/bio/bin/%s\",\"processes\":%u,"
 		    "\"cpu_s\":%.3f,\"user_s\":%.3f,\"sys_s\":%.3f,\"wall_s\":%.3f,"
-		    "\"peak_rss_bytes\":%llu,\"rchar\":%llu,\"wchar\":%llu,\"read_bytes\":0,"
+		    "\"peak_rss_bytes\":%llu,\"rchar\":%llu,\"wchar\":%llu,\"read_bytes\":%llu,"
 		    "\"write_bytes\":0,\"first_start\":\"%s\",\"last_end\":\"%s\",\"oom_kills\":0,"
 		    "\"exit_codes\":[{\"code\":0,\"count\":%u}]}",
 		    t ? "," : "", name, name, procs, tc, tc * 0.9, tc * 0.1, tw,
-		    (unsigned long long)peak / 2, (unsigned long long)(g >> (33 + t)),
-		    (unsigned long long)(g >> (35 + t)), t0, t0, procs);
+		    (unsigned long long)peak / 2, (unsigned long long)(rd / ntools),
+		    (unsigned long long)(rd / ntools / 3), (unsigned long long)(rd / ntools), t0,
+		    t0, procs);
 	}
 	add(b, "],\"process_tree\":[");
 	for (unsigned p = 0; p < procs; p++) {
-		const char *name = tools[(h >> ((p % ntools) * 5)) % NTOOLS];
-		iso(start + (uint64_t)p * 1000000000ull, t0, sizeof(t0));
+		const char *name = tools[(j->h >> ((p % ntools) * 5)) % NTOOLS];
+		iso(j->start + (uint64_t)p * 1000000000ull, t0, sizeof(t0));
 		add(b, "%s{\"pid\":%u,\"ppid\":%u,\"tool\":\"%s\",\"comm\":\"%.15s\","
-		    "\"exe\":\"/opt/bio/bin/%s\",\"cmdline\":\"%s -t %u -i /scratch/u%05u/run%llu/"
-		    "sample_%u.fastq.gz -o /scratch/u%05u/out/part_%u\",\"start\":\"%s\","
+		    "\"exe\":\"/opt/bio/bin/%s\",\"cmdline\":\"%s -t %u -i /scratch/u%03u/run%u/"
+		    "sample_%u.fastq.gz -o /scratch/u%03u/out/part_%u\",\"start\":\"%s\","
 		    "\"wall_s\":%.3f,\"cpu_s\":%.3f,\"user_s\":%.3f,\"sys_s\":%.3f,"
-		    "\"peak_rss_bytes\":%llu,\"rchar\":%llu,\"wchar\":%llu,\"read_bytes\":0,"
+		    "\"peak_rss_bytes\":%llu,\"rchar\":%llu,\"wchar\":%llu,\"read_bytes\":%llu,"
 		    "\"write_bytes\":0,\"exit_code\":0}",
-		    p ? "," : "", 1000 + p, p ? 1000 : 1, name, name, name, name, cpus, user,
-		    (unsigned long long)job, p, user, p, t0, wall / procs, cpu / procs,
-		    cpu / procs * 0.9, cpu / procs * 0.1, (unsigned long long)peak / 3,
-		    (unsigned long long)(g >> (30 + p % 8)), (unsigned long long)(g >> (32 + p % 8)));
+		    p ? "," : "", 1000 + p, p ? 1000 : 1, name, name, name, name, j->cpus, j->user,
+		    j->run, p, j->user, p, t0, wall / procs, cpu / procs, cpu / procs * 0.9,
+		    cpu / procs * 0.1, (unsigned long long)peak / 3,
+		    (unsigned long long)(rd / procs), (unsigned long long)(rd / procs / 3),
+		    (unsigned long long)(rd / procs));
 	}
 	add(b, "],\"flags\":[");
-	if (eff < 0.3)
+	const char *sep = "";
+	if (j->eff < 0.3) {
 		add(b, "{\"id\":\"low_cpu_efficiency\",\"severity\":\"warning\",\"message\":"
 		    "\"used %.0f%% of %u allocated CPUs\",\"evidence\":{\"cpu_efficiency\":%.3f}}",
-		    eff * 100, cpus, eff);
+		    j->eff * 100, j->cpus, j->eff);
+		sep = ",";
+	}
+	if (peak * 2 < j->req_mem) {
+		add(b, "%s{\"id\":\"memory_overallocated\",\"severity\":\"warning\",\"message\":"
+		    "\"peak memory %.0f%% of the allocation\",\"evidence\":{\"peak_bytes\":%llu}}",
+		    sep, 100.0 * (double)peak / (double)j->req_mem, (unsigned long long)peak);
+		sep = ",";
+	}
+	if (wall * 5 < (double)j->limit_s)
+		add(b, "%s{\"id\":\"time_overrequested\",\"severity\":\"info\",\"message\":"
+		    "\"ran %.0f s of the %llu s requested\",\"evidence\":{\"wall_s\":%.1f}}",
+		    sep, wall, (unsigned long long)j->limit_s, wall);
 	add(b, "]}");
+}
+
+/* write what b holds to f once it is large, or when last */
+static int flush(struct growbuf *b, FILE *f, const char *name, bool last)
+{
+	if (b->len < (1u << 20) && !last)
+		return 0;
+	if (b->len && fwrite(b->p, 1, b->len, f) != b->len) {
+		perror(name);
+		return -1;
+	}
+	growbuf_free(b);
+	memset(b, 0, sizeof(*b));
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	static const char *const names[CLICKHOUSE_SINK_TABLES] = {"jobs", "tools", "processes",
-								 "flags"};
 	struct growbuf rows[CLICKHOUSE_SINK_TABLES];
 	FILE *out[CLICKHOUSE_SINK_TABLES];
-	char path[4096];
 
-	if (argc != 5) {
-		fprintf(stderr, "usage: datalake_gen FIRST COUNT PROCS OUTDIR\n");
+	if (argc != 4 + CLICKHOUSE_SINK_TABLES) {
+		fprintf(stderr, "usage: datalake_gen FIRST COUNT PROCS JOBS TOOLS PROCESSES FLAGS\n");
 		return 2;
 	}
 	uint64_t first = strtoull(argv[1], NULL, 10), count = strtoull(argv[2], NULL, 10);
@@ -174,36 +273,33 @@ int main(int argc, char **argv)
 	uint64_t now_ns = (uint64_t)(time(NULL) / 86400 * 86400) * 1000000000ull;
 
 	memset(rows, 0, sizeof(rows));
-	for (int t = 0; t < CLICKHOUSE_SINK_TABLES; t++) {
-		snprintf(path, sizeof(path), "%s/%s.json", argv[4], names[t]);
-		if (!(out[t] = fopen(path, "w"))) {
-			perror(path);
+	for (int t = 0; t < CLICKHOUSE_SINK_TABLES; t++)
+		if (!(out[t] = fopen(argv[4 + t], "w"))) {
+			perror(argv[4 + t]);
 			return 1;
 		}
-	}
 	for (uint64_t i = first; i < first + count; i++) {
-		struct growbuf s = {0};
-		summary(&s, i, procs, now_ns);
-		if (s.oom || clickhouse_sink_rows(s.p, s.len, rows) != 0) {
-			fprintf(stderr, "datalake_gen: summary %llu: not JSON or out of memory\n",
-				(unsigned long long)i);
-			return 1;
-		}
-		growbuf_free(&s);
-		for (int t = 0; t < CLICKHOUSE_SINK_TABLES; t++) {
-			if (rows[t].len > (4u << 20) || i + 1 == first + count) {
-				if (rows[t].len && fwrite(rows[t].p, 1, rows[t].len, out[t]) != rows[t].len) {
-					perror(names[t]);
-					return 1;
-				}
-				growbuf_free(&rows[t]);
-				memset(&rows[t], 0, sizeof(rows[t]));
+		struct job j;
+
+		job_shape(i, now_ns, &j);
+		for (unsigned part = 0; part < j.parts; part++) {
+			struct growbuf s = {0};
+
+			summary(&s, &j, part, procs);
+			if (s.oom || clickhouse_sink_rows(s.p, s.len, rows) != 0) {
+				fprintf(stderr, "datalake_gen: job %llu: not JSON or out of memory\n",
+					(unsigned long long)i);
+				return 1;
 			}
+			growbuf_free(&s);
 		}
+		for (int t = 0; t < CLICKHOUSE_SINK_TABLES; t++)
+			if (flush(&rows[t], out[t], argv[4 + t], i + 1 == first + count) != 0)
+				return 1;
 	}
 	for (int t = 0; t < CLICKHOUSE_SINK_TABLES; t++)
 		if (fclose(out[t]) != 0) {
-			perror(names[t]);
+			perror(argv[4 + t]);
 			return 1;
 		}
 	return 0;

@@ -18,10 +18,10 @@
 #            storm and JOBS/2 untracked ping-pongs (nothing attached, an
 #            empty sched_switch program, tracerd) in alternating pairs,
 #            median and spread, bpf_stats per call (bench/switch.sh)
-#   datalake the datalake at scale: DL_SUMMARIES (1,000,000) summaries
-#            into ClickHouse, insert rate, bytes on disk, query times
-#            (bench/datalake.sh; the longest part: DL_SUMMARIES=200000
-#            for a shorter run)
+#   datalake the datalake at scale: DL_JOBS (1,000,000) Slurm jobs
+#            into ClickHouse, insert and load rates, bytes on disk,
+#            query and command times (bench/datalake.sh; the longest
+#            part: DL_JOBS=250000 for a shorter run)
 #   redact   redaction of one exec record (job_proc_exec), ns per exec,
 #            for a benign argv and the worst case a user can choose;
 #            REDACT_BASE=OTHER_BUILD/libtracer.a compares with another

@@ -63,6 +63,7 @@ static const struct key_def keys[] = {
 	{"clickhouse_user", K_NAME, M(clickhouse_user), 0, 0},
 	{"clickhouse_password_file", K_OPT_PATH, M(clickhouse_password_file), 0, 0},
 	{"datalake", K_DATALAKE, M(datalake), 0, 0},
+	{"datalake_max_memory", K_UINT, M(datalake_max_memory), 1048576, 4294967295LL},
 	{"mode", K_MODE, M(mode), 0, 0},
 	{"max_procs_per_job", K_UINT, M(max_procs_per_job), 0, 4194304},
 	{"max_procs_per_user", K_UINT, M(max_procs_per_user), 0, 4194304},
@@ -165,6 +166,7 @@ void config_defaults(struct tracer_config *cfg)
 		 TRACER_DEFAULT_LOG_LEVEL);
 	snprintf(cfg->spool_dir, sizeof(cfg->spool_dir), "%s", TRACER_DEFAULT_SPOOL_DIR);
 	cfg->spool_max_bytes = TRACER_DEFAULT_SPOOL_MAX_BYTES;
+	cfg->datalake_max_memory = TRACER_DEFAULT_DATALAKE_MAX_MEMORY;
 	cfg->file_max_bytes = TRACER_DEFAULT_FILE_MAX_BYTES;
 	cfg->file_keep = TRACER_DEFAULT_FILE_KEEP;
 	cfg->retry_max_ms = TRACER_DEFAULT_RETRY_MAX_MS;

@@ -51,6 +51,7 @@ struct tracer_config {
 	char clickhouse_user[64];   /* clickhouse_user (empty: the server's default) */
 	char clickhouse_password_file[256]; /* clickhouse_password_file */
 	char datalake[16];          /* datalake: none|clickhouse (where summaries are read back) */
+	unsigned datalake_max_memory; /* datalake_max_memory: bytes one query may use on the server */
 	char mode[16];              /* mode: full|reader (tracerd --reader) */
 	char admin_group[64];       /* admin_group (empty: only root sees every job) */
 	unsigned max_procs_per_job; /* max_procs_per_job (0: no cap) */

@@ -189,8 +189,13 @@ static int where_into(const struct job_filter *f, struct growbuf *b)
 		return -1;
 	/* as job_filter_match: -S keeps what ended then or later, -E what
 	 * had started by then */
-	if (f->since_ns != INT64_MIN)
-		growbuf_printf(b, " AND end_ns >= %" PRId64, f->since_ns < 0 ? 0 : f->since_ns);
+	if (f->since_ns != INT64_MIN) {
+		int64_t since = f->since_ns < 0 ? 0 : f->since_ns;
+
+		/* end (seconds) too: it is in the sorting key, end_ns is not */
+		growbuf_printf(b, " AND end >= toDateTime(%" PRId64 ") AND end_ns >= %" PRId64,
+			       since / 1000000000, since);
+	}
 	if (f->until_ns != INT64_MAX)
 		growbuf_printf(b, " AND start_ns <= %" PRId64, f->until_ns < 0 ? 0 : f->until_ns);
 	return 0;
@@ -234,15 +239,30 @@ static int db_ident(const struct tracer_config *cfg, char *err, size_t errlen)
 static int run_query(const struct tracer_config *cfg, const char *sql, char **out, size_t *len,
 		     char *err, size_t errlen)
 {
-	char settings[160], why[600];
+	char settings[200], why[600];
 	const char *msg;
 
+	/*
+	 * A user's question may read, never write, and is bounded in time,
+	 * answer and memory on the server, so that one user cannot use up
+	 * what the others' questions and the inserts need.  readonly comes
+	 * last: it forbids changing the settings that follow it.
+	 */
 	snprintf(settings, sizeof(settings),
-		 "&max_execution_time=%d&max_result_bytes=%u&result_overflow_mode=throw",
-		 TRACER_DATALAKE_TIMEOUT_MS / 1000, TRACER_DATALAKE_REPLY_MAX);
+		 "&max_execution_time=%d&max_result_bytes=%u&result_overflow_mode=throw"
+		 "&max_memory_usage=%u&readonly=1", TRACER_DATALAKE_TIMEOUT_MS / 1000,
+		 TRACER_DATALAKE_REPLY_MAX, cfg->datalake_max_memory);
 	if (clickhouse_exec(cfg, sql, settings, TRACER_DATALAKE_TIMEOUT_MS, out, len, why,
 			    sizeof(why)) == 0)
 		return 0;
+	/* MEMORY_LIMIT_EXCEEDED (241) on every version */
+	if (strstr(why, "Code: 241,") || strstr(why, "Code: 241.")) {
+		snprintf(err, errlen, "ClickHouse at %s: the query needed more than "
+			 "datalake_max_memory (%u bytes) on the server: select fewer jobs "
+			 "(-S, -u, -j) or raise datalake_max_memory", cfg->clickhouse_url,
+			 cfg->datalake_max_memory);
+		return -1;
+	}
 	/* "POST URL: what" -> "ClickHouse at URL: what" (a URL has no ": ") */
 	msg = strncmp(why, "POST ", 5) == 0 && strstr(why, ": ") ? strstr(why, ": ") + 2 : why;
 	if (strncmp(msg, "HTTP status ", 12) == 0)
@@ -299,15 +319,18 @@ static int select_summaries(const struct tracer_config *cfg, const char *where, 
 	/*
 	 * The newest `limit`, then oldest first; summary_id breaks ties.  Not
 	 * FINAL: it reads every row's summary before the filter applies (22 s
-	 * for one user's month at 200,000 summaries on 18.16, 0.9 s this way,
-	 * docs/clickhouse.md).  PREWHERE reads the filter's columns first, and
-	 * the rows of a batch delivered twice, identical, fold by summary_id.
+	 * for one user's month at 200,000 summaries on 18.16,
+	 * docs/clickhouse.md).  PREWHERE reads the filter's columns first,
+	 * the rows of a batch delivered twice, identical, fold by
+	 * summary_id, and the summaries are read in a second pass, for the
+	 * summary ids the first (narrow columns only) kept.
 	 */
 	if (limit > 0)
-		growbuf_printf(&sql, "SELECT summary FROM (SELECT summary, end_ns, summary_id"
-			       " FROM %s.jobs PREWHERE %s ORDER BY %s%s end_ns DESC, summary_id DESC"
-			       " LIMIT 1 BY summary_id LIMIT %ld) ORDER BY end_ns, summary_id"
-			       " FORMAT TabSeparatedRaw", db, where, rank ? rank : "",
+		growbuf_printf(&sql, "SELECT summary FROM %s.jobs PREWHERE (%s) AND summary_id IN"
+			       " (SELECT summary_id FROM %s.jobs PREWHERE %s ORDER BY %s%s end_ns DESC,"
+			       " summary_id DESC LIMIT 1 BY summary_id LIMIT %ld)"
+			       " ORDER BY end_ns, summary_id LIMIT 1 BY summary_id"
+			       " FORMAT TabSeparatedRaw", db, where, db, where, rank ? rank : "",
 			       rank ? " DESC," : "", limit);
 	else
 		growbuf_printf(&sql, "SELECT summary FROM %s.jobs PREWHERE %s"
@@ -326,6 +349,81 @@ static int select_summaries(const struct tracer_config *cfg, const char *where, 
 	return rc;
 }
 
+/* a name's keys in job_keys: itself, and the job of JOB.STEP and of
+ * ARRAYJOB_TASK */
+static void add_keys_of(struct growbuf *b, const char *w, size_t n, bool first)
+{
+	const char *dot = memrchr(w, '.', n), *us = memrchr(w, '_', n);
+
+	if (!first)
+		adds(b, ", ");
+	add_literal(b, w, n);
+	if (dot) {
+		adds(b, ", ");
+		add_literal(b, w, (size_t)(dot - w));
+	}
+	if (us) {
+		adds(b, ", ");
+		add_literal(b, w, (size_t)(us - w));
+	}
+}
+
+/*
+ * " AND (user, end, summary_id) IN (...)": the rows whose job_keys
+ * (schema version 3) hold a name of the comma list (one: list is one
+ * name).  The lookup goes by job_keys' sorting key, and (user, end) is
+ * jobs' sorting key, so only the granules of those rows are read.  The
+ * names were checked (add_literal) by where_into already.
+ */
+static void add_job_keys(struct growbuf *b, const char *db, const char *list, bool one)
+{
+	bool first = true;
+
+	growbuf_printf(b, " AND (user, end, summary_id) IN (SELECT user, end, summary_id FROM"
+		       " %s.job_keys PREWHERE key IN (", db);
+	for (const char *p = list; *p;) {
+		size_t n = one ? strlen(p) : strcspn(p, ",");
+
+		if (n > 0) {
+			add_keys_of(b, p, n, first);
+			first = false;
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (first)
+		adds(b, "''");
+	adds(b, "))");
+}
+
+/*
+ * select_summaries, by job_keys when names is not NULL (a list of job
+ * ids, or one name); a datalake of schema version 2 has no job_keys: then
+ * the slow way, every row's filter columns read.
+ */
+static int select_by_keys(const struct tracer_config *cfg, struct growbuf *where,
+			  const char *names, bool one, const char *rank, long limit,
+			  datalake_each_fn each, void *ctx, char *err, size_t errlen)
+{
+	size_t plain = where->len;
+	int rc;
+
+	if (names && db_ident(cfg, err, errlen) == 0) {
+		add_job_keys(where, cfg->clickhouse_database, names, one);
+		if (where->oom) {
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		rc = select_summaries(cfg, where->p, rank, limit, each, ctx, err, errlen);
+		if (rc >= 0 || !clickhouse_is_unknown_table(err))
+			return rc;
+		where->len = plain;
+		where->p[plain] = '\0';
+	}
+	return select_summaries(cfg, where->p, rank, limit, each, ctx, err, errlen);
+}
+
 int datalake_read_summaries(const struct tracer_config *cfg, const struct job_filter *f,
 			    long limit, int (*each)(void *ctx, const char *summary_json_line,
 						    size_t len),
@@ -339,8 +437,8 @@ int datalake_read_summaries(const struct tracer_config *cfg, const struct job_fi
 	else if (where.oom)
 		snprintf(err, errlen, "out of memory");
 	else
-		rc = select_summaries(cfg, where.p, NULL, limit < 0 ? 0 : limit, each, ctx,
-				      err, errlen) < 0 ? -1 : 0;
+		rc = select_by_keys(cfg, &where, f->job_ids, false, NULL, limit < 0 ? 0 : limit,
+				    each, ctx, err, errlen) < 0 ? -1 : 0;
 	growbuf_free(&where);
 	return rc;
 }
@@ -386,7 +484,8 @@ int datalake_read_job(const struct tracer_config *cfg, const char *name,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	rc = select_summaries(cfg, where.p, rank.p, 1, each, ctx, err, errlen);
+	rc = select_by_keys(cfg, &where, rank.len ? name : NULL, true, rank.p, 1, each, ctx, err,
+			    errlen);
 	if (rc > 1)
 		rc = 1;
 	goto out;

@@ -23,9 +23,11 @@
 #define TRACER_DEFAULT_MODE "full"        /* mode: tracerd traces (reader: only answers) */
 #define TRACER_DATALAKE_REPLY_MAX (64u << 20) /* bytes of one datalake answer */
 #define TRACER_DATALAKE_TIMEOUT_MS 10000 /* one datalake query, connection included */
+/* datalake_max_memory: what one datalake query may use on the server */
+#define TRACER_DEFAULT_DATALAKE_MAX_MEMORY (1u << 30)
 /* the datalake's schema migrations (make install, the RPM), in order */
 #define TRACER_DEFAULT_MIGRATIONS_DIR "/usr/share/tracer/clickhouse/migrations"
-#define TRACER_CLICKHOUSE_SCHEMA 2 /* the schema version this tracer writes */
+#define TRACER_CLICKHOUSE_SCHEMA 3 /* the schema version this tracer writes */
 #define TRACER_DEFAULT_STATE_DIR "/var/lib/tracer/state" /* journal of open jobs */
 #define TRACER_DEFAULT_CONTAINER_STORAGE "/var/lib/containers/storage" /* podman, CRI-O */
 #define TRACER_DEFAULT_DOCKER_SOCKETS "/run/docker.sock" /* dockerd API, list endpoint only */

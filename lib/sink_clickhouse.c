@@ -222,6 +222,22 @@ static void v2_columns(cJSON *r, const cJSON *s, const char *text)
 	put_str(r, "summary", text);
 }
 
+/* schema v3: the allocation's own time limit and the ids of the flags
+ * raised, for analyses that group jobs without reading the summary */
+static void v3_columns(cJSON *r, const cJSON *s)
+{
+	cJSON *ids = cJSON_AddArrayToObject(r, "flag_ids");
+	const cJSON *f;
+
+	put_nullable_u64(r, "alloc_time_limit_s", at(s, "identity.allocation.time_limit_s"));
+	cJSON_ArrayForEach(f, at(s, "flags")) {
+		const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(f, "id"));
+
+		if (ids && id)
+			cJSON_AddItemToArray(ids, cJSON_CreateString(id));
+	}
+}
+
 static void job_row(struct growbuf *b, const cJSON *s, const char *text)
 {
 	cJSON *r = cJSON_CreateObject();
@@ -268,6 +284,7 @@ static void job_row(struct growbuf *b, const cJSON *s, const char *text)
 	cJSON_free(labels);
 	gpu_columns(r, s);
 	v2_columns(r, s, text);
+	v3_columns(r, s);
 	add_row(b, r);
 }
 

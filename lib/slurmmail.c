@@ -96,6 +96,21 @@ int slurmmail_parse(const char *subject, struct slurmmail *m)
 	return 0;
 }
 
+int slurmmail_type(const char *mail_type, enum slurmmail_event *ev)
+{
+	if (!mail_type || !mail_type[0])
+		return -1;
+	if (!strcmp(mail_type, "Ended"))
+		*ev = SLURMMAIL_ENDED;
+	else if (!strcmp(mail_type, "Failed"))
+		*ev = SLURMMAIL_FAILED;
+	else if (!strcmp(mail_type, "Requeued"))
+		*ev = SLURMMAIL_REQUEUED;
+	else
+		*ev = SLURMMAIL_OTHER;
+	return 0;
+}
+
 int slurmmail_from_env(const char *job_id, const char *mail_type, struct slurmmail *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -104,12 +119,7 @@ int slurmmail_from_env(const char *job_id, const char *mail_type, struct slurmma
 		m->job_id[0] = '\0';
 		return -1;
 	}
-	if (mail_type && !strcmp(mail_type, "Ended"))
-		m->event = SLURMMAIL_ENDED;
-	else if (mail_type && !strcmp(mail_type, "Failed"))
-		m->event = SLURMMAIL_FAILED;
-	else if (mail_type && !strcmp(mail_type, "Requeued"))
-		m->event = SLURMMAIL_REQUEUED;
+	slurmmail_type(mail_type, &m->event);
 	return 0;
 }
 

@@ -36,6 +36,11 @@ int slurmmail_parse(const char *subject, struct slurmmail *m);
  */
 int slurmmail_from_env(const char *job_id, const char *mail_type, struct slurmmail *m);
 
+/* The event of SLURM_JOB_MAIL_TYPE ("Ended", "Failed", "Requeued"; any
+ * other word: SLURMMAIL_OTHER) into *ev: 0, or -1 when it is NULL or
+ * empty (*ev unchanged). */
+int slurmmail_type(const char *mail_type, enum slurmmail_event *ev);
+
 /* Does this mail end a run of the job (a verdict belongs in it)? */
 bool slurmmail_wants_verdict(const struct slurmmail *m);
 

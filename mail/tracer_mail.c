@@ -7,6 +7,11 @@
  *   tracer-mail [--config FILE] [--mail-command PATH] [--tracer PATH]
  *               [--timeout SECONDS] -s SUBJECT USER      (as slurmctld calls it)
  *
+ * The verdict is looked up only among the jobs of the cluster and the
+ * user slurmctld names in MailProg's environment (SLURM_CLUSTER_NAME,
+ * SLURM_JOB_UID or SLURM_JOB_USER): another cluster's or another user's
+ * job of the same id is never mailed; without the user, no verdict.
+ *
  * The mail must go out whatever happens: every step that could fail
  * (the configuration, the verdict, the copy of the body) is skipped with
  * a line on stderr and the mailer is run all the same; the verdict is
@@ -34,6 +39,8 @@
 #define RETRY_MS 500      /* between two asks while the summary is not there */
 
 struct mail_opts {
+	const char *cluster;      /* SLURM_CLUSTER_NAME; NULL: not given */
+	const char *user;         /* SLURM_JOB_UID, else SLURM_JOB_USER */
 	const char *config;       /* NULL: tracer's default */
 	const char *mail_command; /* NULL: mail_command of the configuration */
 	const char *tracer;       /* NULL: beside this program */
@@ -136,6 +143,11 @@ static void default_tracer(char *buf, size_t len)
 	snprintf(buf, len, "%.*s/tracer", slash ? (int)(slash - self) : 0, self);
 }
 
+static const char *nonempty(const char *s)
+{
+	return s && s[0] ? s : NULL;
+}
+
 static void config_warn(const char *msg)
 {
 	fprintf(stderr, "tracer-mail: config: %s\n", msg);
@@ -167,11 +179,26 @@ static int ask_tracer(const struct mail_opts *o, const char *tracer, const char 
 
 		if (null < 0 || dup2(null, 0) < 0 || dup2(fds[1], 1) < 0 || dup2(null, 2) < 0)
 			_exit(127);
-		if (o->config)
-			execl(tracer, "tracer", "--config", o->config, "show", "--brief", job_id,
-			      (char *)NULL);
-		else
-			execl(tracer, "tracer", "show", "--brief", job_id, (char *)NULL);
+		const char *av[12];
+		int n = 0;
+
+		av[n++] = "tracer";
+		if (o->config) {
+			av[n++] = "--config";
+			av[n++] = o->config;
+		}
+		av[n++] = "show";
+		av[n++] = "--brief";
+		av[n++] = "--user";
+		av[n++] = o->user;
+		if (o->cluster) {
+			av[n++] = "--cluster";
+			av[n++] = o->cluster;
+		}
+		av[n++] = "--";
+		av[n++] = job_id;
+		av[n] = NULL;
+		execv(tracer, (char *const *)av);
 		_exit(127);
 	}
 	close(fds[1]);
@@ -347,7 +374,16 @@ int main(int argc, char **argv)
 	subject = find_subject(argc, argv, o.first_mail_arg);
 	if (slurmmail_parse(subject, &m) != 0)
 		slurmmail_from_env(getenv("SLURM_JOB_ID"), getenv("SLURM_JOB_MAIL_TYPE"), &m);
-	if (slurmmail_wants_verdict(&m)) {
+	else
+		slurmmail_type(getenv("SLURM_JOB_MAIL_TYPE"), &m.event); /* before the subject's */
+	o.cluster = nonempty(getenv("SLURM_CLUSTER_NAME"));
+	o.user = nonempty(getenv("SLURM_JOB_UID"));
+	if (!o.user)
+		o.user = nonempty(getenv("SLURM_JOB_USER"));
+	if (slurmmail_wants_verdict(&m) && !o.user)
+		fprintf(stderr, "tracer-mail: no verdict for job %s: neither SLURM_JOB_UID nor "
+				"SLURM_JOB_USER is set (the job's owner is not known)\n", m.job_id);
+	else if (slurmmail_wants_verdict(&m)) {
 		get_verdict(&o, m.job_id, verdict, sizeof(verdict));
 		if (verdict[0]) {
 			int fd = body_with_verdict(m.job_id, verdict);

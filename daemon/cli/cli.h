@@ -52,6 +52,11 @@ cJSON *cli_summaries_select(struct cli *c, const struct job_filter *f);
 /* show_job.c: what `tracer show NAME [--node HOST]` shows: the job view
  * of a job id, else the one summary NAME finds; NULL when none. */
 cJSON *cli_job_view(struct cli *c, const char *name, const char *node);
+/* Slurm job job_id of cluster (NULL: any) and user (name or uid; NULL:
+ * any) rolled up as cli_job_view does; NULL when it has no such job.
+ * Another cluster's or user's job of the same id is never taken. */
+cJSON *cli_job_view_of(struct cli *c, const char *job_id, const char *cluster, const char *user,
+		       const char *node);
 /* The job view's steps as a table (nothing for one step). */
 void print_job_steps(const cJSON *view, int width);
 /* Does this user ask tracerd (not root)? */

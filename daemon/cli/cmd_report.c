@@ -235,7 +235,8 @@ static void show_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: tracer show [--tools] [--tree] [--all] [--wide] [--json] [--html FILE]\n"
-		"                   [--node HOST] [--brief] JOB|JOB.STEP|last\n"
+		"                   [--node HOST] [--brief] [--cluster NAME] [--user USER]\n"
+		"                   JOB|JOB.STEP|last\n"
 		"One finished job on one screen: run, task, allocation and totals, the\n"
 		"notes, the request to make next time and the %d tools that used the most\n"
 		"CPU.  JOB is a Slurm or AWS Batch job id (1234): the whole job, every\n"
@@ -243,6 +244,9 @@ static void show_usage(FILE *f)
 		"(1234.0, 1234.batch) one step; a job uid or a task name that one job;\n"
 		"the newest match wins; \"last\" is the newest job.\n"
 		"      --node HOST  only the part of the job (or step) on HOST\n"
+		"      --cluster NAME, --user USER\n"
+		"                   JOB is a Slurm job id of that cluster and that user\n"
+		"                   (name or uid): no other job of the same id is shown\n"
 		"      --tools      every tool, not the top %d, and every note on tools\n"
 		"      --tree       the process tree too\n"
 		"      --all        both: every tool and the process tree\n"
@@ -267,9 +271,11 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		{"all", no_argument, NULL, 'a'},
 		{"node", required_argument, NULL, 'N'},
 		{"brief", no_argument, NULL, 'b'},
+		{"cluster", required_argument, NULL, 'C'},
+		{"user", required_argument, NULL, 'u'},
 		{NULL, 0, NULL, 0},
 	};
-	const char *name, *html = NULL, *node = NULL;
+	const char *name, *html = NULL, *node = NULL, *cluster = NULL, *user = NULL;
 	bool wide = false, brief = false;
 	int opt, parts = 0;
 
@@ -290,6 +296,10 @@ int cmd_show(struct cli *c, int argc, char **argv)
 			node = optarg;
 		} else if (opt == 'b') {
 			brief = true;
+		} else if (opt == 'C') {
+			cluster = optarg;
+		} else if (opt == 'u') {
+			user = optarg;
 		} else if (opt == 'h') {
 			show_usage(stdout);
 			return 0;
@@ -305,7 +315,13 @@ int cmd_show(struct cli *c, int argc, char **argv)
 	if (optind + 1 < argc)
 		return cli_extra_arg("show", argv[optind + 1]);
 	name = argv[optind];
-	cJSON *s = cli_job_view(c, name, node);
+	if ((cluster || user) && (!name[0] || strspn(name, "0123456789") != strlen(name))) {
+		fprintf(stderr, "tracer show: --cluster and --user take a Slurm job id (digits), "
+				"not \"%s\"\n", name);
+		return 2;
+	}
+	cJSON *s = cluster || user ? cli_job_view_of(c, name, cluster, user, node) :
+				     cli_job_view(c, name, node);
 	if (!s) {
 		fprintf(stderr, "tracer: no job %s%s%s in %s\n", name, node ? " on " : "",
 			node ? node : "", c->cfg.file_path);

@@ -14,6 +14,12 @@
 #include "sink.h"
 
 #define QUERY_TIMEOUT_MS 30000
+/*
+ * A job is counted once, however many steps and nodes it ran on: its
+ * (cluster, job_id) when it has a job id, its summary otherwise (tracer
+ * run).  A job failed when any of its summaries did.
+ */
+#define JOB_KEY "if(job_id != '', concat(cluster, '/', job_id), summary_id)"
 
 /* the group's expression over a table of the datalake */
 static const char *key_expr(enum report_by by)
@@ -114,7 +120,8 @@ int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 	}
 	if (r->by == REPORT_BY_TOOL)
 		snprintf(q, sizeof(q),
-			 "SELECT %s AS g, toFloat64(count()) AS jobs, toFloat64(sum(failed)) AS failed,"
+			 "SELECT %s AS g, toFloat64(uniqExact(" JOB_KEY ")) AS jobs,"
+			 " toFloat64(sum(failed)) AS failed,"
 			 " toFloat64(sum(processes)) AS processes, sum(wall_s) AS wall,"
 			 " sum(cpu_s) AS cpu_s,"
 			 " sum(job_wall_s * if(alloc_cpus > 0, alloc_cpus, host_cpus)) AS core_s,"
@@ -127,8 +134,9 @@ int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 			 k, db, db, from, from);
 	else
 		snprintf(q, sizeof(q),
-			 "SELECT %s AS g, toFloat64(count()) AS jobs,"
-			 " toFloat64(countIf(ifNull(exit_code, 0) != 0 OR exit_signal IS NOT NULL)) AS failed,"
+			 "SELECT %s AS g, toFloat64(uniqExact(" JOB_KEY ")) AS jobs,"
+			 " toFloat64(uniqExactIf(" JOB_KEY ", ifNull(exit_code, 0) != 0"
+			 " OR exit_signal IS NOT NULL)) AS failed,"
 			 " sum(wall_s) AS wall, sum(cpu_s) AS cpu_s,"
 			 " sum(wall_s * if(alloc_cpus > 0, alloc_cpus, host_cpus)) AS core_s,"
 			 " toFloat64(max(mem_peak_bytes)) AS peak,"
@@ -145,7 +153,7 @@ int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 	if (r->by == REPORT_BY_TOOL) {
 		/* the jobs in the window: once, not once per tool */
 		snprintf(q, sizeof(q),
-			 "SELECT toFloat64(count()) AS jobs FROM %s.jobs FINAL"
+			 "SELECT toFloat64(uniqExact(" JOB_KEY ")) AS jobs FROM %s.jobs FINAL"
 			 " WHERE end >= toDateTime(%ld) AND scheduler != 'host' FORMAT JSONEachRow",
 			 db, from);
 		if (run(cfg, q, &out) != 0)

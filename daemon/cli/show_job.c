@@ -97,6 +97,44 @@ cJSON *cli_job_view(struct cli *c, const char *name, const char *node)
 	return view;
 }
 
+/* Is s of Slurm job job_id on cluster (any cluster: NULL)? */
+static bool of_cluster(const cJSON *s, const char *job_id, const char *cluster)
+{
+	const cJSON *id = cJSON_GetObjectItem(s, "identity");
+	const char *j = jstr(id, "job_id"), *cl = jstr(id, "cluster");
+
+	return j && !strcmp(j, job_id) && (!cluster || (cl && !strcmp(cl, cluster)));
+}
+
+cJSON *cli_job_view_of(struct cli *c, const char *job_id, const char *cluster, const char *user,
+		       const char *node)
+{
+	struct job_filter f;
+	cJSON *arr, *keep, *view = NULL;
+	const cJSON *x, *like = NULL;
+	struct gather g;
+
+	job_filter_init(&f);
+	f.job_ids = job_id;
+	f.users = user;
+	f.nodes = node;
+	arr = cli_summaries_select(c, &f);
+	/* the newest of the job's summaries on that cluster names the job */
+	for (int i = cJSON_GetArraySize(arr) - 1; i >= 0 && !like; i--)
+		if (of_cluster(cJSON_GetArrayItem(arr, i), job_id, cluster))
+			like = cJSON_GetArrayItem(arr, i);
+	keep = like ? cJSON_CreateArray() : NULL;
+	g = (struct gather){.arr = keep, .like = like};
+	cJSON_ArrayForEach(x, arr)
+		if (!keep || gather_one(x, &g) != 0)
+			break;
+	if (keep && cJSON_GetArraySize(keep) > 0)
+		view = jobview_build(keep, &c->cfg);
+	cJSON_Delete(arr);
+	cJSON_Delete(keep);
+	return view;
+}
+
 /* "HH:MM:SS" (UTC) of epoch ns as text */
 static const char *time_of_day(const char *ns, char *buf, size_t len)
 {

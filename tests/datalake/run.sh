@@ -5,8 +5,11 @@
 # tracerd's rows, `tracer datalake migrate` brings it to version 2 with
 # no row lost, new rows carry the v2 columns and the whole summary,
 # tracer.job_view has one row per (cluster, job_id), migrating again does
-# nothing, and a tracerd facing an unknown schema version inserts
-# nothing, keeps its summaries spooled and says why in its status.
+# nothing; version 3 then re-sorts tracer.jobs by user and end with no
+# row lost, fills tracer.job_keys for the old rows and the new, and
+# `tracer show JOB` reads by it (and without it, from version 2); a
+# tracerd facing an unknown schema version inserts nothing, keeps its
+# summaries spooled and says why in its status.
 # Needs root (BPF); run under the services lock.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,6 +18,7 @@ TMP=$(mktemp -d /tmp/tracer-dl.XXXXXX)
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/delivery/clickhouse.sh"
 MIG=$TOP/contrib/clickhouse/migrations
+MIG2=$TMP/migrations-v2 # versions 1 and 2 only
 CH_TCP=18801 CH_HTTP=18824
 
 cleanup() {
@@ -57,6 +61,7 @@ local_jobs() {
 }
 rows_are() { [ "$(q "SELECT count() FROM tracer.jobs FINAL")" = "$1" ]; }
 
+mkdir -p "$MIG2" && cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG2/" || exit 1
 ch_setup "$TMP/ch" "$CH_TCP" "$CH_HTTP"
 ch_start || exit 1
 
@@ -73,10 +78,10 @@ wait_until 60 "5 rows in tracer.jobs FINAL (version 1)" rows_are 5 && pass "trac
 q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/v1.ids"
 
 echo "== tracer datalake migrate"
-check "--dry-run prints 002_v2.sql's statements" says 'ALTER TABLE tracer.jobs' dl migrate --dry-run --dir "$MIG"
+check "--dry-run prints 002_v2.sql's statements" says 'ALTER TABLE tracer.jobs' dl migrate --dry-run --dir "$MIG2"
 check "--dry-run changed nothing (no column state)" \
 	test "$(q "SELECT count() FROM system.columns WHERE database = 'tracer' AND table = 'jobs' AND name = 'state'")" = 0
-dl migrate --dir "$MIG" >"$TMP/migrate.out" 2>&1
+dl migrate --dir "$MIG2" >"$TMP/migrate.out" 2>&1
 rc=$?
 check "migrate applies 002_v2.sql only and exits 0" \
 	sh -c "[ $rc = 0 ] && grep -q 'applying 002_v2.sql' '$TMP/migrate.out' && ! grep -q 001_v1 '$TMP/migrate.out'"
@@ -117,7 +122,7 @@ check "the summaries are valid against docs/summary.schema.json" \
 
 echo "== migrate again: nothing to do"
 cols=$(q "SELECT count() FROM system.columns WHERE database = 'tracer'")
-dl migrate --dir "$MIG" >"$TMP/again.out" 2>&1
+dl migrate --dir "$MIG2" >"$TMP/again.out" 2>&1
 rc=$?
 check "a second migrate exits 0 and says up to date" sh -c "[ $rc = 0 ] && grep -q 'up to date: version 2' '$TMP/again.out'"
 check "and changes nothing: the same columns, version 2 recorded once" \
@@ -125,12 +130,55 @@ check "and changes nothing: the same columns, version 2 recorded once" \
 	"$(q "SELECT count() FROM system.columns WHERE database = 'tracer'") 1"
 stop_tracerd
 
+echo "== version 3: jobs sorted by user and end, job_keys"
+lake() { "$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$TMP/none.ndjson" -o datalake=clickhouse -o clickhouse_url="$CHURL" "$@"; }
+# view_is JOB STEPS: tracer show JOB --json of root, from the datalake, is
+# the job rolled up over STEPS summaries
+view_is() {
+	lake show --json "$1" | python3 -c '
+import json, sys
+v = json.load(sys.stdin)
+i = v["identity"]
+steps = len(v.get("steps", [])) or 1
+assert (i["job_id"], steps) == (sys.argv[1], int(sys.argv[2])), (i["job_id"], steps)' "$1" "$2"
+}
+check "version 2: tracer show 1003 reads without job_keys (2 steps)" view_is 1003 2
+q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/pre3.ids"
+dl migrate --dir "$MIG" >"$TMP/m3.out" 2>&1
+rc=$?
+sed 's/^/    /' "$TMP/m3.out"
+check "migrate applies 003_v3.sql only" \
+	sh -c "[ $rc = 0 ] && grep -q 'applying 003_v3.sql' '$TMP/m3.out' && ! grep -q 002_v2 '$TMP/m3.out'"
+check "schema_version records version 3" test "$(q "SELECT max(version) FROM tracer.schema_version")" = 3
+q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/v3.ids"
+check "no row lost: the 9 rows of version 2 are there" cmp -s "$TMP/pre3.ids" "$TMP/v3.ids"
+check "tracer.jobs is sorted by user, then end" \
+	test "$(q "SELECT sorting_key FROM system.tables WHERE database = 'tracer' AND name = 'jobs'")" = "user, end, summary_id"
+check "the copy is gone (no jobs_v2)" \
+	test "$(q "SELECT count() FROM system.tables WHERE database = 'tracer' AND name = 'jobs_v2'")" = 0
+check "job_keys holds the old rows: job 1001 by its id, 3 summaries" \
+	test "$(q "SELECT count() FROM tracer.job_keys FINAL WHERE key = '1001' AND cluster = 'c1'")" = 3
+check "old rows read the new columns' defaults (flag_ids [], alloc_time_limit_s NULL)" \
+	test "$(q "SELECT count() FROM tracer.jobs WHERE empty(flag_ids) AND alloc_time_limit_s IS NULL")" = 9
+check "version 3: tracer show 1003 by job_keys (2 steps)" view_is 1003 2
+start_tracerd v3 -o sinks=file,clickhouse -o clickhouse_url="$CHURL" -o retry_max_ms=1000 || exit 1
+step c1 1004 0; step c1 1004 1
+rows_1004() { [ "$(q "SELECT count() FROM tracer.job_keys FINAL WHERE key = '1004'")" = 2 ]; }
+wait_until 60 "job 1004's 2 summaries in job_keys (the view fills it on insert)" rows_1004 &&
+	pass "tracerd inserts into version 3; job_keys follows"
+check "version 3: tracer show 1004 (2 steps)" view_is 1004 2
+step_is() { lake show --json "$1" | python3 -c 'import json,sys; i=json.load(sys.stdin)["identity"]; sys.exit(0 if (i["job_id"], i["step_id"]) == tuple(sys.argv[1:]) else 1)' "$2" "$3"; }
+check "tracer show 1004.1: that step" step_is 1004.1 1004 1
+check "the summaries are valid against docs/summary.schema.json" \
+	python3 "$TOP/tests/validate_summary.py" --min 2 "$TRACERD_FILE"
+stop_tracerd
+
 echo "== a schema version this tracerd does not know"
 q "INSERT INTO tracer.schema_version SELECT 99, now(), 'from the future'"
 start_tracerd v99 -o sinks=file,clickhouse -o clickhouse_url="$CHURL" -o retry_max_ms=1000 || exit 1
 step c1 1099 0; step c1 1099 1
 wait_until 30 "the ClickHouse sink to refuse version 99" \
-	dtrue 'sink("clickhouse")["failures"] > 0 and "schema version 99 unknown (this tracerd writes 2)" in sink("clickhouse").get("last_error", "")' &&
+	dtrue 'sink("clickhouse")["failures"] > 0 and "schema version 99 unknown (this tracerd writes 3)" in sink("clickhouse").get("last_error", "")' &&
 	pass "refused: $(dstat 'sink("clickhouse")["last_error"]')"
 check "nothing inserted" test "$(q "SELECT count() FROM tracer.jobs WHERE job_id = '1099'")" = 0
 check "the 2 summaries stay spooled, the file sink has them" \

@@ -7,6 +7,7 @@
 # only their own jobs, cannot read the datalake's credentials, and cannot
 # query ClickHouse without them; root reads ClickHouse directly without
 # tracerd.  Filter values that try SQL injection select nothing more.
+# A query past datalake_max_memory fails on the server, saying so.
 # The users and ClickHouse are made here and removed at the end.  Needs
 # root and the services lock (flock /tmp/tracer-services.lock).
 set -u
@@ -90,7 +91,7 @@ LAKE=(-o datalake=clickhouse -o clickhouse_url="http://127.0.0.1:$CH_HTTP/" -o c
 root_lake() { "$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$TMP/nonexistent.ndjson" "${LAKE[@]}" "$@" 2>&1; }
 v1_error() { local o; o=$(root_lake jobs --json); grep -q "schema version 1 has no summary column: run tracer datalake migrate" <<<"$o" || { echo "$o"; return 1; }; }
 check "schema v1: tracer jobs of root says to migrate" v1_error
-check "tracer datalake migrate brings it to version 2" sh -c "'$BUILD/tracer' ${LAKE[*]} datalake migrate --dir '$MIG' >/dev/null 2>&1 && '$BUILD/tracer' ${LAKE[*]} datalake status 2>&1 | grep -q '^schema version 2'"
+check "tracer datalake migrate brings it to version 3" sh -c "'$BUILD/tracer' ${LAKE[*]} datalake migrate --dir '$MIG' >/dev/null 2>&1 && '$BUILD/tracer' ${LAKE[*]} datalake status 2>&1 | grep -q '^schema version 3'"
 
 echo "== jobs of A and B delivered by a full tracerd's clickhouse sink"
 start_tracerd full -o sinks=file,clickhouse -o clickhouse_url="http://127.0.0.1:$CH_HTTP/" \
@@ -229,6 +230,22 @@ check "a wrong password: a clear error (HTTP 401)" lake_error "ClickHouse at htt
 	-o clickhouse_url="http://127.0.0.1:$CH_HTTP/" -o clickhouse_password_file="$TMP/badpw"
 check "nothing at the URL: a clear error" lake_error "ClickHouse at http://127.0.0.1:9/: " \
 	-o clickhouse_url="http://127.0.0.1:9/" -o clickhouse_password_file="$TMP/chpw"
+
+
+echo "== datalake_max_memory: a query that needs more fails, saying so"
+MEMMSG="the query needed more than datalake_max_memory (1048576 bytes) on the server"
+check "root's tracer jobs past 1 MiB: a clear error" lake_error "$MEMMSG" \
+	-o clickhouse_url="http://127.0.0.1:$CH_HTTP/" -o clickhouse_password_file="$TMP/chpw" \
+	-o datalake_max_memory=1048576
+start_reader -o datalake_max_memory=1048576
+wait_until 30 "the reader (datalake_max_memory 1 MiB) to answer" reader_up
+user_mem_error() { local o; if o=$(ucli "$UA" jobs --limit 0 --json); then echo "$o"; return 1; fi; grep -qF "$MEMMSG" <<<"$o" || { echo "$o"; return 1; }; }
+check "A's tracer jobs through the reader past 1 MiB: the same error" user_mem_error
+stop_reader
+start_reader
+wait_until 30 "the reader (default datalake_max_memory) to answer" reader_up
+check "with the default, A's listing works again" jobs_are "$UA" "$A_JOB" "$INJ_JOB"
+stop_reader
 
 no_sanitizer_reports "no sanitizer report in the reader's log" "$RLOG"
 finish

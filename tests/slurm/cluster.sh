@@ -177,11 +177,12 @@ cluster_node_idle() {
 cluster_no_jobs() { [ -z "$(squeue -h -o %A 2>/dev/null)" ]; }
 
 # tracer.conf for the node's tracerd at FILE: SOCK, NDJSON, PIN_DIR, and
-# the tool rules RULES when that file is there.
+# the tool rules RULES when that file is there; CLUSTER_TRACERD_SINKS
+# (default file) are its sinks.
 cluster_tracerd_conf() {
 	cat >"$1" <<EOF
 socket = $SOCK
-sinks = file
+sinks = ${CLUSTER_TRACERD_SINKS:-file}
 file = $NDJSON
 spool_dir = ${NDJSON%.ndjson}.spool
 pin_dir = $PIN_DIR

@@ -1,7 +1,9 @@
 # notify.sh - telling the user when a job ends, sourced by run.sh (after
 # checks.sh): tracer-mail as the cluster's MailProg (the end mail holds the
-# subject and the job's verdict), tracer-mail with no tracer to ask (the
-# mail still goes), and srun --tracer-notes (the verdict on srun's stderr,
+# subject and the job's verdict), the verdict only of the job of the
+# cluster and user slurmctld's environment names (never another's of the
+# same id), tracer-mail with no tracer to ask (the mail still goes), and
+# srun --tracer-notes (the verdict on srun's stderr,
 # never on stdout; none without the option, for a short step, or with
 # notes=no; plugstack's notes=yes).  tracerd runs with
 # advice_min_runtime_s = 1.
@@ -62,7 +64,7 @@ check_mail_no_tracer() {
 		tracer=$T/no-such-tracer
 		[ "$how" = hung ] && tracer=$T/hung-tracer
 		sub="Slurm Job_id=4242$RANDOM Name=x Ended, Run time 00:00:02, COMPLETED, ExitCode 0"
-		printf 'the original body\n' | "$BUILD/tracer-mail" --config "$T/tracer.conf" \
+		printf 'the original body\n' | SLURM_JOB_UID=0 "$BUILD/tracer-mail" --config "$T/tracer.conf" \
 			--tracer "$tracer" --timeout 1 --mail-command "$T/fake-mail" -s "$sub" someone \
 			2>"$T/mail-$how.err"
 		rc=$?
@@ -77,6 +79,59 @@ check_mail_no_tracer() {
 		expect_match "tracer-mail, tracer $how: says why there is no verdict" \
 			"$(cat "$T/mail-$how.err")" "no verdict for job 4242"
 	done
+}
+
+# mail_env SUBJECT-EVENT ENV...: tracer-mail as slurmctld runs it for job
+# $MJ (subject "... Ended" or "... Began"), with the environment given;
+# the mail's file in MAILF ("" when none went out)
+mail_env() {
+	local ev=$1 sub
+	shift
+	sub="Slurm Job_id=$MJ Name=tmail $ev, Run time 00:00:02, COMPLETED, ExitCode 0"
+	rm -f "$T"/mails/*
+	env -u SLURM_CLUSTER_NAME -u SLURM_JOB_UID -u SLURM_JOB_USER -u SLURM_JOB_MAIL_TYPE "$@" \
+		"$BUILD/tracer-mail" --config "$T/tracer.conf" --timeout 2 \
+		--mail-command "$T/fake-mail" -s "$sub" someone </dev/null 2>"$T/mail-env.err"
+	MAILF=$(grep -l -F "ARG[$sub]" "$T"/mails/* 2>/dev/null | head -n 1)
+}
+
+# the verdict's heading is in the mail (the mail went out either way)
+mail_has_verdict() { [ -n "$MAILF" ] && grep -q -- "-- tracer: job $MJ " "$MAILF"; }
+mail_without_verdict() { [ -n "$MAILF" ] && ! grep -q -- "-- tracer: job " "$MAILF"; }
+
+# tracer-mail takes the job's cluster and owner from slurmctld's
+# environment: only that cluster's job of that user is looked up, so
+# another cluster's or another user's job of the same id is never mailed;
+# the event comes from SLURM_JOB_MAIL_TYPE before the subject.
+check_mail_scope() {
+	local cl uid user
+	MJ=$(sbatch --parsable -J tmailscope -o /dev/null --wrap 'sleep 2')
+	need_id "scoped mail" "$MJ" || return
+	wait_sum 1 60 job_id="$MJ" step_id=batch || return
+	read -r cl uid user <<<"$("$BUILD/tracer" --config "$T/tracer.conf" show --json "$MJ" |
+		python3 -c 'import json,sys; i=json.load(sys.stdin)["identity"]; print(i["cluster"], i["uid"], i["user"])')"
+	mail_env Ended SLURM_CLUSTER_NAME="$cl" SLURM_JOB_UID="$uid"
+	if mail_has_verdict; then pass "mail of $cl's job $MJ of uid $uid: the verdict"
+	else fail "mail of $cl's job $MJ of uid $uid: no verdict ($(cat "$T/mail-env.err"))"; fi
+	mail_env Ended SLURM_CLUSTER_NAME="$cl" SLURM_JOB_USER="$user"
+	if mail_has_verdict; then pass "the owner by SLURM_JOB_USER ($user): the verdict"
+	else fail "the owner by SLURM_JOB_USER ($user): no verdict ($(cat "$T/mail-env.err"))"; fi
+	mail_env Ended SLURM_CLUSTER_NAME="other-$cl" SLURM_JOB_UID="$uid"
+	if mail_without_verdict; then pass "job $MJ of another cluster: mailed without a verdict"
+	else fail "job $MJ of another cluster: $( [ -n "$MAILF" ] && echo 'a verdict was added' || echo 'no mail')"; fi
+	mail_env Ended SLURM_CLUSTER_NAME="$cl" SLURM_JOB_UID=$((uid + 4242))
+	if mail_without_verdict; then pass "job $MJ of another user (uid $((uid + 4242))): mailed without a verdict"
+	else fail "job $MJ of another user: $( [ -n "$MAILF" ] && echo 'a verdict was added' || echo 'no mail')"; fi
+	mail_env Ended SLURM_CLUSTER_NAME="$cl"
+	if mail_without_verdict && grep -q "the job's owner is not known" "$T/mail-env.err"; then
+		pass "no SLURM_JOB_UID nor SLURM_JOB_USER: mailed without a verdict, saying why"
+	else fail "no owner in the environment: $(cat "$T/mail-env.err")"; fi
+	mail_env Began SLURM_CLUSTER_NAME="$cl" SLURM_JOB_UID="$uid" SLURM_JOB_MAIL_TYPE=Ended
+	if mail_has_verdict; then pass "SLURM_JOB_MAIL_TYPE=Ended before the subject's Began: the verdict"
+	else fail "SLURM_JOB_MAIL_TYPE=Ended, subject Began: no verdict ($(cat "$T/mail-env.err"))"; fi
+	mail_env Ended SLURM_CLUSTER_NAME="$cl" SLURM_JOB_UID="$uid" SLURM_JOB_MAIL_TYPE=Began
+	if mail_without_verdict; then pass "SLURM_JOB_MAIL_TYPE=Began before the subject's Ended: no verdict"
+	else fail "SLURM_JOB_MAIL_TYPE=Began, subject Ended: $( [ -n "$MAILF" ] && echo 'a verdict was added' || echo 'no mail')"; fi
 }
 
 # notes_run NAME SRUN_OPTIONS...: a 2 s step printing "out-NAME"; its

@@ -122,7 +122,7 @@ fi
 # ---- with tracerd: summaries ----
 for c in check_pipeline check_batch check_array check_runs check_exit \
 	check_cancel check_off check_bad_args check_other_user check_idle_allocation \
-	check_time_limit check_mail check_notes; do
+	check_time_limit check_mail check_mail_scope check_notes; do
 	if [ "$TRACERD_OK" = 1 ]; then
 		$c
 	else

@@ -8,6 +8,8 @@ TRACERD_PID=""
 tracerd_start() {
 	cluster_tracerd_conf "$T/tracer.conf" "$ROOT/contrib/rules/tools.rules"
 	echo "advice_min_runtime_s = 1" >>"$T/tracer.conf" # advice on short test jobs
+	# a suite's own lines (tests/slurmacct's sinks)
+	[ -z "${TRACERD_EXTRA_CONF:-}" ] || printf '%s\n' "$TRACERD_EXTRA_CONF" >>"$T/tracer.conf"
 	"$TRACERD" -c "$T/tracer.conf" >"$T/tracerd.log" 2>&1 </dev/null &
 	TRACERD_PID=$(proc_tag $!)
 	# up when it answers a status request; a daemon that died ends the wait

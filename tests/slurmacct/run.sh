@@ -4,15 +4,17 @@
 # Starts a real Slurm cluster of two nodes on this machine (two slurmds,
 # tn1 and tn2, tests/slurm/cluster.sh) with accounting (MariaDB and
 # slurmdbd, jobacct_gather/cgroup: tests/slurm/accounting.sh), tracerd
-# with a file sink and the freshly built SPANK plugin; submits with sbatch
+# with a file and a clickhouse sink and the freshly built SPANK plugin; submits with sbatch
 # a one-step job, a job of several srun steps, an array of 3 tasks, a
 # two-node job and a job whose step fails, each burning real CPU for a few
 # seconds; waits until sacct has them finished and tracerd has written
 # every summary; then compares tracer's job-level numbers with sacct's
 # (compare.py says how), checks the scheduler facts tracerd took from
-# squeue and that it asked squeue once per job, whatever its steps.  One
-# cluster start for everything.  Needs root.  Everything started is
-# stopped by pid on exit, even on failure.
+# squeue and that it asked squeue once per job, whatever its steps; and
+# the cluster view through ClickHouse and a reader (lake.sh: a two-node
+# job of user nobody).  One cluster start for everything.  Needs root
+# and the services lock.  Everything started is stopped by pid on exit,
+# even on failure.
 set -u
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -48,7 +50,7 @@ SOCK=$T/tracerd.sock
 NDJSON=$T/jobs.ndjson
 PIN_DIR=/sys/fs/bpf/tracer-slurmacct-$$
 CLUSTER_NODES="tn1 tn2"
-CLUSTER_ACCT_USERS=root
+CLUSTER_ACCT_USERS="root nobody"
 
 # shellcheck source=tests/slurm/cluster.sh
 . "$SLURM_TESTS/cluster.sh"
@@ -56,9 +58,12 @@ CLUSTER_ACCT_USERS=root
 . "$SLURM_TESTS/accounting.sh"
 # shellcheck source=tests/slurm/tracerd.sh
 . "$SLURM_TESTS/tracerd.sh"
+# shellcheck source=tests/slurmacct/lake.sh
+. "$HERE/lake.sh"
 
 cleanup() {
 	cluster_cancel_jobs
+	lake_stop
 	tracerd_stop
 	cluster_stop
 	[ -d "$PIN_DIR" ] && rm -rf "$PIN_DIR"
@@ -87,6 +92,7 @@ if ! cluster_start "optional $PLUGIN socket=$SOCK"; then
 	exit 1
 fi
 pass "two-node Slurm cluster with slurmdbd up ($(sinfo -h -o '%D nodes %N'), database $ACCT_DB)"
+lake_setup || exit 1
 if ! tracerd_start; then
 	fail "tracerd did not start (log in $T/tracerd.log)"
 	exit 1
@@ -119,6 +125,7 @@ J2=$(sb -J steps -c1 --wrap "srun $B 2; srun $B 2; srun $B 2")
 J3=$(sb -J arr -c1 --array=0-2 --wrap "$B 3")
 J4=$(sb -J twonode -N2 -c1 --wrap "srun -N2 $B 3")
 J5=$(sb -J failing -c1 --wrap "srun $B 3 1")
+lake_submit
 for j in "$J1" "$J2" "$J3" "$J4" "$J5"; do
 	case $j in
 	[0-9]*) ;;
@@ -191,9 +198,13 @@ for t in $TASK_IDS; do
 done
 expect "array tasks: array job id and task ids" "$want_idx" "$J3:0 $J3:1 $J3:2 "
 
+# ---- the same jobs through the datalake and a reader ----
+lake_checks
+
 # ---- one squeue per Slurm job, whatever its steps ----
 read -r calls1 failed1 steps1 <<<"$(squeue_counts)"
 njobs=$((4 + $(echo "$TASK_IDS" | wc -w)))
+[ -z "${LJ:-}" ] || njobs=$((njobs + 1)) # lake.sh's job
 expect "squeue asked once per job ($njobs jobs, $((steps1 - steps0)) steps)" \
 	"$((calls1 - calls0)) calls, $((failed1 - failed0)) failed" "$njobs calls, 0 failed"
 

@@ -2,11 +2,17 @@
  * test_clickhouse.c - what needs no server in lib/clickhouse.c: a
  * migration file split into statements (comments, SET and empty ones
  * dropped, ";" and "--" inside quotes kept), server versions and the
- * settings each gets, the error answers that mean "no such table".
+ * settings each gets, the error answers that mean "no such table", and
+ * the jobs row the sink makes of a summary (schema version 3's columns).
  */
 #include "unit.h"
 
+#include <cjson/cJSON.h>
+#include <string.h>
+
 #include "clickhouse.h"
+#include "growbuf.h"
+#include "sink.h"
 
 struct seen {
 	char stmt[8][256];
@@ -90,6 +96,48 @@ static void test_unknown_table(void)
 	CU_ASSERT_FALSE(clickhouse_is_unknown_table("Code: 600, something"));
 }
 
+/* the jobs row of one summary, parsed (NULL when there is none) */
+static cJSON *jobs_row(const char *summary)
+{
+	struct growbuf rows[CLICKHOUSE_SINK_TABLES];
+	cJSON *row = NULL;
+
+	memset(rows, 0, sizeof(rows));
+	if (clickhouse_sink_rows(summary, strlen(summary), rows) == 0 &&
+	    rows[CLICKHOUSE_SINK_JOBS].p)
+		row = cJSON_Parse(rows[CLICKHOUSE_SINK_JOBS].p);
+	for (int t = 0; t < CLICKHOUSE_SINK_TABLES; t++)
+		growbuf_free(&rows[t]);
+	return row;
+}
+
+/* version 3: the allocation's own time limit (time_limit_s is the
+ * request's) and the ids of the flags raised; null and [] without them */
+static void test_v3_columns(void)
+{
+	cJSON *r = jobs_row("{\"summary_id\":\"s1\",\"end_ns\":1000000000,"
+			    "\"identity\":{\"request\":{\"time_limit_s\":7200},"
+			    "\"allocation\":{\"time_limit_s\":3600}},"
+			    "\"flags\":[{\"id\":\"low_cpu_efficiency\"},{\"id\":\"oom\"},{}]}");
+	const cJSON *ids;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "time_limit_s")), 7200);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "alloc_time_limit_s")), 3600);
+	ids = cJSON_GetObjectItem(r, "flag_ids");
+	CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(ids), 2);
+	CU_ASSERT_STRING_EQUAL(cJSON_GetArrayItem(ids, 0)->valuestring, "low_cpu_efficiency");
+	CU_ASSERT_STRING_EQUAL(cJSON_GetArrayItem(ids, 1)->valuestring, "oom");
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "flags")), 3);
+	cJSON_Delete(r);
+	r = jobs_row("{\"summary_id\":\"s2\",\"end_ns\":1000000000}");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_TRUE(cJSON_IsNull(cJSON_GetObjectItem(r, "alloc_time_limit_s")));
+	CU_ASSERT_TRUE(cJSON_IsArray(cJSON_GetObjectItem(r, "flag_ids")));
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItem(r, "flag_ids")), 0);
+	cJSON_Delete(r);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -97,6 +145,7 @@ int main(void)
 		{"the callback stops the split", test_statements_stop},
 		{"server versions and their settings", test_versions_and_settings},
 		{"answers that mean no such table", test_unknown_table},
+		{"the jobs row's version 3 columns", test_v3_columns},
 	};
 
 	return UNIT_RUN("clickhouse", tests);

@@ -439,6 +439,13 @@ static void test_delivery_keys(void)
 	CU_ASSERT_EQUAL(config_set(&c, "file_max_bytes", "0", err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(config_set(&c, "file_keep", "0", err, sizeof(err)), -1);
 	CU_ASSERT_EQUAL(config_set(&c, "retry_max_ms", "999", err, sizeof(err)), -1);
+	/* what one datalake query may use on the server: 1 MiB .. 4 GiB - 1 */
+	CU_ASSERT_EQUAL(c.datalake_max_memory, 1u << 30);
+	CU_ASSERT_EQUAL(config_set(&c, "datalake_max_memory", "1048575", err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(c.datalake_max_memory, 1u << 30);
+	CU_ASSERT_EQUAL(config_set(&c, "datalake_max_memory", "1048576", err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(c.datalake_max_memory, 1048576u);
+	CU_ASSERT_EQUAL(config_set(&c, "datalake_max_memory", "4294967296", err, sizeof(err)), -1);
 }
 
 /* loopback_is WANT ADDR: netaddr_is_loopback of a parsed listen address */

@@ -51,7 +51,7 @@ static void test_fields(void)
 			       " AND (run_id = 'r1' OR run_name = 'r1')"
 			       " AND (account = 'physics') AND (partition = 'gpu')"
 			       " AND (host = 'n1' OR host = 'n2')"
-			       " AND end_ns >= 1000 AND start_ns <= 2000");
+			       " AND end >= toDateTime(0) AND end_ns >= 1000 AND start_ns <= 2000");
 }
 
 static void test_job_ids(void)

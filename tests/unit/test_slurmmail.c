@@ -76,6 +76,25 @@ static void test_env(void)
 	CU_ASSERT_EQUAL(slurmmail_from_env(NULL, NULL, &m), -1);
 }
 
+/* SLURM_JOB_MAIL_TYPE comes before the subject's event word */
+static void test_mail_type_first(void)
+{
+	struct slurmmail m;
+
+	CU_ASSERT_EQUAL(slurmmail_parse("Slurm Job_id=7 Name=x Began, Queued time 00:00:01", &m), 0);
+	CU_ASSERT_FALSE(slurmmail_wants_verdict(&m));
+	CU_ASSERT_EQUAL(slurmmail_type("Ended", &m.event), 0);
+	CU_ASSERT_TRUE(slurmmail_wants_verdict(&m));
+	CU_ASSERT_EQUAL(slurmmail_type("Began", &m.event), 0);
+	CU_ASSERT_FALSE(slurmmail_wants_verdict(&m));
+	CU_ASSERT_EQUAL(slurmmail_type("Failed", &m.event), 0);
+	CU_ASSERT_EQUAL(m.event, SLURMMAIL_FAILED);
+	/* not given: the subject's stays */
+	CU_ASSERT_EQUAL(slurmmail_type(NULL, &m.event), -1);
+	CU_ASSERT_EQUAL(slurmmail_type("", &m.event), -1);
+	CU_ASSERT_EQUAL(m.event, SLURMMAIL_FAILED);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -83,6 +102,7 @@ int main(void)
 		{"array task's own id; array summary", test_arrays},
 		{"job names holding event words; bad subjects", test_hostile_names},
 		{"environment", test_env},
+		{"SLURM_JOB_MAIL_TYPE before the subject", test_mail_type_first},
 	};
 
 	return UNIT_RUN("slurmmail", tests);
