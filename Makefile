@@ -2,10 +2,12 @@
 #
 #   make              build the binaries, unit tests, test helpers and the
 #                     BPF test into $(BUILD) (default build/); needs no root
-#   make check        build and run the unit tests only (tests/run-unit.sh);
-#                     installs nothing, needs no root except test_cgroup's
-#                     memory cgroup case (it creates a cgroup); `make unit`
-#                     is the same
+#   make check        build and run the unit tests (tests/run-unit.sh),
+#                     the dry-run check of scripts/install-deps.sh
+#                     (tests/deps/run.sh) and make cppcheck; installs
+#                     nothing, needs no root except test_cgroup's memory
+#                     cgroup case (it creates a cgroup); `make unit` is
+#                     the same
 #   make test         install what is missing (make test-deps), build, build the
 #                     ASan build, run every test suite (tests/run-all.sh;
 #                     as root, on the real kernel)
@@ -285,6 +287,8 @@ test: test-deps
 
 check: $(UNIT_BINS) $(HELPER_BINS)
 	./tests/run-unit.sh $(BUILD)
+	./tests/deps/run.sh
+	$(MAKE) cppcheck
 
 unit: check
 
@@ -326,8 +330,10 @@ rpm:
 fuzz:
 	./tests/fuzz/run.sh $(or $(FUZZ_SECONDS),60)
 
+# a few seconds: part of make check
 cppcheck:
-	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+	@command -v cppcheck >/dev/null || { echo "FAIL: cppcheck is not installed (make deps)"; exit 1; }
+	cppcheck -j2 --quiet --error-exitcode=1 --enable=warning,portability \
 		--suppress=missingIncludeSystem --suppress=unknownMacro -Ilib lib daemon wrapper spank mail
 
 # Only what is installed: the test binaries need glibc-static (helpers),

@@ -30,6 +30,7 @@ suite() {
 }
 
 suite "unit tests" ./tests/run-unit.sh build
+suite "install-deps choices (dry run)" ./tests/deps/run.sh
 suite "unit tests (ASan+UBSan)" ./tests/run-unit.sh build-asan
 suite "kernel tests (root)" ./tests/run-unit.sh build tests/kernel
 suite "kernel tests (root, ASan+UBSan)" ./tests/run-unit.sh build-asan tests/kernel
