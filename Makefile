@@ -9,8 +9,9 @@
 #                     cgroup case (it creates a cgroup); `make unit` is
 #                     the same
 #   make test         install what is missing (make test-deps), build, build the
-#                     ASan build, run every test suite (tests/run-all.sh;
-#                     as root, on the real kernel)
+#                     ASan and TSan builds (side by side, on every CPU
+#                     unless -j says otherwise), run every test suite
+#                     (tests/run-all.sh; as root, on the real kernel)
 #   make bpf-test     the BPF programs and loader on the running kernel (root)
 #   make integration  tracerd on the real kernel (root)
 #   make slurm-test   the SPANK plugin in a one-node Slurm cluster (root)
@@ -164,7 +165,7 @@ ifneq ($(SAN),)
 BINS := $(filter-out %.so,$(BINS))
 endif
 
-.PHONY: all check unit deps test-deps demo-deps test integration slurm-test wrapper-test asan asan-test tsan tsan-bins \
+.PHONY: all check unit deps test-deps demo-deps test test-builds integration slurm-test wrapper-test asan asan-test tsan tsan-bins \
 	bpf-test demo bench rpm install clean cppcheck fuzz
 .DELETE_ON_ERROR:
 
@@ -279,11 +280,14 @@ ALL_OBJS := $(LIB_OBJS) $(BPF_OBJS) $(TRACERD_OBJS) $(CLI_OBJS) $(WRAP_OBJS) $(M
 
 # ---- tests ----
 # Every suite runs; make test fails if any failed.
+# The three builds side by side under one job limit (make's jobserver):
+# `make test` alone (.ci/run) uses every CPU, `make -jN test` N jobs.
 test: test-deps
-	$(MAKE) all
-	$(MAKE) asan
-	$(MAKE) tsan
+	@case "$$MAKEFLAGS" in *-j*|*jobserver*) j= ;; *) j=-j$$(nproc) ;; esac; \
+		echo "$(MAKE) $$j test-builds"; $(MAKE) $$j test-builds
 	./tests/run-all.sh
+
+test-builds: all asan tsan
 
 check: $(UNIT_BINS) $(HELPER_BINS)
 	./tests/run-unit.sh $(BUILD)
