@@ -34,12 +34,8 @@ cleanup() {
 trap cleanup EXIT
 need_root
 python3 -c 'import jsonschema' 2>/dev/null || { echo "FAIL: python3-jsonschema is not installed"; exit 1; }
-for c in clickhouse-server clickhouse-client python3 curl mount; do
-	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
-done
-for b in tracerd tracer tracer-wrap; do
-	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
-done
+need_commands python3 mount
+need_built tracerd tracer tracer-wrap
 
 # start_httpd MODE PORT LOG [FAILS]: the collector, up once it listens
 start_httpd() {
@@ -49,17 +45,6 @@ start_httpd() {
 		python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $2), 1)"
 }
 
-# dstat PYTHON-EXPR: evaluate on `tracer status --json`'s "delivery" (d);
-# sink(name) is that sink's counters
-dstat() {
-	tr_cli status --json | python3 -c '
-import json, sys
-d = json.load(sys.stdin)["delivery"]
-def sink(n): return next(s for s in d["sinks"] if s["sink"] == n)
-print(eval(sys.argv[1]))' "$1"
-}
-# dtrue PYTHON-EXPR: the expression holds (for wait_until)
-dtrue() { [ "$(dstat "$1")" = True ]; }
 
 # jobs N PIPELINE: N short jobs of a few processes, with varied names
 # (registrations may wait 2 s here, not the default 200 ms: this suite is
@@ -77,9 +62,8 @@ ch_jobs_final() { [ "$(chq -q "SELECT count() FROM tracer.jobs FINAL WHERE pipel
 spool_files() { find "$1" -name '*.rec' | wc -l; }
 
 echo "== ClickHouse 18.16: schema, 200 jobs, queries"
-ch_setup "$TMP/ch" "$CH_TCP" "$CH_HTTP"
-ch_start || exit 1
-check "the ClickHouse server is Debian's 18.16" sh -c "clickhouse-client --port $CH_TCP -q 'SELECT version()' | grep -q '^18\.16\.'"
+ch_up "$TMP/ch" "$CH_TCP" "$CH_HTTP"
+check "the ClickHouse server is Debian's 18.16" ch_is_debian_1816
 check "the schema: tracer datalake migrate applies contrib/clickhouse/migrations/" \
 	"$BUILD/tracer" -o clickhouse_url="http://127.0.0.1:$CH_HTTP/" datalake migrate --dir "$TOP/contrib/clickhouse/migrations"
 check "and again: nothing to do" \
