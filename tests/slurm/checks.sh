@@ -215,12 +215,20 @@ check_array() {
 }
 
 check_runs() {
-	r1=$(sbatch --parsable --wait --tracer-run=myrun -J trun1 -o /dev/null \
-		--wrap 'srun -n1 /bin/true')
-	r2=$(sbatch --parsable --wait --tracer-run=myrun --tracer-pipeline=mypipe \
-		-J trun2 -o /dev/null --wrap /bin/true)
-	r3=$(TRACER_RUN_ID=envrun-$$ TRACER_RUN_NAME=nightly TRACER_PIPELINE=envpipe \
-		sbatch --parsable --wait -J trun3 -o /dev/null --wrap /bin/true)
+	local p1 p2 p3
+	# side by side: sbatch --wait polls the job at 2 s, then 8 s, so each
+	# waits about 10 s however short its job
+	sbatch --parsable --wait --tracer-run=myrun -J trun1 -o /dev/null \
+		--wrap 'srun -n1 /bin/true' >"$T/trun1.id" &
+	p1=$!
+	sbatch --parsable --wait --tracer-run=myrun --tracer-pipeline=mypipe \
+		-J trun2 -o /dev/null --wrap /bin/true >"$T/trun2.id" &
+	p2=$!
+	TRACER_RUN_ID=envrun-$$ TRACER_RUN_NAME=nightly TRACER_PIPELINE=envpipe \
+		sbatch --parsable --wait -J trun3 -o /dev/null --wrap /bin/true >"$T/trun3.id" &
+	p3=$!
+	wait "$p1" "$p2" "$p3"
+	r1=$(cat "$T/trun1.id") r2=$(cat "$T/trun2.id") r3=$(cat "$T/trun3.id")
 	TRACER_RUN_ID=envrun-$$ srun -J trun4 /bin/true
 	r4=$(jobid_by_name trun4)
 	salloc --tracer-run=sallocrun -J trun5 srun -n1 /bin/true 2>/dev/null
