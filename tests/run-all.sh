@@ -117,7 +117,8 @@ suite "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh buil
 # the daemon's own kernel tests: test_cgroup_live's memory bound does not
 # hold with TSan's shadow memory, and it starts no thread
 suite "daemon kernel tests (root, ThreadSanitizer)" ./tests/run-unit.sh build-tsan tests/kernel 'test_daemon_*'
-suite "delivery (ThreadSanitizer)" ./tests/delivery/run.sh build-tsan
+# what runs tracerd's threads (run.sh says what it leaves to the run above)
+suite "delivery (ThreadSanitizer)" ./tests/delivery/run.sh build-tsan --threads
 suite "configuration (ThreadSanitizer)" ./tests/config/run.sh build-tsan
 suite "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
 suite "terminal report (80 columns, --wide)" ./tests/cli/terminal.sh build
