@@ -53,10 +53,12 @@ test) PKGS="$BUILD_PKGS $TEST_PKGS" ;;
 *) echo "usage: install-deps.sh [build|demo|test]" >&2; exit 2 ;;
 esac
 
-# installed PACKAGE: dpkg has it installed
+# installed PACKAGE: dpkg has it installed (one dpkg-query for all)
+INSTALLED=" $(dpkg-query ${ADMINDIR:+--admindir="$ADMINDIR"} -W -f='${Package} ${Status}\n' 2>/dev/null |
+	sed -n 's/ install ok installed$//p' | tr '\n' ' ') "
 installed() {
-	dpkg-query ${ADMINDIR:+--admindir="$ADMINDIR"} -W -f='${Status}' "$1" 2>/dev/null |
-		grep -q "install ok installed"
+	case $INSTALLED in *" $1 "*) return 0 ;; esac
+	return 1
 }
 
 # rivals_of PACKAGE: the packages from elsewhere that provide the same

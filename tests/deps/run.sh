@@ -14,7 +14,7 @@ trap 'rm -rf "$TMP"' EXIT
 
 # the commands the script runs, and nothing else (no docker)
 mkdir -p "$TMP/bin"
-for c in sh dpkg-query grep id; do
+for c in sh dpkg-query grep sed tr id; do
 	p=$(command -v "$c") || { echo "FAIL: $c is not installed"; exit 1; }
 	ln -s "$p" "$TMP/bin/$c"
 done
