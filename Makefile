@@ -2,13 +2,16 @@
 #
 #   make              build the binaries, unit tests, test helpers and the
 #                     BPF test into $(BUILD) (default build/); needs no root
-#   make check        build and run the unit tests only (tests/run-unit.sh);
-#                     installs nothing, needs no root except test_cgroup's
-#                     memory cgroup case (it creates a cgroup); `make unit`
-#                     is the same
+#   make check        build and run the unit tests (tests/run-unit.sh),
+#                     the dry-run check of scripts/install-deps.sh
+#                     (tests/deps/run.sh) and make cppcheck; installs
+#                     nothing, needs no root except test_cgroup's memory
+#                     cgroup case (it creates a cgroup); `make unit` is
+#                     the same
 #   make test         install what is missing (make test-deps), build, build the
-#                     ASan build, run every test suite (tests/run-all.sh;
-#                     as root, on the real kernel)
+#                     ASan and TSan builds (side by side, on every CPU
+#                     unless -j says otherwise), run every test suite
+#                     (tests/run-all.sh; as root, on the real kernel)
 #   make bpf-test     the BPF programs and loader on the running kernel (root)
 #   make integration  tracerd on the real kernel (root)
 #   make slurm-test   the SPANK plugin in a one-node Slurm cluster (root)
@@ -167,7 +170,7 @@ ifneq ($(SAN),)
 BINS := $(filter-out %.so,$(BINS))
 endif
 
-.PHONY: all check unit deps test-deps demo-deps test integration slurm-test wrapper-test asan asan-test tsan tsan-bins \
+.PHONY: all check unit deps test-deps demo-deps test test-builds integration slurm-test wrapper-test asan asan-test tsan tsan-bins \
 	bpf-test demo bench rpm install clean cppcheck fuzz
 .DELETE_ON_ERROR:
 
@@ -297,14 +300,19 @@ ALL_OBJS := $(LIB_OBJS) $(BPF_OBJS) $(TRACERD_OBJS) $(CLI_OBJS) $(WRAP_OBJS) $(M
 
 # ---- tests ----
 # Every suite runs; make test fails if any failed.
+# The three builds side by side under one job limit (make's jobserver):
+# `make test` alone (.ci/run) uses every CPU, `make -jN test` N jobs.
 test: test-deps
-	$(MAKE) all
-	$(MAKE) asan
-	$(MAKE) tsan
+	@case "$$MAKEFLAGS" in *-j*|*jobserver*) j= ;; *) j=-j$$(nproc) ;; esac; \
+		echo "$(MAKE) $$j test-builds"; $(MAKE) $$j test-builds
 	./tests/run-all.sh
+
+test-builds: all asan tsan
 
 check: $(UNIT_BINS) $(HELPER_BINS)
 	./tests/run-unit.sh $(BUILD)
+	./tests/deps/run.sh
+	$(MAKE) cppcheck
 
 unit: check
 
@@ -346,8 +354,10 @@ rpm:
 fuzz:
 	./tests/fuzz/run.sh $(or $(FUZZ_SECONDS),60)
 
+# a few seconds: part of make check
 cppcheck:
-	cppcheck --quiet --error-exitcode=1 --enable=warning,portability \
+	@command -v cppcheck >/dev/null || { echo "FAIL: cppcheck is not installed (make deps)"; exit 1; }
+	cppcheck -j2 --quiet --error-exitcode=1 --enable=warning,portability \
 		--suppress=missingIncludeSystem --suppress=unknownMacro -Ilib lib daemon wrapper spank mail
 
 # Only what is installed: the test binaries need glibc-static (helpers),

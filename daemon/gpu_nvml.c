@@ -156,7 +156,8 @@ static bool answer_exit(const struct gpu_ask *q, int tries)
 	memset(&a, 0, sizeof(a));
 	a.ask = *q;
 	for (int d = 0; d < gpu_nvml_st.ndev && a.n < GPU_ANSWER_DEVS; d++) {
-		nvmlAccountingStats_t st;
+		/* zeroed: a driver (or an older one) may leave fields unset */
+		nvmlAccountingStats_t st = {0};
 		bool listed = false;
 
 		for (unsigned i = 0; i < nacct_pids[d] && !listed; i++)

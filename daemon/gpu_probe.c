@@ -73,7 +73,7 @@ static int load(void)
 /* Fill d from handle h; false when the device does not answer. */
 static bool describe(nvmlDevice_t h, int index, struct gpu_device *d)
 {
-	nvmlMemory_t mem;
+	nvmlMemory_t mem = {0}; /* a driver may answer without filling it all */
 	nvmlEnableState_t acct = NVML_FEATURE_DISABLED;
 
 	memset(d, 0, sizeof(*d));
@@ -115,7 +115,7 @@ static bool add_mig(nvmlDevice_t h, const struct gpu_device *parent)
 	    CALL("nvmlDeviceGetMaxMigDeviceCount", gpu_nvml_fn.mig_count(h, &max)) != NVML_SUCCESS)
 		return false;
 	for (unsigned i = 0; i < max; i++) {
-		nvmlDevice_t m;
+		nvmlDevice_t m = NULL; /* set only when the call succeeds */
 		struct gpu_device d;
 		unsigned gi = 0, ci = 0;
 
@@ -152,7 +152,7 @@ static int discover(void)
 		return -1;
 	}
 	for (unsigned i = 0; i < n; i++) {
-		nvmlDevice_t h;
+		nvmlDevice_t h = NULL; /* set only when the call succeeds */
 		struct gpu_device d;
 
 		if (CALL("nvmlDeviceGetHandleByIndex", gpu_nvml_fn.handle(i, &h)) != NVML_SUCCESS ||

@@ -148,14 +148,6 @@ void jobs_note_exit(struct jobs *js, struct open_job *oj);
 
 /* Periodic (jobs_loop.c): close jobs empty for the grace period. */
 void jobs_tick(struct jobs *js);
-/*
- * tracerd's loop: a bounded slice of the closing work (closing_step), is
- * some of it waiting (closing_busy), the GPUs' latest sample
- * (jobgpu_sample).
- */
-void jobs_step(struct jobs *js);
-bool jobs_busy(const struct jobs *js);
-void jobs_gpu_sample(struct jobs *js);
 
 /* Close every open job (daemon shutdown). */
 void jobs_close_all(struct jobs *js, const char *why);

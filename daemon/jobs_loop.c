@@ -2,8 +2,10 @@
  * jobs_loop.c - what tracerd's loop asks of the job table (jobs.h)
  * besides the requests: the periodic tick (the host job's periods in
  * trace_all mode, jobs empty for the grace period, the slices of the
- * containers', docker's, GPUs' and closing's work), the closing work
- * between two events, and closing everything at shutdown.
+ * containers', docker's, GPUs' and closing's work) and closing
+ * everything at shutdown.  The loop's closing slices between two events
+ * and the GPUs' sampling are closing.c's and jobgpu.c's own (tracerd.c
+ * calls them).
  */
 #include "jobs.h"
 
@@ -90,19 +92,4 @@ void jobs_close_host(struct jobs *js, const char *why)
 	if (h)
 		closing_start(js, h, why);
 	closing_drain(js);
-}
-
-bool jobs_busy(const struct jobs *js)
-{
-	return closing_busy(js);
-}
-
-void jobs_step(struct jobs *js)
-{
-	closing_step(js);
-}
-
-void jobs_gpu_sample(struct jobs *js)
-{
-	jobgpu_sample(js);
 }

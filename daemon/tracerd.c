@@ -43,10 +43,12 @@
 #include "privacy.h"
 #include "bpf_loader.h"
 #include "clock.h"
+#include "closing.h"
 #include "config.h"
 #include "events.h"
 #include "hostinfo.h"
 #include "jobs.h"
+#include "jobgpu.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "proto.h"
@@ -300,7 +302,7 @@ static void on_timer(struct tracerd *d)
 			if (oj->job->cgroup_stats)
 				job_blocked_sample_cgroup(oj->job, &oj->cgroup);
 		}
-		jobs_gpu_sample(&d->jobs);
+		jobgpu_sample(&d->jobs);
 		idle_host_tick(&d->idle, d->jobs.nopen > 0, d->cfg.idle_host_cpu_share,
 			       d->cfg.idle_host_after_s, now);
 		publish_metrics(d);
@@ -315,7 +317,7 @@ static int run_loop(struct tracerd *d)
 
 	while (!d->stop) {
 		/* closing jobs are settled in short steps between requests */
-		int wait = d->ringbuf_ready ? 0 : jobs_busy(&d->jobs) ? 1 : -1;
+		int wait = d->ringbuf_ready ? 0 : closing_busy(&d->jobs) ? 1 : -1;
 		int n = epoll_wait(d->epfd, evs, 64, wait);
 		if (n < 0) {
 			if (errno == EINTR)
@@ -362,7 +364,7 @@ static int run_loop(struct tracerd *d)
 			d->expire_due = false;
 			server_expire(d->server);
 		}
-		jobs_step(&d->jobs);
+		closing_step(&d->jobs);
 	}
 	return 0;
 }

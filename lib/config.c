@@ -434,7 +434,8 @@ static int set_double(const struct key_def *k, char *dst, const char *v,
 	if (d < (double)k->min || d > (double)k->max)
 		return fail_msg(err, errlen, "%s: %g out of range (%lld..%lld)",
 				k->name, d, k->min, k->max);
-	*(double *)dst = d;
+	/* dst points into the config struct as bytes: no aliased store */
+	memcpy(dst, &d, sizeof(d));
 	return 0;
 }
 

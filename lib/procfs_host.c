@@ -15,13 +15,14 @@ int procfs_parse_cpu_ticks(const char *buf, size_t len, struct procfs_cpu_ticks 
 {
 	/* user nice system idle iowait irq softirq steal (guest is in user) */
 	uint64_t v[8] = {0};
-	const char *p = buf, *end = buf + len;
+	const char *p, *end;
 	int n = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (!buf || len < 4 || strncmp(buf, "cpu ", 4) != 0)
 		return -1;
-	p += 4;
+	p = buf + 4;
+	end = buf + len;
 	while (n < 8 && p < end && *p != '\n') {
 		char num[24];
 		size_t k = 0;

@@ -12,12 +12,21 @@
 # slurmctld, slurmdbd, mariadb, prometheus, clickhouse-server, docker) are not started:
 # the suites start their own, and nothing is left running that the
 # machine did not run before.
+#
+# INSTALL_DEPS_DRY_RUN=1 changes nothing and needs no root: it says what
+# it would skip and install ("install-deps: would install P..."), without
+# asking apt.  INSTALL_DEPS_ADMINDIR=DIR reads the installed packages from
+# DIR/status instead of dpkg's own database (tests/deps/run.sh checks the
+# choices with made-up ones).
 set -eu
+DRY_RUN=${INSTALL_DEPS_DRY_RUN:-}
+ADMINDIR=${INSTALL_DEPS_ADMINDIR:-}
 
 # llvm: llvm-strip (the Makefile strips DWARF from the BPF objects);
-# libcunit1-dev: `make` builds the unit tests too
+# libcunit1-dev: `make` builds the unit tests too; cppcheck: make check
 BUILD_PKGS="make gcc clang llvm libbpf-dev bpftool libelf-dev zlib1g-dev pkg-config \
-libslurm-dev libhwloc-dev libcjson-dev libcurl4-openssl-dev libcunit1-dev libmicrohttpd-dev"
+libslurm-dev libhwloc-dev libcjson-dev libcurl4-openssl-dev libcunit1-dev libmicrohttpd-dev \
+cppcheck"
 
 # contrib/demo/pipeline.sh: python3, bwa, samtools; gzip, awk, sort, dd
 # are in every Debian system
@@ -44,6 +53,25 @@ test) PKGS="$BUILD_PKGS $TEST_PKGS" ;;
 *) echo "usage: install-deps.sh [build|demo|test]" >&2; exit 2 ;;
 esac
 
+# installed PACKAGE: dpkg has it installed (one dpkg-query for all)
+INSTALLED=" $(dpkg-query ${ADMINDIR:+--admindir="$ADMINDIR"} -W -f='${Package} ${Status}\n' 2>/dev/null |
+	sed -n 's/ install ok installed$//p' | tr '\n' ' ') "
+installed() {
+	case $INSTALLED in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+# rivals_of PACKAGE: the packages from elsewhere that provide the same
+# thing and conflict with it: Docker's own docker-ce (and moby's) for
+# docker.io, whose runc comes with containerd.io
+rivals_of() {
+	case $1 in
+	docker.io) echo "docker-ce docker-ce-cli moby-engine moby-cli" ;;
+	runc) echo "containerd.io" ;;
+	*) echo "" ;;
+	esac
+}
+
 # command_of PACKAGE: the command a package provides that another package
 # may provide as well (docker-ce's docker, a tarball's clickhouse)
 command_of() {
@@ -60,7 +88,15 @@ command_of() {
 
 missing=""
 for p in $PKGS; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" && continue
+	installed "$p" && continue
+	rival=""
+	for r in $(rivals_of "$p"); do
+		installed "$r" && { rival=$r; break; }
+	done
+	if [ -n "$rival" ]; then
+		echo "install-deps: $p skipped: $rival is installed"
+		continue
+	fi
 	c=$(command_of "$p")
 	if [ -n "$c" ] && command -v "$c" >/dev/null 2>&1; then
 		echo "install-deps: $p skipped: $(command -v "$c") is already installed"
@@ -69,6 +105,10 @@ for p in $PKGS; do
 	missing="$missing $p"
 done
 [ -z "$missing" ] && exit 0
+if [ -n "$DRY_RUN" ]; then
+	echo "install-deps: would install$missing"
+	exit 0
+fi
 
 if [ "$(id -u)" != 0 ]; then
 	echo "install-deps: missing packages:$missing (run as root to install them)" >&2

@@ -1,11 +1,18 @@
 # lib.sh - shared shell functions of the integration suites: counting
-# checks, waiting for a condition with a deadline, starting and stopping
-# tracerd by pid, reading summaries.
+# checks, the suite's preamble (root, temporary directory, what must be
+# installed and built, test users, the pids to stop), waiting for a
+# condition with a deadline, starting and stopping tracerd by pid,
+# reading summaries.
 # Sourced by bash scripts; start_tracerd and friends expect $BUILD (build
 # dir), $TOP (source tree) and $TMP (the suite's temp dir).
 
 PASSED=0
 FAILED=0
+# what the suite made or started, for its cleanup: test users and group
+# (make_test_users, remove_test_users), background processes (kill_owned)
+MADE_USERS=()
+MADE_GROUP=
+OWNED_PIDS=()
 
 pass() { PASSED=$((PASSED + 1)); echo "PASS: $*"; }
 fail() { FAILED=$((FAILED + 1)); echo "FAIL: $*"; }
@@ -19,11 +26,66 @@ finish() {
 	[ "$FAILED" -eq 0 ]
 }
 
+# need_root [WHY]: exits the suite with a FAIL unless run as root
 need_root() {
 	if [ "$(id -u)" != 0 ]; then
-		echo "FAIL: these tests need root (BPF, cgroups)"; exit 1
+		echo "FAIL: this suite needs root (${1:-BPF, cgroups})"; exit 1
 	fi
 }
+
+# ---- the suite's preamble ----
+
+# suite_tmp NAME: the suite's temporary directory, in TMP
+# (/tmp/tracer-NAME.XXXXXX), mode 0755: the test users reach the sockets
+# and the copies of user_copy through it.  Exits the suite when it cannot.
+suite_tmp() {
+	TMP=$(mktemp -d "/tmp/tracer-$1.XXXXXX") || { echo "FAIL: mktemp: cannot create a temporary directory"; exit 1; }
+	chmod 0755 "$TMP" || { echo "FAIL: cannot make $TMP readable (chmod 0755)"; exit 1; }
+}
+
+# remove_suite_tmp: TMP removed, unless KEEP_TMP is set or a check
+# failed (then its logs are kept, and said where)
+remove_suite_tmp() {
+	[ -n "${TMP:-}" ] && [ -d "$TMP" ] || return 0
+	if [ -n "${KEEP_TMP:-}" ] || [ "$FAILED" -ne 0 ]; then
+		echo "logs kept in $TMP" >&2
+	else
+		rm -rf "$TMP"
+	fi
+}
+
+# need_commands COMMAND...: exits the suite with a FAIL naming the first
+# one that is not installed
+need_commands() {
+	local c
+	for c in "$@"; do
+		command -v "$c" >/dev/null ||
+			{ echo "FAIL: $c is not installed (scripts/install-deps.sh test installs it)"; exit 1; }
+	done
+}
+
+# need_built FILE...: exits the suite with a FAIL naming the first build
+# product (under $BUILD unless absolute) that is missing
+need_built() {
+	local f
+	for f in "$@"; do
+		case $f in /*) ;; *) f=$BUILD/$f ;; esac
+		[ -x "$f" ] || { echo "FAIL: $f missing (make all)"; exit 1; }
+	done
+}
+
+# kill_owned: SIGKILL every process in OWNED_PIDS, and reap it
+kill_owned() {
+	local p
+	for p in "${OWNED_PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	OWNED_PIDS=()
+}
+
+# as USER COMMAND...: run a command with that user's uid, gid and groups
+as() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --init-groups -- "$@"; }
 
 # ---- waiting for something, with a deadline ----
 
@@ -159,6 +221,20 @@ sys.exit(0 if any(json.loads(l).get("job") == sys.argv[2]
 PY
 }
 
+# ---- delivery ----
+
+# dstat PYTHON-EXPR: evaluated on `tracer status --json`'s "delivery"
+# (d); sink(name) is that sink's counters
+dstat() {
+	tr_cli status --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["delivery"]
+def sink(n): return next(s for s in d["sinks"] if s["sink"] == n)
+print(eval(sys.argv[1]))' "$1"
+}
+# dtrue PYTHON-EXPR: the expression holds (for wait_until)
+dtrue() { [ "$(dstat "$1")" = True ]; }
+
 # ---- the summary contract (docs/summary.schema.json) ----
 
 # schema_python: a python3 that has the jsonschema module (the one on
@@ -197,6 +273,7 @@ validate_summaries() {
 make_test_users() {
 	local group=$1 u
 	shift
+	need_commands setpriv useradd userdel groupadd groupdel
 	for u in "$@"; do
 		if ! id "$u" >/dev/null 2>&1; then
 			useradd --system --no-create-home --shell /usr/sbin/nologin "$u" ||

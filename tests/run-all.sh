@@ -1,7 +1,15 @@
 #!/bin/bash
-# run-all.sh - every suite of `make test`, in order; each runs even when
-# an earlier one failed.  Exits non-zero if anything failed, and ends with
-# each suite's duration and the total of the checks of all suites.
+# run-all.sh - every suite of `make test`; each runs even when an earlier
+# one failed.  Exits non-zero if anything failed, and ends with each
+# suite's duration and the total of the checks of all suites.
+#
+# Most suites run one after the other: they start tracerd, Slurm,
+# ClickHouse, dockerd or a browser, on ports and with test users of their
+# own, and some measure what a job's processes waited for.  A few share
+# nothing with any other (no tracerd, no service, no port, no user; build
+# directories of their own): they run in a lane beside the others
+# (suite_beside), started when the Slurm suites begin, which mostly wait
+# for the scheduler; their output is printed whole, after the others'.
 set -u
 cd "$(dirname "$0")/.."
 total_pass=0
@@ -9,18 +17,15 @@ total_fail=0
 failed_suites=()
 durations=()
 start_all=$SECONDS
+beside_pid=
+BESIDE_DIR=$(mktemp -d /tmp/tracer-beside.XXXXXX) || { echo "FAIL: mktemp"; exit 1; }
+trap '[ -n "$beside_pid" ] && kill -TERM "$beside_pid" 2>/dev/null; rm -rf "$BESIDE_DIR"' EXIT
 
-suite() {
-	name=$1; shift
-	echo
-	echo "######## $name"
-	log=$(mktemp /tmp/tracer-suite.XXXXXX)
-	t0=$SECONDS
-	"$@" 2>&1 | tee "$log"
-	rc=${PIPESTATUS[0]}
-	durations+=("$(printf '%5d s  %s' $((SECONDS - t0)) "$name")")
+# account NAME RC LOG SECONDS: count a finished suite's checks
+account() {
+	local name=$1 rc=$2 log=$3 secs=$4 p f
+	durations+=("$(printf '%5d s  %s' "$secs" "$name")")
 	p=$(grep -c '^PASS' "$log"); f=$(grep -c '^FAIL' "$log")
-	rm -f "$log"
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 	# a CUnit binary prints its own table, not PASS lines: it counts as one
 	if [ "$rc" -eq 0 ] && [ "$p" -eq 0 ] && [ "$f" -eq 0 ]; then p=1; fi
@@ -29,8 +34,58 @@ suite() {
 	echo "######## $name: rc=$rc, $p passed, $f failed"
 }
 
+suite() {
+	local name=$1 log t0 rc
+	shift
+	echo
+	echo "######## $name"
+	log=$(mktemp /tmp/tracer-suite.XXXXXX)
+	t0=$SECONDS
+	"$@" 2>&1 | tee "$log"
+	rc=${PIPESTATUS[0]}
+	account "$name" "$rc" "$log" $((SECONDS - t0))
+	rm -f "$log"
+}
+
+# The lane beside the others: beside NAME COMMAND... adds a suite to it,
+# start_beside runs them one after the other in the background, each
+# into BESIDE_DIR/N.log and N.rc ("RC SECONDS").
+BESIDE_NAMES=()
+BESIDE_CMDS=()
+beside() { BESIDE_NAMES+=("$1"); shift; BESIDE_CMDS+=("$(printf '%q ' "$@")"); }
+start_beside() {
+	echo
+	echo "######## beside the next suites: $(printf '%s; ' "${BESIDE_NAMES[@]}")"
+	(
+		for i in "${!BESIDE_CMDS[@]}"; do
+			t0=$SECONDS
+			eval "${BESIDE_CMDS[$i]}" >"$BESIDE_DIR/$i.log" 2>&1 </dev/null
+			echo "$? $((SECONDS - t0))" >"$BESIDE_DIR/$i.rc"
+		done
+	) &
+	beside_pid=$!
+}
+# end_beside: wait for the lane, print each suite's output and count it
+end_beside() {
+	local i rc secs
+	[ -n "$beside_pid" ] || return 0
+	wait "$beside_pid"
+	beside_pid=
+	for i in "${!BESIDE_NAMES[@]}"; do
+		echo
+		echo "######## ${BESIDE_NAMES[$i]} (ran beside the others)"
+		touch "$BESIDE_DIR/$i.log"
+		cat "$BESIDE_DIR/$i.log"
+		if ! read -r rc secs <"$BESIDE_DIR/$i.rc" 2>/dev/null; then
+			rc=1 secs=0
+			echo "FAIL: ${BESIDE_NAMES[$i]} left no exit status"
+		fi
+		account "${BESIDE_NAMES[$i]} (beside)" "$rc" "$BESIDE_DIR/$i.log" "$secs"
+	done
+}
+
 suite "unit tests" ./tests/run-unit.sh build
-suite "unit tests (ASan+UBSan)" ./tests/run-unit.sh build-asan
+suite "install-deps choices (dry run)" ./tests/deps/run.sh
 suite "kernel tests (root)" ./tests/run-unit.sh build tests/kernel
 suite "kernel tests (root, ASan+UBSan)" ./tests/run-unit.sh build-asan tests/kernel
 suite "BPF programs" ./build/tests/bpf/test_bpf
@@ -39,10 +94,15 @@ suite "tracerd integration" ./tests/integration/run.sh build
 suite "tracerd integration (ASan+UBSan)" ./tests/integration/run.sh build-asan
 suite "shared node (users, socket, identity)" ./tests/hardening/run.sh build
 suite "privacy (each user sees only their own jobs)" ./tests/privacy/run.sh build
-suite "fuzzing (60 s)" ./tests/fuzz/run.sh 60
 suite "tracerd resilience" ./tests/resilience/run.sh build
 suite "tracerd resilience (ASan+UBSan)" ./tests/resilience/run.sh build-asan
 suite "analysis (own peak, run delay, state, flags)" ./tests/analysis/run.sh build
+# CPU work (a compile, a fuzzer) while Slurm's suites wait for the scheduler
+beside "fuzzing (60 s)" ./tests/fuzz/run.sh 60
+beside "RPM packaging" ./rpm/build.sh build/rpm
+beside "man pages" ./tests/man/run.sh build
+beside "unit tests (ASan+UBSan)" ./tests/run-unit.sh build-asan
+start_beside
 suite "Slurm SPANK plugin" ./tests/slurm/run.sh build
 suite "Slurm accounting (sacct against tracer, two nodes)" ./tests/slurmacct/run.sh build
 suite "tracer-wrap" ./tests/wrapper/run.sh build
@@ -57,19 +117,20 @@ suite "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh buil
 # the daemon's own kernel tests: test_cgroup_live's memory bound does not
 # hold with TSan's shadow memory, and it starts no thread
 suite "daemon kernel tests (root, ThreadSanitizer)" ./tests/run-unit.sh build-tsan tests/kernel 'test_daemon_*'
-suite "delivery (ThreadSanitizer)" ./tests/delivery/run.sh build-tsan
+# what runs tracerd's threads (run.sh says what it leaves to the run above)
+suite "delivery (ThreadSanitizer)" ./tests/delivery/run.sh build-tsan --threads
 suite "configuration (ThreadSanitizer)" ./tests/config/run.sh build-tsan
 suite "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
 suite "terminal report (80 columns, --wide)" ./tests/cli/terminal.sh build
 suite "make demo's run, the README's sample" ./tests/cli/demo.sh build
-suite "man pages" ./tests/man/run.sh build
 suite "containers (busybox applets, podman)" ./tests/containers/run.sh build
 suite "container tagging ownership" ./tests/containers/ownership.sh build
 suite "root in a container is not root to tracerd (podman)" ./tests/containers/peers.sh build
 suite "docker containers (private dockerd)" ./tests/containers/docker.sh build
 suite "Apptainer/Singularity containers (starter mimic)" ./tests/containers/apptainer.sh build
 suite "HTML report (headless chromium)" ./tests/html/run.sh build
-suite "RPM packaging" ./rpm/build.sh build/rpm
+
+end_beside
 
 echo
 echo "durations:"

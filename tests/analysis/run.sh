@@ -269,14 +269,19 @@ sys.exit(0 if any(j["job"] == uid and j.get("stalled") for j in st["jobs"]["open
 wait_until 10 "tracer run to register" test -s "$TMP/j.stall" &&
 	check "a sleeping job is stalled in tracer status while it runs (threshold 3 s)" poll_until 10 stalled_in_status
 check "stalled logged at once" poll_until 5 grep -q "stalled: no CPU and no I/O" "$TRACERD_LOG"
-wait "$spid"
-wait_until 10 "the summary of the stalled job" summary_of_job "$TMP/j.stall"
-chk "stalled in its summary" "$TMP/j.stall" flag stalled
 
+# while the stalled job sleeps on (another task name: not in this history)
 echo "== slower than usual, right-sizing over the task name's runs"
-# sleeps: their wall time does not depend on the load of the machine
+# sleeps: their wall time does not depend on the load of the machine.
+# The five usual runs side by side, all ended before the sixth starts.
+upids=()
 for i in 1 2 3 4 5; do
-	trun "$TMP/j.usual$i" --name usual-task -- sleep 1.2
+	trun "$TMP/j.usual$i" --name usual-task -- sleep 1.2 &
+	upids+=($!)
+done
+for p in "${upids[@]}"; do wait "$p" || fail "usual run (pid $p) failed"; done
+for i in 1 2 3 4 5; do
+	wait_until 10 "the summary of usual run $i" summary_of_job "$TMP/j.usual$i"
 done
 trun "$TMP/j.usual6" --name usual-task -- sleep 2.4
 for i in 1 2 3 4 5; do
@@ -284,6 +289,11 @@ for i in 1 2 3 4 5; do
 done
 chk "the sixth, twice as slow: slower_than_usual" "$TMP/j.usual6" flag slower_than_usual present
 chk "the sixth's recommendation covers the 6 runs" "$TMP/j.usual6" rec_runs 6
+
+echo "== stalled, its summary"
+wait "$spid"
+wait_until 10 "the summary of the stalled job" summary_of_job "$TMP/j.stall"
+chk "stalled in its summary" "$TMP/j.stall" flag stalled
 
 check "every summary valid against docs/summary.schema.json" python3 "$TOP/tests/validate_summary.py" --min 15 "$TRACERD_FILE"
 

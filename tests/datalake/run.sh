@@ -28,25 +28,12 @@ cleanup() {
 }
 trap cleanup EXIT
 need_root
-for c in clickhouse-server clickhouse-client python3 curl; do
-	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
-done
-for b in tracerd tracer; do
-	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
-done
+need_commands python3
+need_built tracerd tracer
 
 CHURL="http://127.0.0.1:$CH_HTTP/"
 dl() { "$BUILD/tracer" -o clickhouse_url="$CHURL" datalake "$@"; }
 q() { clickhouse-client --port "$CH_TCP" -q "$1"; }
-# dstat PYTHON-EXPR on `tracer status --json`'s "delivery" (d); sink(name)
-dstat() {
-	tr_cli status --json | python3 -c '
-import json, sys
-d = json.load(sys.stdin)["delivery"]
-def sink(n): return next(s for s in d["sinks"] if s["sink"] == n)
-print(eval(sys.argv[1]))' "$1"
-}
-dtrue() { [ "$(dstat "$1")" = True ]; }
 # step CLUSTER JOBID STEPID: one step of a Slurm job, a few processes
 step() {
 	python3 "$TOP/tests/datalake/step.py" "$TRACERD_SOCK" "$1" "$2" "$3" -- \
@@ -62,8 +49,8 @@ local_jobs() {
 rows_are() { [ "$(q "SELECT count() FROM tracer.jobs FINAL")" = "$1" ]; }
 
 mkdir -p "$MIG2" && cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG2/" || exit 1
-ch_setup "$TMP/ch" "$CH_TCP" "$CH_HTTP"
-ch_start || exit 1
+ch_up "$TMP/ch" "$CH_TCP" "$CH_HTTP"
+check "the ClickHouse server is Debian's 18.16" ch_is_debian_1816
 
 echo "== a version 1 datalake, made before versions were recorded"
 check "001_v1.sql loads with clickhouse-client --multiquery" \

@@ -1,8 +1,9 @@
-# clickhouse.sh - a private ClickHouse server for the delivery suite and
-# the bench: config, data and logs in a directory of the caller's, on
-# loopback ports of the caller's, started and stopped by pid.  Users:
-# default (no password) and tracer_rw (password ch-s3cret).
-# Sourced; needs tests/lib.sh (poll_until, proc_gone).
+# clickhouse.sh - a private ClickHouse server for the delivery, datalake
+# and reader suites and the bench: config, data and logs in a directory
+# of the caller's, on loopback ports of the caller's, started and stopped
+# by pid.  Users: default (no password) and tracer_rw (password
+# ch-s3cret), or the caller's users.xml.
+# Sourced; needs tests/lib.sh (poll_until, proc_gone, need_commands).
 
 # ch_setup DIR TCP_PORT HTTP_PORT: write the configuration (once)
 ch_setup() {
@@ -64,5 +65,25 @@ ch_stop() {
 	CH_PID=
 }
 
-# chq QUERY...: run queries with clickhouse-client
+# chq QUERY...: run queries with clickhouse-client (a suite whose
+# default user has a password redefines it)
 chq() { clickhouse-client --port "$CH_TCP" --multiquery "$@"; }
+
+# ch_up DIR TCP_PORT HTTP_PORT [USERS_XML]: a suite's own server, up and
+# answering, or the suite ends with a FAIL: the commands installed,
+# nothing of someone else's already on the ports (it would answer for
+# ours), the configuration written (USERS_XML, when given, in place of
+# the default users), started
+ch_up() {
+	need_commands clickhouse-server clickhouse-client curl
+	ch_setup "$1" "$2" "$3"
+	if ch_ping; then echo "FAIL: something already answers on port $CH_HTTP"; exit 1; fi
+	if [ -n "${4:-}" ]; then
+		cp "$4" "$CH_DIR/users.xml" || { echo "FAIL: cannot copy $4 to $CH_DIR"; exit 1; }
+	fi
+	ch_start || exit 1
+}
+
+# ch_is_debian_1816: the server is Debian's ClickHouse 18.16, the one the
+# datalake's SQL is written for (through chq)
+ch_is_debian_1816() { chq -q 'SELECT version()' | grep -q '^18\.16\.'; }

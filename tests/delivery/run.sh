@@ -4,9 +4,23 @@
 # Debian's clickhouse-server (data in a temporary directory), an HTTP
 # collector (httpd.py: failing, then accepting; or hanging), a spool on a
 # small full tmpfs.  Needs root (BPF, mount).
+#
+# run.sh BUILD --threads: what ThreadSanitizer has to look at, for the
+# TSan build: every case that runs tracerd (its sink, spool and loop
+# threads), with 50 jobs for ClickHouse where there are 200 and 20 + 20
+# where there are 50 + 50 (the same batches, retries and restarts, fewer
+# of them); left to the plain and ASan runs are what runs no thread of
+# tracerd: `tracer datalake migrate` a second time, the 7 queries of
+# queries.sql (clickhouse-client alone) and tracer-wrap --standalone
+# (single-threaded).
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
+THREADS_ONLY=
+[ "${2:-}" = --threads ] && THREADS_ONLY=1
+# the jobs of the first two cases
+N_CH=200 N_DOWN=50
+[ -n "$THREADS_ONLY" ] && N_CH=50 N_DOWN=20
 TMP=$(mktemp -d /tmp/tracer-dlv.XXXXXX)
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/delivery/clickhouse.sh"
@@ -34,12 +48,8 @@ cleanup() {
 trap cleanup EXIT
 need_root
 python3 -c 'import jsonschema' 2>/dev/null || { echo "FAIL: python3-jsonschema is not installed"; exit 1; }
-for c in clickhouse-server clickhouse-client python3 curl mount; do
-	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
-done
-for b in tracerd tracer tracer-wrap; do
-	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
-done
+need_commands python3 mount
+need_built tracerd tracer tracer-wrap
 
 # start_httpd MODE PORT LOG [FAILS]: the collector, up once it listens
 start_httpd() {
@@ -49,17 +59,6 @@ start_httpd() {
 		python3 -c "import socket,sys; socket.create_connection(('127.0.0.1', $2), 1)"
 }
 
-# dstat PYTHON-EXPR: evaluate on `tracer status --json`'s "delivery" (d);
-# sink(name) is that sink's counters
-dstat() {
-	tr_cli status --json | python3 -c '
-import json, sys
-d = json.load(sys.stdin)["delivery"]
-def sink(n): return next(s for s in d["sinks"] if s["sink"] == n)
-print(eval(sys.argv[1]))' "$1"
-}
-# dtrue PYTHON-EXPR: the expression holds (for wait_until)
-dtrue() { [ "$(dstat "$1")" = True ]; }
 
 # jobs N PIPELINE: N short jobs of a few processes, with varied names
 # (registrations may wait 2 s here, not the default 200 ms: this suite is
@@ -76,35 +75,34 @@ jobs() {
 ch_jobs_final() { [ "$(chq -q "SELECT count() FROM tracer.jobs FINAL WHERE pipeline = '$1'")" = "$2" ]; }
 spool_files() { find "$1" -name '*.rec' | wc -l; }
 
-echo "== ClickHouse 18.16: schema, 200 jobs, queries"
-ch_setup "$TMP/ch" "$CH_TCP" "$CH_HTTP"
-ch_start || exit 1
-check "the ClickHouse server is Debian's 18.16" sh -c "clickhouse-client --port $CH_TCP -q 'SELECT version()' | grep -q '^18\.16\.'"
+echo "== ClickHouse 18.16: schema, $N_CH jobs, queries"
+ch_up "$TMP/ch" "$CH_TCP" "$CH_HTTP"
+check "the ClickHouse server is Debian's 18.16" ch_is_debian_1816
 check "the schema: tracer datalake migrate applies contrib/clickhouse/migrations/" \
 	"$BUILD/tracer" -o clickhouse_url="http://127.0.0.1:$CH_HTTP/" datalake migrate --dir "$TOP/contrib/clickhouse/migrations"
-check "and again: nothing to do" \
+[ -n "$THREADS_ONLY" ] || check "and again: nothing to do" \
 	sh -c "'$BUILD/tracer' -o clickhouse_url=http://127.0.0.1:$CH_HTTP/ datalake migrate --dir '$TOP/contrib/clickhouse/migrations' | grep -q 'up to date'"
 CHOPTS=(-o sinks=file,clickhouse -o clickhouse_url="http://127.0.0.1:$CH_HTTP/" -o retry_max_ms=2000)
 start_tracerd ch -o spool_dir="$TMP/spool.ch" "${CHOPTS[@]}" || exit 1
 t0=$(now_us)
-jobs 200 p200
-wait_until 60 "200 rows in tracer.jobs FINAL" ch_jobs_final p200 200 && t1=$(now_us) &&
-	pass "200 jobs -> 200 rows in jobs FINAL"
-check "jobs, tools, processes and flags rows agree with the 200 summaries" \
-	python3 "$CHECK" ch-rows "$TRACERD_FILE" "$CH_TCP" p200 200
-check "the 200 summaries are valid against docs/summary.schema.json" \
-	python3 "$TOP/tests/validate_summary.py" --min 200 "$TRACERD_FILE"
+jobs $N_CH p200
+wait_until 60 "$N_CH rows in tracer.jobs FINAL" ch_jobs_final p200 $N_CH && t1=$(now_us) &&
+	pass "$N_CH jobs -> $N_CH rows in jobs FINAL"
+check "jobs, tools, processes and flags rows agree with the $N_CH summaries" \
+	python3 "$CHECK" ch-rows "$TRACERD_FILE" "$CH_TCP" p200 $N_CH
+check "the $N_CH summaries are valid against docs/summary.schema.json" \
+	python3 "$TOP/tests/validate_summary.py" --min $N_CH "$TRACERD_FILE"
 # batching: at most one insert per table per second (plus the first)
 batches=$(dstat 'sink("clickhouse")["batches"]')
 secs=$(( (${t1:-$(now_us)} - t0) / 1000000 + 2 ))
-check "batched: $batches inserts for 200 summaries in about $secs s (at most one per second)" \
+check "batched: $batches inserts for $N_CH summaries in about $secs s (at most one per second)" \
 	test "$batches" -le "$secs"
 # every query of queries.sql, one at a time, each answering rows
 awk -v dir="$TMP" 'BEGIN { n = 1 } /^--/ { next } { q = q $0 "\n" } /^;$/ { print q > (dir "/query." n); n++; q = "" }' \
 	"$TOP/contrib/clickhouse/queries.sql"
 nq=$(ls "$TMP"/query.* | wc -l)
-check "queries.sql holds its 7 queries" test "$nq" -eq 7
-for f in "$TMP"/query.*; do
+[ -n "$THREADS_ONLY" ] || check "queries.sql holds its 7 queries" test "$nq" -eq 7
+[ -n "$THREADS_ONLY" ] || for f in "$TMP"/query.*; do
 	what=$(grep -m1 -o 'SELECT\|FROM tracer\.[a-z]*' "$f" | tail -1)
 	check "queries.sql query ${f##*.} ($what) runs and answers rows" \
 		sh -c "out=\$(clickhouse-client --port $CH_TCP --multiquery < '$f') && [ -n \"\$out\" ]"
@@ -118,20 +116,20 @@ chmod 600 "$TMP/chpw"
 CHOPTS+=(-o clickhouse_user=tracer_rw -o clickhouse_password_file="$TMP/chpw")
 start_tracerd ck -o spool_dir="$TMP/spool.ck" "${CHOPTS[@]}" || exit 1
 ch_stop
-jobs 50 pkill
-wait_until 30 "the first 50 summaries in the spool" dtrue 'd["spool"]["written"] >= 50'
+jobs $N_DOWN pkill
+wait_until 30 "the first $N_DOWN summaries in the spool" dtrue "d['spool']['written'] >= $N_DOWN"
 kill -KILL "$TRACERD_PID"; wait "$TRACERD_PID" 2>/dev/null; TRACERD_PID=
-check "the spool holds them after SIGKILL" test "$(spool_files "$TMP/spool.ck")" -ge 50
+check "the spool holds them after SIGKILL" test "$(spool_files "$TMP/spool.ck")" -ge $N_DOWN
 start_tracerd ck -o spool_dir="$TMP/spool.ck" "${CHOPTS[@]}" || exit 1
-jobs 50 pkill
-wait_until 30 "the next 50 summaries in the spool" dtrue 'd["spool"]["written"] >= 50'
+jobs $N_DOWN pkill
+wait_until 30 "the next $N_DOWN summaries in the spool" dtrue "d['spool']['written'] >= $N_DOWN"
 check "the ClickHouse sink counts its failures while the server is down" \
-	dtrue 'sink("clickhouse")["failures"] > 0 and sink("clickhouse")["pending"] >= 50'
+	dtrue "sink('clickhouse')['failures'] > 0 and sink('clickhouse')['pending'] >= $N_DOWN"
 ch_start || exit 1
-wait_until 90 "the 100 jobs in tracer.jobs FINAL once ClickHouse is back" ch_jobs_final pkill 100 &&
-	pass "all 100 arrived"
+wait_until 90 "the $((2 * N_DOWN)) jobs in tracer.jobs FINAL once ClickHouse is back" ch_jobs_final pkill $((2 * N_DOWN)) &&
+	pass "all $((2 * N_DOWN)) arrived"
 check "each once with FINAL, tools and processes consistent" \
-	python3 "$CHECK" ch-rows "$TRACERD_FILE" "$CH_TCP" pkill 100
+	python3 "$CHECK" ch-rows "$TRACERD_FILE" "$CH_TCP" pkill $((2 * N_DOWN))
 wait_until 30 "an empty spool" dtrue 'd["spool"]["records"] == 0' &&
 	check "no record file left in the spool" test "$(spool_files "$TMP/spool.ck")" -eq 0
 stop_tracerd
@@ -152,7 +150,9 @@ check "the failures are counted" dtrue 'sink("http")["failures"] >= 2'
 stop_tracerd
 check "no reply body on tracerd's output (only quoted in its error log lines)" \
 	sh -c "! grep -v '^tracerd: ' '$TRACERD_LOG' | grep -q REPLY-BODY-MARKER && ! grep -q 'REPLY-BODY-MARKER ok' '$TRACERD_LOG'"
-# tracer-wrap standalone: one summary, synchronous, never on the job's stdout
+# tracer-wrap standalone: one summary, synchronous, never on the job's
+# stdout (single-threaded: not for --threads)
+if [ -z "$THREADS_ONLY" ]; then
 "$BUILD/tracer-wrap" --standalone -o sinks=http -o http_url="http://127.0.0.1:$HTTP_BASE/ingest" \
 	-o http_token_file="$TMP/token" -o rules="$TOP/contrib/rules/tools.rules" -- \
 	/bin/echo job-output >"$TMP/wrap.out" 2>"$TMP/wrap.err"
@@ -167,6 +167,7 @@ check "tracer-wrap standalone, collector failing: stdout still only the job's" \
 	sh -c "[ \"\$(cat '$TMP/wrap.out')\" = job-output ]"
 check "tracer-wrap standalone, collector failing: the failure said on stderr" \
 	grep -q 'HTTP status 500' "$TMP/wrap.err"
+fi
 stop_httpd
 
 echo "== HTTP collector that accepts and never answers"

@@ -11,43 +11,30 @@
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
-TMP=$(mktemp -d /tmp/tracer-hard.XXXXXX)
-chmod 0755 "$TMP" # the test users reach the socket through it
 . "$TOP/tests/lib.sh"
 U1=tracer-h1
 U2=tracer-h2
 ADM=tracer-hadm
-MADE_USERS=()
-MADE_GROUP=
-OWNED_PIDS=()
 
 cleanup() {
-	for p in "${OWNED_PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	kill_owned
 	stop_tracerd
 	# the strace case's tracerd keeps its programs pinned for a restart
 	rm -rf "/sys/fs/bpf/tracer-hard-$$"
 	remove_test_users
-	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
+	remove_suite_tmp
 }
-trap cleanup EXIT
 need_root
-for b in tracerd tracer; do
-	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
-done
-for c in python3 pgrep setpriv strace unshare useradd userdel groupadd groupdel; do
-	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
-done
+suite_tmp hard
+trap cleanup EXIT
+need_built tracerd tracer
+need_commands python3 pgrep strace unshare
 # the users' own directories (job files); their python is the system's
 make_test_users "$ADM" "$U1" "$U2"
 UPY=/usr/bin/python3
-[ -x "$UPY" ] || { echo "FAIL: $UPY is not installed"; exit 1; }
+need_built "$UPY"
 # what the test users run, copied where they can read it (user_copy)
 UTRACER=$(user_copy "$BUILD/tracer") || exit 1
-# as USER: run a command with that user's uid, gid and groups
-as() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --init-groups -- "$@"; }
 
 echo "== the socket gets its mode at bind, never by a chmod that follows a symlink"
 TRACERD_SOCK=$TMP/strace.sock

@@ -9,38 +9,26 @@
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
-TMP=$(mktemp -d /tmp/tracer-priv.XXXXXX)
-chmod 0755 "$TMP" # the test users reach the socket through it
 . "$TOP/tests/lib.sh"
 UA=tracer-pa
 UB=tracer-pb
 ADM=tracer-padm
 MPORT=18201
-MADE_USERS=()
-MADE_GROUP=
-OWNED_PIDS=()
 
 cleanup() {
-	for p in "${OWNED_PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	kill_owned
 	stop_tracerd
 	remove_test_users
-	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
+	remove_suite_tmp
 }
-trap cleanup EXIT
 need_root
-for b in tracerd tracer; do
-	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
-done
-for c in python3 setpriv useradd userdel groupadd groupdel curl; do
-	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
-done
+suite_tmp priv
+trap cleanup EXIT
+need_built tracerd tracer
+need_commands python3 curl
 make_test_users "$ADM" "$UA" "$UB"
 # the CLI the test users run, copied where they can read it (user_copy)
 UTRACER=$(user_copy "$BUILD/tracer") || exit 1
-as() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --init-groups -- "$@"; }
 as_admin() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --groups="$ADM" -- "$@"; }
 # the CLI of a user; file= names a file that does not exist, so that an
 # answer can only come from tracerd

@@ -13,17 +13,12 @@
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
-TMP=$(mktemp -d /tmp/tracer-reader.XXXXXX)
-chmod 0755 "$TMP" # the test users reach the reader's socket through it
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/delivery/clickhouse.sh"
 CH_TCP=18611 CH_HTTP=18634
 UA=tracer-ra
 UB=tracer-rb
 GRP=tracer-rg
-MADE_USERS=()
-MADE_GROUP=
-OWNED_PIDS=()
 READER_PID=
 
 stop_reader() {
@@ -36,33 +31,28 @@ stop_reader() {
 	READER_PID=
 }
 cleanup() {
-	for p in "${OWNED_PIDS[@]}"; do
-		kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
+	kill_owned
 	stop_reader
 	stop_tracerd
 	ch_stop
 	remove_test_users
-	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
+	remove_suite_tmp
 }
-trap cleanup EXIT
 need_root
-for b in tracerd tracer; do
-	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
-done
-for c in clickhouse-server clickhouse-client python3 setpriv useradd userdel groupadd groupdel curl; do
-	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
-done
+# the test users reach the reader's socket through it
+suite_tmp reader
+trap cleanup EXIT
+need_built tracerd tracer
+need_commands python3 curl
 make_test_users "$GRP" "$UA" "$UB"
 UTRACER=$(user_copy "$BUILD/tracer") || exit 1
-as() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --init-groups -- "$@"; }
 
 echo "== ClickHouse: the default user has a password nobody outside root knows"
-ch_setup "$TMP/ch" "$CH_TCP" "$CH_HTTP"
+# root's alone from the start: the users' passwords are written into it
+install -d -m 0700 "$TMP/ch" || { echo "FAIL: cannot make $TMP/ch"; exit 1; }
 ADMIN_PW=adm-$$-$RANDOM$RANDOM
 RW_PW=rw-$$-$RANDOM$RANDOM
-cat >"$TMP/ch/users.xml" <<XML
+(umask 077 && cat >"$TMP/ch/users.in.xml") <<XML
 <?xml version="1.0"?>
 <yandex>
   <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
@@ -74,12 +64,9 @@ cat >"$TMP/ch/users.xml" <<XML
     <result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></default></quotas>
 </yandex>
 XML
-chmod 0700 "$TMP/ch"
-# a server already on these ports would answer for ours
-if ch_ping; then echo "FAIL: something already answers on port $CH_HTTP"; exit 1; fi
-ch_start || exit 1
+ch_up "$TMP/ch" "$CH_TCP" "$CH_HTTP" "$TMP/ch/users.in.xml"
 chq() { clickhouse-client --port "$CH_TCP" --password="$ADMIN_PW" --multiquery "$@"; }
-check "the ClickHouse server is Debian's 18.16" sh -c "clickhouse-client --port $CH_TCP --password='$ADMIN_PW' -q 'SELECT version()' | grep -q '^18\.16\.'"
+check "the ClickHouse server is Debian's 18.16" ch_is_debian_1816
 MIG=$TOP/contrib/clickhouse/migrations
 check "schema v1 (migrations/001_v1.sql) loads" sh -c "clickhouse-client --port $CH_TCP --password='$ADMIN_PW' --multiquery < '$MIG/001_v1.sql'"
 # the credentials: a root-only file, as tracer.conf's clickhouse_password_file

@@ -4,6 +4,11 @@
   jsum.py FILE count  [KEY=VALUE...]        number of matching summaries
   jsum.py FILE has N [KEY=VALUE...]         exit 0 when at least N match (for wait_until)
   jsum.py FILE get PATH [KEY=VALUE...]      a field of the one matching summary
+  jsum.py FILE fields [KEY=VALUE...]        every field of it, "PATH<TAB>VALUE" a
+                                            line, VALUE as get prints it (those
+                                            with a tab or newline left out); and
+                                            "@tools" as tools prints, "@tool/NAME/
+                                            FIELD" as tool does
   jsum.py FILE values PATH [KEY=VALUE...]   that field of every match, sorted, one line
   jsum.py FILE tools [KEY=VALUE...]         its tool names, sorted, one line
   jsum.py FILE tool NAME FIELD [KEY=VALUE...]  a field of one of its tools
@@ -87,6 +92,15 @@ def show(v):
     print(v if isinstance(v, str) else json.dumps(v))
 
 
+def flatten(obj, prefix=""):
+    """(dotted path, value) of every field of obj, objects and arrays too."""
+    if prefix:
+        yield prefix, obj
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from flatten(v, f"{prefix}.{k}" if prefix else k)
+
+
 def tool_names(summary):
     names = set()
     for t in summary.get("tools", []):
@@ -125,6 +139,19 @@ def main(argv):
         return 0 if found >= n else 1
     elif cmd == "get":
         show(dig(one(path, parse_filters(rest[1:])), rest[0]))
+    elif cmd == "fields":
+        s = one(path, parse_filters(rest))
+        for k, v in flatten(s):
+            text = v if isinstance(v, str) else json.dumps(v)
+            if "\t" not in text and "\n" not in text and "\t" not in k:
+                print(f"{k}\t{text}")
+        print("@tools\t" + " ".join(sorted(n for n in tool_names(s) if n)))
+        for n in sorted(n for n in tool_names(s) if n and "/" not in n and "\t" not in n):
+            t = find_tool(s, n)
+            for f, v in t.items():
+                text = v if isinstance(v, str) else json.dumps(v)
+                if "\t" not in text and "\n" not in text and "/" not in f:
+                    print(f"@tool/{n}/{f}\t{text}")
     elif cmd == "values":
         vals = [dig(s, rest[0]) for s in select(path, parse_filters(rest[1:]))]
         print(" ".join(sorted(v if isinstance(v, str) else json.dumps(v) for v in vals)))

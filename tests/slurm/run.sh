@@ -42,18 +42,9 @@ expect_match() {
 	fi
 }
 
-if [ "$(id -u)" != 0 ]; then
-	fail "the Slurm suite needs root (it runs slurmd and munged)"
-	finish
-	exit 1
-fi
-
-T=$(mktemp -d /tmp/tracer-slurm.XXXXXX) || {
-	fail "mktemp: cannot create a temporary directory"
-	finish
-	exit 1
-}
-chmod 0755 "$T"
+need_root "it runs slurmd and munged"
+suite_tmp slurm
+T=$TMP
 CLUSTER_DIR=$T/cluster
 mkdir -p "$CLUSTER_DIR"
 SOCK=$T/tracerd.sock
@@ -78,11 +69,7 @@ cleanup() {
 	stop_tagged "$HANG_PID"
 	cluster_stop
 	[ -d "$PIN_DIR" ] && rm -rf "$PIN_DIR"
-	if [ "$FAILED" -eq 0 ]; then
-		rm -rf "$T"
-	else
-		echo "logs kept in $T" >&2
-	fi
+	remove_suite_tmp
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -92,13 +79,10 @@ if ! cluster_install_deps; then
 	fail "cannot install slurm-wlm, munge, python3 (apt-get failed)"
 	exit 1
 fi
-if [ ! -f "$PLUGIN" ]; then
-	fail "plugin not built: $PLUGIN (run make first)"
-	exit 1
-fi
+need_built "$PLUGIN"
 # srun loads the plugin as the job's user too (nobody below): a copy that
 # user can read, whoever may read the tree (user_copy)
-PLUGIN=$(TMP=$T user_copy "$PLUGIN") || { fail "cannot copy the plugin to $T"; finish; exit 1; }
+PLUGIN=$(user_copy "$PLUGIN") || { fail "cannot copy the plugin to $T"; finish; exit 1; }
 PLUGSTACK_LINE="optional $PLUGIN socket=$SOCK"
 # slurmctld mails through tracer-mail (notify.sh)
 notify_setup || { fail "cannot write the mail helpers in $T"; finish; exit 1; }

@@ -32,18 +32,9 @@ expect() {
 	if [ "$2" = "$3" ]; then pass "$1"; else fail "$1: got '$2', want '$3'"; fi
 }
 
-if [ "$(id -u)" != 0 ]; then
-	fail "the Slurm accounting suite needs root (it runs slurmd, slurmdbd, MariaDB)"
-	finish
-	exit 1
-fi
-
-T=$(mktemp -d /tmp/tracer-slurmacct.XXXXXX) || {
-	fail "mktemp: cannot create a temporary directory"
-	finish
-	exit 1
-}
-chmod 0755 "$T"
+need_root "it runs slurmd, slurmdbd, MariaDB"
+suite_tmp slurmacct
+T=$TMP
 CLUSTER_DIR=$T/cluster
 mkdir -p "$CLUSTER_DIR"
 SOCK=$T/tracerd.sock
@@ -67,26 +58,15 @@ cleanup() {
 	tracerd_stop
 	cluster_stop
 	[ -d "$PIN_DIR" ] && rm -rf "$PIN_DIR"
-	if [ "$FAILED" -eq 0 ]; then
-		rm -rf "$T"
-	else
-		echo "logs kept in $T" >&2
-	fi
+	remove_suite_tmp
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
 # ---- set-up ----
-for p in slurmd slurmctld slurmdbd mariadbd sacct sbatch; do
-	if ! command -v "$p" >/dev/null; then
-		fail "$p is missing: install slurm-wlm, slurmdbd, mariadb-server (scripts/install-deps.sh)"
-		exit 1
-	fi
-done
-for f in "$PLUGIN" "$TRACERD" "$BUILD/tracer"; do
-	[ -f "$f" ] || { fail "not built: $f (run make first)"; exit 1; }
-done
-PLUGIN=$(TMP=$T user_copy "$PLUGIN") || { fail "cannot copy the plugin to $T"; exit 1; }
+need_commands slurmd slurmctld slurmdbd mariadbd sacct sbatch
+need_built "$PLUGIN" "$TRACERD" tracer
+PLUGIN=$(user_copy "$PLUGIN") || { fail "cannot copy the plugin to $T"; exit 1; }
 if ! cluster_start "optional $PLUGIN socket=$SOCK"; then
 	fail "the Slurm cluster with accounting did not start (logs in $CLUSTER_DIR)"
 	exit 1
