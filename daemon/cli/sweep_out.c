@@ -35,10 +35,10 @@ static const char *by_title(const cJSON *ans)
 	return "HOST";
 }
 
+/* counts are written raw (jsonutil): json_get_num reads both */
 static double num0(const cJSON *o, const char *key)
 {
-	double v = jnum(o, key);
-	return isnan(v) ? 0 : v;
+	return json_get_num(o, key, 0);
 }
 
 static const char *hours(double h, char *buf, size_t len)

@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""check.py ANSWER_JSON CASE SOURCE BY USERS UA UB - the answer of
+`tracer sweep --json` is CASE's expected one (the known jobs of
+tests/sweep/jobs.py, prices 0.05 per CPU-hour and 0.01 per GiB-hour):
+rows in that order with those hours, jobs, limits hit, worst job and
+costs (to 1e-4), from SOURCE (datalake, archive), by BY; USERS "all"
+(root, admin_group) or "A"/"B" (that user's rows only)."""
+import json
+import sys
+
+ans_path, case, source, by, users, ua, ub = sys.argv[1:8]
+
+# key, jobs, idle core-h, unused GiB-h, idle GPU-h, timeouts, ooms, worst,
+# cost of idle CPU, of unused memory, total
+A = (ua, 2, 35400 / 3600, 17, 0, 1, 0, "5001", 35400 / 3600 * 0.05, 0.17)
+B = (ub, 1, 3.5, 0, 0.5, 0, 1, "5003", 0.175, 0)
+ROWS = {
+    "user": [A, B],
+    "user1": [A],
+    "none": [],
+    "account": [("acc1", 2, 10 + 1 / 3, 11, 0.5, 0, 1, "5001", (10 + 1 / 3) * 0.05, 0.11),
+                ("acc2", 1, 3, 6, 0, 1, 0, "5002", 0.15, 0.06)],
+    "accountB": [("acc1", 1, 3.5, 0, 0.5, 0, 1, "5003", 0.175, 0)],
+    "host": [("n1", 2, 6 + 1 / 3, 11, 0, 1, 0, "5001", (6 + 1 / 3) * 0.05, 0.11),
+             ("n2", 2, 7, 6, 0.5, 0, 1, "5001", 0.35, 0.06)],
+    "hostB": [("n2", 1, 3.5, 0, 0.5, 0, 1, "5003", 0.175, 0)],
+}
+want = ROWS[case]
+if users == "A":
+    want = [r for r in want if r[0] != ub] if case == "user" else want
+elif users == "B":
+    want = [r for r in want if r[0] != ua] if case == "user" else want
+
+ans = json.load(open(ans_path))
+errors = []
+if ans.get("source") != source:
+    errors.append(f"source {ans.get('source')}, want {source}")
+if ans.get("by") != by:
+    errors.append(f"by {ans.get('by')}, want {by}")
+if ans.get("all_users") != (users == "all"):
+    errors.append(f"all_users {ans.get('all_users')}, want {users == 'all'}")
+if ans.get("prices") != {"cpu_hour": 0.05, "gb_hour": 0.01}:
+    errors.append(f"prices {ans.get('prices')}")
+rows = ans.get("rows", [])
+if [r["key"] for r in rows] != [w[0] for w in want]:
+    errors.append(f"keys {[r['key'] for r in rows]}, want {[w[0] for w in want]}")
+for r, w in zip(rows, want):
+    key, jobs, core_h, gib_h, gpu_h, to, oom, worst, c_cpu, c_mem = w
+    got = (r["jobs"], r["timeouts"], r["ooms"], r["worst_job"])
+    if got != (jobs, to, oom, worst):
+        errors.append(f"{key}: jobs, timeouts, ooms, worst {got}, want {(jobs, to, oom, worst)}")
+    for name, v, e in (("idle_core_hours", r["idle_core_hours"], core_h),
+                       ("unused_mem_gib_hours", r["unused_mem_gib_hours"], gib_h),
+                       ("idle_gpu_hours", r["idle_gpu_hours"], gpu_h),
+                       ("cost.idle_cpu", r["cost"]["idle_cpu"], c_cpu),
+                       ("cost.unused_memory", r["cost"]["unused_memory"], c_mem),
+                       ("cost.total", r["cost"]["total"], c_cpu + c_mem)):
+        if abs(v - e) > 1e-4:
+            errors.append(f"{key}: {name} {v}, want {e:.6f}")
+if errors:
+    print("\n".join(errors))
+    print(json.dumps(ans, indent=1)[:3000])
+    sys.exit(1)
