@@ -79,6 +79,7 @@ int history_run_of_summary(const cJSON *s, long *uid, char *name, size_t len,
 {
 	const cJSON *id = cJSON_GetObjectItem(s, "identity");
 	const cJSON *tn = cJSON_GetObjectItem(id, "task_name");
+	/* written raw (jsonutil), like the other counts */
 	const cJSON *u = cJSON_GetObjectItem(id, "uid");
 	const cJSON *use = cJSON_GetObjectItem(s, "allocation_use");
 	double cpu = num(cJSON_GetObjectItem(s, "totals"), "cpu_s");
@@ -87,7 +88,7 @@ int history_run_of_summary(const cJSON *s, long *uid, char *name, size_t len,
 	if (!cJSON_IsString(tn) || !tn->valuestring[0])
 		return -1;
 	snprintf(name, len, "%s", tn->valuestring);
-	*uid = cJSON_IsNumber(u) && u->valuedouble >= 0 ? (long)u->valuedouble : -1;
+	*uid = u && num(id, "uid") >= 0 ? (long)num(id, "uid") : -1;
 	memset(r, 0, sizeof(*r));
 	r->wall_s = num(s, "wall_s");
 	if (r->wall_s <= 0)

@@ -5,6 +5,9 @@
  * The query has three levels, as tracer.job_view does: per (job, node)
  * the largest allocation any step reports and the node's CPU time and
  * peak; per job the elapsed time and what it wasted; per group the sums.
+ * A job of one summary is its own view (lib/jobview.c): its elapsed time
+ * is its own; from several, it starts at the scheduler's job start when
+ * that is earlier than the first step.
  * By host, each job's nodes are spread out again (ARRAY JOIN) so that a
  * node's share stays with its host.  Written for ClickHouse 18.16: no
  * WITH clauses, no window functions, FINAL for the rows a retried
@@ -110,7 +113,8 @@ int sweep_sql(const struct sweep_query *q, const char *db, char *out, size_t out
 		" FROM (SELECT jk, %s AS g, %s, %s, %s, j_to, j_oom, %s AS rk FROM"
 		/* per job: its elapsed time, its nodes */
 		" (SELECT jk, any(n_g) AS j_g,"
-		"  greatest(toFloat64(max(n_end)) - toFloat64(min(n_start)), 0) / 1e9 AS j_wall,"
+		"  greatest(toFloat64(max(n_end)) - toFloat64(if(sum(n_steps) > 1, min(n_start),"
+		"    min(n_own_start))), 0) / 1e9 AS j_wall,"
 		"  sum(n_cpus) AS j_cpus, sum(n_cpu_s) AS j_cpu_s, sum(n_unused) AS j_unused,"
 		"  sum(n_gpus) AS j_gpus, max(n_to) AS j_to, max(n_oom) AS j_oom,"
 		"  groupArray(host) AS hs, groupArray(n_cpus) AS hc, groupArray(n_cpu_s) AS hu,"
@@ -120,6 +124,7 @@ int sweep_sql(const struct sweep_query *q, const char *db, char *out, size_t out
 		"   any(%s) AS n_g,"
 		"   min(if(toUInt32(job_start) > 0,"
 		"     least(start_ns, toUInt64(toUInt32(job_start)) * 1000000000), start_ns)) AS n_start,"
+		"   min(start_ns) AS n_own_start, count() AS n_steps,"
 		"   max(end_ns) AS n_end, toFloat64(max(alloc_cpus)) AS n_cpus,"
 		"   if(max(alloc_cpus) > 0, sum(cpu_s), 0) AS n_cpu_s,"
 		"   if(max(alloc_mem_bytes) > max(mem_peak_bytes),"

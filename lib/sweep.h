@@ -11,7 +11,8 @@
  * a time (sweep_acc).  A job's allocation counts once per node: the
  * largest any of the node's steps reports, summed over its nodes, over
  * the job's elapsed time (its first start, or the scheduler's job start
- * when earlier, to its last end), as lib/jobview.c rolls a job up.
+ * when earlier, to its last end; a job of one summary: its own), as
+ * lib/jobview.c rolls a job up.
  *   idle core-hours   allocated CPUs x elapsed - CPU time (at least 0)
  *   unused GiB-hours  per node (allocated - peak, at least 0) x elapsed
  *   idle GPU-hours    per node GPUs allocated and unused x elapsed

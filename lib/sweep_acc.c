@@ -20,6 +20,8 @@ struct sweep_node {
 	char *host;
 	double cpus, cpu_s, alloc_mem, peak, gpus_idle;
 	double start_ns, end_ns;
+	double own_start_ns; /* without the scheduler's job start */
+	unsigned steps;
 };
 
 struct sweep_job {
@@ -222,10 +224,12 @@ int sweep_acc_add(struct sweep_acc *a, const cJSON *s)
 	nd = j ? node_of(j, str_or(obj(s, "host"), "hostname", "")) : NULL;
 	if (!nd)
 		return -1;
+	nd->own_start_ns = nd->steps && nd->own_start_ns < start ? nd->own_start_ns : start;
 	/* the scheduler's start of the job, when earlier (whole seconds) */
 	if (js > 0 && js < start)
 		start = js;
-	nd->start_ns = nd->start_ns > 0 && nd->start_ns < start ? nd->start_ns : start;
+	nd->start_ns = nd->steps && nd->start_ns < start ? nd->start_ns : start;
+	nd->steps++;
 	nd->end_ns = dmax(nd->end_ns, end);
 	nd->cpus = dmax(nd->cpus, json_get_num(alloc, "cpus", 0));
 	nd->alloc_mem = dmax(nd->alloc_mem, json_get_num(alloc, "mem_bytes", 0));
@@ -296,11 +300,16 @@ static int add_waste(const struct sweep_query *q, struct groups *g, const char *
 static int fold_job(const struct sweep_query *q, struct groups *g, const struct sweep_job *j)
 {
 	double start = 0, end = 0, wall, cpus = 0, cpu_s = 0, unused = 0, gpus = 0;
+	unsigned steps = 0;
 
+	for (size_t i = 0; i < j->nn; i++)
+		steps += j->nodes[i].steps;
+	/* one summary is its own view (jobview.c): its own start */
 	for (size_t i = 0; i < j->nn; i++) {
 		const struct sweep_node *nd = &j->nodes[i];
+		double s = steps > 1 ? nd->start_ns : nd->own_start_ns;
 
-		start = i == 0 || nd->start_ns < start ? nd->start_ns : start;
+		start = i == 0 || s < start ? s : start;
 		end = dmax(end, nd->end_ns);
 	}
 	wall = end > start ? (end - start) / 1e9 : 0;

@@ -7,10 +7,10 @@ with the identity, allocation, times, CPU, peak and state of one step.
 
 The jobs (cluster c1, Slurm), their waste worked out in tests/sweep/run.sh:
   5001 A acc1 p1  nodes n1 (batch + step 0) and n2 (step 0), 4 CPUs and
-                  8 GiB per node, 1 h; CPU 600 + 1800 on n1, 1800 on n2;
-                  peaks 1 GiB and 3 GiB on n1, 2 GiB on n2; COMPLETED
-  5002 A acc2 p1  n1, 2 CPUs, 4 GiB, 2 h, CPU 3600, peak 1 GiB; TIMEOUT;
-                  the scheduler started it 10 min before its step
+                  8 GiB per node, steps over 1 h, the scheduler's start
+                  10 min before: 70 min elapsed; CPU 600 + 1800 on n1,
+                  1800 on n2; peaks 1 GiB and 3 GiB on n1, 2 GiB on n2
+  5002 A acc2 p1  n1, 2 CPUs, 4 GiB, 110 min, CPU 3600, peak 1 GiB; TIMEOUT
   5003 B acc1 p2  n2, 8 CPUs, 16 GiB, 30 min, CPU 1800, peak 16 GiB,
                   2 GPUs of which 1 unused; OUT_OF_MEMORY
   5004 B acc1 p2  n1, 16 CPUs, 40 days ago: outside a 30 d window
@@ -28,10 +28,10 @@ T0 = now - 2 * 86400  # two days ago, whole seconds
 A = (user_a, int(uid_a))
 B = (user_b, int(uid_b))
 steps = [
-    ("5001", "batch", "n1", *A, "acc1", "p1", T0, 3600, 4, 8, 600, 1, "COMPLETED", None, 0),
-    ("5001", "0", "n1", *A, "acc1", "p1", T0 + 60, 3540, 4, 8, 1800, 3, "COMPLETED", None, 0),
-    ("5001", "0", "n2", *A, "acc1", "p1", T0 + 60, 3540, 4, 8, 1800, 2, "COMPLETED", None, 0),
-    ("5002", "batch", "n1", *A, "acc2", "p1", T0 + 600, 6600, 2, 4, 3600, 1, "TIMEOUT", None, T0),
+    ("5001", "batch", "n1", *A, "acc1", "p1", T0, 3600, 4, 8, 600, 1, "COMPLETED", None, T0 - 600),
+    ("5001", "0", "n1", *A, "acc1", "p1", T0 + 60, 3540, 4, 8, 1800, 3, "COMPLETED", None, T0 - 600),
+    ("5001", "0", "n2", *A, "acc1", "p1", T0 + 60, 3540, 4, 8, 1800, 2, "COMPLETED", None, T0 - 600),
+    ("5002", "batch", "n1", *A, "acc2", "p1", T0 + 600, 6600, 2, 4, 3600, 1, "TIMEOUT", None, 0),
     ("5003", "batch", "n2", *B, "acc1", "p2", T0, 1800, 8, 16, 1800, 16, "OUT_OF_MEMORY", (2, 1), 0),
     ("5004", "batch", "n1", *B, "acc1", "p2", now - 40 * 86400, 3600, 16, 8, 10, 1, "COMPLETED", None, 0),
 ]

@@ -32,6 +32,9 @@ static void test_uid_of_summary(void)
 {
 	cJSON *s = cJSON_Parse("{\"identity\":{\"task_name\":\"x\",\"uid\":1234},\"wall_s\":2}");
 	cJSON *bare = cJSON_Parse("{\"identity\":{\"task_name\":\"x\"},\"wall_s\":2}");
+	cJSON *raw = cJSON_Parse("{\"identity\":{\"task_name\":\"x\"},\"wall_s\":2}");
+	/* tracerd writes counts raw (jsonutil) */
+	cJSON_AddItemToObject(cJSON_GetObjectItem(raw, "identity"), "uid", cJSON_CreateRaw("1235"));
 	struct history_run r;
 	char name[HISTORY_NAME_LEN];
 	long uid = 0;
@@ -41,6 +44,9 @@ static void test_uid_of_summary(void)
 	CU_ASSERT_STRING_EQUAL(name, "x");
 	CU_ASSERT(history_run_of_summary(bare, &uid, name, sizeof(name), &r) == 0);
 	CU_ASSERT_EQUAL(uid, -1);
+	CU_ASSERT(history_run_of_summary(raw, &uid, name, sizeof(name), &r) == 0);
+	CU_ASSERT_EQUAL(uid, 1235);
+	cJSON_Delete(raw);
 	cJSON_Delete(s);
 	cJSON_Delete(bare);
 }
