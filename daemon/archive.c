@@ -32,6 +32,7 @@
 #include "log.h"
 #include "threads.h"
 #include "sumfile.h"
+#include "sweep.h"
 
 #define ARCHIVE_WORKERS 2
 #define ARCHIVE_QUEUE_MAX 8     /* queued or being answered, in all */
@@ -55,6 +56,7 @@ struct areq {
 struct archive {
 	char path[sizeof(((struct tracer_config *)0)->file_path)];
 	struct tracer_config *lake; /* the datalake's settings; NULL: the file archive */
+	struct tracer_config *conf; /* a sweep's source and prices (sweep.h) */
 	pthread_t tids[ARCHIVE_WORKERS];
 	int nthreads;
 	pthread_mutex_t lock;
@@ -190,6 +192,41 @@ static int answer_lake(struct archive *a, struct areq *r, struct job_filter *f,
 	return 0;
 }
 
+/* A sweep (proto.h): one line, the asker's jobs only unless sees_all. */
+static void answer_sweep(struct archive *a, struct areq *r, struct out *o)
+{
+	const struct proto_sweep *sw = &r->req.sweep;
+	struct sweep_query q = {.since_s = sw->since_s, .limit = sw->limit,
+				.uid = r->sees_all ? -1 : (long)r->peer.uid};
+	char err[512];
+	cJSON *ans, *reply;
+
+	if (sweep_by_parse(sw->by, &q.by) != 0) {
+		send_error(r->fd, "\"by\": user, account, partition, pipeline or host");
+		return;
+	}
+	q.from_s = (double)clock_real_ns() / 1e9 - sw->since_s;
+	sweep_query_prices(&q, a->conf);
+	ans = sweep_run(a->lake ? a->lake : a->conf, &q,
+			clock_mono_ns() + ARCHIVE_READ_MS * 1000000ull, &a->stop, err, sizeof(err));
+	if (!ans) {
+		log_warn("sweep for uid %d: %s", (int)r->peer.uid, err);
+		send_error(r->fd, err);
+		return;
+	}
+	reply = cJSON_CreateObject();
+	if (reply && cJSON_AddTrueToObject(reply, "ok") &&
+	    cJSON_AddItemToObject(reply, "sweep", ans))
+		send_line(o, reply);
+	else
+		cJSON_Delete(ans);
+	cJSON_Delete(reply);
+	pthread_mutex_lock(&a->lock);
+	a->served += !o->broken;
+	a->failed += o->broken;
+	pthread_mutex_unlock(&a->lock);
+}
+
 /* Read and stream one answer; the closing line says how it went. */
 static void answer(struct archive *a, struct areq *r)
 {
@@ -214,6 +251,10 @@ static void answer(struct archive *a, struct areq *r)
 	if (fcntl(r->fd, F_SETFL, 0) != 0 ||
 	    setsockopt(r->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0)
 		log_warn("archive reply to pid %d: %s", (int)r->peer.pid, strerror(errno));
+	if (r->req.op == PROTO_OP_SWEEP) {
+		answer_sweep(a, r, &o);
+		return;
+	}
 	if (a->lake) {
 		if (answer_lake(a, r, &f, &o, &capped) != 0)
 			return;
@@ -361,9 +402,17 @@ struct archive *archive_start(const struct tracer_config *cfg, char *err, size_t
 		return NULL;
 	}
 	snprintf(a->path, sizeof(a->path), "%s", cfg->file_path);
+	a->conf = malloc(sizeof(*a->conf));
+	if (!a->conf) {
+		free(a);
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	*a->conf = *cfg;
 	if (datalake_configured(cfg)) {
 		a->lake = malloc(sizeof(*a->lake));
 		if (!a->lake) {
+			free(a->conf);
 			free(a);
 			snprintf(err, errlen, "out of memory");
 			return NULL;
@@ -371,6 +420,7 @@ struct archive *archive_start(const struct tracer_config *cfg, char *err, size_t
 		*a->lake = *cfg; /* the loop's copy changes on SIGHUP */
 		if (datalake_check_credentials(cfg, err, errlen) != 0) {
 			free(a->lake);
+			free(a->conf);
 			free(a);
 			return NULL;
 		}
@@ -492,5 +542,6 @@ void archive_stop(struct archive *a)
 	pthread_cond_destroy(&a->wake);
 	pthread_mutex_destroy(&a->lock);
 	free(a->lake);
+	free(a->conf);
 	free(a);
 }

@@ -30,8 +30,8 @@ struct archive;
 struct archive *archive_start(const struct tracer_config *cfg, char *err, size_t errlen);
 
 /*
- * On the loop, in the request handler: queue the request (summaries or
- * summary) and take its connection from the server (server_take).
+ * On the loop, in the request handler: queue the request (summaries,
+ * summary or sweep) and take its connection from the server (server_take).
  * sees_all: the peer may see every user's jobs (decided on the loop, while
  * the peer's pid is known to be its own).  Returns NULL when queued (the
  * worker answers), else the error reply line for the server to send.

@@ -469,15 +469,17 @@ char *jobs_ok_reply(void)
 	return reply_ok(NULL, 0);
 }
 
-/* This run joins the task name's earlier runs, which its flags and
- * request were measured against (memory only, bounded: history.h). */
+/* This run joins its user's earlier runs of the task name, which its
+ * flags and request were measured against (memory only, bounded; keyed
+ * per user so that no one moves another's flags: history.h). */
 static void note_history(struct jobs *js, const cJSON *summary)
 {
 	struct history_run r;
 	char name[HISTORY_NAME_LEN];
+	long uid;
 
-	if (history_run_of_summary(summary, name, sizeof(name), &r) == 0)
-		history_add(&js->history, name, &r);
+	if (history_run_of_summary(summary, &uid, name, sizeof(name), &r) == 0)
+		history_add(&js->history, uid, name, &r);
 }
 
 /* Write the summary and forget the job: its processes are settled
@@ -506,7 +508,7 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 	}
 	jobgpu_finish(oj);
 	summary = summary_finish(j, js->host, &so, js->cfg, bpf_loader_net_mode(js->bpf),
-				 history_find(&js->history, j->id.task_name));
+				 history_find(&js->history, j->id.uid, j->id.task_name));
 	if (summary)
 		note_history(js, summary);
 	if (!summary)

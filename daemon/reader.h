@@ -2,7 +2,7 @@
  * reader.h - tracerd in reader mode (`tracerd --reader`, mode = reader):
  * a login node's daemon, with no BPF, no kernel requirement and no
  * sinks.  It traces nothing and registers no job; it only answers
- * "summaries", "summary" and "status" on its socket, from the datalake
+ * "summaries", "summary", "sweep" and "status" on its socket, from the datalake
  * (archive.c with datalake = clickhouse), each user seeing only their own
  * jobs.  The datalake's credentials stay with it (root-only file).
  */

@@ -171,6 +171,7 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 		break;
 	case PROTO_OP_SUMMARIES:
 	case PROTO_OP_SUMMARY: /* answered off the loop */
+	case PROTO_OP_SWEEP:
 		if (!privacy_reads_summaries(peer)) {
 			reply = proto_error_reply("summaries are not served to processes in a "
 						  "container (tracer.conf admin_in_containers)");

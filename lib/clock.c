@@ -4,6 +4,7 @@
 #include "clock.h"
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
@@ -193,3 +194,22 @@ int clock_parse_time(const char *text, time_t now, int64_t *out_ns)
 		return 0;
 	return parse_iso(text, out_ns);
 }
+
+/* "90s", "30m", "24h", "7d", "2w": seconds, or -1 */
+double clock_parse_duration(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	static const struct {
+		char unit;
+		double secs;
+	} units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 604800}};
+
+	if (end == s || !(v > 0) || end[0] == '\0' || end[1] != '\0')
+		return -1;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (*end == units[i].unit)
+			return v * units[i].secs;
+	return -1;
+}
+

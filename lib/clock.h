@@ -46,4 +46,8 @@ uint64_t clock_from_boot(clockid_t clk, uint64_t boot_ns);
  */
 int clock_parse_time(const char *text, time_t now, int64_t *out_ns);
 
+/* A window as `--since` takes it, "90s", "30m", "24h", "7d", "2w": its
+ * seconds, or -1. */
+double clock_parse_duration(const char *s);
+
 #endif

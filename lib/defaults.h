@@ -25,6 +25,13 @@
 #define TRACER_DATALAKE_TIMEOUT_MS 10000 /* one datalake query, connection included */
 /* datalake_max_memory: what one datalake query may use on the server */
 #define TRACER_DEFAULT_DATALAKE_MAX_MEMORY (1u << 30)
+/* tracer sweep: its window, the groups it shows, the most one answer has */
+#define TRACER_SWEEP_DEFAULT_SINCE "30d"
+#define TRACER_SWEEP_DEFAULT_LIMIT 20
+#define TRACER_SWEEP_LIMIT_MAX 10000
+/* jobs a sweep of the archive file holds (about 200 bytes each), so that
+ * one user's sweep in tracerd cannot take the node's memory */
+#define TRACER_SWEEP_JOBS_MAX 1000000
 /* the datalake's schema migrations (make install, the RPM), in order */
 #define TRACER_DEFAULT_MIGRATIONS_DIR "/usr/share/tracer/clickhouse/migrations"
 #define TRACER_CLICKHOUSE_SCHEMA 3 /* the schema version this tracer writes */

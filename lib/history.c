@@ -1,5 +1,5 @@
 /*
- * history.c - bounded per-task-name history of runs (history.h).
+ * history.c - bounded history of runs per (user, task name) (history.h).
  */
 #include "history.h"
 
@@ -21,28 +21,28 @@ void history_free(struct history *h)
 	memset(h, 0, sizeof(*h));
 }
 
-static struct history_task *find(const struct history *h, const char *name)
+static struct history_task *find(const struct history *h, long uid, const char *name)
 {
 	for (size_t i = 0; i < h->n; i++)
-		if (strcmp(h->tasks[i].name, name) == 0)
+		if (h->tasks[i].uid == uid && strcmp(h->tasks[i].name, name) == 0)
 			return &h->tasks[i];
 	return NULL;
 }
 
-const struct history_task *history_find(const struct history *h, const char *name)
+const struct history_task *history_find(const struct history *h, long uid, const char *name)
 {
-	const struct history_task *t = h->tasks && name && *name ? find(h, name) : NULL;
+	const struct history_task *t = h->tasks && name && *name ? find(h, uid, name) : NULL;
 
 	return t && t->n ? t : NULL;
 }
 
-void history_add(struct history *h, const char *name, const struct history_run *r)
+void history_add(struct history *h, long uid, const char *name, const struct history_run *r)
 {
 	struct history_task *t;
 
 	if (!h->tasks || !name || !*name || strlen(name) >= HISTORY_NAME_LEN)
 		return;
-	t = find(h, name);
+	t = find(h, uid, name);
 	if (!t) {
 		if (h->n < HISTORY_TASKS) {
 			t = &h->tasks[h->n++];
@@ -53,6 +53,7 @@ void history_add(struct history *h, const char *name, const struct history_run *
 					t = &h->tasks[i];
 		}
 		memset(t, 0, sizeof(*t));
+		t->uid = uid;
 		snprintf(t->name, sizeof(t->name), "%s", name);
 	}
 	t->runs[t->next] = *r;
@@ -73,10 +74,13 @@ static double num(const cJSON *o, const char *key)
 	return 0;
 }
 
-int history_run_of_summary(const cJSON *s, char *name, size_t len, struct history_run *r)
+int history_run_of_summary(const cJSON *s, long *uid, char *name, size_t len,
+			   struct history_run *r)
 {
 	const cJSON *id = cJSON_GetObjectItem(s, "identity");
 	const cJSON *tn = cJSON_GetObjectItem(id, "task_name");
+	/* written raw (jsonutil), like the other counts */
+	const cJSON *u = cJSON_GetObjectItem(id, "uid");
 	const cJSON *use = cJSON_GetObjectItem(s, "allocation_use");
 	double cpu = num(cJSON_GetObjectItem(s, "totals"), "cpu_s");
 	int mean;
@@ -84,6 +88,7 @@ int history_run_of_summary(const cJSON *s, char *name, size_t len, struct histor
 	if (!cJSON_IsString(tn) || !tn->valuestring[0])
 		return -1;
 	snprintf(name, len, "%s", tn->valuestring);
+	*uid = u && num(id, "uid") >= 0 ? (long)num(id, "uid") : -1;
 	memset(r, 0, sizeof(*r));
 	r->wall_s = num(s, "wall_s");
 	if (r->wall_s <= 0)
@@ -117,9 +122,10 @@ int history_load_file(struct history *h, const char *path)
 		cJSON *s = cJSON_ParseWithLength(line, (size_t)got);
 		struct history_run r;
 		char name[HISTORY_NAME_LEN];
+		long uid;
 
-		if (s && history_run_of_summary(s, name, sizeof(name), &r) == 0) {
-			history_add(h, name, &r);
+		if (s && history_run_of_summary(s, &uid, name, sizeof(name), &r) == 0) {
+			history_add(h, uid, name, &r);
 			n++;
 		}
 		cJSON_Delete(s);

@@ -27,6 +27,8 @@ static enum proto_op op_from_name(const char *s)
 		return PROTO_OP_SUMMARIES;
 	if (strcmp(s, "summary") == 0)
 		return PROTO_OP_SUMMARY;
+	if (strcmp(s, "sweep") == 0)
+		return PROTO_OP_SWEEP;
 	return PROTO_OP_INVALID;
 }
 
@@ -111,6 +113,8 @@ static int parse_fields(const cJSON *o, struct proto_request *req, char *err,
 		return parse_job_fields(o, req, err, errlen);
 	case PROTO_OP_SUMMARIES:
 		return proto_parse_query(o, &req->query, err, errlen);
+	case PROTO_OP_SWEEP:
+		return proto_parse_sweep(o, &req->sweep, err, errlen);
 	case PROTO_OP_STATUS:
 		return 0;
 	case PROTO_OP_INVALID:

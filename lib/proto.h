@@ -29,6 +29,10 @@
  *              the newest N (0: every one) that pass, oldest first;
  *              all_files: the rotated files too
  *   summary    {"op":"summary","v":1,"job":"<uid, job id or task name>"}
+ *   sweep      {"op":"sweep","v":1,"by":"user","since_s":N,"limit":N}
+ *              one line: {"ok":true,"sweep":{...}} (docs/sweep.md), the
+ *              waste of the asker's jobs (every user's for root and
+ *              admin_group) per group
  */
 #ifndef TRACER_PROTO_H
 #define TRACER_PROTO_H
@@ -51,6 +55,7 @@ enum proto_op {
 	PROTO_OP_STATUS,
 	PROTO_OP_SUMMARIES,
 	PROTO_OP_SUMMARY,
+	PROTO_OP_SWEEP,
 };
 
 #define PROTO_STREAM_LINE_MAX (16 << 20)
@@ -67,6 +72,13 @@ struct proto_query {
 	int64_t since_ns, until_ns; /* INT64_MIN / INT64_MAX: any */
 };
 
+/* A sweep's question (lib/sweep.h answers it). */
+struct proto_sweep {
+	char by[16];       /* user, account, partition, pipeline, host */
+	double since_s;    /* the window: jobs that ended in the last since_s */
+	int limit;         /* the top N groups */
+};
+
 struct proto_request {
 	enum proto_op op;
 	struct tracer_identity identity; /* register */
@@ -74,6 +86,7 @@ struct proto_request {
 	char job[TRACER_JOIN_KEY_LEN];   /* task_exit, end: a job uid or join key */
 	int status;                      /* task_exit, end; -1 = unknown */
 	struct proto_query query;        /* summaries (summary: job) */
+	struct proto_sweep sweep;        /* sweep */
 };
 
 /*
@@ -91,6 +104,9 @@ cJSON *proto_job_request(const char *op, const char *job, int status);
  * with a reason in err); a summaries request from q and a limit. */
 int proto_parse_query(const cJSON *o, struct proto_query *q, char *err, size_t errlen);
 cJSON *proto_query_request(const struct proto_query *q);
+/* the fields of a sweep request (0, or -1 with err); a sweep request */
+int proto_parse_sweep(const cJSON *o, struct proto_sweep *sw, char *err, size_t errlen);
+cJSON *proto_sweep_request(const struct proto_sweep *sw);
 
 /* Render an error reply line {"ok":false,"error":msg}\n into a malloc'd string. */
 char *proto_error_reply(const char *msg);

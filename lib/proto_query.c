@@ -1,6 +1,6 @@
 /*
- * proto_query.c - the archive query of the tracerd protocol (proto.h):
- * which finished jobs a user asks for.  Any local user sends it, so every
+ * proto_query.c - the archive queries of the tracerd protocol (proto.h):
+ * which finished jobs a user asks for, and a sweep of their waste.  Any local user sends it, so every
  * field is checked and a rejection says why.
  */
 #include "proto.h"
@@ -120,6 +120,43 @@ cJSON *proto_query_request(const struct proto_query *q)
 		ok = cJSON_AddStringToObject(f, "until_ns", ns) != NULL;
 	}
 	if (!ok) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+int proto_parse_sweep(const cJSON *o, struct proto_sweep *sw, char *err, size_t errlen)
+{
+	const cJSON *by = cJSON_GetObjectItemCaseSensitive(o, "by");
+	const cJSON *since = cJSON_GetObjectItemCaseSensitive(o, "since_s");
+	const cJSON *limit = cJSON_GetObjectItemCaseSensitive(o, "limit");
+
+	if (!cJSON_IsString(by) || !by->valuestring[0] || strlen(by->valuestring) >= sizeof(sw->by))
+		return fail_msg(err, errlen, "\"by\": expected a group name");
+	snprintf(sw->by, sizeof(sw->by), "%s", by->valuestring);
+	/* ten years at most: the window is a number ClickHouse is given */
+	if (!cJSON_IsNumber(since) || !(since->valuedouble > 0 && since->valuedouble <= 3.2e8))
+		return fail_msg(err, errlen, "\"since_s\": expected seconds (1 to 10 years)");
+	sw->since_s = since->valuedouble;
+	if (!cJSON_IsNumber(limit) ||
+	    !(limit->valuedouble >= 1 && limit->valuedouble <= TRACER_SWEEP_LIMIT_MAX) ||
+	    (double)(int)limit->valuedouble != limit->valuedouble)
+		return fail_msg(err, errlen, "\"limit\": expected a whole number, 1 to %d",
+				TRACER_SWEEP_LIMIT_MAX);
+	sw->limit = (int)limit->valuedouble;
+	return 0;
+}
+
+cJSON *proto_sweep_request(const struct proto_sweep *sw)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o || !cJSON_AddStringToObject(o, "op", "sweep") ||
+	    !cJSON_AddNumberToObject(o, "v", PROTO_VERSION) ||
+	    !cJSON_AddStringToObject(o, "by", sw->by) ||
+	    !cJSON_AddNumberToObject(o, "since_s", sw->since_s) ||
+	    !cJSON_AddNumberToObject(o, "limit", sw->limit)) {
 		cJSON_Delete(o);
 		return NULL;
 	}

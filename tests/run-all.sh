@@ -113,6 +113,7 @@ suite "GPUs (NVML test double)" ./tests/gpu/run.sh build
 suite "delivery (spool, file, HTTP, ClickHouse)" ./tests/delivery/run.sh build
 suite "datalake reader (two users, tracerd --reader, ClickHouse)" ./tests/reader/run.sh build
 suite "datalake schema versions (ClickHouse)" ./tests/datalake/run.sh build
+suite "tracer sweep (ClickHouse, archive, users through tracerd)" ./tests/sweep/run.sh build
 suite "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
 # the daemon's own kernel tests: test_cgroup_live's memory bound does not
 # hold with TSan's shadow memory, and it starts no thread

@@ -62,6 +62,7 @@ void print_job_steps(const cJSON *view, int width);
 /* Does this user ask tracerd (not root)? */
 bool cli_archive_remote(void);
 int cmd_report(struct cli *c, int argc, char **argv);
+int cmd_sweep(struct cli *c, int argc, char **argv); /* cmd_sweep.c */
 
 /* Human units: "1.5 GiB", "12.3 s", "87%"; into buf, returns buf. */
 const char *fmt_bytes(uint64_t v, char *buf, size_t len);

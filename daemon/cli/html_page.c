@@ -191,8 +191,8 @@ static int write_out(const char *buf, size_t len, const char *path)
 }
 
 /* Build with fill into memory, then write: no half page on an error. */
-static int build(const char *path, void (*fill)(FILE *, const void *, const char *),
-		 const void *data, const char *run)
+int html_write_page(const char *path, void (*fill)(FILE *, const void *, const char *),
+		    const void *data, const char *run)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -238,10 +238,10 @@ static void fill_run(FILE *f, const void *data, const char *run)
 
 int html_write_job(const cJSON *summary, const char *path)
 {
-	return build(path, fill_job, summary, NULL);
+	return html_write_page(path, fill_job, summary, NULL);
 }
 
 int html_write_run(cJSON *summaries, const char *run, const char *path)
 {
-	return build(path, fill_run, summaries, run);
+	return html_write_page(path, fill_run, summaries, run);
 }

@@ -18,24 +18,6 @@
 
 #define DEFAULT_SINCE "7d"
 
-/* "90s", "30m", "24h", "7d", "2w": seconds, or -1 */
-static double parse_since(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-	static const struct {
-		char unit;
-		double secs;
-	} units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}, {'w', 604800}};
-
-	if (end == s || !(v > 0) || end[0] == '\0' || end[1] != '\0')
-		return -1;
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
-		if (*end == units[i].unit)
-			return v * units[i].secs;
-	return -1;
-}
-
 static const char *const by_names[] = {"all", "run", "task", "tool", "user", "pipeline"};
 
 static void report_usage(FILE *f)
@@ -158,7 +140,7 @@ static int parse_args(struct report *r, int argc, char **argv)
 		fprintf(stderr, "tracer report: --html needs --run RUN (and the local archive)\n");
 		return 2;
 	}
-	r->since_s = parse_since(since);
+	r->since_s = clock_parse_duration(since);
 	if (r->since_s < 0) {
 		fprintf(stderr, "tracer report: --since %s: expected a duration such as 90m, 24h, 7d, 2w\n", since);
 		return 2;

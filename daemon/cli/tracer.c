@@ -39,6 +39,9 @@ static void usage(FILE *f)
 		"        totals, efficiencies, flags and cost across the archive's jobs\n"
 		"  report --run RUN --html FILE\n"
 		"        every task of a run on one self-contained HTML page\n"
+		"  sweep [--since DURATION] [--by user|account|partition|pipeline|host]\n"
+		"        [--limit N] [--json | --csv | --html FILE | --wide]\n"
+		"        the cluster's waste per group, ranked by cost\n"
 		"  run [--name NAME] [--run ID] [--pipeline NAME] [--job-file FILE]\n"
 		"      [--cpus N] [--mem SIZE] [--time DURATION] [--gpus LIST]\n"
 		"      [--] COMMAND [ARGS...]\n"
@@ -141,7 +144,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "tracer: no command (status, jobs, show, report, run, datalake; see tracer --help)\n");
+		fprintf(stderr, "tracer: no command (status, jobs, show, report, sweep, run, datalake; see tracer --help)\n");
 		return 2;
 	}
 	if (config_load(&c.cfg, config_path, !config_given, config_warn) != 0 && config_given)
@@ -165,7 +168,9 @@ int main(int argc, char **argv)
 		return cmd_report(&c, argc, argv);
 	if (!strcmp(cmd, "datalake"))
 		return cmd_datalake(&c, argc, argv);
-	fprintf(stderr, "tracer: unknown command %s (status, jobs, show, report, run, datalake; see tracer --help)\n",
+	if (!strcmp(cmd, "sweep"))
+		return cmd_sweep(&c, argc, argv);
+	fprintf(stderr, "tracer: unknown command %s (status, jobs, show, report, sweep, run, datalake; see tracer --help)\n",
 		cmd);
 	return 2;
 }

@@ -13,6 +13,11 @@ CG_DIR=
 JOB_CGS=
 DA_OLD=
 META_PID=
+# a second user for the history that is kept per user
+UB=tracer-anb
+UGRP=tracer-anadm
+MADE_USERS=()
+MADE_GROUP=
 
 cleanup() {
 	[ -n "$META_PID" ] && kill "$META_PID" 2>/dev/null
@@ -20,6 +25,7 @@ cleanup() {
 	[ -n "$CG_DIR" ] && rmdir "$CG_DIR" 2>/dev/null
 	for d in $JOB_CGS; do rmdir "$d" 2>/dev/null; done
 	[ -n "$DA_OLD" ] && echo "$DA_OLD" >/proc/sys/kernel/task_delayacct
+	remove_test_users
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
@@ -29,7 +35,7 @@ for h in spin spawner touchmem tiny spinthreads; do
 done
 PY=$(command -v python3) || { echo "FAIL: python3 is not installed"; exit 1; }
 PY=$("$PY" -c 'import sys; print(sys.executable)')
-for c in taskset setsid; do
+for c in taskset setsid setpriv useradd userdel groupadd groupdel; do
 	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed (util-linux)"; exit 1; }
 done
 # a small minimum runtime for advice, frequent samples, a CPU price
@@ -295,6 +301,26 @@ wait "$spid"
 wait_until 10 "the summary of the stalled job" summary_of_job "$TMP/j.stall"
 chk "stalled in its summary" "$TMP/j.stall" flag stalled
 
-check "every summary valid against docs/summary.schema.json" python3 "$TOP/tests/validate_summary.py" --min 15 "$TRACERD_FILE"
+
+echo "== history is per user: another user's runs of a task name move nothing"
+make_test_users "$UGRP" "$UB"
+UTRACER=$(user_copy "$BUILD/tracer") || exit 1
+FAIR=fair-task-$$
+# B's fast runs of the name; then root's run of it, much slower than
+# B's but the first of root's own: neither flagged nor sized on B's runs
+for i in 1 2 3 4 5; do
+	setpriv --reuid="$UB" --regid="$UB" --init-groups -- "$UTRACER" -o socket="$TRACERD_SOCK" \
+		run --job-file "$TMP/$UB/j.fair$i" --name "$FAIR" -- sleep 0.4
+done
+trun "$TMP/j.faira" --name "$FAIR" -- sleep 1.6
+chk "B's 5 fast runs of the name: A's slow run not slower_than_usual" "$TMP/j.faira" flag slower_than_usual absent
+chk "A's recommendation counts only A's run, not B's 5" "$TMP/j.faira" rec_runs 1
+# B's own history still counts for B: a slow run of B is flagged
+setpriv --reuid="$UB" --regid="$UB" --init-groups -- "$UTRACER" -o socket="$TRACERD_SOCK" \
+	run --job-file "$TMP/$UB/j.fair6" --name "$FAIR" -- sleep 1.6
+chk "B's slow run after B's 5 fast ones: slower_than_usual" "$TMP/$UB/j.fair6" flag slower_than_usual present
+chk "B's recommendation covers B's 6 runs, not A's" "$TMP/$UB/j.fair6" rec_runs 6
+
+check "every summary valid against docs/summary.schema.json" python3 "$TOP/tests/validate_summary.py" --min 22 "$TRACERD_FILE"
 
 finish

@@ -59,9 +59,9 @@ check "tracer --bogus=1" usage_error "tracer: unknown option --bogus (see tracer
 check "tracer -c without a value" usage_error "tracer: option -c needs a value" "$BUILD/tracer" -c
 check "tracer --json=yes" usage_error "tracer: option --json takes no value" "$BUILD/tracer" --json=yes jobs
 check "tracer frob" usage_error \
-	"tracer: unknown command frob (status, jobs, show, report, run, datalake; see tracer --help)" trc frob
+	"tracer: unknown command frob (status, jobs, show, report, sweep, run, datalake; see tracer --help)" trc frob
 check "tracer without a command" usage_error \
-	"tracer: no command (status, jobs, show, report, run, datalake; see tracer --help)" "$BUILD/tracer"
+	"tracer: no command (status, jobs, show, report, sweep, run, datalake; see tracer --help)" "$BUILD/tracer"
 check "tracer datalake without an action" usage_error \
 	"tracer datalake: no action (migrate, status; see tracer datalake --help)" trc datalake
 check "tracer datalake frob" usage_error \

@@ -59,7 +59,7 @@ options_documented() {
 	done
 	[ -z "$missing" ] || { echo "not in $page:$missing"; return 1; }
 }
-for sub in "" status jobs show report run datalake; do
+for sub in "" status jobs show report sweep run datalake; do
 	check "tracer.1 has every option of tracer $sub --help" \
 		options_documented tracer.1 "$BUILD/tracer" $sub --help
 done

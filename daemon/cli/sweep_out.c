@@ -1,0 +1,226 @@
+/*
+ * sweep_out.c - `tracer sweep`'s output (sweep_out.h).  Its columns are
+ * waste (idle hours, unused memory, limits hit), not `tracer report`'s
+ * efficiencies, so it has its own rows; the table, CSV cells, text
+ * escaping and the HTML page frame are the ones report and show use
+ * (term.h, csv.h, textsafe.h, html.h).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "csv.h"
+#include "html.h"
+#include "jsonutil.h"
+#include "sweep_out.h"
+#include "term.h"
+#include "textsafe.h"
+
+static const char *by_title(const cJSON *ans)
+{
+	const char *by = jstr(ans, "by");
+
+	if (!by)
+		return "GROUP";
+	if (!strcmp(by, "user"))
+		return "USER";
+	if (!strcmp(by, "account"))
+		return "ACCOUNT";
+	if (!strcmp(by, "partition"))
+		return "PARTITION";
+	if (!strcmp(by, "pipeline"))
+		return "PIPELINE";
+	return "HOST";
+}
+
+/* counts are written raw (jsonutil): json_get_num reads both */
+static double num0(const cJSON *o, const char *key)
+{
+	return json_get_num(o, key, 0);
+}
+
+static const char *hours(double h, char *buf, size_t len)
+{
+	snprintf(buf, len, "%.1f", h);
+	return buf;
+}
+
+/* the row's cost of waste, "-" without prices */
+static const char *cost_text(const cJSON *row, char *buf, size_t len)
+{
+	const cJSON *c = cJSON_GetObjectItem(row, "cost");
+
+	if (!c)
+		return "-";
+	snprintf(buf, len, "%.2f", num0(c, "total"));
+	return buf;
+}
+
+static void print_header(const cJSON *ans, const char *since_text)
+{
+	const cJSON *p = cJSON_GetObjectItem(ans, "prices");
+
+	printf("Waste since %s (%s) by %s, from the %s: %s; %.0f group(s)\n",
+	       or_dash(jstr(ans, "from")), since_text, or_dash(jstr(ans, "by")),
+	       or_dash(jstr(ans, "source")),
+	       cJSON_IsTrue(cJSON_GetObjectItem(ans, "all_users")) ? "every user's jobs"
+								  : "your jobs",
+	       num0(ans, "groups"));
+	if (p)
+		printf("Prices: %.4g per CPU-hour, %.4g per GiB-hour\n", num0(p, "cpu_hour"),
+		       num0(p, "gb_hour"));
+	else
+		printf("No price_cpu_hour or price_gb_hour in tracer.conf: ranked by idle "
+		       "core-hours\n");
+	if (cJSON_IsTrue(cJSON_GetObjectItem(ans, "truncated")))
+		printf("Truncated: the archive was not read to its end (deadline or size)\n");
+	putchar('\n');
+}
+
+static void print_table(const cJSON *ans, const char *since_text, bool wide)
+{
+	struct table_col cols[] = {
+		{by_title(ans), 'l', 12, 0}, {"JOBS", 'r', 0, 0},      {"IDLE CORE-H", 'r', 0, 0},
+		{"UNUSED GIB-H", 'r', 0, 0}, {"IDLE GPU-H", 'r', 0, 2}, {"TIMEOUT", 'r', 0, 1},
+		{"OOM", 'r', 0, 1},          {"COST", 'r', 0, 0},      {"WORST JOB", 'l', 10, 3},
+	};
+	struct table *tb = table_new(cols, sizeof(cols) / sizeof(cols[0]));
+	const cJSON *row;
+	char key[4 * 256 + 1], worst[4 * 128 + 1];
+	char nj[24], a[24], b[24], g[24], to[24], oom[24], cost[32];
+
+	print_header(ans, since_text);
+	cJSON_ArrayForEach(row, cJSON_GetObjectItem(ans, "rows")) {
+		text_safe(or_dash(jstr(row, "key")), key, sizeof(key));
+		text_safe(or_dash(jstr(row, "worst_job")), worst, sizeof(worst));
+		snprintf(nj, sizeof(nj), "%.0f", num0(row, "jobs"));
+		snprintf(to, sizeof(to), "%.0f", num0(row, "timeouts"));
+		snprintf(oom, sizeof(oom), "%.0f", num0(row, "ooms"));
+		const char *cells[] = {
+			key, nj, hours(num0(row, "idle_core_hours"), a, sizeof(a)),
+			hours(num0(row, "unused_mem_gib_hours"), b, sizeof(b)),
+			hours(num0(row, "idle_gpu_hours"), g, sizeof(g)), to, oom,
+			cost_text(row, cost, sizeof(cost)), worst,
+		};
+		if (tb)
+			table_add(tb, cells);
+	}
+	if (tb)
+		table_print(tb, term_width(wide), "");
+	if (!cJSON_GetArraySize(cJSON_GetObjectItem(ans, "rows")))
+		printf("(no job with an allocation in the window)\n");
+}
+
+static void print_csv(const cJSON *ans)
+{
+	const cJSON *row;
+
+	printf("%s,jobs,idle_core_hours,unused_mem_gib_hours,idle_gpu_hours,timeouts,ooms,"
+	       "cost_idle_cpu,cost_unused_memory,cost,worst_job\n",
+	       or_dash(jstr(ans, "by")));
+	cJSON_ArrayForEach(row, cJSON_GetObjectItem(ans, "rows")) {
+		const cJSON *c = cJSON_GetObjectItem(row, "cost");
+
+		csv_field(jstr(row, "key"));
+		putchar(',');
+		csv_num(num0(row, "jobs"));
+		putchar(',');
+		csv_num(num0(row, "idle_core_hours"));
+		putchar(',');
+		csv_num(num0(row, "unused_mem_gib_hours"));
+		putchar(',');
+		csv_num(num0(row, "idle_gpu_hours"));
+		putchar(',');
+		csv_num(num0(row, "timeouts"));
+		putchar(',');
+		csv_num(num0(row, "ooms"));
+		putchar(',');
+		csv_num(c ? jnum(c, "idle_cpu") : NAN);
+		putchar(',');
+		csv_num(c ? jnum(c, "unused_memory") : NAN);
+		putchar(',');
+		csv_num(c ? jnum(c, "total") : NAN);
+		putchar(',');
+		csv_field(jstr(row, "worst_job"));
+		putchar('\n');
+	}
+}
+
+/* ---- the HTML page ---- */
+
+static void html_num(FILE *f, double v, const char *fmt)
+{
+	fputs("<td class=\"num\">", f);
+	fprintf(f, fmt, v);
+	fputs("</td>", f);
+}
+
+static void fill_page(FILE *f, const void *data, const char *since_text)
+{
+	const cJSON *ans = data, *row, *p = cJSON_GetObjectItem(ans, "prices");
+	char title[200];
+
+	snprintf(title, sizeof(title), "tracer: waste by %s since %s", or_dash(jstr(ans, "by")),
+		 since_text);
+	html_begin(f, title);
+	fputs("<h1>", f);
+	h_text(f, title);
+	fputs("</h1>\n<p>", f);
+	fprintf(f, "From the %s, jobs that ended since ", or_dash(jstr(ans, "source")));
+	h_text(f, or_dash(jstr(ans, "from")));
+	fprintf(f, ", %s; ranked by the cost of the waste. ",
+		cJSON_IsTrue(cJSON_GetObjectItem(ans, "all_users")) ? "every user's jobs"
+								   : "your jobs");
+	if (p)
+		fprintf(f, "Prices: %.4g per CPU-hour, %.4g per GiB-hour.", num0(p, "cpu_hour"),
+			num0(p, "gb_hour"));
+	else
+		fputs("No price in tracer.conf: ranked by idle core-hours.", f);
+	fputs("</p>\n<table class=\"data sortable\" id=\"sweep\"><thead><tr><th>", f);
+	h_text(f, or_dash(jstr(ans, "by")));
+	fputs("</th><th>Jobs</th><th>Idle core-hours</th><th>Unused memory GiB-hours</th>"
+	      "<th>Idle GPU-hours</th><th>Timeouts</th><th>OOM</th><th>Cost</th>"
+	      "<th>Worst job</th></tr></thead><tbody>\n", f);
+	cJSON_ArrayForEach(row, cJSON_GetObjectItem(ans, "rows")) {
+		const cJSON *c = cJSON_GetObjectItem(row, "cost");
+
+		fputs("<tr><td>", f);
+		h_cut(f, or_dash(jstr(row, "key")), 200);
+		fputs("</td>", f);
+		html_num(f, num0(row, "jobs"), "%.0f");
+		html_num(f, num0(row, "idle_core_hours"), "%.2f");
+		html_num(f, num0(row, "unused_mem_gib_hours"), "%.2f");
+		html_num(f, num0(row, "idle_gpu_hours"), "%.2f");
+		html_num(f, num0(row, "timeouts"), "%.0f");
+		html_num(f, num0(row, "ooms"), "%.0f");
+		if (c)
+			html_num(f, num0(c, "total"), "%.2f");
+		else
+			fputs("<td class=\"num\">-</td>", f);
+		fputs("<td>", f);
+		h_cut(f, or_dash(jstr(row, "worst_job")), 100);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody></table>\n", f);
+	html_end(f);
+}
+
+int sweep_print(const cJSON *ans, enum sweep_format format, const char *since_text,
+		const char *html_path, bool wide)
+{
+	switch (format) {
+	case SWEEP_OUT_JSON:
+		cli_print_json(ans);
+		return 0;
+	case SWEEP_OUT_CSV:
+		print_csv(ans);
+		return 0;
+	case SWEEP_OUT_HTML:
+		return html_write_page(html_path, fill_page, ans, since_text);
+	default:
+		print_table(ans, since_text, wide);
+		return 0;
+	}
+}

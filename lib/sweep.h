@@ -1,0 +1,111 @@
+/*
+ * sweep.h - the cluster's waste, per group (user, account, partition,
+ * pipeline or host), ranked by what it cost: idle allocated core-hours,
+ * unused memory GiB-hours, idle GPU-hours, jobs that ran into their limit
+ * (TIMEOUT, OOM) and the worst job of each group.  `tracer sweep` and
+ * tracerd's "sweep" request (daemon/archive.c) use it.
+ *
+ * Two sources, one set of rules (docs/sweep.md): the datalake, where
+ * ClickHouse does the sums (sweep_sql: GROUP BY, never a fetch of every
+ * summary), and the local archive, where the summaries are folded one at
+ * a time (sweep_acc).  A job's allocation counts once per node: the
+ * largest any of the node's steps reports, summed over its nodes, over
+ * the job's elapsed time (its first start, or the scheduler's job start
+ * when earlier, to its last end; a job of one summary: its own), as
+ * lib/jobview.c rolls a job up.
+ *   idle core-hours   allocated CPUs x elapsed - CPU time (at least 0)
+ *   unused GiB-hours  per node (allocated - peak, at least 0) x elapsed
+ *   idle GPU-hours    per node GPUs allocated and unused x elapsed
+ * Only jobs with an allocation count for cores and memory (a `tracer run`
+ * without one allocated nothing).  The cost is the hours times
+ * price_cpu_hour and price_gb_hour (lib/cost.c's prices); without any
+ * price, groups rank by idle core-hours, then unused GiB-hours.
+ * Nothing here prints.
+ */
+#ifndef TRACER_SWEEP_H
+#define TRACER_SWEEP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cjson/cJSON.h>
+
+#include "config.h"
+#include "defaults.h"
+
+enum sweep_by { SWEEP_BY_USER, SWEEP_BY_ACCOUNT, SWEEP_BY_PARTITION, SWEEP_BY_PIPELINE,
+		SWEEP_BY_HOST };
+
+/* What to sweep. */
+struct sweep_query {
+	enum sweep_by by;
+	double from_s;         /* jobs that ended at or after (epoch seconds) */
+	double since_s;        /* the window's length, for the answer */
+	int limit;             /* the top N groups (1..TRACER_SWEEP_LIMIT_MAX) */
+	long uid;              /* only this user's jobs; -1: every user's */
+	double price_cpu_hour, price_gb_hour; /* 0: no price */
+};
+
+/* One group's sums. */
+struct sweep_row {
+	char *key;
+	uint64_t jobs, timeouts, ooms;
+	double idle_core_s, unused_mem_byte_s, idle_gpu_s;
+	char *worst;           /* the job that wasted most */
+	double worst_rank;
+};
+
+/* "user" -> SWEEP_BY_USER: 0, or -1 for a name it does not know. */
+int sweep_by_parse(const char *name, enum sweep_by *by);
+const char *sweep_by_name(enum sweep_by by);
+
+/* The query's prices from tracer.conf. */
+void sweep_query_prices(struct sweep_query *q, const struct tracer_config *cfg);
+
+/* What ranks a job or a group: the cost of its idle cores and unused
+ * memory, else core-seconds plus GiB-seconds when no price is set. */
+double sweep_rank(const struct sweep_query *q, double idle_core_s, double unused_mem_byte_s);
+
+/*
+ * The SQL of a sweep over DB's tables (ClickHouse 18.16 and later):
+ * JSONEachRow, one line per group, ranked, at most q->limit.  0, or -1
+ * when it does not fit in out.
+ */
+int sweep_sql(const struct sweep_query *q, const char *db, char *out, size_t outlen);
+
+/* The sweep from the datalake: the answer object (sweep_answer), NULL
+ * with err. */
+cJSON *sweep_from_datalake(const struct tracer_config *cfg, const struct sweep_query *q,
+			   char *err, size_t errlen);
+
+/* ---- the local archive: summaries folded one at a time ---- */
+struct sweep_acc;
+struct sweep_acc *sweep_acc_new(const struct sweep_query *q);
+/* Fold one summary in (one outside the window, of another user or a
+ * host record is skipped; a new job once TRACER_SWEEP_JOBS_MAX are held
+ * too, counted by sweep_acc_full): 0, -1 when out of memory. */
+int sweep_acc_add(struct sweep_acc *a, const cJSON *summary);
+/* Were jobs left out because TRACER_SWEEP_JOBS_MAX were held? */
+bool sweep_acc_full(const struct sweep_acc *a);
+/* The answer object (sweep_answer); NULL when out of memory. */
+cJSON *sweep_acc_answer(struct sweep_acc *a);
+void sweep_acc_free(struct sweep_acc *a);
+
+/* sweep_source.c: the sweep from where cfg says summaries are: the
+ * datalake (datalake = clickhouse) or the archive file (cfg->file_path
+ * and its rotated files), reading stopped at deadline_ns (monotonic, 0:
+ * none) or when *cancel turns non-zero (may be NULL).  The answer, or
+ * NULL with err. */
+cJSON *sweep_run(const struct tracer_config *cfg, const struct sweep_query *q,
+		 uint64_t deadline_ns, const _Atomic int *cancel, char *err, size_t errlen);
+
+/*
+ * The answer (docs/sweep.md): the rows ranked by cost (then idle
+ * core-hours), the top q->limit, with hours and costs.  source:
+ * "datalake" or "archive".  Takes the rows' strings.  NULL when out of
+ * memory.
+ */
+cJSON *sweep_answer(const struct sweep_query *q, const char *source, struct sweep_row *rows,
+		    size_t n);
+
+#endif

@@ -1,0 +1,381 @@
+/*
+ * sweep_acc.c - the sweep over the local archive (sweep.h): summaries
+ * folded one at a time into (job, node) entries, then jobs into groups,
+ * with the rules of the datalake's query (sweep.c) so that both sources
+ * give the same numbers.  Memory grows with the jobs in the window, not
+ * with their summaries' size.
+ */
+#include "sweep.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "jsonutil.h"
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+struct sweep_node {
+	char *host;
+	double cpus, cpu_s, alloc_mem, peak, gpus_idle;
+	double start_ns, end_ns;
+	double own_start_ns; /* without the scheduler's job start */
+	unsigned steps;
+};
+
+struct sweep_job {
+	char *key;        /* scheduler, cluster, job: what makes it one job */
+	char *id;         /* the job id shown (or the job's uid) */
+	char *group;      /* the group's key (not by host) */
+	bool timeout, oom;
+	struct sweep_node *nodes;
+	size_t nn;
+};
+
+struct sweep_acc {
+	struct sweep_query q;
+	struct sweep_job **slots; /* open addressing on key */
+	size_t cap, n;
+	bool full; /* jobs left out: TRACER_SWEEP_JOBS_MAX held */
+};
+
+static uint64_t hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+struct sweep_acc *sweep_acc_new(const struct sweep_query *q)
+{
+	struct sweep_acc *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->q = *q;
+	a->cap = 256;
+	a->slots = calloc(a->cap, sizeof(*a->slots));
+	if (!a->slots) {
+		free(a);
+		return NULL;
+	}
+	return a;
+}
+
+static struct sweep_job **slot_of(struct sweep_job **slots, size_t cap, const char *key)
+{
+	size_t i = hash(key) & (cap - 1);
+
+	while (slots[i] && strcmp(slots[i]->key, key) != 0)
+		i = (i + 1) & (cap - 1);
+	return &slots[i];
+}
+
+static int grow(struct sweep_acc *a)
+{
+	size_t cap = a->cap * 2;
+	struct sweep_job **s = calloc(cap, sizeof(*s));
+
+	if (!s)
+		return -1;
+	for (size_t i = 0; i < a->cap; i++)
+		if (a->slots[i])
+			*slot_of(s, cap, a->slots[i]->key) = a->slots[i];
+	free(a->slots);
+	a->slots = s;
+	a->cap = cap;
+	return 0;
+}
+
+/* nanoseconds: a string (tracer.job/2) or a number; 0 when absent */
+static double ns_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+
+	if (cJSON_IsString(v))
+		return strtod(v->valuestring, NULL);
+	return json_get_num(o, key, 0);
+}
+
+static const cJSON *obj(const cJSON *o, const char *key)
+{
+	return o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
+}
+
+static const char *str_or(const cJSON *o, const char *key, const char *def)
+{
+	const char *s = json_get_str(o, key, NULL);
+
+	return s && *s ? s : def;
+}
+
+static const char *group_of(const struct sweep_acc *a, const cJSON *s)
+{
+	const cJSON *id = obj(s, "identity");
+
+	switch (a->q.by) {
+	case SWEEP_BY_ACCOUNT:
+		return str_or(id, "account", "-");
+	case SWEEP_BY_PARTITION:
+		return str_or(id, "queue", "-");
+	case SWEEP_BY_PIPELINE:
+		return str_or(id, "pipeline", "-");
+	case SWEEP_BY_HOST:
+		return str_or(obj(s, "host"), "hostname", "-");
+	default:
+		return str_or(id, "user", "-");
+	}
+}
+
+static double gpus_idle(const cJSON *s)
+{
+	const cJSON *d;
+	double n = 0;
+
+	cJSON_ArrayForEach(d, obj(obj(s, "gpu"), "devices"))
+		n += !cJSON_IsTrue(obj(d, "used")) && cJSON_IsTrue(obj(d, "allocated"));
+	return n;
+}
+
+/* the job of summary s, made when new; NULL when out of memory */
+static struct sweep_job *job_of(struct sweep_acc *a, const cJSON *s)
+{
+	const cJSON *id = obj(s, "identity");
+	const char *jid = str_or(id, "job_id", NULL);
+	const char *shown = jid ? jid : str_or(s, "job", "-");
+	size_t len;
+	char *key;
+	struct sweep_job **slot, *j;
+
+	len = strlen(str_or(id, "scheduler", "")) + strlen(str_or(id, "cluster", "")) +
+	      strlen(shown) + 4;
+	key = malloc(len);
+	if (!key)
+		return NULL;
+	snprintf(key, len, "%s\x1f%s\x1f%s", str_or(id, "scheduler", ""), str_or(id, "cluster", ""),
+		 shown);
+	slot = slot_of(a->slots, a->cap, key);
+	if (*slot) {
+		free(key);
+		return *slot;
+	}
+	if (a->n >= TRACER_SWEEP_JOBS_MAX) {
+		a->full = true;
+		free(key);
+		return NULL;
+	}
+	j = calloc(1, sizeof(*j));
+	if (!j || !(j->id = strdup(shown)) || !(j->group = strdup(group_of(a, s)))) {
+		if (j)
+			free(j->id);
+		free(j);
+		free(key);
+		return NULL;
+	}
+	j->key = key;
+	*slot = j;
+	a->n++;
+	return j;
+}
+
+static struct sweep_node *node_of(struct sweep_job *j, const char *host)
+{
+	struct sweep_node *v;
+
+	for (size_t i = 0; i < j->nn; i++)
+		if (strcmp(j->nodes[i].host, host) == 0)
+			return &j->nodes[i];
+	v = realloc(j->nodes, (j->nn + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	j->nodes = v;
+	memset(&v[j->nn], 0, sizeof(v[0]));
+	if (!(v[j->nn].host = strdup(host)))
+		return NULL;
+	return &v[j->nn++];
+}
+
+static double dmax(double a, double b)
+{
+	return a > b ? a : b;
+}
+
+int sweep_acc_add(struct sweep_acc *a, const cJSON *s)
+{
+	const cJSON *id = obj(s, "identity"), *alloc = obj(id, "allocation");
+	double end = ns_of(s, "end_ns"), start = ns_of(s, "start_ns");
+	double js = ns_of(id, "job_start_ns");
+	const char *state = json_get_str(s, "state", "");
+	struct sweep_job *j;
+	struct sweep_node *nd;
+
+	if (strcmp(str_or(id, "scheduler", ""), "host") == 0 || floor(end / 1e9) < floor(a->q.from_s))
+		return 0;
+	if (a->q.uid >= 0 && json_get_num(id, "uid", -1) != (double)a->q.uid)
+		return 0;
+	if (a->n * 2 >= a->cap && grow(a) != 0)
+		return -1;
+	j = job_of(a, s);
+	if (!j && a->full)
+		return 0;
+	nd = j ? node_of(j, str_or(obj(s, "host"), "hostname", "")) : NULL;
+	if (!nd)
+		return -1;
+	nd->own_start_ns = nd->steps && nd->own_start_ns < start ? nd->own_start_ns : start;
+	/* the scheduler's start of the job, when earlier (whole seconds) */
+	if (js > 0 && js < start)
+		start = js;
+	nd->start_ns = nd->steps && nd->start_ns < start ? nd->start_ns : start;
+	nd->steps++;
+	nd->end_ns = dmax(nd->end_ns, end);
+	nd->cpus = dmax(nd->cpus, json_get_num(alloc, "cpus", 0));
+	nd->alloc_mem = dmax(nd->alloc_mem, json_get_num(alloc, "mem_bytes", 0));
+	nd->peak = dmax(nd->peak, json_get_num(obj(s, "memory"), "peak_bytes", 0));
+	nd->cpu_s += json_get_num(obj(s, "totals"), "cpu_s", 0);
+	nd->gpus_idle = dmax(nd->gpus_idle, gpus_idle(s));
+	j->timeout = j->timeout || strcmp(state, "TIMEOUT") == 0;
+	j->oom = j->oom || strcmp(state, "OUT_OF_MEMORY") == 0 ||
+		 json_get_num(s, "oom_kills", 0) > 0;
+	return 0;
+}
+
+/* ---- jobs into groups ---- */
+
+struct groups {
+	struct sweep_row *rows;
+	size_t n, cap;
+};
+
+static struct sweep_row *group_row(struct groups *g, const char *key)
+{
+	struct sweep_row *v;
+
+	/* few groups (users, accounts, hosts): a linear search is enough */
+	for (size_t i = 0; i < g->n; i++)
+		if (strcmp(g->rows[i].key, key) == 0)
+			return &g->rows[i];
+	if (g->n == g->cap) {
+		size_t cap = g->cap ? g->cap * 2 : 16;
+		v = realloc(g->rows, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		g->rows = v;
+		g->cap = cap;
+	}
+	v = &g->rows[g->n];
+	memset(v, 0, sizeof(*v));
+	if (!(v->key = strdup(key)))
+		return NULL;
+	g->n++;
+	return v;
+}
+
+/* what one job (or one node of it, by host) wasted, into its group */
+static int add_waste(const struct sweep_query *q, struct groups *g, const char *key,
+		     const struct sweep_job *j, double idle_cs, double unused_bs, double gpu_s)
+{
+	struct sweep_row *r = group_row(g, key);
+	double rank = sweep_rank(q, idle_cs, unused_bs);
+
+	if (!r)
+		return -1;
+	r->jobs++;
+	r->timeouts += j->timeout;
+	r->ooms += j->oom;
+	r->idle_core_s += idle_cs;
+	r->unused_mem_byte_s += unused_bs;
+	r->idle_gpu_s += gpu_s;
+	if (!r->worst || rank > r->worst_rank) {
+		free(r->worst);
+		if (!(r->worst = strdup(j->id)))
+			return -1;
+		r->worst_rank = rank;
+	}
+	return 0;
+}
+
+static int fold_job(const struct sweep_query *q, struct groups *g, const struct sweep_job *j)
+{
+	double start = 0, end = 0, wall, cpus = 0, cpu_s = 0, unused = 0, gpus = 0;
+	unsigned steps = 0;
+
+	for (size_t i = 0; i < j->nn; i++)
+		steps += j->nodes[i].steps;
+	/* one summary is its own view (jobview.c): its own start */
+	for (size_t i = 0; i < j->nn; i++) {
+		const struct sweep_node *nd = &j->nodes[i];
+		double s = steps > 1 ? nd->start_ns : nd->own_start_ns;
+
+		start = i == 0 || s < start ? s : start;
+		end = dmax(end, nd->end_ns);
+	}
+	wall = end > start ? (end - start) / 1e9 : 0;
+	for (size_t i = 0; i < j->nn; i++) {
+		const struct sweep_node *nd = &j->nodes[i];
+		double n_cpu = nd->cpus > 0 ? nd->cpu_s : 0;
+		double n_unused = nd->alloc_mem > nd->peak ? nd->alloc_mem - nd->peak : 0;
+
+		if (q->by == SWEEP_BY_HOST) {
+			if (add_waste(q, g, nd->host[0] ? nd->host : "-", j,
+				      dmax(nd->cpus * wall - n_cpu, 0), n_unused * wall,
+				      nd->gpus_idle * wall) != 0)
+				return -1;
+			continue;
+		}
+		cpus += nd->cpus;
+		cpu_s += n_cpu;
+		unused += n_unused;
+		gpus += nd->gpus_idle;
+	}
+	if (q->by == SWEEP_BY_HOST)
+		return 0;
+	return add_waste(q, g, j->group, j, dmax(cpus * wall - cpu_s, 0), unused * wall, gpus * wall);
+}
+
+cJSON *sweep_acc_answer(struct sweep_acc *a)
+{
+	struct groups g = {0};
+	cJSON *ans;
+
+	for (size_t i = 0; i < a->cap; i++)
+		if (a->slots[i] && fold_job(&a->q, &g, a->slots[i]) != 0) {
+			for (size_t k = 0; k < g.n; k++) {
+				free(g.rows[k].key);
+				free(g.rows[k].worst);
+			}
+			free(g.rows);
+			return NULL;
+		}
+	ans = sweep_answer(&a->q, "archive", g.rows, g.n);
+	free(g.rows);
+	return ans;
+}
+
+bool sweep_acc_full(const struct sweep_acc *a)
+{
+	return a->full;
+}
+
+void sweep_acc_free(struct sweep_acc *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->cap; i++) {
+		struct sweep_job *j = a->slots[i];
+
+		if (!j)
+			continue;
+		for (size_t k = 0; k < j->nn; k++)
+			free(j->nodes[k].host);
+		free(j->nodes);
+		free(j->key);
+		free(j->id);
+		free(j->group);
+		free(j);
+	}
+	free(a->slots);
+	free(a);
+}

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""jobs.py BASE_NDJSON SPOOL_DIR UID_A USER_A UID_B USER_B - the sweep
+suite's known jobs as tracerd's spool records (daemon/spool.c, version 1
+header), so that tracerd delivers them to its file and ClickHouse sinks
+as it would its own: each a copy of BASE's last summary (a real one)
+with the identity, allocation, times, CPU, peak and state of one step.
+
+The jobs (cluster c1, Slurm), their waste worked out in tests/sweep/run.sh:
+  5001 A acc1 p1  nodes n1 (batch + step 0) and n2 (step 0), 4 CPUs and
+                  8 GiB per node, steps over 1 h, the scheduler's start
+                  10 min before: 70 min elapsed; CPU 600 + 1800 on n1,
+                  1800 on n2; peaks 1 GiB and 3 GiB on n1, 2 GiB on n2
+  5002 A acc2 p1  n1, 2 CPUs, 4 GiB, 110 min, CPU 3600, peak 1 GiB; TIMEOUT
+  5003 B acc1 p2  n2, 8 CPUs, 16 GiB, 30 min, CPU 1800, peak 16 GiB,
+                  2 GPUs of which 1 unused; OUT_OF_MEMORY
+  5004 B acc1 p2  n1, 16 CPUs, 40 days ago: outside a 30 d window
+"""
+import json, os, sys, time, uuid, zlib
+
+base_path, spool, uid_a, user_a, uid_b, user_b = sys.argv[1:7]
+base = json.loads([l for l in open(base_path) if l.strip()][-1])
+GiB = 1 << 30
+now = int(time.time())
+T0 = now - 2 * 86400  # two days ago, whole seconds
+
+# (job, step, host, user, uid, account, partition, start, wall, cpus,
+#  mem GiB, cpu_s, peak GiB, state, gpus (allocated, unused), job start)
+A = (user_a, int(uid_a))
+B = (user_b, int(uid_b))
+steps = [
+    ("5001", "batch", "n1", *A, "acc1", "p1", T0, 3600, 4, 8, 600, 1, "COMPLETED", None, T0 - 600),
+    ("5001", "0", "n1", *A, "acc1", "p1", T0 + 60, 3540, 4, 8, 1800, 3, "COMPLETED", None, T0 - 600),
+    ("5001", "0", "n2", *A, "acc1", "p1", T0 + 60, 3540, 4, 8, 1800, 2, "COMPLETED", None, T0 - 600),
+    ("5002", "batch", "n1", *A, "acc2", "p1", T0 + 600, 6600, 2, 4, 3600, 1, "TIMEOUT", None, 0),
+    ("5003", "batch", "n2", *B, "acc1", "p2", T0, 1800, 8, 16, 1800, 16, "OUT_OF_MEMORY", (2, 1), 0),
+    ("5004", "batch", "n1", *B, "acc1", "p2", now - 40 * 86400, 3600, 16, 8, 10, 1, "COMPLETED", None, 0),
+]
+
+
+def iso(t):
+    return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(t))
+
+
+os.makedirs(spool, mode=0o700, exist_ok=True)
+for i, (job, step, host, user, uid, acct, part, start, wall, cpus, mem, cpu, peak, state, gpus,
+        jstart) in enumerate(steps, 1):
+    s = json.loads(json.dumps(base))
+    sid = str(uuid.uuid4())
+    s["summary_id"] = sid
+    s["job"] = f"sweep-{job}-{step}-{host}"
+    ident = s["identity"]
+    for k in ("job_start_ns", "submit_ns", "queue_wait_s", "array_job_id", "array_index"):
+        ident.pop(k, None)
+    ident.update(scheduler="slurm", cluster="c1", job_id=job, step_id=step, user=user, uid=uid,
+                 account=acct, queue=part, pipeline="sweep-pipe", task_name=f"sweep-{job}",
+                 node_name=host)
+    if jstart:
+        ident["job_start_ns"] = jstart * 10**9
+    ident["allocation"] = {"cpus": cpus, "mem_bytes": mem * GiB}
+    s["host"]["hostname"] = host
+    s["start"], s["end"] = iso(start), iso(start + wall)
+    s["start_ns"], s["end_ns"] = str(start * 10**9), str((start + wall) * 10**9)
+    s["wall_s"] = float(wall)
+    s["totals"]["cpu_s"] = float(cpu)
+    s["memory"]["peak_bytes"] = peak * GiB
+    s["memory"]["allocated_bytes"] = mem * GiB
+    s["state"] = state
+    s["oom_kills"] = 1 if state == "OUT_OF_MEMORY" else 0
+    s.pop("gpu", None)
+    if gpus:
+        s["gpu"] = {"devices": [{"index": d, "allocated": True, "used": d >= gpus[1]}
+                                for d in range(gpus[0])]}
+    body = json.dumps(s, separators=(",", ":")).encode()
+    with open(os.path.join(spool, f"{i:016x}.rec"), "wb") as f:
+        f.write(b"tracer-spool 1 %d %08x\n" % (len(body), zlib.crc32(body)) + body)
+print(len(steps))

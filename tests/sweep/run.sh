@@ -1,0 +1,206 @@
+#!/bin/bash
+# run.sh BUILD - `tracer sweep` on known jobs (tests/sweep/jobs.py: two
+# users, two accounts, two nodes, a job on two nodes with two steps on
+# one, a TIMEOUT, an OOM with an idle GPU, a job outside the window),
+# delivered by a real tracerd from its spool to its file sink and to a
+# real ClickHouse 18.16: the exact hours and costs from the datalake
+# (ClickHouse sums) and from the archive file (folded by tracer), the
+# same idle core-hours as `tracer report` (jobview's roll-up), and each
+# user's rows through tracerd (the archive) and tracerd --reader (the
+# datalake): a user sees their own row, admin_group every user's.
+# The users and ClickHouse are made here and removed at the end.  Needs
+# root and the services lock (flock /tmp/tracer-services.lock).
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "${1:-$TOP/build}" && pwd)
+TMP=$(mktemp -d /tmp/tracer-sweep.XXXXXX)
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/delivery/clickhouse.sh"
+CH_TCP=18901 CH_HTTP=18924
+UA=tracer-swa
+UB=tracer-swb
+ADM=tracer-swadm
+MADE_USERS=()
+MADE_GROUP=
+READER_PID=
+CHECK=$TOP/tests/sweep/check.py
+
+stop_reader() {
+	[ -n "$READER_PID" ] || return 0
+	kill -TERM "$READER_PID" 2>/dev/null
+	if ! wait_until 10 "the reader (pid $READER_PID) to exit on SIGTERM" proc_gone "$READER_PID"; then
+		kill -KILL "$READER_PID" 2>/dev/null
+	fi
+	wait "$READER_PID" 2>/dev/null
+	READER_PID=
+}
+cleanup() {
+	stop_reader
+	stop_tracerd
+	ch_stop
+	remove_test_users
+	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
+}
+trap cleanup EXIT
+need_root
+for b in tracerd tracer; do
+	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
+done
+for c in clickhouse-server clickhouse-client python3 setpriv useradd userdel groupadd groupdel curl; do
+	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
+done
+make_test_users "$ADM" "$UA" "$UB"
+UTRACER=$(user_copy "$BUILD/tracer") || exit 1
+as() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --init-groups -- "$@"; }
+as_admin() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --groups="$ADM" -- "$@"; }
+
+ch_setup "$TMP/ch" "$CH_TCP" "$CH_HTTP"
+if ch_ping; then echo "FAIL: something already answers on port $CH_HTTP"; exit 1; fi
+ch_start || exit 1
+check "the ClickHouse server is Debian's 18.16" sh -c "clickhouse-client --port $CH_TCP -q 'SELECT version()' | grep -q '^18\.16\.'"
+MIG=$TOP/contrib/clickhouse/migrations
+CHURL="http://127.0.0.1:$CH_HTTP/"
+LAKE=(-o datalake=clickhouse -o clickhouse_url="$CHURL")
+PRICES=(-o price_cpu_hour=0.05 -o price_gb_hour=0.01)
+check "the datalake's schema (tracer datalake migrate)" sh -c "'$BUILD/tracer' -o clickhouse_url='$CHURL' datalake migrate --dir '$MIG' >/dev/null 2>&1"
+
+echo "== a real summary, the base of the known jobs"
+start_tracerd b0 || exit 1
+trun "$TMP/base.job" --name sweep-base -- /bin/true
+wait_until 30 "the base job's summary" summary_of_job "$TMP/base.job" || exit 1
+stop_tracerd
+cp "$TRACERD_FILE" "$TMP/base.ndjson"
+check "the base summary is valid against docs/summary.schema.json" \
+	python3 "$TOP/tests/validate_summary.py" --min 1 "$TMP/base.ndjson"
+NSTEPS=$(python3 "$TOP/tests/sweep/jobs.py" "$TMP/base.ndjson" "$TMP/sw.spool" \
+	"$(id -u "$UA")" "$UA" "$(id -u "$UB")" "$UB") || { fail "jobs.py did not write the spool"; exit 1; }
+
+echo "== tracerd delivers the $NSTEPS steps from its spool to the file and ClickHouse"
+start_tracerd sw -o sinks=file,clickhouse -o clickhouse_url="$CHURL" -o retry_max_ms=1000 \
+	-o admin_group="$ADM" "${PRICES[@]}" || exit 1
+rows_in() { [ "$(clickhouse-client --port "$CH_TCP" -q "SELECT count() FROM tracer.jobs FINAL WHERE cluster = 'c1'")" = "$NSTEPS" ]; }
+lines_in() { [ "$(grep -c '"cluster":"c1"' "$TRACERD_FILE" 2>/dev/null)" = "$NSTEPS" ]; }
+wait_until 60 "$NSTEPS rows in tracer.jobs" rows_in || exit 1
+wait_until 30 "$NSTEPS summaries in the file sink" lines_in || exit 1
+
+# root's CLI: ClickHouse itself, or the archive file itself (no tracerd)
+root_lake() { "$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$TMP/nonexistent.ndjson" "${LAKE[@]}" "${PRICES[@]}" sweep "$@"; }
+root_file() { "$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$TRACERD_FILE" "${PRICES[@]}" sweep "$@"; }
+expect() { # expect NAME SOURCE BY [USERS] -- COMMAND...: its --json answer is NAME's
+	local name=$1 src=$2 by=$3 users=$4
+	shift 5
+	"$@" --json >"$TMP/out.json" 2>"$TMP/out.err" || { cat "$TMP/out.err"; return 1; }
+	python3 "$CHECK" "$TMP/out.json" "$name" "$src" "$by" "$users" "$UA" "$UB"
+}
+for by in user account host; do
+	check "datalake, --by $by: the exact hours, jobs, limits, worst job and costs" \
+		expect "$by" datalake "$by" all -- root_lake --since 30d --by "$by"
+	check "archive file, --by $by: the same numbers" \
+		expect "$by" archive "$by" all -- root_file --since 30d --by "$by"
+done
+check "datalake, --limit 1: only the costliest user" expect user1 datalake user all -- root_lake --since 30d --limit 1
+check "archive, --limit 1: only the costliest user" expect user1 archive user all -- root_file --since 30d --limit 1
+check "datalake, --since 1d: no job (they ended two days ago)" expect none datalake user all -- root_lake --since 1d
+check "archive, --since 1d: no job" expect none archive user all -- root_file --since 1d
+
+echo "== the same idle core-hours as tracer report (jobview's roll-up)"
+"$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$TRACERD_FILE" report --since 30d --by user --json >"$TMP/report.json"
+root_file --since 30d --by user --json >"$TMP/sweep-file.json"
+root_lake --since 30d --by user --json >"$TMP/sweep-lake.json"
+same_as_report() {
+	python3 - "$TMP/report.json" "$1" <<'PY'
+import json, sys
+rep = {g["user"]: (g["core_s"] - g["cpu_s"]) / 3600 for g in json.load(open(sys.argv[1]))["groups"]}
+sw = {r["key"]: r["idle_core_hours"] for r in json.load(open(sys.argv[2]))["rows"]}
+if set(rep) != set(sw) or any(abs(rep[k] - sw[k]) > 1e-4 for k in rep):
+    sys.exit(f"report {rep} sweep {sw}")
+PY
+}
+check "the archive's sweep: idle core-hours = tracer report's core_s - cpu_s per user" same_as_report "$TMP/sweep-file.json"
+check "the datalake's sweep: the same" same_as_report "$TMP/sweep-lake.json"
+
+echo "== each user through tracerd (the archive file)"
+ucli() { local u=$1; shift; as "$u" "$UTRACER" -o socket="$TRACERD_SOCK" -o file="$TMP/nonexistent.ndjson" sweep "$@"; }
+acli() { local u=$1; shift; as_admin "$u" "$UTRACER" -o socket="$TRACERD_SOCK" -o file="$TMP/nonexistent.ndjson" sweep "$@"; }
+check "A: only A's row" expect user archive user A -- ucli "$UA" --since 30d
+check "B: only B's row" expect user archive user B -- ucli "$UB" --since 30d
+check "B by host: only what B's job wasted on n2" expect hostB archive host B -- ucli "$UB" --since 30d --by host
+check "B in admin_group: every user's rows" expect user archive user all -- acli "$UB" --since 30d
+bad_by() {
+	local out rc
+	out=$("$BUILD/tracer" sweep --by tool 2>&1)
+	rc=$?
+	[ "$rc" = 2 ] && grep -q 'not user, account, partition, pipeline or host' <<<"$out" || { echo "rc $rc: $out"; return 1; }
+}
+check "a bad --by: exit 2, saying what it takes" bad_by
+bad_request() {
+	PYTHONPATH=$TOP/tests python3 -c 'import sys, tracerd_req
+r = tracerd_req.ask(sys.argv[1], {"op": "sweep", "v": 1, "by": "tool", "since_s": 60, "limit": 5})
+sys.exit(0 if r.get("ok") is False and "user, account" in r.get("error", "") else f"reply {r}")' "$TRACERD_SOCK"
+}
+check "tracerd refuses a sweep request of an unknown group, with a reason" bad_request
+stop_tracerd
+
+echo "== each user through tracerd --reader (the datalake)"
+RSOCK=$TMP/reader.sock
+RLOG=$TMP/reader.log
+"$BUILD/tracerd" --reader -o socket="$RSOCK" -o rules="$TOP/contrib/rules/tools.rules" \
+	-o state_dir="$TMP/reader-state" -o spool_dir="$TMP/reader.spool" "${LAKE[@]}" \
+	-o admin_group="$ADM" "${PRICES[@]}" >>"$RLOG" 2>&1 &
+READER_PID=$!
+reader_up() { proc_gone "$READER_PID" || "$BUILD/tracer" -o socket="$RSOCK" status --json >/dev/null 2>&1; }
+wait_until 30 "the reader to answer" reader_up
+rcli() { local u=$1; shift; as "$u" "$UTRACER" -o socket="$RSOCK" -o file="$TMP/nonexistent.ndjson" sweep "$@"; }
+racli() { local u=$1; shift; as_admin "$u" "$UTRACER" -o socket="$RSOCK" -o file="$TMP/nonexistent.ndjson" sweep "$@"; }
+check "A: only A's row" expect user datalake user A -- rcli "$UA" --since 30d
+check "B: only B's row" expect user datalake user B -- rcli "$UB" --since 30d
+check "B by account: only B's job in acc1" expect accountB datalake account B -- rcli "$UB" --since 30d --by account
+check "A in admin_group: every user's rows" expect user datalake user all -- racli "$UA" --since 30d
+
+echo "== the table, CSV and HTML"
+table_ok() {
+	local out
+	out=$(root_lake --since 30d) || return 1
+	grep -q "^USER .*IDLE CORE-H" <<<"$out" && grep -qE "^$UA +2 +10\.8 +18\.3 " <<<"$out" &&
+		grep -qE "^$UB +1 +3\.5 +0\.0 +0\.5 " <<<"$out" || { echo "$out"; return 1; }
+}
+check "the table: a line per user, A's first (costliest)" table_ok
+csv_ok() {
+	root_lake --since 30d --csv >"$TMP/sweep.csv" || return 1
+	python3 - "$TMP/sweep.csv" "$UA" "$UB" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [r["user"] for r in rows] == sys.argv[2:4], rows
+assert abs(float(rows[0]["cost"]) - 0.725) < 1e-4, rows[0]
+assert rows[0]["worst_job"] == "5001" and rows[1]["ooms"] == "1", rows
+PY
+}
+check "--csv: a header and a row per user" csv_ok
+html_ok() {
+	root_lake --since 30d --html "$TMP/sweep.html" || return 1
+	grep -q '<table class="data sortable" id="sweep">' "$TMP/sweep.html" &&
+		grep -q "<td>$UA</td>" "$TMP/sweep.html" && grep -q '</html>' "$TMP/sweep.html"
+}
+check "--html FILE: the page has the table and the users" html_ok
+# the page in Debian's headless chromium, networking off, as tests/html
+# opens the other pages: its DOM has the rows, it asked for nothing
+if command -v chromium >/dev/null; then
+	rm -rf "$TMP/profile"
+	timeout 180 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+		--no-first-run --disable-background-networking --disable-component-update \
+		--disable-sync --disable-default-apps --disable-extensions \
+		--host-resolver-rules='MAP * ~NOTFOUND' --proxy-server="127.0.0.1:18399" \
+		--user-data-dir="$TMP/profile" --enable-logging=stderr --v=0 \
+		--log-net-log="$TMP/sweep.netlog" --window-size=1280,900 \
+		--dump-dom "file://$TMP/sweep.html" >"$TMP/sweep.dom" 2>"$TMP/sweep.err"
+	check "chromium: the page's DOM has its title and both users' rows" \
+		python3 "$TOP/tests/html/page.py" dom "$TMP/sweep.dom" --title "tracer: waste by user since 30d" \
+		--text "$UA" --text "$UB" --text "Idle core-hours"
+	check "chromium: the page made no request and nothing was refused" \
+		python3 "$TOP/tests/html/page.py" net "$TMP/sweep.netlog" "$TMP/sweep.err" "file://$TMP/sweep.html"
+else
+	fail "chromium is not installed (apt-get install chromium): the page is not checked in a browser"
+fi
+
+no_sanitizer_reports "no sanitizer report in tracerd's and the reader's logs" "${TRACERD_LOGS[@]}" "$RLOG"
+finish

@@ -1,0 +1,153 @@
+/* test_sweep.c - the sweep's rules on the archive (a job's allocation
+ * once per node, its elapsed time from the scheduler's start, waste and
+ * cost per group, the owner and window filters), its SQL (the owner's
+ * uid in the query, the limit) and its request's checks. */
+#include <stdio.h>
+#include <string.h>
+
+#include "jsonutil.h"
+#include "proto.h"
+#include "sweep.h"
+#include "unit.h"
+
+#define GIB (1024.0 * 1024 * 1024)
+
+/* one step's summary */
+static cJSON *step(const char *job, const char *host, const char *user, long uid, double start,
+		   double wall, int cpus, double mem_gib, double cpu_s, double peak_gib,
+		   const char *state)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+		 "{\"identity\":{\"scheduler\":\"slurm\",\"cluster\":\"c\",\"job_id\":\"%s\","
+		 "\"user\":\"%s\",\"uid\":%ld,\"allocation\":{\"cpus\":%d,\"mem_bytes\":%.0f}},"
+		 "\"host\":{\"hostname\":\"%s\"},\"start_ns\":\"%.0f\",\"end_ns\":\"%.0f\","
+		 "\"totals\":{\"cpu_s\":%g},\"memory\":{\"peak_bytes\":%.0f},\"state\":\"%s\"}",
+		 job, user, uid, cpus, mem_gib * GIB, host, start * 1e9, (start + wall) * 1e9, cpu_s,
+		 peak_gib * GIB, state);
+	return cJSON_Parse(text);
+}
+
+static cJSON *sweep_of(const struct sweep_query *q)
+{
+	struct sweep_acc *a = sweep_acc_new(q);
+	const double t = 1.8e9;
+	cJSON *s[] = {
+		/* job 1 of alice: two steps on n1, one on n2, 4 CPUs 8 GiB a node, 1 h */
+		step("1", "n1", "alice", 1000, t, 3600, 4, 8, 600, 1, "COMPLETED"),
+		step("1", "n1", "alice", 1000, t + 60, 3540, 4, 8, 1800, 3, "COMPLETED"),
+		step("1", "n2", "alice", 1000, t + 60, 3540, 4, 8, 1800, 2, "COMPLETED"),
+		/* job 2 of bob, 30 min, out of memory */
+		step("2", "n2", "bob", 1001, t, 1800, 8, 16, 1800, 16, "OUT_OF_MEMORY"),
+		/* job 3 of bob, before the window */
+		step("3", "n1", "bob", 1001, t - 86400, 3600, 16, 8, 0, 1, "TIMEOUT"),
+	};
+	cJSON *ans;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++) {
+		CU_ASSERT_PTR_NOT_NULL_FATAL(s[i]);
+		CU_ASSERT(sweep_acc_add(a, s[i]) == 0);
+		cJSON_Delete(s[i]);
+	}
+	ans = sweep_acc_answer(a);
+	sweep_acc_free(a);
+	return ans;
+}
+
+/* counts are written raw (jsonutil) */
+static double rnum(const cJSON *row, const char *key)
+{
+	return json_get_num(row, key, -1);
+}
+
+static void test_archive_rules(void)
+{
+	struct sweep_query q = {.by = SWEEP_BY_USER, .from_s = 1.8e9 - 3600, .limit = 10, .uid = -1,
+				.price_cpu_hour = 0.05, .price_gb_hour = 0.01};
+	cJSON *ans = sweep_of(&q), *rows, *a, *b;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ans);
+	rows = cJSON_GetObjectItem(ans, "rows");
+	CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(rows), 2);
+	a = cJSON_GetArrayItem(rows, 0);
+	b = cJSON_GetArrayItem(rows, 1);
+	CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(a, "key")->valuestring, "alice");
+	/* 8 CPUs (once per node) x 1 h - 4200 s of CPU */
+	CU_ASSERT_DOUBLE_EQUAL(rnum(a, "idle_core_hours"), (8 * 3600 - 4200) / 3600.0, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(rnum(a, "unused_mem_gib_hours"), 11, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(rnum(cJSON_GetObjectItem(a, "cost"), "total"),
+			       (8 * 3600 - 4200) / 3600.0 * 0.05 + 0.11, 1e-6);
+	CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(b, "key")->valuestring, "bob");
+	CU_ASSERT_DOUBLE_EQUAL(rnum(b, "idle_core_hours"), 3.5, 1e-6); /* job 3 is outside */
+	CU_ASSERT_DOUBLE_EQUAL(rnum(b, "ooms"), 1, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(rnum(b, "timeouts"), 0, 1e-9);
+	CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(b, "worst_job")->valuestring, "2");
+	cJSON_Delete(ans);
+}
+
+static void test_owner_and_limit(void)
+{
+	struct sweep_query q = {.by = SWEEP_BY_HOST, .from_s = 1.8e9 - 3600, .limit = 1, .uid = 1001};
+	cJSON *ans = sweep_of(&q), *rows;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ans);
+	rows = cJSON_GetObjectItem(ans, "rows");
+	CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(rows), 1);
+	CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(cJSON_GetArrayItem(rows, 0), "key")->valuestring,
+			       "n2");
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(ans, "prices")); /* none set */
+	CU_ASSERT(cJSON_IsFalse(cJSON_GetObjectItem(ans, "all_users")));
+	cJSON_Delete(ans);
+}
+
+static void test_sql(void)
+{
+	struct sweep_query q = {.by = SWEEP_BY_ACCOUNT, .from_s = 1800000000.5, .limit = 7, .uid = 42};
+	char sql[8192];
+
+	CU_ASSERT_FATAL(sweep_sql(&q, "tracer", sql, sizeof(sql)) == 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "FROM tracer.jobs FINAL"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "end >= toDateTime(1800000000)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "AND uid = 42"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "any(account)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "LIMIT 7 FORMAT JSONEachRow"));
+	q.uid = -1;
+	CU_ASSERT_FATAL(sweep_sql(&q, "tracer", sql, sizeof(sql)) == 0);
+	CU_ASSERT_PTR_NULL(strstr(sql, "uid ="));
+	CU_ASSERT(sweep_sql(&q, "tracer", sql, 100) == -1); /* does not fit */
+}
+
+static void test_request(void)
+{
+	struct proto_request req;
+	char err[200];
+	const char *ok = "{\"op\":\"sweep\",\"v\":1,\"by\":\"account\",\"since_s\":86400,\"limit\":5}";
+
+	CU_ASSERT(proto_parse_request(ok, strlen(ok), &req, err, sizeof(err)) == 0);
+	CU_ASSERT_EQUAL(req.op, PROTO_OP_SWEEP);
+	CU_ASSERT_STRING_EQUAL(req.sweep.by, "account");
+	CU_ASSERT_EQUAL(req.sweep.limit, 5);
+	const char *bad[] = {
+		"{\"op\":\"sweep\",\"by\":\"user\",\"since_s\":-1,\"limit\":5}",
+		"{\"op\":\"sweep\",\"by\":\"user\",\"since_s\":60,\"limit\":0}",
+		"{\"op\":\"sweep\",\"by\":\"user\",\"since_s\":60,\"limit\":1.5}",
+		"{\"op\":\"sweep\",\"by\":\"aaaaaaaaaaaaaaaaaaaaaaa\",\"since_s\":60,\"limit\":5}",
+		"{\"op\":\"sweep\",\"since_s\":60,\"limit\":5}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		CU_ASSERT(proto_parse_request(bad[i], strlen(bad[i]), &req, err, sizeof(err)) == -1);
+}
+
+int main(void)
+{
+	static const struct unit_test tests[] = {
+		{"the archive's rules", test_archive_rules},
+		{"owner and limit", test_owner_and_limit},
+		{"the datalake's SQL", test_sql},
+		{"the request", test_request},
+	};
+
+	return UNIT_RUN("sweep", tests);
+}
