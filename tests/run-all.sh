@@ -45,7 +45,7 @@ suite "tracerd resilience (ASan+UBSan)" ./tests/resilience/run.sh build-asan
 suite "analysis (own peak, run delay, state, flags)" ./tests/analysis/run.sh build
 suite "Slurm SPANK plugin" ./tests/slurm/run.sh build
 suite "Slurm accounting (sacct against tracer, two nodes)" ./tests/slurmacct/run.sh build
-suite "tracer tune on a Snakemake pipeline (Slurm, memory enforced)" ./tests/tune/run.sh build
+suite "tracer tune on a Snakemake pipeline (Slurm, memory enforced)" ./tests/tuneproof/run.sh build
 suite "tracer-wrap" ./tests/wrapper/run.sh build
 suite "Prometheus metrics" ./tests/metrics/run.sh build
 suite "tracer report" ./tests/report/run.sh build

@@ -37,7 +37,7 @@ if [ "$(id -u)" != 0 ]; then
 	exit 1
 fi
 
-T=$(mktemp -d /tmp/tracer-tune.XXXXXX) || {
+T=$(mktemp -d /tmp/tracer-tuneproof.XXXXXX) || {
 	fail "mktemp: cannot create a temporary directory"
 	finish
 	exit 1
@@ -48,7 +48,7 @@ CLUSTER_DIR=$T/cluster
 mkdir -p "$CLUSTER_DIR"
 SOCK=$T/tracerd.sock
 NDJSON=$T/jobs.ndjson
-PIN_DIR=/sys/fs/bpf/tracer-tune-$$
+PIN_DIR=/sys/fs/bpf/tracer-tuneproof-$$
 TUSER=tracertune
 PIPELINE=tunetest
 SNAKE_PID=""

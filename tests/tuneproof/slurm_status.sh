@@ -1,5 +1,5 @@
 #!/bin/sh
-# slurm_status.sh JOBID - Snakemake's --cluster-status for tests/tune: the
+# slurm_status.sh JOBID - Snakemake's --cluster-status for tests/tuneproof: the
 # state of a Slurm job as Snakemake wants it (success, failed, running),
 # from Slurm's accounting (sacct), so that a job killed by Slurm (OOM,
 # time limit) counts as failed whatever its script managed to write.

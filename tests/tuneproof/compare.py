@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""compare.py - the runs of the tests/tune pipeline before and after
+"""compare.py - the runs of the tests/tuneproof pipeline before and after
 `tracer tune`, from Slurm's accounting and tracer's summaries.
 
   compare.py ready SACCT NDJSON N

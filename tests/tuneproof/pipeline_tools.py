@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""pipeline_tools.py - the python steps of the tests/tune pipeline.
+"""pipeline_tools.py - the python steps of the tests/tuneproof pipeline.
 
   pipeline_tools.py simulate REF.fa READS.fq N   a random reference of
       REF_LEN bases and N reads of READ_LEN bases sampled from it (seeded:
