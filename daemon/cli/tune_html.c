@@ -65,7 +65,8 @@ static void step_charts(FILE *f, const struct tune_run **v, int n, int idx)
 {
 	struct series s = {calloc((size_t)n, sizeof(double)), calloc((size_t)n, sizeof(double)),
 			   calloc((size_t)n, sizeof(double)), n};
-	double t0 = n ? (double)v[0]->end_ns / 1e9 : 0, t_end = 1;
+	/* from the first run's start, so that each run is a step of the chart */
+	double t0 = n ? (double)v[0]->end_ns / 1e9 - v[0]->wall_s : 0, t_end = 1;
 	char id[48];
 
 	if (!s.t || !s.used || !s.req || n == 0)
@@ -75,25 +76,25 @@ static void step_charts(FILE *f, const struct tune_run **v, int n, int idx)
 		if (s.t[i] > t_end)
 			t_end = s.t[i];
 	}
-	fputs("<p class=\"muted small\">Each point is a run, at its end (seconds since the "
-	      "first run shown); the dashed line is what it requested.</p>\n", f);
+	fputs("<p class=\"muted small\">Each step is a run, up to its end (time since the "
+	      "first run shown started); the dashed line is what it requested.</p>\n", f);
 	for (int i = 0; i < n; i++) {
 		s.used[i] = v[i]->cpus_needed;
 		s.req[i] = v[i]->alloc_cpus;
 	}
-	snprintf(id, sizeof(id), "tune-%d-cpu", idx);
+	snprintf(id, sizeof(id), "chart-tune-%d-cpu", idx);
 	chart(f, id, "CPUs needed per run", "CPUs requested", &s, t_end, false, "#4e79a7");
 	for (int i = 0; i < n; i++) {
 		s.used[i] = (double)v[i]->peak;
 		s.req[i] = (double)v[i]->alloc_mem;
 	}
-	snprintf(id, sizeof(id), "tune-%d-mem", idx);
+	snprintf(id, sizeof(id), "chart-tune-%d-mem", idx);
 	chart(f, id, "Memory peak per run", "memory requested", &s, t_end, true, "#59a14f");
 	for (int i = 0; i < n; i++) {
 		s.used[i] = v[i]->wall_s;
 		s.req[i] = v[i]->time_limit_s;
 	}
-	snprintf(id, sizeof(id), "tune-%d-wall", idx);
+	snprintf(id, sizeof(id), "chart-tune-%d-wall", idx);
 	chart(f, id, "Wall time per run (s)", "time limit", &s, t_end, false, "#f28e2b");
 out:
 	free(s.t);

@@ -136,7 +136,7 @@ check "rule fixed (threads: 1) gets the profile's threads, mem_mb, runtime" \
 echo "== the page"
 check "tracer tune --html FILE" tr_cli tune --pipeline PT --html "$OUT/tune.html" -o /dev/null
 check "the page has a chart per step and quantity" \
-	test "$(grep -o 'id="tune-[0-9]-\(cpu\|mem\|wall\)"' "$OUT/tune.html" | sort -u | wc -l)" = 6
+	test "$(grep -o 'id="chart-tune-[0-9]-\(cpu\|mem\|wall\)"' "$OUT/tune.html" | sort -u | wc -l)" = 6
 
 echo "== fairness: another user's runs of the same step"
 for i in 1 2 3; do job "$UA" align PF $((10 * i)); done
