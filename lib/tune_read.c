@@ -78,17 +78,14 @@ static void str(char *dst, size_t len, const cJSON *o, const char *key)
 	snprintf(dst, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
 }
 
-bool tune_read_row(const char *line, size_t len, struct tune_run *r)
+bool tune_read_obj(const cJSON *o, struct tune_run *r)
 {
-	cJSON *o = cJSON_ParseWithLength(line, len);
 	int worst = (int)num(o, "worst");
 	double nodes = num(o, "nodes"), start;
 
 	memset(r, 0, sizeof(*r));
-	if (!cJSON_IsObject(o)) {
-		cJSON_Delete(o);
+	if (!cJSON_IsObject(o))
 		return false;
-	}
 	str(r->task, sizeof(r->task), o, "task");
 	str(r->pipeline, sizeof(r->pipeline), o, "pipeline");
 	str(r->user, sizeof(r->user), o, "user");
@@ -115,16 +112,23 @@ bool tune_read_row(const char *line, size_t len, struct tune_run *r)
 	r->cpus_needed = r->wall_s > 0 ? ceil(r->cpu_s / r->wall_s / nodes - 0.05) : 1;
 	if (r->cpus_needed < 1)
 		r->cpus_needed = 1;
-	cJSON_Delete(o);
 	return r->task[0] != '\0';
 }
 
-int tune_read_datalake(const struct tracer_config *cfg, const struct job_filter *f,
-		       const char *pipeline, long max, tune_read_fn each, void *ctx, char *err,
-		       size_t errlen)
+bool tune_read_row(const char *line, size_t len, struct tune_run *r)
+{
+	cJSON *o = cJSON_ParseWithLength(line, len);
+	bool ok = tune_read_obj(o, r);
+
+	cJSON_Delete(o);
+	return ok;
+}
+
+int tune_read_lines(const struct tracer_config *cfg, const struct job_filter *f,
+		    const char *pipeline, long max, datalake_each_fn each, void *ctx, char *err,
+		    size_t errlen)
 {
 	struct growbuf sql = {0};
-	struct tune_run r;
 	char *body = NULL, *p, *end;
 	size_t len = 0;
 	int rc = -1;
@@ -133,18 +137,48 @@ int tune_read_datalake(const struct tracer_config *cfg, const struct job_filter 
 	    datalake_query(cfg, sql.p, &body, &len, err, errlen) != 0)
 		goto out;
 	rc = 0;
-	for (p = body, end = body + len; p < end && rc == 0;) {
+	for (p = body, end = body + len; p < end;) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 
-		if (n > 0 && tune_read_row(p, n, &r) && each(ctx, &r) != 0)
-			rc = -1;
+		if (n > 0 && each(ctx, p, n) != 0)
+			break;
 		p += n + 1;
 	}
-	if (rc != 0)
-		snprintf(err, errlen, "out of memory");
 out:
 	growbuf_free(&sql);
 	free(body);
 	return rc;
+}
+
+struct adapter {
+	tune_read_fn each;
+	void *ctx;
+	int rc;
+};
+
+static int one_line(void *ctx, const char *line, size_t len)
+{
+	struct adapter *a = ctx;
+	struct tune_run r;
+
+	if (!tune_read_row(line, len, &r))
+		return 0;
+	a->rc = a->each(a->ctx, &r);
+	return a->rc;
+}
+
+int tune_read_datalake(const struct tracer_config *cfg, const struct job_filter *f,
+		       const char *pipeline, long max, tune_read_fn each, void *ctx, char *err,
+		       size_t errlen)
+{
+	struct adapter a = {each, ctx, 0};
+
+	if (tune_read_lines(cfg, f, pipeline, max, one_line, &a, err, errlen) != 0)
+		return -1;
+	if (a.rc != 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
 }

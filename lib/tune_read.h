@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "config.h"
+#include "datalake_read.h"
 #include "growbuf.h"
 #include "jobfilter.h"
 #include "tune.h"
@@ -27,11 +28,19 @@ int tune_read_datalake(const struct tracer_config *cfg, const struct job_filter 
 		       const char *pipeline, long max, tune_read_fn each, void *ctx, char *err,
 		       size_t errlen);
 
+/* The same rows as JSON lines (ClickHouse's JSONEachRow), each handed to
+ * each() as it came (tracerd passes them on to the asker). */
+int tune_read_lines(const struct tracer_config *cfg, const struct job_filter *f,
+		    const char *pipeline, long max, datalake_each_fn each, void *ctx, char *err,
+		    size_t errlen);
+
 /* The SQL of that query (exposed for the tests): 0, or -1 with err. */
 int tune_read_sql(const struct tracer_config *cfg, const struct job_filter *f,
 		  const char *pipeline, long max, struct growbuf *sql, char *err, size_t errlen);
 
-/* One row of its answer (a JSON object) as a run: false when unusable. */
+/* One row of its answer (a JSON object, as text or parsed) as a run:
+ * false when unusable. */
 bool tune_read_row(const char *line, size_t len, struct tune_run *r);
+bool tune_read_obj(const cJSON *row, struct tune_run *r);
 
 #endif

@@ -1,10 +1,12 @@
 /*
  * cmd_tune.c - `tracer tune`: the request for the next run of each step,
  * learned from the past runs of a pipeline or of runs (docs/tune.md).
- * Where the runs come from follows `tracer jobs`: root with a datalake
+ * Where the runs come from follows `tracer jobs`: with a datalake, root
  * asks ClickHouse for only the columns tuning needs, one row per job
- * (lib/tune_read.c); everyone else reads the archive through tracerd
- * (their own jobs only), rolled up into jobs here (lib/jobview.c).
+ * (lib/tune_read.c), and a user asks tracerd for the same rows of their
+ * own jobs (request tune_runs); without one, the archive's summaries
+ * (through tracerd for a user: their own jobs only) are rolled up into
+ * jobs here (lib/jobview.c).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,12 +15,14 @@
 #include <time.h>
 
 #include "cli.h"
+#include "client.h"
 #include "clock.h"
 #include "datalake_read.h"
 #include "defaults.h"
 #include "growbuf.h"
 #include "jobview.h"
 #include "mkdirs.h"
+#include "proto.h"
 #include "textsafe.h"
 #include "tune.h"
 #include "tune_read.h"
@@ -229,6 +233,54 @@ static int read_archive(struct cli *c, const struct job_filter *f, const char *p
 	return rc;
 }
 
+/* tracer_line_fn: a row of tracerd's tune_runs answer */
+static int tracerd_row(cJSON *row, void *ctx)
+{
+	struct tune_run r;
+	int rc = 0;
+
+	if (tune_read_obj(row, &r))
+		rc = runs_add(ctx, &r);
+	cJSON_Delete(row);
+	return rc;
+}
+
+/* A user with a datalake: tracerd asks it (with the user's uid in the
+ * query) and passes on one row per job, never the summaries. */
+static int read_tracerd_lake(struct cli *c, const struct tune_opts *o, struct runs *rs)
+{
+	struct proto_query q = {.limit = 0, .since_ns = o->since_ns, .until_ns = INT64_MAX};
+	cJSON *req, *last = NULL;
+	char err[300];
+	int rc;
+
+	snprintf(q.runs, sizeof(q.runs), "%s", o->runs.len ? o->runs.p : "");
+	snprintf(q.pipeline, sizeof(q.pipeline), "%s", o->pipeline ? o->pipeline : "");
+	if ((o->runs.len && strlen(o->runs.p) >= sizeof(q.runs)) ||
+	    (o->pipeline && strlen(o->pipeline) >= sizeof(q.pipeline))) {
+		fprintf(stderr, "tracer tune: --pipeline or --run longer than %zu bytes\n",
+			sizeof(q.runs) - 1);
+		return -1;
+	}
+	req = proto_tune_request(&q);
+	if (!req) {
+		fprintf(stderr, "tracer tune: out of memory\n");
+		return -1;
+	}
+	rc = tracer_request_stream(c->cfg.socket_path, TRACER_ARCHIVE_TIMEOUT_MS, req, tracerd_row,
+				   rs, &last, err, sizeof(err));
+	cJSON_Delete(req);
+	if (rc == -2)
+		fprintf(stderr, "tracer tune: tracerd is not running (%s): the datalake is read "
+			"through it\n", c->cfg.socket_path);
+	else if (rc != 0)
+		fprintf(stderr, "tracer tune: %s\n", err);
+	else if (cJSON_IsTrue(cJSON_GetObjectItem(last, "truncated")))
+		fprintf(stderr, "tracer tune: tracerd's answer is incomplete; narrow --since\n");
+	cJSON_Delete(last);
+	return rc == 0 ? 0 : -1;
+}
+
 static int read_runs(struct cli *c, const struct tune_opts *o, struct runs *rs,
 		     const char **source)
 {
@@ -247,7 +299,11 @@ static int read_runs(struct cli *c, const struct tune_opts *o, struct runs *rs,
 		}
 		return 0;
 	}
-	*source = datalake_configured(&c->cfg) ? "datalake (through tracerd)" : "archive";
+	if (datalake_configured(&c->cfg)) {
+		*source = "datalake (through tracerd)";
+		return read_tracerd_lake(c, o, rs);
+	}
+	*source = "archive";
 	return read_archive(c, &f, o->pipeline, rs);
 }
 

@@ -10,6 +10,7 @@
 #include "config.h"
 #include "defaults.h"
 #include "growbuf.h"
+#include "proto.h"
 #include "tune.h"
 #include "tune_fit.h"
 #include "tune_read.h"
@@ -301,6 +302,27 @@ static void test_datalake_row_and_sql(void)
 	growbuf_free(&sql);
 }
 
+static void test_tune_request(void)
+{
+	struct proto_query q = {.limit = 0, .since_ns = 42, .until_ns = INT64_MAX};
+	struct proto_request req;
+	cJSON *o;
+	char *line, err[256];
+
+	snprintf(q.pipeline, sizeof(q.pipeline), "rna seq");
+	snprintf(q.runs, sizeof(q.runs), "R1");
+	o = proto_tune_request(&q);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
+	line = cJSON_PrintUnformatted(o);
+	CU_ASSERT_EQUAL_FATAL(proto_parse_request(line, strlen(line), &req, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(req.op, PROTO_OP_TUNE_RUNS);
+	CU_ASSERT_STRING_EQUAL(req.query.pipeline, "rna seq");
+	CU_ASSERT_STRING_EQUAL(req.query.runs, "R1");
+	CU_ASSERT_EQUAL(req.query.since_ns, 42);
+	free(line);
+	cJSON_Delete(o);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -316,6 +338,7 @@ int main(void)
 		{"saving: cost with prices", test_cost},
 		{"run from a summary", test_run_from_summary},
 		{"run from a datalake row; the query", test_datalake_row_and_sql},
+		{"the tune_runs request to tracerd", test_tune_request},
 	};
 
 	return UNIT_RUN("tune", tests);
