@@ -168,6 +168,7 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 		reply = status_reply_render(d, peer);
 		break;
 	case PROTO_OP_SUMMARIES:
+	case PROTO_OP_TUNE_RUNS:
 	case PROTO_OP_SUMMARY: /* answered off the loop */
 		if (!privacy_reads_summaries(peer)) {
 			reply = proto_error_reply("summaries are not served to processes in a "

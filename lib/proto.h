@@ -29,6 +29,10 @@
  *              the newest N (0: every one) that pass, oldest first;
  *              all_files: the rotated files too
  *   summary    {"op":"summary","v":1,"job":"<uid, job id or task name>"}
+ *   tune_runs  {"op":"tune_runs","v":1,"limit":N,"filter":{... as summaries,
+ *               "pipeline":"P"}}: from the datalake only, one row per job
+ *              with the columns `tracer tune` needs (lib/tune_read.c)
+ *              instead of summaries; a file archive answers with an error
  */
 #ifndef TRACER_PROTO_H
 #define TRACER_PROTO_H
@@ -51,6 +55,7 @@ enum proto_op {
 	PROTO_OP_STATUS,
 	PROTO_OP_SUMMARIES,
 	PROTO_OP_SUMMARY,
+	PROTO_OP_TUNE_RUNS,
 };
 
 #define PROTO_STREAM_LINE_MAX (16 << 20)
@@ -65,6 +70,7 @@ struct proto_query {
 	char job_ids[PROTO_QUERY_LIST_MAX], accounts[PROTO_QUERY_LIST_MAX];
 	char partitions[PROTO_QUERY_LIST_MAX], nodes[PROTO_QUERY_LIST_MAX];
 	int64_t since_ns, until_ns; /* INT64_MIN / INT64_MAX: any */
+	char pipeline[PROTO_QUERY_LIST_MAX]; /* tune_runs: one pipeline ("" any) */
 };
 
 struct proto_request {
@@ -91,6 +97,8 @@ cJSON *proto_job_request(const char *op, const char *job, int status);
  * with a reason in err); a summaries request from q and a limit. */
 int proto_parse_query(const cJSON *o, struct proto_query *q, char *err, size_t errlen);
 cJSON *proto_query_request(const struct proto_query *q);
+/* a tune_runs request from q (its pipeline included) */
+cJSON *proto_tune_request(const struct proto_query *q);
 
 /* Render an error reply line {"ok":false,"error":msg}\n into a malloc'd string. */
 char *proto_error_reply(const char *msg);

@@ -23,7 +23,9 @@ libslurm-dev libhwloc-dev libcjson-dev libcurl4-openssl-dev libcunit1-dev libmic
 # are in every Debian system
 DEMO_PKGS="python3 bwa samtools gzip"
 
-# one line per suite or tool is the easiest to merge
+# one line per suite or tool is the easiest to merge; tests/tune: snakemake
+# (RHEL: none, pip install snakemake) and python3-botocore (RHEL:
+# python3-botocore) for the AWS Batch model
 TEST_PKGS="python3 curl util-linux procps iproute2 gzip bc strace patchelf fio
 slurm-wlm munge
 slurmdbd mariadb-server
@@ -36,7 +38,8 @@ clickhouse-server clickhouse-client
 libclang-rt-14-dev
 systemd
 podman runc busybox-static docker.io
-chromium"
+chromium
+snakemake python3-botocore"
 
 case "${1:-build}" in
 build) PKGS=$BUILD_PKGS ;;

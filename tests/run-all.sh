@@ -55,6 +55,7 @@ suite "delivery (spool, file, HTTP, ClickHouse)" ./tests/delivery/run.sh build
 suite "datalake reader (two users, tracerd --reader, ClickHouse)" ./tests/reader/run.sh build
 suite "datalake schema versions (ClickHouse)" ./tests/datalake/run.sh build
 suite "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
+suite "tracer tune (real jobs, every format, snakemake, botocore, two users)" ./tests/tune/run.sh build
 # the daemon's own kernel tests: test_cgroup_live's memory bound does not
 # hold with TSan's shadow memory, and it starts no thread
 suite "daemon kernel tests (root, ThreadSanitizer)" ./tests/run-unit.sh build-tsan tests/kernel 'test_daemon_*'

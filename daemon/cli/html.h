@@ -40,6 +40,10 @@ int html_write_run(cJSON *summaries, const char *run, const char *path);
 /* `tracer report --run RUN --html FILE`: the run's tasks from the
  * archive (file sink and rotated files), whenever they ended. */
 int html_report_run(struct cli *cli, const char *run, const char *path);
+/* Any other page: fill(f, data, arg) writes it between html_begin and
+ * html_end; built in memory, then written to path as the two above. */
+int html_write_page(const char *path, void (*fill)(FILE *, const void *, const char *),
+		    const void *data, const char *arg);
 
 /* ---- shared by the parts ---- */
 

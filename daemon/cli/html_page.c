@@ -245,3 +245,9 @@ int html_write_run(cJSON *summaries, const char *run, const char *path)
 {
 	return build(path, fill_run, summaries, run);
 }
+
+int html_write_page(const char *path, void (*fill)(FILE *, const void *, const char *),
+		    const void *data, const char *arg)
+{
+	return build(path, fill, data, arg);
+}
