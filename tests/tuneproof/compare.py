@@ -113,8 +113,8 @@ def fitted_rules(path):
             doc = json.load(f)
     except (OSError, ValueError):
         return set()
-    steps = doc.get("steps", []) if isinstance(doc, dict) else doc
-    return {s.get("task") for s in steps if isinstance(s, dict) and s.get("fit_used")}
+    return {s.get("task") for s in doc.get("steps", [])
+            if s.get("memory", {}).get("fit", {}).get("used")}
 
 
 class Checks:

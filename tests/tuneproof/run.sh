@@ -17,7 +17,7 @@
 # rule of the fourth run completed, that its allocated core-seconds and
 # memory GB-seconds are at most half of the first runs' and that the
 # OOM-killed rule now asks for more, and prints the table per rule
-# (docs/tune-proof.md).  Needs root.  Everything started is stopped by pid
+# (docs/tune.md, "Proof").  Needs root.  Everything started is stopped by pid
 # on exit, even on failure.
 set -u
 
