@@ -57,6 +57,9 @@ SNAKE_PID=""
 # a rule can ask for 4 and be cut to 1: a margin that Slurm's whole-second
 # elapsed times and a machine shared with other work cannot eat.
 CLUSTER_NODE_CPUS=4
+# a node name of its own: Slurm's cgroups (slurm_NODE/...) are then the
+# suite's alone, apart from tests/slurm's node named after the host
+CLUSTER_NODES=tuneproof
 CLUSTER_TASK_PLUGIN=task/cgroup
 CLUSTER_EXTRA_CONF="SlurmdParameters=config_overrides"
 ACCT_CONSTRAIN_RAM=yes
