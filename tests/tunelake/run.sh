@@ -99,7 +99,7 @@ check "steps per owner; the fit, the OOM and timeout floors; a Slurm job is one 
 no_summary_read() { # the newest tune query in ClickHouse's log names no summary column
 	local q
 	chq -q 'SYSTEM FLUSH LOGS' || return 1
-	q=$(chq -q "SELECT query FROM system.query_log WHERE query LIKE '%any(task_name)%' AND query NOT LIKE '%query_log%' AND type = 2 ORDER BY event_time DESC LIMIT 1")
+	q=$(chq -q "SELECT query FROM system.query_log WHERE query LIKE '%any(task_name)%' AND query NOT LIKE '%query_log%' AND type = 'QueryFinish' ORDER BY event_time DESC LIMIT 1")
 	[ -n "$q" ] || { echo "no tune query in the log"; return 1; }
 	! grep -qE '(^|[ ,(])summary([ ,)]|$)' <<<"$q" || { echo "$q"; return 1; }
 }
