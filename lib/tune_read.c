@@ -29,14 +29,17 @@ int tune_read_sql(const struct tracer_config *cfg, const struct job_filter *f,
 
 	if (!db)
 		return -1;
+	/* aliases never a column's name: ClickHouse would put the aggregate in
+	 * place of the column inside it (as job_view's n_ names avoid) */
 	growbuf_printf(sql,
-		       "SELECT any(task_name) AS task, any(pipeline) AS pipeline, any(user) AS user,"
-		       " any(uid) AS uid, max(end_ns) AS end_ns, min(start_ns) AS start_ns,"
+		       "SELECT any(task_name) AS t_task, any(pipeline) AS t_pipeline,"
+		       " any(user) AS t_user, any(uid) AS t_uid, max(end_ns) AS t_end,"
+		       " min(start_ns) AS t_start,"
 		       " max(multiIf(state = 'OUT_OF_MEMORY', 5, state = 'TIMEOUT', 4,"
 		       " state = 'FAILED', 3, state = 'CANCELLED', 2, state = 'COMPLETED', 1, 0))"
-		       " AS worst, max(alloc_cpus) AS alloc_cpus, max(alloc_mem_bytes) AS alloc_mem,"
-		       " max(ifNull(time_limit_s, 0)) AS time_limit_s, max(mem_peak_bytes) AS peak,"
-		       " sum(cpu_s) AS cpu_s, sum(rchar) AS input, uniqExact(host) AS nodes"
+		       " AS t_worst, max(alloc_cpus) AS t_alloc_cpus, max(alloc_mem_bytes) AS t_alloc_mem,"
+		       " max(ifNull(time_limit_s, 0)) AS t_limit, max(mem_peak_bytes) AS t_peak,"
+		       " sum(cpu_s) AS t_cpu_s, sum(rchar) AS t_input, uniqExact(host) AS t_nodes"
 		       " FROM (SELECT summary_id, job, scheduler, cluster, job_id, task_name,"
 		       " pipeline, user, uid, start_ns, end_ns, state, alloc_cpus, alloc_mem_bytes,"
 		       " time_limit_s, mem_peak_bytes, cpu_s, rchar, host FROM %s.jobs PREWHERE ",
@@ -50,7 +53,7 @@ int tune_read_sql(const struct tracer_config *cfg, const struct job_filter *f,
 	}
 	growbuf_printf(sql, " AND task_name != '' LIMIT 1 BY summary_id)"
 		       " GROUP BY scheduler, cluster, if(job_id = '', job, job_id)"
-		       " ORDER BY end_ns DESC LIMIT %ld FORMAT JSONEachRow", max);
+		       " ORDER BY t_end DESC LIMIT %ld FORMAT JSONEachRow", max);
 	if (sql->oom) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -80,18 +83,18 @@ static void str(char *dst, size_t len, const cJSON *o, const char *key)
 
 bool tune_read_obj(const cJSON *o, struct tune_run *r)
 {
-	int worst = (int)num(o, "worst");
-	double nodes = num(o, "nodes"), start;
+	int worst = (int)num(o, "t_worst");
+	double nodes = num(o, "t_nodes"), start;
 
 	memset(r, 0, sizeof(*r));
 	if (!cJSON_IsObject(o))
 		return false;
-	str(r->task, sizeof(r->task), o, "task");
-	str(r->pipeline, sizeof(r->pipeline), o, "pipeline");
-	str(r->user, sizeof(r->user), o, "user");
-	r->uid = (int64_t)num(o, "uid");
-	r->end_ns = (int64_t)num(o, "end_ns");
-	start = num(o, "start_ns");
+	str(r->task, sizeof(r->task), o, "t_task");
+	str(r->pipeline, sizeof(r->pipeline), o, "t_pipeline");
+	str(r->user, sizeof(r->user), o, "t_user");
+	r->uid = (int64_t)num(o, "t_uid");
+	r->end_ns = (int64_t)num(o, "t_end");
+	start = num(o, "t_start");
 	r->wall_s = r->end_ns > start ? ((double)r->end_ns - start) / 1e9 : 0;
 	/* the worst state, ranked as jobview_state_rank */
 	switch (worst) {
@@ -101,12 +104,12 @@ bool tune_read_obj(const cJSON *o, struct tune_run *r)
 	case 5: r->end = TUNE_OOM; break;
 	default: r->end = TUNE_OTHER; break;
 	}
-	r->alloc_cpus = num(o, "alloc_cpus");
-	r->alloc_mem = (uint64_t)num(o, "alloc_mem");
-	r->time_limit_s = num(o, "time_limit_s");
-	r->peak = (uint64_t)num(o, "peak");
-	r->cpu_s = num(o, "cpu_s");
-	r->input_bytes = (uint64_t)num(o, "input");
+	r->alloc_cpus = num(o, "t_alloc_cpus");
+	r->alloc_mem = (uint64_t)num(o, "t_alloc_mem");
+	r->time_limit_s = num(o, "t_limit");
+	r->peak = (uint64_t)num(o, "t_peak");
+	r->cpu_s = num(o, "t_cpu_s");
+	r->input_bytes = (uint64_t)num(o, "t_input");
 	if (nodes < 1)
 		nodes = 1;
 	r->cpus_needed = r->wall_s > 0 ? ceil(r->cpu_s / r->wall_s / nodes - 0.05) : 1;

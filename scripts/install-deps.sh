@@ -25,7 +25,8 @@ DEMO_PKGS="python3 bwa samtools gzip"
 
 # one line per suite or tool is the easiest to merge; tests/tune: snakemake
 # (RHEL: none, pip install snakemake) and python3-botocore (RHEL:
-# python3-botocore) for the AWS Batch model
+# python3-botocore) for the AWS Batch model, groovy (RHEL: none, SDKMAN)
+# to compile the Nextflow configuration
 TEST_PKGS="python3 curl util-linux procps iproute2 gzip bc strace patchelf fio
 slurm-wlm munge
 slurmdbd mariadb-server
@@ -39,7 +40,7 @@ libclang-rt-14-dev
 systemd
 podman runc busybox-static docker.io
 chromium
-snakemake python3-botocore"
+snakemake python3-botocore groovy"
 
 case "${1:-build}" in
 build) PKGS=$BUILD_PKGS ;;

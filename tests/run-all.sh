@@ -56,6 +56,7 @@ suite "datalake reader (two users, tracerd --reader, ClickHouse)" ./tests/reader
 suite "datalake schema versions (ClickHouse)" ./tests/datalake/run.sh build
 suite "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
 suite "tracer tune (real jobs, every format, snakemake, botocore, two users)" ./tests/tune/run.sh build
+suite "tracer tune on the datalake (ClickHouse, root and a reader)" ./tests/tunelake/run.sh build
 # the daemon's own kernel tests: test_cgroup_live's memory bound does not
 # hold with TSan's shadow memory, and it starts no thread
 suite "daemon kernel tests (root, ThreadSanitizer)" ./tests/run-unit.sh build-tsan tests/kernel 'test_daemon_*'

@@ -59,9 +59,9 @@ static void usage(FILE *f)
 		"  --shared            one step per pipeline and task name, whoever ran it\n"
 		"                      (a pipeline a group shares; root sees every user's)\n"
 		"  --format F          table (default: every step in all four syntaxes),\n"
-		"                      nextflow (a config for -c), snakemake (a profile's\n"
-		"                      config.yaml), slurm (#SBATCH lines), aws-batch\n"
-		"                      (SubmitJob containerOverrides), json\n"
+		"                      nextflow (a Nextflow configuration), snakemake\n"
+		"                      (a profile's config.yaml), slurm (#SBATCH lines),\n"
+		"                      aws-batch (SubmitJob containerOverrides), json\n"
 		"  -o, --output FILE   write there (its directory made if missing), not stdout\n"
 		"      --html FILE     one page: each step's runs, requested against used\n"
 		"  -h, --help          this help\n",

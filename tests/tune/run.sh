@@ -27,7 +27,7 @@ need_root
 for b in tracerd tracer; do
 	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
 done
-for c in python3 setpriv useradd snakemake; do
+for c in python3 setpriv useradd snakemake groovy; do
 	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed (scripts/install-deps.sh test)"; exit 1; }
 done
 ls /usr/lib/python3/dist-packages/botocore/data/batch/*/service-2.json >/dev/null 2>&1 ||
@@ -103,6 +103,14 @@ PY
 }
 check "grow: 4 runs, the input fit used (R² >= 0.8); no request under a peak" step_check
 check "the Nextflow config names the input fit's variable" grep -q "memory = { (.*INPUT.size()" "$OUT/nextflow.config"
+# Debian's groovy finds Java through JAVA_HOME (default-java may be absent)
+[ -n "${JAVA_HOME:-}" ] || export JAVA_HOME=$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")
+# the commented closure too, as the user would write it for an input "reads"
+sed -n 's|^ *// \(memory = { .*INPUT.*\)$|process { withName: "x" { \1 } }|p' "$OUT/nextflow.config" |
+	sed 's/INPUT/reads/g' >"$OUT/closure.config"
+check "the Nextflow config and its input closure are Groovy that compiles (groovy)" \
+	groovy "$TOP/tests/tune/parse.groovy" "$OUT/nextflow.config" "$OUT/closure.config"
+check "the input closure was found" test -s "$OUT/closure.config"
 check "the profile carries the rule's lambda of input.size_mb as a comment" \
 	grep -q "^#   in the rule, by input size: resources: mem_mb=lambda wildcards, input: .*input.size_mb" "$OUT/config.yaml"
 
