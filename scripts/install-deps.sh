@@ -31,7 +31,6 @@ TEST_PKGS="python3 curl util-linux procps iproute2 gzip bc strace patchelf fio
 slurm-wlm munge
 slurmdbd mariadb-server
 bwa samtools minimap2 bcftools
-snakemake
 rpm rpm2cpio cpio rpmlint
 mandoc bsdextrautils
 python3-jsonschema prometheus
