@@ -170,8 +170,6 @@ run_pipeline() {
 	echo "run $n: ${RUN_READS[$((n - 1))]} reads, snakemake exit $rc"
 }
 
-for n in 1 2 3; do run_pipeline $n; done
-
 SACCT_FMT=JobIDRaw,JobName,State,AllocCPUS,AllocTRES,ElapsedRaw,TimelimitRaw
 # every job so far ended in sacct and has its summary (N jobs at least)
 jobs_recorded() {
