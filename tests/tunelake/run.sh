@@ -136,7 +136,7 @@ check "$UB through the reader: only $UB's step, the same request as root's" same
 stop_reader
 no_sanitizer_reports "no sanitizer report in the reader's log" "$TMP/reader.log"
 
-# TUNE_BENCH=1: 1,000,000 more jobs (200 pipelines, 20 users, 60 days),
+# TUNE_BENCH=1: 1,000,000 more jobs (200 pipelines, 20 users, 12 days),
 # then the time of root's `tracer tune --pipeline PL --since 30d` (printed,
 # not asserted: numbers are for docs/benchmarks.md)
 if [ -n "${TUNE_BENCH:-}" ]; then
