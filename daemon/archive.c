@@ -33,6 +33,7 @@
 #include "threads.h"
 #include "sumfile.h"
 #include "sweep.h"
+#include "tune_read.h"
 
 #define ARCHIVE_WORKERS 2
 #define ARCHIVE_QUEUE_MAX 8     /* queued or being answered, in all */
@@ -175,6 +176,12 @@ static int answer_lake(struct archive *a, struct areq *r, struct job_filter *f,
 	if (r->req.op == PROTO_OP_SUMMARY) {
 		rc = datalake_read_job(a->lake, r->req.job, f, send_lake_line, o, err,
 				       sizeof(err));
+	} else if (r->req.op == PROTO_OP_TUNE_RUNS) {
+		/* rows of a few hundred bytes: TRACER_TUNE_MAX_RUNS stay far
+		 * within the reply's cap */
+		filter_from_query(f, &r->req.query);
+		rc = tune_read_lines(a->lake, f, r->req.query.pipeline[0] ? r->req.query.pipeline : NULL,
+				     TRACER_TUNE_MAX_RUNS, send_lake_line, o, err, sizeof(err));
 	} else {
 		const struct proto_query *q = &r->req.query;
 		/* every one (0) stays within the answer's size cap */
@@ -259,6 +266,10 @@ static void answer(struct archive *a, struct areq *r)
 		if (answer_lake(a, r, &f, &o, &capped) != 0)
 			return;
 		files = 0;
+	} else if (r->req.op == PROTO_OP_TUNE_RUNS) {
+		send_error(r->fd, "tune_runs is answered from the datalake only (datalake = "
+				  "clickhouse): ask for summaries");
+		return;
 	} else if (r->req.op == PROTO_OP_SUMMARY) {
 		got = summary_find(a->path, r->req.job, &f, &st);
 		if (got)

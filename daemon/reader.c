@@ -105,6 +105,7 @@ static char *handle_request(void *ctx, const char *line, size_t len, const struc
 		reply = status_reply(r);
 		break;
 	case PROTO_OP_SUMMARIES:
+	case PROTO_OP_TUNE_RUNS:
 	case PROTO_OP_SUMMARY:
 	case PROTO_OP_SWEEP:
 		if (!privacy_reads_summaries(peer)) {

@@ -170,6 +170,7 @@ static char *handle_request(void *ctx, const char *line, size_t len,
 		reply = status_reply_render(d, peer);
 		break;
 	case PROTO_OP_SUMMARIES:
+	case PROTO_OP_TUNE_RUNS:
 	case PROTO_OP_SUMMARY: /* answered off the loop */
 	case PROTO_OP_SWEEP:
 		if (!privacy_reads_summaries(peer)) {

@@ -498,3 +498,32 @@ out:
 	growbuf_free(&rank);
 	return rc;
 }
+
+/* ---- for other readers of the datalake (tune_read.c) ---- */
+
+int datalake_literal(struct growbuf *b, const char *v)
+{
+	return add_literal(b, v, strlen(v));
+}
+
+int datalake_query(const struct tracer_config *cfg, const char *sql, char **out, size_t *len,
+		   char *err, size_t errlen)
+{
+	*out = NULL;
+	*len = 0;
+	if (run_query(cfg, sql, out, len, err, errlen) != 0) {
+		explain_schema(cfg, err, errlen);
+		return -1;
+	}
+	return 0;
+}
+
+int datalake_where_buf(const struct job_filter *f, struct growbuf *b)
+{
+	return where_into(f, b);
+}
+
+const char *datalake_database(const struct tracer_config *cfg, char *err, size_t errlen)
+{
+	return db_ident(cfg, err, errlen) == 0 ? cfg->clickhouse_database : NULL;
+}

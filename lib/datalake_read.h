@@ -57,4 +57,19 @@ int datalake_read_job(const struct tracer_config *cfg, const char *name,
 int datalake_where(const struct job_filter *f, char *out, size_t outlen, char *err,
 		   size_t errlen);
 
+/* ---- for other readers of the datalake (tune_read.c) ---- */
+struct growbuf;
+/* v as a quoted string literal into b: 0, or -1 for a control character. */
+int datalake_literal(struct growbuf *b, const char *v);
+/* f's WHERE condition appended to b: 0, or -1 (a control character). */
+int datalake_where_buf(const struct job_filter *f, struct growbuf *b);
+/* Run sql (its database named through datalake_database) within the
+ * deadline and the answer's cap: the answer in *out (malloc'd,
+ * NUL-terminated), 0; or -1 with err. */
+int datalake_query(const struct tracer_config *cfg, const char *sql, char **out, size_t *len,
+		   char *err, size_t errlen);
+/* cfg's database as an identifier: NULL with err when it is not a plain
+ * name. */
+const char *datalake_database(const struct tracer_config *cfg, char *err, size_t errlen);
+
 #endif

@@ -106,6 +106,17 @@
 #define TRACER_DEFAULT_STALL_THRESHOLD_S 600     /* no CPU and no I/O for this long */
 #define TRACER_DEFAULT_MEM_HEADROOM 1.2          /* recommended memory = peak x this */
 #define TRACER_DEFAULT_FLAG_SLOWER_FACTOR 1.5    /* wall above p90 of earlier runs x this */
+/* tracer tune (lib/tune.c, docs/tune.md): the request for a step's next run */
+#define TRACER_TUNE_MEM_MARGIN TRACER_DEFAULT_MEM_HEADROOM /* memory = peak (p95 or fit) x this */
+#define TRACER_TUNE_TIME_MARGIN 1.2     /* time = wall p95 x this, whole minutes */
+#define TRACER_TUNE_OOM_FACTOR 1.5      /* an OOM'd run needed at least its allocation x this */
+#define TRACER_TUNE_TIMEOUT_FACTOR 1.5  /* a timed-out run needed at least its limit x this */
+#define TRACER_TUNE_FIT_MIN_R2 0.8      /* peak = a + b x input used from this R² up... */
+#define TRACER_TUNE_FIT_MIN_RUNS 3      /* ...over this many runs of as many input sizes */
+#define TRACER_TUNE_MEM_STEP_MIB 64     /* memory requests in steps of this */
+#define TRACER_TUNE_SINCE_S (30 * 86400) /* --since: runs that ended in the last 30 days */
+#define TRACER_TUNE_MIN_RUNS 1          /* --min-runs: steps with fewer runs left out */
+#define TRACER_TUNE_MAX_RUNS 100000     /* runs one tune reads (jobs, after the roll-up) */
 /* AWS Fargate's on-demand list prices (us-east-1, Linux x86_64), per vCPU-
  * and per GB-hour of a task's size: a job recorded on Fargate has a cost
  * without any setting; other regions and Arm set their own */

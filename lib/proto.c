@@ -29,6 +29,8 @@ static enum proto_op op_from_name(const char *s)
 		return PROTO_OP_SUMMARY;
 	if (strcmp(s, "sweep") == 0)
 		return PROTO_OP_SWEEP;
+	if (strcmp(s, "tune_runs") == 0)
+		return PROTO_OP_TUNE_RUNS;
 	return PROTO_OP_INVALID;
 }
 
@@ -112,6 +114,7 @@ static int parse_fields(const cJSON *o, struct proto_request *req, char *err,
 	case PROTO_OP_SUMMARY:
 		return parse_job_fields(o, req, err, errlen);
 	case PROTO_OP_SUMMARIES:
+	case PROTO_OP_TUNE_RUNS:
 		return proto_parse_query(o, &req->query, err, errlen);
 	case PROTO_OP_SWEEP:
 		return proto_parse_sweep(o, &req->sweep, err, errlen);

@@ -33,6 +33,10 @@
  *              one line: {"ok":true,"sweep":{...}} (docs/sweep.md), the
  *              waste of the asker's jobs (every user's for root and
  *              admin_group) per group
+ *   tune_runs  {"op":"tune_runs","v":1,"limit":N,"filter":{... as summaries,
+ *               "pipeline":"P"}}: from the datalake only, one row per job
+ *              with the columns `tracer tune` needs (lib/tune_read.c)
+ *              instead of summaries; a file archive answers with an error
  */
 #ifndef TRACER_PROTO_H
 #define TRACER_PROTO_H
@@ -56,6 +60,7 @@ enum proto_op {
 	PROTO_OP_SUMMARIES,
 	PROTO_OP_SUMMARY,
 	PROTO_OP_SWEEP,
+	PROTO_OP_TUNE_RUNS,
 };
 
 #define PROTO_STREAM_LINE_MAX (16 << 20)
@@ -70,6 +75,7 @@ struct proto_query {
 	char job_ids[PROTO_QUERY_LIST_MAX], accounts[PROTO_QUERY_LIST_MAX];
 	char partitions[PROTO_QUERY_LIST_MAX], nodes[PROTO_QUERY_LIST_MAX];
 	int64_t since_ns, until_ns; /* INT64_MIN / INT64_MAX: any */
+	char pipeline[PROTO_QUERY_LIST_MAX]; /* tune_runs: one pipeline ("" any) */
 };
 
 /* A sweep's question (lib/sweep.h answers it). */
@@ -107,6 +113,8 @@ cJSON *proto_query_request(const struct proto_query *q);
 /* the fields of a sweep request (0, or -1 with err); a sweep request */
 int proto_parse_sweep(const cJSON *o, struct proto_sweep *sw, char *err, size_t errlen);
 cJSON *proto_sweep_request(const struct proto_sweep *sw);
+/* a tune_runs request from q (its pipeline included) */
+cJSON *proto_tune_request(const struct proto_query *q);
 
 /* Render an error reply line {"ok":false,"error":msg}\n into a malloc'd string. */
 char *proto_error_reply(const char *msg);

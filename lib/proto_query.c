@@ -83,6 +83,7 @@ int proto_parse_query(const cJSON *o, struct proto_query *q, char *err, size_t e
 	    parse_list(f, "accounts", q->accounts, err, errlen) < 0 ||
 	    parse_list(f, "partitions", q->partitions, err, errlen) < 0 ||
 	    parse_list(f, "nodes", q->nodes, err, errlen) < 0 ||
+	    parse_list(f, "pipeline", q->pipeline, err, errlen) < 0 ||
 	    parse_ns(f, "since_ns", &q->since_ns, err, errlen) < 0 ||
 	    parse_ns(f, "until_ns", &q->until_ns, err, errlen) < 0)
 		return -1;
@@ -157,6 +158,18 @@ cJSON *proto_sweep_request(const struct proto_sweep *sw)
 	    !cJSON_AddStringToObject(o, "by", sw->by) ||
 	    !cJSON_AddNumberToObject(o, "since_s", sw->since_s) ||
 	    !cJSON_AddNumberToObject(o, "limit", sw->limit)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+cJSON *proto_tune_request(const struct proto_query *q)
+{
+	cJSON *o = proto_query_request(q), *f = cJSON_GetObjectItem(o, "filter");
+
+	if (!o || !cJSON_ReplaceItemInObject(o, "op", cJSON_CreateString("tune_runs")) ||
+	    !add_list(f, "pipeline", q->pipeline)) {
 		cJSON_Delete(o);
 		return NULL;
 	}

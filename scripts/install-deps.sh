@@ -32,7 +32,10 @@ cppcheck"
 # are in every Debian system
 DEMO_PKGS="python3 bwa samtools gzip"
 
-# one line per suite or tool is the easiest to merge
+# one line per suite or tool is the easiest to merge; tests/tune: snakemake
+# (RHEL: none, pip install snakemake) and python3-botocore (RHEL:
+# python3-botocore) for the AWS Batch model, groovy (RHEL: none, SDKMAN)
+# to compile the Nextflow configuration
 TEST_PKGS="python3 curl util-linux procps iproute2 gzip bc strace patchelf fio
 slurm-wlm munge
 slurmdbd mariadb-server
@@ -44,7 +47,8 @@ clickhouse-server clickhouse-client
 libclang-rt-14-dev
 systemd
 podman runc busybox-static docker.io
-chromium"
+chromium
+snakemake python3-botocore groovy"
 
 case "${1:-build}" in
 build) PKGS=$BUILD_PKGS ;;

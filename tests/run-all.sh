@@ -105,6 +105,7 @@ beside "unit tests (ASan+UBSan)" ./tests/run-unit.sh build-asan
 start_beside
 suite "Slurm SPANK plugin" ./tests/slurm/run.sh build
 suite "Slurm accounting (sacct against tracer, two nodes)" ./tests/slurmacct/run.sh build
+suite "tracer tune on a Snakemake pipeline (Slurm, memory enforced)" ./tests/tuneproof/run.sh build
 suite "tracer-wrap" ./tests/wrapper/run.sh build
 suite "Prometheus metrics" ./tests/metrics/run.sh build
 suite "tracer report" ./tests/report/run.sh build
@@ -115,6 +116,8 @@ suite "datalake reader (two users, tracerd --reader, ClickHouse)" ./tests/reader
 suite "datalake schema versions (ClickHouse)" ./tests/datalake/run.sh build
 suite "tracer sweep (ClickHouse, archive, users through tracerd)" ./tests/sweep/run.sh build
 suite "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
+suite "tracer tune (real jobs, every format, snakemake, botocore, two users)" ./tests/tune/run.sh build
+suite "tracer tune on the datalake (ClickHouse, root and a reader)" ./tests/tunelake/run.sh build
 # the daemon's own kernel tests: test_cgroup_live's memory bound does not
 # hold with TSan's shadow memory, and it starts no thread
 suite "daemon kernel tests (root, ThreadSanitizer)" ./tests/run-unit.sh build-tsan tests/kernel 'test_daemon_*'

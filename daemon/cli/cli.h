@@ -24,6 +24,7 @@ int cmd_jobs(struct cli *c, int argc, char **argv);
 int cmd_show(struct cli *c, int argc, char **argv);
 int cmd_run(struct cli *c, int argc, char **argv);
 int cmd_datalake(struct cli *c, int argc, char **argv);
+int cmd_tune(struct cli *c, int argc, char **argv);
 
 /*
  * getopt_long for a subcommand (argv[0] is its name, cmd; optind starts

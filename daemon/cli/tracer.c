@@ -46,6 +46,11 @@ static void usage(FILE *f)
 		"      [--cpus N] [--mem SIZE] [--time DURATION] [--gpus LIST]\n"
 		"      [--] COMMAND [ARGS...]\n"
 		"        run COMMAND as a recorded local job, exit with its status\n"
+		"  tune [--pipeline P | --run R ...] [--since 30d] [--min-runs N] [--shared]\n"
+		"       [--format table|nextflow|snakemake|slurm|aws-batch|json] [-o FILE]\n"
+		"       [--html FILE]\n"
+		"        the request for each step's next run, learned from its past runs,\n"
+		"        in each workflow engine's own file\n"
 		"  datalake migrate|status [--dry-run] [--dir DIR] [--json]\n"
 		"        the ClickHouse datalake's schema: bring it to this tracer's\n"
 		"        version, or show its version and tables\n"
@@ -144,7 +149,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "tracer: no command (status, jobs, show, report, sweep, run, datalake; see tracer --help)\n");
+		fprintf(stderr, "tracer: no command (status, jobs, show, report, sweep, tune, run, datalake; see tracer --help)\n");
 		return 2;
 	}
 	if (config_load(&c.cfg, config_path, !config_given, config_warn) != 0 && config_given)
@@ -170,7 +175,9 @@ int main(int argc, char **argv)
 		return cmd_datalake(&c, argc, argv);
 	if (!strcmp(cmd, "sweep"))
 		return cmd_sweep(&c, argc, argv);
-	fprintf(stderr, "tracer: unknown command %s (status, jobs, show, report, sweep, run, datalake; see tracer --help)\n",
+	if (!strcmp(cmd, "tune"))
+		return cmd_tune(&c, argc, argv);
+	fprintf(stderr, "tracer: unknown command %s (status, jobs, show, report, sweep, tune, run, datalake; see tracer --help)\n",
 		cmd);
 	return 2;
 }

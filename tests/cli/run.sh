@@ -28,7 +28,7 @@ helps_ok() {
 		{ echo "rc $rc, stdout: ${out:0:200}, stderr: $err"; return 1; }
 }
 for cmd in "tracer" "tracer status" "tracer jobs" "tracer show" "tracer report" "tracer run" \
-	"tracer datalake" "tracerd" \
+	"tracer datalake" "tracer tune" "tracerd" \
 	"tracer-wrap"; do
 	# shellcheck disable=SC2086
 	set -- $cmd
@@ -48,7 +48,7 @@ usage_error() {
 	[ $rc = 2 ] && [ -z "$out" ] && [ "$err" = "$want" ] ||
 		{ echo "rc $rc, stdout: ${out:0:200}"; echo "stderr: $err"; echo "wanted: $want"; return 1; }
 }
-for sub in status jobs show report run datalake; do
+for sub in status jobs show report run datalake tune; do
 	check "tracer $sub --bogus" usage_error \
 		"tracer $sub: unknown option --bogus (see tracer $sub --help)" trc "$sub" --bogus x
 	check "tracer $sub -Z" usage_error \
@@ -59,9 +59,9 @@ check "tracer --bogus=1" usage_error "tracer: unknown option --bogus (see tracer
 check "tracer -c without a value" usage_error "tracer: option -c needs a value" "$BUILD/tracer" -c
 check "tracer --json=yes" usage_error "tracer: option --json takes no value" "$BUILD/tracer" --json=yes jobs
 check "tracer frob" usage_error \
-	"tracer: unknown command frob (status, jobs, show, report, sweep, run, datalake; see tracer --help)" trc frob
+	"tracer: unknown command frob (status, jobs, show, report, sweep, tune, run, datalake; see tracer --help)" trc frob
 check "tracer without a command" usage_error \
-	"tracer: no command (status, jobs, show, report, sweep, run, datalake; see tracer --help)" "$BUILD/tracer"
+	"tracer: no command (status, jobs, show, report, sweep, tune, run, datalake; see tracer --help)" "$BUILD/tracer"
 check "tracer datalake without an action" usage_error \
 	"tracer datalake: no action (migrate, status; see tracer datalake --help)" trc datalake
 check "tracer datalake frob" usage_error \

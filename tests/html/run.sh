@@ -164,6 +164,23 @@ check "screenshot of the run page is not blank" $PAGE png "$TMP/run.png"
 check "the run page made no request and nothing failed to load" \
 	$PAGE net "$TMP/run.netlog" "$TMP/run.err" "file://$TMP/run.html"
 
+echo "== tracer tune's page"
+check "tracer tune --run html-run --html writes the page" \
+	T tune --run html-run --html "$TMP/tune.html" -o /dev/null
+chrome tune "file://$TMP/tune.html"
+check "DOM: a section per step (demo, second), 3 charts each (CPU, memory, wall)" \
+	$PAGE dom "$TMP/tune.dom" --title "tracer tune: run html-run" --charts 6 \
+	--text "Request" --text "Saving"
+check "screenshot of the tune page is not blank" $PAGE png "$TMP/tune.png"
+check "the tune page made no request and nothing failed to load" \
+	$PAGE net "$TMP/tune.netlog" "$TMP/tune.err" "file://$TMP/tune.html"
+check "tracer tune --html of the hostile run: the task name is text, no marker element" \
+	T tune --run hostile-run --html "$TMP/tune-evil.html" -o /dev/null
+chrome tune-evil "file://$TMP/tune-evil.html"
+check "the hostile tune page ran nothing of the job's: its name shown as text, one script" \
+	$PAGE dom "$TMP/tune-evil.dom" --absent-id pwned --absent-tag img --text "$EVIL_NAME" \
+	--scripts 1 --charts 3
+
 echo "== the hostile job's page"
 chrome evil "file://$TMP/evil.html"
 check "the hostile page ran nothing of the job's: title and text as written, no marker element, no <img>, one script" \

@@ -10,6 +10,10 @@
 # a v2 "unified" one beside them): Slurm then reads a step's CPU time and
 # memory from its own job cgroup, as most sites do.
 #
+# ACCT_CONSTRAIN_RAM=yes has task/cgroup enforce each job's --mem (an
+# OOM kill past it, OUT_OF_MEMORY in sacct: tests/tune); the default "no"
+# leaves memory unbounded.
+#
 # Needs: CLUSTER_DIR, MUNGE_SOCKET (cluster_start_munge) and the
 # Debian packages mariadb-server and slurmdbd (RHEL: mariadb-server,
 # slurm-slurmdbd).  Sets ACCT_DB (the database name).
@@ -104,7 +108,7 @@ acct_cgroup_conf() {
 CgroupPlugin=cgroup/v1
 CgroupMountpoint=/sys/fs/cgroup
 ConstrainCores=no
-ConstrainRAMSpace=no
+ConstrainRAMSpace=${ACCT_CONSTRAIN_RAM:-no}
 EOF
 }
 

@@ -18,7 +18,10 @@
 # no namespaces are needed.  Without
 # CLUSTER_NODES the one node is named after the host.  With ACCT_CONF
 # (accounting.sh) slurm.conf gains its accounting lines; CLUSTER_EXTRA_CONF,
-# when set, is added to it too.
+# when set, is added to it too.  CLUSTER_NODE_CPUS declares each node with
+# that many CPUs instead of nproc (with SlurmdParameters=config_overrides
+# in CLUSTER_EXTRA_CONF), CLUSTER_TASK_PLUGIN replaces task/none
+# (task/cgroup enforces --mem: tests/tune).
 
 CLUSTER_PIDS=""
 CLUSTER_NAME=tracertest
@@ -105,7 +108,7 @@ cluster_set_plugstack() {
 
 cluster_write_conf() {
 	host=$(hostname)
-	cpus=$(nproc)
+	cpus=${CLUSTER_NODE_CPUS:-$(nproc)}
 	mem_mb=$(awk '/^MemTotal:/ { print int($2 / 1024) }' /proc/meminfo)
 	ctld_port=$(cluster_free_port)
 	slurmd_port=$(cluster_free_port)
@@ -131,7 +134,7 @@ SlurmctldLogFile=$CLUSTER_DIR/log/slurmctld.log
 SlurmdLogFile=$CLUSTER_DIR/log/slurmd$per.log
 SlurmdDebug=debug
 PlugStackConfig=$CLUSTER_DIR/plugstack.conf
-TaskPlugin=task/none
+TaskPlugin=${CLUSTER_TASK_PLUGIN:-task/none}
 SelectType=select/cons_tres
 SelectTypeParameters=CR_Core_Memory
 DefMemPerCPU=100

@@ -1,0 +1,162 @@
+#!/bin/bash
+# run.sh BUILD - `tracer tune` on the ClickHouse datalake (Debian's 18.16,
+# tests/delivery/clickhouse.sh): rows of a pipeline (rows.py: a step
+# whose peak grows with its input, one with an OOM kill and a timeout, a
+# Slurm job of 3 summaries on 2 nodes with one sent twice, another user's
+# runs of the same step name, a run older than --since).  Root's tune
+# reads one row per job without the summaries (the query log shows it);
+# each user's tune through a reader tracerd holds only their own steps
+# and says the same as root's for them.  Needs root and the services lock
+# (flock /tmp/tracer-services.lock).
+set -u
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=$(cd "${1:-$TOP/build}" && pwd)
+TMP=$(mktemp -d /tmp/tracer-tunelake.XXXXXX)
+chmod 0755 "$TMP" # the test users reach the reader's socket through it
+. "$TOP/tests/lib.sh"
+. "$TOP/tests/delivery/clickhouse.sh"
+CH_TCP=18741 CH_HTTP=18742
+UA=tracer-tla
+UB=tracer-tlb
+GRP=tracer-tlg
+READER_PID=
+stop_reader() {
+	[ -n "$READER_PID" ] || return 0
+	kill -TERM "$READER_PID" 2>/dev/null
+	if ! wait_until 10 "the reader (pid $READER_PID) to exit on SIGTERM" proc_gone "$READER_PID"; then
+		kill -KILL "$READER_PID" 2>/dev/null
+	fi
+	wait "$READER_PID" 2>/dev/null
+	READER_PID=
+}
+cleanup() {
+	stop_reader
+	ch_stop
+	remove_test_users
+	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
+}
+trap cleanup EXIT
+need_root
+for b in tracerd tracer; do
+	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
+done
+for c in clickhouse-server clickhouse-client python3 setpriv useradd curl; do
+	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
+done
+make_test_users "$GRP" "$UA" "$UB"
+UTRACER=$(user_copy "$BUILD/tracer") || exit 1
+as() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --init-groups -- "$@"; }
+
+ch_setup "$TMP/ch" "$CH_TCP" "$CH_HTTP"
+# the query log tells which columns tune's query names
+sed -i 's|<max_memory_usage>|<log_queries>1</log_queries><max_memory_usage>|' "$TMP/ch/users.xml"
+chmod 0700 "$TMP/ch"
+if ch_ping; then echo "FAIL: something already answers on port $CH_HTTP"; exit 1; fi
+ch_start || exit 1
+printf 'ch-s3cret\n' >"$TMP/chpw"
+chmod 0600 "$TMP/chpw"
+LAKE=(-o datalake=clickhouse -o clickhouse_url="http://127.0.0.1:$CH_HTTP/" -o clickhouse_user=tracer_rw
+      -o clickhouse_password_file="$TMP/chpw")
+root_lake() { "$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$TMP/nonexistent.ndjson" "${LAKE[@]}" "$@"; }
+check "tracer datalake migrate makes the schema" root_lake datalake migrate --dir "$TOP/contrib/clickhouse/migrations"
+python3 "$TOP/tests/tunelake/rows.py" "$UA" "$(id -u "$UA")" "$UB" "$(id -u "$UB")" >"$TMP/rows.json"
+check "the pipeline's rows are in tracer.jobs" chq -q 'INSERT INTO tracer.jobs FORMAT JSONEachRow' <"$TMP/rows.json"
+
+echo "== root: one row per job from the datalake"
+root_lake tune --pipeline PL --since 30d --format json -o "$TMP/root.json" 2>"$TMP/root.err"
+check "root's tracer tune on the datalake: exit 0, nothing on stderr" test $? = 0 -a ! -s "$TMP/root.err"
+cat "$TMP/root.err"
+root_check() {
+	python3 - "$TMP/root.json" "$UA" "$UB" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+ua, ub = sys.argv[2], sys.argv[3]
+assert doc["source"] == "datalake", doc["source"]
+st = {(s["task"], s.get("user")): s for s in doc["steps"]}
+assert sorted(st) == sorted([("bwa", ua), ("call", ua), ("sort", ua), ("sort", ub)]), sorted(st)
+MiB = 1 << 20
+a = st[("sort", ua)]
+assert a["runs"]["total"] == 4, a["runs"]
+fit = a["memory"]["fit"]
+assert fit["used"] and abs(fit["b"] - 1) < 1e-6 and abs(fit["a_bytes"] - 100 * MiB) < 1, fit
+# the line at the largest input (210 MiB) x 1.2 = 252 -> 256 MiB
+assert a["request"]["mem_bytes"] == 256 * MiB, a["request"]
+c = st[("call", ua)]
+assert (c["runs"]["out_of_memory"], c["runs"]["timeout"], c["runs"]["completed"]) == (1, 1, 1)
+# the OOM'd run needed at least 1 GiB x 1.5 = 1536 MiB; x 1.2 -> 1856 MiB
+assert c["request"]["mem_bytes"] == 1856 * MiB and c["request"]["retry_on_oom"], c["request"]
+# the timed-out run: 1000 s x 1.5 = 1500 s; p95 of 3 is the largest; x 1.2 = 1800 s
+assert c["request"]["time_s"] == 1800, c["request"]
+w = st[("bwa", ua)]
+# 3 summaries (one sent twice) on 2 nodes: one run, the largest node peak
+assert w["runs"]["total"] == 1 and w["memory"]["peak_max_bytes"] == 900 * MiB, w
+assert w["cpus"]["requested_p95"] == 4, w["cpus"]
+b = st[("sort", ub)]
+assert b["runs"]["total"] == 3 and b["memory"]["peak_max_bytes"] == 3072 * MiB, b
+PY
+}
+check "steps per owner; the fit, the OOM and timeout floors; a Slurm job is one run" root_check
+no_summary_read() { # the newest tune query in ClickHouse's log names no summary column
+	local q
+	chq -q 'SYSTEM FLUSH LOGS' || return 1
+	q=$(chq -q "SELECT query FROM system.query_log WHERE query LIKE '%any(task_name)%' AND query NOT LIKE '%query_log%' AND type = 2 ORDER BY event_time DESC LIMIT 1")
+	[ -n "$q" ] || { echo "no tune query in the log"; return 1; }
+	! grep -qE '(^|[ ,(])summary([ ,)]|$)' <<<"$q" || { echo "$q"; return 1; }
+}
+check "the query read no summary column (ClickHouse's query log)" no_summary_read
+
+echo "== each user through a reader tracerd"
+RSOCK=$TMP/reader.sock
+"$BUILD/tracerd" --reader -o socket="$RSOCK" -o rules="$TOP/contrib/rules/tools.rules" \
+	-o state_dir="$TMP/reader-state" -o spool_dir="$TMP/reader.spool" "${LAKE[@]}" >>"$TMP/reader.log" 2>&1 &
+READER_PID=$!
+reader_up() { proc_gone "$READER_PID" || "$BUILD/tracer" -o socket="$RSOCK" status --json >/dev/null 2>&1; }
+wait_until 30 "the reader to answer" reader_up
+ucli() { local u=$1; shift; as "$u" "$UTRACER" -o socket="$RSOCK" -o file="$TMP/nonexistent.ndjson" -o datalake=clickhouse "$@"; }
+ucli "$UA" tune --pipeline PL --format json -o "$TMP/$UA/a.json"
+ucli "$UB" tune --pipeline PL --format json -o "$TMP/$UB/b.json"
+same_as_root() { # same_as_root FILE USER: the user's steps are root's steps of that user
+	python3 - "$TMP/root.json" "$1" "$2" <<'PY'
+import json, sys
+root = json.load(open(sys.argv[1]))
+mine = json.load(open(sys.argv[2]))
+user = sys.argv[3]
+want = {s["task"]: s for s in root["steps"] if s.get("user") == user}
+got = {s["task"]: s for s in mine["steps"]}
+assert all(s.get("user") == user for s in mine["steps"]), [s.get("user") for s in mine["steps"]]
+assert sorted(got) == sorted(want), (sorted(got), sorted(want))
+for t in got:
+    for k in ("request", "runs"):
+        g, w = dict(got[t][k]), dict(want[t][k])
+        assert g == w, (t, k, g, w)
+PY
+}
+check "$UA through the reader: only $UA's steps, the same requests as root's" same_as_root "$TMP/$UA/a.json" "$UA"
+check "$UB through the reader: only $UB's step, the same request as root's" same_as_root "$TMP/$UB/b.json" "$UB"
+stop_reader
+no_sanitizer_reports "no sanitizer report in the reader's log" "$TMP/reader.log"
+
+# TUNE_BENCH=1: 1,000,000 more jobs (200 pipelines, 20 users, 12 days),
+# then the time of root's `tracer tune --pipeline PL --since 30d` (printed,
+# not asserted: numbers are for docs/benchmarks.md)
+if [ -n "${TUNE_BENCH:-}" ]; then
+	echo "== TUNE_BENCH: a table of 1,000,000 more jobs"
+	PAD=$(printf 'x%.0s' $(seq 300)) # a summary's bytes (18.16 has no repeat())
+	chq -q "INSERT INTO tracer.jobs (summary_id, job, host, scheduler, user, uid, pipeline,
+		task_name, start, end, start_ns, end_ns, wall_s, cpu_s, alloc_cpus, alloc_mem_bytes,
+		mem_peak_bytes, rchar, state, summary)
+		SELECT toString(number), concat('b-', toString(number)), concat('n', toString(number % 50)),
+		'local', concat('u', toString(number % 20)), 20000 + number % 20,
+		if(number % 200 = 0, 'PL', concat('P', toString(number % 200))),
+		concat('t', toString(number % 7)), toDateTime(now() - number % 5184000 - 600),
+		toDateTime(now() - number % 5184000), (toUInt64(now()) - number % 5184000 - 600) * 1000000000,
+		(toUInt64(now()) - number % 5184000) * 1000000000, 600, 300, 4, 4294967296,
+		(number % 1000) * 1048576, (number % 977) * 1048576, 'COMPLETED',
+		'$PAD' FROM system.numbers LIMIT 1000000"
+	chq -q "OPTIMIZE TABLE tracer.jobs" 2>/dev/null
+	t0=$(now_us)
+	root_lake tune --pipeline PL --since 30d --format json -o "$TMP/bench.json"
+	t1=$(now_us)
+	echo "MEASURED: tracer tune --pipeline PL --since 30d on $(chq -q 'SELECT count() FROM tracer.jobs') rows: $(( (t1 - t0) / 1000 )) ms, $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"])' "$TMP/bench.json") jobs"
+fi
+finish
