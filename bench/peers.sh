@@ -290,6 +290,9 @@ for i in $(seq 1 "$TRUTH_RUNS"); do
 	pass_truth "$i" || { echo "FAIL: truth pass $i (log: $TMP/pipeline.log)"; tail -n 20 "$TMP/pipeline.log"; exit 1; }
 done
 rc=0
+for c in tracer slurm30 slurm1 snakemake psutil500 psutil5s procexp pidstat acct; do
+	case " $COLLECTORS " in *" $c "*) ;; *) echo "not in PEERS_COLLECTORS" >"$RES/$c.skip" ;; esac
+done
 for i in $(seq 1 "$PAIRS"); do
 	order=$COLLECTORS
 	[ $((i % 2)) = 0 ] && order=$(echo "$COLLECTORS" | tr ' ' '\n' | tac | tr '\n' ' ')
