@@ -69,6 +69,7 @@ if [ -n "$missing" ]; then
 	echo "FAIL: bench-peers needs:$missing (scripts/install-deps.sh bench installs them)"
 	exit 1
 fi
+"$PY" "$TOP/bench/peers_collect.py" selftest >/dev/null || { echo "FAIL: bench/peers_collect.py selftest"; exit 1; }
 [ -x "$H/spin" ] || { echo "FAIL: $H/spin is not built (make all)"; exit 1; }
 
 # ---- the workload's programs: pk_* names the collectors can tell apart ----

@@ -14,6 +14,7 @@ cannot count them).  A value a collector does not give is null.  KINDs:
   acct FILE ROOTPID           BSD process accounting (struct acct_v3), the
                               processes below ROOTPID
   snakemake DIR               the `benchmark:` files of the Snakefile's rules
+  selftest                    check the decoders on known values
   slurm SACCT                 `sacct -n -P --format=JobID,State,TotalCPU,MaxRSS`
                               of the job: one figure per step, no tools"""
 import glob
@@ -211,10 +212,41 @@ def read_slurm(path):
     return {"tools": {}, "procs": None, "step": step}
 
 
+def selftest():
+    """the decoders on values whose meaning is known; the bench runs this
+    first, so that a wrong decoder stops it instead of skewing a row"""
+    import tempfile
+    assert comp_t(0) == 0 and comp_t(8191) == 8191 and comp_t((1 << 13) | 5000) == 40000
+    assert comp_t((2 << 13) | 6281) == 6281 * 64
+    assert slurm_secs("00:01.500") == 1.5 and slurm_secs("01:02:03") == 3723 and slurm_secs("1-00:00:01") == 86401
+    assert slurm_kb("300M") == 307200 and slurm_kb("12K") == 12 and slurm_kb("") is None
+    with tempfile.TemporaryDirectory() as d:
+        p = os.path.join(d, "pidstat")
+        with open(p, "w") as f:
+            f.write("# Time UID PID %usr %system %guest %wait %CPU CPU minflt/s majflt/s VSZ RSS %MEM "
+                    "kB_rd/s kB_wr/s kB_ccwr/s iodelay Command\n")
+            for rss in (100, 300):
+                f.write("05:28:12 0 5493 26.00 6.00 0.00 66.00 32.00 0 7.00 0.00 308196 %d 0.06 "
+                        "0.00 0.00 0.00 0 pk_spike\n" % rss)
+            f.write("05:28:12 0 77 50.00 0.00 0.00 0.00 50.00 0 0.00 0.00 1 1 0.00 0.00 0.00 0.00 0 sort\n")
+        r = read_pidstat(p)
+        assert r["procs"] == 1 and r["tools"]["spike"]["rss_kb"] == 300, r
+        assert abs(r["tools"]["spike"]["cpu_s"] - 0.64) < 1e-9, r
+        p = os.path.join(d, "acct")
+        rec = ACCT_V3.pack(0, 3, 0, 0, 0, 0, 11, 10, 0, 0.0, 40, (1 << 13) | 1000, 0, 0, 0, 0, 0, 0, b"pk_sort")
+        other = ACCT_V3.pack(0, 3, 0, 0, 0, 0, 12, 1, 0, 0.0, 99, 0, 0, 0, 0, 0, 0, 0, b"pk_sort")
+        with open(p, "wb") as f:
+            f.write(rec + other)
+        r = read_acct(p, 10)
+        assert r["procs"] == 1 and abs(r["tools"]["sort"]["cpu_s"] - 80.4) < 1e-9, r
+    return {"selftest": "ok"}
+
+
 def main():
     kinds = {"truth": read_truth, "tracer": read_tracer, "psutil": read_psutil, "pidstat": read_pidstat,
-             "prom": read_prom, "acct": lambda p, r: read_acct(p, int(r)), "snakemake": read_snakemake, "slurm": read_slurm}
-    if len(sys.argv) < 3 or sys.argv[1] not in kinds:
+             "prom": read_prom, "acct": lambda p, r: read_acct(p, int(r)), "snakemake": read_snakemake, "slurm": read_slurm,
+             "selftest": selftest}
+    if len(sys.argv) < 2 or sys.argv[1] not in kinds:
         raise SystemExit(__doc__)
     json.dump(kinds[sys.argv[1]](*sys.argv[2:]), sys.stdout)
     print()
