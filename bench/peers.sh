@@ -12,7 +12,8 @@
 # PEERS_SCALE (1) the size of the data, PEERS_SHORT (2000) 2 ms processes,
 # PEERS_COLLECTORS (all: tracer slurm30 slurm1 snakemake psutil500
 # psutil5s procexp pidstat acct), PEERS_DOC (docs/benchmarks.md; empty:
-# write no file), PEERS_KEEP=1 keeps the temporary directory.
+# write no file), PEERS_KEEP=1 keeps the temporary directory,
+# PEERS_LOCK=FILE holds that flock lock while Slurm and Prometheus run.
 # Everything it starts it stops by pid; process accounting is switched
 # off again on every exit.
 set -u
@@ -294,26 +295,48 @@ rc=0
 for c in tracer slurm30 slurm1 snakemake psutil500 psutil5s procexp pidstat acct; do
 	case " $COLLECTORS " in *" $c "*) ;; *) echo "not in PEERS_COLLECTORS" >"$RES/$c.skip" ;; esac
 done
-for i in $(seq 1 "$PAIRS"); do
-	order=$COLLECTORS
-	[ $((i % 2)) = 0 ] && order=$(echo "$COLLECTORS" | tr ' ' '\n' | tac | tr '\n' ' ')
-	k=0
-	for c in $order; do
-		k=$((k + 1))
-		[ -e "$RES/$c.skip" ] && continue
-		echo "peers: pair $i/$PAIRS: $c" >&2
-		# every pass records the wait4 figures of its own processes: a
-		# collector is measured against the run it watched
-		export PEERS_TRUTH=$TMP/$c.$i.truth
-		if [ $(((i + k) % 2)) = 0 ]; then
-			pass_none "$c" "$i" && "pass_$c" "$i"
-		else
-			"pass_$c" "$i" && pass_none "$c" "$i"
-		fi || { echo "peers: the $c pass $i failed (log: $TMP/pipeline.log)" >&2; rc=1; }
-		[ -e "$RES/$c.$i.json" ] && { collect truth "$PEERS_TRUTH" >"$RES/$c.$i.truth" || rc=1; }
-		unset PEERS_TRUTH
+# rounds LIST: PAIRS rounds over the collectors of LIST, the order
+# reversed every other round
+rounds() {
+	local i k c order
+	for i in $(seq 1 "$PAIRS"); do
+		order=$1
+		[ $((i % 2)) = 0 ] && order=$(echo "$1" | tr ' ' '\n' | tac | tr '\n' ' ')
+		k=0
+		for c in $order; do
+			k=$((k + 1))
+			[ -e "$RES/$c.skip" ] && continue
+			echo "peers: pair $i/$PAIRS: $c (load $(cut -d' ' -f1 /proc/loadavg))" >&2
+			# every pass records the wait4 figures of its own processes: a
+			# collector is measured against the run it watched
+			export PEERS_TRUTH=$TMP/$c.$i.truth
+			if [ $(((i + k) % 2)) = 0 ]; then
+				pass_none "$c" "$i" && "pass_$c" "$i"
+			else
+				"pass_$c" "$i" && pass_none "$c" "$i"
+			fi || { echo "peers: the $c pass $i failed (log: $TMP/pipeline.log)" >&2; rc=1; }
+			[ -e "$RES/$c.$i.json" ] && { collect truth "$PEERS_TRUTH" >"$RES/$c.$i.truth" || rc=1; }
+			unset PEERS_TRUTH
+		done
 	done
+}
+# the collectors that start services (Slurm, MariaDB, Prometheus) run
+# last, together; PEERS_LOCK names a lock file (flock) held only while
+# they run, for a machine shared with test suites that start the same
+local_list= svc_list=
+for c in $COLLECTORS; do
+	case $c in slurm30 | slurm1 | procexp) svc_list+="$c " ;; *) local_list+="$c " ;; esac
 done
+rounds "$local_list"
+if [ -n "$svc_list" ]; then
+	if [ -n "${PEERS_LOCK:-}" ]; then
+		echo "peers: waiting for $PEERS_LOCK" >&2
+		exec 9>>"$PEERS_LOCK" && flock 9 || { echo "FAIL: cannot take the lock $PEERS_LOCK"; exit 1; }
+	fi
+	rounds "$svc_list"
+	[ -n "$SLURM_UP" ] && { cluster_cancel_jobs; cluster_stop; SLURM_UP=; }
+	[ -n "${PEERS_LOCK:-}" ] && exec 9>&-
+fi
 load_end=$(cut -d' ' -f1-3 /proc/loadavg)
 "$PY" - "$RES/meta.json" "$load_start" "$load_end" <<'PY'
 import json, os, platform, subprocess, sys, time
