@@ -348,7 +348,7 @@ json.dump({"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
            "machine": "%s%s" % (model, " (%s VM)" % virt if virt and virt != "none" else ""),
            "cores": os.cpu_count(), "mem": "%.1f GiB" % (mem / 2**20), "kernel": platform.release(),
            "load_start": sys.argv[2], "load_end": sys.argv[3],
-           "command": (env + " " if env else "") + "make bench-peers"}, open(sys.argv[1], "w"))
+           "command": (env + " " if env else "") + "./bench/peers.sh build"}, open(sys.argv[1], "w"))
 PY
 echo
 "$PY" "$TOP/bench/peers_table.py" "$RES" ${DOC:+"$DOC"} || rc=1
