@@ -13,7 +13,8 @@
 # PEERS_COLLECTORS (all: tracer slurm30 slurm1 snakemake psutil500
 # psutil5s procexp pidstat acct), PEERS_DOC (docs/benchmarks.md; empty:
 # write no file), PEERS_KEEP=1 keeps the temporary directory,
-# PEERS_LOCK=FILE holds that flock lock while Slurm and Prometheus run.
+# PEERS_LOCK=FILE holds that flock lock while Slurm and Prometheus run
+# (waiting PEERS_LOCK_WAIT, 1800 s, at most: then their rows say so).
 # Everything it starts it stops by pid; process accounting is switched
 # off again on every exit.
 set -u
@@ -329,11 +330,18 @@ for c in $COLLECTORS; do
 done
 rounds "$local_list"
 if [ -n "$svc_list" ]; then
+	locked=1
 	if [ -n "${PEERS_LOCK:-}" ]; then
-		echo "peers: waiting for $PEERS_LOCK" >&2
-		exec 9>>"$PEERS_LOCK" && flock 9 || { echo "FAIL: cannot take the lock $PEERS_LOCK"; exit 1; }
+		echo "peers: waiting for $PEERS_LOCK (at most ${PEERS_LOCK_WAIT:-1800} s)" >&2
+		exec 9>>"$PEERS_LOCK" || { echo "FAIL: cannot open the lock $PEERS_LOCK"; exit 1; }
+		if ! flock -w "${PEERS_LOCK_WAIT:-1800}" 9; then
+			locked=
+			for c in $svc_list; do
+				echo "the lock $PEERS_LOCK stayed held by other runs for ${PEERS_LOCK_WAIT:-1800} s" >"$RES/$c.skip"
+			done
+		fi
 	fi
-	rounds "$svc_list"
+	[ -n "$locked" ] && rounds "$svc_list"
 	[ -n "$SLURM_UP" ] && { cluster_cancel_jobs; cluster_stop; SLURM_UP=; }
 	[ -n "${PEERS_LOCK:-}" ] && exec 9>&-
 fi
