@@ -171,7 +171,7 @@ pass_pidstat() {
 }
 
 pass_acct() {
-	local wd root rc
+	local wd rc
 	wd=$(workdir) || return 1
 	: >"$TMP/acct.$1" && chmod 0600 "$TMP/acct.$1" || return 1
 	accton "$TMP/acct.$1" || { echo "peers: accton $TMP/acct.$1 failed"; return 1; }
@@ -324,7 +324,7 @@ rounds() {
 # the collectors that start services (Slurm, MariaDB, Prometheus) run
 # last, together; PEERS_LOCK names a lock file (flock) held only while
 # they run, for a machine shared with test suites that start the same
-local_list= svc_list=
+local_list="" svc_list=""
 for c in $COLLECTORS; do
 	case $c in slurm30 | slurm1 | procexp) svc_list+="$c " ;; *) local_list+="$c " ;; esac
 done
