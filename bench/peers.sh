@@ -353,7 +353,7 @@ mem = next((int(l.split()[1]) for l in open("/proc/meminfo") if l.startswith("Me
 virt = subprocess.run(["systemd-detect-virt"], capture_output=True, text=True).stdout.strip() if os.path.exists("/usr/bin/systemd-detect-virt") else ""
 env = " ".join("%s=%s" % (k, os.environ[k]) for k in ("PEERS_PAIRS", "PEERS_TRUTH_RUNS", "PEERS_SCALE", "PEERS_SHORT") if k in os.environ)
 json.dump({"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-           "machine": "%s%s" % (model, " (%s VM)" % virt if virt and virt != "none" else ""),
+           "machine": "%s%s" % (model, ", virtualization %s" % virt if virt and virt != "none" else ""),
            "cores": os.cpu_count(), "mem": "%.1f GiB" % (mem / 2**20), "kernel": platform.release(),
            "load_start": sys.argv[2], "load_end": sys.argv[3],
            "command": (env + " " if env else "") + "./bench/peers.sh build"}, open(sys.argv[1], "w"))
