@@ -34,6 +34,10 @@ PY=/usr/bin/python3
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/slurm/cluster.sh"
 . "$TOP/tests/slurm/accounting.sh"
+# srun may ask for a shorter gathering period than the cluster's, not a
+# longer one: the cluster gathers every 30 s, the 1 s pass asks for 1 s
+eval "$(declare -f acct_slurm_conf | sed '1s/acct_slurm_conf/acct_slurm_conf_suites/')"
+acct_slurm_conf() { acct_slurm_conf_suites | sed 's/^JobAcctGatherFrequency=.*/JobAcctGatherFrequency=task=30/'; }
 
 ACCT_ON=
 SLURM_UP=
@@ -228,9 +232,11 @@ pass_procexp() {
 	ppid=$!
 	KIDS+=("$ppid")
 	# the exporter answers (this first read primes its counters, as a
-	# long-running exporter's would be) and Prometheus has scraped it once
+	# long-running exporter's would be) and Prometheus is ready; the
+	# pipeline starts at whatever point of the scrape interval that is
+	# (waiting for a scrape first would start it right after one, always)
 	if wait_until 30 "process-exporter to answer" curl -sf -o /dev/null "http://127.0.0.1:$EXP_PORT/metrics" &&
-		wait_until 60 "Prometheus's first scrape" prom_scraped_after 0; then
+		wait_until 60 "Prometheus to be ready" curl -sf -o /dev/null "http://127.0.0.1:$PROM_PORT/-/ready"; then
 		timed "$RES/procexp.$1.wall" pipeline "$wd"
 		rc=$?
 		end=$(date +%s.%N)
