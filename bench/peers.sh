@@ -262,6 +262,7 @@ pass_procexp() {
 SLURM_UP=
 slurm_start() {
 	[ -n "$SLURM_UP" ] && return 0
+	# shellcheck disable=SC2034 # read by tests/slurm/cluster.sh
 	CLUSTER_DIR=$TMP/cluster CLUSTER_ACCT_USERS=root
 	mkdir -p "$CLUSTER_DIR" && chmod 0755 "$TMP" || return 1
 	SLURM_UP=1
