@@ -232,11 +232,14 @@ pass_procexp() {
 	ppid=$!
 	KIDS+=("$ppid")
 	# the exporter answers (this first read primes its counters, as a
-	# long-running exporter's would be) and Prometheus is ready; the
-	# pipeline starts at whatever point of the scrape interval that is
-	# (waiting for a scrape first would start it right after one, always)
+	# long-running exporter's would be) and Prometheus has scraped it
+	# once; then the pipeline starts at a random point of the 15 s
+	# interval, as a job does under a Prometheus that runs all along
+	# (Prometheus's own first scrape comes at an offset fixed by the
+	# target: without this, every pass would start at the same phase)
 	if wait_until 30 "process-exporter to answer" curl -sf -o /dev/null "http://127.0.0.1:$EXP_PORT/metrics" &&
-		wait_until 60 "Prometheus to be ready" curl -sf -o /dev/null "http://127.0.0.1:$PROM_PORT/-/ready"; then
+		wait_until 60 "Prometheus's first scrape" prom_scraped_after 0 &&
+		sleep "$((RANDOM % 15)).$((RANDOM % 10))"; then
 		timed "$RES/procexp.$1.wall" pipeline "$wd"
 		rc=$?
 		end=$(date +%s.%N)
