@@ -19,7 +19,7 @@ COLLECTORS = [
     ("tracer", "tracer (`tracer run`)", "job, step, tool",
      "-"),
     ("slurm30", "Slurm jobacct_gather/cgroup, 30 s", "job, step",
-     "installed on every Slurm cluster; in sacct for years at no extra cost"),
+     "already on every Slurm cluster, and sacct keeps it for years"),
     ("slurm1", "Slurm jobacct_gather/cgroup, 1 s", "job, step",
      "the same, sampled every second"),
     ("snakemake", "Snakemake `benchmark:`", "rule (step)",
