@@ -27,6 +27,11 @@
 #                     pipeline, print its report and write
 #                     $(BUILD)/demo-report.html
 #   make bench        overhead and accuracy benchmarks (docs/benchmarks.md)
+#   make bench-peers  tracer against the collectors sites run today (Slurm
+#                     accounting, Snakemake benchmark:, /proc sampling,
+#                     process-exporter, pidstat, process accounting) on the
+#                     same pipeline: fidelity and cost (bench/peers.sh;
+#                     installs their Debian packages: install-deps.sh bench)
 #   make install      install the five binaries, the configuration, the
 #                     man pages and the datalake's schema migrations
 #                     under DESTDIR/PREFIX; builds only what it
@@ -171,7 +176,7 @@ BINS := $(filter-out %.so,$(BINS))
 endif
 
 .PHONY: all check unit deps test-deps demo-deps test test-builds integration slurm-test wrapper-test asan asan-test tsan tsan-bins \
-	bpf-test demo bench rpm install clean cppcheck fuzz
+	bpf-test demo bench bench-deps bench-peers rpm install clean cppcheck fuzz
 .DELETE_ON_ERROR:
 
 all: $(BINS) $(UNIT_BINS) $(KERNEL_BINS) $(HELPER_BINS) $(NVML_DOUBLE) $(BPF_TEST_BIN) $(BENCH_BINS)
@@ -345,6 +350,13 @@ demo: demo-deps
 bench: test-deps
 	$(MAKE) all
 	./bench/run.sh $(BUILD)
+
+bench-deps:
+	./scripts/install-deps.sh bench
+
+bench-peers: bench-deps
+	$(MAKE) all
+	./bench/run.sh $(BUILD) peers
 
 rpm:
 	./rpm/build.sh $(BUILD)/rpm

@@ -26,6 +26,9 @@
 #            for a benign argv and the worst case a user can choose;
 #            REDACT_BASE=OTHER_BUILD/libtracer.a compares with another
 #            build (bench/redact_exec.c); needs no root
+#   peers    tracer against the collectors sites run today on the same
+#            pipeline: fidelity and cost (bench/peers.sh, make bench-peers;
+#            not in the default set: it installs and runs other tools)
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
@@ -33,8 +36,8 @@ shift $(($# > 0 ? 1 : 0))
 PARTS=${*:-tracerd redact wrapper slurm clickhouse loop netio datalake}
 for p in $PARTS; do
 	case $p in
-	tracerd | wrapper | slurm | clickhouse | loop | netio | switch | redact | datalake) ;;
-	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm, clickhouse, loop, netio, switch, redact, datalake)" >&2; exit 2 ;;
+	tracerd | wrapper | slurm | clickhouse | loop | netio | switch | redact | datalake | peers) ;;
+	*) echo "bench/run.sh: unknown part '$p' (tracerd, wrapper, slurm, clickhouse, loop, netio, switch, redact, datalake, peers)" >&2; exit 2 ;;
 	esac
 done
 H=$BUILD/tests/helpers
@@ -213,5 +216,8 @@ if has_part switch; then
 fi
 if has_part datalake; then
 	"$TOP/bench/datalake.sh" "$BUILD" || rc=1
+fi
+if has_part peers; then
+	"$TOP/bench/peers.sh" "$BUILD" || rc=1
 fi
 exit $rc

@@ -1,15 +1,18 @@
 #!/bin/sh
-# install-deps.sh [build|demo|test] - install the Debian/Ubuntu packages
-# that are missing: `build` (the default, `make deps`) what `make` needs,
-# `demo` (`make demo`) that and the tools of the demo pipeline, `test`
-# (`make test`) that and what the test suites and the benchmarks run.
+# install-deps.sh [build|demo|test|bench] - install the Debian/Ubuntu
+# packages that are missing: `build` (the default, `make deps`) what `make`
+# needs, `demo` (`make demo`) that and the tools of the demo pipeline, `test`
+# (`make test`) that and what the test suites and the benchmarks run,
+# `bench` (`make bench-peers`) that and the collectors tracer is compared
+# with (bench/peers.sh).
 # RHEL names are in docs/install.md.
 #
 # It never replaces what the machine has: a package whose command is
 # already there from elsewhere (docker from docker-ce or moby, ...) is
 # skipped, and so is one whose installation would remove an installed
 # package; each skip is said.  Services that packages bring (munge,
-# slurmctld, slurmdbd, mariadb, prometheus, clickhouse-server, docker) are not started:
+# slurmctld, slurmdbd, mariadb, prometheus, clickhouse-server, docker, acct,
+# prometheus-process-exporter, sysstat) are not started:
 # the suites start their own, and nothing is left running that the
 # machine did not run before.
 #
@@ -50,11 +53,17 @@ podman runc busybox-static docker.io
 chromium
 snakemake python3-botocore groovy"
 
+# bench/peers.sh: the collectors sites run today (RHEL: snakemake from
+# bioconda or pip, python3-psutil, sysstat, psacct, process-exporter from
+# its release tarball, prometheus from its tarball; Slurm as in `test`)
+BENCH_PKGS="snakemake python3-psutil sysstat acct prometheus-process-exporter"
+
 case "${1:-build}" in
 build) PKGS=$BUILD_PKGS ;;
 demo) PKGS="$BUILD_PKGS $DEMO_PKGS" ;;
 test) PKGS="$BUILD_PKGS $TEST_PKGS" ;;
-*) echo "usage: install-deps.sh [build|demo|test]" >&2; exit 2 ;;
+bench) PKGS="$BUILD_PKGS $TEST_PKGS $BENCH_PKGS" ;;
+*) echo "usage: install-deps.sh [build|demo|test|bench]" >&2; exit 2 ;;
 esac
 
 # installed PACKAGE: dpkg has it installed (one dpkg-query for all)
@@ -84,6 +93,7 @@ command_of() {
 	podman) echo podman ;;
 	runc) echo runc ;;
 	prometheus) echo prometheus ;;
+	snakemake) echo snakemake ;;
 	clickhouse-server | clickhouse-client) echo clickhouse ;;
 	chromium) echo chromium ;;
 	*) echo "" ;;
