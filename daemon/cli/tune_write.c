@@ -165,9 +165,13 @@ static void snakemake_comments(FILE *f, const struct tune_report *r)
 			continue;
 		}
 		fit_comment(f, "#  ", s);
+		/* the line is fitted on the bytes the job read, Snakemake's own
+		 * reads included, not on the input files' size: never below
+		 * what a run that succeeded needed */
 		if (s->fit_used)
 			fprintf(f, "#   in the rule, by input size: resources: mem_mb=lambda wildcards, "
-				"input: %.0f + math.ceil(%.6g * input.size_mb)\n",
+				"input: max(%.0f, %.0f + math.ceil(%.6g * input.size_mb))\n",
+				ceil((double)s->peak_ok_max * r->params->mem_margin / 1e6),
 				ceil(s->fit.a * r->params->mem_margin / 1e6),
 				s->fit.b * r->params->mem_margin);
 	}
