@@ -7,7 +7,10 @@
 #   ping-pong (a) nothing attached, (b) an empty program attached to
 #   sched_switch (bench/switch_floor.bpf.c: the cost of any program
 #   there), (c) tracerd running (untracked: nobody traces the ping-pong);
-#   exec storm without tracerd and tracked by tracerd (`tracer run`).
+#   exec storm without tracerd, tracked by tracerd (`tracer run`), and
+#   under BSD process accounting (acct(2): a record written by the kernel
+#   at every exit, the lower bound of exact-at-exit cost; ACCT=0 leaves
+#   it out, as on a host whose own accounting is on).
 # Prints medians, the ratios' median and spread (lowest-highest of the
 # pairs), processes per second, and the kernel's own count of time per
 # call (bpf_stats) of tracer_switch and of the empty program: each alone
@@ -34,9 +37,10 @@ TRIPS=${TRIPS:-200000}
 STORM=${STORM:-1000}
 STATS_REPS=${STATS_REPS:-5}
 BUDGET_S=${BUDGET_S:-0}
+ACCT=${ACCT:-1}
 PP=$((JOBS / 2 > 0 ? JOBS / 2 : 1))
 . "$TOP/tests/lib.sh"
-trap 'stop_tracerd; rm -rf "$TMP"' EXIT
+trap '[ "$ACCT" = 1 ] && "$SF" -Z; stop_tracerd; rm -rf "$TMP"' EXIT
 need_root
 for f in "$SF" "$H/pingpong" "$H/spawner" "$H/tiny" "$BUILD/tracerd" "$BUILD/tracer"; do
 	[ -x "$f" ] || { echo "FAIL: $f missing (make all)" >&2; exit 1; }
@@ -65,13 +69,14 @@ row() { printf "| %-52s | %9s | %9s | %23s | %-8s |\n" "$@"; }
 
 pingpong() { timed "$SF" "$@" -j "$PP" "$H/pingpong" "$TRIPS"; }
 storm_off() { timed "$SF" -j "$JOBS" "$H/spawner" /dev/null "$STORM" "$H/tiny" 0; }
+storm_acct() { if [ "$ACCT" = 1 ]; then timed "$SF" -P "$TMP/pacct" -j "$JOBS" "$H/spawner" /dev/null "$STORM" "$H/tiny" 0; else echo 0; fi; }
 storm_on() { timed tr_cli run -- "$SF" -j "$JOBS" "$H/spawner" /dev/null "$STORM" "$H/tiny" 0; }
 tracerd_up() { start_tracerd bench >/dev/null || exit 1; }
 
 # programs loaded after this one are ours (not another tracerd's on the host)
 BASE=$("$SF" -m) || exit 1
 
-pa='' pb='' pc='' rb='' rc='' so='' sn='' rs='' done_pairs=0
+pa='' pb='' pc='' rb='' rc='' so='' sn='' rs='' sa='' ra='' done_pairs=0
 for i in $(seq 1 "$PAIRS"); do
 	if [ "$BUDGET_S" -gt 0 ] && [ $((SECONDS - START)) -ge "$BUDGET_S" ]; then
 		echo "budget of $BUDGET_S s spent: $done_pairs pairs of $PAIRS" >&2
@@ -79,7 +84,7 @@ for i in $(seq 1 "$PAIRS"); do
 	fi
 	echo "pair $i/$PAIRS" >&2
 	if [ $((i % 2)) -eq 1 ]; then
-		a=$(pingpong) && b=$(pingpong -f) && s0=$(storm_off) || exit 1
+		a=$(pingpong) && b=$(pingpong -f) && s0=$(storm_off) && s2=$(storm_acct) || exit 1
 		tracerd_up
 		c=$(pingpong) && s1=$(storm_on) || exit 1
 		stop_tracerd
@@ -87,11 +92,11 @@ for i in $(seq 1 "$PAIRS"); do
 		tracerd_up
 		s1=$(storm_on) && c=$(pingpong) || exit 1
 		stop_tracerd
-		s0=$(storm_off) && b=$(pingpong -f) && a=$(pingpong) || exit 1
+		s2=$(storm_acct) && s0=$(storm_off) && b=$(pingpong -f) && a=$(pingpong) || exit 1
 	fi
-	echo "  ping-pong none $a empty $b tracerd $c; storm stopped $s0 tracked $s1" >&2
-	pa+="$a " pb+="$b " pc+="$c " so+="$s0 " sn+="$s1 "
-	rb+="$(div "$b" "$a") " rc+="$(div "$c" "$a") " rs+="$(div "$s1" "$s0") "
+	echo "  ping-pong none $a empty $b tracerd $c; storm stopped $s0 tracked $s1 acct $s2" >&2
+	pa+="$a " pb+="$b " pc+="$c " so+="$s0 " sn+="$s1 " sa+="$s2 "
+	rb+="$(div "$b" "$a") " rc+="$(div "$c" "$a") " rs+="$(div "$s1" "$s0") " ra+="$(div "$s2" "$s0") "
 	done_pairs=$i
 done
 [ "$done_pairs" -gt 0 ] || { echo "FAIL: no pair ran" >&2; exit 1; }
@@ -136,6 +141,15 @@ row "ping-pong, tracerd running, untracked (s)" "$(med "$pa")" "$(med "$pc")" "$
 set -- $(echo "$rs" | tr ' ' '\n' | grep . | spread)
 st_ratio=$1 st_lo=$2 st_hi=$3
 row "exec storm, $((JOBS * STORM)) processes, tracked (s)" "$(med "$so")" "$(med "$sn")" "$1 ($2-$3)" "<= 1.05"
+if [ "$ACCT" = 1 ]; then
+	# shellcheck disable=SC2046
+	set -- $(echo "$ra" | tr ' ' '\n' | grep . | spread)
+	row "exec storm, process accounting on (s)" "$(med "$so")" "$(med "$sa")" "$1 ($2-$3)" ""
+	row "  tracer's ratio minus process accounting's" "" "" "$(awk -v a="$st_ratio" -v b="$1" 'BEGIN { printf "%+.3f", a - b }')" "<= 0.03"
+	acct_cell="$1 ($2-$3)"
+else
+	acct_cell="not run"
+fi
 off_rate=$(rate "$(med "$so")") on_rate=$(rate "$(med "$sn")")
 row "exec storm, processes per second" "$off_rate" "$on_rate" "$(div "$on_rate" "$off_rate")" ""
 echo
@@ -145,6 +159,6 @@ echo "  both attached at once (tracer_switch first): tracer_switch $both_ts ns, 
 echo
 echo "row for docs/benchmarks.md (per-switch hook, one row per machine):"
 echo
-echo "| machine | CPUs | kernel | JOBS | ping-pong: tracerd / none, median (min-max) | exec storm proc/s: none / tracked (time ratio) | tracer_switch ns/call | empty program ns/call | difference |"
-echo "| ------- | ---- | ------ | ---- | ------------------------------------------- | ---------------------------------------------- | --------------------- | --------------------- | ---------- |"
-echo "| $cpu | $(nproc) | $(uname -r) | $JOBS | $pp_ratio ($pp_lo-$pp_hi) | $off_rate / $on_rate ($st_ratio, $st_lo-$st_hi) | $ts_m | $fl_m | $minus |"
+echo "| machine | CPUs | kernel | JOBS | ping-pong: tracerd / none, median (min-max) | exec storm proc/s: none / tracked (time ratio) | tracer_switch ns/call | empty program ns/call | difference | exec storm under process accounting (time ratio) |"
+echo "| ------- | ---- | ------ | ---- | ------------------------------------------- | ---------------------------------------------- | --------------------- | --------------------- | ---------- | ---------- |"
+echo "| $cpu | $(nproc) | $(uname -r) | $JOBS | $pp_ratio ($pp_lo-$pp_hi) | $off_rate / $on_rate ($st_ratio, $st_lo-$st_hi) | $ts_m | $fl_m | $minus | $acct_cell |"

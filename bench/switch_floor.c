@@ -6,8 +6,8 @@
  * with its BPF object embedded, so that it runs where only the built tree
  * is (bench/device_run.sh).
  *
- *   switch_floor [-f] [-s] [-a ID] [-v] [-j N] CMD [ARGS...]
- *   switch_floor -m
+ *   switch_floor [-f] [-s] [-a ID] [-v] [-j N] [-P FILE] CMD [ARGS...]
+ *   switch_floor -m | -Z
  *     -f    attach the empty program while the copies run
  *     -s    turn bpf_stats on (BPF_ENABLE_STATS: off again when this
  *           process exits, whatever the sysctl says) while they run, and
@@ -18,6 +18,11 @@
  *     -v    also one line per program
  *     -j N  run N copies at once (default 1)
  *     -m    print the highest BPF program id now loaded, and exit
+ *     -P FILE BSD process accounting (acct(2)) into FILE while the copies
+ *           run, off again after them: the kernel's own cost of a record
+ *           at every exit, to set tracer's beside (do not use it on a
+ *           host whose own accounting is on: it ends that too)
+ *     -Z    switch process accounting off, and exit (a bench's trap)
  *
  * Output, one line each:  wall_s SECONDS
  *                         stats NAME progs P calls C ns_per_call X
@@ -29,6 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <fcntl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -176,8 +182,8 @@ static int run_copies(int n, char **argv, double *wall)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: switch_floor [-f] [-s] [-a ID] [-v] [-j N] CMD [ARGS...]\n"
-			"       switch_floor -m\n");
+	fprintf(stderr, "usage: switch_floor [-f] [-s] [-a ID] [-v] [-j N] [-P FILE] CMD [ARGS...]\n"
+			"       switch_floor -m | -Z\n");
 	exit(2);
 }
 
@@ -196,6 +202,24 @@ static int print_max_id(void)
 	return 0;
 }
 
+/* acct(2) appends to an existing file only: create it, root's alone */
+static int accounting_on(const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+	if (fd < 0) {
+		fprintf(stderr, "switch_floor: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	if (acct(path) != 0) {
+		fprintf(stderr, "switch_floor: acct(%s): %s (a kernel without "
+			"CONFIG_BSD_PROCESS_ACCT?)\n", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct prog_stat before[MAX_PROGS], after_st[MAX_PROGS];
@@ -203,14 +227,22 @@ int main(int argc, char **argv)
 	int floor = 0, stats = 0, verbose = 0, jobs = 1, stats_fd = -1, nb = 0, rc, c;
 	__u32 after = 0;
 	double wall = 0;
+	const char *pacct = NULL;
 
-	while ((c = getopt(argc, argv, "+fsa:vj:m")) != -1) {
+	while ((c = getopt(argc, argv, "+fsa:vj:mP:Z")) != -1) {
 		switch (c) {
 		case 'f': floor = 1; break;
 		case 's': stats = 1; break;
 		case 'a': after = (__u32)strtoul(optarg, NULL, 10); break;
 		case 'v': verbose = 1; break;
 		case 'm': return print_max_id();
+		case 'P': pacct = optarg; break;
+		case 'Z':
+			if (acct(NULL) != 0) {
+				fprintf(stderr, "switch_floor: acct(NULL): %s\n", strerror(errno));
+				return 1;
+			}
+			return 0;
 		case 'j':
 			jobs = atoi(optarg);
 			if (jobs < 1 || jobs > 4096)
@@ -243,7 +275,15 @@ int main(int argc, char **argv)
 		}
 		nb = snapshot(before, MAX_PROGS, after);
 	}
+	if (pacct && accounting_on(pacct) != 0) {
+		switch_floor_bpf__destroy(skel);
+		return 1;
+	}
 	rc = run_copies(jobs, argv + optind, &wall);
+	if (pacct && acct(NULL) != 0) {
+		fprintf(stderr, "switch_floor: acct(NULL): %s\n", strerror(errno));
+		rc = 1;
+	}
 	if (stats) {
 		int na = snapshot(after_st, MAX_PROGS, after);
 
