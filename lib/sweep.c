@@ -10,8 +10,8 @@
  * that is earlier than the first step.
  * By host, each job's nodes are spread out again (ARRAY JOIN) so that a
  * node's share stays with its host.  Written for ClickHouse 18.16: no
- * WITH clauses, no window functions, FINAL for the rows a retried
- * delivery left twice.
+ * WITH clauses, no window functions; a row a retried delivery left twice
+ * counts once (LIMIT 1 BY summary_id).
  */
 #include "sweep.h"
 
@@ -112,15 +112,17 @@ int sweep_sql(const struct sweep_query *q, const char *db, char *out, size_t out
 		" argMax(jk, rk) AS worst, max(rk) AS worst_rank"
 		" FROM (SELECT jk, %s AS g, %s, %s, %s, j_to, j_oom, %s AS rk FROM"
 		/* per job: its elapsed time, its nodes */
-		" (SELECT jk, any(n_g) AS j_g,"
+		" (SELECT any(jk) AS jk, any(n_g) AS j_g,"
 		"  greatest(toFloat64(max(n_end)) - toFloat64(if(sum(n_steps) > 1, min(n_start),"
 		"    min(n_own_start))), 0) / 1e9 AS j_wall,"
 		"  sum(n_cpus) AS j_cpus, sum(n_cpu_s) AS j_cpu_s, sum(n_unused) AS j_unused,"
 		"  sum(n_gpus) AS j_gpus, max(n_to) AS j_to, max(n_oom) AS j_oom,"
-		"  groupArray(host) AS hs, groupArray(n_cpus) AS hc, groupArray(n_cpu_s) AS hu,"
+		"  groupArray(n_host) AS hs, groupArray(n_cpus) AS hc, groupArray(n_cpu_s) AS hu,"
 		"  groupArray(n_unused) AS hm, groupArray(n_gpus) AS hg"
-		/* per (job, node): the allocation once, whatever the steps */
-		"  FROM (SELECT scheduler, cluster, if(job_id != '', job_id, job) AS jk, host,"
+		/* per (job, node): the allocation once, whatever the steps; keyed
+		 * by a hash of (scheduler, cluster, job) and host: grouping a
+		 * million jobs by their strings took half as long again on 18.16 */
+		"  FROM (SELECT any(jh0) AS jh, any(jk0) AS jk, any(host) AS n_host,"
 		"   any(%s) AS n_g,"
 		"   min(if(toUInt32(job_start) > 0,"
 		"     least(start_ns, toUInt64(toUInt32(job_start)) * 1000000000), start_ns)) AS n_start,"
@@ -132,10 +134,18 @@ int sweep_sql(const struct sweep_query *q, const char *db, char *out, size_t out
 		"   toFloat64(max(gpus_idle)) AS n_gpus,"
 		"   max(state = 'TIMEOUT') AS n_to,"
 		"   max(state = 'OUT_OF_MEMORY' OR oom_kills > 0) AS n_oom"
-		"   FROM %s.jobs FINAL"
-		"   WHERE end >= toDateTime(%.0f) AND scheduler != 'host'%s"
-		"   GROUP BY scheduler, cluster, jk, host)"
-		"  GROUP BY scheduler, cluster, jk)"
+		/* a row delivered twice counts once: LIMIT 1 BY its id over the
+		 * narrow columns, not FINAL, which on 18.16 merges every part
+		 * of the window in one thread (over 10 s at 500,000 rows) */
+		"   FROM (SELECT summary_id, if(job_id != '', job_id, job) AS jk0,"
+		"     cityHash64(scheduler, cluster, jk0) AS jh0, cityHash64(jh0, host) AS nh0, host, %s,"
+		"     job_start, start_ns, end_ns, alloc_cpus, cpu_s, alloc_mem_bytes,"
+		"     mem_peak_bytes, gpus_idle, state, oom_kills"
+		"    FROM %s.jobs"
+		"    PREWHERE end >= toDateTime(%.0f) WHERE scheduler != 'host'%s"
+		"    LIMIT 1 BY summary_id)"
+		"   GROUP BY nh0)"
+		"  GROUP BY jh)"
 		" %s)"
 		" GROUP BY g ORDER BY %s idle_core_s DESC, unused_mem_byte_s DESC, g"
 		" LIMIT %d FORMAT JSONEachRow",
@@ -144,7 +154,7 @@ int sweep_sql(const struct sweep_query *q, const char *db, char *out, size_t out
 				       : "greatest(j_cpus * j_wall - j_cpu_s, 0) AS idle_cs",
 		q->by == SWEEP_BY_HOST ? "m * j_wall AS unused_bs" : "j_unused * j_wall AS unused_bs",
 		q->by == SWEEP_BY_HOST ? "gi * j_wall AS idle_gs" : "j_gpus * j_wall AS idle_gs",
-		rank, g, db, floor(q->from_s), owner,
+		rank, g, q->by == SWEEP_BY_HOST ? "uid" : g, db, floor(q->from_s), owner,
 		q->by == SWEEP_BY_HOST ? "ARRAY JOIN hs AS h, hc AS c, hu AS u, hm AS m, hg AS gi" : "",
 		order, q->limit);
 	return n > 0 && (size_t)n < outlen ? 0 : -1;
