@@ -105,9 +105,13 @@ int http_post_run(struct http_post *r, char *err, size_t errlen)
 #endif
 	CURLcode cc = curl_easy_perform(c);
 	if (cc != CURLE_OK) {
-		snprintf(err, errlen, "POST %s: %s", r->url,
-			 cc == CURLE_ABORTED_BY_CALLBACK ? "stopped (shutting down)"
-							 : curl_easy_strerror(cc));
+		if (cc == CURLE_OPERATION_TIMEDOUT)
+			snprintf(err, errlen, "POST %s: no answer within %ld ms", r->url,
+				 r->timeout_ms);
+		else
+			snprintf(err, errlen, "POST %s: %s", r->url,
+				 cc == CURLE_ABORTED_BY_CALLBACK ? "stopped (shutting down)"
+								 : curl_easy_strerror(cc));
 		goto out;
 	}
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
