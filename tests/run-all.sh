@@ -106,6 +106,7 @@ start_beside
 suite "Slurm SPANK plugin" ./tests/slurm/run.sh build
 suite "Slurm accounting (sacct against tracer, two nodes)" ./tests/slurmacct/run.sh build
 suite "tracer tune on a Snakemake pipeline (Slurm, memory enforced)" ./tests/tuneproof/run.sh build
+suite "tracer tune on AWS Batch jobs (tracer-wrap standalone, cgroups, ECS metadata)" ./tests/tuneaws/run.sh build
 suite "tracer-wrap" ./tests/wrapper/run.sh build
 suite "Prometheus metrics" ./tests/metrics/run.sh build
 suite "tracer report" ./tests/report/run.sh build

@@ -18,10 +18,12 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "cgroup_limits.h"
 #include "clock.h"
 #include "container_meta.h"
 #include "hostinfo.h"
 #include "job_record.h"
+#include "job_state.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "rules.h"
@@ -112,6 +114,24 @@ static void find_container(struct standalone *sa, const struct tracer_config *cf
 		c->pidns = container_pidns(0);
 }
 
+/* The OOM kill described as tracerd describes one from the kernel's
+ * event: the victim, the largest process by its last sample, the
+ * container's memory limit and its peak use; victim 0 is a kill of a
+ * process the wrapper did not reap (its tool is unknown). */
+static void note_oom(struct standalone *sa, pid_t victim, const struct cgroup_stats *st)
+{
+	struct cgroup_limits lim = {0};
+	long page = sysconf(_SC_PAGESIZE), phys = sysconf(_SC_PHYS_PAGES);
+
+	if (page <= 0)
+		page = 4096;
+	if (cgroup_read_limits(&sa->cg, &lim) < 0)
+		lim.mem_bytes = 0;
+	job_note_oom(sa->job, victim, 0, lim.mem_bytes / (uint64_t)page,
+		     st->mem_peak_bytes / (uint64_t)page,
+		     phys > 0 ? (uint64_t)phys * (uint64_t)page : 0, page);
+}
+
 /* A SIGKILL while the cgroup's OOM count grew: the OOM killer's victim. */
 static void mark_oom(struct standalone *sa, pid_t pid, int status)
 {
@@ -124,8 +144,22 @@ static void mark_oom(struct standalone *sa, pid_t pid, int status)
 		return;
 	sa->oom_seen++;
 	jp = job_proc_find(sa->job, pid);
-	if (jp)
-		jp->flags |= PROC_F_OOM_KILLED;
+	if (!jp)
+		return;
+	jp->flags |= PROC_F_OOM_KILLED;
+	note_oom(sa, pid, &st);
+}
+
+/* OOM kills in the container that no reaped process accounts for (a
+ * tool killed under a shell that reaped it): the job's all the same. */
+static void note_unseen_ooms(struct standalone *sa)
+{
+	struct cgroup_stats st;
+
+	if (!sa->have_cg || cgroup_read_stats(&sa->cg, &st) < 0)
+		return;
+	for (; sa->oom_seen < st.oom_kills; sa->oom_seen++)
+		note_oom(sa, 0, &st);
 }
 
 static void on_reap(void *arg, pid_t pid, int status, const struct rusage *ru)
@@ -256,6 +290,7 @@ int standalone_run(const struct wrap_opts *o, const struct tracer_config *cfg,
 
 	if (sa.job && sa.trk) {
 		tracker_finish(sa.trk);
+		note_unseen_ooms(&sa);
 		read_cgroup(&sa);
 		container_sample(&sa.job->containers);
 		sa.job->exit_status = status;

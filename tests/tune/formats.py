@@ -4,14 +4,14 @@ the outputs of one selection in every format (nextflow.config,
 config.yaml, slurm.txt, aws.json, table.txt); each must say exactly what
 the JSON's requests say, in that syntax (lines that are not comments are
 compared whole).  aws.json is checked against the AWS Batch SubmitJob
-request shape of botocore's service model (member names, types, enum
-values).  Prints one line per problem; exit 1 when any."""
-import glob
+request shape of botocore's service model (awsshape.py).  Prints one line per problem; exit 1 when any."""
 import json
 import math
 import os
 import re
 import sys
+
+import awsshape
 
 MiB = 1024 * 1024
 problems = []
@@ -100,53 +100,10 @@ def main():
         want("aws.json %s" % s["task"], a["containerOverrides"]["resourceRequirements"],
              [{"type": "VCPU", "value": str(r["cpus"])},
               {"type": "MEMORY", "value": str(r["mem_bytes"] // MiB)}])
-        check_shape(a)
+        problems.extend(awsshape.problems(a))
     for p in problems:
         print(p)
     return 1 if problems else 0
-
-
-def check_shape(req):
-    """req against the SubmitJob input shape of botocore's model."""
-    models = sorted(glob.glob("/usr/lib/python3/dist-packages/botocore/data/batch/*/service-2.json"))
-    if not models:
-        problems.append("botocore's AWS Batch model is missing (python3-botocore)")
-        return
-    model = json.load(open(models[-1]))
-    shapes = model["shapes"]
-    walk(shapes, shapes[model["operations"]["SubmitJob"]["input"]["shape"]], req, "SubmitJob")
-
-
-def walk(shapes, shape, v, where):
-    t = shape["type"]
-    if t == "structure":
-        if not isinstance(v, dict):
-            problems.append("%s: not an object" % where)
-            return
-        for k, x in v.items():
-            if k not in shape["members"]:
-                problems.append("%s: no member %s" % (where, k))
-                continue
-            walk(shapes, shapes[shape["members"][k]["shape"]], x, where + "." + k)
-    elif t == "list":
-        if not isinstance(v, list):
-            problems.append("%s: not a list" % where)
-            return
-        for i, x in enumerate(v):
-            walk(shapes, shapes[shape["member"]["shape"]], x, "%s[%d]" % (where, i))
-    elif t == "string":
-        if not isinstance(v, str):
-            problems.append("%s: not a string" % where)
-        elif "enum" in shape and v not in shape["enum"]:
-            problems.append("%s: %r is none of %s" % (where, v, shape["enum"]))
-    elif t in ("integer", "long"):
-        if not isinstance(v, int) or isinstance(v, bool):
-            problems.append("%s: not an integer" % where)
-    elif t == "boolean":
-        if not isinstance(v, bool):
-            problems.append("%s: not a boolean" % where)
-    else:
-        problems.append("%s: type %s not checked here" % (where, t))
 
 
 sys.exit(main())

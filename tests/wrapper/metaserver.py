@@ -2,12 +2,16 @@
 """metaserver.py - plays the ECS task metadata v4 endpoint and EC2 IMDSv2
 on loopback for tracer-wrap's tests, with the documented response shapes.
 
-    metaserver.py PORTFILE LOGFILE MODE [LIFETIME_S]
+    metaserver.py PORTFILE LOGFILE MODE [LIFETIME_S [JOBDIR]]
 
 MODE: normal (documented answers), hang (accepts, never answers),
 garbage (200 with bodies that are not JSON), fargate (a task of launch
 type FARGATE: its size in the task's Limits, none in the container's,
-no IMDS).  The chosen port is written
+no IMDS), jobs (one container per AWS Batch job, as tests/tuneaws runs
+them: /v4/ID answers from JOBDIR/ID.json, {"vcpus": N, "memory_mib": M,
+"family": JOB_DEFINITION, "tags": {...}}, read at each request: the
+container's Limits are the job's size, the task's Family and TaskTags
+its job definition and tags; no IMDS).  The chosen port is written
 to PORTFILE once listening; every request is logged to LOGFILE as one
 JSON line (method, path, headers).  The server stops by itself after
 LIFETIME_S seconds (default 120) so a failed test cannot leave it behind.
@@ -147,6 +151,26 @@ class Handler(BaseHTTPRequestHandler):
             return self.reply(404, "not found", "text/plain")
         self.reply(200, body)
 
+    def job(self, path):
+        rest = path[len("/v4/"):] if path.startswith("/v4/") else ""
+        job_id, _, sub = rest.partition("/")
+        if not job_id or not all(c.isalnum() or c in "-_" for c in job_id):
+            return self.reply(404, "not found", "text/plain")
+        try:
+            with open(os.path.join(self.server.job_dir, job_id + ".json")) as f:
+                spec = json.load(f)
+        except (OSError, ValueError):
+            return self.reply(404, "no such job", "text/plain")
+        container = dict(CONTAINER, Limits={"CPU": int(spec["vcpus"] * 1024),
+                                            "Memory": int(spec["memory_mib"])})
+        task = dict(TASK, Family=spec["family"], Containers=[container])
+        body = {"": container, "task": task,
+                "taskWithTags": dict(task, TaskTags=spec.get("tags", {}),
+                                     ContainerInstanceTags={})}.get(sub)
+        if body is None:
+            return self.reply(404, "not found", "text/plain")
+        self.reply(200, body)
+
     def do_GET(self):
         self.record()
         mode = self.server.mode
@@ -155,6 +179,8 @@ class Handler(BaseHTTPRequestHandler):
         path = self.path
         if mode == "fargate":
             return self.fargate(path)
+        if mode == "jobs":
+            return self.job(path)
         if path.startswith("/latest/"):
             # IMDSv2: every GET needs the session token
             if self.headers.get("X-aws-ec2-metadata-token") != TOKEN:
@@ -177,7 +203,8 @@ class Handler(BaseHTTPRequestHandler):
 
 
 def main():
-    if len(sys.argv) < 4 or sys.argv[3] not in ("normal", "hang", "garbage", "fargate"):
+    if len(sys.argv) < 4 or sys.argv[3] not in ("normal", "hang", "garbage", "fargate", "jobs") \
+            or (sys.argv[3] == "jobs") != (len(sys.argv) == 6):
         sys.stderr.write(__doc__)
         return 2
     port_file, log_path, mode = sys.argv[1:4]
@@ -185,6 +212,7 @@ def main():
     srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     srv.daemon_threads = True
     srv.mode, srv.log_path, srv.lifetime = mode, log_path, lifetime
+    srv.job_dir = sys.argv[5] if mode == "jobs" else None
     srv.log_lock, srv.stop = threading.Lock(), threading.Event()
     open(log_path, "w").close()
     threading.Thread(target=srv.serve_forever, daemon=True).start()

@@ -4,7 +4,8 @@
 # loopback server playing ECS task metadata v4 and IMDSv2, standalone
 # recording against wait4 ground truth, the standalone summary's analysis
 # (flags, request, cost) against a Fargate task's size and a cgroup's
-# memory limit, and daemon mode through tracerd across a pid namespace.
+# memory limit, an OOM kill by that limit, and daemon mode through tracerd
+# across a pid namespace.
 # Needs root (pid namespaces, cgroups, tracerd).
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
@@ -417,6 +418,35 @@ else
 		python3 "$CHECK" field "$S" cgroup_limits.mem_bytes=4294967296
 	check "cgroup limit: flags, an AWS Batch request and a cost at the configured prices" \
 		python3 "$CHECK" analysis "$S" resources memory_overallocated
+	# an OOM kill by the container's limit (64 MiB, no swap): of the
+	# wrapper's child (exit 137), and of a tool under a shell that reaps
+	# it and exits 0; both are the job's OOM, described as tracerd does
+	hog="x = bytearray(256 << 20)"
+	[ -x /usr/bin/python3 ] || fail "/usr/bin/python3 is not installed: the OOM cases cannot run"
+	if echo $((64 << 20)) >"$WRAP_CG/$WRAP_CG_LIMIT" &&
+		{ [ ! -f "$WRAP_CG/memory.memsw.limit_in_bytes" ] || echo $((64 << 20)) >"$WRAP_CG/memory.memsw.limit_in_bytes"; } &&
+		{ [ ! -f "$WRAP_CG/memory.swap.max" ] || echo 0 >"$WRAP_CG/memory.swap.max"; }; then
+		for how in child shell; do
+			S=$TMP/oom.$how.ndjson
+			if [ $how = child ]; then
+				set -- /usr/bin/python3 -c "$hog"
+				want=137 victim=$(basename "$(readlink -f /usr/bin/python3)")
+			else
+				set -- sh -c "/usr/bin/python3 -c '$hog'; exit 0"
+				want=0 victim='?'
+			fi
+			/bin/sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$WRAP_CG" \
+				unshare --pid --fork --mount-proc "$W" --socket "$NOSOCK" -o file="$S" -- "$@" 2>"$TMP/oom.err"
+			rc=$?
+			[ "$rc" = "$want" ] && [ -s "$S" ] && pass "OOM kill ($how): exit $want, a summary written" \
+				|| fail "OOM kill ($how): rc $rc (want $want); $(cat "$TMP/oom.err")"
+			check "OOM kill ($how): OUT_OF_MEMORY, a cgroup kill at the container's 64 MiB, victim $victim" \
+				python3 "$CHECK" field "$S" state=OUT_OF_MEMORY oom.kind=cgroup oom.kills=1 \
+				oom.limit_bytes=$((64 << 20)) oom.victim.tool="$victim"
+		done
+	else
+		fail "cannot set a 64 MiB limit without swap on $WRAP_CG"
+	fi
 	# every process of the job has exited (the wrapper waited for them)
 	rmdir "$WRAP_CG" 2>/dev/null || fail "cannot remove $WRAP_CG: $(cat "$WRAP_CG/cgroup.procs" 2>&1)"
 	WRAP_CG=

@@ -1,0 +1,256 @@
+#!/usr/bin/env python3
+"""compare.py - the AWS Batch jobs of tests/tuneaws before and after
+`tracer tune --format aws-batch`, from what the test gave each job and
+tracer-wrap's summaries.
+
+  compare.py size AWS_JSON STEP
+      the job definition STEP's size in the overrides, as
+      "VCPUS MEMORY_MIB ATTEMPT_DURATION_S" (exit 1 when absent)
+  compare.py check JOBS ARCHIVE AWS_JSON TUNE_JSON SIZES OOM_STEP
+      the checks, one line each ("ok|WHAT" or "bad|WHAT: why"), then the
+      table per step ("table|LINE")
+
+JOBS: one line per job, tab-separated: run, step (the job definition),
+job id, vCPUs and MiB it was given (its cgroup's cpu quota and memory
+limit, and its ECS Limits), the wrapper's exit code, the OOM kills its
+cgroup counted.  ARCHIVE: the wrapper's summaries (identity.job_id is
+the AWS_BATCH_JOB_ID).  AWS_JSON: the overrides tune wrote; TUNE_JSON:
+its --format json of the same runs (which steps used the fit of memory
+on input size); SIZES: input bytes of runs 1..4; OOM_STEP: the step the
+first runs gave too little memory.
+
+What is compared, per step, run 4 against the mean of runs 1-3:
+  - allocated vCPU-seconds: the job's vCPUs x its wall time;
+  - allocated GB-seconds: its memory in GiB x its wall time, per input
+    byte when tune sized that step by its fit;
+  - each at most half (the memory of OOM_STEP excepted: it must rise),
+    and so the pipeline's totals.
+"""
+import json
+import sys
+
+HALF = 0.5
+MiB = 1 << 20
+
+
+def size(aws_json, step):
+    try:
+        with open(aws_json, encoding="utf-8") as f:
+            reqs = json.load(f)
+    except (OSError, ValueError) as e:
+        print(f"{aws_json}: {e}", file=sys.stderr)
+        return 1
+    for req in reqs:
+        if req.get("jobDefinition") != step:
+            continue
+        rr = {r["type"]: int(r["value"])
+              for r in req["containerOverrides"]["resourceRequirements"]}
+        print(rr["VCPU"], rr["MEMORY"], req["timeout"]["attemptDurationSeconds"])
+        return 0
+    print(f"{aws_json}: no overrides for {step}", file=sys.stderr)
+    return 1
+
+
+def load_jobs(path):
+    jobs = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            c = line.rstrip("\n").split("\t")
+            if len(c) != 7:
+                continue
+            jobs.append({"run": int(c[0]), "step": c[1], "id": c[2], "vcpus": int(c[3]),
+                         "mib": int(c[4]), "rc": int(c[5]),
+                         "oom_kills": int(c[6]) if c[6].isdigit() else None})
+    return jobs
+
+
+def load_summaries(path):
+    out = {}
+    try:
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                if line.strip():
+                    s = json.loads(line)
+                    out[str(s.get("identity", {}).get("job_id"))] = s
+    except FileNotFoundError:
+        pass
+    return out
+
+
+def load_overrides(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            reqs = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for req in reqs:
+        rr = {r["type"]: int(r["value"]) for r in req["containerOverrides"]["resourceRequirements"]}
+        out[req["jobDefinition"]] = (rr.get("VCPU"), rr.get("MEMORY"),
+                                     req.get("timeout", {}).get("attemptDurationSeconds"))
+    return out
+
+
+def fitted_steps(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError):
+        return set()
+    return {s.get("task") for s in doc.get("steps", [])
+            if s.get("memory", {}).get("fit", {}).get("used")}
+
+
+class Checks:
+    def __init__(self):
+        self.bad = 0
+
+    def ok(self, cond, what, why=""):
+        if cond:
+            print(f"ok|{what}")
+        else:
+            self.bad += 1
+            print(f"bad|{what}: {why}")
+
+
+def mean(v):
+    return sum(v) / len(v) if v else 0.0
+
+
+def check_job(c, j, s):
+    """The summary is the job's: the wrapper's, with the size it was given."""
+    where = f"run {j['run']} {j['step']}"
+    if s is None:
+        c.ok(False, f"{where}: the wrapper wrote the job's summary", f"none for job {j['id']}")
+        return False
+    ident = s.get("identity", {})
+    alloc = ident.get("allocation", {})
+    got = (s.get("tracer", {}).get("source"), ident.get("scheduler"), ident.get("task_name"),
+           alloc.get("cpus"), alloc.get("mem_bytes"), s.get("cgroup_limits", {}).get("mem_bytes"))
+    want = ("tracer-wrap", "aws-batch", j["step"], j["vcpus"], j["mib"] * MiB, j["mib"] * MiB)
+    c.ok(got == want, f"{where}: summary by tracer-wrap, the job definition as its task, "
+         "the job's size as its allocation and cgroup limit", f"got {got}, want {want}")
+    return True
+
+
+def check(jobs_path, archive, aws_json, tune_json, sizes, oom_step):
+    jobs = load_jobs(jobs_path)
+    sums = load_summaries(archive)
+    over = load_overrides(aws_json)
+    fitted = fitted_steps(tune_json)
+    sizes = [int(x) for x in sizes.split(",")]
+    c = Checks()
+    runs = {n: {} for n in (1, 2, 3, 4)}
+    for j in jobs:
+        j["summary"] = sums.get(j["id"])
+        if check_job(c, j, j["summary"]):
+            runs[j["run"]][j["step"]] = j
+    steps = [j["step"] for j in jobs if j["run"] == 1]
+    c.ok(len(steps) >= 5, f"the pipeline has {len(steps)} steps (job definitions)", "want at least 5")
+    for n in runs:
+        c.ok(set(runs[n]) == set(steps), f"run {n}: every step ran and was recorded",
+             f"missing {sorted(set(steps) - set(runs[n]))}")
+    c.ok(set(over) == set(steps), "tune wrote overrides for every job definition",
+         f"overrides for {sorted(over)}")
+
+    # the OOM kill before tuning: the cgroup's memory limit, seen by tracer
+    oom = [n for n in (1, 2, 3) if runs[n].get(oom_step, {}).get("oom_kills")]
+    c.ok(bool(oom), f"{oom_step}: OOM-killed by its cgroup's memory limit in a run before tuning",
+         str({n: runs[n].get(oom_step, {}).get("oom_kills") for n in (1, 2, 3)}))
+    for n in oom:
+        j = runs[n][oom_step]
+        s = j["summary"]
+        c.ok(j["rc"] == 137 and s.get("state") == "OUT_OF_MEMORY" and s.get("exit", {}).get("signal") == 9,
+             f"{oom_step} run {n}: exit 137 (SIGKILL) and tracer's summary says OUT_OF_MEMORY",
+             f"rc {j['rc']}, state {s.get('state')}, exit {s.get('exit')}")
+        o = s.get("oom") or {}
+        c.ok(o.get("kind") == "cgroup" and o.get("limit_bytes") == j["mib"] * MiB
+             and o.get("victim", {}).get("tool") not in (None, "?") and o.get("kills") == j["oom_kills"],
+             f"{oom_step} run {n}: the summary's oom names the victim, a cgroup kill at the "
+             "container's limit, as many kills as the cgroup counted",
+             f"oom {json.dumps(s.get('oom'))[:300]}, cgroup {j['oom_kills']} kills")
+    others = [f"{r} run {n}: rc {j['rc']}, {j['summary'].get('state')}"
+              for n in (1, 2, 3) for r, j in runs[n].items()
+              if r != oom_step and (j["rc"] != 0 or j["summary"].get("state") != "COMPLETED")]
+    c.ok(not others, "runs 1-3: every other step exited 0, COMPLETED", "; ".join(others))
+
+    # run 4: every job completed, none OOM-killed, with the overrides' size
+    for r in steps:
+        j = runs[4].get(r)
+        if not j:
+            continue
+        s = j["summary"]
+        c.ok(j["rc"] == 0 and s.get("state") == "COMPLETED" and j["oom_kills"] == 0
+             and not s.get("oom", {}).get("count"),
+             f"run 4: {r} exited 0, COMPLETED, no OOM kill (cgroup and summary)",
+             f"rc {j['rc']}, state {s.get('state')}, cgroup OOM kills {j['oom_kills']}, "
+             f"oom {json.dumps(s.get('oom'))[:160]}")
+        want = over.get(r, (None, None, None))[:2]
+        c.ok((j["vcpus"], j["mib"]) == want, f"run 4: {r} ran with the size of its overrides",
+             f"ran {(j['vcpus'], j['mib'])}, overrides {want}")
+
+    tot = {n: [0.0, 0.0] for n in runs}
+    table = []
+    for r in steps:
+        if any(r not in runs[n] for n in runs):
+            continue
+        wall = {n: runs[n][r]["summary"].get("wall_s", 0) for n in runs}
+        core = {n: runs[n][r]["vcpus"] * wall[n] for n in runs}
+        gbs = {n: runs[n][r]["mib"] / 1024 * wall[n] for n in runs}
+        for n in runs:
+            tot[n][0] += core[n]
+            tot[n][1] += gbs[n]
+        norm = r in fitted
+        g = {n: gbs[n] / sizes[n - 1] * MiB if norm else gbs[n] for n in runs}
+        core_ratio = core[4] / mean([core[n] for n in (1, 2, 3)])
+        gb_ratio = g[4] / mean([g[n] for n in (1, 2, 3)])
+        c.ok(core_ratio <= HALF, f"{r}: run 4's vCPU-seconds at most half of runs 1-3's",
+             f"ratio {core_ratio:.2f} ({core})")
+        if r == oom_step:
+            before = max(runs[n][r]["mib"] for n in (1, 2, 3))
+            c.ok(runs[4][r]["mib"] > before, f"{r}: the OOM-killed step's MEMORY rose",
+                 f"{before} MiB before, {runs[4][r]['mib']} MiB after")
+        else:
+            c.ok(gb_ratio <= HALF, f"{r}: run 4's GB-seconds at most half of runs 1-3's"
+                 + (" (per input MiB: fit)" if norm else ""), f"ratio {gb_ratio:.2f} ({gbs})")
+        peak = max((runs[n][r]["summary"].get("memory", {}).get("peak_bytes", 0)
+                    for n in runs if runs[n][r]["rc"] == 0), default=0) / MiB
+        cpu = mean([runs[n][r]["summary"].get("totals", {}).get("cpu_s", 0) for n in runs])
+        b, a = runs[1][r], runs[4][r]
+        table.append((r, f"{b['vcpus']}v {b['mib']}M" + (" OOM" if r == oom_step else ""),
+                      f"{a['vcpus']}v {a['mib']}M {over.get(r, (0, 0, 0))[2]}s",
+                      f"{peak:.0f}M {cpu:.1f}s",
+                      " ".join(f"{core[n]:.1f}" for n in runs),
+                      " ".join(f"{gbs[n]:.2f}" for n in runs),
+                      f"{core_ratio:.2f}", f"{gb_ratio:.2f}" + ("*" if norm else "")))
+    if any(tot[n][0] for n in (1, 2, 3)):
+        t_core = tot[4][0] / mean([tot[n][0] for n in (1, 2, 3)])
+        t_gb = tot[4][1] / mean([tot[n][1] for n in (1, 2, 3)])
+        c.ok(t_core <= HALF and t_gb <= HALF,
+             "the pipeline: run 4's vCPU-seconds and GB-seconds at most half of runs 1-3's",
+             f"vCPU-s {t_core:.2f}, GB-s {t_gb:.2f}")
+        table.append(("(total)", "", "", "", " ".join(f"{tot[n][0]:.1f}" for n in runs),
+                      " ".join(f"{tot[n][1]:.2f}" for n in runs), f"{t_core:.2f}", f"{t_gb:.2f}"))
+    head = ("job definition", "before", "after (tune)", "used: peak, cpu",
+            "alloc vCPU-s run1 2 3 4", "alloc GB-s run1 2 3 4", "vCPU-s 4/mean", "GB-s 4/mean")
+    widths = [max(len(str(row[i])) for row in [head] + table) for i in range(len(head))]
+    for row in [head] + table:
+        print("table|" + "  ".join(str(v).ljust(w) for v, w in zip(row, widths)).rstrip())
+    print(f"table|inputs (bytes) run 1-4: {', '.join(str(x) for x in sizes)}; sizes as vCPUs, "
+          "MiB (and attemptDurationSeconds); used: largest peak of a run that exited 0, mean CPU time"
+          + ("; * GB-s per input MiB (the fit)" if fitted else ""))
+    return c.bad == 0
+
+
+def main(argv):
+    if len(argv) == 4 and argv[1] == "size":
+        return size(argv[2], argv[3])
+    if len(argv) == 8 and argv[1] == "check":
+        check(*argv[2:8])
+        return 0
+    print(__doc__, file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
