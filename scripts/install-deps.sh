@@ -37,7 +37,8 @@ DEMO_PKGS="python3 bwa samtools gzip"
 
 # one line per suite or tool is the easiest to merge; tests/tune: snakemake
 # (RHEL: none, pip install snakemake) and python3-botocore (RHEL:
-# python3-botocore) for the AWS Batch model, groovy (RHEL: none, SDKMAN)
+# python3-botocore) for the AWS Batch model (tests/tuneaws too: with bwa,
+# samtools, gzip, util-linux, all in this list), groovy (RHEL: none, SDKMAN)
 # to compile the Nextflow configuration
 TEST_PKGS="python3 curl util-linux procps iproute2 gzip bc strace patchelf fio
 slurm-wlm munge
