@@ -325,10 +325,18 @@ static void add_answers(cJSON *root, const struct job *j, const struct host_info
 		return;
 	if (oom || j->oom_kills) {
 		const cJSON *v = cJSON_GetObjectItem(oom, "victim"), *l = cJSON_GetObjectItem(oom, "largest");
-		f = analysis_flag(flags, "oom_killed", "error", NULL, NULL, 0,
-			     "the OOM killer stopped %s (%s OOM); %s held the most memory",
-			     v ? jstr_or(v, "tool") : "a process", oom ? jstr_or(oom, "kind") : "?",
-			     l ? jstr_or(l, "tool") : "?");
+		const char *vt = v ? jstr_or(v, "tool") : "?";
+
+		/* "?": a victim nobody saw by name (tracer-wrap: a process it
+		 * did not reap) */
+		if (strcmp(vt, "?") == 0)
+			f = analysis_flag(flags, "oom_killed", "error", NULL, NULL, 0,
+				     "the OOM killer stopped a process of the job (%s OOM)",
+				     oom ? jstr_or(oom, "kind") : "?");
+		else
+			f = analysis_flag(flags, "oom_killed", "error", NULL, NULL, 0,
+				     "the OOM killer stopped %s (%s OOM); %s held the most memory",
+				     vt, oom ? jstr_or(oom, "kind") : "?", l ? jstr_or(l, "tool") : "?");
 		analysis_evidence(f, "oom_kills", (double)j->oom_kills);
 	}
 	if (!strcmp(state, "FAILED")) {

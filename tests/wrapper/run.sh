@@ -444,6 +444,13 @@ else
 				python3 "$CHECK" field "$S" state=OUT_OF_MEMORY oom.kind=cgroup oom.kills=1 \
 				oom.limit_bytes=$((64 << 20)) oom.victim.tool="$victim"
 		done
+		check "OOM kill (shell): the oom_killed flag says a process of the job, naming none" \
+			python3 -c '
+import json, sys
+s = json.loads([l for l in open(sys.argv[1]) if l.strip()][-1])
+m = [f["message"] for f in s["flags"] if f["id"] == "oom_killed"]
+assert m == ["the OOM killer stopped a process of the job (cgroup OOM)"], m
+' "$TMP/oom.shell.ndjson"
 	else
 		fail "cannot set a 64 MiB limit without swap on $WRAP_CG"
 	fi
