@@ -28,7 +28,7 @@ OOM_STEP=profile
 READS=(9000 18000 36000 27000) # runs 1-4: the inputs' sizes
 # what each job definition asks before tuning: far too much, except
 # profile, too little memory for the largest input
-VCPUS_BEFORE=4 MIB_BEFORE=2048 PROFILE_MIB_BEFORE=128 TIMEOUT_BEFORE=3600
+VCPUS_BEFORE=8 MIB_BEFORE=2048 PROFILE_MIB_BEFORE=128 TIMEOUT_BEFORE=3600
 STEPS=(simulate bwa_index bwa_mem sort index compress profile)
 ARCHIVE=$TMP/archive/summaries.ndjson # the file sink on the shared volume
 JOBS=$TMP/jobs.tsv                     # run step job vcpus mib rc oom_kills
