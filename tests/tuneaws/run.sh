@@ -201,6 +201,5 @@ while IFS= read -r line; do
 	esac
 done <"$TMP/compare.out"
 grep -q '^ok|' "$TMP/compare.out" || fail "compare.py checked nothing"
-# shellcheck disable=SC2046
 validate_summaries "every summary is valid against docs/summary.schema.json" --min 28 "$ARCHIVE"
 finish
