@@ -80,7 +80,7 @@ echo "cgroups: $CG_MODE ($CG_MEM${CG_CPU:+, $CG_CPU})"
 # job_cgroup NAME VCPUS MIB: the job's cgroup with its limits, as the
 # container runtime makes it (no swap: ECS gives the container none)
 job_cgroup() {
-	local name=$1 vcpus=$2 mib=$3 m=$CG_MEM/$1 c=$CG_CPU/$1
+	local vcpus=$2 mib=$3 m=$CG_MEM/$1 c=$CG_CPU/$1
 	if [ "$CG_MODE" = v2 ]; then
 		mkdir "$m" && CG_DIRS+=("$m") &&
 			echo "$((vcpus * 100000)) 100000" >"$m/cpu.max" &&
