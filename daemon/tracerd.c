@@ -340,7 +340,7 @@ static int run_loop(struct tracerd *d)
 				server_conn_ready(d->server, w, evs[i].events);
 				break;
 			case WATCH_SIGNAL: {
-				int what = signals_read(d->sigfd);
+				int what = daemonconf_signals_read(d->sigfd);
 				if (what & SIGNALS_RELOAD) /* no waiting: sinks restart off the loop */
 					daemonconf_reload(&d->conf, &d->cfg, &d->rules, &d->jobs,
 							  d->delivery);
@@ -424,7 +424,7 @@ int main(int argc, char **argv)
 		log_error("epoll_create1: %s", strerror(errno));
 		goto cleanup;
 	}
-	d.sigfd = signals_open(d.epfd, &d.signal_w);
+	d.sigfd = daemonconf_signals_open(d.epfd, &d.signal_w);
 	if (d.sigfd < 0 || setup_timer(&d) != 0)
 		goto cleanup;
 	struct bpf_loader_opts bo = {
