@@ -20,8 +20,8 @@ UA=tracer-ra
 UB=tracer-rb
 GRP=tracer-rg
 cleanup() {
-	kill_owned
 	reader_stop
+	kill_owned
 	stop_tracerd
 	ch_stop
 	remove_test_users

@@ -22,8 +22,8 @@ ADM=tracer-swadm
 CHECK=$TOP/tests/sweep/check.py
 
 cleanup() {
-	kill_owned
 	reader_stop
+	kill_owned
 	stop_tracerd
 	ch_stop
 	remove_test_users

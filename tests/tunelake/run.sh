@@ -18,8 +18,8 @@ UA=tracer-tla
 UB=tracer-tlb
 GRP=tracer-tlg
 cleanup() {
-	kill_owned
 	reader_stop
+	kill_owned
 	ch_stop
 	remove_test_users
 	remove_suite_tmp
