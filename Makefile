@@ -23,7 +23,8 @@
 #                     (default build-tsan/): make test runs those tests
 #                     and the delivery and configuration suites on it
 #   make demo         install what the demo needs (make demo-deps: the build
-#                     packages, python3, bwa, samtools), build, run the demo
+#                     packages, python3, bwa, samtools), build tracerd and
+#                     tracer (on every CPU unless -j says), run the demo
 #                     pipeline, print its report and write
 #                     $(BUILD)/demo-report.html
 #   make bench        overhead and accuracy benchmarks (docs/benchmarks.md)
@@ -343,8 +344,10 @@ tsan-bins: $(BINS) $(KERNEL_DAEMON_BINS) $(HELPER_BINS)
 asan-test: asan
 	./tests/run-unit.sh $(ASAN_BUILD)
 
+# only what the demo runs (tracerd and tracer), on every CPU unless -j
+# says otherwise: a newcomer's first command should not build the tests
 demo: demo-deps
-	$(MAKE) all
+	$(MAKE) $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$$(nproc)) $(BUILD)/tracerd $(BUILD)/tracer
 	./contrib/demo/run-demo.sh $(BUILD)
 
 bench: test-deps

@@ -82,8 +82,9 @@ fi
 for f in peers_wait:peers_wait peers_spike:pk_spike peers_orphan:pk_orphan; do
 	# static where the libc allows it: the launcher's own pages count in the
 	# ru_maxrss of what it starts (exec keeps the old image's peak)
-	gcc -O2 -Wall -Wextra -Werror -static -o "$TMP/bin/${f#*:}" "$TOP/bench/${f%%:*}.c" 2>/dev/null ||
-		gcc -O2 -Wall -Wextra -Werror -o "$TMP/bin/${f#*:}" "$TOP/bench/${f%%:*}.c" ||
+	src=("$TOP/bench/${f%%:*}.c" "$TOP/bench/peers_burn.c")
+	gcc -O2 -Wall -Wextra -Werror -static -o "$TMP/bin/${f#*:}" "${src[@]}" 2>/dev/null ||
+		gcc -O2 -Wall -Wextra -Werror -o "$TMP/bin/${f#*:}" "${src[@]}" ||
 		{ echo "FAIL: cannot build bench/${f%%:*}.c"; exit 1; }
 done
 ln -s "$PY" "$TMP/bin/pk_python3"

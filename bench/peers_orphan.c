@@ -8,18 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static void burn_ms(long ms)
-{
-	struct timespec t0, t;
-	volatile unsigned long x = 0;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-	do {
-		for (int i = 0; i < 100000; i++)
-			x += (unsigned long)i * 2654435761u;
-		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
-}
+#include "peers_burn.h"
 
 int main(void)
 {
@@ -37,7 +26,7 @@ int main(void)
 
 			for (int n = 0; n < 5000 && getppid() == self; n++)
 				nanosleep(&tick, NULL);
-			burn_ms(400);
+			peers_burn_ms(400);
 			_exit(0);
 		}
 	}

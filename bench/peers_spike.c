@@ -9,27 +9,16 @@
 #include <sys/mman.h>
 #include <time.h>
 
+#include "peers_burn.h"
+
 #define SPIKE_BYTES (300UL << 20)
-
-static void burn_ms(long ms)
-{
-	struct timespec t0, t;
-	volatile unsigned long x = 0;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t0);
-	do {
-		for (int i = 0; i < 100000; i++)
-			x += (unsigned long)i * 2654435761u;
-		clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
-}
 
 int main(void)
 {
 	struct timespec hold = {0, 200 * 1000000L};
 	char *p;
 
-	burn_ms(300);
+	peers_burn_ms(300);
 	p = mmap(NULL, SPIKE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED) {
 		perror("peers_spike: mmap");
@@ -45,6 +34,6 @@ int main(void)
 		perror("peers_spike: munmap");
 		return 1;
 	}
-	burn_ms(300);
+	peers_burn_ms(300);
 	return 0;
 }

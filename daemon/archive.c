@@ -443,7 +443,7 @@ struct archive *archive_start(const struct tracer_config *cfg, char *err, size_t
 		a->busy_fd[i] = -1;
 	}
 	for (int i = 0; i < ARCHIVE_WORKERS; i++) {
-		int rc = thread_start(&a->tids[i], worker, a);
+		int rc = threads_start(&a->tids[i], worker, a);
 		if (rc != 0) {
 			snprintf(err, errlen, "archive worker: %s", strerror(rc));
 			archive_stop(a);

@@ -124,7 +124,7 @@ int asker_start(struct asker *a)
 	}
 	pthread_mutex_init(&a->lock, NULL);
 	pthread_cond_init(&a->work, NULL);
-	rc = thread_start(&a->thread, asker_thread, a);
+	rc = threads_start(&a->thread, asker_thread, a);
 	if (rc != 0) {
 		log_warn("%s thread: %s: not asked", a->what, strerror(rc));
 		goto fail;

@@ -50,7 +50,7 @@ static int attach_all(struct bpf_loader *l, char *err, size_t errlen)
 	};
 
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		unpin_link_of(l, t[i].link);
+		bpf_pins_unpin_link_of(l, t[i].link);
 		*t[i].link = bpf_program__attach(t[i].prog);
 		if (!*t[i].link) {
 			snprintf(err, errlen, "attach %s (%s): %s", bpf_program__name(t[i].prog),
@@ -142,7 +142,7 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 	if (bpf_setup_configure(l->skel, o, err, errlen) != 0)
 		goto fail;
 	netio_prepare(l->skel, o->no_sock_length);
-	if (l->resume && set_pin_paths(l, err, errlen) != 0)
+	if (l->resume && bpf_pins_set_paths(l, err, errlen) != 0)
 		goto fail;
 	rc = tracer_bpf__load(l->skel);
 	if (rc != 0 && l->resumed) {
@@ -156,8 +156,8 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 			snprintf(err, errlen, "open BPF object: %s", strerror(errno));
 			goto fail;
 		}
-		remove_pins(l);
-		if (bpf_setup_configure(l->skel, o, err, errlen) != 0 || set_pin_paths(l, err, errlen) != 0)
+		bpf_pins_remove(l);
+		if (bpf_setup_configure(l->skel, o, err, errlen) != 0 || bpf_pins_set_paths(l, err, errlen) != 0)
 			goto fail;
 		netio_prepare(l->skel, o->no_sock_length);
 		l->resumed = false;
@@ -167,7 +167,7 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 		snprintf(err, errlen, "load BPF programs (verifier log above): %s", strerror(-rc));
 		goto fail;
 	}
-	if (l->pin_dir[0] && pin_maps(l, err, errlen) != 0)
+	if (l->pin_dir[0] && bpf_pins_maps(l, err, errlen) != 0)
 		goto fail;
 	/* the share of all users together (a previous tracerd's kept) */
 	if (!l->resumed && bpf_loader_users_reset(l) != 0) {
@@ -178,7 +178,7 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 	if (attach_all(l, err, errlen) != 0)
 		goto fail;
 	if (l->pin_dir[0])
-		unpin_link_of(l, &l->skel->links.tracer_oom);
+		bpf_pins_unpin_link_of(l, &l->skel->links.tracer_oom);
 	attach_oom(l->skel);
 	/* the socket and block programs: ours beside the previous ones, then
 	 * ours made the counting ones, then those detached (netio.bpf.h) */
@@ -187,11 +187,11 @@ struct bpf_loader *bpf_loader_open(const struct bpf_loader_opts *o, bpf_event_fn
 		goto fail;
 	}
 	if (l->pin_dir[0])
-		unpin_links(l); /* the previous tracerd's that are left */
+		bpf_pins_unpin_links(l); /* the previous tracerd's that are left */
 	if (l->resume)
-		pin_links(l);
+		bpf_pins_links(l);
 	if (l->resumed)
-		count_tagged_cgroups(l);
+		bpf_pins_count_tagged_cgroups(l);
 	l->fn = fn;
 	l->fn_ctx = ctx;
 	l->rb = ring_buffer__new(bpf_map__fd(l->skel->maps.events), on_sample, l, NULL);
@@ -474,10 +474,10 @@ void bpf_loader_close(struct bpf_loader *l)
 	ring_buffer__free(l->rb);
 	if (l->skel) {
 		if (!l->keep_pins) {
-			unpin_maps(l);
+			bpf_pins_unpin_maps(l);
 		} else {
 			/* pinned links stay attached when we let go of them */
-			for (int i = 0; (link = pinned_link(l->skel, i, &name)); i++)
+			for (int i = 0; (link = bpf_pins_link(l->skel, i, &name)); i++)
 				if (*link)
 					bpf_link__disconnect(*link);
 		}

@@ -21,7 +21,7 @@ struct bpf_loader {
 	struct ring_buffer *rb;
 	int ncpus;
 	char pin_dir[PATH_MAX];
-	int npinned; /* maps pinned so far, in pin_maps() order */
+	int npinned; /* maps pinned so far, in bpf_pins_maps() order */
 	bool resume, resumed, keep_pins;
 	bpf_event_fn fn;     /* the consumer's callback and its context */
 	void *fn_ctx;
@@ -29,17 +29,17 @@ struct bpf_loader {
 };
 
 /* bpf_pins.c */
-struct bpf_link **pinned_link(struct tracer_bpf *skel, int i, const char **name);
-struct bpf_map *pinned_map(struct tracer_bpf *skel, int i);
-int make_dirs(const char *path, char *err, size_t errlen);
-int set_pin_paths(struct bpf_loader *l, char *err, size_t errlen);
-int pin_maps(struct bpf_loader *l, char *err, size_t errlen);
-void remove_pins(struct bpf_loader *l);
-void unpin_links(struct bpf_loader *l);
-void unpin_link_of(struct bpf_loader *l, struct bpf_link **slot);
-void pin_links(struct bpf_loader *l);
-void unpin_maps(struct bpf_loader *l);
-void count_tagged_cgroups(struct bpf_loader *l);
+struct bpf_link **bpf_pins_link(struct tracer_bpf *skel, int i, const char **name);
+struct bpf_map *bpf_pins_map(struct tracer_bpf *skel, int i);
+int bpf_pins_make_dirs(const char *path, char *err, size_t errlen);
+int bpf_pins_set_paths(struct bpf_loader *l, char *err, size_t errlen);
+int bpf_pins_maps(struct bpf_loader *l, char *err, size_t errlen);
+void bpf_pins_remove(struct bpf_loader *l);
+void bpf_pins_unpin_links(struct bpf_loader *l);
+void bpf_pins_unpin_link_of(struct bpf_loader *l, struct bpf_link **slot);
+void bpf_pins_links(struct bpf_loader *l);
+void bpf_pins_unpin_maps(struct bpf_loader *l);
+void bpf_pins_count_tagged_cgroups(struct bpf_loader *l);
 
 /* bpf_setup.c */
 int bpf_setup_log(enum libbpf_print_level level, const char *fmt, va_list ap);

@@ -18,7 +18,7 @@
 #include "log.h"
 
 /* Programs pinned with resume (as links), under pin_dir/link_<name>. */
-struct bpf_link **pinned_link(struct tracer_bpf *skel, int i, const char **name)
+struct bpf_link **bpf_pins_link(struct tracer_bpf *skel, int i, const char **name)
 {
 	struct {
 		struct bpf_link **link;
@@ -51,7 +51,7 @@ struct bpf_link **pinned_link(struct tracer_bpf *skel, int i, const char **name)
  * and the socket and block I/O state (the TCP sockets' owners and what
  * was credited, listening sockets, the requests in flight, which
  * programs count: netio.bpf.h), so that a restart loses none. */
-struct bpf_map *pinned_map(struct tracer_bpf *skel, int i)
+struct bpf_map *bpf_pins_map(struct tracer_bpf *skel, int i)
 {
 	struct bpf_map *maps[] = {skel->maps.procs, skel->maps.tagged_cgroups,
 				  skel->maps.counters, skel->maps.events,
@@ -64,7 +64,7 @@ struct bpf_map *pinned_map(struct tracer_bpf *skel, int i)
 }
 
 /* mkdir -p, each created level mode 0700, the pin directory 0700. */
-int make_dirs(const char *path, char *err, size_t errlen)
+int bpf_pins_make_dirs(const char *path, char *err, size_t errlen)
 {
 	if (mkdirs(path, 0700, err, errlen) != 0)
 		return -1;
@@ -75,7 +75,7 @@ int make_dirs(const char *path, char *err, size_t errlen)
 	return 0;
 }
 
-int pin_path(const struct bpf_loader *l, struct bpf_map *m, char *buf, size_t len)
+int bpf_pins_path(const struct bpf_loader *l, struct bpf_map *m, char *buf, size_t len)
 {
 	int n = snprintf(buf, len, "%s/%s", l->pin_dir, bpf_map__name(m));
 
@@ -86,16 +86,16 @@ int pin_path(const struct bpf_loader *l, struct bpf_map *m, char *buf, size_t le
  * resume, before load: each pinned map gets its pin path, so that libbpf
  * reuses a compatible map pinned there or creates and pins a new one.
  */
-int set_pin_paths(struct bpf_loader *l, char *err, size_t errlen)
+int bpf_pins_set_paths(struct bpf_loader *l, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	struct bpf_map *m;
 	int rc;
 
-	if (make_dirs(l->pin_dir, err, errlen) != 0)
+	if (bpf_pins_make_dirs(l->pin_dir, err, errlen) != 0)
 		return -1;
-	for (int i = 0; (m = pinned_map(l->skel, i)) != NULL; i++) {
-		if (pin_path(l, m, path, sizeof(path)) != 0) {
+	for (int i = 0; (m = bpf_pins_map(l->skel, i)) != NULL; i++) {
+		if (bpf_pins_path(l, m, path, sizeof(path)) != 0) {
 			snprintf(err, errlen, "pin path under %s: too long", l->pin_dir);
 			return -1;
 		}
@@ -115,16 +115,16 @@ int set_pin_paths(struct bpf_loader *l, char *err, size_t errlen)
  * replacing the pins of a run that did not stop cleanly); only we may
  * read them.
  */
-int pin_maps(struct bpf_loader *l, char *err, size_t errlen)
+int bpf_pins_maps(struct bpf_loader *l, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	struct bpf_map *m;
 	int rc;
 
-	if (!l->resume && make_dirs(l->pin_dir, err, errlen) != 0)
+	if (!l->resume && bpf_pins_make_dirs(l->pin_dir, err, errlen) != 0)
 		return -1;
-	for (int i = 0; (m = pinned_map(l->skel, i)) != NULL; i++) {
-		if (pin_path(l, m, path, sizeof(path)) != 0) {
+	for (int i = 0; (m = bpf_pins_map(l->skel, i)) != NULL; i++) {
+		if (bpf_pins_path(l, m, path, sizeof(path)) != 0) {
 			snprintf(err, errlen, "pin path under %s: too long", l->pin_dir);
 			return -1;
 		}
@@ -153,13 +153,13 @@ int pin_maps(struct bpf_loader *l, char *err, size_t errlen)
 }
 
 /* The pins of a previous tracerd that cannot be reused: start afresh. */
-void remove_pins(struct bpf_loader *l)
+void bpf_pins_remove(struct bpf_loader *l)
 {
 	char path[PATH_MAX];
 	struct bpf_map *m;
 
-	for (int i = 0; (m = pinned_map(l->skel, i)) != NULL; i++)
-		if (pin_path(l, m, path, sizeof(path)) == 0 && unlink(path) != 0 &&
+	for (int i = 0; (m = bpf_pins_map(l->skel, i)) != NULL; i++)
+		if (bpf_pins_path(l, m, path, sizeof(path)) == 0 && unlink(path) != 0 &&
 		    errno != ENOENT)
 			log_warn("unlink %s: %s", path, strerror(errno));
 }
@@ -181,12 +181,12 @@ static void drop_link_pin(const char *path)
 }
 
 /* Remove pins of links (a previous tracerd's: its programs detach). */
-void unpin_links(struct bpf_loader *l)
+void bpf_pins_unpin_links(struct bpf_loader *l)
 {
 	char path[PATH_MAX];
 	const char *name;
 
-	for (int i = 0; pinned_link(l->skel, i, &name); i++) {
+	for (int i = 0; bpf_pins_link(l->skel, i, &name); i++) {
 		snprintf(path, sizeof(path), "%s/%s", l->pin_dir, name);
 		if (access(path, F_OK) == 0)
 			drop_link_pin(path);
@@ -199,7 +199,7 @@ void unpin_links(struct bpf_loader *l)
  * moment when neither runs (events not counted) is one attach long; never
  * do both run (events counted twice).
  */
-void unpin_link_of(struct bpf_loader *l, struct bpf_link **slot)
+void bpf_pins_unpin_link_of(struct bpf_loader *l, struct bpf_link **slot)
 {
 	char path[PATH_MAX];
 	const char *name;
@@ -207,7 +207,7 @@ void unpin_link_of(struct bpf_loader *l, struct bpf_link **slot)
 
 	if (!l->pin_dir[0])
 		return;
-	for (int i = 0; (link = pinned_link(l->skel, i, &name)); i++) {
+	for (int i = 0; (link = bpf_pins_link(l->skel, i, &name)); i++) {
 		if (link != slot)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", l->pin_dir, name);
@@ -218,13 +218,13 @@ void unpin_link_of(struct bpf_loader *l, struct bpf_link **slot)
 }
 
 /* Pin our links: our programs go on following processes if we die. */
-void pin_links(struct bpf_loader *l)
+void bpf_pins_links(struct bpf_loader *l)
 {
 	char path[PATH_MAX];
 	const char *name;
 	struct bpf_link **link;
 
-	for (int i = 0; (link = pinned_link(l->skel, i, &name)); i++) {
+	for (int i = 0; (link = bpf_pins_link(l->skel, i, &name)); i++) {
 		int rc;
 
 		if (!*link)
@@ -237,11 +237,11 @@ void pin_links(struct bpf_loader *l)
 	}
 }
 
-void unpin_maps(struct bpf_loader *l)
+void bpf_pins_unpin_maps(struct bpf_loader *l)
 {
-	unpin_links(l);
+	bpf_pins_unpin_links(l);
 	for (int i = 0; i < l->npinned; i++) {
-		struct bpf_map *m = pinned_map(l->skel, i);
+		struct bpf_map *m = bpf_pins_map(l->skel, i);
 		int rc = bpf_map__unpin(m, NULL);
 
 		if (rc != 0)
@@ -253,7 +253,7 @@ void unpin_maps(struct bpf_loader *l)
 }
 
 /* A resumed tagged_cgroups map: the programs skip it while the count is 0. */
-void count_tagged_cgroups(struct bpf_loader *l)
+void bpf_pins_count_tagged_cgroups(struct bpf_loader *l)
 {
 	int fd = bpf_map__fd(l->skel->maps.tagged_cgroups);
 	__u64 key, next, *prev = NULL;

@@ -321,7 +321,7 @@ void daemonconf_reload(const struct daemonconf *dc, struct tracer_config *cfg,
 
 /* ---- signals ---- */
 
-int signals_open(int epfd, struct server_watch *w)
+int daemonconf_signals_open(int epfd, struct server_watch *w)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = w};
 	sigset_t set;
@@ -351,7 +351,7 @@ int signals_open(int epfd, struct server_watch *w)
 	return fd;
 }
 
-int signals_read(int fd)
+int daemonconf_signals_read(int fd)
 {
 	struct signalfd_siginfo si;
 	int what = 0;

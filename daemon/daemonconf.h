@@ -43,11 +43,11 @@ int daemonconf_args(struct daemonconf *dc, struct tracer_config *cfg, int argc, 
 const char *daemonconf_journal_path(const struct tracer_config *cfg);
 
 /* SIGTERM, SIGINT, SIGHUP through a signalfd watched by epfd: its fd, or -1. */
-int signals_open(int epfd, struct server_watch *w);
+int daemonconf_signals_open(int epfd, struct server_watch *w);
 #define SIGNALS_STOP 1
 #define SIGNALS_RELOAD 2
 /* The signals that came (SIGNALS_* bits), read from the signalfd. */
-int signals_read(int fd);
+int daemonconf_signals_read(int fd);
 
 /*
  * SIGHUP: read the configuration again, strictly.  Any problem keeps the

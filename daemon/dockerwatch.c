@@ -359,7 +359,7 @@ int dockerwatch_start(void)
 	pthread_cond_destroy(&dw.work);
 	pthread_cond_init(&dw.work, &ca);
 	pthread_condattr_destroy(&ca);
-	rc = thread_start(&dw.thread, watch_thread, NULL);
+	rc = threads_start(&dw.thread, watch_thread, NULL);
 	if (rc != 0) {
 		log_warn("docker watch thread: %s: containers started by dockerd stay apart",
 			 strerror(rc));

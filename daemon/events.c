@@ -137,7 +137,7 @@ static void on_exit_event(struct jobs *js, struct open_job *oj, const struct tra
 	if (!p)
 		return;
 	memset(&t, 0, sizeof(t));
-	proc_totals_split_cpu(&t, k->cpu_ns, k->utime_ns, k->stime_ns);
+	job_record_split_cpu(&t, k->cpu_ns, k->utime_ns, k->stime_ns);
 	t.maxrss_bytes = k->maxrss_kb * 1024;
 	t.rchar = k->rchar;
 	t.wchar = k->wchar;

@@ -281,7 +281,7 @@ int gpu_nvml_start(const struct tracer_config *cfg)
 	pthread_condattr_destroy(&ca);
 	/* as root: turning accounting on needs it, and so may the records
 	 * of other users' processes */
-	rc = thread_start(&gpu_nvml_st.thread, nvml_thread, NULL);
+	rc = threads_start(&gpu_nvml_st.thread, nvml_thread, NULL);
 	if (rc != 0) {
 		log_warn("gpu thread: %s: GPUs not followed", strerror(rc));
 		gpu_probe_set_state(ST_FAILED, "thread: %s", strerror(rc));

@@ -21,6 +21,7 @@
 #include "rules.h"
 #include "delivery.h"
 #include "peer.h"
+#include "journal.h"
 
 struct bpf_loader;
 
@@ -90,13 +91,7 @@ struct jobs {
 	jobs_answer_fn answer;
 	void *answer_ctx;
 	size_t nclosing;
-	/* journal.c: the open jobs, for a restarted tracerd (NULL: none) */
-	const char *journal_path;
-	uint64_t journal_at_ns;
-	bool journal_dirty, journal_warned;
-	/* closed jobs kept in the journal until their summary is spooled */
-	struct journal_done *done;
-	size_t ndone, done_cap;
+	struct journal journal;    /* the open jobs, for a restarted tracerd */
 	struct history history;         /* earlier runs per task name (analysis) */
 };
 

@@ -182,7 +182,7 @@ struct open_job *jobs_open_new(struct jobs *js, const struct tracer_identity *id
 	oj->job->start_ns = clock_real_ns();
 	identity_join_key(id, oj->join_key, sizeof(oj->join_key));
 	oj->drops_at_start = drop_count(js);
-	js->journal_dirty = true;
+	js->journal.dirty = true;
 	if (open_add(js, oj) != 0) {
 		job_free(oj->job);
 		free(oj);
@@ -524,7 +524,7 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 		js->answer(js->answer_ctx, oj->answer_ticket, reply_ok(NULL, 0));
 	remember_recent(js, j->uid);
 	js->stats.closed++;
-	js->journal_dirty = true;
+	js->journal.dirty = true;
 	if (oj->closing)
 		js->nclosing--;
 	open_remove(js, oj);

@@ -23,6 +23,7 @@
 #include "clock.h"
 #include "closing.h"
 #include "jobcontainers.h"
+#include "jobs.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "procfs.h"
@@ -178,10 +179,10 @@ int journal_write(struct jobs *js)
 	FILE *f;
 	int rc = -1;
 
-	if (!js->journal_path)
+	if (!js->journal.path)
 		return 0;
-	js->journal_dirty = false;
-	js->journal_at_ns = clock_mono_ns();
+	js->journal.dirty = false;
+	js->journal.at_ns = clock_mono_ns();
 	o = cJSON_CreateObject();
 	if (!o)
 		return -1;
@@ -194,26 +195,26 @@ int journal_write(struct jobs *js)
 		if (jobs_at(js, i) != js->host_job && strcmp(jobs_at(js, i)->job->id.scheduler, "host"))
 			cJSON_AddItemToArray(arr, job_json(jobs_at(js, i)));
 	arr = cJSON_AddArrayToObject(o, "finished");
-	for (size_t i = 0; arr && i < js->ndone; i++)
-		cJSON_AddItemReferenceToArray(arr, js->done[i].entry);
+	for (size_t i = 0; arr && i < js->journal.ndone; i++)
+		cJSON_AddItemReferenceToArray(arr, js->journal.done[i].entry);
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	if (!text)
 		return -1;
-	snprintf(tmp, sizeof(tmp), "%s.tmp", js->journal_path);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", js->journal.path);
 	f = fopen(tmp, "we");
 	if (f && fputs(text, f) >= 0 && fputc('\n', f) != EOF && fclose(f) == 0) {
 		f = NULL;
-		rc = rename(tmp, js->journal_path);
+		rc = rename(tmp, js->journal.path);
 	}
 	if (f)
 		fclose(f);
-	if (rc != 0 && !js->journal_warned) {
+	if (rc != 0 && !js->journal.warned) {
 		log_warn("journal %s: %s: open jobs will not survive a restart",
-			 js->journal_path, strerror(errno));
-		js->journal_warned = true;
+			 js->journal.path, strerror(errno));
+		js->journal.warned = true;
 	} else if (rc == 0) {
-		js->journal_warned = false;
+		js->journal.warned = false;
 	}
 	free(text);
 	return rc;
@@ -224,7 +225,7 @@ static void prune_done(struct jobs *js);
 void journal_tick(struct jobs *js)
 {
 	prune_done(js);
-	if (js->journal_dirty || clock_mono_ns() - js->journal_at_ns >= JOURNAL_PERIOD_NS)
+	if (js->journal.dirty || clock_mono_ns() - js->journal.at_ns >= JOURNAL_PERIOD_NS)
 		journal_write(js);
 }
 
@@ -364,7 +365,7 @@ void journal_submit(struct jobs *js, struct open_job *oj, cJSON *summary)
 		cJSON_ReplaceItemInObjectCaseSensitive(summary, "incomplete", cJSON_CreateTrue());
 		cJSON_AddTrueToObject(summary, "recovered");
 	}
-	if (js->journal_path && oj != js->host_job && strcmp(j->id.scheduler, "host") &&
+	if (js->journal.path && oj != js->host_job && strcmp(j->id.scheduler, "host") &&
 	    (e = job_json(oj))) {
 		json_add_str(e, "summary_id", json_get_str(summary, "summary_id", ""));
 		add_u64s(e, "end_ns", j->end_ns);
@@ -374,20 +375,20 @@ void journal_submit(struct jobs *js, struct open_job *oj, cJSON *summary)
 	seq = delivery_submit(js->delivery, summary); /* summary is not ours now */
 	if (!e)
 		return;
-	if (seq && js->ndone == js->done_cap) {
-		size_t cap = js->done_cap ? js->done_cap * 2 : 16;
-		struct journal_done *d = realloc(js->done, cap * sizeof(*d));
+	if (seq && js->journal.ndone == js->journal.done_cap) {
+		size_t cap = js->journal.done_cap ? js->journal.done_cap * 2 : 16;
+		struct journal_done *d = realloc(js->journal.done, cap * sizeof(*d));
 		if (d) {
-			js->done = d;
-			js->done_cap = cap;
+			js->journal.done = d;
+			js->journal.done_cap = cap;
 		}
 	}
-	if (!seq || js->ndone == js->done_cap) { /* dropped (logged), or no memory */
+	if (!seq || js->journal.ndone == js->journal.done_cap) { /* dropped (logged), or no memory */
 		cJSON_Delete(e);
 		return;
 	}
-	js->done[js->ndone++] = (struct journal_done){e, seq};
-	js->journal_dirty = true;
+	js->journal.done[js->journal.ndone++] = (struct journal_done){e, seq};
+	js->journal.dirty = true;
 }
 
 /* Forget the closed jobs whose summaries the spool has now. */
@@ -396,35 +397,35 @@ static void prune_done(struct jobs *js)
 	uint64_t upto;
 	size_t k = 0;
 
-	if (!js->ndone)
+	if (!js->journal.ndone)
 		return;
 	upto = delivery_spooled(js->delivery);
-	while (k < js->ndone && js->done[k].seq <= upto)
-		cJSON_Delete(js->done[k++].entry);
+	while (k < js->journal.ndone && js->journal.done[k].seq <= upto)
+		cJSON_Delete(js->journal.done[k++].entry);
 	if (!k)
 		return;
-	memmove(js->done, js->done + k, (js->ndone - k) * sizeof(*js->done));
-	js->ndone -= k;
-	js->journal_dirty = true;
+	memmove(js->journal.done, js->journal.done + k, (js->journal.ndone - k) * sizeof(*js->journal.done));
+	js->journal.ndone -= k;
+	js->journal.dirty = true;
 }
 
 void journal_settle(struct jobs *js, unsigned timeout_ms)
 {
-	if (js->ndone && !delivery_wait_spooled(js->delivery, js->done[js->ndone - 1].seq,
+	if (js->journal.ndone && !delivery_wait_spooled(js->delivery, js->journal.done[js->journal.ndone - 1].seq,
 						timeout_ms))
 		log_warn("journal: %zu closed jobs not spooled in time: kept for the next start",
-			 js->ndone);
+			 js->journal.ndone);
 	prune_done(js);
 	journal_write(js);
 }
 
 void journal_free(struct jobs *js)
 {
-	for (size_t k = 0; k < js->ndone; k++)
-		cJSON_Delete(js->done[k].entry);
-	free(js->done);
-	js->done = NULL;
-	js->ndone = js->done_cap = 0;
+	for (size_t k = 0; k < js->journal.ndone; k++)
+		cJSON_Delete(js->journal.done[k].entry);
+	free(js->journal.done);
+	js->journal.done = NULL;
+	js->journal.ndone = js->journal.done_cap = 0;
 }
 
 /* A closed job whose summary the spool never got: finished again from
@@ -462,12 +463,12 @@ int journal_resume(struct jobs *js, bool maps)
 	int n = 0;
 	FILE *f;
 
-	if (!js->journal_path)
+	if (!js->journal.path)
 		return 0;
-	f = fopen(js->journal_path, "re");
+	f = fopen(js->journal.path, "re");
 	if (!f) {
 		if (errno != ENOENT)
-			log_warn("journal %s: %s: nothing resumed", js->journal_path, strerror(errno));
+			log_warn("journal %s: %s: nothing resumed", js->journal.path, strerror(errno));
 		return 0;
 	}
 	if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) > 0 &&
@@ -479,7 +480,7 @@ int journal_resume(struct jobs *js, bool maps)
 	if (!o || strcmp(json_get_str(o, "schema", ""), JOURNAL_SCHEMA) != 0 ||
 	    strcmp(json_get_str(o, "pin_dir", ""), js->cfg->pin_dir) != 0) {
 		log_error("journal %s: unreadable, or of another version or pin_dir: nothing resumed",
-			  js->journal_path);
+			  js->journal.path);
 		cJSON_Delete(o);
 		return -1;
 	}
@@ -505,9 +506,9 @@ int journal_resume(struct jobs *js, bool maps)
 	}
 	if (n)
 		log_info("resumed %d open jobs from %s (%s; %llu processes gone without record)",
-			 n, js->journal_path,
+			 n, js->journal.path,
 			 maps ? "kernel state kept" : "kernel state lost: no process followed",
 			 (unsigned long long)a.lost);
-	js->journal_dirty = true;
+	js->journal.dirty = true;
 	return n;
 }

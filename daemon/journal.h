@@ -8,10 +8,27 @@
 #define TRACERD_JOURNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 
-#include "jobs.h"
+#include <cjson/cJSON.h>
 
-/* Write js->journal_path now (0 or -1; a failure is logged once). */
+struct jobs;
+struct open_job;
+struct journal_done;
+
+/* The journal's state, in struct jobs (jobs.h): owned by journal.c; the
+ * table only says that a job opened or closed (dirty). */
+struct journal {
+	const char *path;          /* NULL: no journal */
+	uint64_t at_ns;            /* monotonic time of the last write */
+	bool dirty, warned;        /* a job opened or closed; a failure logged */
+	/* closed jobs kept in the journal until their summary is spooled */
+	struct journal_done *done;
+	size_t ndone, done_cap;
+};
+
+/* Write js->journal.path now (0 or -1; a failure is logged once). */
 int journal_write(struct jobs *js);
 /* From the loop's tick: write when a job opened or closed, and every second. */
 void journal_tick(struct jobs *js);

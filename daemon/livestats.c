@@ -29,7 +29,7 @@ static size_t sample_threads(struct job *j, struct job_proc *p,
 		int ncpus = (int)(sizeof(th.cpus) / sizeof(th.cpus[0]));
 		*running += th.running;
 		for (int i = 0; i < th.running && i < ncpus; i++)
-			job_note_cpu_busy(j, th.cpus[i], host->cpus);
+			allocation_note_cpu_busy(j, th.cpus[i], host->cpus);
 		p->totals.blkio_delay_ns +=
 			job_blocked_note_blkio(&j->blocked, &p->blkio_ticks_seen, th.blkio_ticks);
 		return (size_t)th.read;
@@ -39,7 +39,7 @@ static size_t sample_threads(struct job *j, struct job_proc *p,
 		job_blocked_note_blkio(&j->blocked, &p->blkio_ticks_seen, st->blkio_ticks);
 	if (st->state == 'R') {
 		(*running)++;
-		job_note_cpu_busy(j, st->processor, host->cpus);
+		allocation_note_cpu_busy(j, st->processor, host->cpus);
 	}
 	return 0;
 }
@@ -127,7 +127,7 @@ size_t livestats_sample_rss(struct job *j, const struct host_info *host,
 		}
 	/* concurrency among the threads read this time (all of them
 	 * unless the job has more than the sampling budget) */
-	job_note_concurrency(j, running);
+	allocation_note_concurrency(j, running);
 	j->running = running > 0;
 	j->stall_moved = j->running || ticks != j->ticks;
 	j->ticks = ticks;
@@ -136,7 +136,7 @@ size_t livestats_sample_rss(struct job *j, const struct host_info *host,
 	if (sum > j->mem_peak_bytes)
 		j->mem_peak_bytes = sum;
 	/* over time: finished processes exact, live ones as last read */
-	job_series_note(&j->series, j->start_ns, clock_real_ns(), j->totals.cpu_ns + ticks, sum);
+	timeseries_note(&j->series, j->start_ns, clock_real_ns(), j->totals.cpu_ns + ticks, sum);
 	return read;
 }
 
@@ -176,7 +176,7 @@ int livestats_read_totals(struct job_proc *p)
 
 	if (procfs_read_stat(p->pid, &st) != 0 || !procfs_same_start(&st, p->start_mono_ns))
 		return -1;
-	proc_totals_split_cpu(&p->totals,
+	job_record_split_cpu(&p->totals,
 			      clock_ticks_ns(st.utime_ticks + st.stime_ticks),
 			      st.utime_ticks, st.stime_ticks);
 	p->totals.min_flt = st.minflt;

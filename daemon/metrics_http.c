@@ -134,7 +134,7 @@ struct metrics_http *metrics_http_open(const char *listen, bool allow_remote, ch
 	pthread_mutex_init(&st.m->lock, NULL);
 	if (st.ss.ss_family == AF_INET6)
 		st.flags |= MHD_USE_IPv6;
-	rc = thread_start(&t, start_capless, &st);
+	rc = threads_start(&t, start_capless, &st);
 	if (rc == 0)
 		rc = pthread_join(t, NULL);
 	if (rc != 0 || !st.mhd) {

@@ -164,7 +164,7 @@ static void on_event(struct reader *r, struct server_watch *w, uint32_t events)
 		server_conn_ready(r->server, w, events);
 		break;
 	case WATCH_SIGNAL: {
-		int what = signals_read(r->sigfd);
+		int what = daemonconf_signals_read(r->sigfd);
 
 		if (what & SIGNALS_RELOAD)
 			log_warn("SIGHUP: a reader reads its configuration at start only: "
@@ -213,7 +213,7 @@ static int reader_open(struct reader *r)
 		log_error("epoll_create1: %s", strerror(errno));
 		return -1;
 	}
-	r->sigfd = signals_open(r->epfd, &r->signal_w);
+	r->sigfd = daemonconf_signals_open(r->epfd, &r->signal_w);
 	if (r->sigfd < 0 || open_timer(r) != 0)
 		return -1;
 	if (privacy_init(&r->privacy, r->cfg->admin_group, err, sizeof(err)) != 0) {

@@ -106,8 +106,8 @@ char *status_reply_render(struct tracerd *d, const struct peer *peer)
 	{
 		struct wait_accounting wa;
 
-		wait_accounting_probe(&wa);
-		cJSON_AddItemToObject(st, "wait_accounting", wait_accounting_json(&wa));
+		waitacct_probe(&wa);
+		cJSON_AddItemToObject(st, "wait_accounting", waitacct_json(&wa));
 	}
 	cJSON_AddItemToObject(st, "gpu", gpu_nvml_status_json());
 	cJSON_AddItemToObject(st, "idle_host", idle_host_json(&d->idle, d->cfg.idle_host_cpu_share,

@@ -5,7 +5,7 @@
 
 #include <signal.h>
 
-int thread_start(pthread_t *t, void *(*fn)(void *), void *arg)
+int threads_start(pthread_t *t, void *(*fn)(void *), void *arg)
 {
 	sigset_t all, old;
 	int rc;

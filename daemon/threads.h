@@ -10,6 +10,6 @@
 
 /* pthread_create with every signal blocked in the new thread; 0 or the
  * error number. */
-int thread_start(pthread_t *t, void *(*fn)(void *), void *arg);
+int threads_start(pthread_t *t, void *(*fn)(void *), void *arg);
 
 #endif

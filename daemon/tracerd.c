@@ -340,7 +340,7 @@ static int run_loop(struct tracerd *d)
 				server_conn_ready(d->server, w, evs[i].events);
 				break;
 			case WATCH_SIGNAL: {
-				int what = signals_read(d->sigfd);
+				int what = daemonconf_signals_read(d->sigfd);
 				if (what & SIGNALS_RELOAD) /* no waiting: sinks restart off the loop */
 					daemonconf_reload(&d->conf, &d->cfg, &d->rules, &d->jobs,
 							  d->delivery);
@@ -424,7 +424,7 @@ int main(int argc, char **argv)
 		log_error("epoll_create1: %s", strerror(errno));
 		goto cleanup;
 	}
-	d.sigfd = signals_open(d.epfd, &d.signal_w);
+	d.sigfd = daemonconf_signals_open(d.epfd, &d.signal_w);
 	if (d.sigfd < 0 || setup_timer(&d) != 0)
 		goto cleanup;
 	struct bpf_loader_opts bo = {
@@ -458,7 +458,7 @@ int main(int argc, char **argv)
 	}
 	d.jobs.answer = answer_request;
 	d.jobs.answer_ctx = &d;
-	d.jobs.journal_path = daemonconf_journal_path(&d.cfg);
+	d.jobs.journal.path = daemonconf_journal_path(&d.cfg);
 	/* before the first record is read: records of the time we were
 	 * down are in the kept ring buffer, tagged with their jobs' keys */
 	journal_resume(&d.jobs, bpf_loader_resumed(d.bpf));
@@ -498,14 +498,14 @@ int main(int argc, char **argv)
 		rc = 0;
 	notify_send("STOPPING=1");
 	bpf_loader_consume(d.bpf);
-	if (d.cfg.resume && d.jobs.journal_path) {
+	if (d.cfg.resume && d.jobs.journal.path) {
 		/* a restart resumes the open jobs: the programs go on
 		 * following them meanwhile; only the host job ends here */
 		jobs_close_host(&d.jobs, "tracerd stopping");
 		/* closed jobs stay journaled until the spool has them */
 		journal_settle(&d.jobs, TRACER_SHUTDOWN_DELIVERY_MS / 2);
 		log_info("%zu open jobs kept for the next start (%s)", d.jobs.nopen,
-			 d.jobs.journal_path);
+			 d.jobs.journal.path);
 	} else {
 		jobs_close_all(&d.jobs, "tracerd stopping");
 		bpf_loader_discard(d.bpf);

@@ -12,7 +12,7 @@
 
 #define MAX_CPUS 4096
 
-void job_note_cpu_busy(struct job *j, int cpu, int host_cpus)
+void allocation_note_cpu_busy(struct job *j, int cpu, int host_cpus)
 {
 	int n = host_cpus > 0 ? host_cpus : 1;
 
@@ -32,7 +32,7 @@ void job_note_cpu_busy(struct job *j, int cpu, int host_cpus)
 		j->cpu_busy[cpu]++;
 }
 
-void job_note_concurrency(struct job *j, int running)
+void allocation_note_concurrency(struct job *j, int running)
 {
 	if (running < 0)
 		running = 0;
@@ -42,7 +42,7 @@ void job_note_concurrency(struct job *j, int running)
 	j->cpu_samples++;
 }
 
-int cpulist_parse(const char *s, unsigned char *mask, int n)
+int allocation_cpulist_parse(const char *s, unsigned char *mask, int n)
 {
 	int count = 0;
 
@@ -73,7 +73,7 @@ int cpulist_parse(const char *s, unsigned char *mask, int n)
 	return count;
 }
 
-int job_concurrency_pct(const struct job *j, double p)
+int allocation_concurrency_pct(const struct job *j, double p)
 {
 	uint64_t seen = 0, want;
 
@@ -179,7 +179,7 @@ cJSON *allocation_use_json(const struct job *j, const struct host_info *host,
 	memset(core_busy, 0, sizeof(core_busy));
 	memset(numa_seen, 0, sizeof(numa_seen));
 	memset(numa_busy, 0, sizeof(numa_busy));
-	nalloc = j->id.alloc.cpuset[0] ? cpulist_parse(j->id.alloc.cpuset, alloc, n) : -1;
+	nalloc = j->id.alloc.cpuset[0] ? allocation_cpulist_parse(j->id.alloc.cpuset, alloc, n) : -1;
 	if (nalloc <= 0) { /* no CPU list: the whole host */
 		memset(alloc, 1, (size_t)n);
 		nalloc = n;
@@ -233,9 +233,9 @@ cJSON *allocation_use_json(const struct job *j, const struct host_info *host,
 	json_add_str(o, "idle_numa_nodes", buf);
 	c = cJSON_AddObjectToObject(o, "concurrency");
 	if (c) {
-		cJSON_AddNumberToObject(c, "p50", job_concurrency_pct(j, 50));
-		cJSON_AddNumberToObject(c, "p95", job_concurrency_pct(j, 95));
-		cJSON_AddNumberToObject(c, "max", job_concurrency_pct(j, 100));
+		cJSON_AddNumberToObject(c, "p50", allocation_concurrency_pct(j, 50));
+		cJSON_AddNumberToObject(c, "p95", allocation_concurrency_pct(j, 95));
+		cJSON_AddNumberToObject(c, "max", allocation_concurrency_pct(j, 100));
 	}
 	return o;
 }

@@ -21,15 +21,15 @@
 #include "hostinfo.h"
 #include "job_record.h"
 
-void job_note_cpu_busy(struct job *j, int cpu, int host_cpus);
-void job_note_concurrency(struct job *j, int running);
+void allocation_note_cpu_busy(struct job *j, int cpu, int host_cpus);
+void allocation_note_concurrency(struct job *j, int running);
 
 /* Parse a CPU list ("0-3,8"); sets mask[cpu] for cpu < n.  Returns the
  * number of CPUs set, -1 on a syntax error. */
-int cpulist_parse(const char *s, unsigned char *mask, int n);
+int allocation_cpulist_parse(const char *s, unsigned char *mask, int n);
 
 /* The concurrency percentile p (0..100) from the histogram; 0 without samples. */
-int job_concurrency_pct(const struct job *j, double p);
+int allocation_concurrency_pct(const struct job *j, double p);
 
 /*
  * The "allocation_use" object of the summary: per allocated CPU its core,

@@ -96,7 +96,7 @@ static void add_recommendation(cJSON *root, const struct job *j, double wall_s,
 			       int gpus)
 {
 	cJSON *r = cJSON_AddObjectToObject(root, "recommendation"), *sx;
-	int cpus = job_concurrency_pct(j, 95);
+	int cpus = allocation_concurrency_pct(j, 95);
 	int mean = wall_s > 0 ? (int)ceil(cpu_s / wall_s - 0.05) : 1;
 	uint64_t mem_gb = analysis_round_mem(peak, TRACER_DEFAULT_MEM_HEADROOM);
 	double t = ceil(wall_s * TRACER_DEFAULT_MEM_HEADROOM / 60.0) * 60.0;
@@ -259,7 +259,7 @@ static void job_flags(cJSON *flags, const cJSON *root, const struct job *j,
 	const cJSON *tot = cJSON_GetObjectItem(root, "totals");
 	double cpu = num(tot, "cpu_s"), delay = num(tot, "run_delay_s");
 	double io = num(tot, "read_bytes") + num(tot, "write_bytes");
-	int conc = job_concurrency_pct(j, 95);
+	int conc = allocation_concurrency_pct(j, 95);
 	double span = wall * (conc > 1 ? conc : 1), off, blocked;
 	cJSON *f;
 
@@ -356,7 +356,7 @@ static void add_answers(cJSON *root, const struct job *j, const struct host_info
 	/* CPU allocation */
 	if (j->id.alloc.cpus >= 2 && wall > 0) {
 		double eff = cpu / (wall * j->id.alloc.cpus);
-		if (eff <= 1.5 / j->id.alloc.cpus && job_concurrency_pct(j, 95) <= 1) {
+		if (eff <= 1.5 / j->id.alloc.cpus && allocation_concurrency_pct(j, 95) <= 1) {
 			f = analysis_flag(flags, "serial_in_parallel_allocation", "warning", NULL, NULL, 0,
 				     "CPU efficiency %.0f%% of %d CPUs, about 1/%d: this looks like a single-threaded program",
 				     100 * eff, j->id.alloc.cpus, j->id.alloc.cpus);
@@ -445,7 +445,7 @@ void analysis_add(cJSON *root, const struct job *j, const struct host_info *host
 	cJSON *blocked, *limits = job_blocked_limits_json(&j->blocked);
 	struct wait_accounting wa;
 
-	wait_accounting_probe(&wa);
+	waitacct_probe(&wa);
 	blocked = job_blocked_json(&j->blocked, wa.delayacct > 0);
 	if (use)
 		cJSON_AddItemToObject(root, "allocation_use", use);

@@ -78,7 +78,7 @@ int clickhouse_exec(const struct tracer_config *cfg, const char *sql, const char
 	r = (struct http_post){.url = url.p, .body = sql, .len = strlen(sql),
 			       .ca_file = cfg->http_ca_file, .user = cfg->clickhouse_user,
 			       .password = password, .timeout_ms = timeout_ms, .body_out = &body};
-	rc = http_post_run(&r, err, errlen);
+	rc = sink_http_post_run(&r, err, errlen);
 	memset(password, 0, sizeof(password));
 	growbuf_free(&url);
 	if (rc == 0 && (body.oom || body.over)) {

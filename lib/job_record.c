@@ -75,7 +75,7 @@ void job_free(struct job *j)
 	}
 	free(j->cpu_busy);
 	gpu_job_free(j->gpu);
-	job_series_free(j->series);
+	timeseries_free(j->series);
 	netpeers_free(j->peers);
 	for (struct tool_agg *t = j->tools, *next; t; t = next) {
 		next = t->next;
@@ -188,7 +188,7 @@ void job_proc_exec(struct job *j, struct job_proc *p, const char *exe,
 		p->flags |= PROC_F_ARGV_TRUNCATED;
 }
 
-void proc_totals_split_cpu(struct proc_totals *t, uint64_t cpu_ns,
+void job_record_split_cpu(struct proc_totals *t, uint64_t cpu_ns,
 			   uint64_t utime_ns, uint64_t stime_ns)
 {
 	/* kernel/sched/cputime.c cputime_adjust(): scale the precise

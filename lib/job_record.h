@@ -256,7 +256,7 @@ void job_proc_forget(struct job *j, struct job_proc *p);
 void job_note_cgroup(struct job *j, const struct cgroup_stats *st);
 
 /* Split precise cpu_ns into user/system as the kernel's cputime_adjust. */
-void proc_totals_split_cpu(struct proc_totals *t, uint64_t cpu_ns,
+void job_record_split_cpu(struct proc_totals *t, uint64_t cpu_ns,
 			   uint64_t utime_ns, uint64_t stime_ns);
 
 #endif

@@ -66,7 +66,7 @@ struct sink *sink_open(enum sink_kind k, const struct tracer_config *cfg, char *
 	s->kind = k;
 	s->cfg = cfg;
 	s->fd = -1;
-	if (k == SINK_FILE && file_sink_open(s, err, errlen) != 0)
+	if (k == SINK_FILE && sink_file_open(s, err, errlen) != 0)
 		goto fail;
 	if (k == SINK_HTTP && !cfg->http_url[0]) {
 		snprintf(err, errlen, "sink http needs http_url");
@@ -101,11 +101,11 @@ int sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t 
 		return 0;
 	switch (s->kind) {
 	case SINK_FILE:
-		return file_sink_deliver(s, texts, lens, n, err, errlen);
+		return sink_file_deliver(s, texts, lens, n, err, errlen);
 	case SINK_HTTP:
-		return http_sink_deliver(s, texts, lens, n, timeout_ms, abort, err, errlen);
+		return sink_http_deliver(s, texts, lens, n, timeout_ms, abort, err, errlen);
 	default:
-		return clickhouse_sink_deliver(s, texts, lens, n, timeout_ms, abort, err, errlen);
+		return sink_clickhouse_deliver(s, texts, lens, n, timeout_ms, abort, err, errlen);
 	}
 }
 
@@ -113,7 +113,7 @@ int sink_probe(struct sink *s, long timeout_ms, const _Atomic int *abort, char *
 	       size_t errlen)
 {
 	err[0] = '\0';
-	return s->kind == SINK_CLICKHOUSE ? clickhouse_sink_probe(s, timeout_ms, abort, err, errlen)
+	return s->kind == SINK_CLICKHOUSE ? sink_clickhouse_probe(s, timeout_ms, abort, err, errlen)
 					  : 0;
 }
 
@@ -121,7 +121,7 @@ void sink_close(struct sink *s)
 {
 	if (!s)
 		return;
-	file_sink_close(s);
+	sink_file_close(s);
 	free(s->seen);
 	free(s);
 }

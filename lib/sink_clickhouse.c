@@ -434,7 +434,7 @@ static int ch_post(struct ch_ctx *c, const char *query, const char *settings,
 				.ca_file = cfg->http_ca_file, .user = cfg->clickhouse_user,
 				.password = c->password, .timeout_ms = c->timeout_ms,
 				.abort = c->abort};
-	rc = http_post_run(r, err, errlen);
+	rc = sink_http_post_run(r, err, errlen);
 	growbuf_free(&url);
 	return rc;
 }
@@ -510,7 +510,7 @@ static int ch_insert(struct ch_ctx *c, int table, const struct growbuf *rows, ch
 	return 0;
 }
 
-int clickhouse_sink_probe(struct sink *s, long timeout_ms, const _Atomic int *abort,
+int sink_clickhouse_probe(struct sink *s, long timeout_ms, const _Atomic int *abort,
 			  char *err, size_t errlen)
 {
 	struct ch_ctx c = {.s = s, .timeout_ms = timeout_ms, .abort = abort};
@@ -547,7 +547,7 @@ int clickhouse_sink_rows(const char *text, size_t len, struct growbuf *rows)
 	return 0;
 }
 
-int clickhouse_sink_deliver(struct sink *s, char *const *texts, const size_t *lens,
+int sink_clickhouse_deliver(struct sink *s, char *const *texts, const size_t *lens,
 			    size_t n, long timeout_ms, const _Atomic int *abort,
 			    char *err, size_t errlen)
 {

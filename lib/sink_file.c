@@ -78,7 +78,7 @@ static int open_file(struct sink *s, char *err, size_t errlen)
 	return 0;
 }
 
-int file_sink_open(struct sink *s, char *err, size_t errlen)
+int sink_file_open(struct sink *s, char *err, size_t errlen)
 {
 	/* opened at the first delivery: a missing directory is then an
 	 * error of that delivery (retried), not of the daemon's start */
@@ -88,7 +88,7 @@ int file_sink_open(struct sink *s, char *err, size_t errlen)
 	return 0;
 }
 
-void file_sink_close(struct sink *s)
+void sink_file_close(struct sink *s)
 {
 	if (s->fd >= 0)
 		close(s->fd);
@@ -103,7 +103,7 @@ static void merge_oldest(struct sink *s, const char *older)
 	uint64_t dropped = 0;
 
 	snprintf(newer, sizeof(newer), "%s.%d", s->cfg->file_path, s->cfg->file_keep);
-	if (file_share_merge(older, newer, s->cfg->file_max_bytes, &dropped, err, sizeof(err)) != 0)
+	if (sink_file_share_merge(older, newer, s->cfg->file_max_bytes, &dropped, err, sizeof(err)) != 0)
 		snprintf(s->note, sizeof(s->note), "the oldest summaries of %s dropped whole, "
 			 "not by user share: %s", older, err);
 	else if (dropped)
@@ -144,7 +144,7 @@ static void rotate(struct sink *s)
 		merge_oldest(s, older);
 out:
 	flock(s->fd, LOCK_UN);
-	file_sink_close(s);
+	sink_file_close(s);
 }
 
 /* The descriptor still names the file at path (not a rotated one). */
@@ -153,7 +153,7 @@ static int current_fd(struct sink *s, size_t incoming, char *err, size_t errlen)
 	struct stat st, fst;
 
 	if (s->fd >= 0 && (stat(s->cfg->file_path, &st) != 0 || st.st_ino != s->ino))
-		file_sink_close(s);
+		sink_file_close(s);
 	if (s->fd < 0 && open_file(s, err, errlen) != 0)
 		return -1;
 	if (s->cfg->file_max_bytes && fstat(s->fd, &fst) == 0 && fst.st_size > 0 &&
@@ -258,7 +258,7 @@ static bool already_written(const struct sink *s, const char *text, size_t len)
 	       bsearch(id, s->seen, s->nseen, sizeof(*s->seen), cmp_id);
 }
 
-int file_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
+int sink_file_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
 		      char *err, size_t errlen)
 {
 	size_t skipped = 0;
@@ -287,7 +287,7 @@ int file_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, si
 				w = -1;
 			snprintf(err, errlen, "%s: %s", s->cfg->file_path,
 				 w < 0 ? strerror(errno) : "short write (disk full?)");
-			file_sink_close(s);
+			sink_file_close(s);
 			return -1;
 		}
 	}

@@ -162,7 +162,7 @@ static int copy_kept(const char *path, unsigned char which, const struct index *
 	return rc;
 }
 
-int file_share_merge(const char *older, const char *newer, uint64_t budget, uint64_t *dropped,
+int sink_file_share_merge(const char *older, const char *newer, uint64_t budget, uint64_t *dropped,
 		     char *err, size_t errlen)
 {
 	struct index ix = {0};

@@ -59,7 +59,7 @@ static void printable(char *s)
 			*s = ' ';
 }
 
-int http_post_run(struct http_post *r, char *err, size_t errlen)
+int sink_http_post_run(struct http_post *r, char *err, size_t errlen)
 {
 	CURL *c = curl_easy_init();
 	struct curl_slist *hdrs = NULL;
@@ -183,7 +183,7 @@ static int gzip_buf(const char *in, size_t len, struct growbuf *out)
 	return rc == Z_STREAM_END ? 0 : -1;
 }
 
-int http_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
+int sink_http_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
 		      long timeout_ms, const _Atomic int *abort, char *err, size_t errlen)
 {
 	const struct tracer_config *cfg = s->cfg;
@@ -223,7 +223,7 @@ int http_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, si
 		r.len = gz.len;
 	}
 	headers[nh] = NULL;
-	rc = http_post_run(&r, err, errlen);
+	rc = sink_http_post_run(&r, err, errlen);
 out:
 	memset(token, 0, sizeof(token));
 	memset(auth, 0, sizeof(auth));

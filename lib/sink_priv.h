@@ -25,7 +25,7 @@ struct sink {
 	char (*seen)[40];
 	size_t nseen;
 	bool tail_read;
-	uint64_t share_dropped; /* summaries rotated out of the archive (file_share_merge) */
+	uint64_t share_dropped; /* summaries rotated out of the archive (sink_file_share_merge) */
 	bool no_share_merge;    /* standalone writer: the oldest file falls off whole */
 	char note[512];         /* what the last rotation did, for the caller's log */
 	/* clickhouse: the server's version and the datalake's schema
@@ -53,14 +53,14 @@ struct http_post {
 	long status;
 	struct growbuf *body_out;       /* when set: the whole reply, up to its max */
 };
-int http_post_run(struct http_post *r, char *err, size_t errlen);
+int sink_http_post_run(struct http_post *r, char *err, size_t errlen);
 /* A secret from a file (first line, surrounding space removed). */
 int read_secret(const char *path, char *out, size_t len, char *err, size_t errlen);
 
-int file_sink_open(struct sink *s, char *err, size_t errlen);
-int file_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
+int sink_file_open(struct sink *s, char *err, size_t errlen);
+int sink_file_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
 		      char *err, size_t errlen);
-void file_sink_close(struct sink *s);
+void sink_file_close(struct sink *s);
 /*
  * sink_file_share.c: rotation keeps the oldest rotated file's summaries
  * by user share.  older and newer (the file just rotated onto it) become
@@ -68,13 +68,13 @@ void file_sink_close(struct sink *s);
  * the share holding the most loses its oldest line first.  0 with the
  * lines dropped in *dropped; -1 with err, the files untouched.
  */
-int file_share_merge(const char *older, const char *newer, uint64_t budget, uint64_t *dropped,
+int sink_file_share_merge(const char *older, const char *newer, uint64_t budget, uint64_t *dropped,
 		     char *err, size_t errlen);
-int http_sink_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
+int sink_http_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
 		      long timeout_ms, const _Atomic int *abort, char *err, size_t errlen);
-int clickhouse_sink_probe(struct sink *s, long timeout_ms, const _Atomic int *abort,
+int sink_clickhouse_probe(struct sink *s, long timeout_ms, const _Atomic int *abort,
 			  char *err, size_t errlen);
-int clickhouse_sink_deliver(struct sink *s, char *const *texts, const size_t *lens,
+int sink_clickhouse_deliver(struct sink *s, char *const *texts, const size_t *lens,
 			    size_t n, long timeout_ms, const _Atomic int *abort,
 			    char *err, size_t errlen);
 

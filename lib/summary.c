@@ -420,7 +420,7 @@ cJSON *summary_build(const struct job *j, const struct host_info *host,
 		json_add_u64_text(g, "end_ns", j->gap_end_ns[i]);
 		cJSON_AddItemToArray(o, g);
 	}
-	o = job_series_json(j->series, opts ? opts->sample_interval_ms : 0);
+	o = timeseries_json(j->series, opts ? opts->sample_interval_ms : 0);
 	if (o)
 		cJSON_AddItemToObject(root, "timeseries", o);
 	o = cJSON_AddObjectToObject(root, "tracer");

@@ -26,7 +26,7 @@ static void halve(struct job_series *s)
 
 static int push(struct job_series *s, const struct series_point *pt)
 {
-	/* one place left for the point being filled (job_series_json) */
+	/* one place left for the point being filled (timeseries_json) */
 	if (s->n + 1 >= SERIES_MAX_POINTS)
 		halve(s);
 	if (s->n == s->cap) {
@@ -45,7 +45,7 @@ static int push(struct job_series *s, const struct series_point *pt)
 	return 0;
 }
 
-void job_series_note(struct job_series **sp, uint64_t start_ns, uint64_t now_ns,
+void timeseries_note(struct job_series **sp, uint64_t start_ns, uint64_t now_ns,
 		     uint64_t cpu_ns, uint64_t mem_bytes)
 {
 	struct job_series *s = *sp;
@@ -75,7 +75,7 @@ void job_series_note(struct job_series **sp, uint64_t start_ns, uint64_t now_ns,
 		s->pending--; /* retried at the next sample */
 }
 
-void job_series_free(struct job_series *s)
+void timeseries_free(struct job_series *s)
 {
 	if (!s)
 		return;
@@ -88,7 +88,7 @@ static double round3(double v)
 	return round(v * 1000) / 1000;
 }
 
-cJSON *job_series_json(const struct job_series *s, uint32_t sample_interval_ms)
+cJSON *timeseries_json(const struct job_series *s, uint32_t sample_interval_ms)
 {
 	cJSON *o, *t, *cpu, *mem;
 	uint32_t n;

@@ -37,14 +37,14 @@ struct job_series {
  * memory of its live processes.  *s is made on the first sample; when
  * memory runs out the sample is dropped (and the series stays valid).
  */
-void job_series_note(struct job_series **s, uint64_t start_ns, uint64_t now_ns,
+void timeseries_note(struct job_series **s, uint64_t start_ns, uint64_t now_ns,
 		     uint64_t cpu_ns, uint64_t mem_bytes);
-void job_series_free(struct job_series *s);
+void timeseries_free(struct job_series *s);
 
 /*
  * The summary's object: {"interval_s", "points", "t_s": [...],
  * "cpu_cores": [...], "mem_bytes": [...]}; NULL when there is no sample.
  */
-cJSON *job_series_json(const struct job_series *s, uint32_t sample_interval_ms);
+cJSON *timeseries_json(const struct job_series *s, uint32_t sample_interval_ms);
 
 #endif

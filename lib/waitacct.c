@@ -19,7 +19,7 @@ static int read_int_file(const char *path, int *v)
 	return ok ? 0 : -1;
 }
 
-void wait_accounting_probe(struct wait_accounting *w)
+void waitacct_probe(struct wait_accounting *w)
 {
 	static const char *const psi_cg[] = {
 		"/sys/fs/cgroup/cpu.pressure",         /* pure v2 */
@@ -38,7 +38,7 @@ void wait_accounting_probe(struct wait_accounting *w)
 			w->psi_cgroup = true;
 }
 
-cJSON *wait_accounting_json(const struct wait_accounting *w)
+cJSON *waitacct_json(const struct wait_accounting *w)
 {
 	cJSON *o = cJSON_CreateObject();
 

@@ -18,7 +18,7 @@ struct wait_accounting {
 	bool psi_cgroup;  /* cgroup v2 pressure files (cgroup.pressure, cpu.pressure) */
 };
 
-void wait_accounting_probe(struct wait_accounting *w);
-cJSON *wait_accounting_json(const struct wait_accounting *w);
+void waitacct_probe(struct wait_accounting *w);
+cJSON *waitacct_json(const struct wait_accounting *w);
 
 #endif

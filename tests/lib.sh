@@ -1,8 +1,8 @@
 # lib.sh - shared shell functions of the integration suites: counting
 # checks, the suite's preamble (root, temporary directory, what must be
 # installed and built, test users, the pids to stop), waiting for a
-# condition with a deadline, starting and stopping tracerd by pid,
-# reading summaries.
+# condition with a deadline, starting and stopping tracerd and a reader
+# tracerd by pid, reading summaries.
 # Sourced by bash scripts; start_tracerd and friends expect $BUILD (build
 # dir), $TOP (source tree) and $TMP (the suite's temp dir).
 
@@ -180,6 +180,52 @@ discard_tracerd_state() {
 	[ -d "$TRACERD_PINS" ] && rm -rf "$TRACERD_PINS"
 	[ -n "${TMP:-}" ] && rm -rf "$TMP/tracerd-state"
 	return 0
+}
+
+# ---- a reader tracerd (tracerd --reader: the datalake read back) ----
+
+# reader_start [extra -o options...]: tracerd --reader on its own socket
+# (RSOCK, $TMP/reader.sock) with the suite's LAKE options (the datalake
+# and its credentials), its log appended to RLOG ($TMP/reader.log), its
+# pid in READER_PID and OWNED_PIDS.  Returns at once: a reader may be
+# meant to refuse its options (reader_up waits for one that answers).
+READER_PID=
+reader_start() {
+	RSOCK=$TMP/reader.sock
+	RLOG=$TMP/reader.log
+	"$BUILD/tracerd" --reader -o socket="$RSOCK" -o rules="$TOP/contrib/rules/tools.rules" \
+		-o state_dir="$TMP/reader-state" -o spool_dir="$TMP/reader.spool" "${LAKE[@]}" \
+		"$@" >>"$RLOG" 2>&1 &
+	READER_PID=$!
+	OWNED_PIDS+=("$READER_PID")
+}
+reader_answers_or_died() { proc_gone "$READER_PID" || "$BUILD/tracer" -o socket="$RSOCK" status --json >/dev/null 2>&1; }
+
+# reader_up [extra -o options...]: reader_start, then 0 once it answers a
+# status request; a FAIL with its log and 1 when it died or did not
+# answer within 30 s
+reader_up() {
+	reader_start "$@"
+	poll_until 30 reader_answers_or_died
+	if ! proc_gone "$READER_PID" && "$BUILD/tracer" -o socket="$RSOCK" status --json >/dev/null 2>&1; then
+		return 0
+	fi
+	fail "the reader did not start (no status reply within 30 s); its log:"
+	sed 's/^/    /' "$RLOG"
+	reader_stop
+	return 1
+}
+
+# reader_stop: SIGTERM, and a FAIL if it has not exited 10 s later (then
+# SIGKILL); by pid, nothing when none runs
+reader_stop() {
+	[ -n "${READER_PID:-}" ] || return 0
+	kill -TERM "$READER_PID" 2>/dev/null
+	if ! wait_until 10 "the reader (pid $READER_PID) to exit on SIGTERM" proc_gone "$READER_PID"; then
+		kill -KILL "$READER_PID" 2>/dev/null
+	fi
+	wait "$READER_PID" 2>/dev/null
+	READER_PID=
 }
 
 # no_sanitizer_reports DESCRIPTION LOG...: a check that no sanitizer

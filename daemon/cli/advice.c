@@ -110,7 +110,7 @@ static void print_block(const char *label, const char *text)
 	putchar('\n');
 }
 
-void print_advice(const cJSON *s, int width, bool all_notes, int tool_notes)
+void advice_print(const cJSON *s, int width, bool all_notes, int tool_notes)
 {
 	const cJSON *oom = cJSON_GetObjectItem(s, "oom");
 	const cJSON *rec = cJSON_GetObjectItem(s, "recommendation");

@@ -59,7 +59,7 @@ cJSON *cli_job_view(struct cli *c, const char *name, const char *node);
 cJSON *cli_job_view_of(struct cli *c, const char *job_id, const char *cluster, const char *user,
 		       const char *node);
 /* The job view's steps as a table (nothing for one step). */
-void print_job_steps(const cJSON *view, int width);
+void show_job_steps(const cJSON *view, int width);
 /* Does this user ask tracerd (not root)? */
 bool cli_archive_remote(void);
 int cmd_report(struct cli *c, int argc, char **argv);
@@ -73,7 +73,7 @@ void print_netio_header(const cJSON *summary);
 const char *fmt_secs(double s, char *buf, size_t len);
 /* `tracer show`: state, OOM, flags, recommendation, cost (advice.c);
  * width 0: no limit; without all_notes, at most tool_notes notes on tools */
-void print_advice(const cJSON *s, int width, bool all_notes, int tool_notes);
+void advice_print(const cJSON *s, int width, bool all_notes, int tool_notes);
 const char *fmt_pct(double ratio, char *buf, size_t len);
 double jnum(const cJSON *o, const char *key);
 const char *jstr(const cJSON *o, const char *key);

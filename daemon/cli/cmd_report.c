@@ -345,8 +345,8 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		text_safe_json(s); /* names and argv reach a terminal */
 		term_begin(width);
 		print_header(s);
-		print_advice(s, width, parts & SHOW_ALL_TOOLS, SHOW_TOOL_NOTES);
-		print_job_steps(s, width);
+		advice_print(s, width, parts & SHOW_ALL_TOOLS, SHOW_TOOL_NOTES);
+		show_job_steps(s, width);
 		print_tools(s, width, parts & SHOW_ALL_TOOLS);
 		if (parts & SHOW_TREE)
 			print_tree(s, width);

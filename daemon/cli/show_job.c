@@ -147,7 +147,7 @@ static const char *time_of_day(const char *ns, char *buf, size_t len)
 	return buf;
 }
 
-void print_job_steps(const cJSON *view, int width)
+void show_job_steps(const cJSON *view, int width)
 {
 	static const struct table_col cols[] = {
 		{"STEP", 'l', 8, 0}, {"HOST", 'l', 8, 0}, {"START", 'r', 0, 2},

@@ -41,7 +41,7 @@ const char *test_pin_path(char *buf, size_t len, const char *name)
 
 /* Whatever this run left in its pin directory, and the directory: a run
  * that failed half-way must not leave programs attached. */
-static void remove_pins(void)
+static void bpf_pins_remove(void)
 {
 	DIR *d = opendir(pin_dir);
 	struct dirent *e;
@@ -275,7 +275,7 @@ static int suite_init(void)
 	char err[512];
 
 	snprintf(pin_dir, sizeof(pin_dir), "/sys/fs/bpf/tracer-test-%d", (int)getpid());
-	atexit(remove_pins); /* also when a CUnit assertion ends the run */
+	atexit(bpf_pins_remove); /* also when a CUnit assertion ends the run */
 
 	if (geteuid() != 0) {
 		fprintf(stderr, "test_bpf must run as root (loads BPF programs)\n");
@@ -322,7 +322,7 @@ static int suite_cleanup(void)
 			rc = -1;
 		}
 	}
-	remove_pins();
+	bpf_pins_remove();
 	if (tmpdir[0] && rmdir(tmpdir) != 0) {
 		fprintf(stderr, "rmdir %s: %s\n", tmpdir, strerror(errno));
 		rc = -1;

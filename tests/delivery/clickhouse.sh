@@ -1,13 +1,44 @@
-# clickhouse.sh - a private ClickHouse server for the delivery, datalake
-# and reader suites and the bench: config, data and logs in a directory
-# of the caller's, on loopback ports of the caller's, started and stopped
-# by pid.  Users: default (no password) and tracer_rw (password
-# ch-s3cret), or the caller's users.xml.
+# clickhouse.sh - a private ClickHouse server for the delivery, datalake,
+# reader, sweep, tunelake and report suites and the bench: config, data
+# and logs in a root-only directory of the caller's, on loopback ports of
+# the caller's, started and stopped by pid.  Users: default (no password)
+# and tracer_rw (password ch-s3cret), or the caller's users.xml
+# (ch_users_xml writes one with other passwords).
 # Sourced; needs tests/lib.sh (poll_until, proc_gone, need_commands).
+
+# ch_users_xml DEFAULT_PW TRACER_RW_PW [PROFILE_SETTINGS]: a users.xml on
+# stdout: default (with that password, none when empty) and tracer_rw,
+# both from loopback only, PROFILE_SETTINGS (XML) added to their profile
+ch_users_xml() {
+	cat <<XML
+<?xml version="1.0"?>
+<yandex>
+  <profiles><default>${3:-}<max_memory_usage>2000000000</max_memory_usage></default></profiles>
+  <users><default><password>$1</password><networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
+    <profile>default</profile><quota>default</quota></default>
+    <tracer_rw><password>$2</password><networks><ip>127.0.0.1</ip></networks>
+    <profile>default</profile><quota>default</quota></tracer_rw></users>
+  <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors>
+    <result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></default></quotas>
+</yandex>
+XML
+}
+
+# ch_lake_rw PASSWORD: tracer_rw's password in a root-only file,
+# $TMP/chpw (tracer.conf's clickhouse_password_file), and LAKE, the -o
+# options of a tracer or tracerd that reads the datalake as tracer_rw
+ch_lake_rw() {
+	(umask 077 && printf '%s\n' "$1" >"$TMP/chpw") || { echo "FAIL: cannot write $TMP/chpw"; exit 1; }
+	chmod 0600 "$TMP/chpw" || { echo "FAIL: cannot chmod 0600 $TMP/chpw"; exit 1; }
+	LAKE=(-o datalake=clickhouse -o clickhouse_url="http://127.0.0.1:$CH_HTTP/" -o clickhouse_user=tracer_rw
+	      -o clickhouse_password_file="$TMP/chpw")
+}
 
 # ch_setup DIR TCP_PORT HTTP_PORT: write the configuration (once)
 ch_setup() {
 	CH_DIR=$1 CH_TCP=$2 CH_HTTP=$3
+	# root's alone: the users' passwords are written into it
+	install -d -m 0700 "$CH_DIR" || { echo "FAIL: cannot make $CH_DIR"; return 1; }
 	mkdir -p "$CH_DIR/data" "$CH_DIR/tmp" "$CH_DIR/log" "$CH_DIR/user_files"
 	cat >"$CH_DIR/config.xml" <<XML
 <?xml version="1.0"?>
@@ -28,18 +59,7 @@ ch_setup() {
   <timezone>UTC</timezone>
 </yandex>
 XML
-	cat >"$CH_DIR/users.xml" <<'XML'
-<?xml version="1.0"?>
-<yandex>
-  <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
-  <users><default><password></password><networks><ip>127.0.0.1</ip><ip>::1</ip></networks>
-    <profile>default</profile><quota>default</quota></default>
-    <tracer_rw><password>ch-s3cret</password><networks><ip>127.0.0.1</ip></networks>
-    <profile>default</profile><quota>default</quota></tracer_rw></users>
-  <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors>
-    <result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></default></quotas>
-</yandex>
-XML
+	ch_users_xml "" ch-s3cret >"$CH_DIR/users.xml"
 }
 
 ch_ping() { curl -sf --max-time 2 "http://127.0.0.1:$CH_HTTP/ping" >/dev/null; }
@@ -76,7 +96,7 @@ chq() { clickhouse-client --port "$CH_TCP" --multiquery "$@"; }
 # the default users), started
 ch_up() {
 	need_commands clickhouse-server clickhouse-client curl
-	ch_setup "$1" "$2" "$3"
+	ch_setup "$1" "$2" "$3" || exit 1
 	if ch_ping; then echo "FAIL: something already answers on port $CH_HTTP"; exit 1; fi
 	if [ -n "${4:-}" ]; then
 		cp "$4" "$CH_DIR/users.xml" || { echo "FAIL: cannot copy $4 to $CH_DIR"; exit 1; }

@@ -19,20 +19,9 @@ CH_TCP=18611 CH_HTTP=18634
 UA=tracer-ra
 UB=tracer-rb
 GRP=tracer-rg
-READER_PID=
-
-stop_reader() {
-	[ -n "$READER_PID" ] || return 0
-	kill -TERM "$READER_PID" 2>/dev/null
-	if ! wait_until 10 "the reader (pid $READER_PID) to exit on SIGTERM" proc_gone "$READER_PID"; then
-		kill -KILL "$READER_PID" 2>/dev/null
-	fi
-	wait "$READER_PID" 2>/dev/null
-	READER_PID=
-}
 cleanup() {
+	reader_stop
 	kill_owned
-	stop_reader
 	stop_tracerd
 	ch_stop
 	remove_test_users
@@ -48,32 +37,16 @@ make_test_users "$GRP" "$UA" "$UB"
 UTRACER=$(user_copy "$BUILD/tracer") || exit 1
 
 echo "== ClickHouse: the default user has a password nobody outside root knows"
-# root's alone from the start: the users' passwords are written into it
-install -d -m 0700 "$TMP/ch" || { echo "FAIL: cannot make $TMP/ch"; exit 1; }
 ADMIN_PW=adm-$$-$RANDOM$RANDOM
 RW_PW=rw-$$-$RANDOM$RANDOM
-(umask 077 && cat >"$TMP/ch/users.in.xml") <<XML
-<?xml version="1.0"?>
-<yandex>
-  <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
-  <users><default><password>$ADMIN_PW</password><networks><ip>127.0.0.1</ip></networks>
-    <profile>default</profile><quota>default</quota></default>
-    <tracer_rw><password>$RW_PW</password><networks><ip>127.0.0.1</ip></networks>
-    <profile>default</profile><quota>default</quota></tracer_rw></users>
-  <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors>
-    <result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time></interval></default></quotas>
-</yandex>
-XML
-ch_up "$TMP/ch" "$CH_TCP" "$CH_HTTP" "$TMP/ch/users.in.xml"
+(umask 077 && ch_users_xml "$ADMIN_PW" "$RW_PW" >"$TMP/users.in.xml")
+ch_up "$TMP/ch" "$CH_TCP" "$CH_HTTP" "$TMP/users.in.xml"
 chq() { clickhouse-client --port "$CH_TCP" --password="$ADMIN_PW" --multiquery "$@"; }
 check "the ClickHouse server is Debian's 18.16" ch_is_debian_1816
 MIG=$TOP/contrib/clickhouse/migrations
 check "schema v1 (migrations/001_v1.sql) loads" sh -c "clickhouse-client --port $CH_TCP --password='$ADMIN_PW' --multiquery < '$MIG/001_v1.sql'"
 # the credentials: a root-only file, as tracer.conf's clickhouse_password_file
-printf '%s\n' "$RW_PW" >"$TMP/chpw"
-chmod 0600 "$TMP/chpw"
-LAKE=(-o datalake=clickhouse -o clickhouse_url="http://127.0.0.1:$CH_HTTP/" -o clickhouse_user=tracer_rw
-      -o clickhouse_password_file="$TMP/chpw")
+ch_lake_rw "$RW_PW"
 # root's CLI on the datalake, with no tracerd at this socket
 root_lake() { "$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$TMP/nonexistent.ndjson" "${LAKE[@]}" "$@" 2>&1; }
 v1_error() { local o; o=$(root_lake jobs --json); grep -q "schema version 1 has no summary column: run tracer datalake migrate" <<<"$o" || { echo "$o"; return 1; }; }
@@ -106,24 +79,14 @@ with_summary() { [ "$(chq -q "SELECT count() FROM tracer.jobs FINAL WHERE summar
 check "the jobs have their summary in the datalake" with_summary
 
 echo "== tracerd --reader: no BPF, its own socket, the credentials root's"
-RSOCK=$TMP/reader.sock
-RLOG=$TMP/reader.log
-start_reader() {
-	"$BUILD/tracerd" --reader -o socket="$RSOCK" -o rules="$TOP/contrib/rules/tools.rules" \
-		-o state_dir="$TMP/reader-state" -o spool_dir="$TMP/reader.spool" "${LAKE[@]}" "$@" >>"$RLOG" 2>&1 &
-	READER_PID=$!
-	OWNED_PIDS+=("$READER_PID")
-}
-reader_up() { proc_gone "$READER_PID" || "$BUILD/tracer" -o socket="$RSOCK" status --json >/dev/null 2>&1; }
 chmod 0644 "$TMP/chpw"
-start_reader
+reader_start
 wait_until 10 "the reader to stop on a readable password file" proc_gone "$READER_PID"
 check "the reader refuses a password file others may read" grep -q "must be a file of root's with mode 0600" "$RLOG"
 wait "$READER_PID" 2>/dev/null
 READER_PID=
 chmod 0600 "$TMP/chpw"
-start_reader
-wait_until 30 "the reader to answer" reader_up
+reader_up
 check "the reader runs" not proc_gone "$READER_PID"
 no_bpf() { ! proc_gone "$READER_PID" && ! ls -l "/proc/$READER_PID/fd" | grep -q 'bpf'; }
 check "the reader holds no BPF object" no_bpf
@@ -176,7 +139,7 @@ check "tracer_rw without its password fails" not as "$UB" curl -sf --max-time 5 
 check "B's tracer with datalake set but no credentials reads nothing of A" sh -c "! setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$TMP/none.sock' -o datalake=clickhouse -o clickhouse_url=http://127.0.0.1:$CH_HTTP/ jobs --limit 0 --json 2>&1 | grep -q '$A_JOB'"
 
 echo "== root reads ClickHouse directly, without tracerd"
-stop_reader
+reader_stop
 root_jobs() { root_lake jobs --limit 0 --json | python3 -c '
 import json, sys
 got = sorted(j["job"] for j in json.load(sys.stdin))
@@ -224,15 +187,13 @@ MEMMSG="the query needed more than datalake_max_memory (1048576 bytes) on the se
 check "root's tracer jobs past 1 MiB: a clear error" lake_error "$MEMMSG" \
 	-o clickhouse_url="http://127.0.0.1:$CH_HTTP/" -o clickhouse_password_file="$TMP/chpw" \
 	-o datalake_max_memory=1048576
-start_reader -o datalake_max_memory=1048576
-wait_until 30 "the reader (datalake_max_memory 1 MiB) to answer" reader_up
+reader_up -o datalake_max_memory=1048576
 user_mem_error() { local o; if o=$(ucli "$UA" jobs --limit 0 --json); then echo "$o"; return 1; fi; grep -qF "$MEMMSG" <<<"$o" || { echo "$o"; return 1; }; }
 check "A's tracer jobs through the reader past 1 MiB: the same error" user_mem_error
-stop_reader
-start_reader
-wait_until 30 "the reader (default datalake_max_memory) to answer" reader_up
+reader_stop
+reader_up
 check "with the default, A's listing works again" jobs_are "$UA" "$A_JOB" "$INJ_JOB"
-stop_reader
+reader_stop
 
 no_sanitizer_reports "no sanitizer report in the reader's log" "$RLOG"
 finish

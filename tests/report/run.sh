@@ -13,10 +13,11 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 TMP=$(mktemp -d /tmp/tracer-report.XXXXXX)
 . "$TOP/tests/lib.sh"
+. "$TOP/tests/delivery/clickhouse.sh"
 cleanup() {
 	stop_tracerd
-	ch_stop 2>/dev/null
-	[ -n "${KEEP:-}" ] || rm -rf "$TMP"
+	ch_stop
+	remove_suite_tmp
 }
 trap cleanup EXIT
 for b in tracer tracer-wrap; do
@@ -130,16 +131,17 @@ out=$("$BUILD/tracer" -o file="$TMP/none.ndjson" report 2>&1); rc=$?
 check "no archive: no job, exit 0" sh -c "[ $rc = 0 ] && echo '$out' | grep -q '0 job(s) in 0 file(s)'"
 
 echo "== --clickhouse: the same from ClickHouse (Debian's server, private, ports 18220-18221)"
-. "$TOP/tests/delivery/clickhouse.sh"
 CH_OK=0
 if [ "$(id -u)" != 0 ]; then
 	fail "--clickhouse needs root (tracerd delivers to ClickHouse)"
-elif ch_setup "$TMP/ch" 18220 18221 && ch_start &&
-	"$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:18221/ datalake migrate \
-		--dir "$TOP/contrib/clickhouse/migrations" >/dev/null; then
-	CH_OK=1
 else
-	fail "ClickHouse did not start or the schema did not load"
+	ch_up "$TMP/ch" 18220 18221
+	if "$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:18221/ datalake migrate \
+		--dir "$TOP/contrib/clickhouse/migrations" >/dev/null; then
+		CH_OK=1
+	else
+		fail "the datalake's schema did not load (tracer datalake migrate)"
+	fi
 fi
 if [ "$CH_OK" = 1 ] && start_tracerd rep -o sinks=file,clickhouse -o spool_dir="$TMP/spool" \
 	-o clickhouse_url=http://127.0.0.1:18221/ -o retry_max_ms=2000; then

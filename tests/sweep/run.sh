@@ -13,51 +13,34 @@
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
-TMP=$(mktemp -d /tmp/tracer-sweep.XXXXXX)
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/delivery/clickhouse.sh"
 CH_TCP=18901 CH_HTTP=18924
 UA=tracer-swa
 UB=tracer-swb
 ADM=tracer-swadm
-MADE_USERS=()
-MADE_GROUP=
-READER_PID=
 CHECK=$TOP/tests/sweep/check.py
 
-stop_reader() {
-	[ -n "$READER_PID" ] || return 0
-	kill -TERM "$READER_PID" 2>/dev/null
-	if ! wait_until 10 "the reader (pid $READER_PID) to exit on SIGTERM" proc_gone "$READER_PID"; then
-		kill -KILL "$READER_PID" 2>/dev/null
-	fi
-	wait "$READER_PID" 2>/dev/null
-	READER_PID=
-}
 cleanup() {
-	stop_reader
+	reader_stop
+	kill_owned
 	stop_tracerd
 	ch_stop
 	remove_test_users
-	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
+	remove_suite_tmp
 }
-trap cleanup EXIT
 need_root
-for b in tracerd tracer; do
-	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
-done
-for c in clickhouse-server clickhouse-client python3 setpriv useradd userdel groupadd groupdel curl; do
-	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
-done
+# the test users reach the reader's socket through it
+suite_tmp sweep
+trap cleanup EXIT
+need_built tracerd tracer
+need_commands python3 curl
 make_test_users "$ADM" "$UA" "$UB"
 UTRACER=$(user_copy "$BUILD/tracer") || exit 1
-as() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --init-groups -- "$@"; }
 as_admin() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --groups="$ADM" -- "$@"; }
 
-ch_setup "$TMP/ch" "$CH_TCP" "$CH_HTTP"
-if ch_ping; then echo "FAIL: something already answers on port $CH_HTTP"; exit 1; fi
-ch_start || exit 1
-check "the ClickHouse server is Debian's 18.16" sh -c "clickhouse-client --port $CH_TCP -q 'SELECT version()' | grep -q '^18\.16\.'"
+ch_up "$TMP/ch" "$CH_TCP" "$CH_HTTP"
+check "the ClickHouse server is Debian's 18.16" ch_is_debian_1816
 MIG=$TOP/contrib/clickhouse/migrations
 CHURL="http://127.0.0.1:$CH_HTTP/"
 LAKE=(-o datalake=clickhouse -o clickhouse_url="$CHURL")
@@ -142,14 +125,7 @@ check "tracerd refuses a sweep request of an unknown group, with a reason" bad_r
 stop_tracerd
 
 echo "== each user through tracerd --reader (the datalake)"
-RSOCK=$TMP/reader.sock
-RLOG=$TMP/reader.log
-"$BUILD/tracerd" --reader -o socket="$RSOCK" -o rules="$TOP/contrib/rules/tools.rules" \
-	-o state_dir="$TMP/reader-state" -o spool_dir="$TMP/reader.spool" "${LAKE[@]}" \
-	-o admin_group="$ADM" "${PRICES[@]}" >>"$RLOG" 2>&1 &
-READER_PID=$!
-reader_up() { proc_gone "$READER_PID" || "$BUILD/tracer" -o socket="$RSOCK" status --json >/dev/null 2>&1; }
-wait_until 30 "the reader to answer" reader_up
+reader_up -o admin_group="$ADM" "${PRICES[@]}"
 rcli() { local u=$1; shift; as "$u" "$UTRACER" -o socket="$RSOCK" -o file="$TMP/nonexistent.ndjson" sweep "$@"; }
 racli() { local u=$1; shift; as_admin "$u" "$UTRACER" -o socket="$RSOCK" -o file="$TMP/nonexistent.ndjson" sweep "$@"; }
 check "A: only A's row" expect user datalake user A -- rcli "$UA" --since 30d

@@ -11,52 +11,32 @@
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
-TMP=$(mktemp -d /tmp/tracer-tunelake.XXXXXX)
-chmod 0755 "$TMP" # the test users reach the reader's socket through it
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/delivery/clickhouse.sh"
 CH_TCP=18741 CH_HTTP=18742
 UA=tracer-tla
 UB=tracer-tlb
 GRP=tracer-tlg
-READER_PID=
-stop_reader() {
-	[ -n "$READER_PID" ] || return 0
-	kill -TERM "$READER_PID" 2>/dev/null
-	if ! wait_until 10 "the reader (pid $READER_PID) to exit on SIGTERM" proc_gone "$READER_PID"; then
-		kill -KILL "$READER_PID" 2>/dev/null
-	fi
-	wait "$READER_PID" 2>/dev/null
-	READER_PID=
-}
 cleanup() {
-	stop_reader
+	reader_stop
+	kill_owned
 	ch_stop
 	remove_test_users
-	[ -n "${KEEP_TMP:-}" ] || rm -rf "$TMP"
+	remove_suite_tmp
 }
-trap cleanup EXIT
 need_root
-for b in tracerd tracer; do
-	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
-done
-for c in clickhouse-server clickhouse-client python3 setpriv useradd curl; do
-	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed"; exit 1; }
-done
+# the test users reach the reader's socket through it
+suite_tmp tunelake
+trap cleanup EXIT
+need_built tracerd tracer
+need_commands python3 curl
 make_test_users "$GRP" "$UA" "$UB"
 UTRACER=$(user_copy "$BUILD/tracer") || exit 1
-as() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --init-groups -- "$@"; }
 
-ch_setup "$TMP/ch" "$CH_TCP" "$CH_HTTP"
 # the query log tells which columns tune's query names
-sed -i 's|<max_memory_usage>|<log_queries>1</log_queries><max_memory_usage>|' "$TMP/ch/users.xml"
-chmod 0700 "$TMP/ch"
-if ch_ping; then echo "FAIL: something already answers on port $CH_HTTP"; exit 1; fi
-ch_start || exit 1
-printf 'ch-s3cret\n' >"$TMP/chpw"
-chmod 0600 "$TMP/chpw"
-LAKE=(-o datalake=clickhouse -o clickhouse_url="http://127.0.0.1:$CH_HTTP/" -o clickhouse_user=tracer_rw
-      -o clickhouse_password_file="$TMP/chpw")
+(umask 077 && ch_users_xml "" ch-s3cret '<log_queries>1</log_queries>' >"$TMP/users.in.xml")
+ch_up "$TMP/ch" "$CH_TCP" "$CH_HTTP" "$TMP/users.in.xml"
+ch_lake_rw ch-s3cret
 root_lake() { "$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$TMP/nonexistent.ndjson" "${LAKE[@]}" "$@"; }
 check "tracer datalake migrate makes the schema" root_lake datalake migrate --dir "$TOP/contrib/clickhouse/migrations"
 python3 "$TOP/tests/tunelake/rows.py" "$UA" "$(id -u "$UA")" "$UB" "$(id -u "$UB")" >"$TMP/rows.json"
@@ -106,12 +86,7 @@ no_summary_read() { # the newest tune query in ClickHouse's log names no summary
 check "the query read no summary column (ClickHouse's query log)" no_summary_read
 
 echo "== each user through a reader tracerd"
-RSOCK=$TMP/reader.sock
-"$BUILD/tracerd" --reader -o socket="$RSOCK" -o rules="$TOP/contrib/rules/tools.rules" \
-	-o state_dir="$TMP/reader-state" -o spool_dir="$TMP/reader.spool" "${LAKE[@]}" >>"$TMP/reader.log" 2>&1 &
-READER_PID=$!
-reader_up() { proc_gone "$READER_PID" || "$BUILD/tracer" -o socket="$RSOCK" status --json >/dev/null 2>&1; }
-wait_until 30 "the reader to answer" reader_up
+reader_up
 ucli() { local u=$1; shift; as "$u" "$UTRACER" -o socket="$RSOCK" -o file="$TMP/nonexistent.ndjson" -o datalake=clickhouse "$@"; }
 ucli "$UA" tune --pipeline PL --format json -o "$TMP/$UA/a.json"
 ucli "$UB" tune --pipeline PL --format json -o "$TMP/$UB/b.json"
@@ -133,8 +108,8 @@ PY
 }
 check "$UA through the reader: only $UA's steps, the same requests as root's" same_as_root "$TMP/$UA/a.json" "$UA"
 check "$UB through the reader: only $UB's step, the same request as root's" same_as_root "$TMP/$UB/b.json" "$UB"
-stop_reader
-no_sanitizer_reports "no sanitizer report in the reader's log" "$TMP/reader.log"
+reader_stop
+no_sanitizer_reports "no sanitizer report in the reader's log" "$RLOG"
 
 # TUNE_BENCH=1: 1,000,000 more jobs (200 pipelines, 20 users, 60 days),
 # then the p50 of 5 runs of root's `tracer tune --pipeline PL --since 30d`

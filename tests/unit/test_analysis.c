@@ -14,14 +14,14 @@ static void test_cpulist(void)
 {
 	unsigned char m[16] = {0};
 
-	CU_ASSERT_EQUAL(cpulist_parse("0-3,8", m, 16), 5);
+	CU_ASSERT_EQUAL(allocation_cpulist_parse("0-3,8", m, 16), 5);
 	CU_ASSERT(m[0] && m[3] && m[8] && !m[4]);
 	memset(m, 0, sizeof(m));
-	CU_ASSERT_EQUAL(cpulist_parse("1", m, 16), 1);
-	CU_ASSERT_EQUAL(cpulist_parse("3-1", m, 16), -1);
-	CU_ASSERT_EQUAL(cpulist_parse("x", m, 16), -1);
+	CU_ASSERT_EQUAL(allocation_cpulist_parse("1", m, 16), 1);
+	CU_ASSERT_EQUAL(allocation_cpulist_parse("3-1", m, 16), -1);
+	CU_ASSERT_EQUAL(allocation_cpulist_parse("x", m, 16), -1);
 	memset(m, 0, sizeof(m));
-	CU_ASSERT_EQUAL(cpulist_parse("14-40", m, 16), 2); /* cut at n */
+	CU_ASSERT_EQUAL(allocation_cpulist_parse("14-40", m, 16), 2); /* cut at n */
 }
 
 static void test_round_mem(void)
@@ -40,16 +40,16 @@ static void test_concurrency(void)
 	struct job *j = job_new("t", NULL, 4);
 
 	CU_ASSERT_FATAL(j != NULL);
-	CU_ASSERT_EQUAL(job_concurrency_pct(j, 95), 0);
+	CU_ASSERT_EQUAL(allocation_concurrency_pct(j, 95), 0);
 	for (int i = 0; i < 95; i++)
-		job_note_concurrency(j, 1);
+		allocation_note_concurrency(j, 1);
 	for (int i = 0; i < 5; i++)
-		job_note_concurrency(j, 4);
-	CU_ASSERT_EQUAL(job_concurrency_pct(j, 50), 1);
-	CU_ASSERT_EQUAL(job_concurrency_pct(j, 95), 1);
-	CU_ASSERT_EQUAL(job_concurrency_pct(j, 100), 4);
-	job_note_cpu_busy(j, 1, 2);
-	job_note_cpu_busy(j, 5000, 2); /* out of range: ignored */
+		allocation_note_concurrency(j, 4);
+	CU_ASSERT_EQUAL(allocation_concurrency_pct(j, 50), 1);
+	CU_ASSERT_EQUAL(allocation_concurrency_pct(j, 95), 1);
+	CU_ASSERT_EQUAL(allocation_concurrency_pct(j, 100), 4);
+	allocation_note_cpu_busy(j, 1, 2);
+	allocation_note_cpu_busy(j, 5000, 2); /* out of range: ignored */
 	CU_ASSERT_EQUAL(j->cpu_busy[1], 1);
 	job_free(j);
 }

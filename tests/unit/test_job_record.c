@@ -61,7 +61,7 @@ static void test_fold_tools(void)
 		static const char argv[] = "samtools\0sort\0-o\0x.bam\0";
 		CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 		exec_proc(j, p, "/usr/bin/samtools", argv, sizeof(argv) - 1);
-		proc_totals_split_cpu(&t, 1000000000ull * (uint64_t)(i + 1), 3, 1);
+		job_record_split_cpu(&t, 1000000000ull * (uint64_t)(i + 1), 3, 1);
 		t.maxrss_bytes = (uint64_t)(i + 1) << 20;
 		t.rchar = 10;
 		job_proc_exit(j, p, i == 9 ? (3 << 8) : 0, 3000000000ull, &t, 0);
@@ -155,11 +155,11 @@ static void test_cpu_split(void)
 {
 	struct proc_totals t = {0};
 
-	proc_totals_split_cpu(&t, 1000, 0, 0);
+	job_record_split_cpu(&t, 1000, 0, 0);
 	CU_ASSERT_EQUAL(t.user_ns, 1000);
-	proc_totals_split_cpu(&t, 1000, 0, 5);
+	job_record_split_cpu(&t, 1000, 0, 5);
 	CU_ASSERT_EQUAL(t.sys_ns, 1000);
-	proc_totals_split_cpu(&t, 1000, 3, 1);
+	job_record_split_cpu(&t, 1000, 3, 1);
 	CU_ASSERT_EQUAL(t.sys_ns, 250);
 	CU_ASSERT_EQUAL(t.user_ns, 750);
 }
@@ -225,11 +225,11 @@ static void test_registrant(void)
 	CU_ASSERT_EQUAL(j->procs_total, 0);
 	child = job_proc_add(j, 101, 100, 1100000000ull, "tracer-wrap");
 	exec_proc(j, child, "/usr/bin/bwa", cargv, sizeof(cargv) - 1);
-	proc_totals_split_cpu(&t, 2000000000ull, 1, 1);
+	job_record_split_cpu(&t, 2000000000ull, 1, 1);
 	t.rchar = 300;
 	job_proc_exit(j, child, 0, 3000000000ull, &t, 0);
 	/* what the registrant knows of itself: its CPU is not the job's */
-	proc_totals_split_cpu(&reg->totals, 5000000000ull, 1, 0);
+	job_record_split_cpu(&reg->totals, 5000000000ull, 1, 0);
 	reg->totals.rchar = 1000;
 	/* still running when the job ends: it ends with its job */
 	job_close(j, 4000000000ull);

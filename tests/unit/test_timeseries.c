@@ -20,11 +20,11 @@ static void test_rates(void)
 	struct job_series *s = NULL;
 	cJSON *o;
 
-	CU_ASSERT_PTR_NULL(job_series_json(s, 1000));
+	CU_ASSERT_PTR_NULL(timeseries_json(s, 1000));
 	/* 2 cores busy for 1 s, then 0.5 core, memory 1 MiB then 3 MiB */
-	job_series_note(&s, START, START + 1000 * MS, 2000 * MS, 1 << 20);
-	job_series_note(&s, START, START + 2000 * MS, 2500 * MS, 3 << 20);
-	o = job_series_json(s, 1000);
+	timeseries_note(&s, START, START + 1000 * MS, 2000 * MS, 1 << 20);
+	timeseries_note(&s, START, START + 2000 * MS, 2500 * MS, 3 << 20);
+	o = timeseries_json(s, 1000);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
 	CU_ASSERT_EQUAL(num_at(o, "t_s", 0), 1.0);
 	CU_ASSERT_EQUAL(num_at(o, "t_s", 1), 2.0);
@@ -36,11 +36,11 @@ static void test_rates(void)
 	CU_ASSERT_EQUAL(cJSON_GetObjectItem(o, "interval_s")->valuedouble, 1.0);
 	cJSON_Delete(o);
 	/* the CPU never goes backwards (a live reading above an exit total) */
-	job_series_note(&s, START, START + 3000 * MS, 2400 * MS, 0);
-	o = job_series_json(s, 1000);
+	timeseries_note(&s, START, START + 3000 * MS, 2400 * MS, 0);
+	o = timeseries_json(s, 1000);
 	CU_ASSERT_EQUAL(num_at(o, "cpu_cores", 2), 0.0);
 	cJSON_Delete(o);
-	job_series_free(s);
+	timeseries_free(s);
 }
 
 static void test_bounded(void)
@@ -53,11 +53,11 @@ static void test_bounded(void)
 
 	/* one core busy throughout; memory peaks once, at sample 5000 */
 	for (uint32_t i = 1; i <= samples; i++)
-		job_series_note(&s, START, START + i * 1000 * MS, (uint64_t)i * 1000 * MS,
+		timeseries_note(&s, START, START + i * 1000 * MS, (uint64_t)i * 1000 * MS,
 				i == 5000 ? (uint64_t)7 << 30 : 1 << 20);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(s);
 	CU_ASSERT(s->cap <= SERIES_MAX_POINTS);
-	o = job_series_json(s, 1000);
+	o = timeseries_json(s, 1000);
 	CU_ASSERT_PTR_NOT_NULL_FATAL(o);
 	n = cJSON_GetArraySize(cJSON_GetObjectItem(o, "t_s"));
 	CU_ASSERT(n <= SERIES_MAX_POINTS);
@@ -76,7 +76,7 @@ static void test_bounded(void)
 	CU_ASSERT(fabs(cpu_sum - samples) < 1e-6);
 	CU_ASSERT_EQUAL(mem_max, (double)((uint64_t)7 << 30)); /* the peak survives merging */
 	cJSON_Delete(o);
-	job_series_free(s);
+	timeseries_free(s);
 }
 
 int main(void)
