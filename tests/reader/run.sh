@@ -321,7 +321,7 @@ check "nothing at the URL: a clear error" lake_error "ClickHouse at http://127.0
 echo "== every read of the datalake is read-only and bounded on the server"
 check "root's report --clickhouse --by pipeline" sh -c "'$BUILD/tracer' -o socket='$TMP/none.sock' ${LAKE[*]} report --clickhouse --by pipeline >/dev/null"
 check "root's sweep --by user" sh -c "'$BUILD/tracer' -o socket='$TMP/none.sock' ${LAKE[*]} sweep --since 30d --by user >/dev/null"
-# the reads since the users' listings: every one with readonly=1 and
+# the reads since the users' listings (type 1: the query's start): every one with readonly=1 and
 # datalake_max_memory (the default, 1 GiB); the version checks of an
 # error path and nothing else excluded
 reads_ro() {
@@ -329,14 +329,14 @@ reads_ro() {
 	local r; r=$(chq -q "SELECT count(), countIf(Settings.Values[indexOf(Settings.Names, 'readonly')] = '1'
 		AND Settings.Values[indexOf(Settings.Names, 'max_memory_usage')] = '1073741824'),
 		countIf(query LIKE '%GROUP BY g%'), countIf(query LIKE '%sweep%' OR query LIKE '%worst_rank%')
-		FROM system.query_log WHERE toString(type) = 'QueryStart' AND user = 'tracer_rw'
+		FROM system.query_log WHERE type = 1 AND user = 'tracer_rw'
 		AND event_time >= toDateTime($T0) AND query NOT LIKE 'INSERT%'
 		AND query NOT LIKE '%version()%' AND query NOT LIKE '%schema_version%' FORMAT TSV")
 	read -r n ro rep sw <<<"$r"
 	[ "$n" -ge 10 ] && [ "$ro" = "$n" ] && [ "$rep" -ge 1 ] && [ "$sw" -ge 1 ] || {
 		echo "reads $n, with readonly=1 and max_memory_usage $ro, report's $rep, sweep's $sw"
 		chq -q "SELECT substring(query, 1, 120), Settings.Names, Settings.Values FROM system.query_log
-			WHERE toString(type) = 'QueryStart' AND user = 'tracer_rw' AND event_time >= toDateTime($T0)
+			WHERE type = 1 AND user = 'tracer_rw' AND event_time >= toDateTime($T0)
 			AND query NOT LIKE 'INSERT%' AND indexOf(Settings.Names, 'readonly') = 0 LIMIT 5"
 		return 1; }
 }
@@ -354,7 +354,7 @@ check "A's tracer jobs through the reader past 1 MiB: the same error" user_mem_e
 stop_reader
 start_reader
 wait_until 30 "the reader (default datalake_max_memory) to answer" reader_up
-check "with the default, A's listing works again" jobs_are "$UA" "$A_JOB" "$INJ_JOB"
+check "with the default, A's listing works again" jobs_are "$UA" "$A_JOB" "$INJ_JOB" 77001
 stop_reader
 
 no_sanitizer_reports "no sanitizer report in the reader's log" "$RLOG"
