@@ -321,9 +321,9 @@ check "nothing at the URL: a clear error" lake_error "ClickHouse at http://127.0
 echo "== every read of the datalake is read-only and bounded on the server"
 check "root's report --clickhouse --by pipeline" sh -c "'$BUILD/tracer' -o socket='$TMP/none.sock' ${LAKE[*]} report --clickhouse --by pipeline >/dev/null"
 check "root's sweep --by user" sh -c "'$BUILD/tracer' -o socket='$TMP/none.sock' ${LAKE[*]} sweep --since 30d --by user >/dev/null"
-# the reads since the users' listings (type 1: the query's start): every one with readonly=1 and
-# datalake_max_memory (the default, 1 GiB); the version checks of an
-# error path and nothing else excluded
+# the reads since the users' listings (type 1: a query's start): every
+# one with readonly=1 and datalake_max_memory (the default, 1 GiB); the
+# version checks of an error path and nothing else excluded
 reads_ro() {
 	chq -q "SYSTEM FLUSH LOGS" || return 1
 	local r; r=$(chq -q "SELECT count(), countIf(Settings.Values[indexOf(Settings.Names, 'readonly')] = '1'
