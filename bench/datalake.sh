@@ -15,8 +15,11 @@
 #   - bytes on disk per table, per job row and per process row;
 #   - p50 of 5 runs of every query of contrib/clickhouse/queries.sql, of
 #     `tracer jobs -u USER -S now-30days` and `tracer show JOB` (root's
-#     tracer, reading ClickHouse itself), of tracer.job_view for one job,
-#     of `tracer report --clickhouse --by pipeline --since 30d`, and,
+#     tracer, reading ClickHouse itself), of tracer.job_view for one job
+#     and of the same view read by job_keys without FINAL, of the main
+#     query of `tracer report --clickhouse --by pipeline` with FINAL, with
+#     LIMIT 1 BY summary_id and with neither (the SQL alone), of
+#     `tracer report --clickhouse --by pipeline --since 30d`, and,
 #     when the tracer of BUILD has them, of `tracer tune --pipeline P
 #     --since 30d` and `tracer sweep --since 30d --by user`.
 # Prints rows of bench/run.sh's table.
@@ -191,6 +194,34 @@ row "show $job (a 2-node job, 3 summaries) (s)" "" "$(p50_cmd "${TRACER[@]}" sho
 row "show $job --brief (s)" "" "$(p50_cmd "${TRACER[@]}" show --brief "$job")" "" ""
 row "tracer.job_view, one (cluster, job_id) (s)" "" \
 	"$(p50 "SELECT * FROM tracer.job_view WHERE cluster = '$cl' AND job_id = '$job'")" "" ""
+# the same view of one job without FINAL: its rows by job_keys, a row
+# delivered twice folded by LIMIT 1 BY summary_id
+one_view="SELECT cluster, job_id, any(n_user) AS user, min(n_start) AS start, max(n_end) AS end,
+ toUInt32(count()) AS nodes, sum(n_steps) AS summaries, sum(n_cpu_s) AS cpu_s,
+ sum(n_alloc_cpus) AS alloc_cpus, sum(n_alloc_mem_bytes) AS alloc_mem_bytes,
+ max(n_mem_peak_bytes) AS mem_peak_bytes FROM (SELECT cluster, job_id, host, any(user) AS n_user,
+ min(start) AS n_start, max(end) AS n_end, count() AS n_steps, sum(cpu_s) AS n_cpu_s,
+ max(alloc_cpus) AS n_alloc_cpus, max(alloc_mem_bytes) AS n_alloc_mem_bytes,
+ max(mem_peak_bytes) AS n_mem_peak_bytes FROM (SELECT cluster, job_id, host, user, start, end,
+ cpu_s, alloc_cpus, alloc_mem_bytes, mem_peak_bytes FROM tracer.jobs
+ PREWHERE (user, end, summary_id) IN (SELECT user, end, summary_id FROM tracer.job_keys
+ PREWHERE key = '$job' AND cluster = '$cl') WHERE cluster = '$cl' AND job_id = '$job'
+ LIMIT 1 BY summary_id) GROUP BY cluster, job_id, host) GROUP BY cluster, job_id"
+row "one job's view by job_keys, no FINAL (s)" "" "$(p50 "$one_view")" "" ""
+# tracer report --clickhouse --by pipeline's main query before (FINAL)
+# and now (LIMIT 1 BY summary_id), the SQL alone
+from=$(($(date +%s) - 30 * 86400))
+jk="if(job_id != '', concat(cluster, '/', job_id), summary_id)"
+aggs="toFloat64(uniqExact($jk)) AS jobs, sum(wall_s) AS wall, sum(cpu_s) AS cpu_s,
+ sum(wall_s * if(alloc_cpus > 0, alloc_cpus, host_cpus)) AS core_s, toFloat64(max(mem_peak_bytes)) AS peak"
+row "report's SQL by pipeline, FINAL (s)" "" "$(p50 "SELECT pipeline AS g, $aggs FROM tracer.jobs FINAL
+ WHERE end >= toDateTime($from) AND scheduler != 'host' GROUP BY g")" "" ""
+row "report's SQL by pipeline, LIMIT 1 BY summary_id (s)" "" "$(p50 "SELECT g, $aggs FROM (SELECT
+ pipeline AS g, job_id, cluster, summary_id, wall_s, cpu_s, alloc_cpus, host_cpus, mem_peak_bytes
+ FROM tracer.jobs PREWHERE end >= toDateTime($from) WHERE scheduler != 'host' LIMIT 1 BY summary_id)
+ GROUP BY g")" "" ""
+row "report's SQL by pipeline, neither (duplicates counted) (s)" "" "$(p50 "SELECT pipeline AS g, $aggs
+ FROM tracer.jobs PREWHERE end >= toDateTime($from) WHERE scheduler != 'host' GROUP BY g")" "" ""
 row "report --clickhouse --by pipeline --since 30d (s)" "" \
 	"$(p50_cmd "${TRACER[@]}" report --clickhouse --by pipeline --since 30d)" "" ""
 if "$BUILD/tracer" tune --help >/dev/null 2>&1; then

@@ -187,9 +187,18 @@ static int answer_lake(struct archive *a, struct areq *r, struct job_filter *f,
 		/* every one (0) stays within the answer's size cap */
 		long n = q->limit > TRACER_ARCHIVE_LIMIT_MAX ? TRACER_ARCHIVE_LIMIT_MAX : q->limit;
 
-		*capped = n < q->limit;
 		filter_from_query(f, q);
-		rc = datalake_read_summaries(a->lake, f, n, send_lake_line, o, err, sizeof(err));
+		if (q->jobs > 0) { /* a job listing's window: its jobs, not summaries */
+			long j = q->jobs > TRACER_ARCHIVE_LIMIT_MAX ? TRACER_ARCHIVE_LIMIT_MAX : q->jobs;
+
+			*capped = j < q->jobs;
+			rc = datalake_read_jobs(a->lake, f, q->job_states[0] ? q->job_states : NULL, j,
+						send_lake_line, o, err, sizeof(err));
+		} else {
+			*capped = n < q->limit;
+			rc = datalake_read_summaries(a->lake, f, n, send_lake_line, o, err,
+						     sizeof(err));
+		}
 	}
 	if (rc < 0 && !o->broken) {
 		log_warn("datalake answer to uid %d: %s", (int)r->peer.uid, err);

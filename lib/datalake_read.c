@@ -236,8 +236,8 @@ static int db_ident(const struct tracer_config *cfg, char *err, size_t errlen)
 /* Run one query over clickhouse.c: the answer in *out (malloc'd,
  * NUL-terminated).  The server stops it too: at the deadline and past
  * the answer's cap. */
-static int run_query(const struct tracer_config *cfg, const char *sql, char **out, size_t *len,
-		     char *err, size_t errlen)
+static int run_query(const struct tracer_config *cfg, const char *sql, long timeout_ms,
+		     char **out, size_t *len, char *err, size_t errlen)
 {
 	char settings[200], why[600];
 	const char *msg;
@@ -250,9 +250,9 @@ static int run_query(const struct tracer_config *cfg, const char *sql, char **ou
 	 */
 	snprintf(settings, sizeof(settings),
 		 "&max_execution_time=%d&max_result_bytes=%u&result_overflow_mode=throw"
-		 "&max_memory_usage=%u&readonly=1", TRACER_DATALAKE_TIMEOUT_MS / 1000,
+		 "&max_memory_usage=%u&readonly=1", (int)(timeout_ms / 1000),
 		 TRACER_DATALAKE_REPLY_MAX, cfg->datalake_max_memory);
-	if (clickhouse_exec(cfg, sql, settings, TRACER_DATALAKE_TIMEOUT_MS, out, len, why,
+	if (clickhouse_exec(cfg, sql, settings, timeout_ms, out, len, why,
 			    sizeof(why)) == 0)
 		return 0;
 	/* MEMORY_LIMIT_EXCEEDED (241) on every version */
@@ -303,42 +303,74 @@ static void each_line(char *p, size_t len, datalake_each_fn each, void *ctx, int
 	}
 }
 
-/* rank: NULL, or an expression whose highest value wins over a newer row */
-static int select_summaries(const struct tracer_config *cfg, const char *where, const char *rank,
-			    long limit, datalake_each_fn each, void *ctx, char *err,
-			    size_t errlen)
+/*
+ * A job, as jobview_same_job tells one: its scheduler, cluster and job id,
+ * or its job uid when it has no job id (tracer run).
+ */
+#define JOB_KEY "if(job_id != '', concat(scheduler, '/', cluster, '/', job_id), concat('/', job))"
+/* the job's state as jobview_state_rank ranks its steps' */
+#define JOB_STATE "argMax(state, multiIf(state = 'OUT_OF_MEMORY', 5, state = 'TIMEOUT', 4," \
+	" state = 'FAILED', 3, state = 'CANCELLED', 2, state = 'COMPLETED', 1, 0))"
+
+/* What a reading selects: the newest `limit` summaries (0: all), or,
+ * with jobs > 0, every summary of the newest `jobs` jobs whose state
+ * passes `having`; rank: NULL, or an expression whose highest value wins
+ * over a newer row. */
+struct selection {
+	const char *rank;
+	long limit, jobs;
+	const char *having;
+};
+
+/* The query of a selection sel of the rows that pass where, into sql. */
+static void selection_sql(struct growbuf *sql, const char *db, const char *where,
+			  const struct selection *sel)
+{
+	/*
+	 * The newest rows (or jobs), then oldest first; summary_id breaks
+	 * ties.  Not FINAL: it reads every row's summary before the filter
+	 * applies (22 s for one user's month at 200,000 summaries on 18.16,
+	 * docs/clickhouse.md).  PREWHERE reads the filter's columns first,
+	 * the rows of a batch delivered twice, identical, fold by
+	 * summary_id, and the summaries are read in a second pass, for the
+	 * summary ids (or jobs) the first (narrow columns only) kept.
+	 */
+	if (sel->jobs > 0)
+		growbuf_printf(sql, "SELECT summary FROM %s.jobs PREWHERE (%s) AND " JOB_KEY " IN"
+			       " (SELECT " JOB_KEY " AS k FROM %s.jobs PREWHERE %s GROUP BY k"
+			       " HAVING %s ORDER BY max(end_ns) DESC, k DESC LIMIT %ld)"
+			       " ORDER BY end_ns, summary_id LIMIT 1 BY summary_id LIMIT %ld",
+			       db, where, db, where, sel->having ? sel->having : "1", sel->jobs,
+			       sel->jobs * TRACER_DEFAULT_JOBVIEW_MAX_STEPS);
+	else if (sel->limit > 0)
+		growbuf_printf(sql, "SELECT summary FROM %s.jobs PREWHERE (%s) AND summary_id IN"
+			       " (SELECT summary_id FROM %s.jobs PREWHERE %s ORDER BY %s%s end_ns DESC,"
+			       " summary_id DESC LIMIT 1 BY summary_id LIMIT %ld)"
+			       " ORDER BY end_ns, summary_id LIMIT 1 BY summary_id",
+			       db, where, db, where, sel->rank ? sel->rank : "",
+			       sel->rank ? " DESC," : "", sel->limit);
+	else
+		growbuf_printf(sql, "SELECT summary FROM %s.jobs PREWHERE %s"
+			       " ORDER BY end_ns, summary_id LIMIT 1 BY summary_id", db, where);
+	adds(sql, " FORMAT TabSeparatedRaw");
+}
+
+static int select_summaries(const struct tracer_config *cfg, const char *where,
+			    const struct selection *sel, datalake_each_fn each, void *ctx,
+			    char *err, size_t errlen)
 {
 	struct growbuf sql = {0};
-	const char *db = cfg->clickhouse_database;
 	char *body = NULL;
 	size_t len = 0;
 	int rc = -1, count = 0;
 
 	if (db_ident(cfg, err, errlen) != 0)
 		return -1;
-	/*
-	 * The newest `limit`, then oldest first; summary_id breaks ties.  Not
-	 * FINAL: it reads every row's summary before the filter applies (22 s
-	 * for one user's month at 200,000 summaries on 18.16,
-	 * docs/clickhouse.md).  PREWHERE reads the filter's columns first,
-	 * the rows of a batch delivered twice, identical, fold by
-	 * summary_id, and the summaries are read in a second pass, for the
-	 * summary ids the first (narrow columns only) kept.
-	 */
-	if (limit > 0)
-		growbuf_printf(&sql, "SELECT summary FROM %s.jobs PREWHERE (%s) AND summary_id IN"
-			       " (SELECT summary_id FROM %s.jobs PREWHERE %s ORDER BY %s%s end_ns DESC,"
-			       " summary_id DESC LIMIT 1 BY summary_id LIMIT %ld)"
-			       " ORDER BY end_ns, summary_id LIMIT 1 BY summary_id"
-			       " FORMAT TabSeparatedRaw", db, where, db, where, rank ? rank : "",
-			       rank ? " DESC," : "", limit);
-	else
-		growbuf_printf(&sql, "SELECT summary FROM %s.jobs PREWHERE %s"
-			       " ORDER BY end_ns, summary_id LIMIT 1 BY summary_id"
-			       " FORMAT TabSeparatedRaw", db, where);
+	selection_sql(&sql, cfg->clickhouse_database, where, sel);
 	if (sql.oom) {
 		snprintf(err, errlen, "out of memory");
-	} else if (run_query(cfg, sql.p, &body, &len, err, errlen) != 0) {
+	} else if (run_query(cfg, sql.p, TRACER_DATALAKE_TIMEOUT_MS, &body, &len, err,
+			     errlen) != 0) {
 		explain_schema(cfg, err, errlen);
 	} else {
 		each_line(body, len, each, ctx, &count);
@@ -403,7 +435,7 @@ static void add_job_keys(struct growbuf *b, const char *db, const char *list, bo
  * the slow way, every row's filter columns read.
  */
 static int select_by_keys(const struct tracer_config *cfg, struct growbuf *where,
-			  const char *names, bool one, const char *rank, long limit,
+			  const char *names, bool one, const struct selection *sel,
 			  datalake_each_fn each, void *ctx, char *err, size_t errlen)
 {
 	size_t plain = where->len;
@@ -415,13 +447,13 @@ static int select_by_keys(const struct tracer_config *cfg, struct growbuf *where
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
-		rc = select_summaries(cfg, where->p, rank, limit, each, ctx, err, errlen);
+		rc = select_summaries(cfg, where->p, sel, each, ctx, err, errlen);
 		if (rc >= 0 || !clickhouse_is_unknown_table(err))
 			return rc;
 		where->len = plain;
 		where->p[plain] = '\0';
 	}
-	return select_summaries(cfg, where->p, rank, limit, each, ctx, err, errlen);
+	return select_summaries(cfg, where->p, sel, each, ctx, err, errlen);
 }
 
 int datalake_read_summaries(const struct tracer_config *cfg, const struct job_filter *f,
@@ -430,6 +462,7 @@ int datalake_read_summaries(const struct tracer_config *cfg, const struct job_fi
 			    void *ctx, char *err, size_t errlen)
 {
 	struct growbuf where = {0};
+	struct selection sel = {.limit = limit < 0 ? 0 : limit};
 	int rc = -1;
 
 	if (where_into(f, &where) != 0)
@@ -437,9 +470,35 @@ int datalake_read_summaries(const struct tracer_config *cfg, const struct job_fi
 	else if (where.oom)
 		snprintf(err, errlen, "out of memory");
 	else
-		rc = select_by_keys(cfg, &where, f->job_ids, false, NULL, limit < 0 ? 0 : limit,
-				    each, ctx, err, errlen) < 0 ? -1 : 0;
+		rc = select_by_keys(cfg, &where, f->job_ids, false, &sel, each, ctx, err,
+				    errlen) < 0 ? -1 : 0;
 	growbuf_free(&where);
+	return rc;
+}
+
+int datalake_read_jobs(const struct tracer_config *cfg, const struct job_filter *f,
+		       const char *job_states, long jobs, datalake_each_fn each, void *ctx,
+		       char *err, size_t errlen)
+{
+	struct growbuf where = {0}, having = {0};
+	struct selection sel = {.jobs = jobs};
+	int rc = -1;
+
+	if (jobs <= 0) /* every job: every summary */
+		return datalake_read_summaries(cfg, f, 0, each, ctx, err, errlen);
+	/* the state is the job's, of all its steps: in HAVING, not per row */
+	adds(&having, "1");
+	if (where_into(f, &where) != 0 || add_list(&having, job_states, L_STATE, JOB_STATE, NULL) != 0)
+		snprintf(err, errlen, "a filter value holds a control character");
+	else if (where.oom || having.oom)
+		snprintf(err, errlen, "out of memory");
+	else {
+		sel.having = having.p;
+		rc = select_by_keys(cfg, &where, f->job_ids, false, &sel, each, ctx, err,
+				    errlen) < 0 ? -1 : 0;
+	}
+	growbuf_free(&where);
+	growbuf_free(&having);
 	return rc;
 }
 
@@ -448,6 +507,7 @@ int datalake_read_job(const struct tracer_config *cfg, const char *name,
 		      size_t errlen)
 {
 	struct growbuf where = {0}, id = {0}, sched = {0}, rank = {0};
+	struct selection sel = {.limit = 1};
 	const char *dot = strchr(name, '.');
 	int rc = -1;
 
@@ -484,7 +544,8 @@ int datalake_read_job(const struct tracer_config *cfg, const char *name,
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
-	rc = select_by_keys(cfg, &where, rank.len ? name : NULL, true, rank.p, 1, each, ctx, err,
+	sel.rank = rank.p;
+	rc = select_by_keys(cfg, &where, rank.len ? name : NULL, true, &sel, each, ctx, err,
 			    errlen);
 	if (rc > 1)
 		rc = 1;
@@ -509,9 +570,15 @@ int datalake_literal(struct growbuf *b, const char *v)
 int datalake_query(const struct tracer_config *cfg, const char *sql, char **out, size_t *len,
 		   char *err, size_t errlen)
 {
+	return datalake_query_within(cfg, sql, TRACER_DATALAKE_TIMEOUT_MS, out, len, err, errlen);
+}
+
+int datalake_query_within(const struct tracer_config *cfg, const char *sql, long timeout_ms,
+			  char **out, size_t *len, char *err, size_t errlen)
+{
 	*out = NULL;
 	*len = 0;
-	if (run_query(cfg, sql, out, len, err, errlen) != 0) {
+	if (run_query(cfg, sql, timeout_ms, out, len, err, errlen) != 0) {
 		explain_schema(cfg, err, errlen);
 		return -1;
 	}

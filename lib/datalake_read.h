@@ -42,6 +42,18 @@ int datalake_read_summaries(const struct tracer_config *cfg, const struct job_fi
 						    size_t len),
 			    void *ctx, char *err, size_t errlen);
 
+/*
+ * Every summary that passes f of the newest `jobs` jobs (0: of every
+ * job) that have one, oldest first: a job is its (scheduler, cluster,
+ * job id), or its job uid without a job id, as jobview_group groups
+ * them; job_states (NULL: any) is a comma list of states the job's (the
+ * worst of its steps') must be one of.  The jobs are chosen on the
+ * narrow columns first, their summaries read after.  0, or -1 with err.
+ */
+int datalake_read_jobs(const struct tracer_config *cfg, const struct job_filter *f,
+		       const char *job_states, long jobs, datalake_each_fn each, void *ctx,
+		       char *err, size_t errlen);
+
 /* The newest summary whose job uid, summary id, job id (JOB or JOB.STEP)
  * or task name is name and that passes f: 1 (each() called), 0 when none,
  * -1 with err. */
@@ -57,7 +69,9 @@ int datalake_read_job(const struct tracer_config *cfg, const char *name,
 int datalake_where(const struct job_filter *f, char *out, size_t outlen, char *err,
 		   size_t errlen);
 
-/* ---- for other readers of the datalake (tune_read.c) ---- */
+/* ---- for other readers of the datalake (tune_read.c, sweep.c, tracer
+ * report --clickhouse): every query is read-only (readonly=1) and bounded
+ * in time, memory (datalake_max_memory) and answer on the server ---- */
 struct growbuf;
 /* v as a quoted string literal into b: 0, or -1 for a control character. */
 int datalake_literal(struct growbuf *b, const char *v);
@@ -68,6 +82,9 @@ int datalake_where_buf(const struct job_filter *f, struct growbuf *b);
  * NUL-terminated), 0; or -1 with err. */
 int datalake_query(const struct tracer_config *cfg, const char *sql, char **out, size_t *len,
 		   char *err, size_t errlen);
+/* datalake_query within timeout_ms instead (an aggregate over a month) */
+int datalake_query_within(const struct tracer_config *cfg, const char *sql, long timeout_ms,
+			  char **out, size_t *len, char *err, size_t errlen);
 /* cfg's database as an identifier: NULL with err when it is not a plain
  * name. */
 const char *datalake_database(const struct tracer_config *cfg, char *err, size_t errlen);

@@ -23,6 +23,7 @@
 #define TRACER_DEFAULT_MODE "full"        /* mode: tracerd traces (reader: only answers) */
 #define TRACER_DATALAKE_REPLY_MAX (64u << 20) /* bytes of one datalake answer */
 #define TRACER_DATALAKE_TIMEOUT_MS 10000 /* one datalake query, connection included */
+#define TRACER_DATALAKE_AGGREGATE_TIMEOUT_MS 30000 /* one of tracer report --clickhouse */
 /* datalake_max_memory: what one datalake query may use on the server */
 #define TRACER_DEFAULT_DATALAKE_MAX_MEMORY (1u << 30)
 /* tracer sweep: its window, the groups it shows, the most one answer has */

@@ -27,7 +27,13 @@
  *                         "job_ids":..,"accounts":..,"partitions":..,
  *                         "nodes":..,"since_ns":"<ns>","until_ns":"<ns>"}}
  *              the newest N (0: every one) that pass, oldest first;
- *              all_files: the rotated files too
+ *              all_files: the rotated files too.  Optional, for job
+ *              listings: "jobs":J (J > 0) and, in the filter,
+ *              "job_states":"s,t" ask a datalake for every summary of the
+ *              newest J jobs whose state (the worst of their steps') is
+ *              one of those; a file archive, or a tracerd that does not
+ *              know these fields, answers by "limit" as before, so that
+ *              a client sends both and rolls the jobs up itself
  *   summary    {"op":"summary","v":1,"job":"<uid, job id or task name>"}
  *   sweep      {"op":"sweep","v":1,"by":"user","since_s":N,"limit":N}
  *              one line: {"ok":true,"sweep":{...}} (docs/sweep.md), the
@@ -76,6 +82,8 @@ struct proto_query {
 	char partitions[PROTO_QUERY_LIST_MAX], nodes[PROTO_QUERY_LIST_MAX];
 	int64_t since_ns, until_ns; /* INT64_MIN / INT64_MAX: any */
 	char pipeline[PROTO_QUERY_LIST_MAX]; /* tune_runs: one pipeline ("" any) */
+	long jobs;     /* > 0: the newest this many jobs, from a datalake */
+	char job_states[PROTO_QUERY_LIST_MAX]; /* with jobs: the jobs' states */
 };
 
 /* A sweep's question (lib/sweep.h answers it). */

@@ -56,6 +56,7 @@ static int parse_list(const cJSON *f, const char *key, char *out, char *err, siz
 int proto_parse_query(const cJSON *o, struct proto_query *q, char *err, size_t errlen)
 {
 	const cJSON *limit = cJSON_GetObjectItemCaseSensitive(o, "limit");
+	const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(o, "jobs");
 	const cJSON *all = cJSON_GetObjectItemCaseSensitive(o, "all_files");
 	const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, "filter");
 
@@ -67,6 +68,12 @@ int proto_parse_query(const cJSON *o, struct proto_query *q, char *err, size_t e
 		    (double)(long)limit->valuedouble != limit->valuedouble)
 			return fail_msg(err, errlen, "\"limit\": expected a count (0 or more)");
 		q->limit = (long)limit->valuedouble;
+	}
+	if (jobs && !cJSON_IsNull(jobs)) {
+		if (!cJSON_IsNumber(jobs) || !(jobs->valuedouble >= 0 && jobs->valuedouble <= 1e9) ||
+		    (double)(long)jobs->valuedouble != jobs->valuedouble)
+			return fail_msg(err, errlen, "\"jobs\": expected a count of jobs (0 or more)");
+		q->jobs = (long)jobs->valuedouble;
 	}
 	if (all && !cJSON_IsBool(all) && !cJSON_IsNull(all))
 		return fail_msg(err, errlen, "\"all_files\": expected true or false");
@@ -84,6 +91,7 @@ int proto_parse_query(const cJSON *o, struct proto_query *q, char *err, size_t e
 	    parse_list(f, "partitions", q->partitions, err, errlen) < 0 ||
 	    parse_list(f, "nodes", q->nodes, err, errlen) < 0 ||
 	    parse_list(f, "pipeline", q->pipeline, err, errlen) < 0 ||
+	    parse_list(f, "job_states", q->job_states, err, errlen) < 0 ||
 	    parse_ns(f, "since_ns", &q->since_ns, err, errlen) < 0 ||
 	    parse_ns(f, "until_ns", &q->until_ns, err, errlen) < 0)
 		return -1;
@@ -111,7 +119,9 @@ cJSON *proto_query_request(const struct proto_query *q)
 	     add_list(f, "states", q->states) && add_list(f, "names", q->names) &&
 	     add_list(f, "runs", q->runs) && add_list(f, "job_ids", q->job_ids) &&
 	     add_list(f, "accounts", q->accounts) && add_list(f, "partitions", q->partitions) &&
-	     add_list(f, "nodes", q->nodes);
+	     add_list(f, "nodes", q->nodes) && add_list(f, "job_states", q->job_states);
+	if (ok && q->jobs > 0)
+		ok = cJSON_AddNumberToObject(o, "jobs", (double)q->jobs) != NULL;
 	if (ok && q->since_ns != INT64_MIN) {
 		snprintf(ns, sizeof(ns), "%lld", (long long)q->since_ns);
 		ok = cJSON_AddStringToObject(f, "since_ns", ns) != NULL;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "datalake_read.h"
 #include "defaults.h"
 #include "jsonutil.h"
 #include "sink.h"
@@ -219,7 +220,8 @@ cJSON *sweep_from_datalake(const struct tracer_config *cfg, const struct sweep_q
 		snprintf(err, errlen, "the sweep's query does not fit");
 		return NULL;
 	}
-	if (clickhouse_select(cfg, sql, TRACER_DATALAKE_TIMEOUT_MS, &out, &len, err, errlen) != 0)
+	/* read-only and bounded on the server, as every read of the datalake */
+	if (datalake_query(cfg, sql, &out, &len, err, errlen) != 0)
 		return NULL;
 	rows = calloc((size_t)q->limit + 1, sizeof(*rows));
 	if (!rows) {

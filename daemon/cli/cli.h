@@ -44,6 +44,14 @@ int cli_extra_arg(const char *cmd, const char *arg);
  * itself only when tracerd is not running.  Messages go to stderr.
  */
 cJSON *cli_summaries_tail(struct cli *c, size_t max, const struct job_filter *f);
+/*
+ * The summaries of the newest `jobs` (> 0) finished jobs that pass f
+ * step by step (f's states: the job's state, the worst of its steps'),
+ * for jobview_group: from a datalake every summary of those jobs; from
+ * a file archive (or a tracerd that predates the job window) the newest
+ * jobs x TRACER_DEFAULT_JOBS_STEPS_READ summaries.  NULL after a message.
+ */
+cJSON *cli_jobs_tail(struct cli *c, size_t jobs, const struct job_filter *f);
 cJSON *cli_summary_find(struct cli *c, const char *name);
 int cli_summaries_each(struct cli *c, summary_fn fn, void *ctx, int *files);
 /* Every summary of the whole archive (rotated files too) that passes f,

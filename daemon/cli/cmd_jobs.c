@@ -16,6 +16,7 @@
 #include "client.h"
 #include "clock.h"
 #include "csv.h"
+#include "filter_opts.h"
 #include "jobs_format.h"
 #include "jobview.h"
 #include "term.h"
@@ -23,7 +24,7 @@
 
 #define DEFAULT_LIMIT 20
 
-enum { O_NAME = 256, O_STATE, O_JSON, O_CSV, O_WIDE, O_LIMIT, O_PARTITION, O_STEPS };
+enum { O_NAME = 256, O_STATE, O_JSON, O_CSV, O_WIDE, O_LIMIT, O_STEPS };
 enum fmt { F_TABLE, F_JSON, F_CSV, F_FIELDS };
 
 /* What `tracer jobs` lists and how. */
@@ -64,7 +65,8 @@ static void usage(FILE *f)
 		"  -X, --allocations         one line per job (the default)\n"
 		"      --steps               one line per step and node\n"
 		"      --limit N             at most the N newest finished jobs (default %d;\n"
-		"                            0: all), of the newest N x %d steps\n"
+		"                            0: all), every step of them from a datalake,\n"
+		"                            from a summary file of the newest N x %d steps\n"
 		"  -o, --format FIELD[,...]  these columns, by sacct's names: %s\n"
 		"                            (default with -P or -n: %s)\n"
 		"  -P, --parsable2           fields separated by |, no padding (as sacct)\n"
@@ -79,15 +81,6 @@ static void usage(FILE *f)
 		"      yesterday, 2026-11-22, 2026-11-22T06:30[:00]; local time unless it\n"
 		"      ends in Z or an offset (+01:00)\n",
 		DEFAULT_LIMIT, TRACER_DEFAULT_JOBS_STEPS_READ, all, JOBS_FORMAT_DEFAULT);
-}
-
-static int time_arg(const char *opt, const char *v, int64_t *out)
-{
-	if (clock_parse_time(v, time(NULL), out) == 0)
-		return 0;
-	fprintf(stderr, "tracer jobs: %s: \"%s\" is not a time (now-1day, today, "
-			"2026-11-22T06:30, ...)\n", opt, v);
-	return -1;
 }
 
 static int limit_arg(const char *v, long *out)
@@ -106,15 +99,7 @@ static int limit_arg(const char *v, long *out)
 /* Parse the options into f and o: 0, 1 after --help, 2 on a usage error. */
 static int parse_jobs_args(int argc, char **argv, struct job_filter *f, struct jobs_opts *o)
 {
-	static const struct option opts[] = {
-		{"jobs", required_argument, NULL, 'j'},
-		{"user", required_argument, NULL, 'u'},
-		{"account", required_argument, NULL, 'A'},
-		{"partition", required_argument, NULL, O_PARTITION},
-		{"nodelist", required_argument, NULL, 'N'},
-		{"node", required_argument, NULL, 'N'},
-		{"starttime", required_argument, NULL, 'S'},
-		{"endtime", required_argument, NULL, 'E'},
+	static const struct option own[] = {
 		{"state", required_argument, NULL, 's'},
 		{"name", required_argument, NULL, O_NAME},
 		{"run", required_argument, NULL, 'r'},
@@ -130,28 +115,24 @@ static int parse_jobs_args(int argc, char **argv, struct job_filter *f, struct j
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	int c;
+	struct option opts[sizeof(own) / sizeof(own[0]) + FILTER_OPTS_COUNT];
+	int c, taken;
 
-	while ((c = cli_getopt(argc, argv, ":j:u:A:N:S:E:s:r:Xo:Pnh", opts, "jobs")) != -1) {
+	if (filter_opts_table(opts, sizeof(opts) / sizeof(opts[0]), own) != 0)
+		return 2;
+	while ((c = cli_getopt(argc, argv, ":" FILTER_OPTS_SHORT "s:r:Xo:Pnh", opts, "jobs")) != -1) {
+		taken = filter_opts_take(c, optarg, "jobs", f);
+		if (taken != 1) {
+			if (taken == 2)
+				return 2;
+			continue;
+		}
 		switch (c) {
-		case 'j': f->job_ids = optarg; break;
-		case 'u': f->users = optarg; break;
-		case 'A': f->accounts = optarg; break;
-		case O_PARTITION: f->partitions = optarg; break;
-		case 'N': f->nodes = optarg; break;
 		case 's': f->states = optarg; break;
 		case O_NAME: f->names = optarg; break;
 		case 'r': f->runs = optarg; break;
 		case 'X': o->steps = false; break;
 		case O_STEPS: o->steps = true; break;
-		case 'S':
-			if (time_arg("-S", optarg, &f->since_ns) != 0)
-				return 2;
-			break;
-		case 'E':
-			if (time_arg("-E", optarg, &f->until_ns) != 0)
-				return 2;
-			break;
 		case O_LIMIT:
 			if (limit_arg(optarg, &o->limit) != 0)
 				return 2;
@@ -369,23 +350,20 @@ static bool state_matches(const cJSON *view, void *ctx)
 }
 
 /* The finished jobs: one job view per job, the state filter on the job's
- * state, the newest o->limit; with --steps the summaries themselves.  Of
- * the newest limit x TRACER_DEFAULT_JOBS_STEPS_READ summaries, so that a
- * listing stays quick on a large archive (--limit 0: every one). */
+ * state, the newest o->limit; with --steps the summaries themselves.
+ * From a datalake every summary of those jobs; from a file archive those
+ * of the newest limit x TRACER_DEFAULT_JOBS_STEPS_READ summaries, so
+ * that a listing stays quick on a large archive (--limit 0: every one). */
 static cJSON *finished(struct cli *c, const struct job_filter *f, const struct jobs_opts *o)
 {
 	struct job_filter per_step = *f, job_state;
 	cJSON *sums, *views;
-	size_t window;
 
 	if (o->steps)
 		return cli_summaries_tail(c, (size_t)o->limit, f);
 	per_step.states = NULL;
-	window = (size_t)o->limit * TRACER_DEFAULT_JOBS_STEPS_READ;
-	/* tracerd answers at most that many: asking for more is refused */
-	if (cli_archive_remote() && window > TRACER_ARCHIVE_LIMIT_MAX)
-		window = TRACER_ARCHIVE_LIMIT_MAX;
-	sums = cli_summaries_tail(c, window, &per_step);
+	sums = o->limit > 0 ? cli_jobs_tail(c, (size_t)o->limit, f)
+			    : cli_summaries_tail(c, 0, &per_step);
 	job_filter_init(&job_state);
 	job_state.states = f->states;
 	views = sums ? jobview_group(sums, &c->cfg, (size_t)o->limit, state_matches, &job_state)

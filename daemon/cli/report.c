@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "clock.h"
+#include "filter_opts.h"
 #include "html.h"
 #include "jobview.h"
 #include "report.h"
@@ -60,8 +61,8 @@ static void report_usage(FILE *f)
 /* 0, 1 after --help, 2 on a usage error (one line said why) */
 static int parse_args(struct report *r, int argc, char **argv)
 {
-	enum { O_JSON = 256, O_CSV, O_SINCE, O_BY, O_CLICKHOUSE, O_RUN, O_HTML, O_PARTITION };
-	static const struct option opts[] = {
+	enum { O_JSON = 256, O_CSV, O_SINCE, O_BY, O_CLICKHOUSE, O_RUN, O_HTML };
+	static const struct option own[] = {
 		{"json", no_argument, NULL, O_JSON},
 		{"csv", no_argument, NULL, O_CSV},
 		{"since", required_argument, NULL, O_SINCE},
@@ -71,39 +72,22 @@ static int parse_args(struct report *r, int argc, char **argv)
 		{"html", required_argument, NULL, O_HTML},
 		{"wide", no_argument, NULL, 'w'},
 		{"help", no_argument, NULL, 'h'},
-		{"jobs", required_argument, NULL, 'j'},
-		{"user", required_argument, NULL, 'u'},
-		{"account", required_argument, NULL, 'A'},
-		{"partition", required_argument, NULL, O_PARTITION},
-		{"nodelist", required_argument, NULL, 'N'},
-		{"node", required_argument, NULL, 'N'},
-		{"starttime", required_argument, NULL, 'S'},
-		{"endtime", required_argument, NULL, 'E'},
 		{NULL, 0, NULL, 0},
 	};
+	struct option opts[sizeof(own) / sizeof(own[0]) + FILTER_OPTS_COUNT];
 	const char *since = DEFAULT_SINCE;
-	int c;
+	int c, taken;
 
 	job_filter_init(&r->filter);
-	while ((c = cli_getopt(argc, argv, ":hj:u:A:N:S:E:", opts, "report")) != -1) {
-		if (c == 'j') {
-			r->filter.job_ids = optarg;
-		} else if (c == 'u') {
-			r->filter.users = optarg;
-		} else if (c == 'A') {
-			r->filter.accounts = optarg;
-		} else if (c == O_PARTITION) {
-			r->filter.partitions = optarg;
-		} else if (c == 'N') {
-			r->filter.nodes = optarg;
-		} else if (c == 'S' || c == 'E') {
-			if (clock_parse_time(optarg, time(NULL),
-					     c == 'S' ? &r->filter.since_ns : &r->filter.until_ns) != 0) {
-				fprintf(stderr, "tracer report: -%c: \"%s\" is not a time (now-1day, "
-						"today, 2026-11-22T06:30, ...)\n", c, optarg);
-				return 2;
-			}
-		} else if (c == O_JSON) {
+	if (filter_opts_table(opts, sizeof(opts) / sizeof(opts[0]), own) != 0)
+		return 2;
+	while ((c = cli_getopt(argc, argv, ":h" FILTER_OPTS_SHORT, opts, "report")) != -1) {
+		taken = filter_opts_take(c, optarg, "report", &r->filter);
+		if (taken == 2)
+			return 2;
+		if (taken == 0)
+			continue;
+		if (c == O_JSON) {
 			r->format = REPORT_JSON;
 		} else if (c == O_CSV) {
 			r->format = REPORT_CSV;

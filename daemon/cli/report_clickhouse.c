@@ -1,19 +1,22 @@
 /*
  * report_clickhouse.c - `tracer report --clickhouse`: the same groups as
  * from the local archive, summed by ClickHouse over the tables of
- * contrib/clickhouse/migrations/ (every node's jobs), FINAL so that a
- * delivery retried leaves no duplicate.  Queries run on ClickHouse 18.16
- * and later.  The tables hold no cost: --clickhouse shows none.
+ * contrib/clickhouse/migrations/ (every node's jobs).  Not FINAL: on
+ * schema version 3 (jobs sorted by user and end, granules of 256 rows)
+ * it merged every part's sorting key across the window and took seconds;
+ * a row of a batch delivered twice (identical) is folded by its table's
+ * key instead (LIMIT 1 BY summary_id, ...), the filter on end read
+ * first (PREWHERE).  Queries run on ClickHouse 18.16 and later, read-only
+ * and bounded on the server (datalake_read.c).  The tables hold no cost:
+ * --clickhouse shows none.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "config.h"
+#include "datalake_read.h"
 #include "report.h"
-#include "sink.h"
-
-#define QUERY_TIMEOUT_MS 30000
 /*
  * A job is counted once, however many steps and nodes it ran on: its
  * (cluster, job_id) when it has a job id, its summary otherwise (tracer
@@ -55,10 +58,11 @@ static int db_name(const char *db, char *out, size_t len)
 
 static int run(const struct tracer_config *cfg, const char *q, char **out)
 {
-	char err[512];
+	char err[600];
 	size_t len;
 
-	if (clickhouse_select(cfg, q, QUERY_TIMEOUT_MS, out, &len, err, sizeof(err)) != 0) {
+	if (datalake_query_within(cfg, q, TRACER_DATALAKE_AGGREGATE_TIMEOUT_MS, out, &len, err,
+				  sizeof(err)) != 0) {
 		fprintf(stderr, "tracer report: ClickHouse: %s\n", err);
 		return -1;
 	}
@@ -120,21 +124,25 @@ int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 	}
 	if (r->by == REPORT_BY_TOOL)
 		snprintf(q, sizeof(q),
-			 "SELECT %s AS g, toFloat64(uniqExact(" JOB_KEY ")) AS jobs,"
+			 "SELECT g, toFloat64(uniqExact(" JOB_KEY ")) AS jobs,"
 			 " toFloat64(sum(failed)) AS failed,"
 			 " toFloat64(sum(processes)) AS processes, sum(wall_s) AS wall,"
 			 " sum(cpu_s) AS cpu_s,"
 			 " sum(job_wall_s * if(alloc_cpus > 0, alloc_cpus, host_cpus)) AS core_s,"
 			 " toFloat64(max(peak_rss_bytes)) AS peak, toFloat64(sum(rchar)) AS rchar,"
 			 " toFloat64(sum(wchar)) AS wchar"
-			 " FROM %s.tools FINAL ANY INNER JOIN"
-			 " (SELECT summary_id, host_cpus FROM %s.jobs FINAL"
-			 "  WHERE end >= toDateTime(%ld) AND scheduler != 'host') USING summary_id"
-			 " WHERE end >= toDateTime(%ld) GROUP BY g FORMAT JSONEachRow",
-			 k, db, db, from, from);
+			 " FROM (SELECT %s AS g, job_id, cluster, summary_id, failed, processes,"
+			 "  wall_s, cpu_s, job_wall_s, alloc_cpus, peak_rss_bytes, rchar, wchar"
+			 "  FROM %s.tools PREWHERE end >= toDateTime(%ld)"
+			 "  LIMIT 1 BY summary_id, tool, path)"
+			 " ANY INNER JOIN"
+			 " (SELECT summary_id, host_cpus FROM %s.jobs PREWHERE end >= toDateTime(%ld)"
+			 "  WHERE scheduler != 'host' LIMIT 1 BY summary_id) USING summary_id"
+			 " GROUP BY g FORMAT JSONEachRow",
+			 k, db, from, db, from);
 	else
 		snprintf(q, sizeof(q),
-			 "SELECT %s AS g, toFloat64(uniqExact(" JOB_KEY ")) AS jobs,"
+			 "SELECT g, toFloat64(uniqExact(" JOB_KEY ")) AS jobs,"
 			 " toFloat64(uniqExactIf(" JOB_KEY ", ifNull(exit_code, 0) != 0"
 			 " OR exit_signal IS NOT NULL)) AS failed,"
 			 " sum(wall_s) AS wall, sum(cpu_s) AS cpu_s,"
@@ -143,7 +151,10 @@ int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 			 " toFloat64(sumIf(mem_peak_bytes, alloc_mem_bytes > 0)) AS mem_used,"
 			 " toFloat64(sum(alloc_mem_bytes)) AS mem_alloc,"
 			 " toFloat64(sum(rchar)) AS rchar, toFloat64(sum(wchar)) AS wchar"
-			 " FROM %s.jobs FINAL WHERE end >= toDateTime(%ld) AND scheduler != 'host'"
+			 " FROM (SELECT %s AS g, job_id, cluster, summary_id, exit_code, exit_signal,"
+			 "  wall_s, cpu_s, alloc_cpus, host_cpus, mem_peak_bytes, alloc_mem_bytes,"
+			 "  rchar, wchar FROM %s.jobs PREWHERE end >= toDateTime(%ld)"
+			 "  WHERE scheduler != 'host' LIMIT 1 BY summary_id)"
 			 " GROUP BY g FORMAT JSONEachRow",
 			 k, db, from);
 	if (run(cfg, q, &out) != 0 || take_rows(r, out, false) != 0)
@@ -153,8 +164,10 @@ int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 	if (r->by == REPORT_BY_TOOL) {
 		/* the jobs in the window: once, not once per tool */
 		snprintf(q, sizeof(q),
-			 "SELECT toFloat64(uniqExact(" JOB_KEY ")) AS jobs FROM %s.jobs FINAL"
-			 " WHERE end >= toDateTime(%ld) AND scheduler != 'host' FORMAT JSONEachRow",
+			 /* a count of distinct jobs: a duplicate row changes nothing */
+			 "SELECT toFloat64(uniqExact(" JOB_KEY ")) AS jobs FROM %s.jobs"
+			 " PREWHERE end >= toDateTime(%ld) WHERE scheduler != 'host'"
+			 " FORMAT JSONEachRow",
 			 db, from);
 		if (run(cfg, q, &out) != 0)
 			goto out;
@@ -163,8 +176,10 @@ int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 		cJSON_Delete(o);
 	} else {
 		snprintf(q, sizeof(q),
-			 "SELECT %s AS g, flag, toFloat64(count()) AS n FROM %s.flags FINAL"
-			 " WHERE end >= toDateTime(%ld) GROUP BY g, flag FORMAT JSONEachRow",
+			 "SELECT g, flag, toFloat64(count()) AS n FROM (SELECT %s AS g, flag"
+			 " FROM %s.flags PREWHERE end >= toDateTime(%ld)"
+			 " LIMIT 1 BY summary_id, flag, severity, n) GROUP BY g, flag"
+			 " FORMAT JSONEachRow",
 			 k, db, from);
 		if (run(cfg, q, &out) != 0 || take_rows(r, out, true) != 0)
 			goto out;

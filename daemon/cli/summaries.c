@@ -210,6 +210,53 @@ cJSON *cli_summaries_tail(struct cli *c, size_t max, const struct job_filter *f)
 	return out;
 }
 
+cJSON *cli_jobs_tail(struct cli *c, size_t jobs, const struct job_filter *f)
+{
+	struct job_filter per_step = *f;
+	size_t window = jobs * TRACER_DEFAULT_JOBS_STEPS_READ;
+	struct sumfile_status st = {0};
+	cJSON *out;
+
+	/* the state is the job's (the worst of its steps'), not a step's */
+	per_step.states = NULL;
+	if (lake_direct(c)) {
+		struct collect k = {.arr = cJSON_CreateArray()};
+		char err[600];
+
+		if (!k.arr || datalake_read_jobs(&c->cfg, &per_step, f->states, (long)jobs,
+						 lake_line, &k, err, sizeof(err)) != 0) {
+			fprintf(stderr, "tracer: %s\n", k.arr ? err : "out of memory");
+			cJSON_Delete(k.arr);
+			return NULL;
+		}
+		return k.arr;
+	}
+	if (cli_archive_remote()) {
+		struct proto_query q;
+		struct collect k = {.arr = cJSON_CreateArray()};
+		cJSON *last = NULL;
+		int rc;
+
+		/* the window in jobs for a reader on a datalake; the window in
+		 * summaries (tracerd answers at most TRACER_ARCHIVE_LIMIT_MAX)
+		 * for a file archive and a tracerd that predates "jobs" */
+		query_from_filter(&q, &per_step, window > TRACER_ARCHIVE_LIMIT_MAX ?
+				  TRACER_ARCHIVE_LIMIT_MAX : window);
+		q.jobs = (long)jobs;
+		snprintf(q.job_states, sizeof(q.job_states), "%s", f->states ? f->states : "");
+		rc = k.arr ? ask(c, proto_query_request(&q), &k, &last) : -1;
+		cJSON_Delete(last);
+		if (rc == 0)
+			return k.arr;
+		cJSON_Delete(k.arr);
+		if (rc < 0)
+			return NULL;
+	}
+	out = summaries_tail(c->cfg.file_path, window, &per_step, &st);
+	report_status(c->cfg.file_path, &st);
+	return out;
+}
+
 cJSON *cli_summary_find(struct cli *c, const char *name)
 {
 	struct sumfile_status st = {0};

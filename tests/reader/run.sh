@@ -8,6 +8,14 @@
 # query ClickHouse without them; root reads ClickHouse directly without
 # tracerd.  Filter values that try SQL injection select nothing more.
 # A query past datalake_max_memory fails on the server, saying so.
+# `tracer jobs --limit N` picks the newest N jobs, then reads every
+# summary of theirs (a job of 70 steps whole, the state the job's); a
+# request without the job window (an older tracer) is answered as
+# before.  A summary delivered twice counts once in tracer report
+# --clickhouse and tracer jobs.  Every read of the datalake (jobs, show,
+# report --clickhouse, sweep; through the reader and root's own) carries
+# readonly=1 and max_memory_usage: system.query_log shows the settings
+# each query ran with.
 # The users and ClickHouse are made here and removed at the end.  Needs
 # root and the services lock (flock /tmp/tracer-services.lock).
 set -u
@@ -39,7 +47,15 @@ UTRACER=$(user_copy "$BUILD/tracer") || exit 1
 echo "== ClickHouse: the default user has a password nobody outside root knows"
 ADMIN_PW=adm-$$-$RANDOM$RANDOM
 RW_PW=rw-$$-$RANDOM$RANDOM
-(umask 077 && ch_users_xml "$ADMIN_PW" "$RW_PW" >"$TMP/users.in.xml")
+(umask 077 && ch_users_xml "$ADMIN_PW" "$RW_PW" '<log_queries>1</log_queries>' >"$TMP/users.in.xml")
+# system.query_log: the settings each query ran with (config.d is merged
+# into the server's configuration)
+install -d -m 0700 "$TMP/ch" "$TMP/ch/config.d" || { echo "FAIL: cannot make $TMP/ch/config.d"; exit 1; }
+cat >"$TMP/ch/config.d/query_log.xml" <<'XML'
+<?xml version="1.0"?>
+<yandex><query_log><database>system</database><table>query_log</table>
+  <flush_interval_milliseconds>1000</flush_interval_milliseconds></query_log></yandex>
+XML
 ch_up "$TMP/ch" "$CH_TCP" "$CH_HTTP" "$TMP/users.in.xml"
 chq() { clickhouse-client --port "$CH_TCP" --password="$ADMIN_PW" --multiquery "$@"; }
 check "the ClickHouse server is Debian's 18.16" ch_is_debian_1816
@@ -97,6 +113,8 @@ check "a registration at the reader is refused, saying why" refused_run
 check "B cannot read the credentials file" not as "$UB" cat "$TMP/chpw"
 
 echo "== each user through the reader"
+# the reads of the datalake from here on are checked in system.query_log
+T0=$(chq -q "SELECT toUInt32(now())")
 # the CLI of a user on a login node: the reader's socket, no archive file
 ucli() { local u=$1; shift; as "$u" "$UTRACER" -o socket="$RSOCK" -o file="$TMP/nonexistent.ndjson" -o datalake=clickhouse "$@" 2>&1; }
 jobs_are() { # jobs_are USER EXPECTED-JOB-UIDS... : tracer jobs --json of USER is exactly those
@@ -138,11 +156,93 @@ check "an unauthenticated HTTP query fails" not as "$UB" curl -sf --max-time 5 "
 check "tracer_rw without its password fails" not as "$UB" curl -sf --max-time 5 -u tracer_rw: "http://127.0.0.1:$CH_HTTP/?query=SELECT%201"
 check "B's tracer with datalake set but no credentials reads nothing of A" sh -c "! setpriv --reuid='$UB' --regid='$UB' --init-groups -- '$UTRACER' -o socket='$TMP/none.sock' -o datalake=clickhouse -o clickhouse_url=http://127.0.0.1:$CH_HTTP/ jobs --limit 0 --json 2>&1 | grep -q '$A_JOB'"
 
+echo "== tracer jobs: the newest jobs first, then every summary of theirs"
+# A's Slurm job 77001, newer than A's others, of 70 steps (more than the
+# 64 summaries per job a listing used to read), the last one FAILED
+UA_UID=$(id -u "$UA")
+wide_job() { chq -q "SELECT summary FROM tracer.jobs WHERE job = '$A_JOB' LIMIT 1" | python3 -c '
+import json, sys, time
+s = json.loads(sys.stdin.readline())
+uid, user = int(sys.argv[1]), sys.argv[2]
+end = int(time.time()) + 3600
+rows = []
+for i in range(70):
+    sid = "wide77001-%08d-0000000000000000" % i
+    t = json.loads(json.dumps(s))
+    state = "FAILED" if i == 69 else "COMPLETED"
+    t["job"], t["summary_id"], t["state"] = sid, sid, state
+    t["identity"].update(scheduler="slurm", cluster="c1", job_id="77001", step_id=str(i),
+                         task_name="wide-77001")
+    t["end_ns"] = str((end + i) * 10**9)
+    rows.append({"summary_id": sid, "job": sid, "scheduler": "slurm", "cluster": "c1",
+                 "job_id": "77001", "step_id": str(i), "task_name": "wide-77001", "uid": uid,
+                 "user": user, "state": state, "end_ns": (end + i) * 10**9,
+                 "end": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(end + i)),
+                 "summary": json.dumps(t, separators=(",", ":"))})
+print("\n".join(json.dumps(r) for r in rows))' "$UA_UID" "$UA" | chq -q "INSERT INTO tracer.jobs FORMAT JSONEachRow"; }
+check "A's job 77001 of 70 steps is in the datalake" wide_job
+# listed JOBS... : the --json listing is exactly these jobs (job ids or
+# uids), the first with STEPS steps and state STATE
+listed() {
+	python3 -c '
+import json, sys
+j = json.load(sys.stdin)
+steps, state, want = int(sys.argv[1]), sys.argv[2], sys.argv[3:]
+got = [v["identity"].get("job_id") or v["job"] for v in j]
+if got != want or len(j[0]["steps"]) != steps or j[0]["state"] != state:
+    print("got", got, [(len(v["steps"]), v.get("state")) for v in j], "want", want, steps, state)
+    sys.exit(1)' "$@"
+}
+ujobs_listed() { local u=$1 o; shift; o=$(ucli "$u" jobs --json "$@") || { echo "$o"; return 1; }; listed "${LISTED[@]}" <<<"$o"; }
+LISTED=(70 FAILED 77001)
+check "A's jobs --limit 1 through the reader: job 77001, all 70 steps, FAILED" \
+	ujobs_listed "$UA" --limit 1
+check "A's jobs --limit 1 -s F through the reader: the same job (the job's state)" \
+	ujobs_listed "$UA" --limit 1 -s F
+LISTED=(1 COMPLETED "$INJ_JOB")
+check "A's jobs --limit 1 -s CD through the reader: A's newest COMPLETED job, not a step of 77001" \
+	ujobs_listed "$UA" --limit 1 -s CD
+LISTED=(70 FAILED 77001)
+rjobs_listed() { local o; o=$(root_lake jobs --json "$@") || { echo "$o"; return 1; }; listed "${LISTED[@]}" <<<"$o"; }
+check "root's jobs -u A --limit 1: job 77001, all 70 steps" rjobs_listed -u "$UA" --limit 1
+check "B's jobs --limit 1 through the reader: B's job only" jobs_are "$UB" "$B_JOB"
+USOCKREQ=$(user_copy "$BUILD/tests/helpers/sockreq") || exit 1
+old_request() { # a listing of a tracer that predates the job window: by limit, 64 summaries
+	local o; o=$(as "$UA" "$USOCKREQ" "$RSOCK" '{"op":"summaries","v":1,"limit":64,"filter":{}}') || { echo "$o"; return 1; }
+	tail -n 1 <<<"$o" | python3 -c 'import json,sys; e=json.load(sys.stdin); sys.exit(0 if e["ok"] and e["count"] == 64 else 1)' || { tail -n 1 <<<"$o"; return 1; }
+}
+check "a request without \"jobs\" (an older tracer) is answered by its limit in summaries" old_request
+bad_jobs() { local o; o=$(as "$UA" "$USOCKREQ" "$RSOCK" '{"op":"summaries","v":1,"limit":64,"jobs":-3}'); grep -qF '"jobs\": expected a count of jobs (0 or more)' <<<"$o" || { echo "$o"; return 1; }; }
+check "a request with a bad \"jobs\": a clear error" bad_jobs
+
+echo "== a summary delivered twice counts once"
+report_of() { root_lake report --clickhouse --since 1d --json "$@" | python3 -c 'import json,sys; r=json.load(sys.stdin); print(json.dumps([r["jobs"], r["groups"]], sort_keys=True))'; }
+BY_TASK=$(report_of --by task)
+BY_TOOL=$(report_of --by tool)
+JOBS_A=$(root_lake jobs --limit 0 --json -u "$UA" | python3 -c 'import json,sys; print(sorted((v["job"], len(v["steps"])) for v in json.load(sys.stdin)))')
+twice() {
+	chq -q "SYSTEM STOP MERGES" &&
+	chq -q "INSERT INTO tracer.tools SELECT * FROM tracer.tools WHERE summary_id IN (SELECT summary_id FROM tracer.jobs WHERE job = '$A_JOB')" &&
+	chq -q "INSERT INTO tracer.flags SELECT * FROM tracer.flags WHERE summary_id IN (SELECT summary_id FROM tracer.jobs WHERE job = '$A_JOB')" &&
+	chq -q "INSERT INTO tracer.jobs SELECT * FROM tracer.jobs WHERE job = '$A_JOB'"
+}
+check "A's job's rows inserted a second time (merges stopped)" twice
+dup_rows() { [ "$(chq -q "SELECT count() FROM tracer.jobs WHERE job = '$A_JOB'")" = 2 ]; }
+check "tracer.jobs holds A's job twice" dup_rows
+same_as() { local want=$1 got; shift; got=$("$@"); [ "$got" = "$want" ] || { echo "got  $got"; echo "want $want"; return 1; }; }
+check "report --clickhouse --by task: the same as before the duplicate" same_as "$BY_TASK" report_of --by task
+check "report --clickhouse --by tool: the same as before the duplicate" same_as "$BY_TOOL" report_of --by tool
+jobs_of_a() { root_lake jobs --limit 0 --json -u "$UA" | python3 -c 'import json,sys; print(sorted((v["job"], len(v["steps"])) for v in json.load(sys.stdin)))'; }
+check "jobs -u A: each job once, its steps once" same_as "$JOBS_A" jobs_of_a
+check "the duplicate was still there (not merged away)" dup_rows
+chq -q "SYSTEM START MERGES"
+
 echo "== root reads ClickHouse directly, without tracerd"
 reader_stop
 root_jobs() { root_lake jobs --limit 0 --json | python3 -c '
 import json, sys
-got = sorted(j["job"] for j in json.load(sys.stdin))
+# every job delivered by the sink (not job 77001, inserted above)
+got = sorted(j["job"] for j in json.load(sys.stdin) if j["identity"].get("job_id") != "77001")
 sys.exit(0 if got == sorted(sys.argv[1:]) else 1)' "$A_JOB" "$INJ_JOB" "$B_JOB"; }
 check "tracer jobs of root: every job" root_jobs
 check "tracer jobs -u B of root: B's job" sh -c "'$BUILD/tracer' -o socket='$TMP/none.sock' ${LAKE[*]} jobs --limit 0 --json -u '$UB' | grep -q '$B_JOB'"
@@ -181,6 +281,29 @@ check "a wrong password: a clear error (HTTP 401)" lake_error "ClickHouse at htt
 check "nothing at the URL: a clear error" lake_error "ClickHouse at http://127.0.0.1:9/: " \
 	-o clickhouse_url="http://127.0.0.1:9/" -o clickhouse_password_file="$TMP/chpw"
 
+echo "== every read of the datalake is read-only and bounded on the server"
+check "root's report --clickhouse --by pipeline" sh -c "'$BUILD/tracer' -o socket='$TMP/none.sock' ${LAKE[*]} report --clickhouse --by pipeline >/dev/null"
+check "root's sweep --by user" sh -c "'$BUILD/tracer' -o socket='$TMP/none.sock' ${LAKE[*]} sweep --since 30d --by user >/dev/null"
+# the reads since the users' listings (type 1: a query's start): every
+# one with readonly=1 and datalake_max_memory (the default, 1 GiB); the
+# version checks of an error path and nothing else excluded
+reads_ro() {
+	chq -q "SYSTEM FLUSH LOGS" || return 1
+	local r; r=$(chq -q "SELECT count(), countIf(Settings.Values[indexOf(Settings.Names, 'readonly')] = '1'
+		AND Settings.Values[indexOf(Settings.Names, 'max_memory_usage')] = '1073741824'),
+		countIf(query LIKE '%GROUP BY g%'), countIf(query LIKE '%sweep%' OR query LIKE '%worst_rank%')
+		FROM system.query_log WHERE type = 1 AND user = 'tracer_rw'
+		AND event_time >= toDateTime($T0) AND query NOT LIKE 'INSERT%'
+		AND query NOT LIKE '%version()%' AND query NOT LIKE '%schema_version%' FORMAT TSV")
+	read -r n ro rep sw <<<"$r"
+	[ "$n" -ge 10 ] && [ "$ro" = "$n" ] && [ "$rep" -ge 1 ] && [ "$sw" -ge 1 ] || {
+		echo "reads $n, with readonly=1 and max_memory_usage $ro, report's $rep, sweep's $sw"
+		chq -q "SELECT substring(query, 1, 120), Settings.Names, Settings.Values FROM system.query_log
+			WHERE type = 1 AND user = 'tracer_rw' AND event_time >= toDateTime($T0)
+			AND query NOT LIKE 'INSERT%' AND indexOf(Settings.Names, 'readonly') = 0 LIMIT 5"
+		return 1; }
+}
+check "every read since (jobs, show, report --clickhouse, sweep) ran with readonly=1 and max_memory_usage" reads_ro
 
 echo "== datalake_max_memory: a query that needs more fails, saying so"
 MEMMSG="the query needed more than datalake_max_memory (1048576 bytes) on the server"
@@ -192,7 +315,7 @@ user_mem_error() { local o; if o=$(ucli "$UA" jobs --limit 0 --json); then echo 
 check "A's tracer jobs through the reader past 1 MiB: the same error" user_mem_error
 reader_stop
 reader_up
-check "with the default, A's listing works again" jobs_are "$UA" "$A_JOB" "$INJ_JOB"
+check "with the default, A's listing works again" jobs_are "$UA" "$A_JOB" "$INJ_JOB" 77001
 reader_stop
 
 no_sanitizer_reports "no sanitizer report in the reader's log" "$RLOG"

@@ -252,6 +252,50 @@ static void test_query(void)
 	}
 }
 
+/* A job listing's request: the job window (jobs, job_states) beside the
+ * limit in summaries a tracerd that does not know it answers by; a
+ * request without it (an older client) parses with none. */
+static void test_query_jobs(void)
+{
+	struct proto_query q;
+	cJSON *o;
+	char *line;
+
+	memset(&q, 0, sizeof(q));
+	q.limit = 1000;
+	q.jobs = 20;
+	q.since_ns = INT64_MIN;
+	q.until_ns = INT64_MAX;
+	strcpy(q.job_states, "F,OOM");
+	o = proto_query_request(&q);
+	CU_ASSERT_FATAL(o != NULL);
+	CU_ASSERT_EQUAL(cJSON_GetObjectItem(o, "limit")->valuedouble, 1000);
+	line = proto_render_line(o);
+	cJSON_Delete(o);
+	CU_ASSERT_FATAL(line != NULL);
+	CU_ASSERT_EQUAL(proto_parse_request(line, strlen(line), &req, err, sizeof(err)), 0);
+	free(line);
+	CU_ASSERT_EQUAL(req.query.limit, 1000);
+	CU_ASSERT_EQUAL(req.query.jobs, 20);
+	CU_ASSERT_STRING_EQUAL(req.query.job_states, "F,OOM");
+	CU_ASSERT_STRING_EQUAL(req.query.states, "");
+
+	q.jobs = 0; /* no window: the fields are not sent */
+	q.job_states[0] = '\0';
+	o = proto_query_request(&q);
+	CU_ASSERT_FATAL(o != NULL);
+	CU_ASSERT(cJSON_GetObjectItem(o, "jobs") == NULL);
+	cJSON_Delete(o);
+	line = strdup("{\"op\":\"summaries\",\"v\":1,\"limit\":64}");
+	CU_ASSERT_EQUAL(proto_parse_request(line, strlen(line), &req, err, sizeof(err)), 0);
+	free(line);
+	CU_ASSERT_EQUAL(req.query.limit, 64);
+	CU_ASSERT_EQUAL(req.query.jobs, 0);
+	rejects("{\"op\":\"summaries\",\"jobs\":-1}", "\"jobs\": expected a count of jobs");
+	rejects("{\"op\":\"summaries\",\"jobs\":\"20\"}", "\"jobs\": expected a count of jobs");
+	rejects("{\"op\":\"summaries\",\"jobs\":2.5}", "\"jobs\": expected a count of jobs");
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -260,6 +304,7 @@ int main(void)
 		{"bytes and bounds", test_bytes},
 		{"builders", test_builders},
 		{"summaries query", test_query},
+		{"job listing's window", test_query_jobs},
 	};
 
 	return UNIT_RUN("proto", tests);
