@@ -26,7 +26,8 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-static const char *const by_names[] = {"user", "account", "partition", "pipeline", "host"};
+static const char *const by_names[] = {"user", "account", "partition", "pipeline", "host",
+					     "tool"};
 
 int sweep_by_parse(const char *name, enum sweep_by *by)
 {
@@ -73,7 +74,7 @@ static bool priced(const struct sweep_query *q)
 
 /* A job's (or node's) rank as SQL over idle_cs and unused_bs: its cost,
  * else core-seconds plus GiB-seconds; sweep_rank is the same in C. */
-static void rank_sql(const struct sweep_query *q, char *out, size_t len)
+void sweep_rank_sql(const struct sweep_query *q, char *out, size_t len)
 {
 	if (priced(q))
 		snprintf(out, len, "(idle_cs * %.17g / 3600 + unused_bs * %.17g / %.17g)",
@@ -97,7 +98,7 @@ int sweep_sql(const struct sweep_query *q, const char *db, char *out, size_t out
 
 	if (q->uid >= 0)
 		snprintf(owner, sizeof(owner), " AND uid = %ld", q->uid);
-	rank_sql(q, rank, sizeof(rank));
+	sweep_rank_sql(q, rank, sizeof(rank));
 	if (priced(q))
 		snprintf(order, sizeof(order),
 			 "sum(idle_cs) * %.17g / 3600 + sum(unused_bs) * %.17g / %.17g DESC,",
@@ -197,6 +198,7 @@ static int take_row(char *line, struct sweep_row *row)
 	row->idle_core_s = json_get_num(o, "idle_core_s", 0);
 	row->unused_mem_byte_s = json_get_num(o, "unused_mem_byte_s", 0);
 	row->idle_gpu_s = json_get_num(o, "idle_gpu_s", 0);
+	row->cpu_s = json_get_num(o, "cpu_s", 0);
 	row->worst_rank = json_get_num(o, "worst_rank", 0);
 	cJSON_Delete(o);
 	return 0;
@@ -215,7 +217,8 @@ cJSON *sweep_from_datalake(const struct tracer_config *cfg, const struct sweep_q
 			 cfg->clickhouse_database);
 		return NULL;
 	}
-	if (sweep_sql(q, cfg->clickhouse_database, sql, sizeof(sql)) != 0) {
+	if ((q->by == SWEEP_BY_TOOL ? sweep_tool_sql : sweep_sql)(q, cfg->clickhouse_database, sql,
+								 sizeof(sql)) != 0) {
 		snprintf(err, errlen, "the sweep's query does not fit");
 		return NULL;
 	}
@@ -279,6 +282,8 @@ static cJSON *row_json(const struct sweep_query *q, const struct sweep_row *r)
 		return NULL;
 	json_add_str(o, "key", r->key);
 	json_add_u64(o, "jobs", r->jobs);
+	if (q->by == SWEEP_BY_TOOL)
+		cJSON_AddNumberToObject(o, "cpu_hours", round6(r->cpu_s / 3600));
 	cJSON_AddNumberToObject(o, "idle_core_hours", round6(core_h));
 	cJSON_AddNumberToObject(o, "unused_mem_gib_hours", round6(gib_h));
 	cJSON_AddNumberToObject(o, "idle_gpu_hours", round6(r->idle_gpu_s / 3600));
@@ -314,6 +319,8 @@ cJSON *sweep_answer(const struct sweep_query *q, const char *source, struct swee
 			cJSON_AddNumberToObject(p, "cpu_hour", q->price_cpu_hour);
 			cJSON_AddNumberToObject(p, "gb_hour", q->price_gb_hour);
 		}
+		if (q->by == SWEEP_BY_TOOL)
+			json_add_str(ans, "attribution", SWEEP_TOOL_RULE);
 		json_add_u64(ans, "groups", n);
 		arr = cJSON_AddArrayToObject(ans, "rows");
 		/* what the sources do not record yet (docs/sweep.md) */
