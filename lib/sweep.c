@@ -74,13 +74,19 @@ static bool priced(const struct sweep_query *q)
 
 /* A job's (or node's) rank as SQL over idle_cs and unused_bs: its cost,
  * else core-seconds plus GiB-seconds; sweep_rank is the same in C. */
-void sweep_rank_sql(const struct sweep_query *q, char *out, size_t len)
+static void rank_sql(const struct sweep_query *q, char *out, size_t len)
 {
 	if (priced(q))
 		snprintf(out, len, "(idle_cs * %.17g / 3600 + unused_bs * %.17g / %.17g)",
 			 q->price_cpu_hour, q->price_gb_hour, 3600 * GIB);
 	else
 		snprintf(out, len, "(idle_cs + unused_bs / %.17g)", GIB);
+}
+
+/* the same for sweep_tool_sql */
+void sweep_rank_sql(const struct sweep_query *q, char *out, size_t len)
+{
+	rank_sql(q, out, len);
 }
 
 double sweep_rank(const struct sweep_query *q, double idle_cs, double unused_bs)
@@ -98,7 +104,7 @@ int sweep_sql(const struct sweep_query *q, const char *db, char *out, size_t out
 
 	if (q->uid >= 0)
 		snprintf(owner, sizeof(owner), " AND uid = %ld", q->uid);
-	sweep_rank_sql(q, rank, sizeof(rank));
+	rank_sql(q, rank, sizeof(rank));
 	if (priced(q))
 		snprintf(order, sizeof(order),
 			 "sum(idle_cs) * %.17g / 3600 + sum(unused_bs) * %.17g / %.17g DESC,",
