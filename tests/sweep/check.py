@@ -35,12 +35,12 @@ ROWS = {
               (14400 + 9600) * H * 0.05, (5 * 4200 + 3 * 6600) * H * 0.01)],
     "hostB": [("n2", 1, 3.5, 0, 0.5, 0, 1, "5003", 0.175, 0)],
 }
-# By tool, each job's waste shared by its tools' CPU time: 5001 (39000
+# By tool, each job's waste shared by its tools' CPU time: 5001 (29400
 # idle core-s, 11 GiB x 4200 s) 31/42 to bwa, 11/42 to samtools; 5002 (no
 # tool) all to "-"; 5003 (3.5 h, 0.5 GPU-h, tools without CPU time)
 # half to bwa, half to gzip.  The last element: the tool's CPU hours.
-BWA_A = (39000 * 31 / 42, 46200 * 31 / 42)
-SAM = (39000 * 11 / 42, 46200 * 11 / 42)
+BWA_A = (29400 * 31 / 42, 46200 * 31 / 42)
+SAM = (29400 * 11 / 42, 46200 * 11 / 42)
 TOOL_B = [("bwa", 1, 1.75, 0, 0.25, 0, 1, "5003", 0.0875, 0, 0),
           ("gzip", 1, 1.75, 0, 0.25, 0, 1, "5003", 0.0875, 0, 0)]
 ROWS["tool"] = [
