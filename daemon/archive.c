@@ -218,7 +218,7 @@ static void answer_sweep(struct archive *a, struct areq *r, struct out *o)
 	cJSON *ans, *reply;
 
 	if (sweep_by_parse(sw->by, &q.by) != 0) {
-		send_error(r->fd, "\"by\": user, account, partition, pipeline or host");
+		send_error(r->fd, "\"by\": user, account, partition, pipeline, host or tool");
 		return;
 	}
 	q.from_s = (double)clock_real_ns() / 1e9 - sw->since_s;

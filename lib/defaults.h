@@ -33,6 +33,9 @@
 /* jobs a sweep of the archive file holds (about 200 bytes each), so that
  * one user's sweep in tracerd cannot take the node's memory */
 #define TRACER_SWEEP_JOBS_MAX 1000000
+/* tool entries (a tool in a job, about 40 bytes) a sweep --by tool of
+ * the archive file holds */
+#define TRACER_SWEEP_TOOLS_MAX 4000000
 /* the datalake's schema migrations (make install, the RPM), in order */
 #define TRACER_DEFAULT_MIGRATIONS_DIR "/usr/share/tracer/clickhouse/migrations"
 #define TRACER_CLICKHOUSE_SCHEMA 3 /* the schema version this tracer writes */

@@ -88,7 +88,7 @@ struct proto_query {
 
 /* A sweep's question (lib/sweep.h answers it). */
 struct proto_sweep {
-	char by[16];       /* user, account, partition, pipeline, host */
+	char by[16];       /* user, account, partition, pipeline, host, tool */
 	double since_s;    /* the window: jobs that ended in the last since_s */
 	int limit;         /* the top N groups */
 };

@@ -27,7 +27,8 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-static const char *const by_names[] = {"user", "account", "partition", "pipeline", "host"};
+static const char *const by_names[] = {"user", "account", "partition", "pipeline", "host",
+					     "tool"};
 
 int sweep_by_parse(const char *name, enum sweep_by *by)
 {
@@ -81,6 +82,12 @@ static void rank_sql(const struct sweep_query *q, char *out, size_t len)
 			 q->price_cpu_hour, q->price_gb_hour, 3600 * GIB);
 	else
 		snprintf(out, len, "(idle_cs + unused_bs / %.17g)", GIB);
+}
+
+/* the same for sweep_tool_sql */
+void sweep_rank_sql(const struct sweep_query *q, char *out, size_t len)
+{
+	rank_sql(q, out, len);
 }
 
 double sweep_rank(const struct sweep_query *q, double idle_cs, double unused_bs)
@@ -198,6 +205,7 @@ static int take_row(char *line, struct sweep_row *row)
 	row->idle_core_s = json_get_num(o, "idle_core_s", 0);
 	row->unused_mem_byte_s = json_get_num(o, "unused_mem_byte_s", 0);
 	row->idle_gpu_s = json_get_num(o, "idle_gpu_s", 0);
+	row->cpu_s = json_get_num(o, "cpu_s", 0);
 	row->worst_rank = json_get_num(o, "worst_rank", 0);
 	cJSON_Delete(o);
 	return 0;
@@ -216,7 +224,8 @@ cJSON *sweep_from_datalake(const struct tracer_config *cfg, const struct sweep_q
 			 cfg->clickhouse_database);
 		return NULL;
 	}
-	if (sweep_sql(q, cfg->clickhouse_database, sql, sizeof(sql)) != 0) {
+	if ((q->by == SWEEP_BY_TOOL ? sweep_tool_sql : sweep_sql)(q, cfg->clickhouse_database, sql,
+								 sizeof(sql)) != 0) {
 		snprintf(err, errlen, "the sweep's query does not fit");
 		return NULL;
 	}
@@ -281,6 +290,8 @@ static cJSON *row_json(const struct sweep_query *q, const struct sweep_row *r)
 		return NULL;
 	json_add_str(o, "key", r->key);
 	json_add_u64(o, "jobs", r->jobs);
+	if (q->by == SWEEP_BY_TOOL)
+		cJSON_AddNumberToObject(o, "cpu_hours", round6(r->cpu_s / 3600));
 	cJSON_AddNumberToObject(o, "idle_core_hours", round6(core_h));
 	cJSON_AddNumberToObject(o, "unused_mem_gib_hours", round6(gib_h));
 	cJSON_AddNumberToObject(o, "idle_gpu_hours", round6(r->idle_gpu_s / 3600));
@@ -316,6 +327,8 @@ cJSON *sweep_answer(const struct sweep_query *q, const char *source, struct swee
 			cJSON_AddNumberToObject(p, "cpu_hour", q->price_cpu_hour);
 			cJSON_AddNumberToObject(p, "gb_hour", q->price_gb_hour);
 		}
+		if (q->by == SWEEP_BY_TOOL)
+			json_add_str(ans, "attribution", SWEEP_TOOL_RULE);
 		json_add_u64(ans, "groups", n);
 		arr = cJSON_AddArrayToObject(ans, "rows");
 		/* what the sources do not record yet (docs/sweep.md) */

@@ -1,6 +1,6 @@
 /*
  * sweep.h - the cluster's waste, per group (user, account, partition,
- * pipeline or host), ranked by what it cost: idle allocated core-hours,
+ * pipeline, host or tool), ranked by what it cost: idle allocated core-hours,
  * unused memory GiB-hours, idle GPU-hours, jobs that ran into their limit
  * (TIMEOUT, OOM) and the worst job of each group.  `tracer sweep` and
  * tracerd's "sweep" request (daemon/archive.c) use it.
@@ -20,6 +20,8 @@
  * without one allocated nothing).  The cost is the hours times
  * price_cpu_hour and price_gb_hour (lib/cost.c's prices); without any
  * price, groups rank by idle core-hours, then unused GiB-hours.
+ * By tool, a job's waste is shared among the tools that ran in it by
+ * their CPU time in the job (sweep_tool.c, SWEEP_TOOL_RULE).
  * Nothing here prints.
  */
 #ifndef TRACER_SWEEP_H
@@ -34,7 +36,15 @@
 #include "defaults.h"
 
 enum sweep_by { SWEEP_BY_USER, SWEEP_BY_ACCOUNT, SWEEP_BY_PARTITION, SWEEP_BY_PIPELINE,
-		SWEEP_BY_HOST };
+		SWEEP_BY_HOST, SWEEP_BY_TOOL };
+
+/* How --by tool shares a job's waste among its tools (the answer's
+ * "attribution", docs/sweep.md). */
+#define SWEEP_TOOL_RULE                                                                          \
+	"a job's idle core-hours, unused GiB-hours and idle GPU-hours are shared among the "    \
+	"tools that ran in it in proportion to each tool's CPU time in the job (equally when "  \
+	"its tools used none); a job with no tool recorded counts under \"-\""
+
 
 /* What to sweep. */
 struct sweep_query {
@@ -51,6 +61,7 @@ struct sweep_row {
 	char *key;
 	uint64_t jobs, timeouts, ooms;
 	double idle_core_s, unused_mem_byte_s, idle_gpu_s;
+	double cpu_s;          /* by tool: the tool's CPU time */
 	char *worst;           /* the job that wasted most */
 	double worst_rank;
 };
@@ -72,6 +83,15 @@ double sweep_rank(const struct sweep_query *q, double idle_core_s, double unused
  * when it does not fit in out.
  */
 int sweep_sql(const struct sweep_query *q, const char *db, char *out, size_t outlen);
+
+/* sweep_tool.c: the same for --by tool, over DB's tracer.jobs and
+ * tracer.tools (schema 3): each job's waste as sweep_sql's, shared among
+ * its tools (SWEEP_TOOL_RULE).  0, or -1 when it does not fit in out. */
+int sweep_tool_sql(const struct sweep_query *q, const char *db, char *out, size_t outlen);
+
+/* A job's (or a tool's part of it) rank as SQL over the columns idle_cs
+ * and unused_bs; sweep_rank in C. */
+void sweep_rank_sql(const struct sweep_query *q, char *out, size_t len);
 
 /* The sweep from the datalake: the answer object (sweep_answer), NULL
  * with err. */

@@ -3,7 +3,8 @@
  * folded one at a time into (job, node) entries, then jobs into groups,
  * with the rules of the datalake's query (sweep.c) so that both sources
  * give the same numbers.  Memory grows with the jobs in the window, not
- * with their summaries' size.
+ * with their summaries' size (by tool, with their tools' names too, at
+ * most TRACER_SWEEP_TOOLS_MAX of them).
  */
 #include "sweep.h"
 
@@ -24,6 +25,12 @@ struct sweep_node {
 	unsigned steps;
 };
 
+/* by tool: one tool's CPU time in a job, over its steps and nodes */
+struct sweep_tool {
+	char *name;
+	double cpu_s;
+};
+
 struct sweep_job {
 	char *key;        /* scheduler, cluster, job: what makes it one job */
 	char *id;         /* the job id shown (or the job's uid) */
@@ -31,13 +38,16 @@ struct sweep_job {
 	bool timeout, oom;
 	struct sweep_node *nodes;
 	size_t nn;
+	struct sweep_tool *tools; /* by tool */
+	size_t nt;
 };
 
 struct sweep_acc {
 	struct sweep_query q;
 	struct sweep_job **slots; /* open addressing on key */
 	size_t cap, n;
-	bool full; /* jobs left out: TRACER_SWEEP_JOBS_MAX held */
+	size_t tools;  /* tool entries held over all jobs */
+	bool full; /* jobs (or tools) left out: TRACER_SWEEP_JOBS_MAX held */
 };
 
 static uint64_t hash(const char *s)
@@ -203,6 +213,40 @@ static double dmax(double a, double b)
 	return a > b ? a : b;
 }
 
+/* by tool: summary s's tools' CPU time into its job, by name (a tool's
+ * paths are one tool); 0, -1 when out of memory */
+static int add_tools(struct sweep_acc *a, struct sweep_job *j, const cJSON *s)
+{
+	const cJSON *t;
+
+	cJSON_ArrayForEach(t, obj(s, "tools")) {
+		const char *name = str_or(t, "tool", "-");
+		struct sweep_tool *v = NULL;
+
+		for (size_t i = 0; i < j->nt && !v; i++)
+			if (strcmp(j->tools[i].name, name) == 0)
+				v = &j->tools[i];
+		if (!v) {
+			if (a->tools >= TRACER_SWEEP_TOOLS_MAX) {
+				a->full = true;
+				continue;
+			}
+			v = realloc(j->tools, (j->nt + 1) * sizeof(*v));
+			if (!v)
+				return -1;
+			j->tools = v;
+			v = &j->tools[j->nt];
+			if (!(v->name = strdup(name)))
+				return -1;
+			v->cpu_s = 0;
+			j->nt++;
+			a->tools++;
+		}
+		v->cpu_s += json_get_num(t, "cpu_s", 0);
+	}
+	return 0;
+}
+
 int sweep_acc_add(struct sweep_acc *a, const cJSON *s)
 {
 	const cJSON *id = obj(s, "identity"), *alloc = obj(id, "allocation");
@@ -239,7 +283,7 @@ int sweep_acc_add(struct sweep_acc *a, const cJSON *s)
 	j->timeout = j->timeout || strcmp(state, "TIMEOUT") == 0;
 	j->oom = j->oom || strcmp(state, "OUT_OF_MEMORY") == 0 ||
 		 json_get_num(s, "oom_kills", 0) > 0;
-	return 0;
+	return a->q.by == SWEEP_BY_TOOL ? add_tools(a, j, s) : 0;
 }
 
 /* ---- jobs into groups ---- */
@@ -247,35 +291,75 @@ int sweep_acc_add(struct sweep_acc *a, const cJSON *s)
 struct groups {
 	struct sweep_row *rows;
 	size_t n, cap;
+	size_t *index; /* open addressing on key: row + 1, 0 empty */
+	size_t icap;
 };
 
-static struct sweep_row *group_row(struct groups *g, const char *key)
+/* where key's row is, or the empty slot it would take */
+static size_t *index_slot(size_t *index, size_t icap, const struct sweep_row *rows,
+			  const char *key)
 {
-	struct sweep_row *v;
+	size_t i = hash(key) & (icap - 1);
 
-	/* few groups (users, accounts, hosts): a linear search is enough */
-	for (size_t i = 0; i < g->n; i++)
-		if (strcmp(g->rows[i].key, key) == 0)
-			return &g->rows[i];
+	while (index[i] && strcmp(rows[index[i] - 1].key, key) != 0)
+		i = (i + 1) & (icap - 1);
+	return &index[i];
+}
+
+/* room for one more row, the index at most half full: 0, -1 */
+static int groups_room(struct groups *g)
+{
 	if (g->n == g->cap) {
 		size_t cap = g->cap ? g->cap * 2 : 16;
-		v = realloc(g->rows, cap * sizeof(*v));
+		struct sweep_row *v = realloc(g->rows, cap * sizeof(*v));
+
 		if (!v)
-			return NULL;
+			return -1;
 		g->rows = v;
 		g->cap = cap;
 	}
+	if ((g->n + 1) * 2 > g->icap) {
+		size_t icap = g->icap ? g->icap * 2 : 64;
+		size_t *ix = calloc(icap, sizeof(*ix));
+
+		if (!ix)
+			return -1;
+		for (size_t i = 0; i < g->n; i++)
+			*index_slot(ix, icap, g->rows, g->rows[i].key) = i + 1;
+		free(g->index);
+		g->index = ix;
+		g->icap = icap;
+	}
+	return 0;
+}
+
+/* the group's row, made when new (tools and hosts may be many: hashed) */
+static struct sweep_row *group_row(struct groups *g, const char *key)
+{
+	struct sweep_row *v;
+	size_t *slot;
+
+	if (g->icap) {
+		slot = index_slot(g->index, g->icap, g->rows, key);
+		if (*slot)
+			return &g->rows[*slot - 1];
+	}
+	if (groups_room(g) != 0)
+		return NULL;
+	slot = index_slot(g->index, g->icap, g->rows, key);
 	v = &g->rows[g->n];
 	memset(v, 0, sizeof(*v));
 	if (!(v->key = strdup(key)))
 		return NULL;
-	g->n++;
+	*slot = ++g->n;
 	return v;
 }
 
-/* what one job (or one node of it, by host) wasted, into its group */
+/* what one job (or one node of it, by host; a tool's share, by tool)
+ * wasted, into its group; cpu_s: by tool, the tool's CPU time */
 static int add_waste(const struct sweep_query *q, struct groups *g, const char *key,
-		     const struct sweep_job *j, double idle_cs, double unused_bs, double gpu_s)
+		     const struct sweep_job *j, double idle_cs, double unused_bs, double gpu_s,
+		     double cpu_s)
 {
 	struct sweep_row *r = group_row(g, key);
 	double rank = sweep_rank(q, idle_cs, unused_bs);
@@ -283,6 +367,7 @@ static int add_waste(const struct sweep_query *q, struct groups *g, const char *
 	if (!r)
 		return -1;
 	r->jobs++;
+	r->cpu_s += cpu_s;
 	r->timeouts += j->timeout;
 	r->ooms += j->oom;
 	r->idle_core_s += idle_cs;
@@ -293,6 +378,28 @@ static int add_waste(const struct sweep_query *q, struct groups *g, const char *
 		if (!(r->worst = strdup(j->id)))
 			return -1;
 		r->worst_rank = rank;
+	}
+	return 0;
+}
+
+/* by tool: the job's waste shared by its tools' CPU time (equally when
+ * they used none; SWEEP_TOOL_RULE), the datalake's sweep_tool_sql */
+static int share_job(const struct sweep_query *q, struct groups *g, const struct sweep_job *j,
+		     double idle_cs, double unused_bs, double gpu_s)
+{
+	double total = 0;
+
+	if (!j->nt)
+		return add_waste(q, g, "-", j, idle_cs, unused_bs, gpu_s, 0);
+	for (size_t i = 0; i < j->nt; i++)
+		total += j->tools[i].cpu_s;
+	for (size_t i = 0; i < j->nt; i++) {
+		const struct sweep_tool *t = &j->tools[i];
+		double sh = total > 0 ? t->cpu_s / total : 1.0 / (double)j->nt;
+
+		if (add_waste(q, g, t->name, j, idle_cs * sh, unused_bs * sh, gpu_s * sh,
+			      t->cpu_s) != 0)
+			return -1;
 	}
 	return 0;
 }
@@ -321,7 +428,7 @@ static int fold_job(const struct sweep_query *q, struct groups *g, const struct 
 		if (q->by == SWEEP_BY_HOST) {
 			if (add_waste(q, g, nd->host[0] ? nd->host : "-", j,
 				      dmax(nd->cpus * wall - n_cpu, 0), n_unused * wall,
-				      nd->gpus_idle * wall) != 0)
+				      nd->gpus_idle * wall, 0) != 0)
 				return -1;
 			continue;
 		}
@@ -332,7 +439,10 @@ static int fold_job(const struct sweep_query *q, struct groups *g, const struct 
 	}
 	if (q->by == SWEEP_BY_HOST)
 		return 0;
-	return add_waste(q, g, j->group, j, dmax(cpus * wall - cpu_s, 0), unused * wall, gpus * wall);
+	if (q->by == SWEEP_BY_TOOL)
+		return share_job(q, g, j, dmax(cpus * wall - cpu_s, 0), unused * wall, gpus * wall);
+	return add_waste(q, g, j->group, j, dmax(cpus * wall - cpu_s, 0), unused * wall, gpus * wall,
+			 0);
 }
 
 cJSON *sweep_acc_answer(struct sweep_acc *a)
@@ -347,8 +457,10 @@ cJSON *sweep_acc_answer(struct sweep_acc *a)
 				free(g.rows[k].worst);
 			}
 			free(g.rows);
+			free(g.index);
 			return NULL;
 		}
+	free(g.index);
 	ans = sweep_answer(&a->q, "archive", g.rows, g.n);
 	free(g.rows);
 	return ans;
@@ -370,6 +482,9 @@ void sweep_acc_free(struct sweep_acc *a)
 			continue;
 		for (size_t k = 0; k < j->nn; k++)
 			free(j->nodes[k].host);
+		for (size_t k = 0; k < j->nt; k++)
+			free(j->tools[k].name);
+		free(j->tools);
 		free(j->nodes);
 		free(j->key);
 		free(j->id);

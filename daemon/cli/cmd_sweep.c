@@ -23,7 +23,8 @@
 static void sweep_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: tracer sweep [--since DURATION] [--by user|account|partition|pipeline|host]\n"
+		"usage: tracer sweep [--since DURATION]\n"
+		"                    [--by user|account|partition|pipeline|host|tool]\n"
 		"                    [--limit N] [--json | --csv | --html FILE | --wide]\n"
 		"The cluster's waste in the window, per group, ranked by cost: idle\n"
 		"allocated core-hours, unused memory GiB-hours, idle GPU-hours, jobs that\n"
@@ -31,9 +32,10 @@ static void sweep_usage(FILE *f)
 		"the worst one, with the prices of tracer.conf (price_cpu_hour,\n"
 		"price_gb_hour).  From the datalake when tracer.conf has datalake =\n"
 		"clickhouse, else from the archive file.  Root and admin_group see every\n"
-		"user's jobs; another user sees their own.\n"
+		"user's jobs; another user sees their own.  By tool, each job's waste is\n"
+		"shared among the tools that ran in it by their CPU time in the job.\n"
 		"      --since DURATION  the window: 90m, 24h, 7d, 2w (default %s)\n"
-		"      --by GROUP        user, account, partition, pipeline or host\n"
+		"      --by GROUP        user, account, partition, pipeline, host or tool\n"
 		"                        (default user)\n"
 		"      --limit N         the N groups that wasted most (default %d, at most %d)\n"
 		"      --json            the answer as JSON (docs/sweep.md)\n"
@@ -92,7 +94,7 @@ static int parse_args(struct sweep_args *a, int argc, char **argv)
 		case O_BY:
 			if (sweep_by_parse(optarg, &by) != 0) {
 				fprintf(stderr, "tracer sweep: --by: \"%s\" is not user, account, "
-						"partition, pipeline or host\n", optarg);
+						"partition, pipeline, host or tool\n", optarg);
 				return 2;
 			}
 			snprintf(a->sw.by, sizeof(a->sw.by), "%s", sweep_by_name(by));

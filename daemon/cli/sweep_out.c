@@ -32,7 +32,15 @@ static const char *by_title(const cJSON *ans)
 		return "PARTITION";
 	if (!strcmp(by, "pipeline"))
 		return "PIPELINE";
+	if (!strcmp(by, "tool"))
+		return "TOOL";
 	return "HOST";
+}
+
+/* --by tool: the answer says how the jobs' waste was shared */
+static const char *attribution(const cJSON *ans)
+{
+	return jstr(ans, "attribution");
 }
 
 /* counts are written raw (jsonutil): json_get_num reads both */
@@ -74,6 +82,8 @@ static void print_header(const cJSON *ans, const char *since_text)
 	else
 		printf("No price_cpu_hour or price_gb_hour in tracer.conf: ranked by idle "
 		       "core-hours\n");
+	if (attribution(ans))
+		printf("Shared among tools: %s\n", attribution(ans));
 	if (cJSON_IsTrue(cJSON_GetObjectItem(ans, "truncated")))
 		printf("Truncated: the archive was not read to its end (deadline or size)\n");
 	putchar('\n');
@@ -81,15 +91,23 @@ static void print_header(const cJSON *ans, const char *since_text)
 
 static void print_table(const cJSON *ans, const char *since_text, bool wide)
 {
+	/* CPU-H: by tool only (a tool's own CPU time), left out otherwise */
 	struct table_col cols[] = {
-		{by_title(ans), 'l', 12, 0}, {"JOBS", 'r', 0, 0},      {"IDLE CORE-H", 'r', 0, 0},
-		{"UNUSED GIB-H", 'r', 0, 0}, {"IDLE GPU-H", 'r', 0, 2}, {"TIMEOUT", 'r', 0, 1},
-		{"OOM", 'r', 0, 1},          {"COST", 'r', 0, 0},      {"WORST JOB", 'l', 10, 3},
+		{by_title(ans), 'l', 12, 0}, {"JOBS", 'r', 0, 0},      {"CPU-H", 'r', 0, 0},
+		{"IDLE CORE-H", 'r', 0, 0},  {"UNUSED GIB-H", 'r', 0, 0}, {"IDLE GPU-H", 'r', 0, 2},
+		{"TIMEOUT", 'r', 0, 1},      {"OOM", 'r', 0, 1},       {"COST", 'r', 0, 0},
+		{"WORST JOB", 'l', 10, 3},
 	};
-	struct table *tb = table_new(cols, sizeof(cols) / sizeof(cols[0]));
+	const int ncols = sizeof(cols) / sizeof(cols[0]);
+	bool tool = attribution(ans) != NULL;
+	struct table *tb;
 	const cJSON *row;
 	char key[4 * 256 + 1], worst[4 * 128 + 1];
-	char nj[24], a[24], b[24], g[24], to[24], oom[24], cost[32];
+	char nj[24], cpu[24], a[24], b[24], g[24], to[24], oom[24], cost[32];
+
+	if (!tool)
+		memmove(&cols[2], &cols[3], (size_t)(ncols - 3) * sizeof(cols[0]));
+	tb = table_new(cols, tool ? ncols : ncols - 1);
 
 	print_header(ans, since_text);
 	cJSON_ArrayForEach(row, cJSON_GetObjectItem(ans, "rows")) {
@@ -99,11 +117,14 @@ static void print_table(const cJSON *ans, const char *since_text, bool wide)
 		snprintf(to, sizeof(to), "%.0f", num0(row, "timeouts"));
 		snprintf(oom, sizeof(oom), "%.0f", num0(row, "ooms"));
 		const char *cells[] = {
-			key, nj, hours(num0(row, "idle_core_hours"), a, sizeof(a)),
+			key, nj, hours(num0(row, "cpu_hours"), cpu, sizeof(cpu)),
+			hours(num0(row, "idle_core_hours"), a, sizeof(a)),
 			hours(num0(row, "unused_mem_gib_hours"), b, sizeof(b)),
 			hours(num0(row, "idle_gpu_hours"), g, sizeof(g)), to, oom,
 			cost_text(row, cost, sizeof(cost)), worst,
 		};
+		if (!tool)
+			memmove(&cells[2], &cells[3], (size_t)(ncols - 3) * sizeof(cells[0]));
 		if (tb)
 			table_add(tb, cells);
 	}
@@ -116,10 +137,11 @@ static void print_table(const cJSON *ans, const char *since_text, bool wide)
 static void print_csv(const cJSON *ans)
 {
 	const cJSON *row;
+	bool tool = attribution(ans) != NULL;
 
-	printf("%s,jobs,idle_core_hours,unused_mem_gib_hours,idle_gpu_hours,timeouts,ooms,"
+	printf("%s,jobs,%sidle_core_hours,unused_mem_gib_hours,idle_gpu_hours,timeouts,ooms,"
 	       "cost_idle_cpu,cost_unused_memory,cost,worst_job\n",
-	       or_dash(jstr(ans, "by")));
+	       or_dash(jstr(ans, "by")), tool ? "cpu_hours," : "");
 	cJSON_ArrayForEach(row, cJSON_GetObjectItem(ans, "rows")) {
 		const cJSON *c = cJSON_GetObjectItem(row, "cost");
 
@@ -127,6 +149,10 @@ static void print_csv(const cJSON *ans)
 		putchar(',');
 		csv_num(num0(row, "jobs"));
 		putchar(',');
+		if (tool) {
+			csv_num(num0(row, "cpu_hours"));
+			putchar(',');
+		}
 		csv_num(num0(row, "idle_core_hours"));
 		putchar(',');
 		csv_num(num0(row, "unused_mem_gib_hours"));
@@ -160,6 +186,7 @@ static void html_num(FILE *f, double v, const char *fmt)
 static void fill_page(FILE *f, const void *data, const char *since_text)
 {
 	const cJSON *ans = data, *row, *p = cJSON_GetObjectItem(ans, "prices");
+	bool tool = attribution(ans) != NULL;
 	char title[200];
 
 	snprintf(title, sizeof(title), "tracer: waste by %s since %s", or_dash(jstr(ans, "by")),
@@ -178,9 +205,17 @@ static void fill_page(FILE *f, const void *data, const char *since_text)
 			num0(p, "gb_hour"));
 	else
 		fputs("No price in tracer.conf: ranked by idle core-hours.", f);
+	if (tool) {
+		fputs(" Shared among tools: ", f);
+		h_text(f, attribution(ans));
+		fputs(".", f);
+	}
 	fputs("</p>\n<table class=\"data sortable\" id=\"sweep\"><thead><tr><th>", f);
 	h_text(f, or_dash(jstr(ans, "by")));
-	fputs("</th><th>Jobs</th><th>Idle core-hours</th><th>Unused memory GiB-hours</th>"
+	fputs("</th><th>Jobs</th>", f);
+	if (tool)
+		fputs("<th>CPU hours</th>", f);
+	fputs("<th>Idle core-hours</th><th>Unused memory GiB-hours</th>"
 	      "<th>Idle GPU-hours</th><th>Timeouts</th><th>OOM</th><th>Cost</th>"
 	      "<th>Worst job</th></tr></thead><tbody>\n", f);
 	cJSON_ArrayForEach(row, cJSON_GetObjectItem(ans, "rows")) {
@@ -190,6 +225,8 @@ static void fill_page(FILE *f, const void *data, const char *since_text)
 		h_cut(f, or_dash(jstr(row, "key")), 200);
 		fputs("</td>", f);
 		html_num(f, num0(row, "jobs"), "%.0f");
+		if (tool)
+			html_num(f, num0(row, "cpu_hours"), "%.2f");
 		html_num(f, num0(row, "idle_core_hours"), "%.2f");
 		html_num(f, num0(row, "unused_mem_gib_hours"), "%.2f");
 		html_num(f, num0(row, "idle_gpu_hours"), "%.2f");

@@ -39,7 +39,7 @@ static void usage(FILE *f)
 		"        totals, efficiencies, flags and cost across the archive's jobs\n"
 		"  report --run RUN --html FILE\n"
 		"        every task of a run on one self-contained HTML page\n"
-		"  sweep [--since DURATION] [--by user|account|partition|pipeline|host]\n"
+		"  sweep [--since DURATION] [--by user|account|partition|pipeline|host|tool]\n"
 		"        [--limit N] [--json | --csv | --html FILE | --wide]\n"
 		"        the cluster's waste per group, ranked by cost\n"
 		"  run [--name NAME] [--run ID] [--pipeline NAME] [--job-file FILE]\n"

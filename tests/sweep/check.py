@@ -4,7 +4,8 @@
 tests/sweep/jobs.py, prices 0.05 per CPU-hour and 0.01 per GiB-hour):
 rows in that order with those hours, jobs, limits hit, worst job and
 costs (to 1e-4), from SOURCE (datalake, archive), by BY; USERS "all"
-(root, admin_group) or "A"/"B" (that user's rows only)."""
+(root, admin_group) or "A"/"B" (that user's rows only).  By tool, also
+each tool's CPU hours and the rule of the attribution."""
 import json
 import sys
 
@@ -34,6 +35,28 @@ ROWS = {
               (14400 + 9600) * H * 0.05, (5 * 4200 + 3 * 6600) * H * 0.01)],
     "hostB": [("n2", 1, 3.5, 0, 0.5, 0, 1, "5003", 0.175, 0)],
 }
+# By tool, each job's waste shared by its tools' CPU time: 5001 (29400
+# idle core-s, 11 GiB x 4200 s) 31/42 to bwa, 11/42 to samtools; 5002 (no
+# tool) all to "-"; 5003 (3.5 h, 0.5 GPU-h, tools without CPU time)
+# half to bwa, half to gzip.  The last element: the tool's CPU hours.
+BWA_A = (29400 * 31 / 42, 46200 * 31 / 42)
+SAM = (29400 * 11 / 42, 46200 * 11 / 42)
+TOOL_B = [("bwa", 1, 1.75, 0, 0.25, 0, 1, "5003", 0.0875, 0, 0),
+          ("gzip", 1, 1.75, 0, 0.25, 0, 1, "5003", 0.0875, 0, 0)]
+ROWS["tool"] = [
+    ("bwa", 2, (BWA_A[0] + 6300) * H, BWA_A[1] * H, 0.25, 0, 1, "5001",
+     (BWA_A[0] + 6300) * H * 0.05, BWA_A[1] * H * 0.01, 3100 * H),
+    ("-", 1, 9600 * H, 19800 * H, 0, 1, 0, "5002", 9600 * H * 0.05, 19800 * H * 0.01, 0),
+    ("samtools", 1, SAM[0] * H, SAM[1] * H, 0, 0, 0, "5001", SAM[0] * H * 0.05,
+     SAM[1] * H * 0.01, 1100 * H),
+    ("gzip", 1, 1.75, 0, 0.25, 0, 1, "5003", 0.0875, 0, 0),
+]
+ROWS["toolA"] = [
+    ("bwa", 1, BWA_A[0] * H, BWA_A[1] * H, 0, 0, 0, "5001", BWA_A[0] * H * 0.05,
+     BWA_A[1] * H * 0.01, 3100 * H),
+    ROWS["tool"][1], ROWS["tool"][2],
+]
+ROWS["toolB"] = TOOL_B
 want = ROWS[case]
 if users == "A":
     want = [r for r in want if r[0] != ub] if case == "user" else want
@@ -53,8 +76,14 @@ if ans.get("prices") != {"cpu_hour": 0.05, "gb_hour": 0.01}:
 rows = ans.get("rows", [])
 if [r["key"] for r in rows] != [w[0] for w in want]:
     errors.append(f"keys {[r['key'] for r in rows]}, want {[w[0] for w in want]}")
+if (by == "tool") != ("shared among the tools" in ans.get("attribution", "")):
+    errors.append(f"attribution {ans.get('attribution')!r} by {by}")
 for r, w in zip(rows, want):
-    key, jobs, core_h, gib_h, gpu_h, to, oom, worst, c_cpu, c_mem = w
+    key, jobs, core_h, gib_h, gpu_h, to, oom, worst, c_cpu, c_mem = w[:10]
+    if len(w) > 10 and abs(r.get("cpu_hours", -1) - w[10]) > 1e-4:
+        errors.append(f"{key}: cpu_hours {r.get('cpu_hours')}, want {w[10]:.6f}")
+    if len(w) == 10 and "cpu_hours" in r:
+        errors.append(f"{key}: cpu_hours by {by}")
     got = (r["jobs"], r["timeouts"], r["ooms"], r["worst_job"])
     if got != (jobs, to, oom, worst):
         errors.append(f"{key}: jobs, timeouts, ooms, worst {got}, want {(jobs, to, oom, worst)}")

@@ -14,6 +14,12 @@ The jobs (cluster c1, Slurm), their waste worked out in tests/sweep/run.sh:
   5003 B acc1 p2  n2, 8 CPUs, 16 GiB, 30 min, CPU 1800, peak 16 GiB,
                   2 GPUs of which 1 unused; OUT_OF_MEMORY
   5004 B acc1 p2  n1, 16 CPUs, 40 days ago: outside a 30 d window
+Their tools (name, CPU seconds; --by tool shares a job's waste by them):
+  5001 n1 batch: bwa 400 (two paths, 300 + 100: one tool), samtools 200;
+       n1 step 0: bwa 1800; n2 step 0: bwa 900, samtools 900
+       (the job: bwa 3100, samtools 1100)
+  5002 none recorded (its waste counts under "-")
+  5003 bwa 0, gzip 0 (no CPU time: shared equally)
 """
 import json, os, sys, time, uuid, zlib
 
@@ -34,6 +40,16 @@ steps = [
     ("5002", "batch", "n1", *A, "acc2", "p1", T0 + 600, 6600, 2, 4, 3600, 1, "TIMEOUT", None, 0),
     ("5003", "batch", "n2", *B, "acc1", "p2", T0, 1800, 8, 16, 1800, 16, "OUT_OF_MEMORY", (2, 1), 0),
     ("5004", "batch", "n1", *B, "acc1", "p2", now - 40 * 86400, 3600, 16, 8, 10, 1, "COMPLETED", None, 0),
+]
+# per step: (tool, path, CPU seconds)
+TOOLS = [
+    [("bwa", "/opt/bwa/bin/bwa", 300), ("bwa", "/usr/bin/bwa", 100),
+     ("samtools", "/usr/bin/samtools", 200)],
+    [("bwa", "/usr/bin/bwa", 1800)],
+    [("bwa", "/usr/bin/bwa", 900), ("samtools", "/usr/bin/samtools", 900)],
+    [],
+    [("bwa", "/usr/bin/bwa", 0), ("gzip", "/usr/bin/gzip", 0)],
+    [("bwa", "/usr/bin/bwa", 10)],
 ]
 
 
@@ -67,6 +83,14 @@ for i, (job, step, host, user, uid, acct, part, start, wall, cpus, mem, cpu, pea
     s["state"] = state
     s["oom_kills"] = 1 if state == "OUT_OF_MEMORY" else 0
     s.pop("gpu", None)
+    tmpl = (base.get("tools") or [{}])[0]
+    tools = []
+    for name, path, tcpu in TOOLS[i - 1]:
+        t = json.loads(json.dumps(tmpl))
+        t.pop("gpu", None)
+        t.update(tool=name, path=path, cpu_s=float(tcpu), user_s=float(tcpu), sys_s=0.0)
+        tools.append(t)
+    s["tools"] = tools
     if gpus:
         s["gpu"] = {"devices": [{"index": d, "allocated": True, "used": d >= gpus[1]}
                                 for d in range(gpus[0])]}

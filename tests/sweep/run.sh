@@ -8,6 +8,10 @@
 # same idle core-hours as `tracer report` (jobview's roll-up), and each
 # user's rows through tracerd (the archive) and tracerd --reader (the
 # datalake): a user sees their own row, admin_group every user's.
+# By tool, each job's waste shared among its tools by their CPU time: the
+# exact shares from both sources, the same numbers from both, a row a
+# retried delivery left twice in ClickHouse counted once, a user's own
+# tools only, admin_group's every user's.
 # The users and ClickHouse are made here and removed at the end.  Needs
 # root and the services lock (flock /tmp/tracer-services.lock).
 set -u
@@ -81,6 +85,41 @@ for by in user account host; do
 	check "archive file, --by $by: the same numbers" \
 		expect "$by" archive "$by" all -- root_file --since 30d --by "$by"
 done
+check "datalake, --by tool: each job's waste shared by its tools' CPU time" \
+	expect tool datalake tool all -- root_lake --since 30d --by tool
+check "archive file, --by tool: the same shares" expect tool archive tool all -- root_file --since 30d --by tool
+same_rows() { # same_rows BY: the datalake's and the archive's rows agree to 1e-6
+	root_lake --since 30d --by "$1" --json >"$TMP/same-lake.json" || return 1
+	root_file --since 30d --by "$1" --json >"$TMP/same-file.json" || return 1
+	python3 - "$TMP/same-lake.json" "$TMP/same-file.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p))["rows"] for p in sys.argv[1:3])
+def same(x, y):
+    if isinstance(x, dict):
+        return x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
+    if isinstance(x, float) or isinstance(y, float):
+        return abs(x - y) <= 1e-6
+    return x == y
+if not a or len(a) != len(b) or not all(same(x, y) for x, y in zip(a, b)):
+    sys.exit(f"datalake {a}\narchive {b}")
+PY
+}
+check "--by tool: the datalake's rows are the archive's" same_rows tool
+# a retried delivery: 5001's rows of tracer.jobs and tracer.tools twice
+# (merges stopped so that the copies stay apart while the sweep reads)
+dup_rows() {
+	local q="clickhouse-client --port $CH_TCP -q" t j
+	$q "SYSTEM STOP MERGES tracer.jobs" && $q "SYSTEM STOP MERGES tracer.tools" &&
+		$q "INSERT INTO tracer.jobs SELECT * FROM tracer.jobs WHERE job_id = '5001'" &&
+		$q "INSERT INTO tracer.tools SELECT * FROM tracer.tools WHERE job_id = '5001'" || return 1
+	t=$($q "SELECT count() FROM tracer.tools WHERE job_id = '5001'")
+	j=$($q "SELECT count() FROM tracer.jobs WHERE job_id = '5001'")
+	[ "$t" = 12 ] && [ "$j" = 6 ] || { echo "5001's rows: $t in tracer.tools, $j in tracer.jobs"; return 1; }
+}
+check "5001's rows twice in tracer.jobs and tracer.tools" dup_rows
+check "datalake, --by tool: a summary delivered twice counts once" \
+	expect tool datalake tool all -- root_lake --since 30d --by tool
+check "datalake, --by user: the same" expect user datalake user all -- root_lake --since 30d --by user
 check "datalake, --limit 1: only the costliest user" expect user1 datalake user all -- root_lake --since 30d --limit 1
 check "archive, --limit 1: only the costliest user" expect user1 archive user all -- root_file --since 30d --limit 1
 check "datalake, --since 1d: no job (they ended two days ago)" expect none datalake user all -- root_lake --since 1d
@@ -109,16 +148,18 @@ check "A: only A's row" expect user archive user A -- ucli "$UA" --since 30d
 check "B: only B's row" expect user archive user B -- ucli "$UB" --since 30d
 check "B by host: only what B's job wasted on n2" expect hostB archive host B -- ucli "$UB" --since 30d --by host
 check "B in admin_group: every user's rows" expect user archive user all -- acli "$UB" --since 30d
+check "B by tool: only the tools of B's job" expect toolB archive tool B -- ucli "$UB" --since 30d --by tool
+check "B in admin_group by tool: every user's tools" expect tool archive tool all -- acli "$UB" --since 30d --by tool
 bad_by() {
 	local out rc
-	out=$("$BUILD/tracer" sweep --by tool 2>&1)
+	out=$("$BUILD/tracer" sweep --by colour 2>&1)
 	rc=$?
-	[ "$rc" = 2 ] && grep -q 'not user, account, partition, pipeline or host' <<<"$out" || { echo "rc $rc: $out"; return 1; }
+	[ "$rc" = 2 ] && grep -q 'not user, account, partition, pipeline, host or tool' <<<"$out" || { echo "rc $rc: $out"; return 1; }
 }
 check "a bad --by: exit 2, saying what it takes" bad_by
 bad_request() {
 	PYTHONPATH=$TOP/tests python3 -c 'import sys, tracerd_req
-r = tracerd_req.ask(sys.argv[1], {"op": "sweep", "v": 1, "by": "tool", "since_s": 60, "limit": 5})
+r = tracerd_req.ask(sys.argv[1], {"op": "sweep", "v": 1, "by": "colour", "since_s": 60, "limit": 5})
 sys.exit(0 if r.get("ok") is False and "user, account" in r.get("error", "") else f"reply {r}")' "$TRACERD_SOCK"
 }
 check "tracerd refuses a sweep request of an unknown group, with a reason" bad_request
@@ -132,6 +173,8 @@ check "A: only A's row" expect user datalake user A -- rcli "$UA" --since 30d
 check "B: only B's row" expect user datalake user B -- rcli "$UB" --since 30d
 check "B by account: only B's job in acc1" expect accountB datalake account B -- rcli "$UB" --since 30d --by account
 check "A in admin_group: every user's rows" expect user datalake user all -- racli "$UA" --since 30d
+check "A by tool: only the tools of A's jobs" expect toolA datalake tool A -- rcli "$UA" --since 30d --by tool
+check "B in admin_group by tool: every user's tools" expect tool datalake tool all -- racli "$UB" --since 30d --by tool
 
 echo "== the table, CSV and HTML"
 table_ok() {
@@ -141,6 +184,25 @@ table_ok() {
 		grep -qE "^$UB +1 +3\.5 +0\.0 +0\.5 " <<<"$out" || { echo "$out"; return 1; }
 }
 check "the table: a line per user, A's first (costliest)" table_ok
+tool_table_ok() {
+	local out
+	out=$(root_lake --since 30d --by tool) || return 1
+	grep -q "^Shared among tools: a job's idle core-hours" <<<"$out" &&
+		grep -q "^TOOL .*JOBS .*CPU-H .*IDLE CORE-H" <<<"$out" &&
+		grep -qE "^bwa +2 +0\.9 +7\.8 +9\.5 +0\.2 " <<<"$out" &&
+		grep -qE "^- +1 +0\.0 +2\.7 +5\.5 " <<<"$out" || { echo "$out"; return 1; }
+}
+check "the table by tool: the rule, a CPU-H column, bwa first" tool_table_ok
+tool_csv_ok() {
+	root_file --since 30d --by tool --csv >"$TMP/tool.csv" || return 1
+	python3 - "$TMP/tool.csv" <<'PY'
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+assert [r["tool"] for r in rows] == ["bwa", "-", "samtools", "gzip"], rows
+assert abs(float(rows[2]["cpu_hours"]) - 1100 / 3600) < 1e-4, rows[2]
+PY
+}
+check "--csv by tool: a cpu_hours column, a row per tool" tool_csv_ok
 csv_ok() {
 	root_lake --since 30d --csv >"$TMP/sweep.csv" || return 1
 	python3 - "$TMP/sweep.csv" "$UA" "$UB" <<'PY'

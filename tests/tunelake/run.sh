@@ -113,7 +113,7 @@ no_sanitizer_reports "no sanitizer report in the reader's log" "$RLOG"
 
 # TUNE_BENCH=1: 1,000,000 more jobs (200 pipelines, 20 users, 60 days),
 # then the p50 of 5 runs of root's `tracer tune --pipeline PL --since 30d`
-# and `tracer sweep --since 30d --by user` (printed, not asserted:
+# and `tracer sweep --since 30d --by user|host|tool` (printed, not asserted:
 # numbers are for docs/benchmarks.md)
 if [ -n "${TUNE_BENCH:-}" ]; then
 	echo "== TUNE_BENCH: a table of 1,000,000 more jobs"
@@ -134,6 +134,15 @@ if [ -n "${TUNE_BENCH:-}" ]; then
 			'$PAD' FROM system.numbers LIMIT 100000 OFFSET $((k * 100000))" ||
 			fail "batch $k of the bench's rows not inserted"
 	done
+	# two tools a job (30 names), CPU time shared 2:1, for sweep --by tool
+	for k in 0 1 2 3 4 5 6 7 8 9; do
+		chq -q "INSERT INTO tracer.tools (summary_id, end, user, tool, path, cpu_s)
+			SELECT toString(intDiv(number, 2)), toDateTime(now() - intDiv(number, 2) % 5184000),
+			concat('u', toString(intDiv(number, 2) % 20)), concat('tool', toString(number % 30)),
+			concat('/usr/bin/tool', toString(number % 30)), if(number % 2 = 0, 200, 100)
+			FROM system.numbers LIMIT 200000 OFFSET $((k * 200000))" ||
+			fail "batch $k of the bench's tool rows not inserted"
+	done
 	chq -q "OPTIMIZE TABLE tracer.jobs" 2>/dev/null
 	# p50 of 5 runs of a command, in ms
 	p50_ms() {
@@ -151,5 +160,6 @@ if [ -n "${TUNE_BENCH:-}" ]; then
 	echo "MEASURED: tracer tune --pipeline PL --since 30d on $rows rows: p50 of 5 $(p50_ms root_lake tune --pipeline PL --since 30d --format json -o "$TMP/bench.json") ms, $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["runs"])' "$TMP/bench.json") jobs"
 	echo "MEASURED: tracer sweep --since 30d --by user on $rows rows: p50 of 5 $(p50_ms root_lake sweep --since 30d --by user) ms"
 	echo "MEASURED: tracer sweep --since 30d --by host on $rows rows: p50 of 5 $(p50_ms root_lake sweep --since 30d --by host) ms"
+	echo "MEASURED: tracer sweep --since 30d --by tool on $rows rows (2,000,000 tool rows): p50 of 5 $(p50_ms root_lake sweep --since 30d --by tool) ms"
 fi
 finish

@@ -1,8 +1,11 @@
 /* test_sweep.c - the sweep's rules on the archive (a job's allocation
  * once per node, its elapsed time from the scheduler's start, waste and
- * cost per group, the owner and window filters), its SQL (the owner's
- * uid in the query, the limit) and its request's checks. */
+ * cost per group, the owner and window filters; by tool, a job's waste
+ * shared by its tools' CPU time), its SQL (the owner's uid in the query,
+ * the limit; by tool, tracer.tools joined by summary) and its request's
+ * checks. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jsonutil.h"
@@ -29,17 +32,40 @@ static cJSON *step(const char *job, const char *host, const char *user, long uid
 	return cJSON_Parse(text);
 }
 
+/* step s with tools "name:cpu_s,..." */
+static cJSON *with_tools(cJSON *s, const char *tools)
+{
+	cJSON *arr = cJSON_AddArrayToObject(s, "tools");
+	char buf[256], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", tools);
+	for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		cJSON *o = cJSON_CreateObject();
+		char *colon = strchr(t, ':');
+
+		*colon = '\0';
+		cJSON_AddStringToObject(o, "tool", t);
+		cJSON_AddNumberToObject(o, "cpu_s", strtod(colon + 1, NULL));
+		cJSON_AddItemToArray(arr, o);
+	}
+	return s;
+}
+
 static cJSON *sweep_of(const struct sweep_query *q)
 {
 	struct sweep_acc *a = sweep_acc_new(q);
 	const double t = 1.8e9;
 	cJSON *s[] = {
 		/* job 1 of alice: two steps on n1, one on n2, 4 CPUs 8 GiB a node, 1 h */
-		step("1", "n1", "alice", 1000, t, 3600, 4, 8, 600, 1, "COMPLETED"),
-		step("1", "n1", "alice", 1000, t + 60, 3540, 4, 8, 1800, 3, "COMPLETED"),
-		step("1", "n2", "alice", 1000, t + 60, 3540, 4, 8, 1800, 2, "COMPLETED"),
-		/* job 2 of bob, 30 min, out of memory */
-		step("2", "n2", "bob", 1001, t, 1800, 8, 16, 1800, 16, "OUT_OF_MEMORY"),
+		with_tools(step("1", "n1", "alice", 1000, t, 3600, 4, 8, 600, 1, "COMPLETED"),
+			   "bwa:400,sort:200"),
+		with_tools(step("1", "n1", "alice", 1000, t + 60, 3540, 4, 8, 1800, 3, "COMPLETED"),
+			   "bwa:1800"),
+		with_tools(step("1", "n2", "alice", 1000, t + 60, 3540, 4, 8, 1800, 2, "COMPLETED"),
+			   "bwa:900,sort:900"),
+		/* job 2 of bob, 30 min, out of memory; its tools used no CPU */
+		with_tools(step("2", "n2", "bob", 1001, t, 1800, 8, 16, 1800, 16, "OUT_OF_MEMORY"),
+			   "bwa:0,gzip:0"),
 		/* job 3 of bob, before the window */
 		step("3", "n1", "bob", 1001, t - 86400, 3600, 16, 8, 0, 1, "TIMEOUT"),
 	};
@@ -102,6 +128,79 @@ static void test_owner_and_limit(void)
 	cJSON_Delete(ans);
 }
 
+static const cJSON *row_of(const cJSON *rows, const char *key)
+{
+	const cJSON *r;
+
+	cJSON_ArrayForEach(r, rows)
+		if (strcmp(cJSON_GetObjectItem(r, "key")->valuestring, key) == 0)
+			return r;
+	return NULL;
+}
+
+static void test_by_tool(void)
+{
+	struct sweep_query q = {.by = SWEEP_BY_TOOL, .from_s = 1.8e9 - 3600, .limit = 10, .uid = -1};
+	cJSON *ans = sweep_of(&q), *rows;
+	const cJSON *bwa, *sort, *gzip;
+	double idle1 = (8 * 3600 - 4200) / 3600.0; /* job 1: bwa 3100 s, sort 1100 s */
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ans);
+	CU_ASSERT_PTR_NOT_NULL(strstr(json_get_str(ans, "attribution", ""), "CPU time"));
+	rows = cJSON_GetObjectItem(ans, "rows");
+	CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(rows), 3);
+	bwa = row_of(rows, "bwa");
+	sort = row_of(rows, "sort");
+	gzip = row_of(rows, "gzip");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(bwa);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(sort);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(gzip);
+	CU_ASSERT(cJSON_GetArrayItem(rows, 0) == bwa); /* the most */
+	CU_ASSERT_DOUBLE_EQUAL(rnum(bwa, "jobs"), 2, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(rnum(bwa, "cpu_hours"), 3100 / 3600.0, 1e-6);
+	/* job 2's 3.5 h shared equally: no tool used CPU */
+	CU_ASSERT_DOUBLE_EQUAL(rnum(bwa, "idle_core_hours"), idle1 * 31 / 42 + 1.75, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(rnum(bwa, "unused_mem_gib_hours"), 11.0 * 31 / 42, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(rnum(bwa, "ooms"), 1, 1e-9);
+	CU_ASSERT_STRING_EQUAL(json_get_str(bwa, "worst_job", ""), "1");
+	CU_ASSERT_DOUBLE_EQUAL(rnum(sort, "idle_core_hours"), idle1 * 11 / 42, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(rnum(sort, "cpu_hours"), 1100 / 3600.0, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(rnum(gzip, "idle_core_hours"), 1.75, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(rnum(gzip, "jobs"), 1, 1e-9);
+	cJSON_Delete(ans);
+	/* by user, no cpu_hours and no attribution */
+	q.by = SWEEP_BY_USER;
+	ans = sweep_of(&q);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ans);
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(ans, "attribution"));
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(ans, "rows"), 0),
+					       "cpu_hours"));
+	cJSON_Delete(ans);
+}
+
+static void test_tool_sql(void)
+{
+	struct sweep_query q = {.by = SWEEP_BY_TOOL, .from_s = 1800000000.5, .limit = 7, .uid = 42};
+	char sql[8192];
+	const char *p;
+
+	CU_ASSERT_FATAL(sweep_tool_sql(&q, "lake", sql, sizeof(sql)) == 0);
+	CU_ASSERT_PTR_NULL(strstr(sql, "FINAL"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "FROM lake.tools PREWHERE end >= toDateTime(1800000000)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "LIMIT 1 BY summary_id, t, path"));
+	/* both reads of lake.jobs keep the owner's rows only */
+	p = strstr(sql, "AND uid = 42");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
+	CU_ASSERT_PTR_NOT_NULL(strstr(p + 1, "AND uid = 42"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "LIMIT 7 FORMAT JSONEachRow"));
+	q.uid = -1;
+	CU_ASSERT_FATAL(sweep_tool_sql(&q, "lake", sql, sizeof(sql)) == 0);
+	CU_ASSERT_PTR_NULL(strstr(sql, "uid ="));
+	CU_ASSERT(sweep_tool_sql(&q, "lake", sql, 100) == -1); /* does not fit */
+	CU_ASSERT_EQUAL(sweep_by_parse("tool", &q.by), 0);
+	CU_ASSERT_EQUAL(q.by, SWEEP_BY_TOOL);
+}
+
 static void test_sql(void)
 {
 	struct sweep_query q = {.by = SWEEP_BY_ACCOUNT, .from_s = 1800000000.5, .limit = 7, .uid = 42};
@@ -148,6 +247,8 @@ int main(void)
 		{"the archive's rules", test_archive_rules},
 		{"owner and limit", test_owner_and_limit},
 		{"the datalake's SQL", test_sql},
+		{"by tool: the archive's shares", test_by_tool},
+		{"by tool: the datalake's SQL", test_tool_sql},
 		{"the request", test_request},
 	};
 
