@@ -452,10 +452,15 @@ check_idle_allocation() {
 # a --time=1 job still running at its limit is stopped by Slurm (slurmctld
 # checks limits every 30 s: within 60-90 s, then KillWait=5) and its state
 # is TIMEOUT.  Both run at once, one CPU each.  No prices: no cost.
+# time_limit_submit submits them, early: the --time=1 job's minute or more
+# then passes while the checks that need at most one CPU run (run.sh);
+# check_time_limit, last, waits for their summaries.
+time_limit_submit() {
+	TL_TIMEOUT_JOB=$(sbatch --parsable --time=1 -J ttimeout -o /dev/null --wrap 'exec sleep 300')
+	TL_OK_JOB=$(sbatch --parsable --time=01:00:00 -J tlimit -o /dev/null --wrap 'sleep 3')
+}
 check_time_limit() {
-	local to ok
-	to=$(sbatch --parsable --time=1 -J ttimeout -o /dev/null --wrap 'exec sleep 300')
-	ok=$(sbatch --parsable --time=01:00:00 -J tlimit -o /dev/null --wrap 'sleep 3')
+	local to=${TL_TIMEOUT_JOB:-} ok=${TL_OK_JOB:-}
 	need_id "--time=1" "$to" || return
 	need_id "--time=01:00:00" "$ok" || return
 	if wait_sum 1 60 job_id="$ok"; then
