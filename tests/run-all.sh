@@ -95,7 +95,8 @@ suite "tracerd integration (ASan+UBSan)" ./tests/integration/run.sh build-asan
 suite "shared node (users, socket, identity)" ./tests/hardening/run.sh build
 suite "privacy (each user sees only their own jobs)" ./tests/privacy/run.sh build
 suite "tracerd resilience" ./tests/resilience/run.sh build
-suite "tracerd resilience (ASan+UBSan)" ./tests/resilience/run.sh build-asan
+# the parts ASan has something to look at (run.sh says what it leaves to the run above)
+suite "tracerd resilience (ASan+UBSan)" ./tests/resilience/run.sh build-asan --memory
 suite "analysis (own peak, run delay, state, flags)" ./tests/analysis/run.sh build
 # CPU work (a compile, a fuzzer) while Slurm's suites wait for the scheduler
 beside "fuzzing (60 s)" ./tests/fuzz/run.sh 60

@@ -169,7 +169,7 @@ srun -n1 /usr/bin/sort -n $T/data.txt -o /dev/null
 srun -n2 /usr/bin/md5sum $T/data.txt >/dev/null
 echo batch done
 EOF
-	j=$(sbatch --parsable --wait -n2 -J tbatch -o "$T/tbatch.out" "$T/batch.sh")
+	j=$(cluster_sbatch_wait -n2 -J tbatch -o "$T/tbatch.out" "$T/batch.sh")
 	rc=$?
 	expect "sbatch with two srun steps: exit status" "$rc" 0
 	expect "sbatch with two srun steps: output" "$(cat "$T/tbatch.out")" "batch done"
@@ -194,7 +194,7 @@ EOF
 }
 
 check_array() {
-	a=$(sbatch --parsable --wait --array=1-3 -J tarray -o /dev/null --wrap /bin/true)
+	a=$(cluster_sbatch_wait --array=1-3 -J tarray -o /dev/null --wrap /bin/true)
 	rc=$?
 	expect "job array of 3: exit status" "$rc" 0
 	need_id "job array" "$a" || return
@@ -216,16 +216,15 @@ check_array() {
 
 check_runs() {
 	local p1 p2 p3
-	# side by side: sbatch --wait polls the job at 2 s, then 8 s, so each
-	# waits about 10 s however short its job
-	sbatch --parsable --wait --tracer-run=myrun -J trun1 -o /dev/null \
+	# side by side: three jobs, one wait
+	cluster_sbatch_wait --tracer-run=myrun -J trun1 -o /dev/null \
 		--wrap 'srun -n1 /bin/true' >"$T/trun1.id" &
 	p1=$!
-	sbatch --parsable --wait --tracer-run=myrun --tracer-pipeline=mypipe \
+	cluster_sbatch_wait --tracer-run=myrun --tracer-pipeline=mypipe \
 		-J trun2 -o /dev/null --wrap /bin/true >"$T/trun2.id" &
 	p2=$!
 	TRACER_RUN_ID=envrun-$$ TRACER_RUN_NAME=nightly TRACER_PIPELINE=envpipe \
-		sbatch --parsable --wait -J trun3 -o /dev/null --wrap /bin/true >"$T/trun3.id" &
+		cluster_sbatch_wait -J trun3 -o /dev/null --wrap /bin/true >"$T/trun3.id" &
 	p3=$!
 	wait "$p1" "$p2" "$p3"
 	r1=$(cat "$T/trun1.id") r2=$(cat "$T/trun2.id") r3=$(cat "$T/trun3.id")
@@ -306,7 +305,7 @@ check_off() {
 	rc=$?
 	expect "--tracer=off on srun: job fine" "$rc:$out" "0:fine"
 	o1=$(jobid_by_name toff)
-	o2=$(sbatch --parsable --wait --tracer=off -J toff2 -o "$T/toff2.out" \
+	o2=$(cluster_sbatch_wait --tracer=off -J toff2 -o "$T/toff2.out" \
 		--wrap 'srun -n1 /bin/echo fine2')
 	rc=$?
 	expect "--tracer=off on sbatch: job fine" "$rc:$(cat "$T/toff2.out")" "0:fine2"
@@ -381,7 +380,7 @@ check_no_daemon() {
 			>"$T/down.$cfg.out" 2>"$T/down.$cfg.err"
 		echo $? >"$T/down.$cfg.rc"
 		echo $((($(date +%s%N) - t0) / 1000000)) >"$T/down.$cfg.ms"
-		sbatch --wait -J "tdownb-$cfg" -o "$T/downb.$cfg.out" \
+		cluster_sbatch_wait -J "tdownb-$cfg" -o "$T/downb.$cfg.out" \
 			--wrap 'echo out; srun -n1 /bin/echo step; exit 4' >/dev/null 2>&1
 		echo $? >"$T/downb.$cfg.rc"
 	done
@@ -453,10 +452,15 @@ check_idle_allocation() {
 # a --time=1 job still running at its limit is stopped by Slurm (slurmctld
 # checks limits every 30 s: within 60-90 s, then KillWait=5) and its state
 # is TIMEOUT.  Both run at once, one CPU each.  No prices: no cost.
+# time_limit_submit submits them, early: the --time=1 job's minute or more
+# then passes while the checks that need at most one CPU run (run.sh);
+# check_time_limit, last, waits for their summaries.
+time_limit_submit() {
+	TL_TIMEOUT_JOB=$(sbatch --parsable --time=1 -J ttimeout -o /dev/null --wrap 'exec sleep 300')
+	TL_OK_JOB=$(sbatch --parsable --time=01:00:00 -J tlimit -o /dev/null --wrap 'sleep 3')
+}
 check_time_limit() {
-	local to ok
-	to=$(sbatch --parsable --time=1 -J ttimeout -o /dev/null --wrap 'exec sleep 300')
-	ok=$(sbatch --parsable --time=01:00:00 -J tlimit -o /dev/null --wrap 'sleep 3')
+	local to=${TL_TIMEOUT_JOB:-} ok=${TL_OK_JOB:-}
 	need_id "--time=1" "$to" || return
 	need_id "--time=01:00:00" "$ok" || return
 	if wait_sum 1 60 job_id="$ok"; then

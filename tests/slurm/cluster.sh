@@ -196,6 +196,48 @@ EOF
 	return 0
 }
 
+# cluster_job_ended JOBID: prints the exit status sbatch --wait gives for
+# the job once it (every task of an array) has ended, else fails: the
+# highest task's exit code, 1 for a task ended by a signal.  A job still
+# COMPLETING has not ended here (its steps are not all gone yet).
+cluster_job_ended() {
+	local out line ec rc=0
+	out=$(scontrol -o show job "$1" 2>/dev/null) && [ -n "$out" ] || return 1
+	while IFS= read -r line; do
+		[[ $line =~ \ JobState=([A-Z_]+) ]] || return 1
+		case ${BASH_REMATCH[1]} in
+		COMPLETED | CANCELLED | FAILED | TIMEOUT | NODE_FAIL | PREEMPTED | BOOT_FAIL | \
+			DEADLINE | OUT_OF_MEMORY) ;;
+		*) return 1 ;;
+		esac
+		[[ $line =~ \ ExitCode=([0-9]+):([0-9]+) ]] || return 1
+		ec=${BASH_REMATCH[1]}
+		[ "${BASH_REMATCH[2]}" = 0 ] || ec=1
+		[ "$ec" -gt "$rc" ] && rc=$ec
+	done <<<"$out"
+	echo "$rc"
+}
+
+# cluster_sbatch_wait SBATCH-OPTION...: `sbatch --parsable --wait`, faster:
+# prints the job id, returns once the job has ended, with the exit status
+# sbatch --wait would give (cluster_job_ended).  sbatch --wait sleeps 2 s,
+# then 8 s, then 32 s between its looks at the job (MinJobAge=600): a job
+# of a second took 2 s, one of 3 s took 10 s; this looks every 0.2 s.
+# After 300 s it gives up, says so on stderr and returns 1.
+cluster_sbatch_wait() {
+	local j end
+	j=$(sbatch --parsable "$@") || return
+	echo "$j"
+	j=${j%%;*}
+	end=$((SECONDS + 300))
+	while [ "$SECONDS" -lt "$end" ]; do
+		sleep 0.2
+		CLUSTER_JOB_RC=$(cluster_job_ended "$j") && return "$CLUSTER_JOB_RC"
+	done
+	cluster_log "job $j did not end within 300 s"
+	return 1
+}
+
 # Cancel every job of our cluster (they hold slurmstepd processes) and
 # wait for the queue to drain; nothing when the cluster is not up.
 cluster_cancel_jobs() {

@@ -104,9 +104,13 @@ else
 fi
 
 # ---- with tracerd: summaries ----
-for c in check_pipeline check_batch check_array check_runs check_exit \
-	check_cancel check_off check_bad_args check_other_user check_idle_allocation \
-	check_time_limit check_mail check_mail_scope check_notes; do
+# The node has 2 CPUs: the checks that take both (-n2, -c2) or want
+# nothing on srun's stderr (a step waiting for a CPU says so there) come
+# before time_limit_submit, whose --time=1 job holds one CPU for 60-90 s
+# while the others run; check_time_limit comes last.
+for c in check_pipeline check_batch check_exit check_bad_args check_idle_allocation \
+	time_limit_submit check_array check_runs check_cancel check_off check_other_user \
+	check_mail check_mail_scope check_notes check_time_limit; do
 	if [ "$TRACERD_OK" = 1 ]; then
 		$c
 	else
