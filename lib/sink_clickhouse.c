@@ -238,6 +238,13 @@ static void v3_columns(cJSON *r, const cJSON *s)
 	}
 }
 
+/* schema v4: the sampled CPU concurrency p95, the CPUs a run needed for
+ * tune (0 when the summary has no sample) */
+static void v4_columns(cJSON *r, const cJSON *s)
+{
+	json_add_u64(r, "conc_p95", u64_at(s, "allocation_use.concurrency.p95"));
+}
+
 static void job_row(struct growbuf *b, const cJSON *s, const char *text)
 {
 	cJSON *r = cJSON_CreateObject();
@@ -285,6 +292,7 @@ static void job_row(struct growbuf *b, const cJSON *s, const char *text)
 	gpu_columns(r, s);
 	v2_columns(r, s, text);
 	v3_columns(r, s);
+	v4_columns(r, s);
 	add_row(b, r);
 }
 

@@ -2,16 +2,20 @@
  * sweep.c - the cluster's waste per group from the datalake, summed by
  * ClickHouse, and the answer both sources share (sweep.h).
  *
- * The query has three levels, as tracer.job_view does: per (job, node)
- * the largest allocation any step reports and the node's CPU time and
- * peak; per job the elapsed time and what it wasted; per group the sums.
+ * The query reads tracer.job_use (schema v4): one narrow all-numeric row
+ * per summary, keyed by hashes of the job, its node and the summary, so
+ * that every GROUP BY is on a UInt64 and no string is carried through
+ * it.  It has three levels, as tracer.job_view does: per (job, node) the
+ * largest allocation any step reports and the node's CPU time and peak;
+ * per job the elapsed time and what it wasted; per group the sums.
  * A job of one summary is its own view (lib/jobview.c): its elapsed time
  * is its own; from several, it starts at the scheduler's job start when
  * that is earlier than the first step.
  * By host, each job's nodes are spread out again (ARRAY JOIN) so that a
- * node's share stays with its host.  Written for ClickHouse 18.16: no
- * WITH clauses, no window functions; a row a retried delivery left twice
- * counts once (LIMIT 1 BY summary_id).
+ * node's share stays with its host.  The groups are named by a join on
+ * the LowCardinality column, the worst jobs by a second lookup.  Written
+ * for ClickHouse 18.16: no WITH clauses, no window functions; a row a
+ * retried delivery left twice counts once (FINAL over job_use).
  */
 #include "sweep.h"
 
@@ -20,8 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clickhouse.h"
 #include "datalake_read.h"
 #include "defaults.h"
+#include "growbuf.h"
 #include "jsonutil.h"
 #include "sink.h"
 
@@ -99,71 +105,69 @@ double sweep_rank(const struct sweep_query *q, double idle_cs, double unused_bs)
 
 int sweep_sql(const struct sweep_query *q, const char *db, char *out, size_t outlen)
 {
-	char owner[48] = "", rank[160], order[200];
+	char owner[48] = "", rank[160], order[200], from[48];
 	const char *g = group_column(q->by);
+	bool host = q->by == SWEEP_BY_HOST;
 	int n;
 
 	if (q->uid >= 0)
-		snprintf(owner, sizeof(owner), " AND uid = %ld", q->uid);
+		snprintf(owner, sizeof(owner), " WHERE uid = %ld", q->uid);
+	snprintf(from, sizeof(from), "toDateTime(%.0f)", floor(q->from_s));
 	rank_sql(q, rank, sizeof(rank));
 	if (priced(q))
 		snprintf(order, sizeof(order),
-			 "sum(idle_cs) * %.17g / 3600 + sum(unused_bs) * %.17g / %.17g DESC,",
+			 "idle_core_s * %.17g / 3600 + unused_mem_byte_s * %.17g / %.17g DESC,",
 			 q->price_cpu_hour, q->price_gb_hour, 3600 * GIB);
 	else
 		order[0] = '\0';
 	n = snprintf(
 		out, outlen,
-		"SELECT g, toFloat64(count()) AS jobs, toFloat64(sum(j_to)) AS timeouts,"
-		" toFloat64(sum(j_oom)) AS ooms, sum(idle_cs) AS idle_core_s,"
-		" sum(unused_bs) AS unused_mem_byte_s, sum(idle_gs) AS idle_gpu_s,"
-		" argMax(jk, rk) AS worst, max(rk) AS worst_rank"
-		" FROM (SELECT jk, %s AS g, %s, %s, %s, j_to, j_oom, %s AS rk FROM"
+		"SELECT g, jobs, timeouts, ooms, idle_core_s, unused_mem_byte_s, idle_gpu_s,"
+		" toString(worst_h) AS worst_h, worst_rank FROM"
+		" (SELECT gh, toFloat64(count()) AS jobs, toFloat64(sum(bitAnd(j_lim, 1))) AS timeouts,"
+		"  toFloat64(sum(bitShiftRight(j_lim, 1))) AS ooms, sum(idle_cs) AS idle_core_s,"
+		"  sum(unused_bs) AS unused_mem_byte_s, sum(idle_gs) AS idle_gpu_s,"
+		"  argMax(jh, rk) AS worst_h, max(rk) AS worst_rank"
+		"  FROM (SELECT jh, %s AS gh, %s, %s, %s, j_lim, %s AS rk FROM"
 		/* per job: its elapsed time, its nodes */
-		" (SELECT any(jk) AS jk, any(n_g) AS j_g,"
-		"  greatest(toFloat64(max(n_end)) - toFloat64(if(sum(n_steps) > 1, min(n_start),"
-		"    min(n_own_start))), 0) / 1e9 AS j_wall,"
-		"  sum(n_cpus) AS j_cpus, sum(n_cpu_s) AS j_cpu_s, sum(n_unused) AS j_unused,"
-		"  sum(n_gpus) AS j_gpus, max(n_to) AS j_to, max(n_oom) AS j_oom,"
-		"  groupArray(n_host) AS hs, groupArray(n_cpus) AS hc, groupArray(n_cpu_s) AS hu,"
-		"  groupArray(n_unused) AS hm, groupArray(n_gpus) AS hg"
-		/* per (job, node): the allocation once, whatever the steps; keyed
-		 * by a hash of (scheduler, cluster, job) and host: grouping a
-		 * million jobs by their strings took half as long again on 18.16 */
-		"  FROM (SELECT any(jh0) AS jh, any(jk0) AS jk, any(host) AS n_host,"
-		"   any(%s) AS n_g,"
-		"   min(if(toUInt32(job_start) > 0,"
-		"     least(start_ns, toUInt64(toUInt32(job_start)) * 1000000000), start_ns)) AS n_start,"
-		"   min(start_ns) AS n_own_start, count() AS n_steps,"
-		"   max(end_ns) AS n_end, toFloat64(max(alloc_cpus)) AS n_cpus,"
-		"   if(max(alloc_cpus) > 0, sum(cpu_s), 0) AS n_cpu_s,"
-		"   if(max(alloc_mem_bytes) > max(mem_peak_bytes),"
-		"     toFloat64(max(alloc_mem_bytes) - max(mem_peak_bytes)), 0) AS n_unused,"
-		"   toFloat64(max(gpus_idle)) AS n_gpus,"
-		"   max(state = 'TIMEOUT') AS n_to,"
-		"   max(state = 'OUT_OF_MEMORY' OR oom_kills > 0) AS n_oom"
-		/* a row delivered twice counts once: LIMIT 1 BY its id over the
-		 * narrow columns, not FINAL, which on 18.16 merges every part
-		 * of the window in one thread (over 10 s at 500,000 rows) */
-		"   FROM (SELECT summary_id, if(job_id != '', job_id, job) AS jk0,"
-		"     cityHash64(scheduler, cluster, jk0) AS jh0, cityHash64(jh0, host) AS nh0, host, %s,"
-		"     job_start, start_ns, end_ns, alloc_cpus, cpu_s, alloc_mem_bytes,"
-		"     mem_peak_bytes, gpus_idle, state, oom_kills"
-		"    FROM %s.jobs"
-		"    PREWHERE end >= toDateTime(%.0f) WHERE scheduler != 'host'%s"
-		"    LIMIT 1 BY summary_id)"
-		"   GROUP BY nh0)"
-		"  GROUP BY jh)"
-		" %s)"
-		" GROUP BY g ORDER BY %s idle_core_s DESC, unused_mem_byte_s DESC, g"
+		"   (SELECT jh, any(n_gh) AS j_gh,"
+		"    greatest(toFloat64(max(n_end)) - toFloat64(if(sum(n_steps) > 1, min(n_first),"
+		"      min(n_start))), 0) / 1e9 AS j_wall,"
+		"    sum(n_cpus) AS j_cpus, sum(n_cpu_s) AS j_cpu_s, sum(n_unused) AS j_unused,"
+		"    sum(n_gpus) AS j_gpus, groupBitOr(n_lim) AS j_lim%s"
+		/* per (job, node): the allocation once, whatever the steps */
+		"    FROM (SELECT nh, any(jh) AS jh, any(gh0) AS n_gh, min(first_ns) AS n_first,"
+		"     min(start_ns) AS n_start, count() AS n_steps, max(end_ns) AS n_end,"
+		"     toFloat64(max(alloc_cpus)) AS n_cpus, if(max(alloc_cpus) > 0, sum(cpu_s), 0) AS n_cpu_s,"
+		"     if(max(alloc_mem_bytes) > max(mem_peak_bytes),"
+		"       toFloat64(max(alloc_mem_bytes) - max(mem_peak_bytes)), 0) AS n_unused,"
+		"     toFloat64(max(gpus_idle)) AS n_gpus, groupBitOr(limits) AS n_lim"
+		/* a row delivered twice counts once: FINAL folds the identical
+		 * rows of job_use, sorted by job, node and summary, in one
+		 * streaming merge (schema v4, docs/sweep.md) */
+		"     FROM (SELECT jh, nh, cityHash64(%s) AS gh0, first_ns, start_ns, end_ns, alloc_cpus,"
+		"       cpu_s, alloc_mem_bytes, mem_peak_bytes, gpus_idle, limits"
+		"      FROM %s.job_use FINAL PREWHERE end >= %s%s)"
+		"     GROUP BY nh)"
+		"    GROUP BY jh)"
+		"   %s)"
+		"  GROUP BY gh)"
+		/* the groups' names: few keys of a LowCardinality column */
+		" ANY LEFT JOIN (SELECT cityHash64(%s) AS gh, any(%s) AS g FROM %s.job_use"
+		"  PREWHERE end >= %s%s GROUP BY %s) USING gh"
+		" ORDER BY %s idle_core_s DESC, unused_mem_byte_s DESC, g"
 		" LIMIT %d FORMAT JSONEachRow",
-		q->by == SWEEP_BY_HOST ? "h" : "j_g",
-		q->by == SWEEP_BY_HOST ? "greatest(c * j_wall - u, 0) AS idle_cs"
-				       : "greatest(j_cpus * j_wall - j_cpu_s, 0) AS idle_cs",
-		q->by == SWEEP_BY_HOST ? "m * j_wall AS unused_bs" : "j_unused * j_wall AS unused_bs",
-		q->by == SWEEP_BY_HOST ? "gi * j_wall AS idle_gs" : "j_gpus * j_wall AS idle_gs",
-		rank, g, q->by == SWEEP_BY_HOST ? "uid" : g, db, floor(q->from_s), owner,
-		q->by == SWEEP_BY_HOST ? "ARRAY JOIN hs AS h, hc AS c, hu AS u, hm AS m, hg AS gi" : "",
+		host ? "h" : "j_gh",
+		host ? "greatest(c * j_wall - u, 0) AS idle_cs"
+		     : "greatest(j_cpus * j_wall - j_cpu_s, 0) AS idle_cs",
+		host ? "m * j_wall AS unused_bs" : "j_unused * j_wall AS unused_bs",
+		host ? "gi * j_wall AS idle_gs" : "j_gpus * j_wall AS idle_gs", rank,
+		host ? ", groupArray(n_gh) AS hs, groupArray(n_cpus) AS hc, groupArray(n_cpu_s) AS hu,"
+		       " groupArray(n_unused) AS hm, groupArray(n_gpus) AS hg"
+		     : "",
+		g, db, from, owner,
+		host ? "ARRAY JOIN hs AS h, hc AS c, hu AS u, hm AS m, hg AS gi" : "",
+		g, g, db, from, owner, g,
 		order, q->limit);
 	return n > 0 && (size_t)n < outlen ? 0 : -1;
 }
@@ -198,7 +202,7 @@ static int take_row(char *line, struct sweep_row *row)
 		return -1;
 	}
 	row->key = dup_str(o, "g");
-	row->worst = dup_str(o, "worst");
+	row->worst = dup_str(o, "worst_h"); /* the job's hash until named */
 	row->jobs = (uint64_t)json_get_num(o, "jobs", 0);
 	row->timeouts = (uint64_t)json_get_num(o, "timeouts", 0);
 	row->ooms = (uint64_t)json_get_num(o, "ooms", 0);
@@ -209,6 +213,64 @@ static int take_row(char *line, struct sweep_row *row)
 	row->worst_rank = json_get_num(o, "worst_rank", 0);
 	cJSON_Delete(o);
 	return 0;
+}
+
+/* The worst jobs' names for their hashes (job_use.jk): one lookup by
+ * the table's sorting key for the at most q->limit rows of the answer,
+ * rather than a string carried through the million-key GROUP BYs. */
+static int name_worst(const struct tracer_config *cfg, struct sweep_row *rows, size_t n,
+		      char *err, size_t errlen)
+{
+	struct growbuf sql = {0};
+	char *out = NULL, *save = NULL;
+	size_t len, asked = 0;
+	int rc = -1;
+
+	growbuf_printf(&sql, "SELECT toString(jh) AS h, any(jk) AS k FROM %s.job_use PREWHERE jh IN (",
+		       cfg->clickhouse_database);
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].worst[strspn(rows[i].worst, "0123456789")] == '\0')
+			growbuf_printf(&sql, "%s%s", asked++ ? ", " : "", rows[i].worst);
+	growbuf_printf(&sql, ") GROUP BY jh FORMAT JSONEachRow");
+	if (sql.oom) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (asked == 0) {
+		rc = 0;
+		goto out;
+	}
+	if (datalake_query(cfg, sql.p, &out, &len, err, errlen) != 0)
+		goto out;
+	for (char *l = strtok_r(out, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		cJSON *o = cJSON_Parse(l);
+		const char *h = json_get_str(o, "h", NULL), *k = json_get_str(o, "k", NULL);
+
+		for (size_t i = 0; h && k && *k && i < n; i++)
+			if (strcmp(rows[i].worst, h) == 0) {
+				char *name = strdup(k);
+
+				if (name) {
+					free(rows[i].worst);
+					rows[i].worst = name;
+				}
+			}
+		cJSON_Delete(o);
+	}
+	rc = 0;
+out:
+	growbuf_free(&sql);
+	free(out);
+	return rc;
+}
+
+static void free_rows(struct sweep_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(rows[i].key);
+		free(rows[i].worst);
+	}
+	free(rows);
 }
 
 cJSON *sweep_from_datalake(const struct tracer_config *cfg, const struct sweep_query *q,
@@ -230,8 +292,12 @@ cJSON *sweep_from_datalake(const struct tracer_config *cfg, const struct sweep_q
 		return NULL;
 	}
 	/* read-only and bounded on the server, as every read of the datalake */
-	if (datalake_query(cfg, sql, &out, &len, err, errlen) != 0)
+	if (datalake_query(cfg, sql, &out, &len, err, errlen) != 0) {
+		if (clickhouse_is_unknown_table(err))
+			snprintf(err, errlen, "the datalake has no %s.job_use (schema version 4): "
+				 "run tracer datalake migrate", cfg->clickhouse_database);
 		return NULL;
+	}
 	rows = calloc((size_t)q->limit + 1, sizeof(*rows));
 	if (!rows) {
 		free(out);
@@ -242,17 +308,17 @@ cJSON *sweep_from_datalake(const struct tracer_config *cfg, const struct sweep_q
 	     l = strtok_r(NULL, "\n", &save)) {
 		if (take_row(l, &rows[n]) != 0) {
 			snprintf(err, errlen, "unexpected answer from ClickHouse: %.80s", l);
-			for (size_t i = 0; i < n; i++) {
-				free(rows[i].key);
-				free(rows[i].worst);
-			}
-			free(rows);
+			free_rows(rows, n);
 			free(out);
 			return NULL;
 		}
 		n++;
 	}
 	free(out);
+	if (name_worst(cfg, rows, n, err, errlen) != 0) {
+		free_rows(rows, n);
+		return NULL;
+	}
 	ans = sweep_answer(q, "datalake", rows, n);
 	free(rows);
 	if (!ans)

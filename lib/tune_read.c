@@ -8,10 +8,11 @@
  * and nodes by (scheduler, cluster, job_id), anything else by its job
  * uid, as lib/jobview.c groups them.  Per job: the worst state, the
  * per-node allocation (the largest a summary reports), the largest node
- * peak, first start to last end, CPU and bytes read summed.  There is no
- * column of the sampled concurrency, so the CPUs a job needed are its
- * mean CPU use per node, rounded up (docs/tune.md).  A batch delivered
- * twice folds by summary_id first.
+ * peak, first start to last end, CPU and bytes read summed, and the
+ * sampled concurrency p95 (conc_p95, schema v4): the largest of a node's
+ * steps, summed over the nodes.  The CPUs a job needed follow the
+ * archive's rule (lib/tune.c), so both sources request the same.  A
+ * batch delivered twice folds by summary_id first.
  */
 #include <math.h>
 #include <stdio.h>
@@ -30,19 +31,30 @@ int tune_read_sql(const struct tracer_config *cfg, const struct job_filter *f,
 	if (!db)
 		return -1;
 	/* aliases never a column's name: ClickHouse would put the aggregate in
-	 * place of the column inside it (as job_view's n_ names avoid) */
+	 * place of the column inside it (as job_view's n_ names avoid).  Per
+	 * (job, node) first, as lib/jobview.c rolls a job up: a node's
+	 * concurrency is the largest of its steps', the job's their sum */
 	growbuf_printf(sql,
-		       "SELECT any(task_name) AS t_task, any(pipeline) AS t_pipeline,"
-		       " any(user) AS t_user, any(uid) AS t_uid, max(end_ns) AS t_end,"
-		       " min(start_ns) AS t_start,"
+		       "SELECT any(n_task) AS t_task, any(n_pipeline) AS t_pipeline,"
+		       " any(n_user) AS t_user, any(n_uid) AS t_uid, max(n_end) AS t_end,"
+		       " min(n_start) AS t_start, max(n_worst) AS t_worst,"
+		       " max(n_alloc_cpus) AS t_alloc_cpus, max(n_alloc_mem) AS t_alloc_mem,"
+		       " max(n_limit) AS t_limit, max(n_peak) AS t_peak, sum(n_cpu_s) AS t_cpu_s,"
+		       " sum(n_input) AS t_input, count() AS t_nodes, sum(n_conc) AS t_conc,"
+		       " sum(n_steps) AS t_steps"
+		       " FROM (SELECT k_sched, k_cluster, k_job, any(task_name) AS n_task,"
+		       " any(pipeline) AS n_pipeline, any(user) AS n_user, any(uid) AS n_uid,"
+		       " max(end_ns) AS n_end, min(start_ns) AS n_start,"
 		       " max(multiIf(state = 'OUT_OF_MEMORY', 5, state = 'TIMEOUT', 4,"
 		       " state = 'FAILED', 3, state = 'CANCELLED', 2, state = 'COMPLETED', 1, 0))"
-		       " AS t_worst, max(alloc_cpus) AS t_alloc_cpus, max(alloc_mem_bytes) AS t_alloc_mem,"
-		       " max(ifNull(time_limit_s, 0)) AS t_limit, max(mem_peak_bytes) AS t_peak,"
-		       " sum(cpu_s) AS t_cpu_s, sum(rchar) AS t_input, uniqExact(host) AS t_nodes"
-		       " FROM (SELECT summary_id, job, scheduler, cluster, job_id, task_name,"
-		       " pipeline, user, uid, start_ns, end_ns, state, alloc_cpus, alloc_mem_bytes,"
-		       " time_limit_s, mem_peak_bytes, cpu_s, rchar, host FROM %s.jobs PREWHERE ",
+		       " AS n_worst, max(alloc_cpus) AS n_alloc_cpus, max(alloc_mem_bytes) AS n_alloc_mem,"
+		       " max(ifNull(time_limit_s, 0)) AS n_limit, max(mem_peak_bytes) AS n_peak,"
+		       " sum(cpu_s) AS n_cpu_s, sum(rchar) AS n_input, max(conc_p95) AS n_conc,"
+		       " count() AS n_steps"
+		       " FROM (SELECT summary_id, scheduler AS k_sched, cluster AS k_cluster,"
+		       " if(job_id = '', job, job_id) AS k_job, task_name, pipeline, user, uid,"
+		       " start_ns, end_ns, state, alloc_cpus, alloc_mem_bytes, time_limit_s,"
+		       " mem_peak_bytes, cpu_s, rchar, host, conc_p95 FROM %s.jobs PREWHERE ",
 		       db);
 	if (datalake_where_buf(f, sql) != 0)
 		goto bad;
@@ -52,7 +64,8 @@ int tune_read_sql(const struct tracer_config *cfg, const struct job_filter *f,
 			goto bad;
 	}
 	growbuf_printf(sql, " AND task_name != '' LIMIT 1 BY summary_id)"
-		       " GROUP BY scheduler, cluster, if(job_id = '', job, job_id)"
+		       " GROUP BY k_sched, k_cluster, k_job, host)"
+		       " GROUP BY k_sched, k_cluster, k_job"
 		       " ORDER BY t_end DESC LIMIT %ld FORMAT JSONEachRow", max);
 	if (sql->oom) {
 		snprintf(err, errlen, "out of memory");
@@ -79,6 +92,23 @@ static void str(char *dst, size_t len, const cJSON *o, const char *key)
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
 
 	snprintf(dst, len, "%s", cJSON_IsString(v) ? v->valuestring : "");
+}
+
+double tune_read_cpus(double conc, double steps, double cpu_s, double wall_s, double nodes)
+{
+	double mean = wall_s > 0 ? ceil(cpu_s / wall_s / nodes - 0.05) : 1, need = conc;
+
+	/* several summaries: the roll-up's request (lib/analysis.c: the
+	 * concurrency, at least the mean use), per node as lib/tune.c takes
+	 * a roll-up's */
+	if (steps > 1) {
+		double all = wall_s > 0 ? ceil(cpu_s / wall_s - 0.05) : 1;
+
+		need = ceil((all > conc ? all : conc < 1 ? 1 : conc) / nodes);
+	}
+	if (mean > need)
+		need = mean;
+	return need < 1 ? 1 : need;
 }
 
 bool tune_read_obj(const cJSON *o, struct tune_run *r)
@@ -112,9 +142,8 @@ bool tune_read_obj(const cJSON *o, struct tune_run *r)
 	r->input_bytes = (uint64_t)num(o, "t_input");
 	if (nodes < 1)
 		nodes = 1;
-	r->cpus_needed = r->wall_s > 0 ? ceil(r->cpu_s / r->wall_s / nodes - 0.05) : 1;
-	if (r->cpus_needed < 1)
-		r->cpus_needed = 1;
+	r->cpus_needed = tune_read_cpus(num(o, "t_conc"), num(o, "t_steps"), r->cpu_s, r->wall_s,
+					nodes);
 	return r->task[0] != '\0';
 }
 
@@ -136,9 +165,15 @@ int tune_read_lines(const struct tracer_config *cfg, const struct job_filter *f,
 	size_t len = 0;
 	int rc = -1;
 
-	if (tune_read_sql(cfg, f, pipeline, max, &sql, err, errlen) != 0 ||
-	    datalake_query(cfg, sql.p, &body, &len, err, errlen) != 0)
+	if (tune_read_sql(cfg, f, pipeline, max, &sql, err, errlen) != 0)
 		goto out;
+	if (datalake_query(cfg, sql.p, &body, &len, err, errlen) != 0) {
+		/* UNKNOWN_IDENTIFIER: a datalake before version 4 has no conc_p95 */
+		if (strstr(err, "conc_p95") && (strstr(err, "Code: 47,") || strstr(err, "Code: 47.")))
+			snprintf(err, errlen, "the datalake has no column conc_p95 (schema version 4): "
+				 "run tracer datalake migrate");
+		goto out;
+	}
 	rc = 0;
 	for (p = body, end = body + len; p < end;) {
 		char *nl = memchr(p, '\n', (size_t)(end - p));

@@ -42,5 +42,10 @@ int tune_read_sql(const struct tracer_config *cfg, const struct job_filter *f,
  * false when unusable. */
 bool tune_read_row(const char *line, size_t len, struct tune_run *r);
 bool tune_read_obj(const cJSON *row, struct tune_run *r);
+/* The CPUs a job needed, by the archive's rule (lib/tune.c): its
+ * concurrency p95 (conc: the nodes' summed), from several summaries
+ * (steps > 1) the roll-up's request per node, at least its mean CPU use
+ * per node rounded up; at least 1. */
+double tune_read_cpus(double conc, double steps, double cpu_s, double wall_s, double nodes);
 
 #endif

@@ -7,7 +7,9 @@
 # tracer.job_view has one row per (cluster, job_id), migrating again does
 # nothing; version 3 then re-sorts tracer.jobs by user and end with no
 # row lost, fills tracer.job_keys for the old rows and the new, and
-# `tracer show JOB` reads by it (and without it, from version 2); a
+# `tracer show JOB` reads by it (and without it, from version 2);
+# version 4 adds tracer.job_use (backfilled, filled on insert, a
+# duplicated summary counted once by tracer sweep) and conc_p95; a
 # tracerd facing an unknown schema version inserts nothing, keeps its
 # summaries spooled and says why in its status.
 # Needs root (BPF); run under the services lock.
@@ -19,6 +21,7 @@ TMP=$(mktemp -d /tmp/tracer-dl.XXXXXX)
 . "$TOP/tests/delivery/clickhouse.sh"
 MIG=$TOP/contrib/clickhouse/migrations
 MIG2=$TMP/migrations-v2 # versions 1 and 2 only
+MIG3=$TMP/migrations-v3 # versions 1 to 3
 CH_TCP=18801 CH_HTTP=18824
 
 cleanup() {
@@ -48,7 +51,8 @@ local_jobs() {
 }
 rows_are() { [ "$(q "SELECT count() FROM tracer.jobs FINAL")" = "$1" ]; }
 
-mkdir -p "$MIG2" && cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG2/" || exit 1
+mkdir -p "$MIG2" "$MIG3" && cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG2/" &&
+	cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG/003_v3.sql" "$MIG3/" || exit 1
 ch_up "$TMP/ch" "$CH_TCP" "$CH_HTTP"
 check "the ClickHouse server is Debian's 18.16" ch_is_debian_1816
 
@@ -131,7 +135,7 @@ assert (i["job_id"], steps) == (sys.argv[1], int(sys.argv[2])), (i["job_id"], st
 }
 check "version 2: tracer show 1003 reads without job_keys (2 steps)" view_is 1003 2
 q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/pre3.ids"
-dl migrate --dir "$MIG" >"$TMP/m3.out" 2>&1
+dl migrate --dir "$MIG3" >"$TMP/m3.out" 2>&1
 rc=$?
 sed 's/^/    /' "$TMP/m3.out"
 check "migrate applies 003_v3.sql only" \
@@ -160,12 +164,68 @@ check "the summaries are valid against docs/summary.schema.json" \
 	python3 "$TOP/tests/validate_summary.py" --min 2 "$TRACERD_FILE"
 stop_tracerd
 
+echo "== version 4: job_use for the sweep, conc_p95"
+sweep_says() { local o; o=$(lake sweep --since 30d 2>&1); grep -q "$1" <<<"$o" || { echo "$o"; return 1; }; }
+check "version 3: tracer sweep says the datalake must be migrated" \
+	sweep_says 'no tracer.job_use (schema version 4): run tracer datalake migrate'
+q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/pre4.ids"
+dl migrate --dir "$MIG" >"$TMP/m4.out" 2>&1
+rc=$?
+sed 's/^/    /' "$TMP/m4.out"
+check "migrate applies 004_v4.sql only" \
+	sh -c "[ $rc = 0 ] && grep -q 'applying 004_v4.sql' '$TMP/m4.out' && ! grep -q 003_v3 '$TMP/m4.out'"
+check "schema_version records version 4" test "$(q "SELECT max(version) FROM tracer.schema_version")" = 4
+q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/v4.ids"
+check "no row lost: the 11 rows of version 3 are there" \
+	sh -c "cmp -s '$TMP/pre4.ids' '$TMP/v4.ids' && [ \$(wc -l <'$TMP/v4.ids') = 11 ]"
+use_rows() { q "SELECT count() FROM tracer.job_use FINAL"; }
+check "job_use holds a row per old summary (backfilled)" \
+	test "$(use_rows)" = "$(q "SELECT count() FROM tracer.jobs FINAL WHERE scheduler != 'host'")"
+check "job_use: job 1001's 3 summaries under one job hash, on one node" \
+	test "$(q "SELECT uniqExact(jh), uniqExact(nh), count() FROM tracer.job_use FINAL WHERE jk = '1001'")" = "$(printf '1\t1\t3')"
+check "old rows read conc_p95 as 0" test "$(q "SELECT count() FROM tracer.jobs WHERE conc_p95 != 0")" = 0
+lake sweep --since 30d --by user --json >"$TMP/sw4.json" 2>"$TMP/sw4.err"
+check "version 4: tracer sweep answers, every job counted once" \
+	python3 - "$TMP/sw4.json" "$(q "SELECT uniqExact(scheduler, cluster, if(job_id != '', job_id, job)) FROM tracer.jobs FINAL WHERE scheduler != 'host'")" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+assert a["source"] == "datalake" and sum(r["jobs"] for r in a["rows"]) == int(sys.argv[2]), a
+PY
+cat "$TMP/sw4.err"
+start_tracerd v4 -o sinks=file,clickhouse -o clickhouse_url="$CHURL" -o retry_max_ms=1000 || exit 1
+step c1 1005 0; step c1 1005 1
+rows_1005() { [ "$(q "SELECT count() FROM tracer.job_use FINAL WHERE jk = '1005'")" = 2 ]; }
+wait_until 60 "job 1005's 2 summaries in job_use (the view fills it on insert)" rows_1005 &&
+	pass "tracerd inserts into version 4; job_use follows"
+conc_is_summary() { # conc_p95 is the summary's allocation_use.concurrency.p95 (0 without)
+	q "SELECT conc_p95, summary FROM tracer.jobs FINAL WHERE job_id = '1005' FORMAT JSONEachRow" |
+		python3 -c '
+import json, sys
+rows = [json.loads(l) for l in sys.stdin]
+assert len(rows) == 2, rows
+for r in rows:
+    want = json.loads(r["summary"]).get("allocation_use", {}).get("concurrency", {}).get("p95", 0)
+    assert int(r["conc_p95"]) == want, (r["conc_p95"], want)'
+}
+check "conc_p95 is the summary's sampled concurrency p95" conc_is_summary
+lake sweep --since 30d --by user --json >"$TMP/sw4a.json" || fail "tracer sweep after job 1005"
+# a retried delivery: the same summary inserted again (a second part)
+q "INSERT INTO tracer.jobs SELECT * FROM tracer.jobs WHERE job_id = '1005' AND step_id = '1'"
+check "the duplicate is in job_use twice until parts merge" \
+	test "$(q "SELECT count() FROM tracer.job_use WHERE jk = '1005'")" = 3
+lake sweep --since 30d --by user --json >"$TMP/sw4b.json" || fail "tracer sweep after the duplicate"
+check "the sweep counts the duplicated summary once: the same answer" \
+	python3 -c 'import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["rows"] == b["rows"] and a["rows"], (a["rows"], b["rows"])' "$TMP/sw4a.json" "$TMP/sw4b.json"
+stop_tracerd
+
 echo "== a schema version this tracerd does not know"
 q "INSERT INTO tracer.schema_version SELECT 99, now(), 'from the future'"
 start_tracerd v99 -o sinks=file,clickhouse -o clickhouse_url="$CHURL" -o retry_max_ms=1000 || exit 1
 step c1 1099 0; step c1 1099 1
 wait_until 30 "the ClickHouse sink to refuse version 99" \
-	dtrue 'sink("clickhouse")["failures"] > 0 and "schema version 99 unknown (this tracerd writes 3)" in sink("clickhouse").get("last_error", "")' &&
+	dtrue 'sink("clickhouse")["failures"] > 0 and "schema version 99 unknown (this tracerd writes 4)" in sink("clickhouse").get("last_error", "")' &&
 	pass "refused: $(dstat 'sink("clickhouse")["last_error"]')"
 check "nothing inserted" test "$(q "SELECT count() FROM tracer.jobs WHERE job_id = '1099'")" = 0
 check "the 2 summaries stay spooled, the file sink has them" \

@@ -11,6 +11,9 @@ summaries read through tracerd can be compared):
                    twice (the same summary_id)
   UB  step "sort": 3 runs of 3 GiB (another user, the same step name)
   UA  step "old":  one run 40 days ago (outside --since 30d)
+  UA  step "par":  2 runs whose sampled concurrency p95 (6) is above their
+                   mean CPU use (1): tune asks for 6 CPUs, from the
+                   datalake's conc_p95 as from the summaries
 """
 import json
 import sys
@@ -26,7 +29,7 @@ n = 0
 
 def row(user, uid, task, peak_mib, input_mib, wall, cpu_s, state="COMPLETED", job_id="",
         step_id="", host="h1", alloc_mem=4096 * MiB, limit=3600, age_s=3600, sid=None,
-        job=None, node_count=1):
+        job=None, node_count=1, conc=None):
     global n
     n += 1
     end = now - age_s
@@ -34,7 +37,7 @@ def row(user, uid, task, peak_mib, input_mib, wall, cpu_s, state="COMPLETED", jo
     sid = sid or str(uuid.UUID(int=n))
     job = job or "h1-%d" % n
     sched = "slurm" if job_id else "local"
-    conc = max(1, -(-int(cpu_s) // int(wall)))
+    conc = conc or max(1, -(-int(cpu_s) // int(wall)))
     ident = {"task_name": task, "pipeline": "PL", "user": user, "uid": uid,
              "scheduler": sched, "allocation": {"cpus": 4, "mem_bytes": alloc_mem,
                                                 "time_limit_s": limit}}
@@ -54,7 +57,7 @@ def row(user, uid, task, peak_mib, input_mib, wall, cpu_s, state="COMPLETED", jo
          "end": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(end)),
          "start_ns": start * NS, "end_ns": end * NS, "wall_s": wall, "cpu_s": cpu_s,
          "alloc_cpus": 4, "alloc_mem_bytes": alloc_mem, "mem_peak_bytes": peak_mib * MiB,
-         "rchar": input_mib * MiB, "state": state, "time_limit_s": limit,
+         "rchar": input_mib * MiB, "state": state, "time_limit_s": limit, "conc_p95": conc,
          "summary": json.dumps(summary, separators=(",", ":"))}
     print(json.dumps(r))
     return r
@@ -72,3 +75,5 @@ row(UA, UIDA, "bwa", 800, 10, 1100, 4400, job_id="77", step_id="0", host="n2", n
 for i in range(3):
     row(UB, UIDB, "sort", 3072, 60, 600, 600, age_s=1800 * (i + 1))
 row(UA, UIDA, "old", 100, 1, 60, 60, age_s=40 * 86400)
+for i in range(2):
+    row(UA, UIDA, "par", 300, 1, 600, 600, age_s=5000 + 100 * i, conc=6)

@@ -53,7 +53,7 @@ doc = json.load(open(sys.argv[1]))
 ua, ub = sys.argv[2], sys.argv[3]
 assert doc["source"] == "datalake", doc["source"]
 st = {(s["task"], s.get("user")): s for s in doc["steps"]}
-assert sorted(st) == sorted([("bwa", ua), ("call", ua), ("sort", ua), ("sort", ub)]), sorted(st)
+assert sorted(st) == sorted([("bwa", ua), ("call", ua), ("par", ua), ("sort", ua), ("sort", ub)]), sorted(st)
 MiB = 1 << 20
 a = st[("sort", ua)]
 assert a["runs"]["total"] == 4, a["runs"]
@@ -71,11 +71,29 @@ w = st[("bwa", ua)]
 # 3 summaries (one sent twice) on 2 nodes: one run, the largest node peak
 assert w["runs"]["total"] == 1 and w["memory"]["peak_max_bytes"] == 900 * MiB, w
 assert w["cpus"]["requested_p95"] == 4, w["cpus"]
+p = st[("par", ua)]
+# the sampled concurrency p95 (conc_p95), not the mean use (1 CPU)
+assert p["request"]["cpus"] == 6, (p["cpus"], p["request"])
 b = st[("sort", ub)]
 assert b["runs"]["total"] == 3 and b["memory"]["peak_max_bytes"] == 3072 * MiB, b
 PY
 }
 check "steps per owner; the fit, the OOM and timeout floors; a Slurm job is one run" root_check
+# the same summaries as an archive file: tune asks for the same CPUs
+python3 -c 'import json, sys
+for l in sys.stdin:
+    print(json.loads(l)["summary"])' <"$TMP/rows.json" | awk '!seen[$0]++' >"$TMP/archive.ndjson"
+"$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$TMP/archive.ndjson" tune --pipeline PL --since 30d \
+	--format json -o "$TMP/file.json" 2>"$TMP/file.err"
+same_cpus() {
+	python3 - "$TMP/root.json" "$TMP/file.json" <<'PY'
+import json, sys
+cpus = lambda f: {(s["task"], s.get("user")): s["request"]["cpus"] for s in json.load(open(f))["steps"]}
+lake, archive = cpus(sys.argv[1]), cpus(sys.argv[2])
+assert archive and lake == archive, (lake, archive)
+PY
+}
+check "the archive's summaries give every step the same CPUs as the datalake" same_cpus
 no_summary_read() { # the newest tune query in ClickHouse's log names no summary column
 	local q
 	chq -q 'SYSTEM FLUSH LOGS' || return 1

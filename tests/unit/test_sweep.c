@@ -207,16 +207,24 @@ static void test_sql(void)
 	char sql[8192];
 
 	CU_ASSERT_FATAL(sweep_sql(&q, "tracer", sql, sizeof(sql)) == 0);
-	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "FROM tracer.jobs "));
-	CU_ASSERT_PTR_NULL(strstr(sql, "FINAL"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "LIMIT 1 BY summary_id")); /* a retried row once */
+	/* schema v4's narrow table, a retried row once by FINAL */
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "FROM tracer.job_use FINAL "));
+	CU_ASSERT_PTR_NULL(strstr(sql, "tracer.jobs"));
+	CU_ASSERT_PTR_NULL(strstr(sql, "summary_id"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "end >= toDateTime(1800000000)"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "AND uid = 42"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "any(account)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "WHERE uid = 42"));
+	/* grouped by the account's hash, named by a join on the column */
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "cityHash64(account) AS gh0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "any(account) AS g"));
+	CU_ASSERT_PTR_NULL(strstr(sql, "ARRAY JOIN"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "LIMIT 7 FORMAT JSONEachRow"));
 	q.uid = -1;
 	CU_ASSERT_FATAL(sweep_sql(&q, "tracer", sql, sizeof(sql)) == 0);
 	CU_ASSERT_PTR_NULL(strstr(sql, "uid ="));
+	q.by = SWEEP_BY_HOST; /* each node's share on its host */
+	CU_ASSERT_FATAL(sweep_sql(&q, "tracer", sql, sizeof(sql)) == 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "ARRAY JOIN hs AS h"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "any(host) AS g"));
 	CU_ASSERT(sweep_sql(&q, "tracer", sql, 100) == -1); /* does not fit */
 }
 

@@ -284,8 +284,17 @@ static void test_datalake_row_and_sql(void)
 	CU_ASSERT_DOUBLE_EQUAL(r.wall_s, 1000, 1e-9);
 	CU_ASSERT_EQUAL(r.alloc_mem, 2147483648u);
 	CU_ASSERT_EQUAL(r.input_bytes, 42u);
-	/* 2000 CPU-s over 1000 s on 2 nodes: 1 CPU per node */
+	/* 2000 CPU-s over 1000 s on 2 nodes, no concurrency (a row before
+	 * schema v4): 1 CPU per node */
 	CU_ASSERT_DOUBLE_EQUAL(r.cpus_needed, 1, 1e-9);
+	/* one summary: its concurrency p95 when above the mean use */
+	CU_ASSERT_DOUBLE_EQUAL(tune_read_cpus(6, 1, 100, 100, 1), 6, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tune_read_cpus(2, 1, 250, 100, 1), 3, 1e-9); /* mean 2.5 -> 3 */
+	CU_ASSERT_DOUBLE_EQUAL(tune_read_cpus(0, 1, 0, 100, 1), 1, 1e-9);
+	/* 3 summaries on 2 nodes, nodes' concurrency summed 8: 4 per node,
+	 * as the archive's roll-up (recommendation 8, per node) */
+	CU_ASSERT_DOUBLE_EQUAL(tune_read_cpus(8, 3, 200, 100, 2), 4, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(tune_read_cpus(1, 3, 500, 100, 2), 3, 1e-9); /* mean 5 -> 2.5 -> 3 */
 
 	config_defaults(&cfg);
 	job_filter_init(&f);
@@ -296,6 +305,8 @@ static void test_datalake_row_and_sql(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(sql.p, "end_ns >= 5"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sql.p, "pipeline = 'it\\'s'"));
 	CU_ASSERT_PTR_NULL(strstr(sql.p, "summary,")); /* never the whole summary */
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql.p, "max(conc_p95) AS n_conc"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql.p, "sum(n_conc) AS t_conc"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sql.p, "LIMIT 100 FORMAT JSONEachRow"));
 	/* no alias is a column's name (ClickHouse would substitute it) */
 	CU_ASSERT_PTR_NULL(strstr(sql.p, "AS end_ns"));
