@@ -202,7 +202,8 @@ static int take_row(char *line, struct sweep_row *row)
 		return -1;
 	}
 	row->key = dup_str(o, "g");
-	row->worst = dup_str(o, "worst_h"); /* the job's hash until named */
+	/* the job's hash until named (job_use); by tool, the job's key */
+	row->worst = dup_str(o, cJSON_GetObjectItem(o, "worst_h") ? "worst_h" : "worst");
 	row->jobs = (uint64_t)json_get_num(o, "jobs", 0);
 	row->timeouts = (uint64_t)json_get_num(o, "timeouts", 0);
 	row->ooms = (uint64_t)json_get_num(o, "ooms", 0);
@@ -315,7 +316,7 @@ cJSON *sweep_from_datalake(const struct tracer_config *cfg, const struct sweep_q
 		n++;
 	}
 	free(out);
-	if (name_worst(cfg, rows, n, err, errlen) != 0) {
+	if (q->by != SWEEP_BY_TOOL && name_worst(cfg, rows, n, err, errlen) != 0) {
 		free_rows(rows, n);
 		return NULL;
 	}
