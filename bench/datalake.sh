@@ -102,20 +102,26 @@ NU="if($UN < 100, $UN, 100 + ($UN - 100 + __K__ * 140) % 9900)"
 USER_EXPR="concat('u', substring(toString(10000 + $NU), 2))"
 # splice PATTERN LENGTH EXPR ...: the summary with the LENGTH characters
 # after each PATTERN's first place replaced by EXPR (in the order they
-# appear in the summary)
+# appear in the summary).  They all lie in its first HEAD bytes (checked
+# below): only that head is cut at the places, the rest is appended
+# whole, since on 18.16 a substring at a place that varies by row costs
+# about a second per 10 MB (the summaries are 40 KB) where one at a
+# constant place is a copy.
+HEAD=1024
 splice() {
+	local h="substring(summary, 1, $HEAD)"
 	local out="concat(" prev="" plen="" p
 	while [ $# -gt 0 ]; do
-		p="(position(summary, '$1') + ${#1})"
+		p="(position($h, '$1') + ${#1})"
 		if [ -z "$prev" ]; then
-			out+="substring(summary, 1, $p - 1), $3"
+			out+="substring($h, 1, $p - 1), $3"
 		else
-			out+=", substring(summary, $prev + $plen, $p - $prev - $plen), $3"
+			out+=", substring($h, $prev + $plen, $p - $prev - $plen), $3"
 		fi
 		prev=$p plen=$2
 		shift 3
 	done
-	echo "$out, substring(summary, $prev + $plen))"
+	echo "$out, substring($h, $prev + $plen, $HEAD + 1 - $prev - $plen), substring(summary, $((HEAD + 1)), 1000000000))"
 }
 copy_expr() { # copy_expr COLUMN: the column of copy __K__ of a template row
 	local d="(toInt64(toUInt32(end)) - ($NOW - (($NOW - toInt64(toUInt32(end)) + __K__ * 104729) % $WIN)))"
@@ -144,6 +150,9 @@ copies=$(((N + S - 1) / S - 1))
 # job ids keep their 7 digits: the summaries are spliced in place
 [ "$N" -lt 3000000 ] || { echo "FAIL: DL_JOBS must be under 3000000" >&2; exit 1; }
 declare -A SEL COLS
+# every place spliced lies in the head, whole (uid is the last)
+late=$(chq -q "SELECT count() FROM tracer.jobs WHERE position(substring(summary, 1, $HEAD), '\"uid\":') = 0 OR position(summary, '\"uid\":') + 12 > $HEAD")
+[ "$late" = 0 ] || { echo "FAIL: $late summaries have their ids beyond byte $HEAD" >&2; exit 1; }
 for t in "${TABLES[@]}"; do
 	chq --max_block_size=1024 --min_insert_block_size_rows=1024 --min_insert_block_size_bytes=0 \
 		--allow_experimental_low_cardinality_type=1 \
@@ -162,8 +171,13 @@ count() { chq -q "SELECT count() FROM tracer.$1"; }
 keys_of() { chq -q "SELECT sum(length(arrayFilter(k -> k != '', [job_id, array_job_id, job, summary_id, task_name]))) FROM tracer.tpl_jobs WHERE $1"; }
 declare -A HAVE
 for t in "${TABLES[@]}" job_keys; do HAVE[$t]=$(count "$t"); done
+proc0=${HAVE[processes]}
 t0=$(now_us)
+# DL_LOAD_S: stop copying after that many seconds and measure at the
+# size reached (the table says how many jobs that is)
 for k in $(seq 1 "$copies"); do
+	[ -z "${DL_LOAD_S:-}" ] || [ $(($(now_us) - t0)) -lt $((DL_LOAD_S * 1000000)) ] || break
+	took=""
 	# the last copy stops at N jobs
 	last=$((N - k * S))
 	where="1"
@@ -171,8 +185,10 @@ for k in $(seq 1 "$copies"); do
 	for t in "${TABLES[@]}"; do
 		want=$((HAVE[$t] + $(chq -q "SELECT count() FROM tracer.tpl_$t WHERE $where")))
 		[ "$t" = jobs ] && want_keys=$((HAVE[job_keys] + $(keys_of "$where")))
+		t1=$(now_us)
 		chq -q "INSERT INTO tracer.$t (${COLS[$t]}) SELECT ${SEL[$t]//__K__/$k} FROM tracer.tpl_$t WHERE $where" ||
 			{ echo "FAIL: copy $k into tracer.$t" >&2; exit 1; }
+		took+=" $t $((($(now_us) - t1) / 1000)) ms"
 		HAVE[$t]=$(count "$t")
 		[ "${HAVE[$t]}" = "$want" ] ||
 			{ echo "FAIL: copy $k: tracer.$t has ${HAVE[$t]} rows, not $want" >&2; exit 1; }
@@ -180,16 +196,16 @@ for k in $(seq 1 "$copies"); do
 	HAVE[job_keys]=$(count job_keys)
 	[ "${HAVE[job_keys]}" = "$want_keys" ] ||
 		{ echo "FAIL: copy $k: tracer.job_keys has ${HAVE[job_keys]} rows, not $want_keys" >&2; exit 1; }
-	[ -z "${DL_PROGRESS:-}" ] || echo "copy $k/$copies: ${HAVE[jobs]} summaries, ${HAVE[processes]} processes, $((($(now_us) - t0) / 1000000)) s, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+	[ -z "${DL_PROGRESS:-}" ] || echo "copy $k/$copies: ${HAVE[jobs]} summaries, ${HAVE[processes]} processes, $((($(now_us) - t0) / 1000000)) s (${took# }), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 done
 for t in "${TABLES[@]}"; do chq -q "DROP TABLE tracer.tpl_$t"; done
 bulk_us=$(($(now_us) - t0))
 
 # sizes once the server has merged what it will (OPTIMIZE would be
 # unrealistic: a live datalake is never fully merged); queries are
-# timed once no merge runs, at most 10 minutes later
+# timed once no merge runs, at most DL_MERGE_WAIT (600) seconds later
 merges_done() { [ "$(chq -q "SELECT count() FROM system.merges")" = 0 ]; }
-poll_until 600 merges_done || echo "note: merges still running" >&2
+poll_until "${DL_MERGE_WAIT:-600}" merges_done || echo "note: merges still running" >&2
 parts() { chq -q "SELECT sum(rows), sum(bytes_on_disk), count() FROM system.parts WHERE active AND database = 'tracer' AND table = '$1' FORMAT TSV"; }
 read -r jobs_rows jobs_bytes jobs_parts <<<"$(parts jobs)"
 read -r proc_rows proc_bytes proc_parts <<<"$(parts processes)"
@@ -207,9 +223,9 @@ row "measure" "" "value" "load 1 min" ""
 row "--------------------------------------------------" "------------" "------------" "--------" "----------"
 row "insert, the sink itself: $sink_sum summaries (per s)" "" "$((sink_sum * 1000000 / sink_us))" "" ""
 row "insert, clickhouse-client: $cli_rows summaries (per s)" "" "$((cli_rows * 1000000 / cli_us))" "" ""
-row "bulk load (copies): jobs per s" "" "$(((N - S) * 1000000 / bulk_us))" "" ""
+row "bulk load (copies): jobs per s" "" "$(((njobs - S) * 1000000 / bulk_us))" "" ""
 row "  summaries per s" "" "$(((jobs_rows - sink_sum - cli_rows) * 1000000 / bulk_us))" "" ""
-row "  process rows per s" "" "$(((proc_rows - proc_rows * S / N) * 1000000 / bulk_us))" "" ""
+row "  process rows per s" "" "$(((proc_rows - proc0) * 1000000 / bulk_us))" "" ""
 row "  load time (s)" "" "$((bulk_us / 1000000))" "" ""
 row "rows: jobs / tools / processes / flags" "" "$jobs_rows" "$tool_rows" "$proc_rows"
 row "  flags / job_keys rows" "" "$flag_rows" "$key_rows" ""
