@@ -150,6 +150,13 @@ static void job_shape(uint64_t j, uint64_t now_ns, struct job *o)
 
 /* Summary `part` of job j: 0 the batch step (on the first node), 1 and
  * 2 the srun step on each of the two nodes of a multi-node job. */
+/* tool t of a job's summaries: distinct for t < 6 (a summary lists a
+ * tool once: its rows in tracer.tools are keyed by it) */
+static const char *tool_of(const struct job *j, unsigned t)
+{
+	return tools[(j->h % NTOOLS + t * (1 + (j->h >> 8) % 7)) % NTOOLS];
+}
+
 /* how many processes summary g keeps, keep at most: the mix of the
  * header comment */
 static unsigned kept_procs(uint64_t g, unsigned keep)
@@ -223,7 +230,7 @@ static void summary(struct growbuf *b, const struct job *j, unsigned part, unsig
 	    wall * j->cpus * (1 - j->eff) / 3600 * 0.04);
 	add(b, "\"tools\":[");
 	for (unsigned t = 0; t < ntools; t++) {
-		const char *name = tools[(j->h >> (t * 5)) % NTOOLS];
+		const char *name = tool_of(j, t);
 		double tc = cpu / ntools, tw = wall / ntools;
 		iso(j->start + (uint64_t)(t * tw * 1e9), t0, sizeof(t0));
 		add(b, "%s{\"tool\":\"%s\",\"path\":\"/opt/bio/bin/%s\",\"processes\":%u,"
@@ -238,7 +245,7 @@ static void summary(struct growbuf *b, const struct job *j, unsigned part, unsig
 	}
 	add(b, "],\"process_tree\":[");
 	for (unsigned p = 0; p < procs; p++) {
-		const char *name = tools[(j->h >> ((p % ntools) * 5)) % NTOOLS];
+		const char *name = tool_of(j, p % ntools);
 		iso(j->start + (uint64_t)p * 1000000000ull, t0, sizeof(t0));
 		add(b, "%s{\"pid\":%u,\"ppid\":%u,\"tool\":\"%s\",\"comm\":\"%.15s\","
 		    "\"exe\":\"/opt/bio/bin/%s\",\"cmdline\":\"%s -t %u -i /scratch/pipe%03u/run%u/"
