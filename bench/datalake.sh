@@ -125,6 +125,8 @@ splice() {
 }
 copy_expr() { # copy_expr COLUMN: the column of copy __K__ of a template row
 	local d="(toInt64(toUInt32(end)) - ($NOW - (($NOW - toInt64(toUInt32(end)) + __K__ * 104729) % $WIN)))"
+	# the templates' end in 0000 (datalake_gen), copy K's in K: no copy
+	# meets a template or another copy
 	local sid="concat(substring(summary_id, 1, 28), lower(substring(hex(toUInt32(65536 + __K__)), 3, 4)))"
 	local job="toString(toUInt64(job_id) + __K__ * $S)"
 	case $1 in

@@ -25,7 +25,8 @@
  * (tracerd's keep_procs): a tenth of PROCS or fewer in 30% of them, up
  * to half in 30%, up to all in 40% (about 81 for 200, 100 a job).  Users
  * (u0000-u9999), uids and job ids have fixed widths, so that the bench's
- * copies can rewrite them in place in the summary text.
+ * copies can rewrite them in place in the summary text; summary ids end
+ * in 0000, which no copy's does (a copy's ends in its number).
  * Everything follows from the job's number: runs agree.
  */
 #include <stdarg.h>
@@ -188,10 +189,10 @@ static void summary(struct growbuf *b, const struct job *j, unsigned part, unsig
 
 	if (j->parts == 1)
 		cpu = wall * j->cpus * j->eff;
-	add(b, "{\"schema\":\"tracer.summary/1\",\"summary_id\":\"%016llx%016llx\","
+	add(b, "{\"schema\":\"tracer.summary/1\",\"summary_id\":\"%016llx%012llx0000\","
 	    "\"job\":\"slurm:%llu.%s\",\"start_ns\":%llu,\"end_ns\":%llu,\"wall_s\":%.3f,"
 	    "\"state\":\"%s\",\"exit\":{\"code\":%d},\"cpu_efficiency\":%.4f,",
-	    (unsigned long long)mix(g), (unsigned long long)g, (unsigned long long)j->id,
+	    (unsigned long long)mix(g), (unsigned long long)(g >> 16), (unsigned long long)j->id,
 	    step, (unsigned long long)j->start, (unsigned long long)j->end, wall, j->state,
 	    strcmp(j->state, "COMPLETED") ? 1 : 0, j->eff);
 	add(b, "\"identity\":{\"scheduler\":\"slurm\",\"cluster\":\"hpc%u\",\"job_id\":\"%llu\","
