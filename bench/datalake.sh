@@ -65,8 +65,11 @@ ch_start || exit 1
 # deliveries alone); jobs R .. S-1 from files of the sink's rows (its
 # conversion; generation not timed) by clickhouse-client, jobs last as
 # the sink does.  Job ids are 7000000 + the job's number.
+# the machine's load average over the last minute (it is shared)
+load1() { cut -d' ' -f1 /proc/loadavg; }
 read -r sink_sum sink_us <<<"$("$TMP/gen" sink "$CHURL" 0 "$R" "$PROCS")"
 [ -n "$sink_us" ] || { echo "FAIL: datalake_gen sink" >&2; exit 1; }
+sink_load=$(load1)
 mkdir "$TMP/sink"
 "$TMP/gen" "$R" "$((S - R))" "$PROCS" "$TMP/sink/jobs" "$TMP/sink/tools" "$TMP/sink/processes" \
 	"$TMP/sink/flags" || { echo "FAIL: datalake_gen" >&2; exit 1; }
@@ -76,7 +79,7 @@ for t in tools processes flags jobs; do
 	chq --max_insert_block_size=8192 -q "INSERT INTO tracer.$t FORMAT JSONEachRow" <"$TMP/sink/$t" ||
 		{ echo "FAIL: insert into tracer.$t" >&2; exit 1; }
 done
-cli_us=$(($(now_us) - t0))
+cli_us=$(($(now_us) - t0)) cli_load=$(load1)
 rm -rf "$TMP/sink"
 
 # 2. the bulk load: the S jobs are the templates of the rest.  ClickHouse
@@ -223,8 +226,8 @@ echo "ClickHouse $(chq -q 'SELECT version()'), $(nproc) CPUs; p50 of 5 runs"
 echo
 row "measure" "" "value" "load 1 min" ""
 row "--------------------------------------------------" "------------" "------------" "--------" "----------"
-row "insert, the sink itself: $sink_sum summaries (per s)" "" "$((sink_sum * 1000000 / sink_us))" "" ""
-row "insert, clickhouse-client: $cli_rows summaries (per s)" "" "$((cli_rows * 1000000 / cli_us))" "" ""
+row "insert, the sink itself: $sink_sum summaries (per s)" "" "$((sink_sum * 1000000 / sink_us))" "$sink_load" ""
+row "insert, clickhouse-client: $cli_rows summaries (per s)" "" "$((cli_rows * 1000000 / cli_us))" "$cli_load" ""
 row "bulk load (copies): jobs per s" "" "$(((njobs - S) * 1000000 / bulk_us))" "" ""
 row "  summaries per s" "" "$(((jobs_rows - sink_sum - cli_rows) * 1000000 / bulk_us))" "" ""
 row "  process rows per s" "" "$(((proc_rows - proc0) * 1000000 / bulk_us))" "" ""
@@ -238,8 +241,6 @@ row "on disk per process row (bytes)" "" "$((proc_bytes / proc_rows))" "" ""
 row "on disk per job_keys row (bytes)" "" "$((key_bytes / key_rows))" "" ""
 row "active parts: jobs / processes" "" "$jobs_parts" "$proc_parts" ""
 
-# the machine's load average over the last minute (it is shared)
-load1() { cut -d' ' -f1 /proc/loadavg; }
 # p50 of 5 runs of one query (seconds, as clickhouse-client --time says)
 p50() {
 	local i ts=()
