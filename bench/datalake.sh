@@ -204,6 +204,17 @@ for k in $(seq 1 "$copies"); do
 	[ -z "${DL_PROGRESS:-}" ] || echo "copy $k/$copies: ${HAVE[jobs]} summaries, ${HAVE[processes]} processes, $((($(now_us) - t0) / 1000000)) s (${took# }), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 done
 for t in "${TABLES[@]}"; do chq -q "DROP TABLE tracer.tpl_$t"; done
+# the copies agree with themselves: every summary's text names the ids,
+# user, uid and end of its row, account = user % 20 holds, and the rows
+# of the other tables carry their summary's user and end.  Reads every
+# summary: on by default up to 100,000 jobs (DL_CHECK=0/1 decides).
+if [ "${DL_CHECK:-$((N <= 100000))}" = 1 ]; then
+	bad=$(chq -q "SELECT countIf(visitParamExtractString(summary, 'summary_id') != summary_id OR visitParamExtractString(summary, 'user') != toString(user) OR visitParamExtractUInt(summary, 'uid') != uid OR visitParamExtractString(summary, 'job_id') != job_id OR visitParamExtractString(summary, 'job') != job OR intDiv(visitParamExtractUInt(summary, 'end_ns'), 1000000000) != toUInt32(end) OR toUInt32(substring(toString(user), 2)) % 20 != toUInt32(substring(toString(account), 5))) FROM tracer.jobs")
+	for t in tools processes flags job_keys; do
+		bad=$((bad + $(chq -q "SELECT countIf(toString(user) != ju OR end != je) FROM tracer.$t ANY LEFT JOIN (SELECT summary_id, toString(user) AS ju, end AS je FROM tracer.jobs) USING summary_id")))
+	done
+	[ "$bad" = 0 ] || { echo "FAIL: $bad copied rows disagree with their summaries" >&2; exit 1; }
+fi
 bulk_us=$(($(now_us) - t0))
 
 # sizes once the server has merged what it will (OPTIMIZE would be
