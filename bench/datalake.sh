@@ -11,7 +11,7 @@
 #   - the insert rate of the ClickHouse sink itself (sink_deliver,
 #     tracerd's batches, back to back) over the first DL_SINK_JOBS
 #     (2,000) jobs, and of clickhouse-client (JSONEachRow in blocks of
-#     8192 rows, one insert per table, jobs last) over the rest of the
+#     8192 rows, of jobs 512, one insert per table, jobs last) over the rest of the
 #     DL_TEMPLATES (20,000) template jobs;
 #   - the bulk load of the rest: ClickHouse copies the templates with new
 #     ids, users and days until there are DL_JOBS, counting the rows of
@@ -75,8 +75,17 @@ mkdir "$TMP/sink"
 	"$TMP/sink/flags" || { echo "FAIL: datalake_gen" >&2; exit 1; }
 cli_rows=$(wc -l <"$TMP/sink/jobs")
 t0=$(now_us)
+# blocks of 8192 rows, of jobs 512 and at most 32 MiB: the summaries are
+# up to 94 KB, and the view's ARRAY JOIN repeats the whole block (summary
+# included) once per key, so that a block of the server's default 256 MB
+# passes its 2 GB per query (the sink itself sends at most 16 MiB an
+# insert)
+JOBS_BLOCK=(--max_insert_block_size=512 --min_insert_block_size_rows=512
+	--min_insert_block_size_bytes=$((32 << 20)))
 for t in tools processes flags jobs; do
-	chq --max_insert_block_size=8192 -q "INSERT INTO tracer.$t FORMAT JSONEachRow" <"$TMP/sink/$t" ||
+	bs=(--max_insert_block_size=8192)
+	[ "$t" = jobs ] && bs=("${JOBS_BLOCK[@]}")
+	chq "${bs[@]}" -q "INSERT INTO tracer.$t FORMAT JSONEachRow" <"$TMP/sink/$t" ||
 		{ echo "FAIL: insert into tracer.$t" >&2; exit 1; }
 done
 cli_us=$(($(now_us) - t0)) cli_load=$(load1)
@@ -191,7 +200,9 @@ for k in $(seq 1 "$copies"); do
 		want=$((HAVE[$t] + $(chq -q "SELECT count() FROM tracer.tpl_$t WHERE $where")))
 		[ "$t" = jobs ] && want_keys=$((HAVE[job_keys] + $(keys_of "$where")))
 		t1=$(now_us)
-		chq -q "INSERT INTO tracer.$t (${COLS[$t]}) SELECT ${SEL[$t]//__K__/$k} FROM tracer.tpl_$t WHERE $where" ||
+		bs=()
+		[ "$t" = jobs ] && bs=("${JOBS_BLOCK[@]}")
+		chq "${bs[@]}" -q "INSERT INTO tracer.$t (${COLS[$t]}) SELECT ${SEL[$t]//__K__/$k} FROM tracer.tpl_$t WHERE $where" ||
 			{ echo "FAIL: copy $k into tracer.$t" >&2; exit 1; }
 		took+=" $t $((($(now_us) - t1) / 1000)) ms"
 		HAVE[$t]=$(count "$t")
