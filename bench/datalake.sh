@@ -25,7 +25,7 @@
 #     --since 30d` and `tracer sweep --since 30d --by user`; the load
 #     average of the machine beside each.
 # Prints rows of bench/run.sh's table.  bench/run.sh runs it with
-# DL_JOBS=40000 unless told otherwise (make bench's quick mode).
+# DL_JOBS=20000 unless told otherwise (make bench's quick mode).
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
