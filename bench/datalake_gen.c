@@ -5,18 +5,28 @@
  * would insert for them.
  *
  *   datalake_gen FIRST COUNT PROCS JOBS TOOLS PROCESSES FLAGS
+ *   datalake_gen sink CLICKHOUSE_URL FIRST COUNT PROCS
  *
- * writes the rows (JSONEachRow) of jobs FIRST .. FIRST+COUNT-1 to the four
- * files named (the bench copies them inside ClickHouse up to a million
- * jobs and more: bench/datalake.sh).  The data has the
- * shape the analyses expect of a site: 200 users in 20 accounts, 5
- * partitions, 40 pipelines of 5-10 steps (task names) run many times on
+ * The first writes the rows (JSONEachRow) of jobs FIRST .. FIRST+COUNT-1
+ * to the four files named (the bench copies them inside ClickHouse up to
+ * a million jobs and more: bench/datalake.sh).  The second delivers the
+ * summaries of those jobs through the ClickHouse sink itself
+ * (sink_deliver, batches as large as tracerd's, back to back) and prints
+ * "SUMMARIES MICROSECONDS" of the deliveries alone.  The data has the
+ * shape the analyses expect of a site: 10,000 users in 20 accounts (100
+ * of them run half the jobs), 5
+ * partitions, 100 pipelines of 5-10 steps (task names) run many times on
  * inputs of varying size (read bytes), each step's peak memory growing
  * with its input, requests (CPUs, memory, time) larger than the use, a
  * few OOM, TIMEOUT, FAILED and CANCELLED jobs, end times over the last 35
  * days, two clusters.  One job in eight is a multi-node job: a batch
  * step and an srun step on each of two nodes (three summaries); the
- * others are one batch step.  Each summary keeps PROCS processes.
+ * others are one batch step.  A summary keeps up to PROCS processes
+ * (tracerd's keep_procs): a tenth of PROCS or fewer in 30% of them, up
+ * to half in 30%, up to all in 40% (about 81 for 200, 100 a job).  Users
+ * (u0000-u9999), uids and job ids have fixed widths, so that the bench's
+ * copies can rewrite them in place in the summary text; summary ids end
+ * in 0000, which no copy's does (a copy's ends in its number).
  * Everything follows from the job's number: runs agree.
  */
 #include <stdarg.h>
@@ -26,12 +36,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "config.h"
 #include "growbuf.h"
 #include "sink.h"
 
-#define USERS 200
+#define USERS 10000
+#define HEAVY_USERS 100 /* run half the jobs */
 #define ACCOUNTS 20
-#define PIPELINES 40
+#define PIPELINES 100
 #define DAYS 35
 
 static const char *const tools[] = {
@@ -94,7 +106,8 @@ static void job_shape(uint64_t j, uint64_t now_ns, struct job *o)
 	o->id = 7000000 + j;
 	o->h = h;
 	o->cluster = (h >> 60) % 8 == 0 ? 2 : 1;
-	o->user = r < 500 ? r % 20 : r % USERS; /* 20 users run half the jobs */
+	o->user = r < 500 ? r % HEAVY_USERS
+			  : HEAVY_USERS + (unsigned)(g >> 40) % (USERS - HEAVY_USERS);
 	o->pipeline = (unsigned)(h >> 16) % PIPELINES;
 	nsteps = 5 + o->pipeline % 6;
 	o->step = (unsigned)(h >> 24) % nsteps;
@@ -138,9 +151,33 @@ static void job_shape(uint64_t j, uint64_t now_ns, struct job *o)
 
 /* Summary `part` of job j: 0 the batch step (on the first node), 1 and
  * 2 the srun step on each of the two nodes of a multi-node job. */
-static void summary(struct growbuf *b, const struct job *j, unsigned part, unsigned procs)
+/* tool t of a job's summaries: distinct for t < 6 (a summary lists a
+ * tool once: its rows in tracer.tools are keyed by it) */
+static const char *tool_of(const struct job *j, unsigned t)
+{
+	return tools[(j->h % NTOOLS + t * (1 + (j->h >> 8) % 7)) % NTOOLS];
+}
+
+/* how many processes summary g keeps, keep at most: the mix of the
+ * header comment */
+static unsigned kept_procs(uint64_t g, unsigned keep)
+{
+	unsigned tier = (unsigned)(g >> 20) % 10, r = (unsigned)(g >> 24);
+	unsigned lo = 1, hi = keep / 10;
+
+	if (tier >= 3 && tier < 6)
+		lo = keep / 10, hi = keep / 2;
+	else if (tier >= 6)
+		lo = keep / 2, hi = keep;
+	if (hi < lo)
+		hi = lo;
+	return lo + r % (hi - lo + 1);
+}
+
+static void summary(struct growbuf *b, const struct job *j, unsigned part, unsigned keep)
 {
 	uint64_t g = mix(j->h + part);
+	unsigned procs = keep ? kept_procs(g, keep) : 0;
 	const char *step = part ? "0" : "batch";
 	unsigned host = (unsigned)(j->h >> 44) % 400 + (part == 2);
 	double share = j->parts == 1 ? 1 : part ? 0.48 : 0.04;
@@ -152,22 +189,22 @@ static void summary(struct growbuf *b, const struct job *j, unsigned part, unsig
 
 	if (j->parts == 1)
 		cpu = wall * j->cpus * j->eff;
-	add(b, "{\"schema\":\"tracer.summary/1\",\"summary_id\":\"%016llx%016llx\","
+	add(b, "{\"schema\":\"tracer.summary/1\",\"summary_id\":\"%016llx%012llx0000\","
 	    "\"job\":\"slurm:%llu.%s\",\"start_ns\":%llu,\"end_ns\":%llu,\"wall_s\":%.3f,"
 	    "\"state\":\"%s\",\"exit\":{\"code\":%d},\"cpu_efficiency\":%.4f,",
-	    (unsigned long long)mix(g), (unsigned long long)g, (unsigned long long)j->id,
+	    (unsigned long long)mix(g), (unsigned long long)(g >> 16), (unsigned long long)j->id,
 	    step, (unsigned long long)j->start, (unsigned long long)j->end, wall, j->state,
 	    strcmp(j->state, "COMPLETED") ? 1 : 0, j->eff);
 	add(b, "\"identity\":{\"scheduler\":\"slurm\",\"cluster\":\"hpc%u\",\"job_id\":\"%llu\","
-	    "\"step_id\":\"%s\",\"user\":\"u%03u\",\"uid\":%u,\"queue\":\"%s\","
-	    "\"pipeline\":\"pipe%02u\",\"run_id\":\"pipe%02u-run%u\",\"task_name\":\"%s\","
+	    "\"step_id\":\"%s\",\"user\":\"u%04u\",\"uid\":%u,\"queue\":\"%s\","
+	    "\"pipeline\":\"pipe%03u\",\"run_id\":\"pipe%03u-run%u\",\"task_name\":\"%s\","
 	    "\"account\":\"acct%02u\",\"qos\":\"%s\",\"submit_ns\":%llu,\"job_start_ns\":%llu,"
 	    "\"queue_wait_s\":%.1f,\"node_list\":\"%s%03u%s\",\"node_name\":\"n%03u\","
 	    "\"request\":{\"cpus\":%u,\"mem_bytes\":%llu,\"nodes\":%u,\"time_limit_s\":%llu},"
 	    "\"allocation\":{\"cpus\":%u,\"mem_bytes\":%llu,\"time_limit_s\":%llu,\"nodes\":%u}},",
 	    j->cluster, (unsigned long long)j->id, step, j->user, 100000 + j->user,
 	    j->partition, j->pipeline, j->pipeline, j->run, steps[j->step % 10],
-	    j->user / (USERS / ACCOUNTS), (j->h >> 46) % 4 ? "normal" : "high",
+	    j->user % ACCOUNTS, (j->h >> 46) % 4 ? "normal" : "high",
 	    (unsigned long long)(j->start - 60000000000ull), (unsigned long long)j->start,
 	    (double)((j->h >> 52) % 3600), j->parts == 1 ? "n" : "n[",
 	    (unsigned)(j->h >> 44) % 400, j->parts == 1 ? "" : "-next]", host, j->cpus,
@@ -194,7 +231,7 @@ static void summary(struct growbuf *b, const struct job *j, unsigned part, unsig
 	    wall * j->cpus * (1 - j->eff) / 3600 * 0.04);
 	add(b, "\"tools\":[");
 	for (unsigned t = 0; t < ntools; t++) {
-		const char *name = tools[(j->h >> (t * 5)) % NTOOLS];
+		const char *name = tool_of(j, t);
 		double tc = cpu / ntools, tw = wall / ntools;
 		iso(j->start + (uint64_t)(t * tw * 1e9), t0, sizeof(t0));
 		add(b, "%s{\"tool\":\"%s\",\"path\":\"/opt/bio/bin/%s\",\"processes\":%u,"
@@ -209,16 +246,16 @@ static void summary(struct growbuf *b, const struct job *j, unsigned part, unsig
 	}
 	add(b, "],\"process_tree\":[");
 	for (unsigned p = 0; p < procs; p++) {
-		const char *name = tools[(j->h >> ((p % ntools) * 5)) % NTOOLS];
+		const char *name = tool_of(j, p % ntools);
 		iso(j->start + (uint64_t)p * 1000000000ull, t0, sizeof(t0));
 		add(b, "%s{\"pid\":%u,\"ppid\":%u,\"tool\":\"%s\",\"comm\":\"%.15s\","
-		    "\"exe\":\"/opt/bio/bin/%s\",\"cmdline\":\"%s -t %u -i /scratch/u%03u/run%u/"
-		    "sample_%u.fastq.gz -o /scratch/u%03u/out/part_%u\",\"start\":\"%s\","
+		    "\"exe\":\"/opt/bio/bin/%s\",\"cmdline\":\"%s -t %u -i /scratch/pipe%03u/run%u/"
+		    "sample_%u.fastq.gz -o /scratch/pipe%03u/out/part_%u\",\"start\":\"%s\","
 		    "\"wall_s\":%.3f,\"cpu_s\":%.3f,\"user_s\":%.3f,\"sys_s\":%.3f,"
 		    "\"peak_rss_bytes\":%llu,\"rchar\":%llu,\"wchar\":%llu,\"read_bytes\":%llu,"
 		    "\"write_bytes\":0,\"exit_code\":0}",
-		    p ? "," : "", 1000 + p, p ? 1000 : 1, name, name, name, name, j->cpus, j->user,
-		    j->run, p, j->user, p, t0, wall / procs, cpu / procs, cpu / procs * 0.9,
+		    p ? "," : "", 1000 + p, p ? 1000 : 1, name, name, name, name, j->cpus, j->pipeline,
+		    j->run, p, j->pipeline, p, t0, wall / procs, cpu / procs, cpu / procs * 0.9,
 		    cpu / procs * 0.1, (unsigned long long)peak / 3,
 		    (unsigned long long)(rd / procs), (unsigned long long)(rd / procs / 3),
 		    (unsigned long long)(rd / procs));
@@ -258,24 +295,18 @@ static int flush(struct growbuf *b, FILE *f, const char *name, bool last)
 	return 0;
 }
 
-int main(int argc, char **argv)
+/* the rows of jobs first .. first+count-1, into the four files */
+static int write_rows(uint64_t first, uint64_t count, unsigned keep, char **names)
 {
 	struct growbuf rows[CLICKHOUSE_SINK_TABLES];
 	FILE *out[CLICKHOUSE_SINK_TABLES];
-
-	if (argc != 4 + CLICKHOUSE_SINK_TABLES) {
-		fprintf(stderr, "usage: datalake_gen FIRST COUNT PROCS JOBS TOOLS PROCESSES FLAGS\n");
-		return 2;
-	}
-	uint64_t first = strtoull(argv[1], NULL, 10), count = strtoull(argv[2], NULL, 10);
-	unsigned procs = (unsigned)strtoul(argv[3], NULL, 10);
 	/* one "now" for every run of the bench: the day it ran, at midnight */
 	uint64_t now_ns = (uint64_t)(time(NULL) / 86400 * 86400) * 1000000000ull;
 
 	memset(rows, 0, sizeof(rows));
 	for (int t = 0; t < CLICKHOUSE_SINK_TABLES; t++)
-		if (!(out[t] = fopen(argv[4 + t], "w"))) {
-			perror(argv[4 + t]);
+		if (!(out[t] = fopen(names[t], "w"))) {
+			perror(names[t]);
 			return 1;
 		}
 	for (uint64_t i = first; i < first + count; i++) {
@@ -285,7 +316,7 @@ int main(int argc, char **argv)
 		for (unsigned part = 0; part < j.parts; part++) {
 			struct growbuf s = {0};
 
-			summary(&s, &j, part, procs);
+			summary(&s, &j, part, keep);
 			if (s.oom || clickhouse_sink_rows(s.p, s.len, rows) != 0) {
 				fprintf(stderr, "datalake_gen: job %llu: not JSON or out of memory\n",
 					(unsigned long long)i);
@@ -294,13 +325,107 @@ int main(int argc, char **argv)
 			growbuf_free(&s);
 		}
 		for (int t = 0; t < CLICKHOUSE_SINK_TABLES; t++)
-			if (flush(&rows[t], out[t], argv[4 + t], i + 1 == first + count) != 0)
+			if (flush(&rows[t], out[t], names[t], i + 1 == first + count) != 0)
 				return 1;
 	}
 	for (int t = 0; t < CLICKHOUSE_SINK_TABLES; t++)
 		if (fclose(out[t]) != 0) {
-			perror(argv[4 + t]);
+			perror(names[t]);
 			return 1;
 		}
 	return 0;
+}
+
+static uint64_t now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000ull + (uint64_t)ts.tv_nsec / 1000;
+}
+
+/* deliver one batch through the sink; its time is added to *us */
+static int deliver(struct sink *sk, struct growbuf *texts, size_t n, uint64_t *us)
+{
+	char *ptrs[n ? n : 1], err[512];
+	size_t lens[n ? n : 1];
+
+	for (size_t i = 0; i < n; i++) {
+		ptrs[i] = texts[i].p;
+		lens[i] = texts[i].len;
+	}
+	uint64_t t0 = now_us();
+	int rc = sink_deliver(sk, ptrs, lens, n, 120000, NULL, err, sizeof(err));
+	*us += now_us() - t0;
+	for (size_t i = 0; i < n; i++)
+		growbuf_free(&texts[i]);
+	if (rc != 0)
+		fprintf(stderr, "datalake_gen: sink_deliver: %s\n", err);
+	return rc;
+}
+
+/* the summaries of jobs first .. first+count-1 through the ClickHouse
+ * sink, in batches of its limits (what tracerd sends in one delivery) */
+static int sink_run(const char *url, uint64_t first, uint64_t count, unsigned keep)
+{
+	struct tracer_config cfg;
+	struct sink_limits lim;
+	char err[512];
+	uint64_t now_ns = (uint64_t)(time(NULL) / 86400 * 86400) * 1000000000ull, us = 0, sent = 0;
+
+	config_defaults(&cfg);
+	snprintf(cfg.clickhouse_url, sizeof(cfg.clickhouse_url), "%s", url);
+	sink_limits(SINK_CLICKHOUSE, &lim);
+	struct sink *sk = sink_open(SINK_CLICKHOUSE, &cfg, err, sizeof(err));
+	if (!sk) {
+		fprintf(stderr, "datalake_gen: sink_open: %s\n", err);
+		return 1;
+	}
+	struct growbuf *texts = calloc(lim.max_summaries, sizeof(*texts));
+	size_t n = 0, bytes = 0;
+	int rc = texts ? 0 : 1;
+	for (uint64_t i = first; rc == 0 && i < first + count; i++) {
+		struct job j;
+
+		job_shape(i, now_ns, &j);
+		for (unsigned part = 0; rc == 0 && part < j.parts; part++) {
+			struct growbuf s = {0};
+
+			summary(&s, &j, part, keep);
+			if (s.oom) {
+				fprintf(stderr, "datalake_gen: out of memory\n");
+				rc = 1;
+				break;
+			}
+			if (n == lim.max_summaries || (n && bytes + s.len > lim.max_bytes)) {
+				rc = deliver(sk, texts, n, &us);
+				sent += n, n = 0, bytes = 0;
+			}
+			texts[n++] = s;
+			bytes += s.len;
+		}
+	}
+	if (rc == 0 && n) {
+		rc = deliver(sk, texts, n, &us);
+		sent += n;
+	}
+	free(texts);
+	sink_close(sk);
+	if (rc == 0)
+		printf("%llu %llu\n", (unsigned long long)sent, (unsigned long long)us);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 6 && !strcmp(argv[1], "sink"))
+		return sink_run(argv[2], strtoull(argv[3], NULL, 10), strtoull(argv[4], NULL, 10),
+				(unsigned)strtoul(argv[5], NULL, 10));
+	if (argc != 4 + CLICKHOUSE_SINK_TABLES) {
+		fprintf(stderr, "usage: datalake_gen FIRST COUNT PROCS JOBS TOOLS PROCESSES FLAGS\n"
+				"       datalake_gen sink CLICKHOUSE_URL FIRST COUNT PROCS\n");
+		return 2;
+	}
+	return write_rows(strtoull(argv[1], NULL, 10), strtoull(argv[2], NULL, 10),
+			  (unsigned)strtoul(argv[3], NULL, 10), argv + 4);
 }

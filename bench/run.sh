@@ -18,10 +18,10 @@
 #            storm and JOBS/2 untracked ping-pongs (nothing attached, an
 #            empty sched_switch program, tracerd) in alternating pairs,
 #            median and spread, bpf_stats per call (bench/switch.sh)
-#   datalake the datalake at scale: DL_JOBS (1,000,000) Slurm jobs
-#            into ClickHouse, insert and load rates, bytes on disk,
-#            query and command times (bench/datalake.sh; the longest
-#            part: DL_JOBS=250000 for a shorter run)
+#   datalake the datalake at scale: DL_JOBS (20,000 here, a quick run;
+#            DL_JOBS=1000000 for the scale of docs/benchmarks.md) Slurm
+#            jobs into ClickHouse, insert and load rates, bytes on disk,
+#            query and command times (bench/datalake.sh)
 #   redact   redaction of one exec record (job_proc_exec), ns per exec,
 #            for a benign argv and the worst case a user can choose;
 #            REDACT_BASE=OTHER_BUILD/libtracer.a compares with another
@@ -215,7 +215,7 @@ if has_part switch; then
 	"$TOP/bench/switch.sh" "$BUILD" || rc=1
 fi
 if has_part datalake; then
-	"$TOP/bench/datalake.sh" "$BUILD" || rc=1
+	DL_JOBS=${DL_JOBS:-20000} "$TOP/bench/datalake.sh" "$BUILD" || rc=1
 fi
 if has_part peers; then
 	"$TOP/bench/peers.sh" "$BUILD" || rc=1
