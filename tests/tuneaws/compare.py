@@ -27,10 +27,12 @@ What is compared, per step, run 4 against the mean of runs 1-3:
     and so the pipeline's totals.
 """
 import json
+import os
 import sys
 
-HALF = 0.5
-MiB = 1 << 20
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tuneproof"))
+from proofcheck import HALF, MiB, Checks, fitted_steps, mean, print_table  # noqa: E402
+
 
 
 def size(aws_json, step):
@@ -91,30 +93,6 @@ def load_overrides(path):
     return out
 
 
-def fitted_steps(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, ValueError):
-        return set()
-    return {s.get("task") for s in doc.get("steps", [])
-            if s.get("memory", {}).get("fit", {}).get("used")}
-
-
-class Checks:
-    def __init__(self):
-        self.bad = 0
-
-    def ok(self, cond, what, why=""):
-        if cond:
-            print(f"ok|{what}")
-        else:
-            self.bad += 1
-            print(f"bad|{what}: {why}")
-
-
-def mean(v):
-    return sum(v) / len(v) if v else 0.0
 
 
 def check_job(c, j, s):
@@ -233,12 +211,8 @@ def check(jobs_path, archive, aws_json, tune_json, sizes, oom_step):
                       " ".join(f"{tot[n][1]:.2f}" for n in runs), f"{t_core:.2f}", f"{t_gb:.2f}"))
     head = ("job definition", "before", "after (tune)", "used: peak, cpu",
             "alloc vCPU-s run1 2 3 4", "alloc GB-s run1 2 3 4", "vCPU-s 4/mean", "GB-s 4/mean")
-    widths = [max(len(str(row[i])) for row in [head] + table) for i in range(len(head))]
-    for row in [head] + table:
-        print("table|" + "  ".join(str(v).ljust(w) for v, w in zip(row, widths)).rstrip())
-    print(f"table|inputs (bytes) run 1-4: {', '.join(str(x) for x in sizes)}; sizes as vCPUs, "
-          "MiB (and attemptDurationSeconds); used: largest peak of a run that exited 0, mean CPU time"
-          + ("; * GB-s per input MiB (the fit)" if fitted else ""))
+    print_table(head, table, f"inputs (bytes) run 1-4: {', '.join(str(x) for x in sizes)}; sizes as vCPUs, "
+                "MiB (and attemptDurationSeconds); used: largest peak of a run that exited 0, mean CPU time", fitted)
     return c.bad == 0
 
 

@@ -28,13 +28,15 @@ Run 4 must have every rule COMPLETED in sacct and in tracer's summary,
 with the allocation the profile asked for.
 """
 import json
+import os
 import re
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tuneproof"))
+from proofcheck import HALF, MiB, Checks, fitted_steps, mean, print_table  # noqa: E402
+
 ENDED = {"COMPLETED", "FAILED", "OUT_OF_MEMORY", "TIMEOUT", "CANCELLED", "NODE_FAIL",
          "PREEMPTED", "BOOT_FAIL", "DEADLINE"}
-HALF = 0.5
-MiB = 1 << 20
 
 
 def mem_mb(tres):
@@ -106,31 +108,6 @@ def load_profile(path):
     return rules
 
 
-def fitted_rules(path):
-    """The steps tune sized by the fit of memory on input size."""
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-    except (OSError, ValueError):
-        return set()
-    return {s.get("task") for s in doc.get("steps", [])
-            if s.get("memory", {}).get("fit", {}).get("used")}
-
-
-class Checks:
-    def __init__(self):
-        self.bad = 0
-
-    def ok(self, cond, what, why=""):
-        if cond:
-            print(f"ok|{what}")
-        else:
-            self.bad += 1
-            print(f"bad|{what}: {why}")
-
-
-def mean(v):
-    return sum(v) / len(v) if v else 0.0
 
 
 def fmt_req(j):
@@ -141,7 +118,7 @@ def check(sacct, ndjson, profile, tune_json, sizes, oom_rule):
     jobs = load_sacct(sacct)
     sums = load_summaries(ndjson)
     sizes = [int(s) for s in sizes.split(",")]
-    fitted = fitted_rules(tune_json)
+    fitted = fitted_steps(tune_json)
     c = Checks()
     # runs[n][rule] = sacct job (+ its summary)
     runs = {n: {} for n in (1, 2, 3, 4)}
@@ -233,12 +210,8 @@ def check(sacct, ndjson, profile, tune_json, sizes, oom_rule):
 
     head = ("rule", "requested before", "after", "used: peak, cpu",
             "alloc core-s run1 2 3 4", "alloc GB-s run1 2 3 4", "core-s 4/mean", "GB-s 4/mean")
-    widths = [max(len(str(row[i])) for row in [head] + table) for i in range(len(head))]
-    for row in [head] + table:
-        print("table|" + "  ".join(str(v).ljust(w) for v, w in zip(row, widths)).rstrip())
-    print(f"table|inputs (bytes) run 1-4: {', '.join(str(s) for s in sizes)}; requests as "
-          "cpus, mem MiB, time limit min; used: largest peak of a completed run, mean CPU time"
-          + ("; * GB-s per input MiB (the fit)" if fitted else ""))
+    print_table(head, table, f"inputs (bytes) run 1-4: {', '.join(str(s) for s in sizes)}; requests as "
+                "cpus, mem MiB, time limit min; used: largest peak of a completed run, mean CPU time", fitted)
     return c.bad == 0
 
 
