@@ -53,10 +53,13 @@ TUSER=tracertune
 PIPELINE=tunetest
 SNAKE_PID=""
 
-# The node is declared with 4 CPUs on whatever this machine has, so that
-# a rule can ask for 4 and be cut to 1: a margin that Slurm's whole-second
-# elapsed times and a machine shared with other work cannot eat.
-CLUSTER_NODE_CPUS=4
+# The node is declared with 8 CPUs on whatever this machine has, so that
+# a rule can ask for 8 and be cut to 1: a margin that Slurm's whole-second
+# elapsed times and a machine shared with other work cannot eat.  Each job
+# also runs Snakemake's own ~2 CPU-seconds of Python, which a busy core
+# stretches: with 4 CPUs asked, a 2 s job before tuning made any run-4 job
+# that one busy core stretched past 4 s fail the halving check.
+CLUSTER_NODE_CPUS=8
 # a node name of its own: Slurm's cgroups (slurm_NODE/...) are then the
 # suite's alone, apart from tests/slurm's node named after the host
 CLUSTER_NODES=tuneproof
@@ -71,7 +74,7 @@ CLUSTER_ACCT_USERS="root $TUSER"
 # 100, 140, 220 and 180 MiB for these inputs, so 192 MiB is too little
 # for run 3 only
 RUN_READS=(9000 18000 36000 27000)
-THREADS=4
+THREADS=8
 MEM_MB=2000
 RUNTIME=60
 PROFILE_MEM_MB=192
