@@ -8,10 +8,11 @@
 #                     nothing, needs no root except test_cgroup's memory
 #                     cgroup case (it creates a cgroup); `make unit` is
 #                     the same
-#   make test         install what is missing (make test-deps), build, build the
-#                     ASan and TSan builds (side by side, on every CPU
-#                     unless -j says otherwise), run every test suite
-#                     (tests/run-all.sh; as root, on the real kernel)
+#   make test         install what is missing (make test-deps), build (on
+#                     every CPU unless -j says otherwise), run every test
+#                     suite (tests/run-all.sh; as root, on the real
+#                     kernel), which builds the ASan and TSan builds
+#                     beside the first suites
 #   make bpf-test     the BPF programs and loader on the running kernel (root)
 #   make integration  tracerd on the real kernel (root)
 #   make slurm-test   the SPANK plugin in a one-node Slurm cluster (root)
@@ -306,12 +307,14 @@ ALL_OBJS := $(LIB_OBJS) $(BPF_OBJS) $(TRACERD_OBJS) $(CLI_OBJS) $(WRAP_OBJS) $(M
 
 # ---- tests ----
 # Every suite runs; make test fails if any failed.
-# The three builds side by side under one job limit (make's jobserver):
-# `make test` alone (.ci/run) uses every CPU, `make -jN test` N jobs.
+# make test builds build/, then runs the suites: tests/run-all.sh builds
+# the ASan and TSan builds beside the first suites, which need build/
+# alone.  `make test` alone (.ci/run) builds on every CPU, `make -jN test`
+# with N jobs.  `make test-builds` builds all three at once.
+TEST_JOBS = $(or $(filter -j%,$(MAKEFLAGS)),-j$(shell nproc))
 test: test-deps
-	@case "$$MAKEFLAGS" in *-j*|*jobserver*) j= ;; *) j=-j$$(nproc) ;; esac; \
-		echo "$(MAKE) $$j test-builds"; $(MAKE) $$j test-builds
-	./tests/run-all.sh
+	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,$(TEST_JOBS)) all
+	TEST_BUILD_JOBS=$(TEST_JOBS) ./tests/run-all.sh
 
 test-builds: all asan tsan
 

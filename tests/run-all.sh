@@ -5,11 +5,16 @@
 #
 # Most suites run one after the other: they start tracerd, Slurm,
 # ClickHouse, dockerd or a browser, on ports and with test users of their
-# own, and some measure what a job's processes waited for.  A few share
-# nothing with any other (no tracerd, no service, no port, no user; build
-# directories of their own): they run in a lane beside the others
-# (suite_beside), started when the Slurm suites begin, which mostly wait
-# for the scheduler; their output is printed whole, after the others'.
+# own, and some measure what a job's processes waited for.  What shares
+# nothing with any suite (no tracerd, no service, no port, no user; build
+# directories of its own) runs in a lane beside them, one after the
+# other, while suites that mostly wait run: the ASan+UBSan and
+# ThreadSanitizer builds (make test builds build/ first) beside the suites
+# on build/ alone, the fuzzer and the RPMs beside the first two Slurm
+# suites.  A lane ends before what needs its builds starts, and before
+# the suites that compare elapsed times or measure run delay (analysis,
+# tuneproof): nothing runs beside those.  A lane's output is printed
+# whole where it ends, each suite's under its name.
 set -u
 cd "$(dirname "$0")/.."
 total_pass=0
@@ -47,15 +52,17 @@ suite() {
 	rm -f "$log"
 }
 
-# The lane beside the others: beside NAME COMMAND... adds a suite to it,
-# start_beside runs them one after the other in the background, each
-# into BESIDE_DIR/N.log and N.rc ("RC SECONDS").
+# A lane beside the others: beside NAME COMMAND... adds a suite to the
+# next lane, start_beside runs them one after the other in the
+# background, each into BESIDE_DIR/N.log and N.rc ("RC SECONDS");
+# end_beside waits for the lane, prints each suite's output and counts it.
 BESIDE_NAMES=()
 BESIDE_CMDS=()
 beside() { BESIDE_NAMES+=("$1"); shift; BESIDE_CMDS+=("$(printf '%q ' "$@")"); }
 start_beside() {
 	echo
 	echo "######## beside the next suites: $(printf '%s; ' "${BESIDE_NAMES[@]}")"
+	rm -f "$BESIDE_DIR"/*.log "$BESIDE_DIR"/*.rc
 	(
 		for i in "${!BESIDE_CMDS[@]}"; do
 			t0=$SECONDS
@@ -65,12 +72,13 @@ start_beside() {
 	) &
 	beside_pid=$!
 }
-# end_beside: wait for the lane, print each suite's output and count it
 end_beside() {
-	local i rc secs
+	local i rc secs t0=$SECONDS
 	[ -n "$beside_pid" ] || return 0
 	wait "$beside_pid"
 	beside_pid=
+	echo
+	echo "######## the lane beside ended ($((SECONDS - t0)) s waited for it)"
 	for i in "${!BESIDE_NAMES[@]}"; do
 		echo
 		echo "######## ${BESIDE_NAMES[$i]} (ran beside the others)"
@@ -82,30 +90,47 @@ end_beside() {
 		fi
 		account "${BESIDE_NAMES[$i]} (beside)" "$rc" "$BESIDE_DIR/$i.log" "$secs"
 	done
+	BESIDE_NAMES=()
+	BESIDE_CMDS=()
 }
 
+# The ASan+UBSan and ThreadSanitizer builds (make asan tsan) with make
+# test's job count (TEST_BUILD_JOBS, -jN), alone on every CPU; outside
+# make test's jobserver (MAKEFLAGS), which this script does not hold.  A
+# build that fails fails this suite, and the suites that need it.
+sanitizer_builds() {
+	env -u MAKEFLAGS -u MFLAGS make "${TEST_BUILD_JOBS:--j$(nproc)}" asan tsan
+}
+
+# the sanitizer builds, and what needs them alone, beside the suites on
+# build/ (no suite there measures time)
+beside "ASan+UBSan and ThreadSanitizer builds" sanitizer_builds
+beside "unit tests (ASan+UBSan)" ./tests/run-unit.sh build-asan
+beside "man pages" ./tests/man/run.sh build
+start_beside
 suite "unit tests" ./tests/run-unit.sh build
 suite "install-deps choices (dry run)" ./tests/deps/run.sh
 suite "kernel tests (root)" ./tests/run-unit.sh build tests/kernel
-suite "kernel tests (root, ASan+UBSan)" ./tests/run-unit.sh build-asan tests/kernel
 suite "BPF programs" ./build/tests/bpf/test_bpf
-suite "BPF programs (ASan+UBSan loader)" ./build-asan/tests/bpf/test_bpf
 suite "tracerd integration" ./tests/integration/run.sh build
-suite "tracerd integration (ASan+UBSan)" ./tests/integration/run.sh build-asan
 suite "shared node (users, socket, identity)" ./tests/hardening/run.sh build
 suite "privacy (each user sees only their own jobs)" ./tests/privacy/run.sh build
 suite "tracerd resilience" ./tests/resilience/run.sh build
+end_beside
+suite "kernel tests (root, ASan+UBSan)" ./tests/run-unit.sh build-asan tests/kernel
+suite "BPF programs (ASan+UBSan loader)" ./build-asan/tests/bpf/test_bpf
+suite "tracerd integration (ASan+UBSan)" ./tests/integration/run.sh build-asan
 # the parts ASan has something to look at (run.sh says what it leaves to the run above)
 suite "tracerd resilience (ASan+UBSan)" ./tests/resilience/run.sh build-asan --memory
 suite "analysis (own peak, run delay, state, flags)" ./tests/analysis/run.sh build
 # CPU work (a compile, a fuzzer) while Slurm's suites wait for the scheduler
 beside "fuzzing (60 s)" ./tests/fuzz/run.sh 60
 beside "RPM packaging" ./rpm/build.sh build/rpm
-beside "man pages" ./tests/man/run.sh build
-beside "unit tests (ASan+UBSan)" ./tests/run-unit.sh build-asan
 start_beside
 suite "Slurm SPANK plugin" ./tests/slurm/run.sh build
 suite "Slurm accounting (sacct against tracer, two nodes)" ./tests/slurmacct/run.sh build
+# tuneproof compares the elapsed times of its jobs: nothing beside it
+end_beside
 suite "tracer tune on a Snakemake pipeline (Slurm, memory enforced)" ./tests/tuneproof/run.sh build
 suite "tracer tune on AWS Batch jobs (tracer-wrap standalone, cgroups, ECS metadata)" ./tests/tuneaws/run.sh build
 suite "tracer-wrap" ./tests/wrapper/run.sh build
@@ -135,8 +160,6 @@ suite "root in a container is not root to tracerd (podman)" ./tests/containers/p
 suite "docker containers (private dockerd)" ./tests/containers/docker.sh build
 suite "Apptainer/Singularity containers (starter mimic)" ./tests/containers/apptainer.sh build
 suite "HTML report (headless chromium)" ./tests/html/run.sh build
-
-end_beside
 
 echo
 echo "durations:"
