@@ -5,15 +5,20 @@
 #
 # Most suites run one after the other: they start tracerd, Slurm,
 # ClickHouse, dockerd or a browser, on ports and with test users of their
-# own, and some measure what a job's processes waited for.  What shares
-# nothing with any suite (no tracerd, no service, no port, no user; build
-# directories of its own) runs in a lane beside them, one after the
-# other, while suites that mostly wait run: the ASan+UBSan and
-# ThreadSanitizer builds (make test builds build/ first) beside the suites
-# on build/ alone, the fuzzer and the RPMs beside the first two Slurm
-# suites.  A lane ends before what needs its builds starts, and before
-# the suites that compare elapsed times or measure run delay (analysis,
-# tuneproof): nothing runs beside those.  A lane's output is printed
+# own, and some measure what a job's processes waited for.  Lanes run
+# beside them, their suites one after the other, while suites that mostly
+# wait run:
+#   - what shares nothing with any suite (no tracerd, no service, no port,
+#     no user; build directories of its own): the ASan+UBSan and
+#     ThreadSanitizer builds (make test builds build/ first) beside the
+#     suites on build/ alone, the fuzzer and the RPMs beside the first two
+#     Slurm suites;
+#   - suites that start a tracerd of their own but no service and no test
+#     user, on ports no suite beside them uses, and measure no time,
+#     beside those that wait for ClickHouse, podman, dockerd or chromium.
+# A lane ends before what needs its builds starts, and before the suites
+# that compare elapsed times or measure run delay (analysis, tuneproof,
+# tuneaws, tune): nothing runs beside those.  A lane's output is printed
 # whole where it ends, each suite's under its name.
 set -u
 cd "$(dirname "$0")/.."
@@ -134,24 +139,31 @@ end_beside
 suite "tracer tune on a Snakemake pipeline (Slurm, memory enforced)" ./tests/tuneproof/run.sh build
 suite "tracer tune on AWS Batch jobs (tracer-wrap standalone, cgroups, ECS metadata)" ./tests/tuneaws/run.sh build
 suite "tracer-wrap" ./tests/wrapper/run.sh build
+suite "tracer tune (real jobs, every format, snakemake, botocore, two users)" ./tests/tune/run.sh build
+suite "tracer tune on the datalake (ClickHouse, root and a reader)" ./tests/tunelake/run.sh build
+# Suites that start tracerd but no service and no test user, on ports of
+# their own, and measure no time, beside those that mostly wait for a
+# service (ClickHouse, Prometheus, podman, dockerd, chromium): two
+# tracerds at once, each with its own socket, pins, state and jobs.
+beside "network and block I/O" ./tests/netio/run.sh build
+# the daemon's own kernel tests: test_cgroup_live's memory bound does not
+# hold with TSan's shadow memory, and it starts no thread
+beside "daemon kernel tests (root, ThreadSanitizer)" ./tests/run-unit.sh build-tsan tests/kernel 'test_daemon_*'
+beside "configuration (ThreadSanitizer)" ./tests/config/run.sh build-tsan
+start_beside
 suite "Prometheus metrics" ./tests/metrics/run.sh build
 suite "tracer report" ./tests/report/run.sh build
-suite "network and block I/O" ./tests/netio/run.sh build
-suite "GPUs (NVML test double)" ./tests/gpu/run.sh build
 suite "delivery (spool, file, HTTP, ClickHouse)" ./tests/delivery/run.sh build
 suite "datalake reader (two users, tracerd --reader, ClickHouse)" ./tests/reader/run.sh build
 suite "datalake schema versions (ClickHouse)" ./tests/datalake/run.sh build
 suite "tracer sweep (ClickHouse, archive, users through tracerd)" ./tests/sweep/run.sh build
-suite "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
-suite "tracer tune (real jobs, every format, snakemake, botocore, two users)" ./tests/tune/run.sh build
-suite "tracer tune on the datalake (ClickHouse, root and a reader)" ./tests/tunelake/run.sh build
-# the daemon's own kernel tests: test_cgroup_live's memory bound does not
-# hold with TSan's shadow memory, and it starts no thread
-suite "daemon kernel tests (root, ThreadSanitizer)" ./tests/run-unit.sh build-tsan tests/kernel 'test_daemon_*'
+end_beside
 # what runs tracerd's threads (run.sh says what it leaves to the run above)
 suite "delivery (ThreadSanitizer)" ./tests/delivery/run.sh build-tsan --threads
-suite "configuration (ThreadSanitizer)" ./tests/config/run.sh build-tsan
-suite "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
+beside "GPUs (NVML test double)" ./tests/gpu/run.sh build
+beside "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
+beside "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
+start_beside
 suite "terminal report (80 columns, --wide)" ./tests/cli/terminal.sh build
 suite "make demo's run, the README's sample" ./tests/cli/demo.sh build
 suite "containers (busybox applets, podman)" ./tests/containers/run.sh build
@@ -160,6 +172,7 @@ suite "root in a container is not root to tracerd (podman)" ./tests/containers/p
 suite "docker containers (private dockerd)" ./tests/containers/docker.sh build
 suite "Apptainer/Singularity containers (starter mimic)" ./tests/containers/apptainer.sh build
 suite "HTML report (headless chromium)" ./tests/html/run.sh build
+end_beside
 
 echo
 echo "durations:"
