@@ -160,12 +160,13 @@ suite "tracer sweep (ClickHouse, archive, users through tracerd)" ./tests/sweep/
 end_beside
 # what runs tracerd's threads (run.sh says what it leaves to the run above)
 suite "delivery (ThreadSanitizer)" ./tests/delivery/run.sh build-tsan --threads
+# the demo's notes come from what its pipeline used: nothing beside it
+suite "terminal report (80 columns, --wide)" ./tests/cli/terminal.sh build
+suite "make demo's run, the README's sample" ./tests/cli/demo.sh build
 beside "GPUs (NVML test double)" ./tests/gpu/run.sh build
 beside "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
 beside "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
 start_beside
-suite "terminal report (80 columns, --wide)" ./tests/cli/terminal.sh build
-suite "make demo's run, the README's sample" ./tests/cli/demo.sh build
 suite "containers (busybox applets, podman)" ./tests/containers/run.sh build
 suite "container tagging ownership" ./tests/containers/ownership.sh build
 suite "root in a container is not root to tracerd (podman)" ./tests/containers/peers.sh build
