@@ -122,9 +122,6 @@ suite "shared node (users, socket, identity)" ./tests/hardening/run.sh build
 suite "privacy (each user sees only their own jobs)" ./tests/privacy/run.sh build
 suite "tracerd resilience" ./tests/resilience/run.sh build
 end_beside
-suite "kernel tests (root, ASan+UBSan)" ./tests/run-unit.sh build-asan tests/kernel
-suite "BPF programs (ASan+UBSan loader)" ./build-asan/tests/bpf/test_bpf
-suite "tracerd integration (ASan+UBSan)" ./tests/integration/run.sh build-asan
 # the parts ASan has something to look at (run.sh says what it leaves to the run above)
 suite "tracerd resilience (ASan+UBSan)" ./tests/resilience/run.sh build-asan --memory
 suite "analysis (own peak, run delay, state, flags)" ./tests/analysis/run.sh build
@@ -150,6 +147,9 @@ beside "network and block I/O" ./tests/netio/run.sh build
 # hold with TSan's shadow memory, and it starts no thread
 beside "daemon kernel tests (root, ThreadSanitizer)" ./tests/run-unit.sh build-tsan tests/kernel 'test_daemon_*'
 beside "configuration (ThreadSanitizer)" ./tests/config/run.sh build-tsan
+beside "kernel tests (root, ASan+UBSan)" ./tests/run-unit.sh build-asan tests/kernel
+beside "BPF programs (ASan+UBSan loader)" ./build-asan/tests/bpf/test_bpf
+beside "tracerd integration (ASan+UBSan)" ./tests/integration/run.sh build-asan
 start_beside
 suite "Prometheus metrics" ./tests/metrics/run.sh build
 suite "tracer report" ./tests/report/run.sh build
