@@ -122,8 +122,6 @@ suite "shared node (users, socket, identity)" ./tests/hardening/run.sh build
 suite "privacy (each user sees only their own jobs)" ./tests/privacy/run.sh build
 suite "tracerd resilience" ./tests/resilience/run.sh build
 end_beside
-# the parts ASan has something to look at (run.sh says what it leaves to the run above)
-suite "tracerd resilience (ASan+UBSan)" ./tests/resilience/run.sh build-asan --memory
 suite "analysis (own peak, run delay, state, flags)" ./tests/analysis/run.sh build
 # CPU work (a compile, a fuzzer) while Slurm's suites wait for the scheduler
 beside "fuzzing (60 s)" ./tests/fuzz/run.sh 60
@@ -166,6 +164,8 @@ suite "make demo's run, the README's sample" ./tests/cli/demo.sh build
 beside "GPUs (NVML test double)" ./tests/gpu/run.sh build
 beside "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
 beside "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
+# the parts ASan has something to look at (run.sh says what it leaves to the run above)
+beside "tracerd resilience (ASan+UBSan)" ./tests/resilience/run.sh build-asan --memory
 start_beside
 suite "containers (busybox applets, podman)" ./tests/containers/run.sh build
 suite "container tagging ownership" ./tests/containers/ownership.sh build
