@@ -13,9 +13,12 @@
 #     ThreadSanitizer builds (make test builds build/ first) beside the
 #     suites on build/ alone, the fuzzer and the RPMs beside the first two
 #     Slurm suites;
-#   - suites that start a tracerd of their own but no service and no test
-#     user, on ports no suite beside them uses, and measure no time,
-#     beside those that wait for ClickHouse, podman, dockerd or chromium.
+#   - suites that start a tracerd of their own (socket, pins, state and
+#     jobs of its own), make no test user but their own, use ports no
+#     suite beside them uses, and measure no time: beside the suites on
+#     build/, and beside those that wait for ClickHouse, podman, dockerd
+#     or chromium (one of them, the TSan delivery run, starts a ClickHouse
+#     of its own, with the suites that use no other).
 # A lane ends before what needs its builds starts, and before the suites
 # that compare elapsed times or measure run delay (analysis, tuneproof,
 # tuneaws, tune): nothing runs beside those.  A lane's output is printed
@@ -107,11 +110,15 @@ sanitizer_builds() {
 	env -u MAKEFLAGS -u MFLAGS make "${TEST_BUILD_JOBS:--j$(nproc)}" asan tsan
 }
 
-# the sanitizer builds, and what needs them alone, beside the suites on
-# build/ (no suite there measures time)
+# the sanitizer builds, what needs them alone, and suites on build/ that
+# start tracerd but no service, beside the suites on build/ (no suite
+# there measures time)
 beside "ASan+UBSan and ThreadSanitizer builds" sanitizer_builds
 beside "unit tests (ASan+UBSan)" ./tests/run-unit.sh build-asan
 beside "man pages" ./tests/man/run.sh build
+beside "network and block I/O" ./tests/netio/run.sh build
+beside "GPUs (NVML test double)" ./tests/gpu/run.sh build
+beside "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
 start_beside
 suite "unit tests" ./tests/run-unit.sh build
 suite "install-deps choices (dry run)" ./tests/deps/run.sh
@@ -136,11 +143,10 @@ suite "tracer tune on AWS Batch jobs (tracer-wrap standalone, cgroups, ECS metad
 suite "tracer-wrap" ./tests/wrapper/run.sh build
 suite "tracer tune (real jobs, every format, snakemake, botocore, two users)" ./tests/tune/run.sh build
 suite "tracer tune on the datalake (ClickHouse, root and a reader)" ./tests/tunelake/run.sh build
-# Suites that start tracerd but no service and no test user, on ports of
-# their own, and measure no time, beside those that mostly wait for a
-# service (ClickHouse, Prometheus, podman, dockerd, chromium): two
-# tracerds at once, each with its own socket, pins, state and jobs.
-beside "network and block I/O" ./tests/netio/run.sh build
+# suites that start tracerd but no service, on ports of their own, and
+# measure no time, beside those that mostly wait for a service
+# (ClickHouse, Prometheus): two tracerds at once, each with its own
+# socket, pins, state and jobs
 # the daemon's own kernel tests: test_cgroup_live's memory bound does not
 # hold with TSan's shadow memory, and it starts no thread
 beside "daemon kernel tests (root, ThreadSanitizer)" ./tests/run-unit.sh build-tsan tests/kernel 'test_daemon_*'
@@ -156,16 +162,16 @@ suite "datalake reader (two users, tracerd --reader, ClickHouse)" ./tests/reader
 suite "datalake schema versions (ClickHouse)" ./tests/datalake/run.sh build
 suite "tracer sweep (ClickHouse, archive, users through tracerd)" ./tests/sweep/run.sh build
 end_beside
-# what runs tracerd's threads (run.sh says what it leaves to the run above)
-suite "delivery (ThreadSanitizer)" ./tests/delivery/run.sh build-tsan --threads
 # the demo's notes come from what its pipeline used: nothing beside it
 suite "terminal report (80 columns, --wide)" ./tests/cli/terminal.sh build
 suite "make demo's run, the README's sample" ./tests/cli/demo.sh build
-beside "GPUs (NVML test double)" ./tests/gpu/run.sh build
-beside "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
+# the same beside the suites that wait for podman, dockerd or chromium;
+# the TSan delivery run's ClickHouse is the only one then
 beside "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
 # the parts ASan has something to look at (run.sh says what it leaves to the run above)
 beside "tracerd resilience (ASan+UBSan)" ./tests/resilience/run.sh build-asan --memory
+# what runs tracerd's threads (run.sh says what it leaves to the run above)
+beside "delivery (ThreadSanitizer)" ./tests/delivery/run.sh build-tsan --threads
 start_beside
 suite "containers (busybox applets, podman)" ./tests/containers/run.sh build
 suite "container tagging ownership" ./tests/containers/ownership.sh build
