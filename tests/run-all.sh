@@ -21,7 +21,8 @@
 #     of its own, with the suites that use no other).
 # A lane ends before what needs its builds starts, and before the suites
 # that compare elapsed times or measure run delay (analysis, tuneproof,
-# tuneaws, tune): nothing runs beside those.  A lane's output is printed
+# tuneaws, tune) or whose notes come from what a job used (the demo):
+# nothing runs beside those.  A lane's output is printed
 # whole where it ends, each suite's under its name.
 set -u
 cd "$(dirname "$0")/.."
