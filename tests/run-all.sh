@@ -117,7 +117,6 @@ sanitizer_builds() {
 beside "ASan+UBSan and ThreadSanitizer builds" sanitizer_builds
 beside "unit tests (ASan+UBSan)" ./tests/run-unit.sh build-asan
 beside "man pages" ./tests/man/run.sh build
-beside "network and block I/O" ./tests/netio/run.sh build
 beside "GPUs (NVML test double)" ./tests/gpu/run.sh build
 beside "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
 start_beside
@@ -144,6 +143,10 @@ suite "tracer tune on AWS Batch jobs (tracer-wrap standalone, cgroups, ECS metad
 suite "tracer-wrap" ./tests/wrapper/run.sh build
 suite "tracer tune (real jobs, every format, snakemake, botocore, two users)" ./tests/tune/run.sh build
 suite "tracer tune on the datalake (ClickHouse, root and a reader)" ./tests/tunelake/run.sh build
+# its restart case counts a job's bytes across a SIGKILL of tracerd: once
+# run beside other suites on a loaded machine, a tool was missing from
+# the summary; alone until that is understood
+suite "network and block I/O" ./tests/netio/run.sh build
 # suites that start tracerd but no service, on ports of their own, and
 # measure no time, beside those that mostly wait for a service
 # (ClickHouse, Prometheus): two tracerds at once, each with its own
