@@ -129,6 +129,10 @@ suite "shared node (users, socket, identity)" ./tests/hardening/run.sh build
 suite "privacy (each user sees only their own jobs)" ./tests/privacy/run.sh build
 suite "tracerd resilience" ./tests/resilience/run.sh build
 end_beside
+# the parts ASan has something to look at (run.sh says what it leaves to
+# the run above); alone, as netio: it counts a job across a SIGKILL and
+# restart of tracerd
+suite "tracerd resilience (ASan+UBSan)" ./tests/resilience/run.sh build-asan --memory
 suite "analysis (own peak, run delay, state, flags)" ./tests/analysis/run.sh build
 # CPU work (a compile, a fuzzer) while Slurm's suites wait for the scheduler
 beside "fuzzing (60 s)" ./tests/fuzz/run.sh 60
@@ -172,8 +176,6 @@ suite "make demo's run, the README's sample" ./tests/cli/demo.sh build
 # the same beside the suites that wait for podman, dockerd or chromium;
 # the TSan delivery run's ClickHouse is the only one then
 beside "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
-# the parts ASan has something to look at (run.sh says what it leaves to the run above)
-beside "tracerd resilience (ASan+UBSan)" ./tests/resilience/run.sh build-asan --memory
 # what runs tracerd's threads (run.sh says what it leaves to the run above)
 beside "delivery (ThreadSanitizer)" ./tests/delivery/run.sh build-tsan --threads
 start_beside
