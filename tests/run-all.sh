@@ -147,9 +147,9 @@ suite "tracer tune on AWS Batch jobs (tracer-wrap standalone, cgroups, ECS metad
 suite "tracer-wrap" ./tests/wrapper/run.sh build
 suite "tracer tune (real jobs, every format, snakemake, botocore, two users)" ./tests/tune/run.sh build
 suite "tracer tune on the datalake (ClickHouse, root and a reader)" ./tests/tunelake/run.sh build
-# its restart case counts a job's bytes across a SIGKILL of tracerd: once
-# run beside other suites on a loaded machine, a tool was missing from
-# the summary; alone until that is understood
+# alone: its restart case counts a job's bytes across a SIGKILL and
+# restart of tracerd, which failed once beside another suite on a loaded
+# machine (a tool missing from the summary)
 suite "network and block I/O" ./tests/netio/run.sh build
 # suites that start tracerd but no service, on ports of their own, and
 # measure no time, beside those that mostly wait for a service
