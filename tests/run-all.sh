@@ -15,15 +15,15 @@
 #     Slurm suites;
 #   - suites that start a tracerd of their own (socket, pins, state and
 #     jobs of its own), make no test user but their own, use ports no
-#     suite beside them uses, and measure no time: beside the suites on
-#     build/, and beside those that wait for ClickHouse, podman, dockerd
-#     or chromium (one of them, the TSan delivery run, starts a ClickHouse
-#     of its own, with the suites that use no other).
+#     suite beside them uses, and measure no time, beside those that wait
+#     for ClickHouse, Prometheus, podman, dockerd or chromium.
 # A lane ends before what needs its builds starts, and before the suites
 # that compare elapsed times or measure run delay (analysis, tuneproof,
-# tuneaws, tune) or whose notes come from what a job used (the demo):
-# nothing runs beside those.  A lane's output is printed
-# whole where it ends, each suite's under its name.
+# tuneaws, tune), bound tracer status's replies to 1 s (resilience,
+# delivery), count a job across a SIGKILL of tracerd (resilience, netio)
+# or whose notes come from what a job used (the demo): nothing runs
+# beside those.  A lane's output is printed whole where it ends, each
+# suite's under its name.
 set -u
 cd "$(dirname "$0")/.."
 total_pass=0
@@ -111,14 +111,12 @@ sanitizer_builds() {
 	env -u MAKEFLAGS -u MFLAGS make "${TEST_BUILD_JOBS:--j$(nproc)}" asan tsan
 }
 
-# the sanitizer builds, what needs them alone, and suites on build/ that
-# start tracerd but no service, beside the suites on build/ (no suite
-# there measures time)
+# the sanitizer builds, and what needs them alone, beside the suites on
+# build/ (no suite there measures time but hardening's 2 s bound on
+# tracer status during 1,000 hostile execs)
 beside "ASan+UBSan and ThreadSanitizer builds" sanitizer_builds
 beside "unit tests (ASan+UBSan)" ./tests/run-unit.sh build-asan
 beside "man pages" ./tests/man/run.sh build
-beside "GPUs (NVML test double)" ./tests/gpu/run.sh build
-beside "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
 start_beside
 suite "unit tests" ./tests/run-unit.sh build
 suite "install-deps choices (dry run)" ./tests/deps/run.sh
@@ -127,8 +125,9 @@ suite "BPF programs" ./build/tests/bpf/test_bpf
 suite "tracerd integration" ./tests/integration/run.sh build
 suite "shared node (users, socket, identity)" ./tests/hardening/run.sh build
 suite "privacy (each user sees only their own jobs)" ./tests/privacy/run.sh build
-suite "tracerd resilience" ./tests/resilience/run.sh build
 end_beside
+# tracer status must answer within 1 s while a job closes: nothing beside it
+suite "tracerd resilience" ./tests/resilience/run.sh build
 # the parts ASan has something to look at (run.sh says what it leaves to
 # the run above); alone, as netio: it counts a job across a SIGKILL and
 # restart of tracerd
@@ -151,6 +150,8 @@ suite "tracer tune on the datalake (ClickHouse, root and a reader)" ./tests/tune
 # restart of tracerd, which failed once beside another suite on a loaded
 # machine (a tool missing from the summary)
 suite "network and block I/O" ./tests/netio/run.sh build
+# tracer status must answer within 1 s while a sink hangs: nothing beside it
+suite "delivery (spool, file, HTTP, ClickHouse)" ./tests/delivery/run.sh build
 # suites that start tracerd but no service, on ports of their own, and
 # measure no time, beside those that mostly wait for a service
 # (ClickHouse, Prometheus): two tracerds at once, each with its own
@@ -165,19 +166,20 @@ beside "tracerd integration (ASan+UBSan)" ./tests/integration/run.sh build-asan
 start_beside
 suite "Prometheus metrics" ./tests/metrics/run.sh build
 suite "tracer report" ./tests/report/run.sh build
-suite "delivery (spool, file, HTTP, ClickHouse)" ./tests/delivery/run.sh build
 suite "datalake reader (two users, tracerd --reader, ClickHouse)" ./tests/reader/run.sh build
 suite "datalake schema versions (ClickHouse)" ./tests/datalake/run.sh build
 suite "tracer sweep (ClickHouse, archive, users through tracerd)" ./tests/sweep/run.sh build
 end_beside
+# what runs tracerd's threads (run.sh says what it leaves to the run
+# above); its tracer status bound of 1 s: nothing beside it
+suite "delivery (ThreadSanitizer)" ./tests/delivery/run.sh build-tsan --threads
 # the demo's notes come from what its pipeline used: nothing beside it
 suite "terminal report (80 columns, --wide)" ./tests/cli/terminal.sh build
 suite "make demo's run, the README's sample" ./tests/cli/demo.sh build
-# the same beside the suites that wait for podman, dockerd or chromium;
-# the TSan delivery run's ClickHouse is the only one then
+# the same beside the suites that wait for podman, dockerd or chromium
+beside "GPUs (NVML test double)" ./tests/gpu/run.sh build
+beside "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
 beside "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
-# what runs tracerd's threads (run.sh says what it leaves to the run above)
-beside "delivery (ThreadSanitizer)" ./tests/delivery/run.sh build-tsan --threads
 start_beside
 suite "containers (busybox applets, podman)" ./tests/containers/run.sh build
 suite "container tagging ownership" ./tests/containers/ownership.sh build
