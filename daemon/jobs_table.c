@@ -272,7 +272,8 @@ static void attach_job_cgroup(struct jobs *js, struct open_job *oj, pid_t pid)
 	/* Schedulers make a cgroup per job; a local command's container or
 	 * session cgroup holds other work too, unless made for it by hand. */
 	if (!scheduled && !strstr(oj->cgroup.v2, "/tracer-job") &&
-	    !strstr(oj->cgroup.mem_v1, "/tracer-job") && !strstr(oj->cgroup.cpu_v1, "/tracer-job"))
+	    !strstr(oj->cgroup.mem_v1, "/tracer-job") && !strstr(oj->cgroup.cpu_v1, "/tracer-job") &&
+	    !strstr(oj->cgroup.cpuctl_v1, "/tracer-job"))
 		return;
 	oj->job->cgroup_stats = true;
 	snprintf(oj->job->cgroup_path, sizeof(oj->job->cgroup_path), "%s",

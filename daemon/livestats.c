@@ -74,9 +74,11 @@ bool livestats_job_cgroup(pid_t pid, struct cgroup_ref *ref)
 		ref->mem_v1[0] = '\0';
 	if (!is_job_cgroup(ref->cpu_v1))
 		ref->cpu_v1[0] = '\0';
+	if (!is_job_cgroup(ref->cpuctl_v1))
+		ref->cpuctl_v1[0] = '\0';
 	if (!is_job_cgroup(ref->blkio_v1))
 		ref->blkio_v1[0] = '\0';
-	return ref->v2[0] || ref->mem_v1[0] || ref->cpu_v1[0];
+	return ref->v2[0] || ref->mem_v1[0] || ref->cpu_v1[0] || ref->cpuctl_v1[0];
 }
 
 size_t livestats_sample_rss(struct job *j, const struct host_info *host,

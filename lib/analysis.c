@@ -16,6 +16,7 @@
 #include "cost.h"
 #include "gpu_flags.h"
 #include "jsonutil.h"
+#include "tune.h"
 #include "waitacct.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
@@ -88,8 +89,20 @@ static void fmt_hms(char *buf, size_t len, double secs)
 	snprintf(buf, len, "%02lu:%02lu:%02lu", s / 3600, (s / 60) % 60, s % 60);
 }
 
+/* "2G" / "1536M" (Slurm), "2 GB" / "1536 MB" (Nextflow): whole GiB as
+ * such, else MiB, as each reads them (binary units) */
+static void fmt_mem(char *buf, size_t len, uint64_t mib, const char *sep, const char *g,
+		    const char *m)
+{
+	if (mib % 1024 == 0)
+		snprintf(buf, len, "%llu%s%s", (unsigned long long)(mib / 1024), sep, g);
+	else
+		snprintf(buf, len, "%llu%s%s", (unsigned long long)mib, sep, m);
+}
+
 /* The request for next time, from this run: CPUs from the concurrency
- * p95 (at least the mean CPU use, rounded up), memory peak x 1.2 rounded,
+ * p95 (at least the mean CPU use, rounded up), memory peak x 1.2 rounded
+ * as tracer tune rounds it (tune_round_mem: the same steps and floor),
  * time wall x 1.2 rounded up to the minute (Slurm). */
 static void add_recommendation(cJSON *root, const struct job *j, double wall_s,
 			       double cpu_s, uint64_t peak, const struct history_task *prev,
@@ -98,9 +111,10 @@ static void add_recommendation(cJSON *root, const struct job *j, double wall_s,
 	cJSON *r = cJSON_AddObjectToObject(root, "recommendation"), *sx;
 	int cpus = allocation_concurrency_pct(j, 95);
 	int mean = wall_s > 0 ? (int)ceil(cpu_s / wall_s - 0.05) : 1;
-	uint64_t mem_gb = analysis_round_mem(peak, TRACER_DEFAULT_MEM_HEADROOM);
-	double t = ceil(wall_s * TRACER_DEFAULT_MEM_HEADROOM / 60.0) * 60.0;
+	uint64_t mem, mib;
+	double t;
 	char hms[32], buf[320], g_slurm[32] = "", g_nf[32] = "", g_smk[32] = "", g_aws[64] = "";
+	char m_slurm[32], m_nf[32];
 
 	if (!r)
 		return;
@@ -121,7 +135,8 @@ static void add_recommendation(cJSON *root, const struct job *j, double wall_s,
 		if (prev->runs[i].wall_s > wall_s)
 			wall_s = prev->runs[i].wall_s;
 	}
-	mem_gb = analysis_round_mem(peak, TRACER_DEFAULT_MEM_HEADROOM);
+	mem = tune_round_mem((double)peak * TRACER_DEFAULT_MEM_HEADROOM);
+	mib = mem >> 20;
 	t = ceil(wall_s * TRACER_DEFAULT_MEM_HEADROOM / 60.0) * 60.0;
 	if (cpus < 1)
 		cpus = 1;
@@ -129,7 +144,7 @@ static void add_recommendation(cJSON *root, const struct job *j, double wall_s,
 		t = 60;
 	fmt_hms(hms, sizeof(hms), t);
 	cJSON_AddNumberToObject(r, "cpus", cpus);
-	json_add_u64(r, "mem_bytes", mem_gb * (uint64_t)GiB);
+	json_add_u64(r, "mem_bytes", mem);
 	cJSON_AddNumberToObject(r, "time_s", t);
 	if (gpus >= 0)
 		cJSON_AddNumberToObject(r, "gpus", gpus);
@@ -140,19 +155,21 @@ static void add_recommendation(cJSON *root, const struct job *j, double wall_s,
 	sx = cJSON_AddObjectToObject(r, "syntax");
 	if (!sx)
 		return;
-	snprintf(buf, sizeof(buf), "--cpus-per-task=%d --mem=%lluG --time=%s%s", cpus,
-		 (unsigned long long)mem_gb, hms, g_slurm);
+	fmt_mem(m_slurm, sizeof(m_slurm), mib, "", "G", "M");
+	fmt_mem(m_nf, sizeof(m_nf), mib, " ", "GB", "MB");
+	snprintf(buf, sizeof(buf), "--cpus-per-task=%d --mem=%s --time=%s%s", cpus, m_slurm, hms,
+		 g_slurm);
 	json_add_str(sx, "slurm", buf);
-	snprintf(buf, sizeof(buf), "cpus = %d\nmemory = '%llu GB'%s", cpus,
-		 (unsigned long long)mem_gb, g_nf);
+	snprintf(buf, sizeof(buf), "cpus = %d\nmemory = '%s'%s", cpus, m_nf, g_nf);
 	json_add_str(sx, "nextflow", buf);
+	/* Snakemake's mem_mb is in megabytes (10^6 bytes), as tune writes it */
 	snprintf(buf, sizeof(buf), "threads: %d\nresources: mem_mb=%llu%s", cpus,
-		 (unsigned long long)mem_gb * 1024, g_smk);
+		 (unsigned long long)ceil((double)mem / 1e6), g_smk);
 	json_add_str(sx, "snakemake", buf);
 	snprintf(buf, sizeof(buf),
 		 "\"resourceRequirements\": [{\"type\": \"VCPU\", \"value\": \"%d\"}, "
 		 "{\"type\": \"MEMORY\", \"value\": \"%llu\"}%s]",
-		 cpus, (unsigned long long)mem_gb * 1024, g_aws);
+		 cpus, (unsigned long long)mib, g_aws);
 	json_add_str(sx, "aws_batch", buf);
 }
 
@@ -193,6 +210,14 @@ static cJSON *network_flag(cJSON *flags, const char *tool, double wall, double c
 	return f;
 }
 
+/* Storage I/O that explains off-CPU time where I/O wait is not measured:
+ * flag_io_bound_min_bytes_per_s of it at least.  A few KB while sleeping
+ * or waiting on a child is not; any I/O at all would be. */
+static bool io_moved(double io_bytes, double off_cpu_s, const struct tracer_config *cfg)
+{
+	return io_bytes > 0 && io_bytes >= (double)cfg->flag_io_bound_min_bytes_per_s * off_cpu_s;
+}
+
 /* delayacct: the tools' blkio_delay_s is known (delay accounting on) */
 static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_config *cfg,
 		       bool delayacct)
@@ -228,10 +253,12 @@ static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_con
 			f = network_flag(flags, name, wall, cpu, delay, netb, io, cfg);
 		} else if ((wall - cpu) / wall >= cfg->flag_io_bound_share &&
 			   wall - cpu - delay >= 0.1 * wall &&
-			   (delayacct ? iowait >= 0.25 * (wall - cpu - delay) : io > 0)) {
+			   (delayacct ? iowait >= 0.25 * (wall - cpu - delay)
+				      : io_moved(io, wall - cpu, cfg))) {
 			/* off the CPU most of its run, a real part of it blocked
 			 * (not waiting for a CPU), in I/O wait where delay
-			 * accounting tells, else with storage I/O */
+			 * accounting tells, else moving storage bytes at a
+			 * rate only I/O explains */
 			f = analysis_flag(flags, "io_bound", "info", name, "flag_io_bound_share",
 				     cfg->flag_io_bound_share,
 				     "%s was off the CPU %.0f%% of its run (blocked %.0f%%), doing storage I/O",
@@ -251,7 +278,8 @@ static void tool_flags(cJSON *flags, const cJSON *tools, const struct tracer_con
  * real part of it blocked rather than waiting for a CPU, and a quarter of
  * that blocked time at least in I/O wait where the host can tell (delay
  * accounting, else the io pressure of the job's cgroup; a fsync also
- * waits on the journal, which neither counts), else storage I/O done.
+ * waits on the journal, which neither counts), else storage I/O at
+ * flag_io_bound_min_bytes_per_s of its off-CPU time (io_moved).
  */
 static void job_flags(cJSON *flags, const cJSON *root, const struct job *j,
 		      const struct tracer_config *cfg, double wall, double iowait_s)
@@ -278,7 +306,7 @@ static void job_flags(cJSON *flags, const cJSON *root, const struct job *j,
 	}
 	if (off / span < cfg->flag_io_bound_share || blocked < 0.1 * span)
 		return;
-	if (iowait_s >= 0 ? iowait_s < 0.25 * blocked : io <= 0)
+	if (iowait_s >= 0 ? iowait_s < 0.25 * blocked : !io_moved(io, off, cfg))
 		return;
 	f = analysis_flag(flags, "io_bound", "info", NULL, "flag_io_bound_share", cfg->flag_io_bound_share,
 		     iowait_s >= 0 ? "the job was off the CPU %.0f%% of its run, %.0f%% in I/O wait"

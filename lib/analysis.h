@@ -36,8 +36,9 @@ cJSON *analysis_flag(cJSON *flags, const char *id, const char *severity,
 		     const char *fmt, ...) __attribute__((format(printf, 7, 8)));
 void analysis_evidence(cJSON *f, const char *key, double v);
 
-/* Memory to request for a peak: peak x headroom, rounded up to whole GiB,
- * to 10 GiB steps above 30 GiB (as jobstats does); at least 1 GiB. */
+/* A GPU's memory for a peak (gpu_flags.c): peak x headroom, rounded up
+ * to whole GiB, to 10 GiB steps above 30 GiB (GPUs come in such sizes);
+ * at least 1 GiB.  The host memory request is tune_round_mem's. */
 uint64_t analysis_round_mem(uint64_t peak_bytes, double headroom);
 
 #endif

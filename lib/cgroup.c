@@ -27,7 +27,7 @@ struct cg_mount {
 };
 
 struct cg_mounts {
-	struct cg_mount v2, memory, cpuacct, blkio;
+	struct cg_mount v2, memory, cpuacct, cpu, blkio;
 };
 
 /* mountinfo escapes space, tab, newline and backslash as \ooo. */
@@ -107,6 +107,9 @@ static void mountinfo_line(char *line, struct cg_mounts *m)
 			keep_mount(&m->memory, field[4], field[3]);
 		if (has_option(superopts, "cpuacct"))
 			keep_mount(&m->cpuacct, field[4], field[3]);
+		/* "cpu" alone or beside cpuacct: hosts mount it either way */
+		if (has_option(superopts, "cpu"))
+			keep_mount(&m->cpu, field[4], field[3]);
 		if (has_option(superopts, "blkio"))
 			keep_mount(&m->blkio, field[4], field[3]);
 	}
@@ -188,9 +191,10 @@ int cgroup_ref_for_pid(int pid, struct cgroup_ref *ref)
 	resolve_dir(&m.v2, cg.v2, ref->v2, sizeof(ref->v2));
 	resolve_dir(&m.memory, cg.memory, ref->mem_v1, sizeof(ref->mem_v1));
 	resolve_dir(&m.cpuacct, cg.cpuacct, ref->cpu_v1, sizeof(ref->cpu_v1));
+	resolve_dir(&m.cpu, cg.cpu, ref->cpuctl_v1, sizeof(ref->cpuctl_v1));
 	resolve_dir(&m.blkio, cg.blkio, ref->blkio_v1, sizeof(ref->blkio_v1));
 	if (!ref->v2[0] && !ref->mem_v1[0] && !ref->cpu_v1[0] &&
-	    !ref->blkio_v1[0]) {
+	    !ref->cpuctl_v1[0] && !ref->blkio_v1[0]) {
 		errno = ENOENT;
 		return -1;
 	}
@@ -200,7 +204,7 @@ int cgroup_ref_for_pid(int pid, struct cgroup_ref *ref)
 int cgroup_ref_for_path(const char *cg, struct cgroup_ref *ref)
 {
 	struct cg_mounts m;
-	char *dirs[] = {ref->v2, ref->mem_v1, ref->cpu_v1, ref->blkio_v1};
+	char *dirs[] = {ref->v2, ref->mem_v1, ref->cpu_v1, ref->cpuctl_v1, ref->blkio_v1};
 
 	memset(ref, 0, sizeof(*ref));
 	if (read_mounts_cached(&m) < 0)
@@ -208,11 +212,13 @@ int cgroup_ref_for_path(const char *cg, struct cgroup_ref *ref)
 	resolve_dir(&m.v2, cg, ref->v2, sizeof(ref->v2));
 	resolve_dir(&m.memory, cg, ref->mem_v1, sizeof(ref->mem_v1));
 	resolve_dir(&m.cpuacct, cg, ref->cpu_v1, sizeof(ref->cpu_v1));
+	resolve_dir(&m.cpu, cg, ref->cpuctl_v1, sizeof(ref->cpuctl_v1));
 	resolve_dir(&m.blkio, cg, ref->blkio_v1, sizeof(ref->blkio_v1));
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		if (dirs[i][0] && access(dirs[i], F_OK) != 0)
 			dirs[i][0] = '\0';
-	return ref->v2[0] || ref->mem_v1[0] || ref->cpu_v1[0] || ref->blkio_v1[0] ? 0 : -1;
+	return ref->v2[0] || ref->mem_v1[0] || ref->cpu_v1[0] || ref->cpuctl_v1[0] ||
+	       ref->blkio_v1[0] ? 0 : -1;
 }
 
 int cgroup_read_file(const char *dir, const char *file, char *buf, size_t cap)

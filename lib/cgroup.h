@@ -26,7 +26,11 @@ struct cgroup_stats {
 struct cgroup_ref {
 	char v2[512];     /* absolute directory in the v2 hierarchy, or "" */
 	char mem_v1[512]; /* absolute memory controller directory, or "" */
-	char cpu_v1[512]; /* absolute cpuacct directory, or "" */
+	char cpu_v1[512]; /* absolute cpuacct directory (usage), or "" */
+	/* absolute cpu controller directory (CFS quota), or "": the same as
+	 * cpu_v1 where cpu and cpuacct are mounted together, apart where
+	 * each has a hierarchy of its own */
+	char cpuctl_v1[512];
 	char blkio_v1[512]; /* absolute blkio directory, or "" */
 };
 

@@ -61,10 +61,11 @@ int cgroup_read_limits(const struct cgroup_ref *ref, struct cgroup_limits *l)
 	} else if (ref->v2[0] && read_num(ref->v2, "memory.max", &v) == 0 && v > 0) {
 		l->mem_bytes = (uint64_t)v;
 	}
-	/* v1 cpu quota: the cpu controller mounted with cpuacct ("cpu,cpuacct") */
-	if (ref->cpu_v1[0]) {
-		if (read_num(ref->cpu_v1, "cpu.cfs_quota_us", &v) == 0 && v > 0 &&
-		    read_num(ref->cpu_v1, "cpu.cfs_period_us", &period) == 0 && period > 0)
+	/* v1 cpu quota: wherever the cpu controller is mounted, with
+	 * cpuacct ("cpu,cpuacct") or alone ("cpu") */
+	if (ref->cpuctl_v1[0]) {
+		if (read_num(ref->cpuctl_v1, "cpu.cfs_quota_us", &v) == 0 && v > 0 &&
+		    read_num(ref->cpuctl_v1, "cpu.cfs_period_us", &period) == 0 && period > 0)
 			l->cpus = (double)v / (double)period;
 	} else if (ref->v2[0] && cgroup_read_file(ref->v2, "cpu.max", buf, sizeof(buf)) == 0) {
 		cgroup_parse_cpu_max(buf, &l->cpus);

@@ -1,8 +1,8 @@
 /*
  * cgroup_limits.h - what a job's own cgroup allows and how much its tasks
  * waited: the CPU and memory limits (v2 cpu.max, memory.max; v1
- * cpu.cfs_quota_us / cpu.cfs_period_us where the cpu controller is mounted
- * with cpuacct, memory.limit_in_bytes) and the pressure stall totals of a
+ * cpu.cfs_quota_us / cpu.cfs_period_us wherever the cpu controller is
+ * mounted, with cpuacct or alone; memory.limit_in_bytes) and the pressure stall totals of a
  * v2 cgroup (cpu.pressure, memory.pressure, io.pressure; PSI, present in
  * every v2 cgroup of a kernel with CONFIG_PSI, controllers or not).
  */

@@ -102,7 +102,7 @@ int container_parse_cgroup(const char *path, struct container_info *out)
 /* Keep only the cgroup directories that are the container's own. */
 static void own_dirs(struct container_info *c)
 {
-	char *dirs[] = {c->ref.v2, c->ref.mem_v1, c->ref.cpu_v1, c->ref.blkio_v1};
+	char *dirs[] = {c->ref.v2, c->ref.mem_v1, c->ref.cpu_v1, c->ref.cpuctl_v1, c->ref.blkio_v1};
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++)
 		if (!strstr(dirs[i], c->id))

@@ -106,9 +106,23 @@
 #define TRACER_DEFAULT_FLAG_CPU_BOUND_SHARE 0.9  /* CPU time / wall of one thread */
 #define TRACER_DEFAULT_FLAG_CONTENDED_SHARE 0.25 /* run-queue delay / (CPU + delay) */
 #define TRACER_DEFAULT_FLAG_IO_BOUND_SHARE 0.5   /* off-CPU share of a process's wall */
+/* where I/O wait is not measured (no delay accounting, no cgroup PSI):
+ * io_bound needs this many storage bytes per second off the CPU; the
+ * slowest disk doing 4 KiB random reads or fsyncs moves more, sleeping,
+ * waiting on a child or a pipe, or loading a program far less */
+#define TRACER_DEFAULT_FLAG_IO_BOUND_MIN_BYTES_PER_S 65536
 #define TRACER_DEFAULT_FLAG_TIME_OVER_SHARE 0.5  /* wall under this share of the limit */
 #define TRACER_DEFAULT_STALL_THRESHOLD_S 600     /* no CPU and no I/O for this long */
 #define TRACER_DEFAULT_MEM_HEADROOM 1.2          /* recommended memory = peak x this */
+/* A memory request (the summary's recommendation, tracer tune's) is the
+ * peak x the headroom rounded up to a step, never under the floor.  The
+ * floor is one step: the analysis asks what the runs needed, not what a
+ * scheduler accepts; Slurm takes --mem in MB and AWS Batch on EC2 a
+ * MEMORY of 4 MiB and up, both under it, and a scheduler with a larger
+ * minimum (Fargate: 512 MiB, more with more vCPUs) has it applied where
+ * that scheduler's request is written. */
+#define TRACER_MEM_REQUEST_STEP_MIB 64
+#define TRACER_MEM_REQUEST_MIN_MIB TRACER_MEM_REQUEST_STEP_MIB
 #define TRACER_DEFAULT_FLAG_SLOWER_FACTOR 1.5    /* wall above p90 of earlier runs x this */
 /* tracer tune (lib/tune.c, docs/tune.md): the request for a step's next run */
 #define TRACER_TUNE_MEM_MARGIN TRACER_DEFAULT_MEM_HEADROOM /* memory = peak (p95 or fit) x this */
@@ -117,7 +131,6 @@
 #define TRACER_TUNE_TIMEOUT_FACTOR 1.5  /* a timed-out run needed at least its limit x this */
 #define TRACER_TUNE_FIT_MIN_R2 0.8      /* peak = a + b x input used from this R² up... */
 #define TRACER_TUNE_FIT_MIN_RUNS 3      /* ...over this many runs of as many input sizes */
-#define TRACER_TUNE_MEM_STEP_MIB 64     /* memory requests in steps of this */
 #define TRACER_TUNE_SINCE_S (30 * 86400) /* --since: runs that ended in the last 30 days */
 #define TRACER_TUNE_MIN_RUNS 1          /* --min-runs: steps with fewer runs left out */
 #define TRACER_TUNE_MAX_RUNS 100000     /* runs one tune reads (jobs, after the roll-up) */

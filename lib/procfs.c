@@ -495,6 +495,8 @@ int procfs_parse_cgroup(const char *buf, size_t len, struct procfs_cgroup *out)
 				bad |= copy_path(out->memory, sizeof(out->memory), path, plen);
 			if (has_controller(c1 + 1, clen, "cpuacct"))
 				bad |= copy_path(out->cpuacct, sizeof(out->cpuacct), path, plen);
+			if (has_controller(c1 + 1, clen, "cpu"))
+				bad |= copy_path(out->cpu, sizeof(out->cpu), path, plen);
 			if (has_controller(c1 + 1, clen, "blkio"))
 				bad |= copy_path(out->blkio, sizeof(out->blkio), path, plen);
 		}

@@ -93,6 +93,7 @@ struct procfs_cgroup {
 	char v2[PROCFS_CGROUP_PATH];
 	char memory[PROCFS_CGROUP_PATH];
 	char cpuacct[PROCFS_CGROUP_PATH];
+	char cpu[PROCFS_CGROUP_PATH]; /* the CFS quota's controller */
 	char blkio[PROCFS_CGROUP_PATH];
 };
 int procfs_parse_cgroup(const char *buf, size_t len, struct procfs_cgroup *out);

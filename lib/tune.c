@@ -143,11 +143,12 @@ double tune_percentile(double *v, size_t n, double pct)
 
 uint64_t tune_round_mem(double bytes)
 {
-	double step = TRACER_TUNE_MEM_STEP_MIB * MiB;
+	double step = TRACER_MEM_REQUEST_STEP_MIB * MiB;
+	double floor_b = TRACER_MEM_REQUEST_MIN_MIB * MiB;
 	double r = ceil(bytes / step) * step;
 
-	if (r < step)
-		r = step;
+	if (r < floor_b)
+		r = floor_b;
 	return (uint64_t)r;
 }
 

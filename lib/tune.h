@@ -103,7 +103,9 @@ void tune_step_compute(struct tune_step *s, const struct tune_run *runs, size_t 
 /* Does this run belong to this step's key? */
 bool tune_same_step(const struct tune_run *a, const struct tune_run *b, bool shared);
 
-/* Round a memory request up: MiB, in steps of TRACER_TUNE_MEM_STEP_MIB. */
+/* Round a memory request up: in steps of TRACER_MEM_REQUEST_STEP_MIB, at
+ * least TRACER_MEM_REQUEST_MIN_MIB.  tune's requests and the summary's
+ * recommendation (analysis.c) both: one rounding, one floor. */
 uint64_t tune_round_mem(double bytes);
 
 #endif

@@ -87,6 +87,30 @@ kill_owned() {
 # as USER COMMAND...: run a command with that user's uid, gid and groups
 as() { local u=$1; shift; setpriv --reuid="$u" --regid="$u" --init-groups -- "$@"; }
 
+# ---- cgroups ----
+
+# cpu_quota_cgroup NAME QUOTA_US PERIOD_US: a cgroup NAME with that CFS
+# quota where the cpu controller is: a v1 hierarchy of its own ("cpu")
+# or shared with cpuacct ("cpu,cpuacct"), found in /proc/self/mountinfo,
+# else v2 (cpu.max).  Sets CPU_CG (its directory, for cgroup.procs and
+# rmdir) and CPU_CG_LAYOUT (what was found); 1 when it cannot.
+cpu_quota_cgroup() {
+	local mnt opts
+	CPU_CG= CPU_CG_LAYOUT=
+	read -r mnt opts < <(awk '{ for (i = 7; i <= NF && $i != "-"; i++); if ($(i + 1) != "cgroup") next
+		n = split($(i + 3), o, ","); for (k = 1; k <= n; k++) if (o[k] == "cpu") { print $5, $(i + 3); exit } }' /proc/self/mountinfo)
+	if [ -n "$mnt" ]; then
+		CPU_CG=$mnt/$1 CPU_CG_LAYOUT="v1 cpu controller at $mnt ($opts)"
+		mkdir "$CPU_CG" && echo "$3" >"$CPU_CG/cpu.cfs_period_us" && echo "$2" >"$CPU_CG/cpu.cfs_quota_us"
+	elif [ -f /sys/fs/cgroup/cgroup.controllers ] && grep -qw cpu /sys/fs/cgroup/cgroup.subtree_control; then
+		CPU_CG=/sys/fs/cgroup/$1 CPU_CG_LAYOUT="v2 cpu.max"
+		{ [ -d "$CPU_CG" ] || mkdir "$CPU_CG"; } && echo "$2 $3" >"$CPU_CG/cpu.max"
+	else
+		echo "no cpu controller: neither a v1 mount with cpu nor cpu in v2's subtree_control" >&2
+		return 1
+	fi
+}
+
 # ---- waiting for something, with a deadline ----
 
 # microseconds of CLOCK_REALTIME, without a fork

@@ -239,7 +239,7 @@ int awsmeta_parse_ecs_container(const char *json, size_t len,
 {
 	cJSON *obj = parse_object(json, len, "ECS container metadata", err,
 				  errlen);
-	const cJSON *limits;
+	const cJSON *limits, *labels;
 	double units, mem;
 	char buf[32];
 	int bad = 0;
@@ -262,8 +262,14 @@ int awsmeta_parse_ecs_container(const char *json, size_t len,
 		}
 		apply_limits(id, units > 0 ? units / 1024.0 : -1, mem);
 	}
-	apply_tracer_keys(cJSON_GetObjectItemCaseSensitive(obj, "Labels"), id,
-			  err, errlen, &bad);
+	labels = cJSON_GetObjectItemCaseSensitive(obj, "Labels");
+	/* the ECS agent's label of the task definition's family: the same
+	 * as the task's Family, known even when /task does not answer */
+	if (cJSON_IsObject(labels))
+		set_label(id, "ecs.task_family",
+			  obj_str(labels, "com.amazonaws.ecs.task-definition-family"), err,
+			  errlen, &bad);
+	apply_tracer_keys(labels, id, err, errlen, &bad);
 	cJSON_Delete(obj);
 	return bad;
 }

@@ -47,10 +47,17 @@ static size_t join_argv(char *const cmd[], char *buf, size_t len)
 	return used;
 }
 
+/*
+ * Without --task or a tracer.task tag or container label: a Nextflow
+ * task's work directory, else the ECS task definition's family (on AWS
+ * Batch the job definition's task definition: every run of a job
+ * definition has the same), else the command's name.
+ */
 static void set_task_name(const struct wrap_opts *o,
 			  struct tracer_identity *id)
 {
 	const char *hash = identity_label(id, "nextflow.hash");
+	const char *family = identity_label(id, "ecs.task_family");
 	const char *base;
 	char name[64];
 
@@ -60,6 +67,10 @@ static void set_task_name(const struct wrap_opts *o,
 		/* a Nextflow task: its work directory names it */
 		snprintf(name, sizeof(name), "nf-%s", hash);
 		set_opt(id->task_name, sizeof(id->task_name), name, "task name");
+		return;
+	}
+	if (family && *family) {
+		set_opt(id->task_name, sizeof(id->task_name), family, "task name");
 		return;
 	}
 	base = strrchr(o->cmd[0], '/');

@@ -195,6 +195,14 @@ def main():
         if s["identity"]["allocation"].get("mem_bytes") != int(args[0]):
             sys.exit(f"identity allocation {s['identity']['allocation']}, want mem_bytes {args[0]}")
         print(f"cgroup_limits {lim}, memory {s['memory']}")
+    elif check == "cpu_limit":
+        # cpu_limit CPUS ALLOC: the cgroup's CPU quota, the allocation it made
+        lim = s.get("cgroup_limits") or sys.exit("no cgroup_limits")
+        if lim.get("cpus") != float(args[0]) or "cpus" not in lim.get("used_as_allocation", []):
+            sys.exit(f"cgroup_limits {lim}, want cpus {args[0]} used as the allocation")
+        if s["identity"]["allocation"].get("cpus") != int(args[1]):
+            sys.exit(f"identity allocation {s['identity']['allocation']}, want cpus {args[1]}")
+        print(f"cgroup_limits {lim}, allocation {s['identity']['allocation']}")
     else:
         sys.exit(f"unknown check {check}")
 

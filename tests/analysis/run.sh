@@ -254,12 +254,16 @@ PY
 else
 	fail "could not make the job cgroups (memory limit, v2 cgroup)"
 fi
-if job_cgroups near $((128 << 20)); then
-	in_cgroups "$CG_PROCS" -- "$BUILD/tracer" -o socket="$TRACERD_SOCK" run --job-file "$TMP/j.near" \
-		--name near-limit -- "$H/touchmem" 118 2500
+# with a CPU quota of half a CPU wherever the cpu controller is (a v1
+# hierarchy of its own, or shared with cpuacct, or v2's cpu.max)
+if job_cgroups near $((128 << 20)) &&
+	{ cpu_quota_cgroup "tracer-job-near-$$" 50000 100000; ok=$?; JOB_CGS="$JOB_CGS $CPU_CG"; [ "$ok" = 0 ]; }; then
+	in_cgroups "$CG_PROCS $CPU_CG/cgroup.procs" -- "$BUILD/tracer" -o socket="$TRACERD_SOCK" run \
+		--job-file "$TMP/j.near" --name near-limit -- "$H/touchmem" 118 2500
 	chk "118 MiB in a 128 MiB cgroup: memory_near_limit" "$TMP/j.near" flag memory_near_limit
+	chk "the CPU quota of 0.5 CPUs ($CPU_CG_LAYOUT) is the allocation: 1 CPU" "$TMP/j.near" cpu_limit 0.5 1
 else
-	fail "could not make the job cgroup with a 128 MiB limit"
+	fail "could not make the job cgroups with a 128 MiB limit and a CPU quota"
 fi
 
 echo "== stalled, live"

@@ -53,7 +53,7 @@ check_mail() {
 	expect_match "end mail: state, CPU against the allocation, memory" "$(cat "$m")" \
 		"COMPLETED after [0-9.]+ s: CPU [0-9]+% of [0-9]+ CPUs?, memory [0-9.]+ [MG]iB of [0-9.]+ [MG]iB"
 	expect_match "end mail: the request for next time" "$(cat "$m")" \
-		"Next time: #SBATCH --cpus-per-task=[0-9]+ --mem=[0-9]+G --time=[0-9:]+"
+		"Next time: #SBATCH --cpus-per-task=[0-9]+ --mem=[0-9]+[MG] --time=[0-9:]+"
 }
 
 # tracer-mail with no tracer to ask, or one that hangs: the mail goes out,

@@ -9,6 +9,11 @@ tracer-wrap's summaries.
   compare.py check JOBS ARCHIVE AWS_JSON TUNE_JSON SIZES OOM_STEP
       the checks, one line each ("ok|WHAT" or "bad|WHAT: why"), then the
       table per step ("table|LINE")
+  compare.py agree ARCHIVE TUNE_JSON RUN_ID
+      each job of run RUN_ID: its summary's recommendation asks the
+      memory tune asks for its step from that job alone (tune over the
+      one run: the same peak, headroom, rounding and floor), in bytes
+      and in the AWS Batch MEMORY of both; lines as for check
 
 JOBS: one line per job, tab-separated: run, step (the job definition),
 job id, vCPUs and MiB it was given (its cgroup's cpu quota and memory
@@ -216,9 +221,48 @@ def check(jobs_path, archive, aws_json, tune_json, sizes, oom_step):
     return c.bad == 0
 
 
+def agree(archive, tune_json, run_id):
+    """The summary's recommendation and tune's request of the same job."""
+    c = Checks()
+    try:
+        with open(tune_json, encoding="utf-8") as f:
+            steps = {s["task"]: s for s in json.load(f).get("steps", [])}
+    except (OSError, ValueError, KeyError) as e:
+        c.ok(False, "tune's JSON of the run", f"{tune_json}: {e!r}")
+        return False
+    jobs = [s for s in load_summaries(archive).values()
+            if s.get("identity", {}).get("run_id") == run_id]
+    c.ok(len(jobs) >= 5 and len(jobs) == len(steps),
+         f"run {run_id}: one tune step per job ({len(jobs)} jobs)", f"steps {sorted(steps)}")
+    for s in jobs:
+        task = s["identity"].get("task_name")
+        rec = s.get("recommendation") or {}
+        st = steps.get(task, {})
+        req = st.get("request", {})
+        batch = (rec.get("syntax") or {}).get("aws_batch", "")
+        try:
+            mib = {r["type"]: int(r["value"]) for r in
+                   json.loads("{" + batch + "}")["resourceRequirements"]}.get("MEMORY")
+        except (ValueError, KeyError, TypeError):
+            mib = None
+        peak = s.get("memory", {}).get("peak_bytes", 0)
+        runs = st.get("runs", {}).get("total")
+        c.ok(runs == 1 and rec.get("mem_bytes") is not None
+             and rec.get("mem_bytes") == req.get("mem_bytes") and mib is not None
+             and mib * MiB == req.get("mem_bytes"),
+             f"{task}: the summary's recommendation and tune ask the same memory "
+             f"({(req.get('mem_bytes') or 0) // MiB} MiB for a peak of {peak / MiB:.1f} MiB)",
+             f"summary {rec.get('mem_bytes')} (AWS Batch MEMORY {mib} MiB), "
+             f"tune {req.get('mem_bytes')} over {runs} runs")
+    return c.bad == 0
+
+
 def main(argv):
     if len(argv) == 4 and argv[1] == "size":
         return size(argv[2], argv[3])
+    if len(argv) == 5 and argv[1] == "agree":
+        agree(*argv[2:5])
+        return 0
     if len(argv) == 8 and argv[1] == "check":
         check(*argv[2:8])
         return 0

@@ -190,6 +190,8 @@ static void test_cgroup_parse(void)
 	CU_ASSERT_STRING_EQUAL(cg.v2, "/");
 	CU_ASSERT_STRING_EQUAL(cg.memory, "/slurm/uid_0/job_5/step_0");
 	CU_ASSERT_STRING_EQUAL(cg.cpuacct, "/slurm/uid_0/job_5");
+	/* cpu in a hierarchy of its own: its own path (the CFS quota's) */
+	CU_ASSERT_STRING_EQUAL(cg.cpu, "/");
 	CU_ASSERT_STRING_EQUAL(cg.blkio, "/slurm/uid_0");
 	CU_ASSERT_EQUAL(procfs_parse_cgroup(v2, strlen(v2), &cg), 0);
 	CU_ASSERT_STRING_EQUAL(cg.v2, "/system.slice/slurmstepd.scope/job_7");
@@ -201,6 +203,7 @@ static void test_cgroup_parse(void)
 	CU_ASSERT_STRING_EQUAL(cg.v2, "");
 	CU_ASSERT_STRING_EQUAL(cg.memory, "/m");
 	CU_ASSERT_STRING_EQUAL(cg.cpuacct, "/a:b/c");
+	CU_ASSERT_STRING_EQUAL(cg.cpu, "/a:b/c");
 	/* a path longer than the field: an error, not a cut path */
 	memcpy(longer, "0::/", 4);
 	memset(longer + 4, 'x', sizeof(longer) - 6);

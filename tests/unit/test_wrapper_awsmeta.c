@@ -135,7 +135,7 @@ static const char ecs_container[] =
 	"\"Name\":\"default\",\"DockerName\":\"ecs-job-1-default-9e8c\","
 	"\"Image\":\"123456789012.dkr.ecr.us-east-1.amazonaws.com/bwa:0.7.17\","
 	"\"ImageID\":\"sha256:d691691e\",\"Labels\":{\"com.amazonaws.ecs.cluster\":\"arn:aws:ecs:us-east-1:123456789012:cluster/AWSBatch-ce\","
-	"\"tracer.pipeline\":\"rnaseq\"},\"DesiredStatus\":\"RUNNING\",\"KnownStatus\":\"RUNNING\","
+	"\"com.amazonaws.ecs.task-definition-family\":\"bwa-jobdef\",\"tracer.pipeline\":\"rnaseq\"},\"DesiredStatus\":\"RUNNING\",\"KnownStatus\":\"RUNNING\","
 	"\"Limits\":{\"CPU\":3072,\"Memory\":6144},\"Type\":\"NORMAL\"}";
 static const char ecs_task[] =
 	"{\"Cluster\":\"arn:aws:ecs:us-east-1:123456789012:cluster/AWSBatch-ce-abc\","
@@ -158,6 +158,8 @@ static void test_ecs_documents(void)
 	CU_ASSERT_STRING_EQUAL(identity_label(&id, "container.image"),
 			       "123456789012.dkr.ecr.us-east-1.amazonaws.com/bwa:0.7.17");
 	CU_ASSERT_STRING_EQUAL(identity_label(&id, "ecs.cpu_units"), "3072");
+	/* the ECS agent's label names the task definition's family */
+	CU_ASSERT_STRING_EQUAL(identity_label(&id, "ecs.task_family"), "bwa-jobdef");
 	CU_ASSERT_STRING_EQUAL(id.pipeline, "rnaseq");
 
 	CU_ASSERT_EQUAL(awsmeta_parse_ecs_task(ecs_task, strlen(ecs_task), &id, err,

@@ -161,8 +161,10 @@ class Handler(BaseHTTPRequestHandler):
                 spec = json.load(f)
         except (OSError, ValueError):
             return self.reply(404, "no such job", "text/plain")
-        container = dict(CONTAINER, Limits={"CPU": int(spec["vcpus"] * 1024),
-                                            "Memory": int(spec["memory_mib"])})
+        labels = dict(CONTAINER["Labels"])
+        labels["com.amazonaws.ecs.task-definition-family"] = spec["family"]
+        container = dict(CONTAINER, Labels=labels, Limits={"CPU": int(spec["vcpus"] * 1024),
+                                                           "Memory": int(spec["memory_mib"])})
         task = dict(TASK, Family=spec["family"], Containers=[container])
         body = {"": container, "task": task,
                 "taskWithTags": dict(task, TaskTags=spec.get("tags", {}),

@@ -29,6 +29,7 @@ cleanup() {
 	done
 	stop_tracerd
 	[ -n "${WRAP_CG:-}" ] && rmdir "$WRAP_CG" 2>/dev/null
+	[ -n "${CPU_CG:-}" ] && rmdir "$CPU_CG" 2>/dev/null
 	umount "$TMP/root/proc" 2>/dev/null
 	rm -rf --one-file-system "$TMP"
 }
@@ -281,6 +282,8 @@ if meta normal; then
 	[ "$rc" = 0 ] && pass "with good metadata the job runs (exit 0)" || fail "good metadata: exit $rc"
 	check "AWS Batch variables read into the identity" python3 "$CHECK" identity "$TMP/meta.ndjson" "${AWS_IDENTITY[@]}"
 	check "ECS container/task and IMDS identity and allocation read" python3 "$CHECK" identity "$TMP/meta.ndjson" "${META_IDENTITY[@]}"
+	check "no tracer.task tag: the task is the job definition's (the ECS task definition's Family), the queue AWS_BATCH_JQ_NAME" \
+		python3 "$CHECK" identity "$TMP/meta.ndjson" task_name=bwa-jobdef queue=genomics-spot
 	[ ! -s "$TMP/meta.err" ] && pass "no warning with good metadata" || fail "warnings: $(cat "$TMP/meta.err")"
 	check "IMDSv2: token by PUT with a TTL, then GETs with the token" python3 -c '
 import json, sys
@@ -290,6 +293,29 @@ assert put and "X-aws-ec2-metadata-token-ttl-seconds" in put[0]["headers"], reqs
 gets = [r for r in reqs if r["path"].startswith("/latest/") and r["method"] == "GET"]
 assert len(gets) == 2 and all(r["headers"].get("X-aws-ec2-metadata-token") for r in gets), gets
 ' "$TMP/meta.normal.log"
+fi
+# one ECS task per job (the jobs mode of the server): the tracer.task tag
+# wins over the task definition's family; without it, the family
+mkdir -p "$TMP/jobs"
+printf '{"vcpus": 1, "memory_mib": 512, "family": "align-jobdef", "tags": {"tracer.task": "align-tagged"}}' >"$TMP/jobs/tagged.json"
+printf '{"vcpus": 1, "memory_mib": 512, "family": "align-jobdef", "tags": {}}' >"$TMP/jobs/untagged.json"
+rm -f "$TMP/port.jobs"
+python3 "$HERE/metaserver.py" "$TMP/port.jobs" "$TMP/meta.jobs.log" jobs 120 "$TMP/jobs" &
+BG_PIDS+=("$!")
+if wait_until 60 "the metadata server (jobs) to listen (file $TMP/port.jobs)" test -s "$TMP/port.jobs"; then
+	JPORT=$(cat "$TMP/port.jobs")
+	for j in tagged untagged; do
+		env AWS_BATCH_JOB_ID="job-$j" AWS_BATCH_JQ_NAME=genomics-od \
+			ECS_CONTAINER_METADATA_URI_V4="http://127.0.0.1:$JPORT/v4/$j" \
+			"$W" --socket "$NOSOCK" -o file="$TMP/jobdef.$j.ndjson" -- true 2>"$TMP/jobdef.$j.err" ||
+			fail "job definition ($j): the job failed: $(cat "$TMP/jobdef.$j.err")"
+	done
+	check "a tracer.task tag names the task, not the job definition" \
+		python3 "$CHECK" identity "$TMP/jobdef.tagged.ndjson" task_name=align-tagged labels.ecs.task_family=align-jobdef \
+		queue=genomics-od scheduler=aws-batch
+	check "without the tag, the job definition's task definition family names the task" \
+		python3 "$CHECK" identity "$TMP/jobdef.untagged.ndjson" task_name=align-jobdef labels.ecs.task_family=align-jobdef \
+		queue=genomics-od scheduler=aws-batch
 fi
 if meta hang; then
 	for t in 300 1000; do
@@ -390,9 +416,10 @@ if meta fargate; then
 		cost.price_fargate_vcpu_hour="$(sed -n 's/.*PRICE_FARGATE_VCPU_HOUR \([0-9.]*\).*/\1/p' "$TOP/lib/defaults.h")" \
 		cost.price_fargate_gb_hour="$(sed -n 's/.*PRICE_FARGATE_GB_HOUR \([0-9.]*\).*/\1/p' "$TOP/lib/defaults.h")"
 fi
-# without ECS metadata: the container's cgroup limit is its allocation
+# without ECS metadata: the container's cgroup limits are its allocation
 # (the wrapper is the init of its pid namespace, in a memory cgroup of
-# its own with a 4 GiB limit)
+# its own with a 4 GiB limit and a CPU quota of half a CPU wherever the
+# cpu controller is mounted: on a v1 host, alone or with cpuacct)
 if [ -f /sys/fs/cgroup/cgroup.controllers ]; then
 	WRAP_CG=/sys/fs/cgroup/tracer-wrap-$$ WRAP_CG_LIMIT=memory.max
 elif [ -d /sys/fs/cgroup/memory ]; then
@@ -404,9 +431,12 @@ if [ -z "$WRAP_CG" ]; then
 	fail "no memory cgroup controller (v2 memory.max or v1 /sys/fs/cgroup/memory): cgroup limits untested"
 elif ! mkdir "$WRAP_CG" || ! echo $((4 << 30)) >"$WRAP_CG/$WRAP_CG_LIMIT"; then
 	fail "cannot make the memory cgroup $WRAP_CG with a 4 GiB limit"
+elif ! cpu_quota_cgroup "tracer-wrap-$$" 50000 100000; then
+	fail "cannot make a cgroup with a CPU quota of 0.5 CPUs (${CPU_CG:-no cpu controller})"
 else
 	S=$TMP/cglimit.ndjson
-	/bin/sh -c 'echo $$ >"$0/cgroup.procs" && exec "$@"' "$WRAP_CG" \
+	echo "   (CPU quota in the $CPU_CG_LAYOUT)"
+	/bin/sh -c 'for d in $0; do echo $$ >"$d/cgroup.procs" || exit 97; done; exec "$@"' "$WRAP_CG $CPU_CG" \
 		unshare --pid --fork --mount-proc "$W" --socket "$NOSOCK" -o file="$S" "${ANALYSIS_OPTS[@]}" \
 		-o price_cpu_hour=0.05 -o price_gb_hour=0.01 -- "$H/spin" 300 2>"$TMP/cglimit.err"
 	rc=$?
@@ -416,6 +446,10 @@ else
 		python3 "$CHECK" identity "$S" allocation.mem_bytes=4294967296
 	check "cgroup limit: the summary shows the limit (cgroup_limits)" \
 		python3 "$CHECK" field "$S" cgroup_limits.mem_bytes=4294967296
+	check "cgroup limit: the CPU quota (0.5 CPUs, $CPU_CG_LAYOUT) is the allocation, 1 CPU" \
+		python3 "$CHECK" identity "$S" allocation.cpus=1
+	check "cgroup limit: the summary shows the CPU quota (cgroup_limits)" \
+		python3 "$CHECK" field "$S" cgroup_limits.cpus=0.5
 	check "cgroup limit: flags, an AWS Batch request and a cost at the configured prices" \
 		python3 "$CHECK" analysis "$S" resources memory_overallocated
 	# an OOM kill by the container's limit (64 MiB, no swap): of the
@@ -455,8 +489,70 @@ assert m == ["the OOM killer stopped a process of the job (cgroup OOM)"], m
 		fail "cannot set a 64 MiB limit without swap on $WRAP_CG"
 	fi
 	# every process of the job has exited (the wrapper waited for them)
+	if [ "$CPU_CG" != "$WRAP_CG" ]; then
+		rmdir "$CPU_CG" 2>/dev/null || fail "cannot remove $CPU_CG: $(cat "$CPU_CG/cgroup.procs" 2>&1)"
+	fi
 	rmdir "$WRAP_CG" 2>/dev/null || fail "cannot remove $WRAP_CG: $(cat "$WRAP_CG/cgroup.procs" 2>&1)"
-	WRAP_CG=
+	WRAP_CG= CPU_CG=
+fi
+
+echo "== io_bound needs evidence of I/O (standalone: storage bytes per second off the CPU)"
+# Without delay accounting or a cgroup's io pressure, off-CPU time is not
+# split by what it waited for: a job that writes a few KB and sleeps is
+# off the CPU as much as one that waits on its disk.  Only the second
+# moves storage bytes at flag_io_bound_min_bytes_per_s.
+cat >"$TMP/sleeper.py" <<'PY'
+import os, sys, time
+fd = os.open(sys.argv[1], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+os.write(fd, b"x" * 8192)
+os.fsync(fd)
+os.close(fd)
+time.sleep(3)
+PY
+# reads a file with O_DIRECT (never from the page cache) for 3 s
+cat >"$TMP/direct.py" <<'PY'
+import mmap, os, sys, time
+buf = mmap.mmap(-1, 1 << 20)  # page-aligned, as O_DIRECT needs
+end = time.monotonic() + 3
+while time.monotonic() < end:
+    fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECT)
+    while time.monotonic() < end and os.readv(fd, [buf]) == len(buf):
+        pass
+    os.close(fd)
+PY
+# io_flags NDJSON: "job=yes|no tool=yes|no write=BYTES read=BYTES delayacct=on|off"
+io_flags() {
+	python3 -c '
+import json, sys
+s = json.loads([l for l in open(sys.argv[1]) if l.strip()][-1])
+f = [x for x in s.get("flags") or [] if x["id"] == "io_bound"]
+t = s["totals"]
+print("job=%s tool=%s write=%d read=%d delayacct=%s" % (
+    "yes" if any("tool" not in x for x in f) else "no",
+    "yes" if any("tool" in x for x in f) else "no", t["write_bytes"], t["read_bytes"],
+    (s.get("blocked") or {}).get("delay_accounting")))' "$1"
+}
+fs=$(stat -f -c %T "$TMP")
+if [ "$fs" = tmpfs ]; then
+	fail "$TMP is on tmpfs: no storage I/O to test io_bound with (O_DIRECT, write_bytes)"
+else
+	S=$TMP/sleeper.ndjson
+	"$W" --socket "$NOSOCK" -o file="$S" "${ANALYSIS_OPTS[@]}" -- python3 "$TMP/sleeper.py" "$TMP/small.dat" 2>"$TMP/sleeper.err"
+	got=$(io_flags "$S" 2>&1)
+	# the positive marker: the 8 KiB written were seen, the flags computed
+	case $got in
+	"job=no tool=no write="[1-9]*) pass "a job that writes 8 KiB and sleeps 3 s: no io_bound ($got)" ;;
+	*) fail "a job that writes 8 KiB and sleeps 3 s: '$got' (want no io_bound, its write seen); $(cat "$TMP/sleeper.err")" ;;
+	esac
+	dd if=/dev/urandom of="$TMP/big.dat" bs=1M count=64 conv=fsync status=none ||
+		fail "cannot write the 64 MiB file to read"
+	S=$TMP/direct.ndjson
+	"$W" --socket "$NOSOCK" -o file="$S" "${ANALYSIS_OPTS[@]}" -- python3 "$TMP/direct.py" "$TMP/big.dat" 2>"$TMP/direct.err"
+	got=$(io_flags "$S" 2>&1)
+	case $got in
+	"job=yes tool=yes "*) pass "a job that reads a file with O_DIRECT for 3 s: io_bound, job and tool ($got)" ;;
+	*) fail "a job that reads with O_DIRECT for 3 s: '$got' (want io_bound for the job and its tool); $(cat "$TMP/direct.err")" ;;
+	esac
 fi
 
 echo "== the self-contained bundle in an empty root (contrib/aws-batch)"
