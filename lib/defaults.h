@@ -107,6 +107,7 @@
 #define TRACER_DEFAULT_FLAG_CONTENDED_SHARE 0.25 /* run-queue delay / (CPU + delay) */
 #define TRACER_DEFAULT_FLAG_IO_BOUND_SHARE 0.5   /* off-CPU share of a process's wall */
 #define TRACER_DEFAULT_FLAG_TIME_OVER_SHARE 0.5  /* wall under this share of the limit */
+#define TRACER_DEFAULT_FLAG_SLEEPING_SHARE 0.05  /* a tool asleep, the job idle, this share of its wall */
 #define TRACER_DEFAULT_STALL_THRESHOLD_S 600     /* no CPU and no I/O for this long */
 #define TRACER_DEFAULT_MEM_HEADROOM 1.2          /* recommended memory = peak x this */
 #define TRACER_DEFAULT_FLAG_SLOWER_FACTOR 1.5    /* wall above p90 of earlier runs x this */
