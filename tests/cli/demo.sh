@@ -83,4 +83,9 @@ check "the demo prints the commands to see more (2)" test "$n" = 2
 
 check "README.md's sample: the lines and columns of tracer show for the demo job" \
 	python3 "$TOP/tests/cli/readme.py" "$TOP/README.md" "$TMP/show.txt"
+# the quick start, its heading to the next one, is read at once
+check "README.md's quick start is at most 60 lines" \
+	test "$(awk '/^## /{q = /^## Quick start$/} q' "$TOP/README.md" | wc -l)" -le 60
+check "README.md shows the HTML report's picture, docs/report.png" \
+	sh -c "grep -q '](docs/report.png)' '$TOP/README.md' && test -s '$TOP/docs/report.png'"
 finish
