@@ -19,11 +19,7 @@ for t in python3 bwa samtools taskset; do
 	command -v "$t" >/dev/null || { echo "make demo: $t is missing (scripts/install-deps.sh demo installs it)"; exit 1; }
 done
 
-# the allocation: the first CPUS CPUs of our affinity mask (tracer run
-# --cpus), the pipeline on the first of them
-CPUS=$(nproc) || exit 1
-[ "$CPUS" -gt 4 ] && CPUS=4
-FIRST=$(taskset -cp $$ | sed 's/.*: *//; s/[-,].*//') || exit 1
+read -r CPUS FIRST < <("$TOP/contrib/demo/alloc.sh") && [ -n "$FIRST" ] || exit 1
 start_tracerd demo -o advice_min_runtime_s=1 -o sample_interval_ms=500 || exit 1
 echo "tracerd running (pid $TRACERD_PID); summaries go to $TRACERD_FILE"
 echo "This tracerd gives advice from 1 s of run time on (-o advice_min_runtime_s=1; default 300 s)."
