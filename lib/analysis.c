@@ -16,6 +16,7 @@
 #include "cost.h"
 #include "gpu_flags.h"
 #include "jsonutil.h"
+#include "sleep_flags.h"
 #include "tune.h"
 #include "waitacct.h"
 
@@ -426,6 +427,8 @@ static void add_answers(cJSON *root, const struct job *j, const struct host_info
 			network_flag(flags, NULL, wall, cpu, delay, netb, io, cfg);
 	}
 	job_flags(flags, root, j, cfg, wall, iowait_s);
+	/* the tools' notes on waste first: a report shows the first few */
+	sleep_flags_add(flags, root, cfg);
 	tool_flags(flags, cJSON_GetObjectItem(root, "tools"), cfg, delayacct);
 	if (alloc_mem && peak) {
 		double share = (double)peak / (double)alloc_mem;

@@ -80,6 +80,7 @@ static const struct key_def keys[] = {
 	{"flag_io_bound_share", K_DOUBLE, M(flag_io_bound_share), 0, 1},
 	{"flag_io_bound_min_bytes_per_s", K_UINT, M(flag_io_bound_min_bytes_per_s), 0, 4294967295LL},
 	{"flag_time_over_share", K_DOUBLE, M(flag_time_over_share), 0, 1},
+	{"flag_sleeping_share", K_DOUBLE, M(flag_sleeping_share), 0, 1},
 	{"stall_threshold_s", K_INT, M(stall_threshold_s), 1, 31536000},
 	{"price_cpu_hour", K_DOUBLE, M(price_cpu_hour), 0, 1000000},
 	{"price_gb_hour", K_DOUBLE, M(price_gb_hour), 0, 1000000},
@@ -188,6 +189,7 @@ void config_defaults(struct tracer_config *cfg)
 	cfg->flag_io_bound_share = TRACER_DEFAULT_FLAG_IO_BOUND_SHARE;
 	cfg->flag_io_bound_min_bytes_per_s = TRACER_DEFAULT_FLAG_IO_BOUND_MIN_BYTES_PER_S;
 	cfg->flag_time_over_share = TRACER_DEFAULT_FLAG_TIME_OVER_SHARE;
+	cfg->flag_sleeping_share = TRACER_DEFAULT_FLAG_SLEEPING_SHARE;
 	cfg->stall_threshold_s = TRACER_DEFAULT_STALL_THRESHOLD_S;
 	cfg->flag_slower_factor = TRACER_DEFAULT_FLAG_SLOWER_FACTOR;
 	cfg->flag_network_bound_share = TRACER_DEFAULT_FLAG_NETWORK_BOUND_SHARE;

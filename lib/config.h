@@ -74,6 +74,7 @@ struct tracer_config {
 	double flag_io_bound_share;    /* flag_io_bound_share (0..1) */
 	unsigned flag_io_bound_min_bytes_per_s; /* flag_io_bound_min_bytes_per_s */
 	double flag_time_over_share;   /* flag_time_over_share (0..1) */
+	double flag_sleeping_share;    /* flag_sleeping_share (0..1) */
 	int stall_threshold_s;         /* stall_threshold_s */
 	double price_cpu_hour;         /* price_cpu_hour (0: no price) */
 	double price_gb_hour;          /* price_gb_hour (0: no price) */

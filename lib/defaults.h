@@ -112,6 +112,7 @@
  * waiting on a child or a pipe, or loading a program far less */
 #define TRACER_DEFAULT_FLAG_IO_BOUND_MIN_BYTES_PER_S 65536
 #define TRACER_DEFAULT_FLAG_TIME_OVER_SHARE 0.5  /* wall under this share of the limit */
+#define TRACER_DEFAULT_FLAG_SLEEPING_SHARE 0.05  /* a tool asleep, the job idle, this share of its wall */
 #define TRACER_DEFAULT_STALL_THRESHOLD_S 600     /* no CPU and no I/O for this long */
 #define TRACER_DEFAULT_MEM_HEADROOM 1.2          /* recommended memory = peak x this */
 /* A memory request (the summary's recommendation, tracer tune's) is the

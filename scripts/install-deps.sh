@@ -32,8 +32,9 @@ libslurm-dev libhwloc-dev libcjson-dev libcurl4-openssl-dev libcunit1-dev libmic
 cppcheck"
 
 # contrib/demo/pipeline.sh: python3, bwa, samtools; gzip, awk, sort, dd
-# are in every Debian system
-DEMO_PKGS="python3 bwa samtools gzip"
+# are in every Debian system; util-linux (RHEL: util-linux): taskset, which
+# pins the demo's pipeline to one CPU of its allocation
+DEMO_PKGS="python3 bwa samtools gzip util-linux"
 
 # one line per suite or tool is the easiest to merge; tests/tune: snakemake
 # (RHEL: none, pip install snakemake) and python3-botocore (RHEL:

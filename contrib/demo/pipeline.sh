@@ -52,6 +52,6 @@ dd if=/dev/zero of=big.dat bs=1M count=256 conv=fsync status=none
 dd if=big.dat of=/dev/null bs=1M status=none
 rm -f big.dat
 
-echo "[7/7] a step that sleeps (idle allocation)"
-sleep 2
+echo "[7/7] a step that sleeps (the allocation idle meanwhile)"
+sleep 3
 echo "done"

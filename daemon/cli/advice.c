@@ -58,7 +58,8 @@ static void print_note(const cJSON *f, int width)
 
 /*
  * The flags as notes: the job's own first, then the tools' (the analysis
- * lists them by the tools' CPU).  Without all, at most tool_notes of the
+ * lists those on waste first, sleeping_tool, then the rest by the tools'
+ * CPU).  Without all, at most tool_notes of the
  * tools' notes, and a line saying how many more there are: a job of many
  * tools on a busy node flags most of them, and the report is one screen.
  */

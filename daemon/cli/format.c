@@ -180,7 +180,11 @@ void print_netio_header(const cJSON *s)
 		       fmt_bytes((uint64_t)(jnum(n, "unix_sent_bytes") + jnum(n, "unix_recv_bytes")),
 				 z, sizeof(z)),
 		       jnum(n, "tcp_connects"), jnum(n, "tcp_accepts"));
-	if (n && cJSON_GetObjectItem(n, "tcp_remote_endpoints"))
+	/* a job that made and accepted no TCP connection has no endpoint
+	 * to count: the line would only say 0 */
+	if (n && cJSON_GetObjectItem(n, "tcp_remote_endpoints") &&
+	    (jnum(n, "tcp_remote_endpoints") > 0 || jnum(n, "tcp_connects") > 0 ||
+	     jnum(n, "tcp_accepts") > 0 || cJSON_IsTrue(cJSON_GetObjectItem(n, "tcp_remote_endpoints_capped"))))
 		printf("         TCP remote endpoints %.0f%s%s\n", jnum(n, "tcp_remote_endpoints"),
 		       cJSON_IsTrue(cJSON_GetObjectItem(n, "tcp_remote_endpoints_capped"))
 			       ? " at least (table full)" : "",

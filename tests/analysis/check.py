@@ -163,6 +163,23 @@ def main():
         if bool(f) != (want == "present"):
             sys.exit(f"job flag {args[0]} {want} expected; flags: {[(x['id'], x.get('tool')) for x in s.get('flags') or []]}")
         print(f"flags: {[(x['id'], x.get('tool'), x['message']) for x in s.get('flags') or []]}")
+    elif check == "sleeping":
+        # sleeping SLEEPER WAITER: sleeping_tool names SLEEPER and no other
+        # tool; WAITER (a pipe's reader, one process) was asleep as large a
+        # share of its own wall and of the job's, but with the job busy
+        # meanwhile, so only the job's CPU over its span tells them apart
+        fl = [x for x in s.get("flags") or [] if x["id"] == "sleeping_tool"]
+        if [x.get("tool") for x in fl] != [args[0]]:
+            sys.exit(f"sleeping_tool about {[x.get('tool') for x in fl]}, want [{args[0]!r}]; "
+                     f"tools {[(t['tool'], t['wall_s'], t['cpu_s']) for t in s['tools']]}")
+        w = tool(s, args[1])
+        asleep = w["wall_s"] - w["cpu_s"] - w.get("run_delay_s", 0) - w.get("blkio_delay_s", 0)
+        if w["processes"] != 1 or asleep < 0.9 * w["wall_s"] or asleep < 0.05 * s["wall_s"]:
+            sys.exit(f"{args[1]} was not asleep long enough to tell anything: {w}")
+        ev, th = fl[0]["evidence"], fl[0].get("thresholds", {})
+        if ev.get("asleep_s", 0) < 1.5 or ev.get("job_cpus_in_use", 1) >= 0.1 or th != {"flag_sleeping_share": 0.05}:
+            sys.exit(f"sleeping_tool evidence {ev}, thresholds {th}")
+        print(f"sleeping_tool: {fl[0]['message']} {ev}; {args[1]} asleep {asleep:.2f} s of {w['wall_s']:.2f} s, not flagged")
     elif check == "blocked":
         # blocked MIN_BLKIO_S [psi]: delay accounting on, the job's block
         # I/O delay at least MIN_BLKIO_S seconds; with psi, the io pressure

@@ -158,6 +158,13 @@ trun "$TMP/j.threads" --name three-threads --cpus 4 -- "$H/spinthreads" 3 3000
 chk "three busy threads: concurrency p95 = 3" "$TMP/j.threads" concurrency 3
 chk "three busy threads: recommendation 3 CPUs in four syntaxes" "$TMP/j.threads" rec_cpus 3
 
+echo "== a tool asleep while the job idles, and a pipe's reader asleep while it works"
+# cat waits for spin's output the whole time spin burns a CPU; then the
+# job does nothing but sleep: sleep alone holds the allocation idle
+trun "$TMP/j.sleep" --name sleeper --cpus 1 -- /bin/sh -c "'$H/spin' 1500 | cat; sleep 2"
+chk "sleeping_tool names sleep, not cat (the job busy) nor the shell" "$TMP/j.sleep" sleeping sleep cat
+check "tracer show: the sleeping_tool note" show_has "$TMP/j.sleep" "sleeping_tool"
+
 echo "== cost of CPU and memory, per tool; spot from the AWS identity"
 # job_file_of FILE JOB_ID: the uid of the summary of that AWS Batch job id into FILE
 job_file_of() {

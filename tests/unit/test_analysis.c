@@ -1,5 +1,6 @@
 /* test_analysis.c - the pure parts of the analysis: CPU lists, memory
- * rounding, concurrency percentiles, the state word, /proc processor. */
+ * rounding, concurrency percentiles, the state word, /proc processor,
+ * sleeping_tool on a summary made here. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,7 +8,9 @@
 #include "allocation.h"
 #include "analysis.h"
 #include "job_state.h"
+#include "config.h"
 #include "procfs.h"
+#include "sleep_flags.h"
 #include "unit.h"
 
 static void test_cpulist(void)
@@ -89,6 +92,58 @@ static void test_processor(void)
 	CU_ASSERT_EQUAL(st.processor, -1);
 }
 
+/*
+ * A 20 s job sampled every second: busy (1 core) for its first 10 s,
+ * idle after.  cat reads a pipe for 8 s of the busy part, sleep sleeps
+ * 4 s of the idle part, nap 0.5 s of it (under 5% of the wall); the
+ * shell spans it all.  Only sleep is flagged.
+ */
+static void test_sleeping(void)
+{
+	struct tracer_config cfg;
+	cJSON *flags = cJSON_CreateArray(), *f;
+	char js[4096];
+	size_t off;
+	cJSON *root;
+
+	off = (size_t)snprintf(js, sizeof(js),
+		"{\"start\": \"2026-01-01T00:00:00.000Z\", \"wall_s\": 20, \"tools\": ["
+		"{\"tool\": \"sh\", \"processes\": 1, \"cpu_s\": 0.1, \"run_delay_s\": 0,"
+		" \"first_start\": \"2026-01-01T00:00:00.000Z\", \"wall_s\": 20},"
+		"{\"tool\": \"cat\", \"processes\": 1, \"cpu_s\": 0.05, \"run_delay_s\": 0,"
+		" \"first_start\": \"2026-01-01T00:00:01.000Z\", \"wall_s\": 8},"
+		"{\"tool\": \"sleep\", \"processes\": 1, \"cpu_s\": 0.001, \"run_delay_s\": 0.01,"
+		" \"first_start\": \"2026-01-01T00:00:12.000Z\", \"wall_s\": 4},"
+		"{\"tool\": \"nap\", \"processes\": 1, \"cpu_s\": 0.001, \"run_delay_s\": 0,"
+		" \"first_start\": \"2026-01-01T00:00:17.000Z\", \"wall_s\": 0.5}],"
+		" \"timeseries\": {\"t_s\": [");
+	for (int i = 1; i <= 20; i++)
+		off += (size_t)snprintf(js + off, sizeof(js) - off, "%s%d", i > 1 ? ", " : "", i);
+	off += (size_t)snprintf(js + off, sizeof(js) - off, "], \"cpu_cores\": [");
+	for (int i = 1; i <= 20; i++)
+		off += (size_t)snprintf(js + off, sizeof(js) - off, "%s%s", i > 1 ? ", " : "",
+					i <= 10 ? "1" : "0.01");
+	snprintf(js + off, sizeof(js) - off, "]}}");
+	root = cJSON_Parse(js);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(root);
+	config_defaults(&cfg);
+	sleep_flags_add(flags, root, &cfg);
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(flags), 1);
+	f = cJSON_GetArrayItem(flags, 0);
+	CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(f, "id")->valuestring, "sleeping_tool");
+	CU_ASSERT_STRING_EQUAL(cJSON_GetObjectItem(f, "tool")->valuestring, "sleep");
+	CU_ASSERT_DOUBLE_EQUAL(cJSON_GetObjectItem(cJSON_GetObjectItem(f, "evidence"), "asleep_s")->valuedouble,
+			       3.989, 0.001);
+	/* without a time series (tracer-wrap's own summaries): nothing */
+	cJSON_DeleteItemFromObject(root, "timeseries");
+	cJSON_Delete(flags);
+	flags = cJSON_CreateArray();
+	sleep_flags_add(flags, root, &cfg);
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(flags), 0);
+	cJSON_Delete(flags);
+	cJSON_Delete(root);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -97,6 +152,7 @@ int main(void)
 		{"concurrency percentiles and busy samples", test_concurrency},
 		{"state word", test_state},
 		{"processor field of /proc/PID/stat", test_processor},
+		{"sleeping_tool: asleep while the job idles, not while it works", test_sleeping},
 	};
 
 	return UNIT_RUN("analysis", tests);
