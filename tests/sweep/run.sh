@@ -219,7 +219,14 @@ IDLE_FILE=$TRACERD_FILE
 idle_is() { tr_cli status --json | python3 -c 'import json, sys
 sys.exit(0 if json.load(sys.stdin)["idle_host"]["idle"] == (sys.argv[1] == "yes") else 1)' "$1"; }
 check "no job for 2 s: tracerd says the host is idle" poll_until 30 idle_is yes
-trun "$TMP/idle.job" --name idle-ender -- /bin/true
+# a job open until tracerd has seen it (the stop file)
+tr_cli run --job-file "$TMP/idle.job" --name idle-ender -- /bin/sh -c \
+	"while [ ! -e '$TMP/idle.stop' ]; do sleep 0.2; done" &
+ipid=$!
+OWNED_PIDS+=("$ipid")
+check "a job open: the host is no longer idle" poll_until 30 idle_is no
+touch "$TMP/idle.stop"
+wait "$ipid"
 wait_until 30 "the job's summary" summary_of_job "$TMP/idle.job" || exit 1
 idle_records() { [ "$(grep -c '"record":"idle_host"' "$IDLE_FILE" 2>/dev/null)" = "$1" ]; }
 check "the job ended the idle period: its idle_host record is in the file sink" \
