@@ -268,7 +268,7 @@ for a in (usr, usrh):
     assert not a["all_users"] and "idle_hosts" not in a and "idle_hosts_error" not in a, a
     assert all("idle_hours" not in r for r in a["rows"]), a
 csv = open(sys.argv[4]).read()
-assert "\n\n" not in csv and "idle" not in csv, csv
+assert "\n\n" not in csv and "idle_host" not in csv and "idle_core_hours" in csv, csv
 PY
 }
 check "through tracerd (archive): admin_group sees the idle hosts, user B does not" admin_only acli ucli
