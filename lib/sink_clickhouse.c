@@ -6,7 +6,8 @@
  * batch.  Every table is a ReplacingMergeTree whose sorting key holds
  * summary_id: a batch inserted twice (a retry after a lost reply) leaves
  * no visible duplicate with FINAL.  The jobs row carries the whole
- * summary (column summary), as the spool holds it.
+ * summary (column summary), as the spool holds it.  An idle_host record
+ * is a row of idle_hosts instead (schema v5, sink_clickhouse_idle.c).
  *
  * The server's version and the schema's (max(version) of schema_version;
  * none: version 1) are asked once per connection and again after a
@@ -565,15 +566,6 @@ int clickhouse_sink_rows(const char *text, size_t len, struct growbuf *rows)
 	return 0;
 }
 
-static size_t lines_of(const struct growbuf *b)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < b->len; i++)
-		n += b->p[i] == '\n';
-	return n;
-}
-
 int sink_clickhouse_deliver(struct sink *s, char *const *texts, const size_t *lens,
 			    size_t n, long timeout_ms, const _Atomic int *abort,
 			    char *err, size_t errlen)
@@ -603,7 +595,7 @@ int sink_clickhouse_deliver(struct sink *s, char *const *texts, const size_t *le
 	 * records are left out and counted rather than held up forever */
 	for (int t = T_TOOLS; t < T_COUNT; t++)
 		if (t == T_IDLE && rows[t].len && s->ch_schema < 5)
-			idle_left = lines_of(&rows[t]);
+			idle_left = sink_clickhouse_idle_count(&rows[t]);
 		else if (rows[t].len && ch_insert(&c, t, &rows[t], err, errlen) != 0)
 			goto out;
 	if (rows[T_JOBS].len && ch_insert(&c, T_JOBS, &rows[T_JOBS], err, errlen) != 0)

@@ -68,3 +68,12 @@ int sink_clickhouse_idle_row(struct growbuf *b, const cJSON *rec)
 	cJSON_free(t);
 	return 0;
 }
+
+size_t sink_clickhouse_idle_count(const struct growbuf *b)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < b->len; i++)
+		n += b->p[i] == '\n';
+	return n;
+}

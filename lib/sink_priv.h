@@ -75,6 +75,8 @@ int sink_http_deliver(struct sink *s, char *const *texts, const size_t *lens, si
 /* sink_clickhouse_idle.c: an idle_host record's row of tracer.idle_hosts
  * appended to b (JSONEachRow): 0, or -1 out of memory (b->oom). */
 int sink_clickhouse_idle_row(struct growbuf *b, const cJSON *rec);
+/* ... and how many rows b holds (left out before schema v5, counted) */
+size_t sink_clickhouse_idle_count(const struct growbuf *b);
 int sink_clickhouse_probe(struct sink *s, long timeout_ms, const _Atomic int *abort,
 			  char *err, size_t errlen);
 int sink_clickhouse_deliver(struct sink *s, char *const *texts, const size_t *lens,
