@@ -304,8 +304,9 @@ table_ok() {
 	local out
 	out=$(root_lake --since 30d) || return 1
 	grep -q "^USER .*IDLE CORE-H" <<<"$out" && grep -qE "^$UA +2 +10\.8 +18\.3 " <<<"$out" &&
-		grep -qE "^$UB +1 +3\.5 +0\.0 +0\.5 " <<<"$out" &&
-		grep -qE "^Idle hosts \(no job open, CPU quiet: idle_host\): [0-9]+ host\(s\)" <<<"$out" &&
+		grep -qE "^$UB +1 +3\.5 +0\.0 +0\.5 " <<<"$out" || { echo "$out"; return 1; }
+	out=$(root_lake --since 30d --wide) || return 1
+	grep -qE "^Idle hosts \(no job open, CPU quiet: idle_host\): [0-9]+ host\(s\)" <<<"$out" &&
 		grep -qE "^IDLE HOST .*IDLE H .*IDLE CORE-H" <<<"$out" &&
 		grep -qE "^n1 +c1 +2 +1\.5 +4 +6\.0 +2% +0\.30 +i-0123456789abcdef0 \(m5\.large\)" <<<"$out" ||
 		{ echo "$out"; return 1; }
@@ -313,7 +314,7 @@ table_ok() {
 check "the table: a line per user, A's first (costliest); the idle hosts, n1 first" table_ok
 host_table_ok() {
 	local out
-	out=$(root_file --since 30d --by host) || return 1
+	out=$(root_file --since 30d --by host --wide) || return 1
 	grep -qE "^HOST .*COST +IDLE HOST-H +WORST JOB" <<<"$out" && grep -qE "^n1 .* 1\.5 +5001" <<<"$out" ||
 		{ echo "$out"; return 1; }
 }
