@@ -35,6 +35,8 @@ ADM=tracer-swadm
 CHECK=$TOP/tests/sweep/check.py
 
 cleanup() {
+	# the job that ends the idle period waits for this file
+	[ -n "${TMP:-}" ] && [ -d "$TMP" ] && touch "$TMP/idle.stop"
 	reader_stop
 	kill_owned
 	stop_tracerd
@@ -218,7 +220,7 @@ idle_is() { tr_cli status --json | python3 -c 'import json, sys
 sys.exit(0 if json.load(sys.stdin)["idle_host"]["idle"] == (sys.argv[1] == "yes") else 1)' "$1"; }
 check "no job for 2 s: tracerd says the host is idle" poll_until 30 idle_is yes
 # a job open until tracerd has seen it (the stop file)
-tr_cli run --job-file "$TMP/idle.job" --name idle-ender -- /bin/sh -c \
+"$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run --job-file "$TMP/idle.job" --name idle-ender -- /bin/sh -c \
 	"while [ ! -e '$TMP/idle.stop' ]; do sleep 0.2; done" &
 ipid=$!
 OWNED_PIDS+=("$ipid")
