@@ -213,85 +213,6 @@ sys.exit(0 if r.get("ok") is False and "user, account" in r.get("error", "") els
 check "tracerd refuses a sweep request of an unknown group, with a reason" bad_request
 stop_tracerd
 
-echo "== a real idle period: recorded when a job opens, and when tracerd stops"
-# this host reads as an EC2 instance (TRACERD_TEST_DMI_DIR, a test hook)
-mkdir -p "$TMP/dmi" && echo "Amazon EC2" >"$TMP/dmi/sys_vendor" &&
-	echo i-0fedcba987654321f >"$TMP/dmi/board_asset_tag" && echo c5.xlarge >"$TMP/dmi/product_name" || exit 1
-TRACERD_TEST_DMI_DIR=$TMP/dmi start_tracerd idle -o sinks=file,clickhouse -o clickhouse_url="$CHURL" \
-	-o retry_max_ms=1000 -o admin_group="$ADM" -o idle_host_cpu_share=1 -o idle_host_after_s=2 \
-	-o price_instance_hour=0.5 "${PRICES[@]}" || exit 1
-IDLE_FILE=$TRACERD_FILE
-idle_is() { tr_cli status --json | python3 -c 'import json, sys
-sys.exit(0 if json.load(sys.stdin)["idle_host"]["idle"] == (sys.argv[1] == "yes") else 1)' "$1"; }
-check "no job for 2 s: tracerd says the host is idle" poll_until 30 idle_is yes
-# a job open until tracerd has seen it (the stop file)
-"$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run --job-file "$TMP/idle.job" --name idle-ender -- /bin/sh -c \
-	"while [ ! -e '$TMP/idle.stop' ]; do sleep 0.2; done" &
-ipid=$!
-OWNED_PIDS+=("$ipid")
-check "a job open: the host is no longer idle" poll_until 30 idle_is no
-touch "$TMP/idle.stop"
-wait "$ipid"
-wait_until 30 "the job's summary" summary_of_job "$TMP/idle.job" || exit 1
-idle_records() { [ "$(grep -c '"record":"idle_host"' "$IDLE_FILE" 2>/dev/null)" = "$1" ]; }
-check "the job ended the idle period: its idle_host record is in the file sink" \
-	wait_until 30 "an idle_host line in $IDLE_FILE" idle_records 1
-check "the record: this host, a job ended it, start/end/idle_s agree, EC2 c5.xlarge, 0.5/h" \
-	python3 "$IDLE" record "$IDLE_FILE" "$(python3 -c 'import socket; print(socket.gethostname())')"
-REAL_ID=$(python3 -c 'import json, sys
-print(next(json.loads(l)["summary_id"] for l in open(sys.argv[1]) if "\"record\":\"idle_host\"" in l))' "$IDLE_FILE")
-real_row() { # the row of the record in tracer.idle_hosts is the file's record
-	clickhouse-client --port "$CH_TCP" -q "SELECT * FROM tracer.idle_hosts FINAL WHERE summary_id = '$REAL_ID' FORMAT JSONEachRow" >"$TMP/real.row" &&
-	python3 - "$TMP/real.row" "$IDLE_FILE" "$REAL_ID" <<'PY'
-import json, sys
-rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-rec = next(json.loads(l) for l in open(sys.argv[2]) if sys.argv[3] in l)
-assert len(rows) == 1, rows
-r = rows[0]
-want = {"host": rec["host"]["hostname"], "cpus": rec["host"]["cpus"], "ended_by": "job",
-        "instance_id": "i-0fedcba987654321f", "instance_type": "c5.xlarge", "price_hour": 0.5,
-        "start_ns": rec["start_ns"], "end_ns": rec["end_ns"], "mem_bytes": str(rec["host"]["mem_bytes"])}
-got = {k: str(r[k]) if k in ("start_ns", "end_ns", "mem_bytes") else r[k] for k in want}
-assert got == want and abs(r["idle_s"] - rec["idle_s"]) < 1e-6, (got, want, r)
-PY
-}
-check "... and its row in ClickHouse's tracer.idle_hosts, the same period" wait_until 60 "the record's row" real_row
-check "the host is idle again after the job" poll_until 30 idle_is yes
-check "root's sweep of the archive: the real period under this host, its instance-hours" \
-	expect_idle archive "$IDLE_FILE" - -- "$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$IDLE_FILE" "${PRICES[@]}" sweep --since 30d
-ucli() { local u=$1; shift; as "$u" "$UTRACER" -o socket="$TRACERD_SOCK" -o file="$TMP/nonexistent.ndjson" sweep "$@"; }
-acli() { local u=$1; shift; as_admin "$u" "$UTRACER" -o socket="$TRACERD_SOCK" -o file="$TMP/nonexistent.ndjson" sweep "$@"; }
-admin_only() { # admin_only ADMIN-CLI USER-CLI: admin_group sees the idle hosts, another user not
-	"$1" "$UB" --since 30d --json >"$TMP/adm.json" && "$2" "$UB" --since 30d --json >"$TMP/usr.json" &&
-	"$2" "$UB" --since 30d --by host --json >"$TMP/usrh.json" &&
-	"$2" "$UB" --since 30d --by host --csv >"$TMP/usrh.csv" || return 1
-	python3 - "$TMP/adm.json" "$TMP/usr.json" "$TMP/usrh.json" "$TMP/usrh.csv" <<'PY'
-import json, sys
-adm, usr, usrh = (json.load(open(p)) for p in sys.argv[1:4])
-assert adm["all_users"] and adm["idle_hosts"]["rows"], adm
-for a in (usr, usrh):
-    assert not a["all_users"] and "idle_hosts" not in a and "idle_hosts_error" not in a, a
-    assert all("idle_hours" not in r for r in a["rows"]), a
-csv = open(sys.argv[4]).read()
-assert "\n\n" not in csv and "idle_host" not in csv and "idle_core_hours" in csv, csv
-PY
-}
-check "through tracerd (archive): admin_group sees the idle hosts, user B does not" admin_only acli ucli
-check "the host is idle: a clean stop will end the period" idle_is yes
-stop_tracerd
-check "tracerd's stop ended the second period: its record is in the file" idle_records 2
-check "both records: a job's, then the stop's, each consistent" \
-	python3 "$IDLE" record "$IDLE_FILE" "$(python3 -c 'import socket; print(socket.gethostname())')"
-check "the idle tracerd's file is valid against the schemas" \
-	python3 "$TOP/tests/validate_summary.py" --min 1 "$IDLE_FILE"
-# the stop's record may still be spooled for ClickHouse: a restart on the
-# same spool delivers it
-start_tracerd idle2 -o spool_dir="$TMP/idle.spool" -o sinks=file,clickhouse -o clickhouse_url="$CHURL" \
-	-o retry_max_ms=1000 || exit 1
-real_rows() { [ "$(clickhouse-client --port "$CH_TCP" -q "SELECT count() FROM tracer.idle_hosts FINAL WHERE instance_id = 'i-0fedcba987654321f'")" = 2 ]; }
-check "both real periods are rows of tracer.idle_hosts" wait_until 60 "2 rows of the real host" real_rows
-stop_tracerd
-
 echo "== each user through tracerd --reader (the datalake)"
 reader_up -o admin_group="$ADM" "${PRICES[@]}"
 rcli() { local u=$1; shift; as "$u" "$UTRACER" -o socket="$RSOCK" -o file="$TMP/nonexistent.ndjson" sweep "$@"; }
@@ -302,9 +223,6 @@ check "B by account: only B's job in acc1" expect accountB datalake account B --
 check "A in admin_group: every user's rows" expect user datalake user all -- racli "$UA" --since 30d
 check "A by tool: only the tools of A's jobs" expect toolA datalake tool A -- rcli "$UA" --since 30d --by tool
 check "B in admin_group by tool: every user's tools" expect tool datalake tool all -- racli "$UB" --since 30d --by tool
-check "through the reader (datalake): admin_group sees the idle hosts, user B does not" admin_only racli rcli
-check "the reader's datalake sweep for admin_group: the known hosts and the real period" \
-	expect_idle datalake "$IDLE_FILE" -- racli "$UA" --since 30d
 
 echo "== the table, CSV and HTML"
 table_ok() {
@@ -389,6 +307,88 @@ if command -v chromium >/dev/null; then
 else
 	fail "chromium is not installed (apt-get install chromium): the page is not checked in a browser"
 fi
+
+# last: the real job's summary joins the datalake's known jobs
+echo "== a real idle period: recorded when a job opens, and when tracerd stops"
+# this host reads as an EC2 instance (TRACERD_TEST_DMI_DIR, a test hook)
+mkdir -p "$TMP/dmi" && echo "Amazon EC2" >"$TMP/dmi/sys_vendor" &&
+	echo i-0fedcba987654321f >"$TMP/dmi/board_asset_tag" && echo c5.xlarge >"$TMP/dmi/product_name" || exit 1
+TRACERD_TEST_DMI_DIR=$TMP/dmi start_tracerd idle -o sinks=file,clickhouse -o clickhouse_url="$CHURL" \
+	-o retry_max_ms=1000 -o admin_group="$ADM" -o idle_host_cpu_share=1 -o idle_host_after_s=2 \
+	-o price_instance_hour=0.5 "${PRICES[@]}" || exit 1
+IDLE_FILE=$TRACERD_FILE
+idle_is() { tr_cli status --json | python3 -c 'import json, sys
+sys.exit(0 if json.load(sys.stdin)["idle_host"]["idle"] == (sys.argv[1] == "yes") else 1)' "$1"; }
+check "no job for 2 s: tracerd says the host is idle" poll_until 30 idle_is yes
+# a job open until tracerd has seen it (the stop file)
+"$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run --job-file "$TMP/idle.job" --name idle-ender -- /bin/sh -c \
+	"while [ ! -e '$TMP/idle.stop' ]; do sleep 0.2; done" &
+ipid=$!
+OWNED_PIDS+=("$ipid")
+check "a job open: the host is no longer idle" poll_until 30 idle_is no
+touch "$TMP/idle.stop"
+wait "$ipid"
+wait_until 30 "the job's summary" summary_of_job "$TMP/idle.job" || exit 1
+idle_records() { [ "$(grep -c '"record":"idle_host"' "$IDLE_FILE" 2>/dev/null)" = "$1" ]; }
+check "the job ended the idle period: its idle_host record is in the file sink" \
+	wait_until 30 "an idle_host line in $IDLE_FILE" idle_records 1
+check "the record: this host, a job ended it, start/end/idle_s agree, EC2 c5.xlarge, 0.5/h" \
+	python3 "$IDLE" record "$IDLE_FILE" "$(python3 -c 'import socket; print(socket.gethostname())')"
+REAL_ID=$(python3 -c 'import json, sys
+print(next(json.loads(l)["summary_id"] for l in open(sys.argv[1]) if "\"record\":\"idle_host\"" in l))' "$IDLE_FILE")
+real_row() { # the row of the record in tracer.idle_hosts is the file's record
+	clickhouse-client --port "$CH_TCP" -q "SELECT * FROM tracer.idle_hosts FINAL WHERE summary_id = '$REAL_ID' FORMAT JSONEachRow" >"$TMP/real.row" &&
+	python3 - "$TMP/real.row" "$IDLE_FILE" "$REAL_ID" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+rec = next(json.loads(l) for l in open(sys.argv[2]) if sys.argv[3] in l)
+assert len(rows) == 1, rows
+r = rows[0]
+want = {"host": rec["host"]["hostname"], "cpus": rec["host"]["cpus"], "ended_by": "job",
+        "instance_id": "i-0fedcba987654321f", "instance_type": "c5.xlarge", "price_hour": 0.5,
+        "start_ns": rec["start_ns"], "end_ns": rec["end_ns"], "mem_bytes": str(rec["host"]["mem_bytes"])}
+got = {k: str(r[k]) if k in ("start_ns", "end_ns", "mem_bytes") else r[k] for k in want}
+assert got == want and abs(r["idle_s"] - rec["idle_s"]) < 1e-6, (got, want, r)
+PY
+}
+check "... and its row in ClickHouse's tracer.idle_hosts, the same period" wait_until 60 "the record's row" real_row
+check "the host is idle again after the job" poll_until 30 idle_is yes
+check "root's sweep of the archive: the real period under this host, its instance-hours" \
+	expect_idle archive "$IDLE_FILE" - -- "$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$IDLE_FILE" "${PRICES[@]}" sweep --since 30d
+admin_only() { # admin_only ADMIN-CLI USER-CLI: admin_group sees the idle hosts, another user not
+	"$1" "$UB" --since 30d --json >"$TMP/adm.json" && "$2" "$UB" --since 30d --json >"$TMP/usr.json" &&
+	"$2" "$UB" --since 30d --by host --json >"$TMP/usrh.json" &&
+	"$2" "$UB" --since 30d --by host --csv >"$TMP/usrh.csv" || return 1
+	python3 - "$TMP/adm.json" "$TMP/usr.json" "$TMP/usrh.json" "$TMP/usrh.csv" <<'PY'
+import json, sys
+adm, usr, usrh = (json.load(open(p)) for p in sys.argv[1:4])
+assert adm["all_users"] and adm["idle_hosts"]["rows"], adm
+for a in (usr, usrh):
+    assert not a["all_users"] and "idle_hosts" not in a and "idle_hosts_error" not in a, a
+    assert all("idle_hours" not in r for r in a["rows"]), a
+csv = open(sys.argv[4]).read()
+assert "\n\n" not in csv and "idle_host" not in csv and "idle_core_hours" in csv, csv
+PY
+}
+check "through tracerd (archive): admin_group sees the idle hosts, user B does not" admin_only acli ucli
+check "the host is idle: a clean stop will end the period" idle_is yes
+stop_tracerd
+check "tracerd's stop ended the second period: its record is in the file" idle_records 2
+check "both records: a job's, then the stop's, each consistent" \
+	python3 "$IDLE" record "$IDLE_FILE" "$(python3 -c 'import socket; print(socket.gethostname())')"
+check "the idle tracerd's file is valid against the schemas" \
+	python3 "$TOP/tests/validate_summary.py" --min 1 "$IDLE_FILE"
+# the stop's record may still be spooled for ClickHouse: a restart on the
+# same spool delivers it
+start_tracerd idle2 -o spool_dir="$TMP/idle.spool" -o sinks=file,clickhouse -o clickhouse_url="$CHURL" \
+	-o retry_max_ms=1000 || exit 1
+real_rows() { [ "$(clickhouse-client --port "$CH_TCP" -q "SELECT count() FROM tracer.idle_hosts FINAL WHERE instance_id = 'i-0fedcba987654321f'")" = 2 ]; }
+check "both real periods are rows of tracer.idle_hosts" wait_until 60 "2 rows of the real host" real_rows
+stop_tracerd
+
+check "through the reader (datalake): admin_group sees the idle hosts, user B does not" admin_only racli rcli
+check "the reader's datalake sweep for admin_group: the known hosts and the real period" \
+	expect_idle datalake "$IDLE_FILE" -- racli "$UA" --since 30d
 
 no_sanitizer_reports "no sanitizer report in tracerd's and the reader's logs" "${TRACERD_LOGS[@]}" "$RLOG"
 finish
