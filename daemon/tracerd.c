@@ -282,6 +282,23 @@ static void consume_batch(struct tracerd *d)
 	d->ringbuf_ready = more;
 }
 
+/* The idle_host state at the sampling tick; an idle period that ended
+ * is handed to delivery as its own record, as a summary is. */
+static void note_idle_host(struct tracerd *d, uint64_t now)
+{
+	const char *cluster = NULL;
+	cJSON *rec;
+
+	/* the cluster of an open job (the host's job has none) */
+	for (size_t i = 0; i < d->jobs.nopen && !cluster; i++)
+		if (d->jobs.open[i]->job->id.cluster[0])
+			cluster = d->jobs.open[i]->job->id.cluster;
+	rec = idle_host_tick(&d->idle, d->jobs.nopen > 0, cluster, d->cfg.idle_host_cpu_share,
+			     d->cfg.idle_host_after_s, now);
+	if (rec)
+		delivery_submit(d->delivery, rec); /* a drop is counted and logged there */
+}
+
 static void on_timer(struct tracerd *d)
 {
 	uint64_t expirations, now = clock_mono_ns();
@@ -305,8 +322,7 @@ static void on_timer(struct tracerd *d)
 				job_blocked_sample_cgroup(oj->job, &oj->cgroup);
 		}
 		jobgpu_sample(&d->jobs);
-		idle_host_tick(&d->idle, d->jobs.nopen > 0, d->cfg.idle_host_cpu_share,
-			       d->cfg.idle_host_after_s, now);
+		note_idle_host(d, now);
 		publish_metrics(d);
 	}
 	jobs_tick(&d->jobs);
@@ -380,6 +396,7 @@ int main(int argc, char **argv)
 {
 	static struct tracerd d; /* large: keep it off the stack */
 	char err[512];
+	cJSON *idle_rec;
 	int rc = 1;
 
 	log_set_prefix("tracerd");
@@ -399,7 +416,7 @@ int main(int argc, char **argv)
 		return reader_run(&d.conf, &d.cfg);
 	d.started_mono_ns = clock_mono_ns();
 	host_info_read(&d.host);
-	idle_host_init(&d.idle);
+	idle_host_init(&d.idle, &d.host, &d.cfg);
 	/* libcurl (loaded now) is set up once, before any thread uses it:
 	 * curl_global_init is not thread-safe before libcurl 7.84, and the
 	 * sinks' and the docker watch's later calls then only count */
@@ -497,6 +514,11 @@ int main(int argc, char **argv)
 	if (run_loop(&d) == 0)
 		rc = 0;
 	notify_send("STOPPING=1");
+	/* a clean stop ends an idle period: its record is spooled with the
+	 * last summaries */
+	idle_rec = idle_host_stop(&d.idle);
+	if (idle_rec)
+		delivery_submit(d.delivery, idle_rec);
 	bpf_loader_consume(d.bpf);
 	if (d.cfg.resume && d.jobs.journal.path) {
 		/* a restart resumes the open jobs: the programs go on

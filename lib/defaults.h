@@ -36,9 +36,11 @@
 /* tool entries (a tool in a job, about 40 bytes) a sweep --by tool of
  * the archive file holds */
 #define TRACER_SWEEP_TOOLS_MAX 4000000
+/* ... and idle hosts, from the archive (beyond: "truncated") */
+#define TRACER_SWEEP_HOSTS_MAX 100000
 /* the datalake's schema migrations (make install, the RPM), in order */
 #define TRACER_DEFAULT_MIGRATIONS_DIR "/usr/share/tracer/clickhouse/migrations"
-#define TRACER_CLICKHOUSE_SCHEMA 4 /* the schema version this tracer writes */
+#define TRACER_CLICKHOUSE_SCHEMA 5 /* the schema version this tracer writes */
 #define TRACER_DEFAULT_STATE_DIR "/var/lib/tracer/state" /* journal of open jobs */
 #define TRACER_DEFAULT_CONTAINER_STORAGE "/var/lib/containers/storage" /* podman, CRI-O */
 #define TRACER_DEFAULT_DOCKER_SOCKETS "/run/docker.sock" /* dockerd API, list endpoint only */
@@ -144,6 +146,9 @@
 #define TRACER_DEFAULT_FLAG_NETWORK_MIN_BYTES (1u << 20) /* network bytes below: not network_bound */
 #define TRACER_DEFAULT_IDLE_HOST_CPU_SHARE 0.05  /* host CPU busy share at most this... */
 #define TRACER_DEFAULT_IDLE_HOST_AFTER_S 1800    /* ...with no job open, this long: idle_host */
+/* where an EC2 instance names itself (sys_vendor "Amazon EC2",
+ * board_asset_tag its id, product_name its type): read once at start */
+#define TRACER_DMI_DIR "/sys/devices/virtual/dmi/id"
 #define TRACER_DEFAULT_FLAG_GPU_IDLE_SHARE 0.05  /* an allocated GPU busier than this is used */
 #define TRACER_DEFAULT_FLAG_GPU_MEMORY_OVER_SHARE 0.5 /* GPU memory peak under this share */
 #define TRACER_DEFAULT_FLAG_GPU_UNDERUSED_SHARE 0.5 /* GPU busy under this, CPU side bound */

@@ -68,6 +68,7 @@ enum {
 	CLICKHOUSE_SINK_TOOLS,
 	CLICKHOUSE_SINK_PROCESSES,
 	CLICKHOUSE_SINK_FLAGS,
+	CLICKHOUSE_SINK_IDLE_HOSTS, /* an idle_host record's row (schema v5) */
 	CLICKHOUSE_SINK_TABLES
 };
 struct growbuf;

@@ -6,7 +6,8 @@
  * batch.  Every table is a ReplacingMergeTree whose sorting key holds
  * summary_id: a batch inserted twice (a retry after a lost reply) leaves
  * no visible duplicate with FINAL.  The jobs row carries the whole
- * summary (column summary), as the spool holds it.
+ * summary (column summary), as the spool holds it.  An idle_host record
+ * is a row of idle_hosts instead (schema v5, sink_clickhouse_idle.c).
  *
  * The server's version and the schema's (max(version) of schema_version;
  * none: version 1) are asked once per connection and again after a
@@ -30,15 +31,18 @@
 
 #include "defaults.h"
 #include "jsonutil.h"
+#include "summary.h"
 
 enum {
 	T_JOBS = CLICKHOUSE_SINK_JOBS,
 	T_TOOLS = CLICKHOUSE_SINK_TOOLS,
 	T_PROCESSES = CLICKHOUSE_SINK_PROCESSES,
 	T_FLAGS = CLICKHOUSE_SINK_FLAGS,
+	T_IDLE = CLICKHOUSE_SINK_IDLE_HOSTS,
 	T_COUNT = CLICKHOUSE_SINK_TABLES
 };
-static const char *const table_names[T_COUNT] = {"jobs", "tools", "processes", "flags"};
+static const char *const table_names[T_COUNT] = {"jobs", "tools", "processes", "flags",
+						 "idle_hosts"};
 
 /* obj.a.b */
 static const cJSON *at(const cJSON *o, const char *path)
@@ -546,10 +550,17 @@ int clickhouse_sink_rows(const char *text, size_t len, struct growbuf *rows)
 		free(copy);
 		return -1;
 	}
-	job_row(&rows[T_JOBS], sum, copy);
-	tool_rows(&rows[T_TOOLS], sum);
-	process_rows(&rows[T_PROCESSES], sum);
-	flag_rows(&rows[T_FLAGS], sum);
+	if (cJSON_GetObjectItemCaseSensitive(sum, "record")) {
+		/* not a summary: an idle host's period has its own table;
+		 * a record kind this tracerd does not know has none */
+		if (!strcmp(str_at(sum, "record"), SUMMARY_IDLE_HOST_RECORD))
+			sink_clickhouse_idle_row(&rows[T_IDLE], sum);
+	} else {
+		job_row(&rows[T_JOBS], sum, copy);
+		tool_rows(&rows[T_TOOLS], sum);
+		process_rows(&rows[T_PROCESSES], sum);
+		flag_rows(&rows[T_FLAGS], sum);
+	}
 	cJSON_Delete(sum);
 	free(copy);
 	return 0;
@@ -561,7 +572,7 @@ int sink_clickhouse_deliver(struct sink *s, char *const *texts, const size_t *le
 {
 	struct ch_ctx c = {.s = s, .timeout_ms = timeout_ms, .abort = abort};
 	struct growbuf rows[T_COUNT];
-	size_t bad = 0;
+	size_t bad = 0, idle_left = 0;
 	int rc = -1;
 
 	memset(rows, 0, sizeof(rows));
@@ -579,12 +590,20 @@ int sink_clickhouse_deliver(struct sink *s, char *const *texts, const size_t *le
 			snprintf(err, errlen, "out of memory building rows");
 			goto out;
 		}
-	/* jobs last: a job's row means its tools and processes are in */
+	/* jobs last: a job's row means its tools and processes are in; idle
+	 * hosts only into a datalake that has their table (v5): before, the
+	 * records are left out and counted rather than held up forever */
 	for (int t = T_TOOLS; t < T_COUNT; t++)
-		if (rows[t].len && ch_insert(&c, t, &rows[t], err, errlen) != 0)
+		if (t == T_IDLE && rows[t].len && s->ch_schema < 5)
+			idle_left = sink_clickhouse_idle_count(&rows[t]);
+		else if (rows[t].len && ch_insert(&c, t, &rows[t], err, errlen) != 0)
 			goto out;
 	if (rows[T_JOBS].len && ch_insert(&c, T_JOBS, &rows[T_JOBS], err, errlen) != 0)
 		goto out;
+	if (idle_left) /* a note for the log, not a failure */
+		snprintf(err, errlen, "%zu idle_host records left out: the datalake is at schema "
+			 "version %u, tracer.idle_hosts needs 5 (tracer datalake migrate)",
+			 idle_left, s->ch_schema);
 	rc = 0;
 out:
 	memset(c.password, 0, sizeof(c.password));

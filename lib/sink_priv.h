@@ -72,6 +72,11 @@ int sink_file_share_merge(const char *older, const char *newer, uint64_t budget,
 		     char *err, size_t errlen);
 int sink_http_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
 		      long timeout_ms, const _Atomic int *abort, char *err, size_t errlen);
+/* sink_clickhouse_idle.c: an idle_host record's row of tracer.idle_hosts
+ * appended to b (JSONEachRow): 0, or -1 out of memory (b->oom). */
+int sink_clickhouse_idle_row(struct growbuf *b, const cJSON *rec);
+/* ... and how many rows b holds (left out before schema v5, counted) */
+size_t sink_clickhouse_idle_count(const struct growbuf *b);
 int sink_clickhouse_probe(struct sink *s, long timeout_ms, const _Atomic int *abort,
 			  char *err, size_t errlen);
 int sink_clickhouse_deliver(struct sink *s, char *const *texts, const size_t *lens,

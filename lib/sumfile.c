@@ -24,6 +24,7 @@ struct reader {
 	size_t cap;
 	struct sumfile_status *st;
 	char uid_needle[32]; /* "uid":N when only one owner's jobs pass */
+	const char *kind;    /* the "record" read: NULL job summaries (none has one) */
 };
 
 static const char *jstr(const cJSON *o, const char *key)
@@ -83,15 +84,30 @@ static bool may_pass(const struct reader *r)
 	return false;
 }
 
+/* The line's object when it is of the kind read: a job summary has no
+ * "record" member; another record (an idle host's, docs/schema.md) is
+ * read only by those who ask for its kind, so that every reader of
+ * summaries skips it. */
 static cJSON *parse_line(struct reader *r, ssize_t n)
 {
+	const char *kind;
 	cJSON *o;
 
-	if (n <= 1 || !may_pass(r))
+	if (n <= 1 || (!r->kind && !may_pass(r)))
 		return NULL;
 	o = cJSON_ParseWithLength(r->line, (size_t)n);
 	if (!o || !cJSON_IsObject(o)) {
 		r->st->bad++;
+		cJSON_Delete(o);
+		return NULL;
+	}
+	kind = jstr(o, "record");
+	if (cJSON_GetObjectItemCaseSensitive(o, "record") &&
+	    (!r->kind || !kind || strcmp(kind, r->kind) != 0)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	if (r->kind && !kind) {
 		cJSON_Delete(o);
 		return NULL;
 	}
@@ -217,8 +233,8 @@ cJSON *summary_find(const char *path, const char *name, const struct job_filter 
 
 /* ---- the whole archive: FILE.N ... FILE.1 (rotated), then FILE ---- */
 
-int summaries_each_file(const char *path, const struct job_filter *f, summary_fn fn,
-			void *ctx, struct sumfile_status *st)
+static int each_file(const char *path, const char *kind, const struct job_filter *f,
+		     summary_fn fn, void *ctx, struct sumfile_status *st)
 {
 	struct reader r;
 	ssize_t len;
@@ -226,6 +242,7 @@ int summaries_each_file(const char *path, const struct job_filter *f, summary_fn
 
 	if (reader_open(&r, path, f, st) != 0)
 		return -1;
+	r.kind = kind;
 	while (rc == 0 && (len = next_line(&r)) > 0) {
 		cJSON *o = parse_line(&r, len);
 		if (o && passes(f, o))
@@ -236,8 +253,14 @@ int summaries_each_file(const char *path, const struct job_filter *f, summary_fn
 	return rc;
 }
 
-int summaries_each(const char *path, const struct job_filter *f, summary_fn fn, void *ctx,
-		   int *files, struct sumfile_status *st)
+int summaries_each_file(const char *path, const struct job_filter *f, summary_fn fn,
+			void *ctx, struct sumfile_status *st)
+{
+	return each_file(path, NULL, f, fn, ctx, st);
+}
+
+static int each(const char *path, const char *kind, const struct job_filter *f, summary_fn fn,
+		void *ctx, int *files, struct sumfile_status *st)
 {
 	char rotated[4096];
 	int n = 0, last = 0, rc = 0;
@@ -251,12 +274,24 @@ int summaries_each(const char *path, const struct job_filter *f, summary_fn fn, 
 	}
 	for (int i = last; rc == 0 && !st->truncated && i >= 1; i--) {
 		snprintf(rotated, sizeof(rotated), "%s.%d", path, i);
-		if ((rc = summaries_each_file(rotated, f, fn, ctx, st)) == 0)
+		if ((rc = each_file(rotated, kind, f, fn, ctx, st)) == 0)
 			n++;
 	}
 	if (rc == 0 && !st->truncated && access(path, F_OK) == 0 &&
-	    (rc = summaries_each_file(path, f, fn, ctx, st)) == 0)
+	    (rc = each_file(path, kind, f, fn, ctx, st)) == 0)
 		n++;
 	*files = n;
 	return rc;
+}
+
+int summaries_each(const char *path, const struct job_filter *f, summary_fn fn, void *ctx,
+		   int *files, struct sumfile_status *st)
+{
+	return each(path, NULL, f, fn, ctx, files, st);
+}
+
+int sumfile_records_each(const char *path, const char *kind, summary_fn fn, void *ctx,
+			 int *files, struct sumfile_status *st)
+{
+	return each(path, kind, NULL, fn, ctx, files, st);
 }

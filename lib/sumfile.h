@@ -1,7 +1,9 @@
 /*
  * sumfile.h - read job summaries back from the file sink's archive (one
  * NDJSON line per summary; rotated files FILE.1 the newest ... FILE.N).
- * The one reader of the archive: `tracer` uses it when it may read the
+ * Lines of another record kind (an idle host's period: "record":
+ * "idle_host") are skipped by the readers of summaries and read by
+ * sumfile_records_each.  The one reader of the archive: `tracer` uses it when it may read the
  * file itself (root), tracerd to answer a user's listing over its socket
  * with that user's jobs only.  Nothing here prints: what went wrong is in
  * struct sumfile_status.
@@ -49,5 +51,10 @@ int summaries_each_file(const char *path, const struct job_filter *f, summary_fn
 			void *ctx, struct sumfile_status *st);
 int summaries_each(const char *path, const struct job_filter *f, summary_fn fn, void *ctx,
 		   int *files, struct sumfile_status *st);
+/* The archive's other records (a line with "record": kind, such as
+ * SUMMARY_IDLE_HOST_RECORD), in the same order; every function above
+ * skips them: they are not job summaries. */
+int sumfile_records_each(const char *path, const char *kind, summary_fn fn, void *ctx,
+			 int *files, struct sumfile_status *st);
 
 #endif

@@ -11,6 +11,11 @@
 #include "job_record.h"
 
 #define SUMMARY_SCHEMA "tracer.job/2"
+/* The other record the same stream (spool, sinks, archive) carries: an
+ * idle period of a host (daemon/idlehost.c, docs/schema.md "Idle
+ * hosts"), told apart by its "record" member, which no summary has. */
+#define SUMMARY_IDLE_HOST_RECORD "idle_host"
+#define SUMMARY_IDLE_HOST_SCHEMA "tracer.idle_host/1"
 #define TRACER_VERSION "0.1.0"
 
 struct summary_opts {

@@ -379,7 +379,7 @@ static cJSON *row_json(const struct sweep_query *q, const struct sweep_row *r)
 cJSON *sweep_answer(const struct sweep_query *q, const char *source, struct sweep_row *rows,
 		    size_t n)
 {
-	cJSON *ans = cJSON_CreateObject(), *arr = NULL, *missing;
+	cJSON *ans = cJSON_CreateObject(), *arr = NULL;
 	bool ok = ans != NULL;
 
 	qsort_r(rows, n, sizeof(*rows), by_rank, (void *)q);
@@ -398,10 +398,7 @@ cJSON *sweep_answer(const struct sweep_query *q, const char *source, struct swee
 			json_add_str(ans, "attribution", SWEEP_TOOL_RULE);
 		json_add_u64(ans, "groups", n);
 		arr = cJSON_AddArrayToObject(ans, "rows");
-		/* what the sources do not record yet (docs/sweep.md) */
-		missing = cJSON_AddArrayToObject(ans, "not_recorded");
-		ok = arr && missing && cJSON_AddItemToArray(missing, cJSON_CreateString("idle_hosts")) &&
-		     cJSON_AddItemToArray(missing, cJSON_CreateString("instance_hours_without_job"));
+		ok = arr != NULL;
 	}
 	for (size_t i = 0; i < n; i++) {
 		if (ok && i < (size_t)q->limit) {

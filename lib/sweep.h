@@ -111,11 +111,34 @@ bool sweep_acc_full(const struct sweep_acc *a);
 cJSON *sweep_acc_answer(struct sweep_acc *a);
 void sweep_acc_free(struct sweep_acc *a);
 
+/* ---- sweep_idle.c: the hosts that sat idle (idle_host records), per
+ * host, the part of each period inside the window; site-level, so
+ * sweep_run adds them for a sweep of every user's jobs only ---- */
+struct sweep_idle;
+struct sweep_idle *sweep_idle_new(const struct sweep_query *q);
+/* Fold one idle_host record in (one that ended before the window is
+ * skipped; a new host once TRACER_SWEEP_HOSTS_MAX are held too, counted
+ * by sweep_idle_full): 0, -1 when out of memory. */
+int sweep_idle_add(struct sweep_idle *a, const cJSON *rec);
+bool sweep_idle_full(const struct sweep_idle *a);
+/* The SQL over DB's tracer.idle_hosts (schema v5): one line per host. */
+int sweep_idle_sql(const struct sweep_query *q, const char *db, char *out, size_t outlen);
+/* The datalake's hosts into a: 0, or -1 with err. */
+int sweep_idle_from_datalake(struct sweep_idle *a, const struct tracer_config *cfg,
+			     const struct sweep_query *q, char *err, size_t errlen);
+/* The answer's "idle_hosts" object (docs/sweep.md): totals and the
+ * q->limit hosts idle longest.  NULL when out of memory. */
+cJSON *sweep_idle_answer(struct sweep_idle *a);
+/* A host's idle hours (0 when none): --by host's rows. */
+double sweep_idle_hours_of(const struct sweep_idle *a, const char *host);
+void sweep_idle_free(struct sweep_idle *a);
+
 /* sweep_source.c: the sweep from where cfg says summaries are: the
  * datalake (datalake = clickhouse) or the archive file (cfg->file_path
  * and its rotated files), reading stopped at deadline_ns (monotonic, 0:
  * none) or when *cancel turns non-zero (may be NULL).  The answer, or
- * NULL with err. */
+ * NULL with err.  A sweep of every user's jobs (q->uid < 0: root,
+ * admin_group) also has the idle hosts from the same source. */
 cJSON *sweep_run(const struct tracer_config *cfg, const struct sweep_query *q,
 		 uint64_t deadline_ns, const _Atomic int *cancel, char *err, size_t errlen);
 

@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """validate_summary.py - every job summary of NDJSON files against
-docs/summary.schema.json (JSON Schema 2020-12).
+docs/summary.schema.json (JSON Schema 2020-12), and every idle_host
+record (a line with "record": "idle_host", the archive's other kind)
+against docs/idle_host.schema.json.
 
 usage: validate_summary.py [--min N] FILE...
 
@@ -20,8 +22,9 @@ except ImportError:
     sys.exit(f"validate_summary.py: {sys.executable} has no jsonschema module "
              "(Debian: apt-get install python3-jsonschema)")
 
-SCHEMA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs",
-                      "summary.schema.json")
+DOCS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs")
+SCHEMA = os.path.join(DOCS, "summary.schema.json")
+IDLE_SCHEMA = os.path.join(DOCS, "idle_host.schema.json")
 
 
 def no_duplicates(pairs):
@@ -56,20 +59,27 @@ def series_errors(s):
     return []
 
 
-def check_file(validator, path):
-    """(summaries read, error lines)"""
+def check_file(validator, path, idle_validator=None):
+    """(summaries read, error lines); idle_host records are checked
+    against their own schema and not counted as summaries"""
     n, errors = 0, []
     with open(path, "rb") as f:
         for lineno, raw in enumerate(f, 1):
             if not raw.strip():
                 continue
-            n += 1
             try:
                 s = json.loads(raw.decode("utf-8"), object_pairs_hook=no_duplicates,
                                parse_constant=no_constant)
             except (UnicodeDecodeError, ValueError) as e:
+                n += 1
                 errors.append(f"{path}:{lineno}: not a JSON summary: {e}")
                 continue
+            if isinstance(s, dict) and "record" in s and idle_validator:
+                for e in idle_validator.iter_errors(s):
+                    errors.append(f"{path}:{lineno}: idle_host record: at {where(e.path)}: "
+                                  f"{e.message[:300]}")
+                continue
+            n += 1
             for e in sorted(validator.iter_errors(s), key=lambda e: list(e.path)):
                 errors.append(f"{path}:{lineno}: job {s.get('job')!r}: at {where(e.path)}: "
                               f"{e.message[:300]}")
@@ -88,9 +98,13 @@ def main(argv):
         schema = json.load(f)
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
+    with open(IDLE_SCHEMA) as f:
+        idle_schema = json.load(f)
+    jsonschema.Draft202012Validator.check_schema(idle_schema)
+    idle_validator = jsonschema.Draft202012Validator(idle_schema)
     total, bad = 0, 0
     for path in args:
-        n, errors = check_file(validator, path)
+        n, errors = check_file(validator, path, idle_validator)
         total += n
         bad += len(errors)
         print(f"{path}: {n} summaries, {len(errors)} error(s)")

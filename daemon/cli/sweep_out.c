@@ -89,25 +89,45 @@ static void print_header(const cJSON *ans, const char *since_text)
 	putchar('\n');
 }
 
+/* by host, for an admin's sweep: each row's idle hours (sweep_idle.c) */
+static bool has_idle_hours(const cJSON *ans)
+{
+	const cJSON *first = cJSON_GetArrayItem(cJSON_GetObjectItem(ans, "rows"), 0);
+
+	return first && cJSON_GetObjectItem(first, "idle_hours");
+}
+
+/* the columns and cells that are shown, packed to the front */
+static int pack(void *items, size_t size, const bool *show, int n)
+{
+	char *p = items;
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		if (show[i])
+			memmove(p + (size_t)k++ * size, p + (size_t)i * size, size);
+	return k;
+}
+
 static void print_table(const cJSON *ans, const char *since_text, bool wide)
 {
-	/* CPU-H: by tool only (a tool's own CPU time), left out otherwise */
+	/* CPU-H: by tool only (a tool's own CPU time); IDLE HOST-H: by host
+	 * in an admin's sweep (the host's hours with no job) */
 	struct table_col cols[] = {
 		{by_title(ans), 'l', 12, 0}, {"JOBS", 'r', 0, 0},      {"CPU-H", 'r', 0, 0},
 		{"IDLE CORE-H", 'r', 0, 0},  {"UNUSED GIB-H", 'r', 0, 0}, {"IDLE GPU-H", 'r', 0, 2},
 		{"TIMEOUT", 'r', 0, 1},      {"OOM", 'r', 0, 1},       {"COST", 'r', 0, 0},
-		{"WORST JOB", 'l', 10, 3},
+		{"IDLE HOST-H", 'r', 0, 0},  {"WORST JOB", 'l', 10, 3},
 	};
 	const int ncols = sizeof(cols) / sizeof(cols[0]);
-	bool tool = attribution(ans) != NULL;
+	bool tool = attribution(ans) != NULL, idle = has_idle_hours(ans);
+	bool show[] = {true, true, tool, true, true, true, true, true, true, idle, true};
 	struct table *tb;
 	const cJSON *row;
 	char key[4 * 256 + 1], worst[4 * 128 + 1];
-	char nj[24], cpu[24], a[24], b[24], g[24], to[24], oom[24], cost[32];
+	char nj[24], cpu[24], a[24], b[24], g[24], to[24], oom[24], cost[32], ih[24];
 
-	if (!tool)
-		memmove(&cols[2], &cols[3], (size_t)(ncols - 3) * sizeof(cols[0]));
-	tb = table_new(cols, tool ? ncols : ncols - 1);
+	tb = table_new(cols, pack(cols, sizeof(cols[0]), show, ncols));
 
 	print_header(ans, since_text);
 	cJSON_ArrayForEach(row, cJSON_GetObjectItem(ans, "rows")) {
@@ -121,10 +141,10 @@ static void print_table(const cJSON *ans, const char *since_text, bool wide)
 			hours(num0(row, "idle_core_hours"), a, sizeof(a)),
 			hours(num0(row, "unused_mem_gib_hours"), b, sizeof(b)),
 			hours(num0(row, "idle_gpu_hours"), g, sizeof(g)), to, oom,
-			cost_text(row, cost, sizeof(cost)), worst,
+			cost_text(row, cost, sizeof(cost)), hours(num0(row, "idle_hours"), ih, sizeof(ih)),
+			worst,
 		};
-		if (!tool)
-			memmove(&cells[2], &cells[3], (size_t)(ncols - 3) * sizeof(cells[0]));
+		pack(cells, sizeof(cells[0]), show, ncols);
 		if (tb)
 			table_add(tb, cells);
 	}
@@ -132,6 +152,7 @@ static void print_table(const cJSON *ans, const char *since_text, bool wide)
 		table_print(tb, term_width(wide), "");
 	if (!cJSON_GetArraySize(cJSON_GetObjectItem(ans, "rows")))
 		printf("(no job with an allocation in the window)\n");
+	sweep_idle_print_table(ans, wide);
 }
 
 static void print_csv(const cJSON *ans)
@@ -139,9 +160,11 @@ static void print_csv(const cJSON *ans)
 	const cJSON *row;
 	bool tool = attribution(ans) != NULL;
 
+	bool idle = has_idle_hours(ans);
+
 	printf("%s,jobs,%sidle_core_hours,unused_mem_gib_hours,idle_gpu_hours,timeouts,ooms,"
-	       "cost_idle_cpu,cost_unused_memory,cost,worst_job\n",
-	       or_dash(jstr(ans, "by")), tool ? "cpu_hours," : "");
+	       "cost_idle_cpu,cost_unused_memory,cost,%sworst_job\n",
+	       or_dash(jstr(ans, "by")), tool ? "cpu_hours," : "", idle ? "idle_host_hours," : "");
 	cJSON_ArrayForEach(row, cJSON_GetObjectItem(ans, "rows")) {
 		const cJSON *c = cJSON_GetObjectItem(row, "cost");
 
@@ -169,9 +192,14 @@ static void print_csv(const cJSON *ans)
 		putchar(',');
 		csv_num(c ? jnum(c, "total") : NAN);
 		putchar(',');
+		if (idle) {
+			csv_num(num0(row, "idle_hours"));
+			putchar(',');
+		}
 		csv_field(jstr(row, "worst_job"));
 		putchar('\n');
 	}
+	sweep_idle_print_csv(ans);
 }
 
 /* ---- the HTML page ---- */
@@ -186,7 +214,7 @@ static void html_num(FILE *f, double v, const char *fmt)
 static void fill_page(FILE *f, const void *data, const char *since_text)
 {
 	const cJSON *ans = data, *row, *p = cJSON_GetObjectItem(ans, "prices");
-	bool tool = attribution(ans) != NULL;
+	bool tool = attribution(ans) != NULL, idle = has_idle_hours(ans);
 	char title[200];
 
 	snprintf(title, sizeof(title), "tracer: waste by %s since %s", or_dash(jstr(ans, "by")),
@@ -216,8 +244,10 @@ static void fill_page(FILE *f, const void *data, const char *since_text)
 	if (tool)
 		fputs("<th>CPU hours</th>", f);
 	fputs("<th>Idle core-hours</th><th>Unused memory GiB-hours</th>"
-	      "<th>Idle GPU-hours</th><th>Timeouts</th><th>OOM</th><th>Cost</th>"
-	      "<th>Worst job</th></tr></thead><tbody>\n", f);
+	      "<th>Idle GPU-hours</th><th>Timeouts</th><th>OOM</th><th>Cost</th>", f);
+	if (idle)
+		fputs("<th>Idle host-hours</th>", f);
+	fputs("<th>Worst job</th></tr></thead><tbody>\n", f);
 	cJSON_ArrayForEach(row, cJSON_GetObjectItem(ans, "rows")) {
 		const cJSON *c = cJSON_GetObjectItem(row, "cost");
 
@@ -236,11 +266,14 @@ static void fill_page(FILE *f, const void *data, const char *since_text)
 			html_num(f, num0(c, "total"), "%.2f");
 		else
 			fputs("<td class=\"num\">-</td>", f);
+		if (idle)
+			html_num(f, num0(row, "idle_hours"), "%.2f");
 		fputs("<td>", f);
 		h_cut(f, or_dash(jstr(row, "worst_job")), 100);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table>\n", f);
+	sweep_idle_html(f, ans);
 	html_end(f);
 }
 

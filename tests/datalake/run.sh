@@ -9,7 +9,8 @@
 # row lost, fills tracer.job_keys for the old rows and the new, and
 # `tracer show JOB` reads by it (and without it, from version 2);
 # version 4 adds tracer.job_use (backfilled, filled on insert, a
-# duplicated summary counted once by tracer sweep) and conc_p95; a
+# duplicated summary counted once by tracer sweep) and conc_p95, and
+# version 5 tracer.idle_hosts (the same migration run applies both); a
 # tracerd facing an unknown schema version inserts nothing, keeps its
 # summaries spooled and says why in its status.
 # Needs root (BPF); run under the services lock.
@@ -172,9 +173,10 @@ q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/pre4.ids
 dl migrate --dir "$MIG" >"$TMP/m4.out" 2>&1
 rc=$?
 sed 's/^/    /' "$TMP/m4.out"
-check "migrate applies 004_v4.sql only" \
-	sh -c "[ $rc = 0 ] && grep -q 'applying 004_v4.sql' '$TMP/m4.out' && ! grep -q 003_v3 '$TMP/m4.out'"
-check "schema_version records version 4" test "$(q "SELECT max(version) FROM tracer.schema_version")" = 4
+check "migrate applies 004_v4.sql and 005_v5.sql only" \
+	sh -c "[ $rc = 0 ] && grep -q 'applying 004_v4.sql' '$TMP/m4.out' && grep -q 'applying 005_v5.sql' '$TMP/m4.out' && ! grep -q 003_v3 '$TMP/m4.out'"
+check "schema_version records version 5" test "$(q "SELECT max(version) FROM tracer.schema_version")" = 5
+check "version 5: tracer.idle_hosts is there" test "$(q "SELECT count() FROM tracer.idle_hosts")" = 0
 q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/v4.ids"
 check "no row lost: the 11 rows of version 3 are there" \
 	sh -c "cmp -s '$TMP/pre4.ids' '$TMP/v4.ids' && [ \$(wc -l <'$TMP/v4.ids') = 11 ]"
@@ -225,7 +227,7 @@ q "INSERT INTO tracer.schema_version SELECT 99, now(), 'from the future'"
 start_tracerd v99 -o sinks=file,clickhouse -o clickhouse_url="$CHURL" -o retry_max_ms=1000 || exit 1
 step c1 1099 0; step c1 1099 1
 wait_until 30 "the ClickHouse sink to refuse version 99" \
-	dtrue 'sink("clickhouse")["failures"] > 0 and "schema version 99 unknown (this tracerd writes 4)" in sink("clickhouse").get("last_error", "")' &&
+	dtrue 'sink("clickhouse")["failures"] > 0 and "schema version 99 unknown (this tracerd writes 5)" in sink("clickhouse").get("last_error", "")' &&
 	pass "refused: $(dstat 'sink("clickhouse")["last_error"]')"
 check "nothing inserted" test "$(q "SELECT count() FROM tracer.jobs WHERE job_id = '1099'")" = 0
 check "the 2 summaries stay spooled, the file sink has them" \

@@ -12,6 +12,15 @@
 # exact shares from both sources, the same numbers from both, a row a
 # retried delivery left twice in ClickHouse counted once, a user's own
 # tools only, admin_group's every user's.
+# Idle hosts (tests/sweep/idle.py): known idle_host records delivered the
+# same way, summed per host from both sources (the part inside the
+# window, EC2 instance-hours, costs, --by host's column); then a real
+# tracerd with idle_host_after_s = 2 on a host that reads as an EC2
+# instance (a DMI directory of the test) records its idle period when a
+# job opens, and another when it stops: each arrives in the file sink
+# and in ClickHouse's tracer.idle_hosts, valid and self-consistent, and
+# tracer sweep shows it under its host - to root and admin_group, never
+# to another user.
 # The users and ClickHouse are made here and removed at the end.  Needs
 # root and the services lock (flock /tmp/tracer-services.lock).
 set -u
@@ -26,6 +35,8 @@ ADM=tracer-swadm
 CHECK=$TOP/tests/sweep/check.py
 
 cleanup() {
+	# the job that ends the idle period waits for this file
+	[ -n "${TMP:-}" ] && [ -d "$TMP" ] && touch "$TMP/idle.stop"
 	reader_stop
 	kill_owned
 	stop_tracerd
@@ -61,14 +72,28 @@ check "the base summary is valid against docs/summary.schema.json" \
 	python3 "$TOP/tests/validate_summary.py" --min 1 "$TMP/base.ndjson"
 NSTEPS=$(python3 "$TOP/tests/sweep/jobs.py" "$TMP/base.ndjson" "$TMP/sw.spool" \
 	"$(id -u "$UA")" "$UA" "$(id -u "$UB")" "$UB") || { fail "jobs.py did not write the spool"; exit 1; }
+IDLE=$TOP/tests/sweep/idle.py
+KNOWN=$TMP/idle-known.json
+NIDLE=$(python3 "$IDLE" spool "$TMP/sw.spool" $((NSTEPS + 1)) "$KNOWN") || { fail "idle.py did not write the spool"; exit 1; }
 
 echo "== tracerd delivers the $NSTEPS steps from its spool to the file and ClickHouse"
 start_tracerd sw -o sinks=file,clickhouse -o clickhouse_url="$CHURL" -o retry_max_ms=1000 \
 	-o admin_group="$ADM" "${PRICES[@]}" || exit 1
 rows_in() { [ "$(clickhouse-client --port "$CH_TCP" -q "SELECT count() FROM tracer.jobs FINAL WHERE cluster = 'c1'")" = "$NSTEPS" ]; }
-lines_in() { [ "$(grep -c '"cluster":"c1"' "$TRACERD_FILE" 2>/dev/null)" = "$NSTEPS" ]; }
+lines_in() { [ "$(grep '"cluster":"c1"' "$TRACERD_FILE" 2>/dev/null | grep -vc '"record":"idle_host"')" = "$NSTEPS" ]; }
 wait_until 60 "$NSTEPS rows in tracer.jobs" rows_in || exit 1
 wait_until 30 "$NSTEPS summaries in the file sink" lines_in || exit 1
+idle_rows_in() { [ "$(clickhouse-client --port "$CH_TCP" -q "SELECT count() FROM tracer.idle_hosts FINAL WHERE cluster = 'c1'")" = "$NIDLE" ]; }
+idle_lines_in() { [ "$(grep -c '"record":"idle_host"' "$TRACERD_FILE" 2>/dev/null)" = "$NIDLE" ]; }
+check "the $NIDLE idle_host records: rows of tracer.idle_hosts" wait_until 60 "$NIDLE rows in tracer.idle_hosts" idle_rows_in
+check "... and lines of the file sink" wait_until 30 "$NIDLE idle_host lines in the file sink" idle_lines_in
+# (the known jobs are shortened real summaries: only the records are checked)
+idle_valid() {
+	grep '"record":"idle_host"' "$TRACERD_FILE" >"$TMP/idle-lines.ndjson" &&
+		[ "$(wc -l <"$TMP/idle-lines.ndjson")" = "$NIDLE" ] &&
+		python3 "$TOP/tests/validate_summary.py" --min 0 "$TMP/idle-lines.ndjson"
+}
+check "the file's idle_host records are valid against docs/idle_host.schema.json" idle_valid
 
 # root's CLI: ClickHouse itself, or the archive file itself (no tracerd)
 root_lake() { "$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$TMP/nonexistent.ndjson" "${LAKE[@]}" "${PRICES[@]}" sweep "$@"; }
@@ -85,6 +110,29 @@ for by in user account host; do
 	check "archive file, --by $by: the same numbers" \
 		expect "$by" archive "$by" all -- root_file --since 30d --by "$by"
 done
+expect_idle() { # expect_idle SOURCE [REAL_FILE [-]] -- COMMAND...: its --json answer's idle
+	# hosts: the known ones (- : none) and REAL_FILE's periods
+	local src=$1 real= known=$KNOWN
+	shift
+	[ "$1" = -- ] || { real=$1; shift; }
+	[ "$1" = -- ] || { known=$1; shift; }
+	shift
+	"$@" --json >"$TMP/idle.json" 2>"$TMP/idle.err" || { cat "$TMP/idle.err"; return 1; }
+	python3 "$IDLE" sweep "$TMP/idle.json" "$src" "$known" $real
+}
+check "datalake: the idle hosts, ranked, the window's part, EC2 instance-hours, costs" \
+	expect_idle datalake -- root_lake --since 30d
+check "archive file: the same idle hosts" expect_idle archive -- root_file --since 30d
+check "datalake, --by host: each host's idle hours beside its waste" \
+	expect_idle datalake -- root_lake --since 30d --by host
+check "archive file, --by host: the same" expect_idle archive -- root_file --since 30d --by host
+no_idle_in_report() {
+	"$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$TRACERD_FILE" jobs --limit 100 --json >"$TMP/jobs.json" || return 1
+	python3 -c 'import json, sys
+j = json.load(open(sys.argv[1]))
+assert isinstance(j, list) and j and all("record" not in r and r.get("identity") for r in j), json.dumps(j)[:2000]' "$TMP/jobs.json"
+}
+check "tracer jobs over the archive lists the jobs, no idle_host record" no_idle_in_report
 check "datalake, --by tool: each job's waste shared by its tools' CPU time" \
 	expect tool datalake tool all -- root_lake --since 30d --by tool
 check "archive file, --by tool: the same shares" expect tool archive tool all -- root_file --since 30d --by tool
@@ -182,8 +230,20 @@ table_ok() {
 	out=$(root_lake --since 30d) || return 1
 	grep -q "^USER .*IDLE CORE-H" <<<"$out" && grep -qE "^$UA +2 +10\.8 +18\.3 " <<<"$out" &&
 		grep -qE "^$UB +1 +3\.5 +0\.0 +0\.5 " <<<"$out" || { echo "$out"; return 1; }
+	out=$(root_lake --since 30d --wide) || return 1
+	grep -qE "^Idle hosts \(no job open, CPU quiet: idle_host\): [0-9]+ host\(s\)" <<<"$out" &&
+		grep -qE "^IDLE HOST .*IDLE H .*IDLE CORE-H" <<<"$out" &&
+		grep -qE "^n1 +c1 +2 +1\.5 +4 +6\.0 +2% +0\.30 +i-0123456789abcdef0 \(m5\.large\)" <<<"$out" ||
+		{ echo "$out"; return 1; }
 }
-check "the table: a line per user, A's first (costliest)" table_ok
+check "the table: a line per user, A's first (costliest); the idle hosts, n1 first" table_ok
+host_table_ok() {
+	local out
+	out=$(root_file --since 30d --by host --wide) || return 1
+	grep -qE "^HOST .*COST +IDLE HOST-H +WORST JOB" <<<"$out" && grep -qE "^n1 .* 1\.5 +5001" <<<"$out" ||
+		{ echo "$out"; return 1; }
+}
+check "the table by host: an IDLE HOST-H column, n1's 1.5 h" host_table_ok
 tool_table_ok() {
 	local out
 	out=$(root_lake --since 30d --by tool) || return 1
@@ -197,7 +257,8 @@ tool_csv_ok() {
 	root_file --since 30d --by tool --csv >"$TMP/tool.csv" || return 1
 	python3 - "$TMP/tool.csv" <<'PY'
 import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
+# the groups' block, then (an empty line) the idle hosts'
+rows = list(csv.DictReader(open(sys.argv[1]).read().split("\n\n")[0].splitlines()))
 assert [r["tool"] for r in rows] == ["bwa", "-", "samtools", "gzip"], rows
 assert abs(float(rows[2]["cpu_hours"]) - 1100 / 3600) < 1e-4, rows[2]
 PY
@@ -207,19 +268,26 @@ csv_ok() {
 	root_lake --since 30d --csv >"$TMP/sweep.csv" || return 1
 	python3 - "$TMP/sweep.csv" "$UA" "$UB" <<'PY'
 import csv, sys
-rows = list(csv.DictReader(open(sys.argv[1])))
+blocks = open(sys.argv[1]).read().split("\n\n")
+rows = list(csv.DictReader(blocks[0].splitlines()))
+idle = list(csv.DictReader(blocks[1].splitlines()))
+assert [r["idle_host"] for r in idle][:1] == ["n1"] and idle[0]["instance_id"] == "i-0123456789abcdef0", idle
+assert abs(float(idle[0]["idle_hours"]) - 1.5) < 1e-6 and abs(float(idle[0]["cost"]) - 0.3) < 1e-6, idle
 assert [r["user"] for r in rows] == sys.argv[2:4], rows
 assert abs(float(rows[0]["cost"]) - 0.725) < 1e-4, rows[0]
 assert rows[0]["worst_job"] == "5001" and rows[1]["ooms"] == "1", rows
 PY
 }
-check "--csv: a header and a row per user" csv_ok
+check "--csv: a header and a row per user, then the idle hosts' block" csv_ok
 html_ok() {
 	root_lake --since 30d --html "$TMP/sweep.html" || return 1
 	grep -q '<table class="data sortable" id="sweep">' "$TMP/sweep.html" &&
-		grep -q "<td>$UA</td>" "$TMP/sweep.html" && grep -q '</html>' "$TMP/sweep.html"
+		grep -q "<td>$UA</td>" "$TMP/sweep.html" && grep -q '</html>' "$TMP/sweep.html" &&
+		grep -q '<table class="data sortable" id="idle_hosts">' "$TMP/sweep.html" &&
+		grep -q '<tr><td>n1</td><td>c1</td><td class="num">2</td><td class="num">1.50</td>' "$TMP/sweep.html" &&
+		grep -q '<td>i-0123456789abcdef0 (m5.large)</td>' "$TMP/sweep.html"
 }
-check "--html FILE: the page has the table and the users" html_ok
+check "--html FILE: the page has the table and the users, and the idle hosts' table" html_ok
 # the page in Debian's headless chromium, networking off, as tests/html
 # opens the other pages: its DOM has the rows, it asked for nothing
 if command -v chromium >/dev/null; then
@@ -239,6 +307,88 @@ if command -v chromium >/dev/null; then
 else
 	fail "chromium is not installed (apt-get install chromium): the page is not checked in a browser"
 fi
+
+# last: the real job's summary joins the datalake's known jobs
+echo "== a real idle period: recorded when a job opens, and when tracerd stops"
+# this host reads as an EC2 instance (TRACERD_TEST_DMI_DIR, a test hook)
+mkdir -p "$TMP/dmi" && echo "Amazon EC2" >"$TMP/dmi/sys_vendor" &&
+	echo i-0fedcba987654321f >"$TMP/dmi/board_asset_tag" && echo c5.xlarge >"$TMP/dmi/product_name" || exit 1
+TRACERD_TEST_DMI_DIR=$TMP/dmi start_tracerd idle -o sinks=file,clickhouse -o clickhouse_url="$CHURL" \
+	-o retry_max_ms=1000 -o admin_group="$ADM" -o idle_host_cpu_share=1 -o idle_host_after_s=2 \
+	-o price_instance_hour=0.5 "${PRICES[@]}" || exit 1
+IDLE_FILE=$TRACERD_FILE
+idle_is() { tr_cli status --json | python3 -c 'import json, sys
+sys.exit(0 if json.load(sys.stdin)["idle_host"]["idle"] == (sys.argv[1] == "yes") else 1)' "$1"; }
+check "no job for 2 s: tracerd says the host is idle" poll_until 30 idle_is yes
+# a job open until tracerd has seen it (the stop file)
+"$BUILD/tracer" -o socket="$TRACERD_SOCK" -o file="$TRACERD_FILE" run --job-file "$TMP/idle.job" --name idle-ender -- /bin/sh -c \
+	"while [ ! -e '$TMP/idle.stop' ]; do sleep 0.2; done" &
+ipid=$!
+OWNED_PIDS+=("$ipid")
+check "a job open: the host is no longer idle" poll_until 30 idle_is no
+touch "$TMP/idle.stop"
+wait "$ipid"
+wait_until 30 "the job's summary" summary_of_job "$TMP/idle.job" || exit 1
+idle_records() { [ "$(grep -c '"record":"idle_host"' "$IDLE_FILE" 2>/dev/null)" = "$1" ]; }
+check "the job ended the idle period: its idle_host record is in the file sink" \
+	wait_until 30 "an idle_host line in $IDLE_FILE" idle_records 1
+check "the record: this host, a job ended it, start/end/idle_s agree, EC2 c5.xlarge, 0.5/h" \
+	python3 "$IDLE" record "$IDLE_FILE" "$(python3 -c 'import socket; print(socket.gethostname())')"
+REAL_ID=$(python3 -c 'import json, sys
+print(next(json.loads(l)["summary_id"] for l in open(sys.argv[1]) if "\"record\":\"idle_host\"" in l))' "$IDLE_FILE")
+real_row() { # the row of the record in tracer.idle_hosts is the file's record
+	clickhouse-client --port "$CH_TCP" -q "SELECT * FROM tracer.idle_hosts FINAL WHERE summary_id = '$REAL_ID' FORMAT JSONEachRow" >"$TMP/real.row" &&
+	python3 - "$TMP/real.row" "$IDLE_FILE" "$REAL_ID" <<'PY'
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+rec = next(json.loads(l) for l in open(sys.argv[2]) if sys.argv[3] in l)
+assert len(rows) == 1, rows
+r = rows[0]
+want = {"host": rec["host"]["hostname"], "cpus": rec["host"]["cpus"], "ended_by": "job",
+        "instance_id": "i-0fedcba987654321f", "instance_type": "c5.xlarge", "price_hour": 0.5,
+        "start_ns": rec["start_ns"], "end_ns": rec["end_ns"], "mem_bytes": str(rec["host"]["mem_bytes"])}
+got = {k: str(r[k]) if k in ("start_ns", "end_ns", "mem_bytes") else r[k] for k in want}
+assert got == want and abs(r["idle_s"] - rec["idle_s"]) < 1e-6, (got, want, r)
+PY
+}
+check "... and its row in ClickHouse's tracer.idle_hosts, the same period" wait_until 60 "the record's row" real_row
+check "the host is idle again after the job" poll_until 30 idle_is yes
+check "root's sweep of the archive: the real period under this host, its instance-hours" \
+	expect_idle archive "$IDLE_FILE" - -- "$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$IDLE_FILE" "${PRICES[@]}" sweep --since 30d
+admin_only() { # admin_only ADMIN-CLI USER-CLI: admin_group sees the idle hosts, another user not
+	"$1" "$UB" --since 30d --json >"$TMP/adm.json" && "$2" "$UB" --since 30d --json >"$TMP/usr.json" &&
+	"$2" "$UB" --since 30d --by host --json >"$TMP/usrh.json" &&
+	"$2" "$UB" --since 30d --by host --csv >"$TMP/usrh.csv" || return 1
+	python3 - "$TMP/adm.json" "$TMP/usr.json" "$TMP/usrh.json" "$TMP/usrh.csv" <<'PY'
+import json, sys
+adm, usr, usrh = (json.load(open(p)) for p in sys.argv[1:4])
+assert adm["all_users"] and adm["idle_hosts"]["rows"], adm
+for a in (usr, usrh):
+    assert not a["all_users"] and "idle_hosts" not in a and "idle_hosts_error" not in a, a
+    assert all("idle_hours" not in r for r in a["rows"]), a
+csv = open(sys.argv[4]).read()
+assert "\n\n" not in csv and "idle_host" not in csv and "idle_core_hours" in csv, csv
+PY
+}
+check "through tracerd (archive): admin_group sees the idle hosts, user B does not" admin_only acli ucli
+check "the host is idle: a clean stop will end the period" idle_is yes
+stop_tracerd
+check "tracerd's stop ended the second period: its record is in the file" idle_records 2
+check "both records: a job's, then the stop's, each consistent" \
+	python3 "$IDLE" record "$IDLE_FILE" "$(python3 -c 'import socket; print(socket.gethostname())')"
+check "the idle tracerd's file is valid against the schemas" \
+	python3 "$TOP/tests/validate_summary.py" --min 1 "$IDLE_FILE"
+# the stop's record may still be spooled for ClickHouse: a restart on the
+# same spool delivers it
+start_tracerd idle2 -o spool_dir="$TMP/idle.spool" -o sinks=file,clickhouse -o clickhouse_url="$CHURL" \
+	-o retry_max_ms=1000 || exit 1
+real_rows() { [ "$(clickhouse-client --port "$CH_TCP" -q "SELECT count() FROM tracer.idle_hosts FINAL WHERE instance_id = 'i-0fedcba987654321f'")" = 2 ]; }
+check "both real periods are rows of tracer.idle_hosts" wait_until 60 "2 rows of the real host" real_rows
+stop_tracerd
+
+check "through the reader (datalake): admin_group sees the idle hosts, user B does not" admin_only racli rcli
+check "the reader's datalake sweep for admin_group: the known hosts and the real period" \
+	expect_idle datalake "$IDLE_FILE" -- racli "$UA" --since 30d
 
 no_sanitizer_reports "no sanitizer report in tracerd's and the reader's logs" "${TRACERD_LOGS[@]}" "$RLOG"
 finish

@@ -3,13 +3,19 @@
  * cost per group, the owner and window filters; by tool, a job's waste
  * shared by its tools' CPU time), its SQL (the owner's uid in the query,
  * the limit; by tool, tracer.tools joined by summary) and its request's
- * checks. */
+ * checks; the idle hosts (idle_host records per host, the window's part,
+ * EC2 instance-hours, cost) and the archive's readers telling records
+ * from summaries. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include "jsonutil.h"
 #include "proto.h"
+#include "sumfile.h"
+#include "summary.h"
 #include "sweep.h"
 #include "unit.h"
 
@@ -226,6 +232,101 @@ static void test_sql(void)
 	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "ARRAY JOIN hs AS h"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "any(host) AS g"));
 	CU_ASSERT(sweep_sql(&q, "tracer", sql, 100) == -1); /* does not fit */
+	/* the idle hosts: schema v5's table, a retried record once */
+	CU_ASSERT_FATAL(sweep_idle_sql(&q, "tracer", sql, sizeof(sql)) == 0);
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "FROM tracer.idle_hosts FINAL WHERE end >= toDateTime(1800000000)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "GROUP BY host"));
+}
+
+/* one idle_host record */
+static char *idle_rec(const char *host, double start, double end, double busy, const char *ec2,
+		      double price)
+{
+	char *text = malloc(1024);
+
+	snprintf(text, 1024,
+		 "{\"record\":\"idle_host\",\"summary_id\":\"x\",\"host\":{\"hostname\":\"%s\","
+		 "\"cpus\":4,\"mem_bytes\":%.0f},\"cluster\":\"c1\",\"start_ns\":\"%.0f\","
+		 "\"end_ns\":\"%.0f\",\"idle_s\":%g,\"cpu_share_busy\":%g%s%s%s%s}",
+		 host, 8 * GIB, start * 1e9, end * 1e9, end - start, busy,
+		 ec2 ? ",\"ec2\":{\"instance_id\":\"" : "", ec2 ? ec2 : "", ec2 ? "\"}" : "",
+		 price > 0 ? ",\"cost\":{\"price_hour\":0.2}" : "");
+	return text;
+}
+
+static void test_idle_hosts(void)
+{
+	struct sweep_query q = {.from_s = 100000, .limit = 10, .uid = -1};
+	struct sweep_idle *a = sweep_idle_new(&q);
+	cJSON *r, *ans, *rows, *n1, *n3;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+	/* n1 (EC2, 0.2/h): 3600 s at 1% and 1800 s at 4% busy; n3: a period
+	 * that began 600 s before the window; n4: ended before it */
+	char *t[] = {idle_rec("n1", 200000, 203600, 0.01, "i-01", 0.2),
+		     idle_rec("n1", 210000, 211800, 0.04, "i-01", 0.2),
+		     idle_rec("n3", 99400, 100600, 0, NULL, 0), idle_rec("n4", 1000, 2000, 0, NULL, 0)};
+	for (size_t i = 0; i < 4; i++) {
+		r = cJSON_Parse(t[i]);
+		CU_ASSERT_EQUAL(sweep_idle_add(a, r), 0);
+		cJSON_Delete(r);
+		free(t[i]);
+	}
+	CU_ASSERT_DOUBLE_EQUAL(sweep_idle_hours_of(a, "n1"), 1.5, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sweep_idle_hours_of(a, "n3"), 600.0 / 3600, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(sweep_idle_hours_of(a, "n4"), 0, 1e-9);
+	ans = sweep_idle_answer(a);
+	CU_ASSERT_PTR_NOT_NULL_FATAL(ans);
+	rows = cJSON_GetObjectItem(ans, "rows");
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(rows), 2); /* n4 is outside */
+	n1 = cJSON_GetArrayItem(rows, 0);
+	n3 = cJSON_GetArrayItem(rows, 1);
+	CU_ASSERT_STRING_EQUAL(json_get_str(n1, "host", ""), "n1"); /* the longest first */
+	CU_ASSERT_DOUBLE_EQUAL(json_get_num(n1, "periods", 0), 2, 1e-9);
+	CU_ASSERT_DOUBLE_EQUAL(json_get_num(n1, "idle_core_hours", 0), 6, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(json_get_num(n1, "cpu_share_busy", 0), 0.02, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(json_get_num(n1, "instance_hours_without_job", 0), 1.5, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(json_get_num(n1, "cost", 0), 0.3, 1e-6);
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(n3, "ec2"));
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(n3, "cost"));
+	CU_ASSERT_DOUBLE_EQUAL(json_get_num(ans, "idle_hours", 0), 1.5 + 600.0 / 3600, 1e-6);
+	CU_ASSERT_DOUBLE_EQUAL(json_get_num(ans, "instance_hours_without_job", 0), 1.5, 1e-6);
+	cJSON_Delete(ans);
+	sweep_idle_free(a);
+}
+
+static int count_one(const cJSON *s, void *ctx)
+{
+	(void)s;
+	++*(int *)ctx;
+	return 0;
+}
+
+static void test_archive_kinds(void)
+{
+	char path[] = "/tmp/test_sweep_kinds.XXXXXX";
+	int fd = mkstemp(path), files = 0, sums = 0, idle = 0;
+	struct sumfile_status st = {0};
+	const char *text = "{\"job\":\"j1\",\"identity\":{\"uid\":1}}\n"
+			   "{\"record\":\"idle_host\",\"host\":{\"hostname\":\"n1\"}}\n"
+			   "{\"record\":\"another\"}\n";
+	cJSON *tail;
+
+	CU_ASSERT_FATAL(fd >= 0);
+	CU_ASSERT_FATAL(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+	close(fd);
+	/* the readers of summaries skip the other records; the sweep reads
+	 * the idle hosts' by their kind */
+	CU_ASSERT_EQUAL(summaries_each(path, NULL, count_one, &sums, &files, &st), 0);
+	CU_ASSERT_EQUAL(sums, 1);
+	CU_ASSERT_EQUAL(sumfile_records_each(path, SUMMARY_IDLE_HOST_RECORD, count_one, &idle, &files,
+					     &st), 0);
+	CU_ASSERT_EQUAL(idle, 1);
+	tail = summaries_tail(path, 0, NULL, &st);
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(tail), 1);
+	cJSON_Delete(tail);
+	CU_ASSERT_EQUAL(st.bad, 0);
+	unlink(path);
 }
 
 static void test_request(void)
@@ -258,6 +359,8 @@ int main(void)
 		{"by tool: the archive's shares", test_by_tool},
 		{"by tool: the datalake's SQL", test_tool_sql},
 		{"the request", test_request},
+		{"idle hosts: per host, the window's part", test_idle_hosts},
+		{"the archive: summaries and other records", test_archive_kinds},
 	};
 
 	return UNIT_RUN("sweep", tests);
