@@ -109,6 +109,31 @@ static int ask(struct cli *c, cJSON *req, struct collect *k, cJSON **last)
 	return 0;
 }
 
+/*
+ * Ask tracerd for summaries kept in an array: 0 with it in *out; 1 when
+ * tracerd is not running (the caller reads the file itself); -1 after a
+ * message.
+ */
+static int ask_array(struct cli *c, cJSON *req, cJSON **out)
+{
+	struct collect k = {.arr = cJSON_CreateArray()};
+	cJSON *last = NULL;
+	int rc;
+
+	if (!k.arr) {
+		cJSON_Delete(req);
+		fprintf(stderr, "tracer: out of memory\n");
+		return -1;
+	}
+	rc = ask(c, req, &k, &last);
+	cJSON_Delete(last);
+	if (rc == 0)
+		*out = k.arr;
+	else
+		cJSON_Delete(k.arr);
+	return rc;
+}
+
 /* ---- root and the datalake ---- */
 
 static bool lake_direct(const struct cli *c)
@@ -192,18 +217,12 @@ cJSON *cli_summaries_tail(struct cli *c, size_t max, const struct job_filter *f)
 		return lake_tail(c, max, f);
 	if (cli_archive_remote()) {
 		struct proto_query q;
-		struct collect k = {.arr = cJSON_CreateArray()};
-		cJSON *last = NULL;
 		int rc;
 
 		query_from_filter(&q, f, max);
-		rc = k.arr ? ask(c, proto_query_request(&q), &k, &last) : -1;
-		cJSON_Delete(last);
-		if (rc == 0)
-			return k.arr;
-		cJSON_Delete(k.arr);
-		if (rc < 0)
-			return NULL;
+		rc = ask_array(c, proto_query_request(&q), &out);
+		if (rc <= 0)
+			return rc == 0 ? out : NULL;
 	}
 	out = summaries_tail(c->cfg.file_path, max, f, &st);
 	report_status(c->cfg.file_path, &st);
@@ -233,8 +252,6 @@ cJSON *cli_jobs_tail(struct cli *c, size_t jobs, const struct job_filter *f)
 	}
 	if (cli_archive_remote()) {
 		struct proto_query q;
-		struct collect k = {.arr = cJSON_CreateArray()};
-		cJSON *last = NULL;
 		int rc;
 
 		/* the window in jobs for a reader on a datalake; the window in
@@ -244,13 +261,9 @@ cJSON *cli_jobs_tail(struct cli *c, size_t jobs, const struct job_filter *f)
 				  TRACER_ARCHIVE_LIMIT_MAX : window);
 		q.jobs = (long)jobs;
 		snprintf(q.job_states, sizeof(q.job_states), "%s", f->states ? f->states : "");
-		rc = k.arr ? ask(c, proto_query_request(&q), &k, &last) : -1;
-		cJSON_Delete(last);
-		if (rc == 0)
-			return k.arr;
-		cJSON_Delete(k.arr);
-		if (rc < 0)
-			return NULL;
+		rc = ask_array(c, proto_query_request(&q), &out);
+		if (rc <= 0)
+			return rc == 0 ? out : NULL;
 	}
 	out = summaries_tail(c->cfg.file_path, window, &per_step, &st);
 	report_status(c->cfg.file_path, &st);
@@ -265,20 +278,16 @@ cJSON *cli_summary_find(struct cli *c, const char *name)
 	if (lake_direct(c))
 		return lake_find(c, name);
 	if (cli_archive_remote()) {
-		struct collect k = {.arr = cJSON_CreateArray()};
-		cJSON *last = NULL;
-		int rc;
+		cJSON *arr;
+		int rc = ask_array(c, proto_job_request("summary", name, -1), &arr);
 
-		rc = k.arr ? ask(c, proto_job_request("summary", name, -1), &k, &last) : -1;
-		cJSON_Delete(last);
-		if (rc == 0) {
-			out = cJSON_DetachItemFromArray(k.arr, 0);
-			cJSON_Delete(k.arr);
-			return out;
-		}
-		cJSON_Delete(k.arr);
 		if (rc < 0)
 			return NULL;
+		if (rc == 0) {
+			out = cJSON_DetachItemFromArray(arr, 0);
+			cJSON_Delete(arr);
+			return out;
+		}
 	}
 	out = summary_find(c->cfg.file_path, name, NULL, &st);
 	report_status(c->cfg.file_path, &st);
@@ -327,31 +336,23 @@ static int keep_copy(const cJSON *s, void *ctx)
 cJSON *cli_summaries_select(struct cli *c, const struct job_filter *f)
 {
 	struct sumfile_status st = {0};
-	cJSON *out = cJSON_CreateArray();
+	cJSON *out;
 	int files = 0, rc;
 
-	if (!out)
-		return NULL;
-	if (lake_direct(c)) {
-		cJSON_Delete(out);
+	if (lake_direct(c))
 		return lake_tail(c, TRACER_DEFAULT_JOBVIEW_MAX_STEPS, f);
-	}
 	if (cli_archive_remote()) {
 		struct proto_query q;
-		struct collect k = {.arr = out};
-		cJSON *last = NULL;
 
 		query_from_filter(&q, f, TRACER_DEFAULT_JOBVIEW_MAX_STEPS);
 		q.all_files = true;
-		rc = ask(c, proto_query_request(&q), &k, &last);
-		cJSON_Delete(last);
-		if (rc == 0)
-			return out;
-		if (rc < 0) {
-			cJSON_Delete(out);
-			return NULL;
-		}
+		rc = ask_array(c, proto_query_request(&q), &out);
+		if (rc <= 0)
+			return rc == 0 ? out : NULL;
 	}
+	out = cJSON_CreateArray();
+	if (!out)
+		return NULL;
 	rc = summaries_each(c->cfg.file_path, f, keep_copy, out, &files, &st);
 	report_status(c->cfg.file_path, &st);
 	if (rc < 0 && cJSON_GetArraySize(out) == 0) {
