@@ -5,7 +5,7 @@
 #include "idlehost.h"
 
 #include "clock.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "log.h"
 
 void idle_host_init(struct idle_host *h)

@@ -29,7 +29,7 @@
 #include "containernames.h"
 #include "jobcontainers.h"
 #include "jobs.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "log.h"
 #include "procfs.h"
 

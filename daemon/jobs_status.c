@@ -9,7 +9,7 @@
 #include "clock.h"
 #include "closing.h"
 #include "identity.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "summary_container.h"
 
 /* Open jobs listed in a status reply (the newest). */

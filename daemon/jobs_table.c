@@ -20,7 +20,7 @@
 #include "jobcontainers.h"
 #include "jobdocker.h"
 #include "jobgpu.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "log.h"
 #include "netpeers.h"
 #include "procfs.h"

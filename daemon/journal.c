@@ -24,7 +24,7 @@
 #include "closing.h"
 #include "jobcontainers.h"
 #include "jobs.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "log.h"
 #include "procfs.h"
 

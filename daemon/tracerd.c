@@ -49,7 +49,7 @@
 #include "hostinfo.h"
 #include "jobs.h"
 #include "jobgpu.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "log.h"
 #include "proto.h"
 #include "waitacct.h"

@@ -26,7 +26,7 @@ struct reader {
 	char uid_needle[32]; /* "uid":N when only one owner's jobs pass */
 };
 
-static const char *jstr(const cJSON *o, const char *key)
+static const char *cli_jstr(const cJSON *o, const char *key)
 {
 	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
 	return cJSON_IsString(v) ? v->valuestring : NULL;
@@ -103,7 +103,7 @@ static bool passes(const struct job_filter *f, const cJSON *o)
 	return !f || job_filter_summary(f, o);
 }
 
-cJSON *summaries_tail(const char *path, size_t max, const struct job_filter *f,
+cJSON *sumfile_tail(const char *path, size_t max, const struct job_filter *f,
 		      struct sumfile_status *st)
 {
 	struct reader r;
@@ -153,16 +153,16 @@ cleanup:
 static int matches(const cJSON *s, const char *name)
 {
 	const cJSON *id = cJSON_GetObjectItem(s, "identity");
-	const char *uid = jstr(s, "job");
+	const char *uid = cli_jstr(s, "job");
 	int rank = 0;
 
 	if (uid && !strcmp(uid, name))
 		return 3;
 	if (id) {
-		const char *job_id = jstr(id, "job_id");
-		const char *step = jstr(id, "step_id");
-		const char *sched = jstr(id, "scheduler");
-		const char *task = jstr(id, "task_name");
+		const char *job_id = cli_jstr(id, "job_id");
+		const char *step = cli_jstr(id, "step_id");
+		const char *sched = cli_jstr(id, "scheduler");
+		const char *task = cli_jstr(id, "task_name");
 		bool trusted = sched && (!strcmp(sched, "slurm") || !strcmp(sched, "aws-batch"));
 		char both[TRACER_JOIN_KEY_LEN];
 
@@ -179,7 +179,7 @@ static int matches(const cJSON *s, const char *name)
 	return rank;
 }
 
-cJSON *summary_find(const char *path, const char *name, const struct job_filter *f,
+cJSON *sumfile_find(const char *path, const char *name, const struct job_filter *f,
 		    struct sumfile_status *st)
 {
 	struct reader r;
@@ -217,7 +217,7 @@ cJSON *summary_find(const char *path, const char *name, const struct job_filter 
 
 /* ---- the whole archive: FILE.N ... FILE.1 (rotated), then FILE ---- */
 
-int summaries_each_file(const char *path, const struct job_filter *f, summary_fn fn,
+int sumfile_each_file(const char *path, const struct job_filter *f, summary_fn fn,
 			void *ctx, struct sumfile_status *st)
 {
 	struct reader r;
@@ -236,7 +236,7 @@ int summaries_each_file(const char *path, const struct job_filter *f, summary_fn
 	return rc;
 }
 
-int summaries_each(const char *path, const struct job_filter *f, summary_fn fn, void *ctx,
+int sumfile_each(const char *path, const struct job_filter *f, summary_fn fn, void *ctx,
 		   int *files, struct sumfile_status *st)
 {
 	char rotated[4096];
@@ -251,11 +251,11 @@ int summaries_each(const char *path, const struct job_filter *f, summary_fn fn, 
 	}
 	for (int i = last; rc == 0 && !st->truncated && i >= 1; i--) {
 		snprintf(rotated, sizeof(rotated), "%s.%d", path, i);
-		if ((rc = summaries_each_file(rotated, f, fn, ctx, st)) == 0)
+		if ((rc = sumfile_each_file(rotated, f, fn, ctx, st)) == 0)
 			n++;
 	}
 	if (rc == 0 && !st->truncated && access(path, F_OK) == 0 &&
-	    (rc = summaries_each_file(path, f, fn, ctx, st)) == 0)
+	    (rc = sumfile_each_file(path, f, fn, ctx, st)) == 0)
 		n++;
 	*files = n;
 	return rc;

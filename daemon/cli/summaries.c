@@ -85,7 +85,7 @@ static int ask(struct cli *c, cJSON *req, struct collect *k, cJSON **last)
 		fprintf(stderr, "tracer: out of memory\n");
 		return -1;
 	}
-	rc = tracer_request_stream(c->cfg.socket_path, TRACER_ARCHIVE_TIMEOUT_MS, req,
+	rc = client_request_stream(c->cfg.socket_path, TRACER_ARCHIVE_TIMEOUT_MS, req,
 				   collect_line, k, last, err, sizeof(err));
 	cJSON_Delete(req);
 	if (rc == -2 && datalake_configured(&c->cfg)) {
@@ -103,9 +103,9 @@ static int ask(struct cli *c, cJSON *req, struct collect *k, cJSON **last)
 	if (cJSON_IsTrue(cJSON_GetObjectItem(*last, "truncated")))
 		fprintf(stderr, "tracer: tracerd's answer is incomplete (archive too large to "
 				"read at once); narrow the selection\n");
-	if (jnum(*last, "skipped_lines") > 0)
+	if (cli_jnum(*last, "skipped_lines") > 0)
 		fprintf(stderr, "tracer: %.0f unreadable line(s) skipped\n",
-			jnum(*last, "skipped_lines"));
+			cli_jnum(*last, "skipped_lines"));
 	return 0;
 }
 
@@ -224,7 +224,7 @@ cJSON *cli_summaries_tail(struct cli *c, size_t max, const struct job_filter *f)
 		if (rc <= 0)
 			return rc == 0 ? out : NULL;
 	}
-	out = summaries_tail(c->cfg.file_path, max, f, &st);
+	out = sumfile_tail(c->cfg.file_path, max, f, &st);
 	report_status(c->cfg.file_path, &st);
 	return out;
 }
@@ -265,7 +265,7 @@ cJSON *cli_jobs_tail(struct cli *c, size_t jobs, const struct job_filter *f)
 		if (rc <= 0)
 			return rc == 0 ? out : NULL;
 	}
-	out = summaries_tail(c->cfg.file_path, window, &per_step, &st);
+	out = sumfile_tail(c->cfg.file_path, window, &per_step, &st);
 	report_status(c->cfg.file_path, &st);
 	return out;
 }
@@ -289,7 +289,7 @@ cJSON *cli_summary_find(struct cli *c, const char *name)
 			return out;
 		}
 	}
-	out = summary_find(c->cfg.file_path, name, NULL, &st);
+	out = sumfile_find(c->cfg.file_path, name, NULL, &st);
 	report_status(c->cfg.file_path, &st);
 	return out;
 }
@@ -309,12 +309,12 @@ int cli_summaries_each(struct cli *c, summary_fn fn, void *ctx, int *files)
 		query_from_filter(&q, NULL, 0);
 		q.all_files = true;
 		rc = ask(c, proto_query_request(&q), &k, &last);
-		*files = (int)jnum(last, "files");
+		*files = (int)cli_jnum(last, "files");
 		cJSON_Delete(last);
 		if (rc <= 0)
 			return rc == 0 ? 0 : k.rc ? k.rc : -1;
 	}
-	rc = summaries_each(c->cfg.file_path, NULL, fn, ctx, files, &st);
+	rc = sumfile_each(c->cfg.file_path, NULL, fn, ctx, files, &st);
 	report_status(c->cfg.file_path, &st);
 	return rc;
 }
@@ -353,7 +353,7 @@ cJSON *cli_summaries_select(struct cli *c, const struct job_filter *f)
 	out = cJSON_CreateArray();
 	if (!out)
 		return NULL;
-	rc = summaries_each(c->cfg.file_path, f, keep_copy, out, &files, &st);
+	rc = sumfile_each(c->cfg.file_path, f, keep_copy, out, &files, &st);
 	report_status(c->cfg.file_path, &st);
 	if (rc < 0 && cJSON_GetArraySize(out) == 0) {
 		cJSON_Delete(out);

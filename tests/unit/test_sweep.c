@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonutil.h"
+#include "json.h"
 #include "proto.h"
 #include "sweep.h"
 #include "unit.h"
@@ -82,7 +82,7 @@ static cJSON *sweep_of(const struct sweep_query *q)
 	return ans;
 }
 
-/* counts are written raw (jsonutil) */
+/* counts are written raw (json.c) */
 static double rnum(const cJSON *row, const char *key)
 {
 	return json_get_num(row, key, -1);
