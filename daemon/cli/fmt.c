@@ -115,11 +115,12 @@ void fmt_containers(const cJSON *s)
 		print_container_line("  in", c);
 }
 
-/* NET: network bytes sent + received (TCP, UDP, other; not Unix sockets) */
-const char *fmt_net(const cJSON *o, char *buf, size_t len)
+/* Two byte counts of o's object name, added up, or "-". */
+static const char *bytes_sum(const cJSON *o, const char *name, const char *a, const char *b,
+			     char *buf, size_t len)
 {
-	const cJSON *n = cJSON_GetObjectItem(o, "net");
-	double v = cli_jnum(n, "sent_bytes") + cli_jnum(n, "recv_bytes");
+	const cJSON *n = cJSON_GetObjectItem(o, name);
+	double v = cli_jnum(n, a) + cli_jnum(n, b);
 
 	if (isnan(v))
 		snprintf(buf, len, "-");
@@ -128,17 +129,16 @@ const char *fmt_net(const cJSON *o, char *buf, size_t len)
 	return buf;
 }
 
+/* NET: network bytes sent + received (TCP, UDP, other; not Unix sockets) */
+const char *fmt_net(const cJSON *o, char *buf, size_t len)
+{
+	return bytes_sum(o, "net", "sent_bytes", "recv_bytes", buf, len);
+}
+
 /* DISK: bytes of the block requests it issued, read + written */
 const char *fmt_disk(const cJSON *o, char *buf, size_t len)
 {
-	const cJSON *b = cJSON_GetObjectItem(o, "block");
-	double v = cli_jnum(b, "read_bytes") + cli_jnum(b, "write_bytes");
-
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else
-		fmt_bytes((uint64_t)v, buf, len);
-	return buf;
+	return bytes_sum(o, "block", "read_bytes", "write_bytes", buf, len);
 }
 
 /* The job's GPU line (docs/gpu.md): GPUs allocated and used, memory
