@@ -174,7 +174,7 @@ def check(sacct, ndjson, profile, tune_json, sizes, oom_rule):
         ("rule", "requested before", "after", "used: peak, cpu", "alloc core-s run1 2 3 4",
          "alloc GB-s run1 2 3 4", "core-s 4/mean", "GB-s 4/mean"),
         f"inputs (bytes) run 1-4: {', '.join(str(s) for s in sizes)}; requests as cpus, mem MiB, "
-        "time limit min; used: largest peak of a completed run, mean CPU time")
+        "time limit min; used: largest peak of a completed run, mean CPU time", digits=(0, 1))
     return c.bad == 0
 
 

@@ -44,7 +44,7 @@ def print_table(head, table, legend, fitted):
     print("table|" + legend + ("; * GB-s per input MiB (the fit)" if fitted else ""))
 
 
-def compare_allocations(c, runs, steps, oom_step, sizes, fitted, unit, head, legend):
+def compare_allocations(c, runs, steps, oom_step, sizes, fitted, unit, head, legend, digits=(1, 2)):
     """Per step, run 4 against the mean of runs 1-3: the allocated
     UNIT-seconds (cpus x seconds) and GB-seconds (memory x seconds, per
     input MiB when tune sized the step by its fit) each at most half,
@@ -52,9 +52,11 @@ def compare_allocations(c, runs, steps, oom_step, sizes, fitted, unit, head, leg
     at most half too; then the table (head: its columns, legend: its
     last line).  runs[n][step]: "cpus", "mib", "secs" (the allocation
     and how long it was held), "done" (the job ended well), "summary",
-    "size" (the allocation as the table shows it)."""
+    "size" (the allocation as the table shows it).  digits: the decimals
+    of the table's UNIT-seconds and GB-seconds."""
     tot = {n: [0.0, 0.0] for n in runs}
     table = []
+    cd, gd = digits
     for r in steps:
         if any(r not in runs[n] for n in runs):
             continue
@@ -81,8 +83,8 @@ def compare_allocations(c, runs, steps, oom_step, sizes, fitted, unit, head, leg
         cpu = mean([runs[n][r]["summary"].get("totals", {}).get("cpu_s", 0) for n in runs])
         table.append((r, runs[1][r]["size"] + (" OOM" if r == oom_step else ""),
                       runs[4][r]["size"], f"{peak:.0f}M {cpu:.1f}s",
-                      " ".join(f"{core[n]:.1f}" for n in runs),
-                      " ".join(f"{gbs[n]:.2f}" for n in runs),
+                      " ".join(f"{core[n]:.{cd}f}" for n in runs),
+                      " ".join(f"{gbs[n]:.{gd}f}" for n in runs),
                       f"{core_ratio:.2f}", f"{gb_ratio:.2f}" + ("*" if norm else "")))
     if table:  # else no step ran in every run: checked and said before
         t_core = tot[4][0] / mean([tot[n][0] for n in (1, 2, 3)])
@@ -90,6 +92,6 @@ def compare_allocations(c, runs, steps, oom_step, sizes, fitted, unit, head, leg
         c.ok(t_core <= HALF and t_gb <= HALF,
              f"the pipeline: run 4's {unit}-seconds and GB-seconds at most half of runs 1-3's",
              f"{unit}-s {t_core:.2f}, GB-s {t_gb:.2f}")
-        table.append(("(total)", "", "", "", " ".join(f"{tot[n][0]:.1f}" for n in runs),
-                      " ".join(f"{tot[n][1]:.2f}" for n in runs), f"{t_core:.2f}", f"{t_gb:.2f}"))
+        table.append(("(total)", "", "", "", " ".join(f"{tot[n][0]:.{cd}f}" for n in runs),
+                      " ".join(f"{tot[n][1]:.{gd}f}" for n in runs), f"{t_core:.2f}", f"{t_gb:.2f}"))
     print_table(head, table, legend, fitted)
