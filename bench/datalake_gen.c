@@ -1,7 +1,7 @@
 /*
  * datalake_gen.c - synthetic job summaries for the datalake scale bench
  * (bench/datalake.sh), turned into ClickHouse rows by the sink's own
- * conversion (clickhouse_sink_rows): the rows are exactly what tracerd
+ * conversion (sink_clickhouse_rows): the rows are exactly what tracerd
  * would insert for them.
  *
  *   datalake_gen FIRST COUNT PROCS JOBS TOOLS PROCESSES FLAGS
@@ -317,7 +317,7 @@ static int write_rows(uint64_t first, uint64_t count, unsigned keep, char **name
 			struct growbuf s = {0};
 
 			summary(&s, &j, part, keep);
-			if (s.oom || clickhouse_sink_rows(s.p, s.len, rows) != 0) {
+			if (s.oom || sink_clickhouse_rows(s.p, s.len, rows) != 0) {
 				fprintf(stderr, "datalake_gen: job %llu: not JSON or out of memory\n",
 					(unsigned long long)i);
 				return 1;

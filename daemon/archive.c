@@ -28,7 +28,7 @@
 #include "caps.h"
 #include "clock.h"
 #include "datalake_read.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "log.h"
 #include "threads.h"
 #include "sumfile.h"
@@ -280,7 +280,7 @@ static void answer(struct archive *a, struct areq *r)
 				  "clickhouse): ask for summaries");
 		return;
 	} else if (r->req.op == PROTO_OP_SUMMARY) {
-		got = summary_find(a->path, r->req.job, &f, &st);
+		got = sumfile_find(a->path, r->req.job, &f, &st);
 		if (got)
 			send_line(&o, got);
 	} else {
@@ -288,14 +288,14 @@ static void answer(struct archive *a, struct areq *r)
 
 		filter_from_query(&f, q);
 		if (q->all_files) {
-			summaries_each(a->path, &f, send_summary, &o, &files, &st);
+			sumfile_each(a->path, &f, send_summary, &o, &files, &st);
 		} else if (q->limit == 0) {
-			summaries_each_file(a->path, &f, send_summary, &o, &st);
+			sumfile_each_file(a->path, &f, send_summary, &o, &st);
 		} else {
 			long n = q->limit > TRACER_ARCHIVE_LIMIT_MAX ? TRACER_ARCHIVE_LIMIT_MAX : q->limit;
 
 			capped = n < q->limit;
-			got = summaries_tail(a->path, (size_t)n, &f, &st);
+			got = sumfile_tail(a->path, (size_t)n, &f, &st);
 			for (cJSON *s = got ? got->child : NULL; s && !send_line(&o, s); s = s->next)
 				;
 		}

@@ -125,14 +125,14 @@ void closing_start(struct jobs *js, struct open_job *oj, const char *why)
 	struct job *j = oj->job;
 	size_t n = 0;
 
-	if (oj->closing)
+	if (oj->closing.active)
 		return;
-	oj->closing = true;
+	oj->closing.active = true;
 	jobdocker_close(js, oj);
-	oj->close_why = why;
-	oj->closing_since_ns = clock_mono_ns();
+	oj->closing.why = why;
+	oj->closing.since_ns = clock_mono_ns();
 	jobgpu_closing(js, oj);
-	js->nclosing++;
+	js->closing.nclosing++;
 	if (j->cgroup_stats)
 		job_blocked_sample_cgroup(j, &oj->cgroup);
 	container_sample(&j->containers);
@@ -142,52 +142,78 @@ void closing_start(struct jobs *js, struct open_job *oj, const char *why)
 		bpf_loader_untag_cgroup(js->bpf, oj->cgroup_id);
 		oj->cgroup_id = 0;
 	}
-	free(oj->settle);
-	oj->settle = j->nlive ? malloc(j->nlive * sizeof(*oj->settle)) : NULL;
-	if (oj->settle) {
+	free(oj->closing.settle);
+	oj->closing.settle = j->nlive ? malloc(j->nlive * sizeof(*oj->closing.settle)) : NULL;
+	if (oj->closing.settle) {
 		JOB_FOREACH_LIVE(j, p)
 			if (n < j->nlive)
-				oj->settle[n++] = p->pid;
+				oj->closing.settle[n++] = p->pid;
 	} else if (j->nlive) {
 		log_error("job %s: out of memory: live processes closed unread", j->uid);
 	}
-	oj->nsettle = n;
-	oj->settle_pos = 0;
+	oj->closing.nsettle = n;
+	oj->closing.settle_pos = 0;
 }
 
 bool closing_busy(const struct jobs *js)
 {
-	return js->nclosing > 0;
+	return js->closing.nclosing > 0;
+}
+
+size_t closing_count(const struct jobs *js)
+{
+	return js->closing.nclosing;
+}
+
+bool closing_active(const struct open_job *oj)
+{
+	return oj->closing.active;
+}
+
+uint64_t closing_since_ns(const struct open_job *oj)
+{
+	return oj->closing.since_ns;
+}
+
+const char *closing_why(const struct open_job *oj)
+{
+	return oj->closing.why;
+}
+
+void closing_set_answer(struct jobs *js, closing_answer_fn fn, void *ctx)
+{
+	js->closing.answer = fn;
+	js->closing.answer_ctx = ctx;
 }
 
 /* Settle up to *budget processes of oj; true when it is done. */
 static bool settle_some(struct jobs *js, struct open_job *oj, size_t *budget)
 {
-	bool grace_over = clock_mono_ns() - oj->closing_since_ns >= CLOSE_GRACE_NS;
-	size_t seen = 0, pass = oj->nsettle;
+	bool grace_over = clock_mono_ns() - oj->closing.since_ns >= CLOSE_GRACE_NS;
+	size_t seen = 0, pass = oj->closing.nsettle;
 
-	while (oj->nsettle && *budget && seen < pass) {
-		size_t i = oj->settle_pos < oj->nsettle ? oj->settle_pos : 0;
+	while (oj->closing.nsettle && *budget && seen < pass) {
+		size_t i = oj->closing.settle_pos < oj->closing.nsettle ? oj->closing.settle_pos : 0;
 
 		(*budget)--;
 		seen++;
-		if (settle_one(js, oj, oj->settle[i], grace_over) == SETTLED) {
-			oj->settle[i] = oj->settle[--oj->nsettle];
-			oj->settle_pos = i;
+		if (settle_one(js, oj, oj->closing.settle[i], grace_over) == SETTLED) {
+			oj->closing.settle[i] = oj->closing.settle[--oj->closing.nsettle];
+			oj->closing.settle_pos = i;
 		} else {
-			oj->settle_pos = i + 1;
+			oj->closing.settle_pos = i + 1;
 		}
 	}
-	return oj->nsettle == 0;
+	return oj->closing.nsettle == 0;
 }
 
 static void answer(struct jobs *js, struct open_job *oj, char *reply)
 {
-	uint64_t t = oj->answer_ticket;
+	uint64_t t = oj->closing.answer_ticket;
 
-	oj->answer_ticket = 0;
-	if (js->answer)
-		js->answer(js->answer_ctx, t, reply);
+	oj->closing.answer_ticket = 0;
+	if (js->closing.answer)
+		js->closing.answer(js->closing.answer_ctx, t, reply);
 	else
 		free(reply);
 }
@@ -197,14 +223,14 @@ void closing_step(struct jobs *js)
 	size_t budget = SETTLE_PER_STEP;
 	uint64_t now = clock_mono_ns();
 
-	if (!js->nclosing)
+	if (!js->closing.nclosing)
 		return;
 	/* the records waiting are those of the processes being settled */
 	bpf_loader_consume(js->bpf);
 	for (size_t i = 0; i < jobs_count(js);) {
 		struct open_job *oj = jobs_at(js, i);
 
-		if (!oj->closing) {
+		if (!oj->closing.active) {
 			i++;
 			continue;
 		}
@@ -213,7 +239,7 @@ void closing_step(struct jobs *js)
 			jobs_finish(js, oj); /* open[i] now holds another job */
 			continue;
 		}
-		if (oj->answer_ticket && now >= oj->answer_by_ns)
+		if (oj->closing.answer_ticket && now >= oj->closing.answer_by_ns)
 			answer(js, oj, jobs_ok_reply());
 		i++;
 	}
@@ -223,7 +249,7 @@ void closing_step(struct jobs *js)
 static size_t next_pids(struct open_job *oj, pid_t *out, size_t max)
 {
 	struct job *j = oj->job;
-	size_t n = 0, b = oj->check_bucket;
+	size_t n = 0, b = oj->closing.check_bucket;
 
 	for (size_t k = 0; k < j->live_buckets && n < max; k++, b++) {
 		if (b >= j->live_buckets)
@@ -232,7 +258,7 @@ static size_t next_pids(struct open_job *oj, pid_t *out, size_t max)
 			if (n < max)
 				out[n++] = p->pid;
 	}
-	oj->check_bucket = b;
+	oj->closing.check_bucket = b;
 	return n;
 }
 
@@ -245,7 +271,7 @@ void closing_reconcile(struct jobs *js)
 		struct open_job *oj = jobs_at(js, i);
 		size_t n;
 
-		if (oj->closing || !oj->job->nlive)
+		if (oj->closing.active || !oj->job->nlive)
 			continue;
 		n = next_pids(oj, pids, budget < oj->job->nlive ? budget : oj->job->nlive);
 		budget -= n;
@@ -268,9 +294,9 @@ void closing_reconcile(struct jobs *js)
 /* Shutdown: settle everything (nothing is served any more). */
 void closing_drain(struct jobs *js)
 {
-	while (js->nclosing) {
+	while (js->closing.nclosing) {
 		closing_step(js);
-		if (js->nclosing)
+		if (js->closing.nclosing)
 			usleep(1000);
 	}
 }
@@ -288,7 +314,29 @@ char *closing_end(struct jobs *js, struct open_job *oj, uint64_t ticket)
 	}
 	if (!ticket)
 		return jobs_ok_reply();
-	oj->answer_ticket = ticket;
-	oj->answer_by_ns = clock_mono_ns() + ANSWER_WAIT_NS;
+	oj->closing.answer_ticket = ticket;
+	oj->closing.answer_by_ns = clock_mono_ns() + ANSWER_WAIT_NS;
 	return NULL;
+}
+
+void closing_finish_now(struct jobs *js, struct open_job *oj, const char *why)
+{
+	oj->closing.why = why;
+	jobs_finish(js, oj);
+}
+
+void closing_forget(struct jobs *js, struct open_job *oj)
+{
+	if (oj->closing.answer_ticket)
+		answer(js, oj, jobs_ok_reply());
+	if (oj->closing.active)
+		js->closing.nclosing--;
+	closing_free(oj);
+}
+
+void closing_free(struct open_job *oj)
+{
+	free(oj->closing.settle);
+	oj->closing.settle = NULL;
+	oj->closing.nsettle = 0;
 }

@@ -28,7 +28,7 @@
 
 #include "caps.h"
 #include "clock.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "log.h"
 
 #define QUEUE_MAX 4096

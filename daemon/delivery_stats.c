@@ -4,7 +4,7 @@
  */
 #include "delivery.h"
 
-#include "jsonutil.h"
+#include "json.h"
 
 cJSON *delivery_stats_json(const struct delivery_stats *st)
 {

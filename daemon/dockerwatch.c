@@ -109,7 +109,7 @@ static int ask_list(const char *sock, struct docker_entry *out, size_t max, char
 		snprintf(why, whylen, "%s: %s", sock, curl_easy_strerror(rc));
 	else if (code != 200)
 		snprintf(why, whylen, "%s: HTTP status %ld", sock, code);
-	else if ((n = docker_list_parse(a.p ? a.p : "", a.len, out, max)) < 0)
+	else if ((n = dockercmd_list_parse(a.p ? a.p : "", a.len, out, max)) < 0)
 		snprintf(why, whylen, "%s: the answer is not a container list", sock);
 	curl_easy_cleanup(h);
 	growbuf_free(&a);
@@ -194,7 +194,7 @@ static bool candidate(const struct docker_watch *w, const char socks[][108], int
 	const struct docker_entry *en = &dw.entries[e];
 
 	return names_socket(w, socks[dw.entry_sock[e]]) &&
-	       docker_entry_matches(&w->cmd, (int64_t)(w->client_start_ns / NS_PER_SEC), en) &&
+	       dockercmd_entry_matches(&w->cmd, (int64_t)(w->client_start_ns / NS_PER_SEC), en) &&
 	       !claimed_by_other(en->id, w->tag);
 }
 
@@ -241,7 +241,7 @@ static void decide(struct docker_watch *w, size_t nw, size_t k, const char socks
 	}
 	/* found in two rounds in a row: another job's docker command whose
 	 * exec the loop has not handled yet has one more round to show up */
-	if (nfound == 1 && docker_entry_live(&dw.entries[found])) {
+	if (nfound == 1 && dockercmd_entry_live(&dw.entries[found])) {
 		if (!strcmp(me->seen_id, dw.entries[found].id)) {
 			me->done = true;
 			me->result.outcome = DOCKERWATCH_FOUND;

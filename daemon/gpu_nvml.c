@@ -22,7 +22,7 @@
 
 #include "clock.h"
 #include "defaults.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "log.h"
 #include "gpu_nvml_priv.h"
 #include "threads.h"

@@ -15,7 +15,7 @@
 
 #include "clock.h"
 #include "defaults.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "log.h"
 #include "summary.h"
 #include "summary_id.h"

@@ -23,12 +23,13 @@
 #include <sys/stat.h>
 
 #include "bpf_loader.h"
+#include "closing.h"
 #include "container_apptainer.h"
 #include "container_meta.h"
 #include "containernames.h"
 #include "jobcontainers.h"
 #include "jobs.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "log.h"
 #include "procfs.h"
 
@@ -318,7 +319,7 @@ void jobcontainers_tag_all(struct jobs *js)
 		struct container_set *s = &oj->job->containers;
 
 		/* the host's activity is no container's owner */
-		if (oj == js->host_job || oj->closing)
+		if (oj == js->host_job || closing_active(oj))
 			continue;
 		jobcontainers_name(js, oj);
 		for (size_t k = 0; k < s->n; k++)

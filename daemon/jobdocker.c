@@ -28,6 +28,7 @@
 
 #include "bpf_loader.h"
 #include "cgroup.h"
+#include "closing.h"
 #include "container.h"
 #include "dockercmd.h"
 #include "dockerwatch.h"
@@ -115,7 +116,7 @@ void jobdocker_exec(struct jobs *js, struct open_job *oj, const struct job_proc 
 	char argv0[256];
 	size_t n0;
 
-	if (oj == js->host_job || oj->closing || !p->argv)
+	if (oj == js->host_job || closing_active(oj) || !p->argv)
 		return;
 	/* argv is argv_len bytes: its last argument may have no NUL */
 	n0 = strnlen(p->argv, p->argv_len);
@@ -298,7 +299,7 @@ void jobdocker_tick(struct jobs *js)
 		struct open_job *oj = jobs_find_tag(js, r[i].job_tag);
 		struct container_joins *cj, *all = &js->stats.docker;
 
-		if (!oj || oj->closing)
+		if (!oj || closing_active(oj))
 			continue;
 		cj = &oj->job->containers.docker;
 		switch (r[i].outcome) {

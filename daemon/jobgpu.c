@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "closing.h"
 #include "gpu_nvml.h"
 #include "jobgpu.h"
 #include "jobs.h"
@@ -114,7 +115,7 @@ bool jobgpu_settled(struct jobs *js, struct open_job *oj)
 		return true;
 	jobgpu_drain(js);
 	return !g->outstanding ||
-	       clock_mono_ns() - oj->closing_since_ns >= TRACER_GPU_ANSWER_WAIT_MS * 1000000ull;
+	       clock_mono_ns() - closing_since_ns(oj) >= TRACER_GPU_ANSWER_WAIT_MS * 1000000ull;
 }
 
 void jobgpu_finish(struct open_job *oj)

@@ -22,6 +22,7 @@
 #include "delivery.h"
 #include "peer.h"
 #include "journal.h"
+#include "closing.h"
 
 struct bpf_loader;
 
@@ -37,23 +38,10 @@ struct open_job {
 	uid_t owner_uid;           /* who registered it: may join, report, end */
 	uint64_t owner_scope;      /* ... and where: 0 the host, else its
 				    * container (peer.h); journaled */
-	/* closing (closing.c): ended, its processes being settled */
-	bool closing;
-	const char *close_why;
-	uint64_t closing_since_ns; /* monotonic */
-	pid_t *settle;             /* live pids still to settle */
-	size_t nsettle, settle_cap, settle_pos;
-	uint64_t answer_ticket;    /* end request answered at the summary; 0 none */
-	uint64_t answer_by_ns;     /* ... or "ok" at this time, whichever first */
-	size_t check_bucket;       /* reconcile cursor in the live table */
+	struct closing_job closing; /* closing.c: ended, being settled */
 	size_t rss_bucket;         /* RSS sampling cursor in the live table */
 	bool job_stats;            /* has an entry in the kernel's job_stats */
-	bool resume_closing;       /* it was closing when tracerd stopped */
-	/* journal.c: a closed job whose summary a crash lost before the
-	 * spool had it, finished again from the journal */
-	bool recovered;
-	uint64_t recovered_end_ns;
-	char summary_id[40];       /* the lost summary's id, kept */
+	struct journal_job journaled; /* journal.c: resumed or rebuilt */
 };
 
 #define RECENT_JOBS 32
@@ -66,9 +54,6 @@ struct jobs_stats {
 	uint64_t pid_reused;       /* samples not taken: the pid was another process's */
 	struct container_joins docker; /* every job's docker commands (jobdocker.c) */
 };
-
-/* An answer to a request kept open (server_answer): reply is malloc'd. */
-typedef void (*jobs_answer_fn)(void *ctx, uint64_t ticket, char *reply);
 
 struct jobs {
 	const struct tracer_config *cfg;
@@ -88,9 +73,7 @@ struct jobs {
 	char recent[RECENT_JOBS][TRACER_JOB_UID_LEN];
 	unsigned nrecent;
 	struct jobs_stats stats;
-	jobs_answer_fn answer;
-	void *answer_ctx;
-	size_t nclosing;
+	struct closing closing;    /* the jobs being closed (closing.c) */
 	struct journal journal;    /* the open jobs, for a restarted tracerd */
 	struct history history;         /* earlier runs per task name (analysis) */
 };
@@ -121,8 +104,9 @@ char *jobs_task_exit(struct jobs *js, const char *job, int status,
 /*
  * The job ends: its summary is written once its processes are settled
  * (closing.c), never by waiting in the loop.  ticket (server_ticket(), or
- * 0) names the request: NULL means "answered later through js->answer",
- * once the summary is written or after a short wait.
+ * 0) names the request: NULL means "answered later through the callback
+ * of closing_set_answer", once the summary is written or after a short
+ * wait.
  */
 char *jobs_end(struct jobs *js, const char *job, int status,
 	       const struct peer *peer, uint64_t ticket);

@@ -62,7 +62,7 @@ void jobs_tick(struct jobs *js)
 		jobs_open_host(js);
 	for (size_t i = 0; i < jobs_count(js);) {
 		struct open_job *oj = jobs_at(js, i);
-		if (oj != js->host_job && !oj->closing && oj->job->nlive == 0 &&
+		if (oj != js->host_job && !closing_active(oj) && oj->job->nlive == 0 &&
 		    oj->empty_since_ns && now - oj->empty_since_ns >= EMPTY_GRACE_NS) {
 			js->stats.closed_empty++;
 			closing_start(js, oj, "all processes exited");

@@ -7,8 +7,9 @@
 #include "jobs.h"
 
 #include "clock.h"
+#include "closing.h"
 #include "identity.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "summary_container.h"
 
 /* Open jobs listed in a status reply (the newest). */
@@ -32,7 +33,7 @@ cJSON *jobs_status_json(const struct jobs *js)
 	json_add_u64(o, "bad_records", js->stats.bad_records);
 	json_add_u64(o, "exit_records_lost", js->stats.exits_lost);
 	json_add_u64(o, "samples_pid_reused", js->stats.pid_reused);
-	json_add_u64(o, "closing", js->nclosing);
+	json_add_u64(o, "closing", closing_count(js));
 	cJSON_AddItemToObject(o, "docker_joins", summary_container_joins(&js->stats.docker));
 	arr = cJSON_AddArrayToObject(o, "open_jobs");
 	size_t first = jobs_count(js) > STATUS_MAX_JOBS ? jobs_count(js) - STATUS_MAX_JOBS : 0;

@@ -20,7 +20,7 @@
 #include "jobcontainers.h"
 #include "jobdocker.h"
 #include "jobgpu.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "log.h"
 #include "netpeers.h"
 #include "procfs.h"
@@ -122,7 +122,7 @@ static struct open_job *jobs_find_name(struct jobs *js, const char *name)
 	if (!name[0])
 		return NULL;
 	for (size_t i = 0; i < js->nopen; i++)
-		if (!js->open[i]->closing && (strcmp(js->open[i]->job->uid, name) == 0 ||
+		if (!closing_active(js->open[i]) && (strcmp(js->open[i]->job->uid, name) == 0 ||
 					      strcmp(js->open[i]->join_key, name) == 0))
 			return js->open[i];
 	return NULL;
@@ -492,11 +492,11 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 				  .sample_interval_ms = js->cfg->sample_interval_ms};
 	cJSON *summary;
 
-	job_close(j, oj->recovered ? oj->recovered_end_ns : clock_real_ns());
+	job_close(j, journal_rebuilt(oj) ? journal_end_ns(oj) : clock_real_ns());
 	netpeers_apply(j);
 	usernames_fill(&j->id);
 	slurmjob_fill(&j->id);
-	if (!oj->recovered) /* else: from the journal */
+	if (!journal_rebuilt(oj)) /* else: from the journal */
 		j->events_dropped = drop_count(js) - oj->drops_at_start;
 	if (oj->job_stats) { /* its own losses, not the node's */
 		struct tracer_job_stats ks;
@@ -519,17 +519,13 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 		journal_submit(js, oj, summary);
 	else
 		cJSON_Delete(summary);
-	log_info("job %s closed (%s): %llu processes, %zu tools", j->uid, oj->close_why,
+	log_info("job %s closed (%s): %llu processes, %zu tools", j->uid, closing_why(oj),
 		 (unsigned long long)j->procs_total, j->ntools);
-	if (oj->answer_ticket && js->answer)
-		js->answer(js->answer_ctx, oj->answer_ticket, reply_ok(NULL, 0));
+	closing_forget(js, oj);
 	remember_recent(js, j->uid);
 	js->stats.closed++;
 	js->journal.dirty = true;
-	if (oj->closing)
-		js->nclosing--;
 	open_remove(js, oj);
-	free(oj->settle);
 	job_free(j);
 	free(oj);
 }
@@ -571,7 +567,7 @@ void jobs_fini(struct jobs *js)
 {
 	for (size_t i = 0; i < js->nopen; i++) {
 		job_free(js->open[i]->job);
-		free(js->open[i]->settle);
+		closing_free(js->open[i]);
 		free(js->open[i]);
 	}
 	free(js->open);

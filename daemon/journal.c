@@ -24,7 +24,7 @@
 #include "closing.h"
 #include "jobcontainers.h"
 #include "jobs.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "log.h"
 #include "procfs.h"
 
@@ -154,7 +154,7 @@ static cJSON *job_json(const struct open_job *oj)
 	json_add_i64(o, "exit_status", j->exit_status);
 	json_add_i64(o, "registrant_pid", j->registrant_pid);
 	add_u64s(o, "cgroup_id", oj->cgroup_id);
-	cJSON_AddBoolToObject(o, "closing", oj->closing);
+	cJSON_AddBoolToObject(o, "closing", closing_active(oj));
 	cJSON_AddItemToObject(o, "identity", identity_to_json(&j->id));
 	cJSON_AddItemToObject(o, "totals", u64_array((const uint64_t *)&j->totals, NTOTALS));
 	cJSON_AddItemToObject(o, "registrant", u64_array((const uint64_t *)&j->registrant, NTOTALS));
@@ -345,11 +345,21 @@ static struct open_job *adopt_job(struct jobs *js, const cJSON *e, uint64_t down
 		oj->job_stats = bpf_loader_job_open(js->bpf, j->tag,
 						    bpf_loader_user_key(oj->owner_uid, oj->owner_scope)) == 0;
 	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(e, "closing")))
-		oj->resume_closing = true;
+		oj->journaled.resume_closing = true;
 	return oj;
 }
 
 /* ---- closed jobs, kept until their summary is spooled ---- */
+
+bool journal_rebuilt(const struct open_job *oj)
+{
+	return oj->journaled.recovered;
+}
+
+uint64_t journal_end_ns(const struct open_job *oj)
+{
+	return oj->journaled.recovered_end_ns;
+}
 
 void journal_submit(struct jobs *js, struct open_job *oj, cJSON *summary)
 {
@@ -357,11 +367,11 @@ void journal_submit(struct jobs *js, struct open_job *oj, cJSON *summary)
 	cJSON *e = NULL;
 	uint64_t seq;
 
-	if (oj->recovered && oj->summary_id[0]) {
+	if (oj->journaled.recovered && oj->journaled.summary_id[0]) {
 		/* the same id as the lost one: a copy that did reach a sink
 		 * after all is a harmless duplicate */
 		cJSON_ReplaceItemInObjectCaseSensitive(summary, "summary_id",
-						       cJSON_CreateString(oj->summary_id));
+						       cJSON_CreateString(oj->journaled.summary_id));
 		cJSON_ReplaceItemInObjectCaseSensitive(summary, "incomplete", cJSON_CreateTrue());
 		cJSON_AddTrueToObject(summary, "recovered");
 	}
@@ -440,15 +450,14 @@ static int refinish_job(struct jobs *js, const cJSON *e)
 	oj = job_from_json(js, e);
 	if (!oj)
 		return -1;
-	oj->recovered = true;
-	oj->recovered_end_ns = get_u64s(e, "end_ns");
-	snprintf(oj->summary_id, sizeof(oj->summary_id), "%s", sid);
+	oj->journaled.recovered = true;
+	oj->journaled.recovered_end_ns = get_u64s(e, "end_ns");
+	snprintf(oj->journaled.summary_id, sizeof(oj->journaled.summary_id), "%s", sid);
 	oj->job->events_dropped = get_u64s(e, "events_dropped");
 	oj->job->procs_over_cap = get_u64s(e, "procs_over_cap");
-	oj->close_why = "closed before a crash; summary rebuilt from the journal";
 	log_warn("job %s: its summary was not spooled before tracerd stopped: "
 		 "rebuilt from the journal (totals kept, process detail lost)", oj->job->uid);
-	jobs_finish(js, oj);
+	closing_finish_now(js, oj, "closed before a crash; summary rebuilt from the journal");
 	return 0;
 }
 
@@ -499,7 +508,7 @@ int journal_resume(struct jobs *js, bool maps)
 		bpf_loader_each_proc(js->bpf, adopt_proc, &a);
 	for (size_t i = 0; i < jobs_count(js); i++) {
 		struct open_job *oj = jobs_at(js, i);
-		if (oj->resume_closing)
+		if (oj->journaled.resume_closing)
 			closing_start(js, oj, "end (before the restart)");
 		else
 			jobs_note_exit(js, oj); /* none left: it closes */

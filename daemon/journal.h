@@ -28,6 +28,22 @@ struct journal {
 	size_t ndone, done_cap;
 };
 
+/* What the journal keeps of one open job, in struct open_job: owned by
+ * journal.c. */
+struct journal_job {
+	bool resume_closing;       /* it was closing when tracerd stopped */
+	/* a closed job whose summary a crash lost before the spool had it,
+	 * finished again from the journal */
+	bool recovered;
+	uint64_t recovered_end_ns;
+	char summary_id[40];       /* the lost summary's id, kept */
+};
+
+/* Was oj rebuilt from the journal (closed before a crash, its summary
+ * lost)?  Its end time, then, as the journal kept it (jobs_finish). */
+bool journal_rebuilt(const struct open_job *oj);
+uint64_t journal_end_ns(const struct open_job *oj);
+
 /* Write js->journal.path now (0 or -1; a failure is logged once). */
 int journal_write(struct jobs *js);
 /* From the loop's tick: write when a job opened or closed, and every second. */
@@ -43,7 +59,7 @@ int journal_resume(struct jobs *js, bool maps);
 /*
  * Hand a closed job's summary to delivery (jobs_finish): the job stays in
  * the journal until the spool has it.  A job rebuilt from the journal
- * (oj->recovered) keeps its summary_id and is marked incomplete.
+ * (journal_rebuilt()) keeps its summary_id and is marked incomplete.
  */
 void journal_submit(struct jobs *js, struct open_job *oj, cJSON *summary);
 /* Shutdown: wait (timeout_ms at most) for the spool to have the closed

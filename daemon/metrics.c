@@ -18,7 +18,7 @@
 
 #include "clock.h"
 #include "growbuf.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "summary.h"
 #include "bpf_loader.h" /* the kernel counters (tracer.h) */
 

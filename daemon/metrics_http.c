@@ -122,13 +122,13 @@ struct metrics_http *metrics_http_open(const char *listen, bool allow_remote, ch
 		return NULL;
 	/* the page names jobs and tools: other hosts only when asked for */
 	if (!allow_remote && !netaddr_is_loopback(&st.ss)) {
-		fail_msg(err, errlen, "%s is not a loopback address (set metrics_allow_remote = "
+		errmsg_fail(err, errlen, "%s is not a loopback address (set metrics_allow_remote = "
 			 "true to serve other hosts)", listen);
 		return NULL;
 	}
 	st.m = calloc(1, sizeof(*st.m));
 	if (!st.m) {
-		fail_msg(err, errlen, "out of memory");
+		errmsg_fail(err, errlen, "out of memory");
 		return NULL;
 	}
 	pthread_mutex_init(&st.m->lock, NULL);
@@ -139,11 +139,11 @@ struct metrics_http *metrics_http_open(const char *listen, bool allow_remote, ch
 		rc = pthread_join(t, NULL);
 	if (rc != 0 || !st.mhd) {
 		if (rc != 0)
-			fail_msg(err, errlen, "starting the server's thread: %s", strerror(rc));
+			errmsg_fail(err, errlen, "starting the server's thread: %s", strerror(rc));
 		else if (st.err[0])
-			fail_msg(err, errlen, "dropping capabilities: %s", st.err);
+			errmsg_fail(err, errlen, "dropping capabilities: %s", st.err);
 		else
-			fail_msg(err, errlen, "cannot listen on %s (address in use?)", listen);
+			errmsg_fail(err, errlen, "cannot listen on %s (address in use?)", listen);
 		pthread_mutex_destroy(&st.m->lock);
 		free(st.m);
 		return NULL;

@@ -3,7 +3,7 @@
 
 #include "identity.h"
 #include "jobs.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "procfs.h"
 
 int privacy_init(struct privacy *pv, const char *group, char *err, size_t errlen)
@@ -37,7 +37,7 @@ bool privacy_reads_summaries(const struct peer *peer)
 /* Is the open job listed as e the peer's? */
 static bool is_own(const cJSON *e, const struct peer *peer, const struct jobs *js)
 {
-	/* numbers are raw items (exact text): read them as jsonutil does */
+	/* numbers are raw items (exact text): read them as json.c does */
 	int64_t uid = json_get_i64(cJSON_GetObjectItem(e, "identity"), "uid", -1);
 	const cJSON *job = cJSON_GetObjectItem(e, "job");
 

@@ -19,7 +19,7 @@
 #include "caps.h"
 #include "clock.h"
 #include "hostinfo.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "log.h"
 #include "notify.h"
 #include "privacy.h"

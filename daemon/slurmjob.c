@@ -31,7 +31,7 @@
 
 #include "asker.h"
 #include "clock.h"
-#include "jsonutil.h"
+#include "json.h"
 
 #define QUERY_TIMEOUT_MS 10000
 #define JOBID_LEN 32
@@ -500,7 +500,7 @@ void slurmjob_fill(struct tracer_identity *id)
 		id->job_start_ns = f.start_s * NS_PER_SEC;
 	if (!id->alloc.nodes && f.start_s)
 		id->alloc.nodes = f.nodes;
-	id->req = (struct tracer_request){.cpus = f.cpus, .mem_bytes = f.mem_bytes,
+	id->req = (struct client_request){.cpus = f.cpus, .mem_bytes = f.mem_bytes,
 					  .gpus = f.gpus, .nodes = f.nodes,
 					  .time_limit_s = f.limit_s};
 }

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "clock.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "proto.h"
 #include "summary.h"
 #include "tracerd_priv.h"

@@ -49,7 +49,7 @@
 #include "hostinfo.h"
 #include "jobs.h"
 #include "jobgpu.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "log.h"
 #include "proto.h"
 #include "waitacct.h"
@@ -473,8 +473,7 @@ int main(int argc, char **argv)
 		log_error("%s", err);
 		goto cleanup;
 	}
-	d.jobs.answer = answer_request;
-	d.jobs.answer_ctx = &d;
+	closing_set_answer(&d.jobs, answer_request, &d);
 	d.jobs.journal.path = daemonconf_journal_path(&d.cfg);
 	/* before the first record is read: records of the time we were
 	 * down are in the kept ring buffer, tagged with their jobs' keys */

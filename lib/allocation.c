@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonutil.h"
+#include "json.h"
 
 #define MAX_CPUS 4096
 

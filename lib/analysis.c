@@ -15,7 +15,7 @@
 #include "allocation.h"
 #include "cost.h"
 #include "gpu_flags.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "sleep_flags.h"
 #include "tune.h"
 #include "waitacct.h"
@@ -31,7 +31,7 @@ static const char *jstr_or(const cJSON *o, const char *key)
 
 static double num(const cJSON *o, const char *key)
 {
-	/* seconds and byte counts are written raw (jsonutil) */
+	/* seconds and byte counts are written raw (json.c) */
 	return json_get_num(o, key, 0.0);
 }
 

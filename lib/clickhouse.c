@@ -61,7 +61,7 @@ int clickhouse_exec(const struct tracer_config *cfg, const char *sql, const char
 	if (len)
 		*len = 0;
 	if (cfg->clickhouse_password_file[0] &&
-	    read_secret(cfg->clickhouse_password_file, password, sizeof(password), err,
+	    sink_http_read_secret(cfg->clickhouse_password_file, password, sizeof(password), err,
 			errlen) != 0)
 		return -1;
 	growbuf_add(&url, cfg->clickhouse_url, strlen(cfg->clickhouse_url));

@@ -86,13 +86,13 @@ static int connect_socket(const char *path, int64_t deadline, char *err,
 	socklen_t sl = sizeof(soerr);
 
 	if (strlen(path) >= sizeof(sa.sun_path)) {
-		fail_msg(err, errlen, "socket path too long: %.80s...", path);
+		errmsg_fail(err, errlen, "socket path too long: %.80s...", path);
 		goto fail;
 	}
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
-		fail_msg(err, errlen, "socket: %s", strerror(errno));
+		errmsg_fail(err, errlen, "socket: %s", strerror(errno));
 		goto fail;
 	}
 	for (;;) {
@@ -106,7 +106,7 @@ static int connect_socket(const char *path, int64_t deadline, char *err,
 			continue;
 		}
 		if (errno != EINPROGRESS) {
-			fail_msg(err, errlen, "connect %s: %s", path,
+			errmsg_fail(err, errlen, "connect %s: %s", path,
 				 errno == EAGAIN ? "timed out (daemon busy)"
 						 : strerror(errno));
 			goto fail;
@@ -115,12 +115,12 @@ static int connect_socket(const char *path, int64_t deadline, char *err,
 	}
 	r = wait_fd(fd, POLLOUT, deadline);
 	if (r <= 0) {
-		fail_msg(err, errlen, "connect %s: %s", path,
+		errmsg_fail(err, errlen, "connect %s: %s", path,
 			 r == 0 ? "timed out" : strerror(errno));
 		goto fail;
 	}
 	if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl) < 0 || soerr) {
-		fail_msg(err, errlen, "connect %s: %s", path,
+		errmsg_fail(err, errlen, "connect %s: %s", path,
 			 strerror(soerr ? soerr : errno));
 		goto fail;
 	}
@@ -147,14 +147,14 @@ static int send_all(int fd, const char *buf, size_t len, int64_t deadline,
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EPIPE || errno == ECONNRESET))
-			return fail_msg(err, errlen,
+			return errmsg_fail(err, errlen,
 					"connection closed before the request was sent");
 		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-			return fail_msg(err, errlen, "send: %s",
+			return errmsg_fail(err, errlen, "send: %s",
 					strerror(errno));
 		r = wait_fd(fd, POLLOUT, deadline);
 		if (r <= 0)
-			return fail_msg(err, errlen, "send: %s",
+			return errmsg_fail(err, errlen, "send: %s",
 					r == 0 ? "timed out"
 					       : strerror(errno));
 	}
@@ -171,7 +171,7 @@ static char *recv_line(int fd, int64_t deadline, char *err, size_t errlen)
 	char *buf = malloc(cap);
 
 	if (!buf) {
-		fail_msg(err, errlen, "out of memory");
+		errmsg_fail(err, errlen, "out of memory");
 		return NULL;
 	}
 	for (;;) {
@@ -180,7 +180,7 @@ static char *recv_line(int fd, int64_t deadline, char *err, size_t errlen)
 		int r;
 
 		if (len == cap - 1) {
-			fail_msg(err, errlen,
+			errmsg_fail(err, errlen,
 				 "reply too long (more than %d bytes)",
 				 PROTO_MAX_MSG);
 			goto fail;
@@ -199,18 +199,18 @@ static char *recv_line(int fd, int64_t deadline, char *err, size_t errlen)
 			continue;
 		/* a reset is a close that found our request still unread */
 		if (n == 0 || errno == ECONNRESET) {
-			fail_msg(err, errlen,
+			errmsg_fail(err, errlen,
 				 len ? "connection closed in the middle of the reply"
 				     : "connection closed without a reply");
 			goto fail;
 		}
 		if (errno != EAGAIN && errno != EWOULDBLOCK) {
-			fail_msg(err, errlen, "recv: %s", strerror(errno));
+			errmsg_fail(err, errlen, "recv: %s", strerror(errno));
 			goto fail;
 		}
 		r = wait_fd(fd, POLLIN, deadline);
 		if (r <= 0) {
-			fail_msg(err, errlen, "waiting for the reply: %s",
+			errmsg_fail(err, errlen, "waiting for the reply: %s",
 				 r == 0 ? "timed out" : strerror(errno));
 			goto fail;
 		}
@@ -227,17 +227,17 @@ static cJSON *parse_reply(const char *line, char *err, size_t errlen)
 	const cJSON *e;
 
 	if (!o || !cJSON_IsObject(o)) {
-		fail_msg(err, errlen, "malformed reply from tracerd");
+		errmsg_fail(err, errlen, "malformed reply from tracerd");
 		goto fail;
 	}
 	ok = cJSON_GetObjectItemCaseSensitive(o, "ok");
 	if (!cJSON_IsBool(ok)) {
-		fail_msg(err, errlen, "malformed reply from tracerd (no \"ok\")");
+		errmsg_fail(err, errlen, "malformed reply from tracerd (no \"ok\")");
 		goto fail;
 	}
 	if (cJSON_IsFalse(ok)) {
 		e = cJSON_GetObjectItemCaseSensitive(o, "error");
-		fail_msg(err, errlen, "tracerd: %.200s",
+		errmsg_fail(err, errlen, "tracerd: %.200s",
 			 cJSON_IsString(e) && e->valuestring ? e->valuestring
 							     : "request refused");
 		goto fail;
@@ -248,7 +248,7 @@ fail:
 	return NULL;
 }
 
-int tracer_request(const char *socket_path, int timeout_ms, const cJSON *req,
+int client_request(const char *socket_path, int timeout_ms, const cJSON *req,
 		   cJSON **reply, char *err, size_t errlen)
 {
 	int64_t deadline;
@@ -265,16 +265,16 @@ int tracer_request(const char *socket_path, int timeout_ms, const cJSON *req,
 		timeout_ms = TRACER_DEFAULT_TIMEOUT_MS;
 	deadline = now_ns() + (int64_t)timeout_ms * 1000000;
 	if (!req || !reply) {
-		fail_msg(err, errlen, "no request");
+		errmsg_fail(err, errlen, "no request");
 		goto out;
 	}
 	line = proto_render_line(req);
 	if (!line) {
-		fail_msg(err, errlen, "out of memory rendering the request");
+		errmsg_fail(err, errlen, "out of memory rendering the request");
 		goto out;
 	}
 	if (strlen(line) > PROTO_MAX_MSG) {
-		fail_msg(err, errlen, "request too long (%zu bytes, at most %d)",
+		errmsg_fail(err, errlen, "request too long (%zu bytes, at most %d)",
 			 strlen(line), PROTO_MAX_MSG);
 		goto out;
 	}
@@ -305,14 +305,14 @@ static int simple_request(const char *socket_path, int timeout_ms, cJSON *req,
 	int ret;
 
 	if (!req)
-		return fail_msg(err, errlen, "out of memory building the request");
-	ret = tracer_request(socket_path, timeout_ms, req, &reply, err, errlen);
+		return errmsg_fail(err, errlen, "out of memory building the request");
+	ret = client_request(socket_path, timeout_ms, req, &reply, err, errlen);
 	cJSON_Delete(reply);
 	cJSON_Delete(req);
 	return ret;
 }
 
-int tracer_register(const char *socket_path, int timeout_ms,
+int client_register(const char *socket_path, int timeout_ms,
 		    const struct tracer_identity *id, bool stays, char *job_uid,
 		    size_t job_uid_len, char *err, size_t errlen)
 {
@@ -323,24 +323,24 @@ int tracer_register(const char *socket_path, int timeout_ms,
 	if (job_uid && job_uid_len)
 		job_uid[0] = '\0';
 	if (!id || !job_uid || job_uid_len == 0) {
-		fail_msg(err, errlen, "no identity or job uid buffer");
+		errmsg_fail(err, errlen, "no identity or job uid buffer");
 		goto out;
 	}
 	req = proto_register_request(id, stays);
 	if (!req) {
-		fail_msg(err, errlen, "out of memory building the request");
+		errmsg_fail(err, errlen, "out of memory building the request");
 		goto out;
 	}
-	if (tracer_request(socket_path, timeout_ms, req, &reply, err,
+	if (client_request(socket_path, timeout_ms, req, &reply, err,
 			   errlen) < 0)
 		goto out;
 	job = cJSON_GetObjectItemCaseSensitive(reply, "job");
 	if (!cJSON_IsString(job) || !job->valuestring || !job->valuestring[0]) {
-		fail_msg(err, errlen, "malformed reply from tracerd (no job uid)");
+		errmsg_fail(err, errlen, "malformed reply from tracerd (no job uid)");
 		goto out;
 	}
 	if (strlen(job->valuestring) >= job_uid_len) {
-		fail_msg(err, errlen, "job uid from tracerd too long");
+		errmsg_fail(err, errlen, "job uid from tracerd too long");
 		goto out;
 	}
 	memcpy(job_uid, job->valuestring, strlen(job->valuestring) + 1);
@@ -351,23 +351,23 @@ out:
 	return ret;
 }
 
-int tracer_task_exit(const char *socket_path, int timeout_ms,
+int client_task_exit(const char *socket_path, int timeout_ms,
 		     const char *job_uid, int wait_status, char *err,
 		     size_t errlen)
 {
 	if (!job_uid || !*job_uid)
-		return fail_msg(err, errlen, "no job uid");
+		return errmsg_fail(err, errlen, "no job uid");
 	return simple_request(socket_path, timeout_ms,
 			      proto_job_request("task_exit", job_uid,
 						wait_status),
 			      err, errlen);
 }
 
-int tracer_end(const char *socket_path, int timeout_ms, const char *job_uid,
+int client_end(const char *socket_path, int timeout_ms, const char *job_uid,
 	       int wait_status, char *err, size_t errlen)
 {
 	if (!job_uid || !*job_uid)
-		return fail_msg(err, errlen, "no job uid");
+		return errmsg_fail(err, errlen, "no job uid");
 	return simple_request(socket_path, timeout_ms,
 			      proto_job_request("end", job_uid, wait_status),
 			      err, errlen);
@@ -406,14 +406,14 @@ static char *stream_line(int fd, struct linebuf *lb, int64_t deadline, char *err
 			char *b;
 
 			if (lb->cap >= PROTO_STREAM_LINE_MAX + 1) {
-				fail_msg(err, errlen, "reply line longer than %d bytes",
+				errmsg_fail(err, errlen, "reply line longer than %d bytes",
 					 PROTO_STREAM_LINE_MAX);
 				return NULL;
 			}
 			if (cap > PROTO_STREAM_LINE_MAX + 1)
 				cap = PROTO_STREAM_LINE_MAX + 1;
 			if (!(b = realloc(lb->buf, cap))) {
-				fail_msg(err, errlen, "out of memory");
+				errmsg_fail(err, errlen, "out of memory");
 				return NULL;
 			}
 			lb->buf = b;
@@ -425,25 +425,25 @@ static char *stream_line(int fd, struct linebuf *lb, int64_t deadline, char *err
 			continue;
 		}
 		if (n == 0) {
-			fail_msg(err, errlen, "connection closed in the middle of the reply");
+			errmsg_fail(err, errlen, "connection closed in the middle of the reply");
 			return NULL;
 		}
 		if (errno == EINTR)
 			continue;
 		if (errno != EAGAIN && errno != EWOULDBLOCK) {
-			fail_msg(err, errlen, "recv: %s", strerror(errno));
+			errmsg_fail(err, errlen, "recv: %s", strerror(errno));
 			return NULL;
 		}
 		int r = wait_fd(fd, POLLIN, deadline);
 		if (r <= 0) {
-			fail_msg(err, errlen, "waiting for the reply: %s",
+			errmsg_fail(err, errlen, "waiting for the reply: %s",
 				 r == 0 ? "timed out" : strerror(errno));
 			return NULL;
 		}
 	}
 }
 
-int tracer_request_stream(const char *socket_path, int timeout_ms, const cJSON *req,
+int client_request_stream(const char *socket_path, int timeout_ms, const cJSON *req,
 			  tracer_line_fn fn, void *ctx, cJSON **last, char *err,
 			  size_t errlen)
 {
@@ -454,7 +454,7 @@ int tracer_request_stream(const char *socket_path, int timeout_ms, const cJSON *
 
 	*last = NULL;
 	if (!line) {
-		fail_msg(err, errlen, "out of memory rendering the request");
+		errmsg_fail(err, errlen, "out of memory rendering the request");
 		goto out;
 	}
 	fd = connect_socket(socket_path, deadline, err, errlen);
@@ -473,7 +473,7 @@ int tracer_request_stream(const char *socket_path, int timeout_ms, const cJSON *
 		o = cJSON_Parse(l);
 		if (!cJSON_IsObject(o)) {
 			cJSON_Delete(o);
-			fail_msg(err, errlen, "malformed reply from tracerd");
+			errmsg_fail(err, errlen, "malformed reply from tracerd");
 			goto out;
 		}
 		if (cJSON_GetObjectItemCaseSensitive(o, "ok")) {
@@ -483,7 +483,7 @@ int tracer_request_stream(const char *socket_path, int timeout_ms, const cJSON *
 			goto out;
 		}
 		if (fn(o, ctx) != 0) { /* fn owns o */
-			fail_msg(err, errlen, "reply not read to its end");
+			errmsg_fail(err, errlen, "reply not read to its end");
 			goto out;
 		}
 	}

@@ -24,12 +24,12 @@
  * success the job's uid is in job_uid (tasks of one Slurm step share it)
  * and 0 is returned.
  */
-int tracer_register(const char *socket_path, int timeout_ms,
+int client_register(const char *socket_path, int timeout_ms,
 		    const struct tracer_identity *id, bool stays, char *job_uid,
 		    size_t job_uid_len, char *err, size_t errlen);
 
 /* One task of the job ended with this wait(2) status (SPANK task_exit). */
-int tracer_task_exit(const char *socket_path, int timeout_ms,
+int client_task_exit(const char *socket_path, int timeout_ms,
 		     const char *job_uid, int wait_status, char *err,
 		     size_t errlen);
 
@@ -37,7 +37,7 @@ int tracer_task_exit(const char *socket_path, int timeout_ms,
  * The job is over (the registrant's child exited, the Slurm step ended):
  * tracerd writes the summary.  wait_status < 0 means "unknown".
  */
-int tracer_end(const char *socket_path, int timeout_ms, const char *job_uid,
+int client_end(const char *socket_path, int timeout_ms, const char *job_uid,
 	       int wait_status, char *err, size_t errlen);
 
 /*
@@ -45,7 +45,7 @@ int tracer_end(const char *socket_path, int timeout_ms, const char *job_uid,
  * object in *reply (caller frees with cJSON_Delete).  Used by the above
  * and by `tracer status`.
  */
-int tracer_request(const char *socket_path, int timeout_ms, const cJSON *req,
+int client_request(const char *socket_path, int timeout_ms, const cJSON *req,
 		   cJSON **reply, char *err, size_t errlen);
 
 /*
@@ -57,7 +57,7 @@ int tracer_request(const char *socket_path, int timeout_ms, const cJSON *req,
  * socket (tracerd is not running).
  */
 typedef int (*tracer_line_fn)(cJSON *o, void *ctx);
-int tracer_request_stream(const char *socket_path, int timeout_ms, const cJSON *req,
+int client_request_stream(const char *socket_path, int timeout_ms, const cJSON *req,
 			  tracer_line_fn fn, void *ctx, cJSON **last, char *err,
 			  size_t errlen);
 

@@ -271,11 +271,11 @@ static int set_sinks(char *dst, size_t size, const char *v, char *err,
 			if (strlen(names[i]) == n && strncmp(p, names[i], n) == 0)
 				found = i;
 		if (found < 0)
-			return fail_msg(err, errlen,
+			return errmsg_fail(err, errlen,
 					"sinks: unknown sink \"%.*s\" (known: file, http, clickhouse)",
 					(int)(n > 40 ? 40 : n), p);
 		if (seen[found]++)
-			return fail_msg(err, errlen, "sinks: sink \"%s\" listed twice",
+			return errmsg_fail(err, errlen, "sinks: sink \"%s\" listed twice",
 					names[found]);
 		/* at most "file,http,clickhouse": always fits */
 		snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s",
@@ -284,7 +284,7 @@ static int set_sinks(char *dst, size_t size, const char *v, char *err,
 		p += n;
 	}
 	if (count == 0)
-		return fail_msg(err, errlen,
+		return errmsg_fail(err, errlen,
 				"sinks: no sink listed (at least one of file, http, clickhouse)");
 	snprintf(dst, size, "%s", out);
 	return 0;
@@ -296,27 +296,27 @@ static int check_string(const struct key_def *k, const char *v, char *err,
 	size_t n = strlen(v);
 
 	if (n >= k->size)
-		return fail_msg(err, errlen, "%s: value too long (at most %zu bytes)",
+		return errmsg_fail(err, errlen, "%s: value too long (at most %zu bytes)",
 				k->name, k->size - 1);
 	for (const char *p = v; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return fail_msg(err, errlen,
+			return errmsg_fail(err, errlen,
 					"%s: control character in value", k->name);
 	switch (k->kind) {
 	case K_PATH:
 		if (v[0] != '/')
-			return fail_msg(err, errlen,
+			return errmsg_fail(err, errlen,
 					"%s: expected an absolute path", k->name);
 		if (strcmp(k->name, "socket") == 0 &&
 		    n >= sizeof(((struct sockaddr_un *)0)->sun_path))
-			return fail_msg(err, errlen,
+			return errmsg_fail(err, errlen,
 					"socket: path too long for a unix socket (at most %zu bytes)",
 					sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
 		break;
 	case K_URL:
 		if (n && strncmp(v, "http://", 7) != 0 &&
 		    strncmp(v, "https://", 8) != 0)
-			return fail_msg(err, errlen,
+			return errmsg_fail(err, errlen,
 					"%s: expected an http:// or https:// URL (or nothing)",
 					k->name);
 		break;
@@ -326,12 +326,12 @@ static int check_string(const struct key_def *k, const char *v, char *err,
 		char why[128];
 
 		if (n && netaddr_parse(v, &ss, &len, why, sizeof(why)) != 0)
-			return fail_msg(err, errlen, "%s: %s (or nothing: off)", k->name, why);
+			return errmsg_fail(err, errlen, "%s: %s (or nothing: off)", k->name, why);
 		break;
 	}
 	case K_OPT_PATH:
 		if (n && v[0] != '/')
-			return fail_msg(err, errlen,
+			return errmsg_fail(err, errlen,
 					"%s: expected an absolute path (or nothing)", k->name);
 		break;
 	case K_SOCKETS:
@@ -340,11 +340,11 @@ static int check_string(const struct key_def *k, const char *v, char *err,
 			size_t w = strcspn(p, ", ");
 
 			if (w && p[0] != '/')
-				return fail_msg(err, errlen,
+				return errmsg_fail(err, errlen,
 						"%s: expected absolute paths of Unix sockets, "
 						"separated by commas (or nothing)", k->name);
 			if (w >= sizeof(((struct sockaddr_un *)0)->sun_path))
-				return fail_msg(err, errlen,
+				return errmsg_fail(err, errlen,
 						"%s: path too long for a unix socket (at most %zu bytes)",
 						k->name, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
 			p += w;
@@ -357,7 +357,7 @@ static int check_string(const struct key_def *k, const char *v, char *err,
 			size_t w = strcspn(p, ", ");
 
 			if (w && p[0] != '/')
-				return fail_msg(err, errlen,
+				return errmsg_fail(err, errlen,
 						"%s: expected absolute paths, separated by commas "
 						"(or nothing)", k->name);
 			p += w;
@@ -367,33 +367,33 @@ static int check_string(const struct key_def *k, const char *v, char *err,
 	case K_NAME:
 		/* goes into SQL and HTTP headers: a plain identifier only */
 		if (strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n)
-			return fail_msg(err, errlen,
+			return errmsg_fail(err, errlen,
 					"%s: letters, digits and _ only", k->name);
 		break;
 	case K_GROUP:
 		/* a group name as useradd takes it (empty: none) */
 		if (strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != n ||
 		    v[0] == '-')
-			return fail_msg(err, errlen,
+			return errmsg_fail(err, errlen,
 					"%s: a group name (letters, digits, _ . -)", k->name);
 		break;
 	case K_DATALAKE:
 		if (strcmp(v, "none") && strcmp(v, "clickhouse"))
-			return fail_msg(err, errlen, "datalake: expected none or clickhouse");
+			return errmsg_fail(err, errlen, "datalake: expected none or clickhouse");
 		break;
 	case K_MODE:
 		if (strcmp(v, "full") && strcmp(v, "reader"))
-			return fail_msg(err, errlen, "mode: expected full or reader");
+			return errmsg_fail(err, errlen, "mode: expected full or reader");
 		break;
 	case K_GPU_ACCT:
 		if (strcmp(v, "enable") && strcmp(v, "leave"))
-			return fail_msg(err, errlen,
+			return errmsg_fail(err, errlen,
 					"gpu_accounting: expected enable or leave");
 		break;
 	case K_LEVEL:
 		if (strcmp(v, "debug") && strcmp(v, "info") &&
 		    strcmp(v, "warn") && strcmp(v, "error"))
-			return fail_msg(err, errlen,
+			return errmsg_fail(err, errlen,
 					"log_level: expected debug, info, warn or error");
 		break;
 	default:
@@ -409,13 +409,13 @@ static int set_number(struct tracer_config *cfg, const struct key_def *k,
 	long long n;
 
 	if (parse_integer(v, &n) < 0)
-		return fail_msg(err, errlen, "%s: \"%.40s\" is not an integer",
+		return errmsg_fail(err, errlen, "%s: \"%.40s\" is not an integer",
 				k->name, v);
 	if (n < k->min || n > k->max)
-		return fail_msg(err, errlen, "%s: %lld out of range (%lld..%lld)",
+		return errmsg_fail(err, errlen, "%s: %lld out of range (%lld..%lld)",
 				k->name, n, k->min, k->max);
 	if (k->kind == K_UINT_POW2 && (n & (n - 1)) != 0)
-		return fail_msg(err, errlen, "%s: %lld is not a power of 2",
+		return errmsg_fail(err, errlen, "%s: %lld is not a power of 2",
 				k->name, n);
 	if (k->kind == K_INT)
 		*(int *)dst = (int)n;
@@ -434,9 +434,9 @@ static int set_double(const struct key_def *k, char *dst, const char *v,
 	errno = 0;
 	d = strtod(v, &end);
 	if (!*v || *end || errno || d != d)
-		return fail_msg(err, errlen, "%s: \"%.40s\" is not a number", k->name, v);
+		return errmsg_fail(err, errlen, "%s: \"%.40s\" is not a number", k->name, v);
 	if (d < (double)k->min || d > (double)k->max)
-		return fail_msg(err, errlen, "%s: %g out of range (%lld..%lld)",
+		return errmsg_fail(err, errlen, "%s: %g out of range (%lld..%lld)",
 				k->name, d, k->min, k->max);
 	/* dst points into the config struct as bytes: no aliased store */
 	memcpy(dst, &d, sizeof(d));
@@ -484,10 +484,10 @@ int config_set(struct tracer_config *cfg, const char *key, const char *value,
 	bool b;
 
 	if (!key || !value)
-		return fail_msg(err, errlen, "missing key or value");
+		return errmsg_fail(err, errlen, "missing key or value");
 	k = find_key(key);
 	if (!k)
-		return fail_msg(err, errlen, "%.64s: unknown key", key);
+		return errmsg_fail(err, errlen, "%.64s: unknown key", key);
 	dst = (char *)cfg + k->off;
 	switch (k->kind) {
 	case K_INT:
@@ -496,7 +496,7 @@ int config_set(struct tracer_config *cfg, const char *key, const char *value,
 		return set_number(cfg, k, value, err, errlen);
 	case K_BOOL:
 		if (parse_bool(value, &b) < 0)
-			return fail_msg(err, errlen,
+			return errmsg_fail(err, errlen,
 					"%s: expected true or false", k->name);
 		*(bool *)dst = b;
 		return 0;
@@ -520,11 +520,11 @@ int config_set_pair(struct tracer_config *cfg, const char *pair, char *err,
 	size_t klen;
 
 	if (!eq || eq == pair)
-		return fail_msg(err, errlen, "\"%s\": expected KEY=VALUE",
+		return errmsg_fail(err, errlen, "\"%s\": expected KEY=VALUE",
 				pair ? pair : "");
 	klen = (size_t)(eq - pair);
 	if (klen >= sizeof(key))
-		return fail_msg(err, errlen, "unknown key \"%.32s...\"", pair);
+		return errmsg_fail(err, errlen, "unknown key \"%.32s...\"", pair);
 	memcpy(key, pair, klen);
 	key[klen] = '\0';
 	return config_set(cfg, key, eq + 1, err, errlen);

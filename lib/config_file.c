@@ -80,7 +80,7 @@ static void problem(struct load_ctx *lc, int lineno, const char *fmt, const char
 
 	lc->problems++;
 	snprintf(msg, sizeof(msg), fmt, key, what);
-	warnf(lc->warn, "%s:%d: %s%s", lc->path, lineno, msg,
+	errmsg_warn(lc->warn, "%s:%d: %s%s", lc->path, lineno, msg,
 	      lc->strict ? "" : "; line skipped");
 }
 
@@ -114,11 +114,11 @@ static void config_line(struct tracer_config *cfg, char *line, int lineno,
 			return;
 		}
 		/* a program starting warns and takes the last, as before */
-		warnf(lc->warn, "%s:%d: %s: %s; the last one wins", lc->path, lineno, key, what);
+		errmsg_warn(lc->warn, "%s:%d: %s: %s; the last one wins", lc->path, lineno, key, what);
 	}
 	if (config_set(cfg, key, value, err, sizeof(err)) < 0) {
 		lc->problems++;
-		warnf(lc->warn, "%s:%d: %s%s", lc->path, lineno, err,
+		errmsg_warn(lc->warn, "%s:%d: %s%s", lc->path, lineno, err,
 		      lc->strict ? "" : "; keeping the previous value");
 		return;
 	}
@@ -164,12 +164,12 @@ static int load(struct tracer_config *cfg, const char *path, bool missing_ok,
 	if (!f) {
 		if (errno == ENOENT && missing_ok)
 			return 0;
-		warnf(warn, "%s: cannot open: %s", path, strerror(errno));
+		errmsg_warn(warn, "%s: cannot open: %s", path, strerror(errno));
 		return -1;
 	}
 	lc.first_line = calloc(config_key_count(), sizeof(*lc.first_line));
 	if (!lc.first_line) {
-		warnf(warn, "%s: out of memory", path);
+		errmsg_warn(warn, "%s: out of memory", path);
 		fclose(f);
 		return -1;
 	}
@@ -177,18 +177,18 @@ static int load(struct tracer_config *cfg, const char *path, bool missing_ok,
 		lineno++;
 		if (too_long) {
 			lc.problems++;
-			warnf(warn, "%s:%d: line longer than %d bytes%s", path, lineno,
+			errmsg_warn(warn, "%s:%d: line longer than %d bytes%s", path, lineno,
 			      CONFIG_LINE_MAX - 1, strict ? "" : ", skipped");
 		} else if (has_nul) {
 			lc.problems++;
-			warnf(warn, "%s:%d: NUL byte in line%s", path, lineno,
+			errmsg_warn(warn, "%s:%d: NUL byte in line%s", path, lineno,
 			      strict ? "" : ", skipped");
 		} else {
 			config_line(cfg, line, lineno, &lc);
 		}
 	}
 	if (ferror(f)) {
-		warnf(warn, "%s: cannot read: %s", path, strerror(errno));
+		errmsg_warn(warn, "%s: cannot read: %s", path, strerror(errno));
 		goto out;
 	}
 	ret = lc.problems;

@@ -175,7 +175,7 @@ static const char *file_bytes(const char *path, size_t *len, char *err, size_t e
 		return f->buf;
 	}
 	if ((unsigned long long)st.st_size > CONTAINER_META_MAX_BYTES) {
-		fail_msg(err, errlen, "%s: %lld bytes, over the %u read for container names: not read",
+		errmsg_fail(err, errlen, "%s: %lld bytes, over the %u read for container names: not read",
 			 path, (long long)st.st_size, CONTAINER_META_MAX_BYTES);
 		close(fd);
 		return NULL;

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "identity.h"
-#include "jsonutil.h"
+#include "json.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
 
@@ -36,7 +36,7 @@ struct prices {
 	const char *gb_key;
 };
 
-/* seconds and byte counts are written raw (jsonutil) */
+/* seconds and byte counts are written raw (json.c) */
 static double num(const cJSON *o, const char *key)
 {
 	return json_get_num(o, key, 0);

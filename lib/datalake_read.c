@@ -49,7 +49,7 @@ int datalake_check_credentials(const struct tracer_config *cfg, char *err, size_
 			 (unsigned)st.st_uid);
 		return -1;
 	}
-	rc = read_secret(path, password, sizeof(password), err, errlen);
+	rc = sink_http_read_secret(path, password, sizeof(password), err, errlen);
 	memset(password, 0, sizeof(password));
 	return rc;
 }
@@ -515,7 +515,7 @@ int datalake_read_job(const struct tracer_config *cfg, const char *name,
 		goto bad;
 	if (strcmp(name, "last") != 0) {
 		/*
-		 * As summary_find ranks the file archive's: the job uid (or
+		 * As sumfile_find ranks the file archive's: the job uid (or
 		 * summary id) first, then the job (or job.step) of a scheduler
 		 * only root registers, then a job id or task name anyone can
 		 * choose; a better match wins over a newer one, so a user's

@@ -216,7 +216,7 @@ static bool hex64(const char *s)
 	return strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64;
 }
 
-int docker_list_parse(const char *json, size_t len, struct docker_entry *out, size_t max)
+int dockercmd_list_parse(const char *json, size_t len, struct docker_entry *out, size_t max)
 {
 	cJSON *root = cJSON_ParseWithLength(json, len);
 	const cJSON *it;
@@ -309,7 +309,7 @@ static bool same_command(const char *entry, const char *cmd)
 	return el > cl && entry[el - cl - 1] == ' ' && !strcmp(entry + el - cl, cmd);
 }
 
-bool docker_entry_matches(const struct docker_cmd *cmd, int64_t client_start_s,
+bool dockercmd_entry_matches(const struct docker_cmd *cmd, int64_t client_start_s,
 			  const struct docker_entry *e)
 {
 	char a[256], b[256];
@@ -331,7 +331,7 @@ bool docker_entry_matches(const struct docker_cmd *cmd, int64_t client_start_s,
 	return !cmd->command_known || same_command(e->command, cmd->command);
 }
 
-bool docker_entry_live(const struct docker_entry *e)
+bool dockercmd_entry_live(const struct docker_entry *e)
 {
 	return !strcmp(e->state, "running") || !strcmp(e->state, "paused") ||
 	       !strcmp(e->state, "restarting");

@@ -60,7 +60,7 @@ struct docker_entry {
  * number of entries stored in out (at most max; entries without a valid
  * 64-hex Id are skipped), -1 when it is not a JSON array.
  */
-int docker_list_parse(const char *json, size_t len, struct docker_entry *out, size_t max);
+int dockercmd_list_parse(const char *json, size_t len, struct docker_entry *out, size_t max);
 
 /*
  * May entry e be the container of cmd, whose client started at
@@ -69,10 +69,10 @@ int docker_list_parse(const char *json, size_t len, struct docker_entry *out, si
  * known) ending with the same command.  start: named or id'd by the
  * argument.
  */
-bool docker_entry_matches(const struct docker_cmd *cmd, int64_t client_start_s,
+bool dockercmd_entry_matches(const struct docker_cmd *cmd, int64_t client_start_s,
 			  const struct docker_entry *e);
 
 /* running, paused or restarting: its cgroup exists */
-bool docker_entry_live(const struct docker_entry *e);
+bool dockercmd_entry_live(const struct docker_entry *e);
 
 #endif

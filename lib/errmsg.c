@@ -4,7 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-int fail_msg(char *err, size_t errlen, const char *fmt, ...)
+int errmsg_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	if (err && errlen) {
 		va_list ap;
@@ -16,7 +16,7 @@ int fail_msg(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
-void warnf(void (*warn)(const char *msg), const char *fmt, ...)
+void errmsg_warn(void (*warn)(const char *msg), const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;

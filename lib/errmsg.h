@@ -10,11 +10,11 @@
 #include <stddef.h>
 
 /* Format the reason into err (when err and errlen are set); returns -1. */
-int fail_msg(char *err, size_t errlen, const char *fmt, ...)
+int errmsg_fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* Format a message and pass it to warn; nothing when warn is NULL. */
-void warnf(void (*warn)(const char *msg), const char *fmt, ...)
+void errmsg_warn(void (*warn)(const char *msg), const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
 #endif

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "jsonutil.h"
+#include "json.h"
 
 struct job_gpu *gpu_job_new(const struct gpu_device *dev, int ndev, bool nvml)
 {

@@ -11,7 +11,7 @@
 
 #include "analysis.h"
 #include "defaults.h"
-#include "jsonutil.h"
+#include "json.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
 

@@ -79,7 +79,7 @@ int history_run_of_summary(const cJSON *s, long *uid, char *name, size_t len,
 {
 	const cJSON *id = cJSON_GetObjectItem(s, "identity");
 	const cJSON *tn = cJSON_GetObjectItem(id, "task_name");
-	/* written raw (jsonutil), like the other counts */
+	/* written raw (json.c), like the other counts */
 	const cJSON *u = cJSON_GetObjectItem(id, "uid");
 	const cJSON *use = cJSON_GetObjectItem(s, "allocation_use");
 	double cpu = num(cJSON_GetObjectItem(s, "totals"), "cpu_s");

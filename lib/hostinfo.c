@@ -11,7 +11,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "jsonutil.h"
+#include "json.h"
 
 static void read_cpu_model(char *buf, size_t len)
 {

@@ -41,7 +41,7 @@ static bool is_control(const unsigned char *s, size_t n)
 	return n == 2 && s[0] == 0xc2 && s[1] <= 0x9f;
 }
 
-size_t html_escape(FILE *f, const char *str, size_t max)
+size_t htmlesc_escape(FILE *f, const char *str, size_t max)
 {
 	const unsigned char *s = (const unsigned char *)str, *p = s;
 

@@ -4,7 +4,7 @@
  * never interprets, in element content and in quoted attribute values
  * alike.  & < > " ' become character references; control characters and
  * bytes that are not valid UTF-8 become the visible text "\xNN" (as
- * lib/textsafe and lib/jsonutil write them), so the page is valid UTF-8.
+ * lib/textsafe and lib/json write them), so the page is valid UTF-8.
  */
 #ifndef TRACER_HTMLESC_H
 #define TRACER_HTMLESC_H
@@ -17,6 +17,6 @@
  * taken (0: all), cut on a character boundary, and "…" marks a cut.
  * Returns the number of bytes of s consumed.
  */
-size_t html_escape(FILE *f, const char *s, size_t max);
+size_t htmlesc_escape(FILE *f, const char *s, size_t max);
 
 #endif

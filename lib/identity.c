@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "errmsg.h"
-#include "jsonutil.h"
+#include "json.h"
 
 /* Largest integer a JSON double holds exactly (2^53). */
 #define JSON_INT_MAX 9007199254740992.0
@@ -185,7 +185,7 @@ fail:
 }
 
 /* The request; NULL with *none when nothing of it is known. */
-static cJSON *request_to_json(const struct tracer_request *r, int *none)
+static cJSON *request_to_json(const struct client_request *r, int *none)
 {
 	cJSON *o;
 
@@ -286,11 +286,11 @@ static int get_str(const cJSON *obj, const char *path, const char *name,
 	if (!it || cJSON_IsNull(it))
 		return 0;
 	if (!cJSON_IsString(it) || !it->valuestring)
-		return fail_msg(err, errlen, "%s%s: expected a string", path,
+		return errmsg_fail(err, errlen, "%s%s: expected a string", path,
 				name);
 	n = strlen(it->valuestring);
 	if (n >= size)
-		return fail_msg(err, errlen,
+		return errmsg_fail(err, errlen,
 				"%s%s: too long (%zu bytes, at most %zu)", path,
 				name, n, size - 1);
 	memcpy(dst, it->valuestring, n + 1);
@@ -309,7 +309,7 @@ static int check_scheduler(const char *s, char *err, size_t errlen)
 	for (const char *c = s; *c; c++)
 		if (!((*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
 		      (*c >= '0' && *c <= '9') || *c == '-' || *c == '_' || *c == '.'))
-			return fail_msg(err, errlen,
+			return errmsg_fail(err, errlen,
 					"scheduler: byte 0x%02x at %zu: only ASCII letters, "
 					"digits, '-', '_' and '.'",
 					(unsigned)(unsigned char)*c, (size_t)(c - s));
@@ -345,17 +345,17 @@ static int get_num(const cJSON *obj, const char *path, const char *name,
 		goto bad_type;
 	}
 	if (!(d >= min && d <= max))
-		return fail_msg(err, errlen, "%s%s: out of range (%.0f..%.0f)",
+		return errmsg_fail(err, errlen, "%s%s: out of range (%.0f..%.0f)",
 				path, name, min, max);
 	/* beyond 2^53 every double is an integer (and casting could overflow) */
 	if (d > -JSON_INT_MAX && d < JSON_INT_MAX && (double)(long long)d != d)
-		return fail_msg(err, errlen, "%s%s: expected an integer", path,
+		return errmsg_fail(err, errlen, "%s%s: expected an integer", path,
 				name);
 	*out = d;
 	*present = 1;
 	return 0;
 bad_type:
-	return fail_msg(err, errlen, "%s%s: expected a number", path, name);
+	return errmsg_fail(err, errlen, "%s%s: expected a number", path, name);
 }
 
 static int allocation_from_json(const cJSON *a, struct tracer_allocation *al,
@@ -367,7 +367,7 @@ static int allocation_from_json(const cJSON *a, struct tracer_allocation *al,
 	if (!a || cJSON_IsNull(a))
 		return 0;
 	if (!cJSON_IsObject(a))
-		return fail_msg(err, errlen, "allocation: expected an object");
+		return errmsg_fail(err, errlen, "allocation: expected an object");
 	if (get_num(a, "allocation.", "cpus", 0, 1 << 24, &d, &present, err,
 		    errlen) < 0)
 		return -1;
@@ -389,7 +389,7 @@ static int allocation_from_json(const cJSON *a, struct tracer_allocation *al,
 	if (get_str(a, "allocation.", "gpus", al->gpus, sizeof(al->gpus), err, errlen) < 0)
 		return -1;
 	if (strspn(al->gpus, "0123456789abcdefABCDEFGMIU-,/") != strlen(al->gpus))
-		return fail_msg(err, errlen, "allocation.gpus: indices or UUIDs, comma-separated");
+		return errmsg_fail(err, errlen, "allocation.gpus: indices or UUIDs, comma-separated");
 	if (get_num(a, "allocation.", "nodes", 0, 1 << 24, &d, &present, err, errlen) < 0)
 		return -1;
 	if (present)
@@ -411,7 +411,7 @@ static int get_u64(const cJSON *o, const char *path, const char *name, double ma
 	return 0;
 }
 
-static int request_from_json(const cJSON *r, struct tracer_request *rq, char *err,
+static int request_from_json(const cJSON *r, struct client_request *rq, char *err,
 			     size_t errlen)
 {
 	uint64_t cpus = 0, gpus = 0, nodes = 0;
@@ -419,7 +419,7 @@ static int request_from_json(const cJSON *r, struct tracer_request *rq, char *er
 	if (!r || cJSON_IsNull(r))
 		return 0;
 	if (!cJSON_IsObject(r))
-		return fail_msg(err, errlen, "request: expected an object");
+		return errmsg_fail(err, errlen, "request: expected an object");
 	if (get_u64(r, "request.", "cpus", 1 << 24, &cpus, err, errlen) < 0 ||
 	    get_u64(r, "request.", "gpus", 1 << 24, &gpus, err, errlen) < 0 ||
 	    get_u64(r, "request.", "nodes", 1 << 24, &nodes, err, errlen) < 0 ||
@@ -442,27 +442,27 @@ static int labels_from_json(const cJSON *l, struct tracer_identity *id,
 	if (!l || cJSON_IsNull(l))
 		return 0;
 	if (!cJSON_IsObject(l))
-		return fail_msg(err, errlen, "labels: expected an object");
+		return errmsg_fail(err, errlen, "labels: expected an object");
 	cJSON_ArrayForEach(it, l) {
 		const char *k = it->string ? it->string : "";
 
 		if (!cJSON_IsString(it) || !it->valuestring)
-			return fail_msg(err, errlen,
+			return errmsg_fail(err, errlen,
 					"labels.%.64s: expected a string", k);
 		if (!*k || strlen(k) >= sizeof(id->labels[0].key))
-			return fail_msg(err, errlen,
+			return errmsg_fail(err, errlen,
 					"labels: key empty or too long (at most %zu bytes)",
 					sizeof(id->labels[0].key) - 1);
 		if (strlen(it->valuestring) >= sizeof(id->labels[0].value))
-			return fail_msg(err, errlen,
+			return errmsg_fail(err, errlen,
 					"labels.%s: too long (at most %zu bytes)",
 					k, sizeof(id->labels[0].value) - 1);
 		if (!identity_label(id, k) && id->nlabels >= ID_MAX_LABELS)
-			return fail_msg(err, errlen,
+			return errmsg_fail(err, errlen,
 					"labels: too many (at most %d)",
 					ID_MAX_LABELS);
 		if (identity_set_label(id, k, it->valuestring) < 0)
-			return fail_msg(err, errlen, "labels.%s: rejected", k);
+			return errmsg_fail(err, errlen, "labels.%s: rejected", k);
 	}
 	return 0;
 }
@@ -475,7 +475,7 @@ int identity_from_json(const cJSON *obj, struct tracer_identity *id,
 
 	identity_init(id);
 	if (!cJSON_IsObject(obj))
-		return fail_msg(err, errlen, "identity: expected an object");
+		return errmsg_fail(err, errlen, "identity: expected an object");
 	for (size_t i = 0; i < NELEM(str_fields); i++)
 		if (get_str(obj, "", str_fields[i].name,
 			    (char *)id + str_fields[i].off, str_fields[i].size,

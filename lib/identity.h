@@ -32,7 +32,7 @@ struct tracer_allocation {
 };
 
 /* What the job asked the scheduler for, whole job (0 = unknown). */
-struct tracer_request {
+struct client_request {
 	int cpus;
 	uint64_t mem_bytes;
 	int gpus;
@@ -66,7 +66,7 @@ struct tracer_identity {
 	long local_task_id;      /* -1 when unknown */
 	long global_task_id;     /* -1 when unknown */
 	struct tracer_allocation alloc;
-	struct tracer_request req;
+	struct client_request req;
 	int nlabels;
 	struct tracer_label labels[ID_MAX_LABELS]; /* e.g. aws.ce_name, container.image */
 };

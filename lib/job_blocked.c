@@ -9,7 +9,7 @@
 #include "clock.h"
 #include "job_record.h"
 #include "identity.h"
-#include "jsonutil.h"
+#include "json.h"
 
 uint64_t job_blocked_note_blkio(struct job_blocked *w, uint64_t *seen, uint64_t ticks)
 {

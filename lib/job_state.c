@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <sys/wait.h>
 
-#include "jsonutil.h"
+#include "json.h"
 
 static const char *proc_name(const struct job_proc *p)
 {

@@ -17,13 +17,13 @@
 
 #include "jobfilter.h"
 
-static double jnum(const cJSON *o, const char *key)
+static double member_num(const cJSON *o, const char *key)
 {
 	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-static const char *jstr(const cJSON *o, const char *key)
+static const char *member_str(const cJSON *o, const char *key)
 {
 	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
 	return cJSON_IsString(v) ? v->valuestring : NULL;
@@ -33,12 +33,12 @@ static const char *jstr(const cJSON *o, const char *key)
  * older ones and hand-made ones as numbers */
 static double ns_num(const cJSON *o, const char *key)
 {
-	const char *t = jstr(o, key);
+	const char *t = member_str(o, key);
 	char *end;
 	double v;
 
 	if (!t)
-		return jnum(o, key);
+		return member_num(o, key);
 	v = strtod(t, &end);
 	return end != t && !*end ? v : NAN;
 }
@@ -86,10 +86,10 @@ static bool in_list(const char *list, const char *value, bool is_state)
 
 static bool user_matches(const char *list, const cJSON *id)
 {
-	double uid = jnum(id, "uid");
+	double uid = member_num(id, "uid");
 	char buf[32];
 
-	if (in_list(list, jstr(id, "user"), false))
+	if (in_list(list, member_str(id, "user"), false))
 		return true;
 	if (isnan(uid))
 		return false;
@@ -117,13 +117,13 @@ static bool split_eq(const char *w, size_t n, char sep, const char *a, const cha
 /* One -j word against identity id. */
 static bool job_id_word(const char *w, size_t n, const cJSON *id)
 {
-	const char *job = jstr(id, "job_id"), *array = jstr(id, "array_job_id");
-	double index = jnum(id, "array_index");
+	const char *job = member_str(id, "job_id"), *array = member_str(id, "array_job_id");
+	double index = member_num(id, "array_index");
 	char task[32] = "";
 
 	if (word_eq(w, n, job) || word_eq(w, n, array))
 		return true;
-	if (split_eq(w, n, '.', job, jstr(id, "step_id")))
+	if (split_eq(w, n, '.', job, member_str(id, "step_id")))
 		return true;
 	if (!isnan(index))
 		snprintf(task, sizeof(task), "%.0f", index);
@@ -157,20 +157,20 @@ void job_filter_init(struct job_filter *f)
 bool job_filter_match(const struct job_filter *f, const cJSON *id, const char *state,
 		      int64_t start_ns, int64_t end_ns)
 {
-	if (f->owner_uid >= 0 && jnum(id, "uid") != (double)f->owner_uid)
+	if (f->owner_uid >= 0 && member_num(id, "uid") != (double)f->owner_uid)
 		return false;
 	if (f->users && !user_matches(f->users, id))
 		return false;
-	if (f->names && !in_list(f->names, jstr(id, "task_name"), false))
+	if (f->names && !in_list(f->names, member_str(id, "task_name"), false))
 		return false;
-	if (f->runs && !in_list(f->runs, jstr(id, "run_id"), false) &&
-	    !in_list(f->runs, jstr(id, "run_name"), false))
+	if (f->runs && !in_list(f->runs, member_str(id, "run_id"), false) &&
+	    !in_list(f->runs, member_str(id, "run_name"), false))
 		return false;
 	if (f->job_ids && !job_ids_match(f->job_ids, id))
 		return false;
-	if (f->accounts && !in_list(f->accounts, jstr(id, "account"), false))
+	if (f->accounts && !in_list(f->accounts, member_str(id, "account"), false))
 		return false;
-	if (f->partitions && !in_list(f->partitions, jstr(id, "queue"), false))
+	if (f->partitions && !in_list(f->partitions, member_str(id, "queue"), false))
 		return false;
 	if (f->states && !in_list(f->states, state, true))
 		return false;
@@ -185,9 +185,9 @@ bool job_filter_match(const struct job_filter *f, const cJSON *id, const char *s
  * (several slurmds may share one host), else the host's name. */
 const char *job_filter_node_of(const cJSON *s)
 {
-	const char *n = jstr(cJSON_GetObjectItem(s, "identity"), "node_name");
+	const char *n = member_str(cJSON_GetObjectItem(s, "identity"), "node_name");
 
-	return n && *n ? n : jstr(cJSON_GetObjectItem(s, "host"), "hostname");
+	return n && *n ? n : member_str(cJSON_GetObjectItem(s, "host"), "hostname");
 }
 
 bool job_filter_host(const struct job_filter *f, const char *hostname)
@@ -204,7 +204,7 @@ bool job_filter_summary(const struct job_filter *f, const cJSON *s)
 	if (!job_filter_host(f, job_filter_node_of(s)))
 		return false;
 	/* ns since the epoch fit a double to within a microsecond */
-	return job_filter_match(f, cJSON_GetObjectItem(s, "identity"), jstr(s, "state"),
+	return job_filter_match(f, cJSON_GetObjectItem(s, "identity"), member_str(s, "state"),
 				isnan(start) ? INT64_MAX : (int64_t)start,
 				isnan(end) ? INT64_MIN : (int64_t)end);
 }

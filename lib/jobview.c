@@ -24,7 +24,7 @@
 #include "identity.h"
 #include "job_record.h"
 #include "jobfilter.h"
-#include "jsonutil.h"
+#include "json.h"
 
 /* One node of the job: what its steps add up to. */
 struct node_part {

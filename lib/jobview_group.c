@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonutil.h"
+#include "json.h"
 
 struct group {
 	const cJSON *rep; /* its first summary */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonutil.h"
+#include "json.h"
 
 /* peaks and spans are not additive */
 static const char *const tool_max_keys[] = {"peak_rss_bytes", "maxrss_bytes", "max_rss_bytes",
@@ -24,7 +24,7 @@ static bool is_max_key(const char *key, const char *const *max_keys)
 	return false;
 }
 
-/* a number, or a count written raw (jsonutil) by the one who built it */
+/* a number, or a count written raw (json.c) by the one who built it */
 static double item_num(const cJSON *it)
 {
 	if (cJSON_IsNumber(it))

@@ -36,37 +36,37 @@ int netaddr_parse(const char *s, struct sockaddr_storage *out, socklen_t *len,
 
 	memset(out, 0, sizeof(*out));
 	if (!s || !*s)
-		return fail_msg(err, errlen, "empty address");
+		return errmsg_fail(err, errlen, "empty address");
 	if (s[0] == '[') {
 		const char *close = strchr(s, ']');
 		if (!close || close[1] != ':')
-			return fail_msg(err, errlen, "expected [IPv6]:PORT");
+			return errmsg_fail(err, errlen, "expected [IPv6]:PORT");
 		start = s + 1;
 		n = (size_t)(close - start);
 		colon = close + 1;
 	} else {
 		colon = strrchr(s, ':');
 		if (!colon)
-			return fail_msg(err, errlen, "expected ADDRESS:PORT (e.g. 127.0.0.1:9464)");
+			return errmsg_fail(err, errlen, "expected ADDRESS:PORT (e.g. 127.0.0.1:9464)");
 		n = (size_t)(colon - s);
 	}
 	if (n == 0 || n >= sizeof(host))
-		return fail_msg(err, errlen, "bad address part");
+		return errmsg_fail(err, errlen, "bad address part");
 	memcpy(host, start, n);
 	host[n] = '\0';
 	if (parse_port(colon + 1, &port) != 0)
-		return fail_msg(err, errlen, "port must be 1..65535");
+		return errmsg_fail(err, errlen, "port must be 1..65535");
 	if (s[0] == '[') {
 		struct sockaddr_in6 *a = (struct sockaddr_in6 *)out;
 		if (inet_pton(AF_INET6, host, &a->sin6_addr) != 1)
-			return fail_msg(err, errlen, "\"%s\" is not a numeric IPv6 address", host);
+			return errmsg_fail(err, errlen, "\"%s\" is not a numeric IPv6 address", host);
 		a->sin6_family = AF_INET6;
 		a->sin6_port = port;
 		*len = sizeof(*a);
 	} else {
 		struct sockaddr_in *a = (struct sockaddr_in *)out;
 		if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
-			return fail_msg(err, errlen, "\"%s\" is not a numeric IPv4 address", host);
+			return errmsg_fail(err, errlen, "\"%s\" is not a numeric IPv4 address", host);
 		a->sin_family = AF_INET;
 		a->sin_port = port;
 		*len = sizeof(*a);

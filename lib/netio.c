@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jsonutil.h"
+#include "json.h"
 
 #define MINORBITS 20
 

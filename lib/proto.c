@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "errmsg.h"
-#include "jsonutil.h"
+#include "json.h"
 
 static enum proto_op op_from_name(const char *s)
 {
@@ -41,9 +41,9 @@ static int check_version(const cJSON *o, char *err, size_t errlen)
 	if (!v)
 		return 0;
 	if (!cJSON_IsNumber(v))
-		return fail_msg(err, errlen, "\"v\": expected a number");
+		return errmsg_fail(err, errlen, "\"v\": expected a number");
 	if (v->valuedouble != PROTO_VERSION)
-		return fail_msg(err, errlen,
+		return errmsg_fail(err, errlen,
 				"unsupported protocol version %g (this side speaks %d)",
 				v->valuedouble, PROTO_VERSION);
 	return 0;
@@ -58,23 +58,23 @@ static int parse_job_fields(const cJSON *o, struct proto_request *req,
 	size_t n;
 
 	if (!job)
-		return fail_msg(err, errlen, "\"job\": missing");
+		return errmsg_fail(err, errlen, "\"job\": missing");
 	if (!cJSON_IsString(job) || !job->valuestring)
-		return fail_msg(err, errlen, "\"job\": expected a string");
+		return errmsg_fail(err, errlen, "\"job\": expected a string");
 	n = strlen(job->valuestring);
 	if (n == 0 || n >= sizeof(req->job))
-		return fail_msg(err, errlen,
+		return errmsg_fail(err, errlen,
 				"\"job\": empty or too long (at most %zu bytes)",
 				sizeof(req->job) - 1);
 	memcpy(req->job, job->valuestring, n + 1);
 	if (!st || cJSON_IsNull(st))
 		return 0;
 	if (!cJSON_IsNumber(st))
-		return fail_msg(err, errlen, "\"status\": expected a number");
+		return errmsg_fail(err, errlen, "\"status\": expected a number");
 	/* a wait(2) status is 16 bits; -1 means unknown */
 	if (!(st->valuedouble >= -1 && st->valuedouble <= 0xffff) ||
 	    (double)(int)st->valuedouble != st->valuedouble)
-		return fail_msg(err, errlen,
+		return errmsg_fail(err, errlen,
 				"\"status\": expected a wait status (0..65535) or -1");
 	req->status = (int)st->valuedouble;
 	return 0;
@@ -88,25 +88,25 @@ static int parse_fields(const cJSON *o, struct proto_request *req, char *err,
 	char sub[200];
 
 	if (!cJSON_IsObject(o))
-		return fail_msg(err, errlen, "request must be a JSON object");
+		return errmsg_fail(err, errlen, "request must be a JSON object");
 	if (check_version(o, err, errlen) < 0)
 		return -1;
 	if (!op)
-		return fail_msg(err, errlen, "\"op\": missing");
+		return errmsg_fail(err, errlen, "\"op\": missing");
 	if (!cJSON_IsString(op) || !op->valuestring)
-		return fail_msg(err, errlen, "\"op\": expected a string");
+		return errmsg_fail(err, errlen, "\"op\": expected a string");
 	req->op = op_from_name(op->valuestring);
 	switch (req->op) {
 	case PROTO_OP_REGISTER:
 		ident = cJSON_GetObjectItemCaseSensitive(o, "identity");
 		if (!ident)
-			return fail_msg(err, errlen, "\"identity\": missing");
+			return errmsg_fail(err, errlen, "\"identity\": missing");
 		if (identity_from_json(ident, &req->identity, sub,
 				       sizeof(sub)) < 0)
-			return fail_msg(err, errlen, "identity: %s", sub);
+			return errmsg_fail(err, errlen, "identity: %s", sub);
 		stays = cJSON_GetObjectItemCaseSensitive(o, "stays");
 		if (stays && !cJSON_IsBool(stays) && !cJSON_IsNull(stays))
-			return fail_msg(err, errlen, "\"stays\": expected true or false");
+			return errmsg_fail(err, errlen, "\"stays\": expected true or false");
 		req->stays = cJSON_IsTrue(stays);
 		return 0;
 	case PROTO_OP_TASK_EXIT:
@@ -124,7 +124,7 @@ static int parse_fields(const cJSON *o, struct proto_request *req, char *err,
 		break;
 	}
 	/* the name may be any bytes: quote only a bounded prefix */
-	return fail_msg(err, errlen, "unknown op \"%.40s\"", op->valuestring);
+	return errmsg_fail(err, errlen, "unknown op \"%.40s\"", op->valuestring);
 }
 
 static int only_space(const char *p, const char *end)
@@ -148,38 +148,38 @@ int proto_parse_request(const char *buf, size_t len, struct proto_request *req,
 	identity_init(&req->identity);
 	req->status = -1;
 	if (!buf) {
-		fail_msg(err, errlen, "no message");
+		errmsg_fail(err, errlen, "no message");
 		goto out;
 	}
 	if (len > PROTO_MAX_MSG) {
-		fail_msg(err, errlen, "message too long (%zu bytes, at most %d)",
+		errmsg_fail(err, errlen, "message too long (%zu bytes, at most %d)",
 			 len, PROTO_MAX_MSG);
 		goto out;
 	}
 	if (memchr(buf, '\0', len)) {
-		fail_msg(err, errlen, "message contains a NUL byte");
+		errmsg_fail(err, errlen, "message contains a NUL byte");
 		goto out;
 	}
 	if (only_space(buf, buf + len)) {
-		fail_msg(err, errlen, "empty message");
+		errmsg_fail(err, errlen, "empty message");
 		goto out;
 	}
 	/* a terminated copy: the parser then never depends on len alone */
 	copy = malloc(len + 1);
 	if (!copy) {
-		fail_msg(err, errlen, "out of memory");
+		errmsg_fail(err, errlen, "out of memory");
 		goto out;
 	}
 	memcpy(copy, buf, len);
 	copy[len] = '\0';
 	o = cJSON_ParseWithOpts(copy, &end, 0);
 	if (!o) {
-		fail_msg(err, errlen, "invalid JSON at byte %zu",
+		errmsg_fail(err, errlen, "invalid JSON at byte %zu",
 			 end && end >= copy ? (size_t)(end - copy) : (size_t)0);
 		goto out;
 	}
 	if (!only_space(end, copy + len)) {
-		fail_msg(err, errlen, "trailing data after the JSON object");
+		errmsg_fail(err, errlen, "trailing data after the JSON object");
 		goto out;
 	}
 	if (parse_fields(o, req, err, errlen) < 0) {

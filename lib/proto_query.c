@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "errmsg.h"
-#include "jsonutil.h"
+#include "json.h"
 
 /* A time bound: a decimal string (exact) or a number; null: none. */
 static int parse_ns(const cJSON *f, const char *key, int64_t *out, char *err, size_t errlen)
@@ -24,16 +24,16 @@ static int parse_ns(const cJSON *f, const char *key, int64_t *out, char *err, si
 		return 0;
 	if (cJSON_IsNumber(v)) {
 		if (!(v->valuedouble >= -9.2e18 && v->valuedouble <= 9.2e18))
-			return fail_msg(err, errlen, "\"%s\": out of range", key);
+			return errmsg_fail(err, errlen, "\"%s\": out of range", key);
 		*out = (int64_t)v->valuedouble;
 		return 0;
 	}
 	if (!cJSON_IsString(v) || !v->valuestring)
-		return fail_msg(err, errlen, "\"%s\": expected nanoseconds as a string", key);
+		return errmsg_fail(err, errlen, "\"%s\": expected nanoseconds as a string", key);
 	errno = 0;
 	n = strtoll(v->valuestring, &end, 10);
 	if (errno || end == v->valuestring || *end)
-		return fail_msg(err, errlen, "\"%s\": expected nanoseconds as a string", key);
+		return errmsg_fail(err, errlen, "\"%s\": expected nanoseconds as a string", key);
 	*out = (int64_t)n;
 	return 0;
 }
@@ -45,9 +45,9 @@ static int parse_list(const cJSON *f, const char *key, char *out, char *err, siz
 	if (!v || cJSON_IsNull(v))
 		return 0;
 	if (!cJSON_IsString(v) || !v->valuestring)
-		return fail_msg(err, errlen, "\"%s\": expected a comma-separated string", key);
+		return errmsg_fail(err, errlen, "\"%s\": expected a comma-separated string", key);
 	if (strlen(v->valuestring) >= PROTO_QUERY_LIST_MAX)
-		return fail_msg(err, errlen, "\"%s\": longer than %d bytes", key,
+		return errmsg_fail(err, errlen, "\"%s\": longer than %d bytes", key,
 				PROTO_QUERY_LIST_MAX - 1);
 	snprintf(out, PROTO_QUERY_LIST_MAX, "%s", v->valuestring);
 	return 0;
@@ -66,22 +66,22 @@ int proto_parse_query(const cJSON *o, struct proto_query *q, char *err, size_t e
 	if (limit && !cJSON_IsNull(limit)) {
 		if (!cJSON_IsNumber(limit) || !(limit->valuedouble >= 0 && limit->valuedouble <= 1e9) ||
 		    (double)(long)limit->valuedouble != limit->valuedouble)
-			return fail_msg(err, errlen, "\"limit\": expected a count (0 or more)");
+			return errmsg_fail(err, errlen, "\"limit\": expected a count (0 or more)");
 		q->limit = (long)limit->valuedouble;
 	}
 	if (jobs && !cJSON_IsNull(jobs)) {
 		if (!cJSON_IsNumber(jobs) || !(jobs->valuedouble >= 0 && jobs->valuedouble <= 1e9) ||
 		    (double)(long)jobs->valuedouble != jobs->valuedouble)
-			return fail_msg(err, errlen, "\"jobs\": expected a count of jobs (0 or more)");
+			return errmsg_fail(err, errlen, "\"jobs\": expected a count of jobs (0 or more)");
 		q->jobs = (long)jobs->valuedouble;
 	}
 	if (all && !cJSON_IsBool(all) && !cJSON_IsNull(all))
-		return fail_msg(err, errlen, "\"all_files\": expected true or false");
+		return errmsg_fail(err, errlen, "\"all_files\": expected true or false");
 	q->all_files = cJSON_IsTrue(all);
 	if (!f || cJSON_IsNull(f))
 		return 0;
 	if (!cJSON_IsObject(f))
-		return fail_msg(err, errlen, "\"filter\": expected an object");
+		return errmsg_fail(err, errlen, "\"filter\": expected an object");
 	if (parse_list(f, "users", q->users, err, errlen) < 0 ||
 	    parse_list(f, "states", q->states, err, errlen) < 0 ||
 	    parse_list(f, "names", q->names, err, errlen) < 0 ||
@@ -144,16 +144,16 @@ int proto_parse_sweep(const cJSON *o, struct proto_sweep *sw, char *err, size_t 
 	const cJSON *limit = cJSON_GetObjectItemCaseSensitive(o, "limit");
 
 	if (!cJSON_IsString(by) || !by->valuestring[0] || strlen(by->valuestring) >= sizeof(sw->by))
-		return fail_msg(err, errlen, "\"by\": expected a group name");
+		return errmsg_fail(err, errlen, "\"by\": expected a group name");
 	snprintf(sw->by, sizeof(sw->by), "%s", by->valuestring);
 	/* ten years at most: the window is a number ClickHouse is given */
 	if (!cJSON_IsNumber(since) || !(since->valuedouble > 0 && since->valuedouble <= 3.2e8))
-		return fail_msg(err, errlen, "\"since_s\": expected seconds (1 to 10 years)");
+		return errmsg_fail(err, errlen, "\"since_s\": expected seconds (1 to 10 years)");
 	sw->since_s = since->valuedouble;
 	if (!cJSON_IsNumber(limit) ||
 	    !(limit->valuedouble >= 1 && limit->valuedouble <= TRACER_SWEEP_LIMIT_MAX) ||
 	    (double)(int)limit->valuedouble != limit->valuedouble)
-		return fail_msg(err, errlen, "\"limit\": expected a whole number, 1 to %d",
+		return errmsg_fail(err, errlen, "\"limit\": expected a whole number, 1 to %d",
 				TRACER_SWEEP_LIMIT_MAX);
 	sw->limit = (int)limit->valuedouble;
 	return 0;

@@ -28,7 +28,7 @@ char *redact_record(const char *argv, size_t len, bool last_cut,
  * Join redacted arguments (as redact_record returns them) into one
  * display string, separated by single spaces, at most max_out bytes
  * (then "..." ends it).  malloc'd; NULL when out of memory.  Bytes are
- * kept as they are: JSON encoding of invalid UTF-8 is jsonutil's job.
+ * kept as they are: JSON encoding of invalid UTF-8 is json.c's job.
  */
 char *redact_join(const char *rargv, size_t rlen, size_t max_out);
 

@@ -13,7 +13,7 @@ int registrant_register(struct registrant *reg, const struct tracer_config *cfg,
 {
 	reg->socket_path = cfg->socket_path;
 	reg->timeout_ms = cfg->client_timeout_ms;
-	return tracer_register(reg->socket_path, reg->timeout_ms, id, true,
+	return client_register(reg->socket_path, reg->timeout_ms, id, true,
 			       reg->job_uid, sizeof(reg->job_uid), err, errlen);
 }
 
@@ -28,7 +28,7 @@ int registrant_run(struct registrant *reg, struct runner *r,
 	else
 		status = r->child_status; /* the code a shell would give */
 	if (reg && reg->job_uid[0] &&
-	    tracer_end(reg->socket_path, reg->timeout_ms, reg->job_uid, status,
+	    client_end(reg->socket_path, reg->timeout_ms, reg->job_uid, status,
 		       err, sizeof(err)) != 0 && opts->report) {
 		snprintf(msg, sizeof(msg), "telling tracerd that job %s ended: %s",
 			 reg->job_uid, err);

@@ -129,7 +129,7 @@ static int add_sub(struct rules *r, char **tok, int ntok, const char *where,
 		long d = strtol(tok[1], &end, 10);
 
 		if (*end || d < 1 || d > RULE_MAX_DEPTH) {
-			warnf(warn, "%s: depth \"%s\" must be 1..%d, rule skipped",
+			errmsg_warn(warn, "%s: depth \"%s\" must be 1..%d, rule skipped",
 			      where, tok[1], RULE_MAX_DEPTH);
 			return 0;
 		}
@@ -138,7 +138,7 @@ static int add_sub(struct rules *r, char **tok, int ntok, const char *where,
 	}
 	for (; t < ntok; t++) {
 		if (tok[t][0] != '-' || s.nval == RULE_MAX_VALOPTS) {
-			warnf(warn, "%s: \"%s\" is not an option (or more than %d), rule skipped",
+			errmsg_warn(warn, "%s: \"%s\" is not an option (or more than %d), rule skipped",
 			      where, tok[t], RULE_MAX_VALOPTS);
 			goto skip;
 		}
@@ -178,11 +178,11 @@ static int parse_line(struct rules *r, char *line, const char *where,
 	for (p = strtok_r(line, " \t\r\n", &save); p;
 	     p = strtok_r(NULL, " \t\r\n", &save)) {
 		if (ntok == (int)(sizeof(tok) / sizeof(tok[0]))) {
-			warnf(warn, "%s: too many words, rule skipped", where);
+			errmsg_warn(warn, "%s: too many words, rule skipped", where);
 			return 0;
 		}
 		if (strlen(p) > RULE_GLOB_MAX) {
-			warnf(warn, "%s: word longer than %d bytes, rule skipped",
+			errmsg_warn(warn, "%s: word longer than %d bytes, rule skipped",
 			      where, RULE_GLOB_MAX);
 			return 0;
 		}
@@ -191,7 +191,7 @@ static int parse_line(struct rules *r, char *line, const char *where,
 	if (ntok == 0)
 		return 0;
 	if (ntok == 1) {
-		warnf(warn, "%s: \"%s\" needs at least one name, rule skipped",
+		errmsg_warn(warn, "%s: \"%s\" needs at least one name, rule skipped",
 		      where, tok[0]);
 		return 0;
 	}
@@ -212,7 +212,7 @@ static int parse_line(struct rules *r, char *line, const char *where,
 	}
 	if (strcmp(tok[0], "subcommand") == 0)
 		return add_sub(r, tok + 1, ntok - 1, where, warn);
-	warnf(warn, "%s: unknown rule \"%.40s\" (interpreter, java, subcommand, multicall), skipped",
+	errmsg_warn(warn, "%s: unknown rule \"%.40s\" (interpreter, java, subcommand, multicall), skipped",
 	      where, tok[0]);
 	return 0;
 }
@@ -229,7 +229,7 @@ static int parse_text(struct rules *r, const char *text, const char *name,
 		lineno++;
 		snprintf(where, sizeof(where), "%s:%d", name, lineno);
 		if (n > RULE_LINE_MAX) {
-			warnf(warn, "%s: line longer than %d bytes, skipped", where,
+			errmsg_warn(warn, "%s: line longer than %d bytes, skipped", where,
 			      RULE_LINE_MAX);
 		} else {
 			memcpy(line, p, n);
@@ -266,7 +266,7 @@ static char *read_text(const char *path, rules_warn_fn warn)
 
 	f = fopen(path, "re");
 	if (!f) {
-		warnf(warn, "cannot open rules %s: %s; using the built-in rules",
+		errmsg_warn(warn, "cannot open rules %s: %s; using the built-in rules",
 		      path, strerror(errno));
 		return NULL;
 	}
@@ -275,18 +275,18 @@ static char *read_text(const char *path, rules_warn_fn warn)
 		goto out;
 	len = fread(buf, 1, cap, f);
 	if (ferror(f)) {
-		warnf(warn, "reading rules %s: %s; using the built-in rules",
+		errmsg_warn(warn, "reading rules %s: %s; using the built-in rules",
 		      path, strerror(errno));
 		free(buf);
 		buf = NULL;
 		goto out;
 	}
 	if (len == cap && fgetc(f) != EOF)
-		warnf(warn, "rules %s: larger than %zu bytes, the rest ignored",
+		errmsg_warn(warn, "rules %s: larger than %zu bytes, the rest ignored",
 		      path, cap);
 	buf[len] = '\0';
 	if (strlen(buf) != len)
-		warnf(warn, "rules %s: NUL byte, the rest ignored", path);
+		errmsg_warn(warn, "rules %s: NUL byte, the rest ignored", path);
 out:
 	fclose(f);
 	return buf;
@@ -301,7 +301,7 @@ struct rules *rules_load(const char *path, rules_warn_fn warn)
 		return r;
 	text = read_text(path, warn);
 	if (text && parse_text(r, text, path, warn) < 0) {
-		warnf(warn, "rules %s: out of memory", path);
+		errmsg_warn(warn, "rules %s: out of memory", path);
 		rules_free(r);
 		r = NULL;
 	}

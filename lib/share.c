@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "identity.h"
-#include "jsonutil.h"
+#include "json.h"
 
 uint64_t share_of_summary(const cJSON *summary)
 {

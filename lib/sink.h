@@ -72,12 +72,12 @@ enum {
 	CLICKHOUSE_SINK_TABLES
 };
 struct growbuf;
-int clickhouse_sink_rows(const char *text, size_t len, struct growbuf *rows);
+int sink_clickhouse_rows(const char *text, size_t len, struct growbuf *rows);
 
 /* Run a read-only query on the configured ClickHouse (clickhouse_url,
  * clickhouse_user, clickhouse_password_file): 0 with the whole answer in
  * *out (malloc'd, NUL-terminated, at most 64 MiB), or -1 with err. */
-int clickhouse_select(const struct tracer_config *cfg, const char *query, long timeout_ms,
+int sink_clickhouse_select(const struct tracer_config *cfg, const char *query, long timeout_ms,
 		      char **out, size_t *len, char *err, size_t errlen);
 
 /* ---- every configured sink, once (tracer-wrap's standalone mode) ---- */

@@ -30,7 +30,7 @@
 #include <zlib.h>
 
 #include "defaults.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "summary.h"
 
 enum {
@@ -531,7 +531,7 @@ int sink_clickhouse_probe(struct sink *s, long timeout_ms, const _Atomic int *ab
 	if (s->ch_known)
 		return 0;
 	if (s->cfg->clickhouse_password_file[0] &&
-	    read_secret(s->cfg->clickhouse_password_file, c.password, sizeof(c.password), err,
+	    sink_http_read_secret(s->cfg->clickhouse_password_file, c.password, sizeof(c.password), err,
 			errlen) != 0)
 		return -1;
 	rc = ch_version(&c, err, errlen);
@@ -539,7 +539,7 @@ int sink_clickhouse_probe(struct sink *s, long timeout_ms, const _Atomic int *ab
 	return rc;
 }
 
-int clickhouse_sink_rows(const char *text, size_t len, struct growbuf *rows)
+int sink_clickhouse_rows(const char *text, size_t len, struct growbuf *rows)
 {
 	cJSON *sum = cJSON_ParseWithLength(text, len);
 	char *copy = strndup(text, len);
@@ -577,13 +577,13 @@ int sink_clickhouse_deliver(struct sink *s, char *const *texts, const size_t *le
 
 	memset(rows, 0, sizeof(rows));
 	if (s->cfg->clickhouse_password_file[0] &&
-	    read_secret(s->cfg->clickhouse_password_file, c.password, sizeof(c.password), err,
+	    sink_http_read_secret(s->cfg->clickhouse_password_file, c.password, sizeof(c.password), err,
 			errlen) != 0)
 		return -1;
 	if (ch_version(&c, err, errlen) != 0)
 		goto out;
 	for (size_t i = 0; i < n; i++)
-		if (clickhouse_sink_rows(texts[i], lens[i], rows) != 0)
+		if (sink_clickhouse_rows(texts[i], lens[i], rows) != 0)
 			bad++; /* the spool checked it: cannot happen short of memory */
 	for (int t = 0; t < T_COUNT; t++)
 		if (rows[t].oom || (bad && bad == n)) {
@@ -612,7 +612,7 @@ out:
 	return rc;
 }
 
-int clickhouse_select(const struct tracer_config *cfg, const char *query, long timeout_ms,
+int sink_clickhouse_select(const struct tracer_config *cfg, const char *query, long timeout_ms,
 		      char **out, size_t *len, char *err, size_t errlen)
 {
 	return clickhouse_exec(cfg, query, NULL, timeout_ms, out, len, err, errlen);

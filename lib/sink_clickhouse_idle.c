@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonutil.h"
+#include "json.h"
 
 static const char *str_of(const cJSON *o, const char *key)
 {

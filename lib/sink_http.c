@@ -128,7 +128,7 @@ out:
 	return ret;
 }
 
-int read_secret(const char *path, char *out, size_t len, char *err, size_t errlen)
+int sink_http_read_secret(const char *path, char *out, size_t len, char *err, size_t errlen)
 {
 	FILE *f = fopen(path, "re");
 	char *s;
@@ -194,7 +194,7 @@ int sink_http_deliver(struct sink *s, char *const *texts, const size_t *lens, si
 
 	headers[nh++] = "Content-Type: application/json";
 	if (cfg->http_token_file[0]) {
-		if (read_secret(cfg->http_token_file, token, sizeof(token), err, errlen) != 0)
+		if (sink_http_read_secret(cfg->http_token_file, token, sizeof(token), err, errlen) != 0)
 			return -1;
 		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", token);
 		headers[nh++] = auth;

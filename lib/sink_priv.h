@@ -55,7 +55,7 @@ struct http_post {
 };
 int sink_http_post_run(struct http_post *r, char *err, size_t errlen);
 /* A secret from a file (first line, surrounding space removed). */
-int read_secret(const char *path, char *out, size_t len, char *err, size_t errlen);
+int sink_http_read_secret(const char *path, char *out, size_t len, char *err, size_t errlen);
 
 int sink_file_open(struct sink *s, char *err, size_t errlen);
 int sink_file_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,

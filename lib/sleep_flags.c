@@ -12,7 +12,7 @@
 
 #include "analysis.h"
 #include "clock.h"
-#include "jsonutil.h"
+#include "json.h"
 
 /* The ISO time at key of o, in seconds since the job's start_ns; -1 when
  * absent or not a time. */

@@ -27,7 +27,7 @@ struct reader {
 	const char *kind;    /* the "record" read: NULL job summaries (none has one) */
 };
 
-static const char *jstr(const cJSON *o, const char *key)
+static const char *member_str(const cJSON *o, const char *key)
 {
 	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
 	return cJSON_IsString(v) ? v->valuestring : NULL;
@@ -101,7 +101,7 @@ static cJSON *parse_line(struct reader *r, ssize_t n)
 		cJSON_Delete(o);
 		return NULL;
 	}
-	kind = jstr(o, "record");
+	kind = member_str(o, "record");
 	if (cJSON_GetObjectItemCaseSensitive(o, "record") &&
 	    (!r->kind || !kind || strcmp(kind, r->kind) != 0)) {
 		cJSON_Delete(o);
@@ -119,7 +119,7 @@ static bool passes(const struct job_filter *f, const cJSON *o)
 	return !f || job_filter_summary(f, o);
 }
 
-cJSON *summaries_tail(const char *path, size_t max, const struct job_filter *f,
+cJSON *sumfile_tail(const char *path, size_t max, const struct job_filter *f,
 		      struct sumfile_status *st)
 {
 	struct reader r;
@@ -169,16 +169,16 @@ cleanup:
 static int matches(const cJSON *s, const char *name)
 {
 	const cJSON *id = cJSON_GetObjectItem(s, "identity");
-	const char *uid = jstr(s, "job");
+	const char *uid = member_str(s, "job");
 	int rank = 0;
 
 	if (uid && !strcmp(uid, name))
 		return 3;
 	if (id) {
-		const char *job_id = jstr(id, "job_id");
-		const char *step = jstr(id, "step_id");
-		const char *sched = jstr(id, "scheduler");
-		const char *task = jstr(id, "task_name");
+		const char *job_id = member_str(id, "job_id");
+		const char *step = member_str(id, "step_id");
+		const char *sched = member_str(id, "scheduler");
+		const char *task = member_str(id, "task_name");
 		bool trusted = sched && (!strcmp(sched, "slurm") || !strcmp(sched, "aws-batch"));
 		char both[TRACER_JOIN_KEY_LEN];
 
@@ -195,7 +195,7 @@ static int matches(const cJSON *s, const char *name)
 	return rank;
 }
 
-cJSON *summary_find(const char *path, const char *name, const struct job_filter *f,
+cJSON *sumfile_find(const char *path, const char *name, const struct job_filter *f,
 		    struct sumfile_status *st)
 {
 	struct reader r;
@@ -253,7 +253,7 @@ static int each_file(const char *path, const char *kind, const struct job_filter
 	return rc;
 }
 
-int summaries_each_file(const char *path, const struct job_filter *f, summary_fn fn,
+int sumfile_each_file(const char *path, const struct job_filter *f, summary_fn fn,
 			void *ctx, struct sumfile_status *st)
 {
 	return each_file(path, NULL, f, fn, ctx, st);
@@ -284,8 +284,8 @@ static int each(const char *path, const char *kind, const struct job_filter *f, 
 	return rc;
 }
 
-int summaries_each(const char *path, const struct job_filter *f, summary_fn fn, void *ctx,
-		   int *files, struct sumfile_status *st)
+int sumfile_each(const char *path, const struct job_filter *f, summary_fn fn, void *ctx,
+		 int *files, struct sumfile_status *st)
 {
 	return each(path, NULL, f, fn, ctx, files, st);
 }

@@ -31,14 +31,14 @@ struct sumfile_status {
 
 /* The last `max` summaries of the file that pass f (NULL: all; max 0: no
  * limit), oldest first; NULL when the file cannot be read or on OOM. */
-cJSON *summaries_tail(const char *path, size_t max, const struct job_filter *f,
+cJSON *sumfile_tail(const char *path, size_t max, const struct job_filter *f,
 		      struct sumfile_status *st);
 
 /* The summary whose job uid, Slurm/AWS job id (job or job.step) or task
  * name matches name and that passes f (NULL: any); "last" names the
  * newest.  A scheduler's job outranks a user-chosen name, then the newest
  * wins.  NULL when none (st->open_errno says whether the file was read). */
-cJSON *summary_find(const char *path, const char *name, const struct job_filter *f,
+cJSON *sumfile_find(const char *path, const char *name, const struct job_filter *f,
 		    struct sumfile_status *st);
 
 /* Every summary of the archive that passes f, oldest file first: FILE.N
@@ -47,9 +47,9 @@ cJSON *summary_find(const char *path, const char *name, const struct job_filter 
  * file cannot be read; *files is the number of files read. */
 typedef int (*summary_fn)(const cJSON *s, void *ctx);
 /* The same for one file only (no rotated ones). */
-int summaries_each_file(const char *path, const struct job_filter *f, summary_fn fn,
+int sumfile_each_file(const char *path, const struct job_filter *f, summary_fn fn,
 			void *ctx, struct sumfile_status *st);
-int summaries_each(const char *path, const struct job_filter *f, summary_fn fn, void *ctx,
+int sumfile_each(const char *path, const struct job_filter *f, summary_fn fn, void *ctx,
 		   int *files, struct sumfile_status *st);
 /* The archive's other records (a line with "record": kind, such as
  * SUMMARY_IDLE_HOST_RECORD), in the same order; every function above

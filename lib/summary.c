@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 
 #include "job_state.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "summary_container.h"
 #include "summary_id.h"
 #include "timeseries.h"

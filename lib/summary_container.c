@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jsonutil.h"
+#include "json.h"
 
 static cJSON *container_json(const struct container_info *c)
 {

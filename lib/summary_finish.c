@@ -7,7 +7,7 @@
 #include "summary_finish.h"
 
 #include "analysis.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "netio.h"
 
 cJSON *summary_finish(const struct job *j, const struct host_info *host,

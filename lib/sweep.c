@@ -28,7 +28,7 @@
 #include "datalake_read.h"
 #include "defaults.h"
 #include "growbuf.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "sink.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)

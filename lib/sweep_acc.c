@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonutil.h"
+#include "json.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 

@@ -17,7 +17,7 @@
 
 #include "clickhouse.h"
 #include "datalake_read.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "summary.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)

@@ -15,7 +15,7 @@
 
 #include "datalake_read.h"
 #include "jobfilter.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "sumfile.h"
 #include "summary.h"
 
@@ -99,7 +99,7 @@ cJSON *sweep_run(const struct tracer_config *cfg, const struct sweep_query *q,
 		snprintf(err, errlen, "out of memory");
 		return NULL;
 	}
-	rc = summaries_each(cfg->file_path, &f, fold, a, &files, &st);
+	rc = sumfile_each(cfg->file_path, &f, fold, a, &files, &st);
 	if (rc < 0 && st.open_errno && st.open_errno != ENOENT) {
 		snprintf(err, errlen, "cannot read the archive %s: %s", st.failed_path,
 			 strerror(st.open_errno));

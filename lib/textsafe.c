@@ -28,7 +28,7 @@ static size_t char_len(const unsigned char *s)
 	return n;
 }
 
-bool text_needs_escape(const char *s)
+bool textsafe_needs_escape(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -77,7 +77,7 @@ static int safe_string(char **str)
 	size_t need;
 	char *e;
 
-	if (!*str || !text_needs_escape(*str))
+	if (!*str || !textsafe_needs_escape(*str))
 		return 0;
 	need = strlen(*str) * 4 + 1;
 	e = malloc(need);

@@ -14,7 +14,7 @@
 #include <cjson/cJSON.h>
 
 /* Does s hold anything text_safe would change? */
-bool text_needs_escape(const char *s);
+bool textsafe_needs_escape(const char *s);
 
 /* Escaped copy of s into buf (len bytes, always NUL-terminated, cut on a
  * whole escape); returns buf. */

@@ -63,7 +63,7 @@ static int ask_once(const struct spank_settings *set, int timeout_ms, cJSON **s)
 	*s = NULL;
 	if (!req)
 		return -1;
-	rc = tracer_request_stream(set->socket_path, timeout_ms, req, keep_first, s, &last, err,
+	rc = client_request_stream(set->socket_path, timeout_ms, req, keep_first, s, &last, err,
 				   sizeof(err));
 	cJSON_Delete(req);
 	cJSON_Delete(last);

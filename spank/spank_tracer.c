@@ -159,7 +159,7 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av)
 		slurm_info("spank_tracer: task not traced: %s", err);
 		return 0;
 	}
-	if (tracer_register(settings.socket_path, settings.timeout_ms, &id, false,
+	if (client_register(settings.socket_path, settings.timeout_ms, &id, false,
 			    job_uid, sizeof(job_uid), err, sizeof(err)) < 0) {
 		slurm_info("spank_tracer: job %s step %s task %ld not traced: %s",
 			   id.job_id, id.step_id, id.global_task_id, err);
@@ -224,10 +224,10 @@ static void notify(spank_t sp, bool is_end, int status)
 		return;
 	t0 = clock_mono_ms();
 	if (is_end)
-		rc = tracer_end(settings.socket_path, settings.timeout_ms, key,
+		rc = client_end(settings.socket_path, settings.timeout_ms, key,
 				status, err, sizeof(err));
 	else
-		rc = tracer_task_exit(settings.socket_path, settings.timeout_ms,
+		rc = client_task_exit(settings.socket_path, settings.timeout_ms,
 				      key, status, err, sizeof(err));
 	if (rc == 0)
 		return;

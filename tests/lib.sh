@@ -25,6 +25,22 @@ finish() {
 	echo "$PASSED passed, $FAILED failed"
 	[ "$FAILED" -eq 0 ]
 }
+# checker_results NAME: the lines a checker NAME (a Python script) prints,
+# read on stdin: "ok|WHAT" passes, "bad|WHAT: why" fails, "table|LINE" is
+# shown indented; any other line (a traceback) fails, and so does a
+# checker that checked nothing.
+checker_results() {
+	local name=$1 line checked=0
+	while IFS= read -r line; do
+		case $line in
+		ok\|*) pass "${line#ok|}"; checked=1 ;;
+		bad\|*) fail "${line#bad|}"; checked=1 ;;
+		table\|*) echo "    ${line#table|}" ;;
+		*) fail "$name: $line" ;;
+		esac
+	done
+	[ "$checked" = 1 ] || fail "$name checked nothing"
+}
 
 # need_root [WHY]: exits the suite with a FAIL unless run as root
 need_root() {

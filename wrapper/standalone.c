@@ -24,7 +24,7 @@
 #include "hostinfo.h"
 #include "job_record.h"
 #include "job_state.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "log.h"
 #include "rules.h"
 #include "runner.h"

@@ -35,17 +35,17 @@ static void evidence_text(const cJSON *e, char *buf, size_t len)
 static void print_note(const cJSON *f, int width)
 {
 	char note[2048], one[128];
-	const char *msg = jstr(f, "message");
+	const char *msg = cli_jstr(f, "message");
 	const cJSON *e;
 	size_t off;
 	int k = 0;
 
 	off = (size_t)snprintf(note, sizeof(note), "%s", msg ? msg : "-");
 	/* a sentence: capital first letter unless it starts with a tool's name */
-	if (!jstr(f, "tool") && note[0] >= 'a' && note[0] <= 'z')
+	if (!cli_jstr(f, "tool") && note[0] >= 'a' && note[0] <= 'z')
 		note[0] = (char)(note[0] - 'a' + 'A');
 	off += (size_t)snprintf(note + off, off < sizeof(note) ? sizeof(note) - off : 0,
-				". [%s %s", or_dash(jstr(f, "severity")), or_dash(jstr(f, "id")));
+				". [%s %s", fmt_or_dash(cli_jstr(f, "severity")), fmt_or_dash(cli_jstr(f, "id")));
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(f, "evidence")) {
 		evidence_text(e, one, sizeof(one));
 		off += (size_t)snprintf(note + off, off < sizeof(note) ? sizeof(note) - off : 0,
@@ -72,10 +72,10 @@ static void print_notes(const cJSON *flags, int width, bool all, int tool_notes)
 		return;
 	printf("\nNOTES\n");
 	cJSON_ArrayForEach(f, flags)
-		if (!jstr(f, "tool"))
+		if (!cli_jstr(f, "tool"))
 			print_note(f, width);
 	cJSON_ArrayForEach(f, flags) {
-		if (!jstr(f, "tool"))
+		if (!cli_jstr(f, "tool"))
 			continue;
 		if (all || shown < tool_notes) {
 			print_note(f, width);
@@ -118,37 +118,37 @@ void advice_print(const cJSON *s, int width, bool all_notes, int tool_notes)
 	const cJSON *cost = cJSON_GetObjectItem(s, "cost");
 	const cJSON *use = cJSON_GetObjectItem(s, "allocation_use");
 
-	if (jstr(s, "state"))
-		printf("State    %s\n", jstr(s, "state"));
+	if (cli_jstr(s, "state"))
+		printf("State    %s\n", cli_jstr(s, "state"));
 	if (oom) {
 		const cJSON *v = cJSON_GetObjectItem(oom, "victim");
 		const cJSON *l = cJSON_GetObjectItem(oom, "largest");
 		printf("OOM      %s OOM: killed %s (pid %.0f); largest holder %s (pid %.0f)\n",
-		       jstr(oom, "kind") ? jstr(oom, "kind") : "-",
-		       jstr(v, "tool") ? jstr(v, "tool") : "-", jnum(v, "pid"),
-		       jstr(l, "tool") ? jstr(l, "tool") : "-", jnum(l, "pid"));
+		       cli_jstr(oom, "kind") ? cli_jstr(oom, "kind") : "-",
+		       cli_jstr(v, "tool") ? cli_jstr(v, "tool") : "-", cli_jnum(v, "pid"),
+		       cli_jstr(l, "tool") ? cli_jstr(l, "tool") : "-", cli_jnum(l, "pid"));
 	}
 	if (use) {
 		const cJSON *c = cJSON_GetObjectItem(use, "concurrency");
 		printf("CPUs     allocated %s, idle %s (cores %s); concurrency p50 %.0f, p95 %.0f, max %.0f\n",
-		       jstr(use, "allocated_cpus") ? jstr(use, "allocated_cpus") : "-",
-		       jstr(use, "idle_cpus") && *jstr(use, "idle_cpus") ? jstr(use, "idle_cpus") : "none",
-		       jstr(use, "idle_cores") && *jstr(use, "idle_cores") ? jstr(use, "idle_cores") : "none",
-		       jnum(c, "p50"), jnum(c, "p95"), jnum(c, "max"));
+		       cli_jstr(use, "allocated_cpus") ? cli_jstr(use, "allocated_cpus") : "-",
+		       cli_jstr(use, "idle_cpus") && *cli_jstr(use, "idle_cpus") ? cli_jstr(use, "idle_cpus") : "none",
+		       cli_jstr(use, "idle_cores") && *cli_jstr(use, "idle_cores") ? cli_jstr(use, "idle_cores") : "none",
+		       cli_jnum(c, "p50"), cli_jnum(c, "p95"), cli_jnum(c, "max"));
 	}
 	if (cost) {
-		printf("Cost     %.4f", jnum(cost, "total"));
-		if (!isnan(jnum(cost, "unused")))
-			printf(" (unused part of the allocation %.4f)", jnum(cost, "unused"));
+		printf("Cost     %.4f", cli_jnum(cost, "total"));
+		if (!isnan(cli_jnum(cost, "unused")))
+			printf(" (unused part of the allocation %.4f)", cli_jnum(cost, "unused"));
 		putchar('\n');
 	}
 	print_notes(cJSON_GetObjectItem(s, "flags"), width, all_notes, tool_notes);
 	if (rec) {
 		const cJSON *sx = cJSON_GetObjectItem(rec, "syntax");
-		printf("\nREQUEST NEXT TIME (%s)\n", jstr(rec, "basis") ? jstr(rec, "basis") : "-");
-		print_block("Slurm", jstr(sx, "slurm"));
-		print_block("Nextflow", jstr(sx, "nextflow"));
-		print_block("Snakemake", jstr(sx, "snakemake"));
-		print_block("AWS Batch", jstr(sx, "aws_batch"));
+		printf("\nREQUEST NEXT TIME (%s)\n", cli_jstr(rec, "basis") ? cli_jstr(rec, "basis") : "-");
+		print_block("Slurm", cli_jstr(sx, "slurm"));
+		print_block("Nextflow", cli_jstr(sx, "nextflow"));
+		print_block("Snakemake", cli_jstr(sx, "snakemake"));
+		print_block("AWS Batch", cli_jstr(sx, "aws_batch"));
 	}
 }

@@ -70,26 +70,26 @@ cJSON *cli_job_view_of(struct cli *c, const char *job_id, const char *cluster, c
 void show_job_steps(const cJSON *view, int width);
 /* Does this user ask tracerd (not root)? */
 bool cli_archive_remote(void);
-int cmd_report(struct cli *c, int argc, char **argv);
+int report_command(struct cli *c, int argc, char **argv);
 int cmd_sweep(struct cli *c, int argc, char **argv); /* cmd_sweep.c */
 
 /* Human units: "1.5 GiB", "12.3 s", "87%"; into buf, returns buf. */
 const char *fmt_bytes(uint64_t v, char *buf, size_t len);
 const char *fmt_net(const cJSON *o, char *buf, size_t len);  /* network bytes */
 const char *fmt_disk(const cJSON *o, char *buf, size_t len); /* block bytes */
-void print_netio_header(const cJSON *summary);
+void fmt_netio_header(const cJSON *summary);
 const char *fmt_secs(double s, char *buf, size_t len);
 /* `tracer show`: state, OOM, flags, recommendation, cost (advice.c);
  * width 0: no limit; without all_notes, at most tool_notes notes on tools */
 void advice_print(const cJSON *s, int width, bool all_notes, int tool_notes);
 const char *fmt_pct(double ratio, char *buf, size_t len);
-double jnum(const cJSON *o, const char *key);
-const char *jstr(const cJSON *o, const char *key);
+double cli_jnum(const cJSON *o, const char *key);
+const char *cli_jstr(const cJSON *o, const char *key);
 /* "-" for NULL or "" */
-const char *or_dash(const char *s);
+const char *fmt_or_dash(const char *s);
 /* "3", "sig 9" or "-" from o's code_key and "signal" */
-const char *exit_text(const cJSON *o, const char *code_key, char *buf, size_t len);
+const char *fmt_exit_text(const cJSON *o, const char *code_key, char *buf, size_t len);
 void cli_print_json(const cJSON *o);
-void print_containers(const cJSON *s);
+void fmt_containers(const cJSON *s);
 
 #endif

@@ -264,8 +264,8 @@ static int status(struct cli *c)
 		       now > TRACER_CLICKHOUSE_SCHEMA ? ": newer than this tracer" : "");
 		printf("%-16s %14s %14s\n", "table", "rows", "bytes");
 		cJSON_ArrayForEach(e, tables)
-			printf("%-16s %14.0f %14.0f\n", jstr(e, "table"), jnum(e, "rows"),
-			       jnum(e, "bytes"));
+			printf("%-16s %14.0f %14.0f\n", cli_jstr(e, "table"), cli_jnum(e, "rows"),
+			       cli_jnum(e, "bytes"));
 	}
 	cJSON_Delete(o);
 	return 0;

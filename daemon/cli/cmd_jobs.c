@@ -180,7 +180,7 @@ static void print_running(struct cli *c, const struct job_filter *f, int width)
 	bool header = false;
 
 	cJSON_AddStringToObject(req, "op", "status");
-	if (tracer_request(c->cfg.socket_path, c->cfg.client_timeout_ms, req, &reply, err,
+	if (client_request(c->cfg.socket_path, c->cfg.client_timeout_ms, req, &reply, err,
 			   sizeof(err)) != 0)
 		goto cleanup;
 	text_safe_json(reply); /* names reach a terminal */
@@ -188,7 +188,7 @@ static void print_running(struct cli *c, const struct job_filter *f, int width)
 		cJSON_GetObjectItem(cJSON_GetObjectItem(reply, "status"), "jobs"), "open_jobs");
 	cJSON_ArrayForEach(j, open) {
 		const cJSON *id = cJSON_GetObjectItem(j, "identity");
-		double wall = jnum(j, "wall_s");
+		double wall = cli_jnum(j, "wall_s");
 		int64_t start = now - (int64_t)((isnan(wall) ? 0 : wall) * 1e9);
 		char live[32], procs[32];
 
@@ -197,13 +197,13 @@ static void print_running(struct cli *c, const struct job_filter *f, int width)
 		if (!header)
 			tb = table_new(cols, 9);
 		header = true;
-		snprintf(live, sizeof(live), "%.0f", jnum(j, "live"));
-		snprintf(procs, sizeof(procs), "%.0f", jnum(j, "processes"));
+		snprintf(live, sizeof(live), "%.0f", cli_jnum(j, "live"));
+		snprintf(procs, sizeof(procs), "%.0f", cli_jnum(j, "processes"));
 		const char *row[] = {
-			or_dash(jstr(j, "job")), or_dash(jstr(id, "task_name")),
-			or_dash(jstr(id, "scheduler")), fmt_secs(wall, b1, sizeof(b1)), live, procs,
-			fmt_bytes((uint64_t)jnum(j, "rss_bytes"), b2, sizeof(b2)),
-			fmt_bytes((uint64_t)jnum(j, "mem_peak_bytes"), b3, sizeof(b3)),
+			fmt_or_dash(cli_jstr(j, "job")), fmt_or_dash(cli_jstr(id, "task_name")),
+			fmt_or_dash(cli_jstr(id, "scheduler")), fmt_secs(wall, b1, sizeof(b1)), live, procs,
+			fmt_bytes((uint64_t)cli_jnum(j, "rss_bytes"), b2, sizeof(b2)),
+			fmt_bytes((uint64_t)cli_jnum(j, "mem_peak_bytes"), b3, sizeof(b3)),
 			/* STALLED: no CPU and no I/O progress for stall_threshold_s */
 			cJSON_IsTrue(cJSON_GetObjectItem(j, "stalled")) ? "STALLED" : "RUNNING",
 		};
@@ -238,19 +238,19 @@ static void print_table(const cJSON *all, int width)
 		const cJSON *mem = cJSON_GetObjectItem(s, "memory");
 		const cJSON *procs = cJSON_GetObjectItem(s, "processes");
 		char jobstep[TRACER_JOIN_KEY_LEN], ex[32], np[32];
-		const char *jid = jstr(id, "job_id"), *step = jstr(id, "step_id");
-		snprintf(jobstep, sizeof(jobstep), "%s%s%s", or_dash(jid), step ? "." : "",
+		const char *jid = cli_jstr(id, "job_id"), *step = cli_jstr(id, "step_id");
+		snprintf(jobstep, sizeof(jobstep), "%s%s%s", fmt_or_dash(jid), step ? "." : "",
 			 step ? step : "");
-		snprintf(np, sizeof(np), "%.0f", jnum(procs, "total"));
+		snprintf(np, sizeof(np), "%.0f", cli_jnum(procs, "total"));
 		const char *row[] = {
-			or_dash(jstr(s, "job")), or_dash(jstr(id, "task_name")),
-			or_dash(jstr(id, "scheduler")), jobstep, or_dash(jstr(s, "start")),
-			fmt_secs(jnum(s, "wall_s"), b1, sizeof(b1)),
-			fmt_secs(jnum(tot, "cpu_s"), b2, sizeof(b2)),
-			fmt_pct(jnum(s, "cpu_efficiency"), b3, sizeof(b3)),
-			fmt_bytes((uint64_t)jnum(mem, "peak_bytes"), b4, sizeof(b4)), np,
-			exit_text(cJSON_GetObjectItem(s, "exit"), "code", ex, sizeof(ex)),
-			or_dash(jstr(s, "state")),
+			fmt_or_dash(cli_jstr(s, "job")), fmt_or_dash(cli_jstr(id, "task_name")),
+			fmt_or_dash(cli_jstr(id, "scheduler")), jobstep, fmt_or_dash(cli_jstr(s, "start")),
+			fmt_secs(cli_jnum(s, "wall_s"), b1, sizeof(b1)),
+			fmt_secs(cli_jnum(tot, "cpu_s"), b2, sizeof(b2)),
+			fmt_pct(cli_jnum(s, "cpu_efficiency"), b3, sizeof(b3)),
+			fmt_bytes((uint64_t)cli_jnum(mem, "peak_bytes"), b4, sizeof(b4)), np,
+			fmt_exit_text(cJSON_GetObjectItem(s, "exit"), "code", ex, sizeof(ex)),
+			fmt_or_dash(cli_jstr(s, "state")),
 		};
 		table_add(tb, row);
 	}
@@ -281,25 +281,25 @@ static void print_csv(const cJSON *all)
 		const cJSON *id = cJSON_GetObjectItem(s, "identity");
 		const cJSON *ex = cJSON_GetObjectItem(s, "exit");
 
-		csv_str(jstr(s, "job"), false);
-		csv_str(jstr(id, "task_name"), false);
-		csv_str(jstr(id, "scheduler"), false);
-		csv_str(jstr(id, "job_id"), false);
-		csv_str(jstr(id, "step_id"), false);
-		csv_str(jstr(id, "user"), false);
-		csv_str(jstr(s, "state"), false);
-		csv_str(jstr(s, "start"), false);
-		csv_str(jstr(s, "end"), false);
-		csv_num_sep(jnum(s, "wall_s"));
-		csv_num_sep(jnum(cJSON_GetObjectItem(s, "totals"), "cpu_s"));
-		csv_num_sep(jnum(s, "cpu_efficiency"));
-		csv_num_sep(jnum(cJSON_GetObjectItem(s, "memory"), "peak_bytes"));
-		csv_num_sep(jnum(cJSON_GetObjectItem(s, "processes"), "total"));
-		csv_num_sep(jnum(ex, "code"));
-		csv_num_sep(jnum(ex, "signal"));
-		csv_str(jstr(id, "run_id"), false);
-		csv_str(jstr(id, "run_name"), false);
-		csv_str(jstr(id, "pipeline"), true);
+		csv_str(cli_jstr(s, "job"), false);
+		csv_str(cli_jstr(id, "task_name"), false);
+		csv_str(cli_jstr(id, "scheduler"), false);
+		csv_str(cli_jstr(id, "job_id"), false);
+		csv_str(cli_jstr(id, "step_id"), false);
+		csv_str(cli_jstr(id, "user"), false);
+		csv_str(cli_jstr(s, "state"), false);
+		csv_str(cli_jstr(s, "start"), false);
+		csv_str(cli_jstr(s, "end"), false);
+		csv_num_sep(cli_jnum(s, "wall_s"));
+		csv_num_sep(cli_jnum(cJSON_GetObjectItem(s, "totals"), "cpu_s"));
+		csv_num_sep(cli_jnum(s, "cpu_efficiency"));
+		csv_num_sep(cli_jnum(cJSON_GetObjectItem(s, "memory"), "peak_bytes"));
+		csv_num_sep(cli_jnum(cJSON_GetObjectItem(s, "processes"), "total"));
+		csv_num_sep(cli_jnum(ex, "code"));
+		csv_num_sep(cli_jnum(ex, "signal"));
+		csv_str(cli_jstr(id, "run_id"), false);
+		csv_str(cli_jstr(id, "run_name"), false);
+		csv_str(cli_jstr(id, "pipeline"), true);
 	}
 }
 
@@ -312,10 +312,10 @@ static void print_fields(const cJSON *all, const struct jobs_opts *o)
 	const cJSON *s;
 
 	for (int i = 0; i < n; i++)
-		width[i] = o->parsable ? 0 : (int)text_cells(jobs_format_name(o->fields[i]));
+		width[i] = o->parsable ? 0 : (int)term_cells(jobs_format_name(o->fields[i]));
 	cJSON_ArrayForEach(s, all)
 		for (int i = 0; !o->parsable && i < n; i++) {
-			int w = (int)text_cells(jobs_format_value(o->fields[i], s, buf, sizeof(buf)));
+			int w = (int)term_cells(jobs_format_value(o->fields[i], s, buf, sizeof(buf)));
 
 			width[i] = w > width[i] ? w : width[i];
 		}
@@ -338,7 +338,7 @@ static void print_fields(const cJSON *all, const struct jobs_opts *o)
 				printf("%s%s", i ? "|" : "", v);
 			else /* padded by display cells */
 				printf("%s%s%*s", i ? " " : "", v,
-				       i + 1 < n ? width[i] - (int)text_cells(v) : 0, "");
+				       i + 1 < n ? width[i] - (int)term_cells(v) : 0, "");
 		}
 		putchar('\n');
 	}

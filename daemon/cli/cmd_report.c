@@ -1,5 +1,5 @@
 /*
- * cmd_report.c - `tracer show`: one job's report read from the file
+ * report_command.c - `tracer show`: one job's report read from the file
  * sink's summaries (docs/schema.md).  It works without tracerd.
  */
 #include <math.h>
@@ -34,52 +34,52 @@ static void print_header(const cJSON *s)
 	const cJSON *drops = cJSON_GetObjectItem(s, "drops");
 	char a[32], b[32], c2[32], d[32], ex[32];
 
-	printf("Run      %s  (name %s, pipeline %s)\n", or_dash(jstr(id, "run_id")),
-	       or_dash(jstr(id, "run_name")), or_dash(jstr(id, "pipeline")));
-	printf("Task     %s  [%s]  job %s", or_dash(jstr(id, "task_name")),
-	       or_dash(jstr(id, "scheduler")), or_dash(jstr(id, "job_id")));
-	if (jstr(id, "step_id"))
-		printf(" step %s", jstr(id, "step_id"));
-	if (!isnan(jnum(id, "array_index")))
-		printf(" array %s[%.0f]", or_dash(jstr(id, "array_job_id")), jnum(id, "array_index"));
-	printf("  user %s  queue %s\n", or_dash(jstr(id, "user")), or_dash(jstr(id, "queue")));
-	printf("Job      %s\n", or_dash(jstr(s, "job")));
-	print_containers(s);
+	printf("Run      %s  (name %s, pipeline %s)\n", fmt_or_dash(cli_jstr(id, "run_id")),
+	       fmt_or_dash(cli_jstr(id, "run_name")), fmt_or_dash(cli_jstr(id, "pipeline")));
+	printf("Task     %s  [%s]  job %s", fmt_or_dash(cli_jstr(id, "task_name")),
+	       fmt_or_dash(cli_jstr(id, "scheduler")), fmt_or_dash(cli_jstr(id, "job_id")));
+	if (cli_jstr(id, "step_id"))
+		printf(" step %s", cli_jstr(id, "step_id"));
+	if (!isnan(cli_jnum(id, "array_index")))
+		printf(" array %s[%.0f]", fmt_or_dash(cli_jstr(id, "array_job_id")), cli_jnum(id, "array_index"));
+	printf("  user %s  queue %s\n", fmt_or_dash(cli_jstr(id, "user")), fmt_or_dash(cli_jstr(id, "queue")));
+	printf("Job      %s\n", fmt_or_dash(cli_jstr(s, "job")));
+	fmt_containers(s);
 	printf("Host     %s: %.0f CPUs (%.0f cores, %.0f socket(s), %.0f NUMA node(s)), %s, %s\n",
-	       or_dash(jstr(host, "hostname")), jnum(host, "cpus"), jnum(host, "cores"),
-	       jnum(host, "sockets"), jnum(host, "numa_nodes"),
-	       fmt_bytes((uint64_t)jnum(host, "mem_bytes"), a, sizeof(a)),
-	       or_dash(jstr(host, "cpu_model")));
-	if (alloc && !isnan(jnum(alloc, "cpus")))
-		printf("Alloc    %.0f CPUs (%s), memory %s\n", jnum(alloc, "cpus"),
-		       or_dash(jstr(alloc, "cpuset")),
-		       isnan(jnum(alloc, "mem_bytes")) ? "-"
-			       : fmt_bytes((uint64_t)jnum(alloc, "mem_bytes"), a, sizeof(a)));
-	const char *t0 = or_dash(jstr(s, "start")), *t1 = or_dash(jstr(s, "end"));
+	       fmt_or_dash(cli_jstr(host, "hostname")), cli_jnum(host, "cpus"), cli_jnum(host, "cores"),
+	       cli_jnum(host, "sockets"), cli_jnum(host, "numa_nodes"),
+	       fmt_bytes((uint64_t)cli_jnum(host, "mem_bytes"), a, sizeof(a)),
+	       fmt_or_dash(cli_jstr(host, "cpu_model")));
+	if (alloc && !isnan(cli_jnum(alloc, "cpus")))
+		printf("Alloc    %.0f CPUs (%s), memory %s\n", cli_jnum(alloc, "cpus"),
+		       fmt_or_dash(cli_jstr(alloc, "cpuset")),
+		       isnan(cli_jnum(alloc, "mem_bytes")) ? "-"
+			       : fmt_bytes((uint64_t)cli_jnum(alloc, "mem_bytes"), a, sizeof(a)));
+	const char *t0 = fmt_or_dash(cli_jstr(s, "start")), *t1 = fmt_or_dash(cli_jstr(s, "end"));
 	if (strlen(t0) > 11 && !strncmp(t0, t1, 11)) /* same day: the end's time of day */
 		t1 += 11;
 	printf("Time     %s -> %s, wall %s, exit %s\n", t0, t1,
-	       fmt_secs(jnum(s, "wall_s"), a, sizeof(a)),
-	       exit_text(cJSON_GetObjectItem(s, "exit"), "code", ex, sizeof(ex)));
+	       fmt_secs(cli_jnum(s, "wall_s"), a, sizeof(a)),
+	       fmt_exit_text(cJSON_GetObjectItem(s, "exit"), "code", ex, sizeof(ex)));
 	printf("CPU      %s (user %s, sys %s), efficiency %s of the %s\n",
-	       fmt_secs(jnum(tot, "cpu_s"), a, sizeof(a)), fmt_secs(jnum(tot, "user_s"), b, sizeof(b)),
-	       fmt_secs(jnum(tot, "sys_s"), c2, sizeof(c2)),
-	       fmt_pct(jnum(s, "cpu_efficiency"), d, sizeof(d)),
-	       or_dash(jstr(s, "cpu_efficiency_basis")));
+	       fmt_secs(cli_jnum(tot, "cpu_s"), a, sizeof(a)), fmt_secs(cli_jnum(tot, "user_s"), b, sizeof(b)),
+	       fmt_secs(cli_jnum(tot, "sys_s"), c2, sizeof(c2)),
+	       fmt_pct(cli_jnum(s, "cpu_efficiency"), d, sizeof(d)),
+	       fmt_or_dash(cli_jstr(s, "cpu_efficiency_basis")));
 	printf("Memory   peak %s (all processes at once), largest process %s",
-	       fmt_bytes((uint64_t)jnum(mem, "peak_bytes"), a, sizeof(a)),
-	       fmt_bytes((uint64_t)jnum(tot, "max_rss_bytes"), b, sizeof(b)));
-	if (!isnan(jnum(mem, "efficiency")))
-		printf(", %s of the allocation", fmt_pct(jnum(mem, "efficiency"), c2, sizeof(c2)));
+	       fmt_bytes((uint64_t)cli_jnum(mem, "peak_bytes"), a, sizeof(a)),
+	       fmt_bytes((uint64_t)cli_jnum(tot, "max_rss_bytes"), b, sizeof(b)));
+	if (!isnan(cli_jnum(mem, "efficiency")))
+		printf(", %s of the allocation", fmt_pct(cli_jnum(mem, "efficiency"), c2, sizeof(c2)));
 	printf("\nI/O      read %s (storage %s), written %s (storage %s)\n",
-	       fmt_bytes((uint64_t)jnum(tot, "rchar"), a, sizeof(a)),
-	       fmt_bytes((uint64_t)jnum(tot, "read_bytes"), b, sizeof(b)),
-	       fmt_bytes((uint64_t)jnum(tot, "wchar"), c2, sizeof(c2)),
-	       fmt_bytes((uint64_t)jnum(tot, "write_bytes"), d, sizeof(d)));
-	print_netio_header(s);
+	       fmt_bytes((uint64_t)cli_jnum(tot, "rchar"), a, sizeof(a)),
+	       fmt_bytes((uint64_t)cli_jnum(tot, "read_bytes"), b, sizeof(b)),
+	       fmt_bytes((uint64_t)cli_jnum(tot, "wchar"), c2, sizeof(c2)),
+	       fmt_bytes((uint64_t)cli_jnum(tot, "write_bytes"), d, sizeof(d)));
+	fmt_netio_header(s);
 	printf("Procs    %.0f (exited %.0f, outlived %.0f, OOM-killed %.0f), events dropped %.0f\n",
-	       jnum(procs, "total"), jnum(procs, "exited"), jnum(procs, "outlived"),
-	       jnum(procs, "oom_killed"), jnum(drops, "events"));
+	       cli_jnum(procs, "total"), cli_jnum(procs, "exited"), cli_jnum(procs, "outlived"),
+	       cli_jnum(procs, "oom_killed"), cli_jnum(drops, "events"));
 }
 
 static void print_tools(const cJSON *s, int width, bool all)
@@ -109,18 +109,18 @@ static void print_tools(const cJSON *s, int width, bool all)
 			char one[32];
 			off += (size_t)snprintf(exits + off, off < sizeof(exits) ? sizeof(exits) - off : 0,
 						"%s%s x%.0f", off ? ", " : "",
-						exit_text(x, "code", one, sizeof(one)), jnum(x, "count"));
+						fmt_exit_text(x, "code", one, sizeof(one)), cli_jnum(x, "count"));
 			if (off >= sizeof(exits))
 				break;
 		}
-		snprintf(procs, sizeof(procs), "%.0f", jnum(t, "processes"));
+		snprintf(procs, sizeof(procs), "%.0f", cli_jnum(t, "processes"));
 		const char *row[] = {
-			or_dash(jstr(t, "tool")), procs, fmt_secs(jnum(t, "cpu_s"), a, sizeof(a)),
-			fmt_pct(jnum(t, "cpu_efficiency_span"), b, sizeof(b)),
-			fmt_pct(jnum(t, "cpu_efficiency"), b2, sizeof(b2)),
-			fmt_bytes((uint64_t)jnum(t, "peak_rss_bytes"), c2, sizeof(c2)),
-			fmt_bytes((uint64_t)jnum(t, "rchar"), d, sizeof(d)),
-			fmt_bytes((uint64_t)jnum(t, "wchar"), e, sizeof(e)),
+			fmt_or_dash(cli_jstr(t, "tool")), procs, fmt_secs(cli_jnum(t, "cpu_s"), a, sizeof(a)),
+			fmt_pct(cli_jnum(t, "cpu_efficiency_span"), b, sizeof(b)),
+			fmt_pct(cli_jnum(t, "cpu_efficiency"), b2, sizeof(b2)),
+			fmt_bytes((uint64_t)cli_jnum(t, "peak_rss_bytes"), c2, sizeof(c2)),
+			fmt_bytes((uint64_t)cli_jnum(t, "rchar"), d, sizeof(d)),
+			fmt_bytes((uint64_t)cli_jnum(t, "wchar"), e, sizeof(e)),
 			fmt_net(t, n, sizeof(n)), fmt_disk(t, k, sizeof(k)), exits,
 		};
 		table_add(tb, row);
@@ -136,35 +136,35 @@ static void print_tree_hint(const cJSON *s)
 	const cJSON *p;
 	int kept = 0;
 
-	if (jstr(s, "scope") && cJSON_GetArraySize(cJSON_GetObjectItem(s, "steps")) > 1) {
+	if (cli_jstr(s, "scope") && cJSON_GetArraySize(cJSON_GetObjectItem(s, "steps")) > 1) {
 		printf("Process trees: one per step (tracer show %s.STEP [--node HOST])\n",
-		       or_dash(jstr(s, "job")));
+		       fmt_or_dash(cli_jstr(s, "job")));
 		return;
 	}
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(s, "process_tree"))
 		if (!cJSON_IsTrue(cJSON_GetObjectItem(p, "registrant")))
 			kept++;
 	printf("Process tree: %d of %.0f processes kept (--tree shows it)\n", kept,
-	       jnum(cJSON_GetObjectItem(s, "processes"), "total"));
+	       cli_jnum(cJSON_GetObjectItem(s, "processes"), "total"));
 }
 
 static void add_proc(struct table *tb, const cJSON *p, int depth)
 {
 	char a[32], b[32], c2[32], d[32], e[32], ex[32], pid[32], *name;
-	double wall = jnum(p, "wall_s"), cpu = jnum(p, "cpu_s");
+	double wall = cli_jnum(p, "wall_s"), cpu = cli_jnum(p, "cpu_s");
 
-	if (asprintf(&name, "%*s%s%s%s", depth * 2, "", or_dash(jstr(p, "tool")),
+	if (asprintf(&name, "%*s%s%s%s", depth * 2, "", fmt_or_dash(cli_jstr(p, "tool")),
 		     cJSON_IsTrue(cJSON_GetObjectItem(p, "outlived")) ? " (outlived)" : "",
 		     cJSON_IsTrue(cJSON_GetObjectItem(p, "oom_killed")) ? " (OOM)" : "") < 0)
 		return;
-	snprintf(pid, sizeof(pid), "%.0f", jnum(p, "pid"));
+	snprintf(pid, sizeof(pid), "%.0f", cli_jnum(p, "pid"));
 	const char *row[] = {
 		pid, name, fmt_secs(cpu, a, sizeof(a)),
 		fmt_pct(wall > 0 ? cpu / wall : NAN, b, sizeof(b)),
-		fmt_bytes((uint64_t)jnum(p, "peak_rss_bytes"), c2, sizeof(c2)),
-		fmt_bytes((uint64_t)jnum(p, "rchar"), d, sizeof(d)),
-		fmt_bytes((uint64_t)jnum(p, "wchar"), e, sizeof(e)),
-		exit_text(p, "code", ex, sizeof(ex)), or_dash(jstr(p, "cmdline")),
+		fmt_bytes((uint64_t)cli_jnum(p, "peak_rss_bytes"), c2, sizeof(c2)),
+		fmt_bytes((uint64_t)cli_jnum(p, "rchar"), d, sizeof(d)),
+		fmt_bytes((uint64_t)cli_jnum(p, "wchar"), e, sizeof(e)),
+		fmt_exit_text(p, "code", ex, sizeof(ex)), fmt_or_dash(cli_jstr(p, "cmdline")),
 	};
 	table_add(tb, row);
 	free(name);
@@ -174,7 +174,7 @@ static bool has_pid(const cJSON *tree, double pid)
 {
 	const cJSON *p;
 	cJSON_ArrayForEach(p, tree)
-		if (jnum(p, "pid") == pid)
+		if (cli_jnum(p, "pid") == pid)
 			return true;
 	return false;
 }
@@ -186,10 +186,10 @@ static void add_children(struct table *tb, const cJSON *tree, double ppid, int d
 	if (depth > MAX_DEPTH)
 		return;
 	cJSON_ArrayForEach(p, tree) {
-		if (jnum(p, "ppid") != ppid || jnum(p, "pid") == ppid)
+		if (cli_jnum(p, "ppid") != ppid || cli_jnum(p, "pid") == ppid)
 			continue;
 		add_proc(tb, p, depth);
-		add_children(tb, tree, jnum(p, "pid"), depth + 1);
+		add_children(tb, tree, cli_jnum(p, "pid"), depth + 1);
 	}
 }
 
@@ -215,15 +215,15 @@ static void print_tree(const cJSON *s, int width)
 		else
 			kept++;
 	}
-	printf("\nPROCESS TREE (%d of %.0f processes kept%s)\n", kept, jnum(procs, "total"),
+	printf("\nPROCESS TREE (%d of %.0f processes kept%s)\n", kept, cli_jnum(procs, "total"),
 	       registrant ? ", and the registrant" : "");
 	/* roots: processes whose parent was not kept */
 	cJSON_ArrayForEach(p, tree) {
-		if (has_pid(tree, jnum(p, "ppid")))
+		if (has_pid(tree, cli_jnum(p, "ppid")))
 			continue;
 		roots++;
 		add_proc(tb, p, 0);
-		add_children(tb, tree, jnum(p, "pid"), 1);
+		add_children(tb, tree, cli_jnum(p, "pid"), 1);
 	}
 	if (!roots) /* parents in a loop (pids reused): list them flat */
 		cJSON_ArrayForEach(p, tree)

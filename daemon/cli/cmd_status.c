@@ -10,7 +10,7 @@
 
 static const char *text(const cJSON *o, const char *key)
 {
-	const char *s = jstr(o, key);
+	const char *s = cli_jstr(o, key);
 	return s ? s : "-";
 }
 
@@ -71,8 +71,8 @@ static void print_gpu(const cJSON *g)
 		printf("gpu:      NVML %s, %d GPU(s)\n", text(g, "driver"),
 		       cJSON_GetArraySize(cJSON_GetObjectItem(g, "devices")));
 	cJSON_ArrayForEach(d, cJSON_GetObjectItem(g, "devices"))
-		printf("gpu %-5.0f %s, %s, %.1f GiB, accounting %s\n", jnum(d, "index"),
-		       text(d, "name"), text(d, "uuid"), jnum(d, "memory_bytes") / 1073741824.0,
+		printf("gpu %-5.0f %s, %s, %.1f GiB, accounting %s\n", cli_jnum(d, "index"),
+		       text(d, "name"), text(d, "uuid"), cli_jnum(d, "memory_bytes") / 1073741824.0,
 		       cJSON_IsTrue(cJSON_GetObjectItem(d, "accounting")) ? "on" : "off");
 	if (!strcmp(counting, "accounting"))
 		printf("gpu_counting: accounting: exact per-process GPU time and memory from the "
@@ -80,14 +80,14 @@ static void print_gpu(const cJSON *g)
 	else if (!strcmp(counting, "sampled"))
 		printf("gpu_counting: sampled: accounting mode is off, per-process GPU figures are "
 		       "sampled every %.0f ms (`nvidia-smi -am 1` as root, or gpu_accounting = enable, "
-		       "makes them exact)\n", jnum(g, "sample_interval_ms"));
-	if (jstr(g, "hung_call"))
+		       "makes them exact)\n", cli_jnum(g, "sample_interval_ms"));
+	if (cli_jstr(g, "hung_call"))
 		printf("gpu:      NVML call %s has not returned for %.0f s: the driver hangs; GPU "
 		       "figures wait for it (jobs are not held)\n", text(g, "hung_call"),
-		       jnum(g, "hung_s"));
-	if (jnum(g, "questions_dropped") > 0)
+		       cli_jnum(g, "hung_s"));
+	if (cli_jnum(g, "questions_dropped") > 0)
 		printf("gpu:      %.0f exits not asked about (queue full)\n",
-		       jnum(g, "questions_dropped"));
+		       cli_jnum(g, "questions_dropped"));
 }
 
 static void print_status(const cJSON *st)
@@ -101,10 +101,10 @@ static void print_status(const cJSON *st)
 	char buf[64];
 
 	printf("tracerd %s, pid %.0f, up %s, on %s\n", text(st, "version"),
-	       jnum(st, "pid"), fmt_secs(jnum(st, "uptime_s"), buf, sizeof(buf)),
+	       cli_jnum(st, "pid"), fmt_secs(cli_jnum(st, "uptime_s"), buf, sizeof(buf)),
 	       text(st, "hostname"));
 	printf("socket:   %s\n", text(st, "socket"));
-	if (jstr(st, "mode") && strcmp(jstr(st, "mode"), "reader") == 0) {
+	if (cli_jstr(st, "mode") && strcmp(cli_jstr(st, "mode"), "reader") == 0) {
 		/* a login node's tracerd: it traces nothing */
 		printf("mode:     reader (answers from the datalake: %s)\n", text(st, "datalake"));
 		return;
@@ -116,7 +116,7 @@ static void print_status(const cJSON *st)
 	cJSON_ArrayForEach(p, progs)
 		if (cJSON_IsString(p))
 			printf(" %s", p->valuestring);
-	if (jstr(st, "network_counting"))
+	if (cli_jstr(st, "network_counting"))
 		printf("\nnetwork:  %s", net_counting_text(text(st, "network_counting")));
 	if (cJSON_IsArray(cJSON_GetObjectItem(st, "network_not_counted"))) {
 		printf("\nnetwork_not_counted:");
@@ -127,11 +127,11 @@ static void print_status(const cJSON *st)
 			printf(" none");
 	}
 	printf("\nevents:   %.0f (forks %.0f, execs %.0f, exits %.0f, OOM %.0f)\n",
-	       jnum(k, "events"), jnum(k, "forks"), jnum(k, "execs"), jnum(k, "exits"),
-	       jnum(k, "ooms"));
+	       cli_jnum(k, "events"), cli_jnum(k, "forks"), cli_jnum(k, "execs"), cli_jnum(k, "exits"),
+	       cli_jnum(k, "ooms"));
 	printf("drops:    %.0f (ring buffer %.0f, process table full %.0f)\n",
-	       jnum(st, "drops"), jnum(k, "drops_ringbuf"), jnum(k, "drops_procs_full"));
-	printf("jobs:     %.0f open, %.0f closed\n", jnum(jobs, "open"), jnum(jobs, "closed"));
+	       cli_jnum(st, "drops"), cli_jnum(k, "drops_ringbuf"), cli_jnum(k, "drops_procs_full"));
+	printf("jobs:     %.0f open, %.0f closed\n", cli_jnum(jobs, "open"), cli_jnum(jobs, "closed"));
 	sh = cJSON_GetObjectItem(st, "shares");
 	if (sh)
 		printf("shares:   per user %.0f jobs, %.0f processes; refused: %.0f at the user's "
@@ -139,31 +139,31 @@ static void print_status(const cJSON *st)
 		       "(all users' %.0f); "
 		       "archive requests held %.0f, refused %.0f; spool drops %.0f (%.0f sparing "
 		       "a smaller share); rotated out of the archive by share %.0f\n",
-		       jnum(sh, "max_jobs_per_user"), jnum(sh, "max_procs_per_user"),
-		       jnum(sh, "refused_user_jobs"), jnum(sh, "refused_node_jobs"),
-		       jnum(sh, "refused_rate"), jnum(sh, "forks_over_user_cap"),
-		       jnum(sh, "forks_over_users_cap"),
-		       jnum(sh, "archive_held_for_fairness"), jnum(sh, "archive_refused_busy"),
-		       jnum(sh, "spool_dropped"), jnum(sh, "spool_share_spared"),
-		       jnum(sh, "archive_share_dropped"));
+		       cli_jnum(sh, "max_jobs_per_user"), cli_jnum(sh, "max_procs_per_user"),
+		       cli_jnum(sh, "refused_user_jobs"), cli_jnum(sh, "refused_node_jobs"),
+		       cli_jnum(sh, "refused_rate"), cli_jnum(sh, "forks_over_user_cap"),
+		       cli_jnum(sh, "forks_over_users_cap"),
+		       cli_jnum(sh, "archive_held_for_fairness"), cli_jnum(sh, "archive_refused_busy"),
+		       cli_jnum(sh, "spool_dropped"), cli_jnum(sh, "spool_share_spared"),
+		       cli_jnum(sh, "archive_share_dropped"));
 	dj = cJSON_GetObjectItem(jobs, "docker_joins");
-	if (jnum(dj, "watched") > 0)
+	if (cli_jnum(dj, "watched") > 0)
 		printf("docker:   %.0f commands watched: %.0f containers joined, %.0f ambiguous, "
 		       "%.0f unmatched, %.0f refused, %.0f failed (dockerd not answering)\n",
-		       jnum(dj, "watched"), jnum(dj, "joined"), jnum(dj, "ambiguous"),
-		       jnum(dj, "unmatched"), jnum(dj, "refused"), jnum(dj, "failed"));
+		       cli_jnum(dj, "watched"), cli_jnum(dj, "joined"), cli_jnum(dj, "ambiguous"),
+		       cli_jnum(dj, "unmatched"), cli_jnum(dj, "refused"), cli_jnum(dj, "failed"));
 	printf("spool:    %.0f summaries, %.0f bytes; written %.0f, write errors %.0f "
 	       "(disk full %.0f), corrupt %.0f, dropped by the cap %.0f, lost %.0f\n",
-	       jnum(spool, "records"), jnum(spool, "bytes"), jnum(spool, "written"),
-	       jnum(spool, "write_errors"), jnum(spool, "disk_full"), jnum(spool, "corrupt"),
-	       jnum(spool, "dropped"), jnum(dl, "queue_dropped"));
+	       cli_jnum(spool, "records"), cli_jnum(spool, "bytes"), cli_jnum(spool, "written"),
+	       cli_jnum(spool, "write_errors"), cli_jnum(spool, "disk_full"), cli_jnum(spool, "corrupt"),
+	       cli_jnum(spool, "dropped"), cli_jnum(dl, "queue_dropped"));
 	cJSON_ArrayForEach(p, cJSON_GetObjectItem(dl, "sinks")) {
 		printf("sink %-10s delivered %.0f in %.0f batches, pending %.0f, failures %.0f, "
-		       "dropped %.0f, last success %s\n", text(p, "sink"), jnum(p, "delivered"),
-		       jnum(p, "batches"), jnum(p, "pending"), jnum(p, "failures"),
-		       jnum(p, "dropped"), text(p, "last_success"));
-		if (jstr(p, "last_error"))
-			printf("           last error: %s\n", jstr(p, "last_error"));
+		       "dropped %.0f, last success %s\n", text(p, "sink"), cli_jnum(p, "delivered"),
+		       cli_jnum(p, "batches"), cli_jnum(p, "pending"), cli_jnum(p, "failures"),
+		       cli_jnum(p, "dropped"), text(p, "last_success"));
+		if (cli_jstr(p, "last_error"))
+			printf("           last error: %s\n", cli_jstr(p, "last_error"));
 	}
 	print_wait_accounting(cJSON_GetObjectItem(st, "wait_accounting"));
 	print_idle_host(cJSON_GetObjectItem(st, "idle_host"));
@@ -208,7 +208,7 @@ int cmd_status(struct cli *c, int argc, char **argv)
 	cJSON_AddStringToObject(req, "op", "status");
 	cJSON_AddNumberToObject(req, "v", 1);
 	/* a human can wait longer than a job start */
-	if (tracer_request(c->cfg.socket_path, 2000, req, &reply, err, sizeof(err)) != 0) {
+	if (client_request(c->cfg.socket_path, 2000, req, &reply, err, sizeof(err)) != 0) {
 		if (c->json)
 			printf("{\"ok\":false,\"error\":\"tracerd not reachable\"}\n");
 		fprintf(stderr, "tracer: tracerd is not running or not reachable at %s: %s\n",

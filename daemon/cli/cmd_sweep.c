@@ -137,12 +137,12 @@ static cJSON *ask_tracerd(struct cli *c, const struct proto_sweep *sw)
 		fprintf(stderr, "tracer sweep: out of memory\n");
 		return NULL;
 	}
-	if (tracer_request(c->cfg.socket_path, SWEEP_REQUEST_TIMEOUT_MS, req, &reply, err,
+	if (client_request(c->cfg.socket_path, SWEEP_REQUEST_TIMEOUT_MS, req, &reply, err,
 			   sizeof(err)) != 0) {
 		fprintf(stderr, "tracer sweep: tracerd at %s: %s\n", c->cfg.socket_path, err);
 	} else if (!cJSON_IsTrue(cJSON_GetObjectItem(reply, "ok"))) {
 		fprintf(stderr, "tracer sweep: tracerd: %s\n",
-			or_dash(jstr(reply, "error")));
+			fmt_or_dash(cli_jstr(reply, "error")));
 	} else {
 		ans = cJSON_DetachItemFromObject(reply, "sweep");
 		if (!cJSON_IsObject(ans)) {

@@ -267,7 +267,7 @@ static int read_tracerd_lake(struct cli *c, const struct tune_opts *o, struct ru
 		fprintf(stderr, "tracer tune: out of memory\n");
 		return -1;
 	}
-	rc = tracer_request_stream(c->cfg.socket_path, TRACER_ARCHIVE_TIMEOUT_MS, req, tracerd_row,
+	rc = client_request_stream(c->cfg.socket_path, TRACER_ARCHIVE_TIMEOUT_MS, req, tracerd_row,
 				   rs, &last, err, sizeof(err));
 	cJSON_Delete(req);
 	if (rc == -2)

@@ -4,7 +4,7 @@
  * drawn here, a little inline JavaScript (hover, click, sorting, copy),
  * a Content-Security-Policy that forbids every request.  Every chart and
  * number is in the markup, so the page reads the same with JavaScript
- * off.  Every string from a summary goes through html_escape.
+ * off.  Every string from a summary goes through htmlesc_escape.
  *
  * Parts: html_page.c (document, entry points), html_job.c (one job),
  * html_run.c (a run's tasks), html_timeline.c (lanes of bars), html_io.c
@@ -49,8 +49,8 @@ int html_write_page(const char *path, void (*fill)(FILE *, const void *, const c
 /* ---- shared by the parts ---- */
 
 /* escaped text (the whole string, or at most max bytes, marked) */
-static inline void h_text(FILE *f, const char *s) { html_escape(f, s, 0); }
-static inline void h_cut(FILE *f, const char *s, size_t max) { html_escape(f, s, max); }
+static inline void h_text(FILE *f, const char *s) { htmlesc_escape(f, s, 0); }
+static inline void h_cut(FILE *f, const char *s, size_t max) { htmlesc_escape(f, s, max); }
 
 /* "#4e79a7": the colour of the i-th tool or task */
 const char *html_colour(int i);

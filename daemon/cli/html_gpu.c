@@ -58,15 +58,15 @@ static void gpu_table(FILE *f, const cJSON *g)
 		const cJSON *e = cJSON_GetObjectItem(d, "energy_j");
 
 		fprintf(f, "<tr class=\"%s\"><td>%.0f</td><td>", alloc && !used ? "idle" : "",
-			jnum(d, "index"));
-		h_cut(f, jstr(d, "name") ? jstr(d, "name") : "-", 96);
+			cli_jnum(d, "index"));
+		h_cut(f, cli_jstr(d, "name") ? cli_jstr(d, "name") : "-", 96);
 		fputs("</td><td>", f);
-		h_cut(f, jstr(d, "uuid") ? jstr(d, "uuid") : "-", 96);
+		h_cut(f, cli_jstr(d, "uuid") ? cli_jstr(d, "uuid") : "-", 96);
 		fprintf(f, "</td><td>%s</td><td>%s</td><td>%.0f</td><td>%s of %s</td><td>%s</td>"
 			"<td>%.1f%%</td>", alloc ? "yes" : "no", used ? "yes" : "idle",
-			jnum(d, "processes"), fmt_bytes((uint64_t)fmax(jnum(d, "memory_peak_bytes"), 0), a, sizeof(a)),
-			fmt_bytes((uint64_t)fmax(jnum(d, "memory_bytes"), 0), c, sizeof(c)),
-			fmt_secs(fmax(jnum(d, "busy_s"), 0), b, sizeof(b)), fmax(jnum(d, "utilization_pct"), 0));
+			cli_jnum(d, "processes"), fmt_bytes((uint64_t)fmax(cli_jnum(d, "memory_peak_bytes"), 0), a, sizeof(a)),
+			fmt_bytes((uint64_t)fmax(cli_jnum(d, "memory_bytes"), 0), c, sizeof(c)),
+			fmt_secs(fmax(cli_jnum(d, "busy_s"), 0), b, sizeof(b)), fmax(cli_jnum(d, "utilization_pct"), 0));
 		if (cJSON_IsNumber(e))
 			fprintf(f, "<td>%.1f kJ</td></tr>\n", e->valuedouble / 1000);
 		else
@@ -85,12 +85,12 @@ void html_gpu_section(FILE *f, const cJSON *s)
 	cJSON_ArrayForEach(d, cJSON_GetObjectItem(g, "devices"))
 		if (cJSON_IsTrue(cJSON_GetObjectItem(d, "allocated"))) {
 			alloc_n++;
-			alloc_mem += fmax(jnum(d, "memory_bytes"), 0);
+			alloc_mem += fmax(cli_jnum(d, "memory_bytes"), 0);
 		}
 	fputs("<section id=\"gpu-section\"><h2>GPUs</h2>\n<p>Counting: ", f);
-	h_cut(f, jstr(g, "counting") ? jstr(g, "counting") : "-", 20);
+	h_cut(f, cli_jstr(g, "counting") ? cli_jstr(g, "counting") : "-", 20);
 	fputs(" (accounting: exact, from the driver at each exit; sampled: at each sample)</p>\n", f);
-	gpu_charts(f, g, jnum(s, "wall_s"), alloc_n, alloc_mem);
+	gpu_charts(f, g, cli_jnum(s, "wall_s"), alloc_n, alloc_mem);
 	gpu_table(f, g);
 	fputs("</section>\n", f);
 }

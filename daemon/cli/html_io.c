@@ -14,7 +14,7 @@
 /* a counter: 0 when absent */
 static double num(const cJSON *o, const char *key)
 {
-	double v = jnum(o, key);
+	double v = cli_jnum(o, key);
 
 	return isnan(v) ? 0 : v;
 }
@@ -55,7 +55,7 @@ static void family(FILE *f, const cJSON *net, const char *label, const char *pre
 static void network_row(FILE *f, const cJSON *s)
 {
 	const cJSON *net = cJSON_GetObjectItem(cJSON_GetObjectItem(s, "totals"), "net");
-	const char *mode = jstr(s, "net_counting");
+	const char *mode = cli_jstr(s, "net_counting");
 	bool first = true;
 
 	fputs("<tr><th>Network</th><td class=\"net\">", f);
@@ -95,7 +95,7 @@ static void disk_row(FILE *f, const cJSON *s)
 		num(blk, "requests"));
 	cJSON_ArrayForEach(d, devs) {
 		fputs("<br><span class=\"small\">", f);
-		h_cut(f, jstr(d, "device") ? jstr(d, "device") : "?", 64);
+		h_cut(f, cli_jstr(d, "device") ? cli_jstr(d, "device") : "?", 64);
 		fprintf(f, ": read %s, written %s, %.0f requests, latency p50 %.3g ms, p99 %.3g ms, "
 			"max %.3g ms</span>",
 			bytes(num(d, "read_bytes"), a, sizeof(a)), bytes(num(d, "write_bytes"), b, sizeof(b)),
@@ -118,16 +118,16 @@ void html_io_rows(FILE *f, const cJSON *s)
 /* "podman 0123456789ab name web image docker.io/library/x:1" */
 static void one_container(FILE *f, const cJSON *c)
 {
-	h_cut(f, jstr(c, "runtime") ? jstr(c, "runtime") : "-", 32);
+	h_cut(f, cli_jstr(c, "runtime") ? cli_jstr(c, "runtime") : "-", 32);
 	fputs(" ", f);
-	h_cut(f, jstr(c, "short_id") ? jstr(c, "short_id") : "-", 80);
-	if (jstr(c, "name")) {
+	h_cut(f, cli_jstr(c, "short_id") ? cli_jstr(c, "short_id") : "-", 80);
+	if (cli_jstr(c, "name")) {
 		fputs(" <span class=\"muted\">name</span> ", f);
-		h_cut(f, jstr(c, "name"), 200);
+		h_cut(f, cli_jstr(c, "name"), 200);
 	}
-	if (jstr(c, "image")) {
+	if (cli_jstr(c, "image")) {
 		fputs(" <span class=\"muted\">image</span> ", f);
-		h_cut(f, jstr(c, "image"), 300);
+		h_cut(f, cli_jstr(c, "image"), 300);
 	}
 }
 

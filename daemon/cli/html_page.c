@@ -30,7 +30,7 @@ const char *html_colour(int i)
 
 int64_t html_time_ns(const cJSON *o, const char *key)
 {
-	const char *t = jstr(o, key);
+	const char *t = cli_jstr(o, key);
 	int64_t ns;
 
 	if (!t || clock_parse_time(t, 0, &ns) != 0)
@@ -219,8 +219,8 @@ static void fill_job(FILE *f, const void *data, const char *unused)
 	const cJSON *s = data, *id = cJSON_GetObjectItem(s, "identity");
 	char title[512];
 
-	snprintf(title, sizeof(title), "tracer: %s (%s)", or_dash(jstr(id, "task_name")),
-		 or_dash(jstr(s, "job")));
+	snprintf(title, sizeof(title), "tracer: %s (%s)", fmt_or_dash(cli_jstr(id, "task_name")),
+		 fmt_or_dash(cli_jstr(s, "job")));
 	html_begin(f, title);
 	html_job_body(f, s);
 	html_end(f);

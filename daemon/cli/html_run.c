@@ -35,16 +35,16 @@ struct run_sums {
 
 static double num0(const cJSON *o, const char *key)
 {
-	double v = jnum(o, key);
+	double v = cli_jnum(o, key);
 	return isfinite(v) ? v : 0;
 }
 
 static double task_cpus(const cJSON *s)
 {
-	double c = jnum(cJSON_GetObjectItem(cJSON_GetObjectItem(s, "identity"), "allocation"), "cpus");
+	double c = cli_jnum(cJSON_GetObjectItem(cJSON_GetObjectItem(s, "identity"), "allocation"), "cpus");
 
 	if (!(c > 0))
-		c = jnum(cJSON_GetObjectItem(s, "host"), "cpus");
+		c = cli_jnum(cJSON_GetObjectItem(s, "host"), "cpus");
 	return c > 0 ? c : 0;
 }
 
@@ -53,7 +53,7 @@ static void add_tools(struct run_sums *r, const cJSON *s)
 	const cJSON *t;
 
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(s, "tools")) {
-		const char *name = or_dash(jstr(t, "tool"));
+		const char *name = fmt_or_dash(cli_jstr(t, "tool"));
 		int k;
 
 		for (k = 0; k < r->ntools && strcmp(r->tools[k].name, name); k++)
@@ -81,7 +81,7 @@ static void sum_up(struct run_sums *r, const cJSON *summaries)
 		const cJSON *mem = cJSON_GetObjectItem(s, "memory");
 		const cJSON *cost = cJSON_GetObjectItem(s, "cost");
 		int64_t st = html_ns_field(s, "start_ns"), en = html_ns_field(s, "end_ns");
-		const char *state = jstr(s, "state");
+		const char *state = cli_jstr(s, "state");
 
 		r->tasks++;
 		r->failed += state && strcmp(state, "COMPLETED") != 0;
@@ -92,8 +92,8 @@ static void sum_up(struct run_sums *r, const cJSON *summaries)
 			r->mem_used += num0(mem, "peak_bytes");
 			r->mem_req += num0(mem, "allocated_bytes");
 		}
-		if (cJSON_IsObject(cost) && isfinite(jnum(cost, "total"))) {
-			r->cost += jnum(cost, "total");
+		if (cJSON_IsObject(cost) && isfinite(cli_jnum(cost, "total"))) {
+			r->cost += cli_jnum(cost, "total");
 			r->has_cost = true;
 		}
 		if (st && (!r->t0 || st < r->t0))
@@ -114,11 +114,11 @@ static void header(FILE *f, const cJSON *summaries, const struct run_sums *r, co
 	fputs("<header><h1>Run ", f);
 	h_cut(f, run, 200);
 	fputs("</h1>\n<table class=\"kv\" id=\"identity\"><tr><th>Run</th><td>", f);
-	h_text(f, or_dash(jstr(id, "run_id")));
+	h_text(f, fmt_or_dash(cli_jstr(id, "run_id")));
 	fputs(" <span class=\"muted\">name</span> ", f);
-	h_text(f, or_dash(jstr(id, "run_name")));
+	h_text(f, fmt_or_dash(cli_jstr(id, "run_name")));
 	fputs(" <span class=\"muted\">pipeline</span> ", f);
-	h_text(f, or_dash(jstr(id, "pipeline")));
+	h_text(f, fmt_or_dash(cli_jstr(id, "pipeline")));
 	fprintf(f, "</td></tr>\n<tr><th>Tasks</th><td><b>%d</b>, %d not COMPLETED</td></tr>\n",
 		r->tasks, r->failed);
 	fprintf(f, "<tr><th>Time</th><td>wall of the run %s (first start to last end)</td></tr>\n",
@@ -150,7 +150,7 @@ static void notes(FILE *f, const cJSON *summaries)
 		int n = cJSON_GetArraySize(flags);
 		nflags += n;
 		if (n > 0 && shown + n <= MAX_NOTES) {
-			html_notes(f, flags, or_dash(jstr(cJSON_GetObjectItem(s, "identity"), "task_name")));
+			html_notes(f, flags, fmt_or_dash(cli_jstr(cJSON_GetObjectItem(s, "identity"), "task_name")));
 			shown += n;
 		}
 	}
@@ -162,7 +162,7 @@ static void notes(FILE *f, const cJSON *summaries)
 	 * start: walk back from the last) */
 	for (s = summaries && summaries->child ? summaries->child->prev : NULL; s && nseen < MAX_SNIPPETS;
 	     s = s == summaries->child ? NULL : s->prev) {
-		const char *name = or_dash(jstr(cJSON_GetObjectItem(s, "identity"), "task_name"));
+		const char *name = fmt_or_dash(cli_jstr(cJSON_GetObjectItem(s, "identity"), "task_name"));
 		bool dup = false;
 
 		if (!cJSON_IsObject(cJSON_GetObjectItem(s, "recommendation")))
@@ -257,31 +257,31 @@ static void tasks_table(FILE *f, const cJSON *summaries, const struct run_sums *
 			break;
 		fprintf(f, "<tr id=\"pt%d\"><td><span class=\"sw\" style=\"background:%s\"></span>", i,
 			html_colour(i));
-		h_cut(f, or_dash(jstr(id, "task_name")), 200);
+		h_cut(f, fmt_or_dash(cli_jstr(id, "task_name")), 200);
 		fputs("</td><td>", f);
-		h_cut(f, or_dash(jstr(s, "job")), 100);
+		h_cut(f, fmt_or_dash(cli_jstr(s, "job")), 100);
 		fputs("</td><td>", f);
-		h_cut(f, or_dash(jstr(s, "state")), 40);
+		h_cut(f, fmt_or_dash(cli_jstr(s, "state")), 40);
 		fprintf(f, "</td><td class=\"n\" data-v=\"%.3f\">%.3f</td>",
 			(double)(html_ns_field(s, "start_ns") - r->t0) / 1e9,
 			(double)(html_ns_field(s, "start_ns") - r->t0) / 1e9);
-		svg_cell_bar(f, jnum(s, "wall_s"), (double)(r->t1 - r->t0) / 1e9,
-			     fmt_secs(jnum(s, "wall_s"), a, sizeof(a)), html_colour(i));
+		svg_cell_bar(f, cli_jnum(s, "wall_s"), (double)(r->t1 - r->t0) / 1e9,
+			     fmt_secs(cli_jnum(s, "wall_s"), a, sizeof(a)), html_colour(i));
 		fprintf(f, "<td class=\"n\" data-v=\"%.6g\">%s</td>", num0(tot, "cpu_s"),
-			fmt_secs(jnum(tot, "cpu_s"), a, sizeof(a)));
-		svg_cell_bar(f, jnum(s, "cpu_efficiency"), 1, fmt_pct(jnum(s, "cpu_efficiency"), a, sizeof(a)),
+			fmt_secs(cli_jnum(tot, "cpu_s"), a, sizeof(a)));
+		svg_cell_bar(f, cli_jnum(s, "cpu_efficiency"), 1, fmt_pct(cli_jnum(s, "cpu_efficiency"), a, sizeof(a)),
 			     html_colour(i));
-		svg_cell_bar(f, jnum(mem, "peak_bytes"), r->mem_peak,
+		svg_cell_bar(f, cli_jnum(mem, "peak_bytes"), r->mem_peak,
 			     fmt_bytes((uint64_t)num0(mem, "peak_bytes"), a, sizeof(a)), html_colour(i));
-		fprintf(f, "<td class=\"n\" data-v=\"%.6g\">%s</td>", isnan(jnum(mem, "efficiency")) ? -1 :
-			jnum(mem, "efficiency"), fmt_pct(jnum(mem, "efficiency"), a, sizeof(a)));
+		fprintf(f, "<td class=\"n\" data-v=\"%.6g\">%s</td>", isnan(cli_jnum(mem, "efficiency")) ? -1 :
+			cli_jnum(mem, "efficiency"), fmt_pct(cli_jnum(mem, "efficiency"), a, sizeof(a)));
 		fprintf(f, "<td class=\"n\" data-v=\"%.0f\">%s</td><td class=\"n\" data-v=\"%.0f\">%s</td>",
 			num0(tot, "rchar"), fmt_bytes((uint64_t)num0(tot, "rchar"), a, sizeof(a)),
 			num0(tot, "wchar"), fmt_bytes((uint64_t)num0(tot, "wchar"), b, sizeof(b)));
-		if (isfinite(jnum(cJSON_GetObjectItem(s, "cost"), "total")))
+		if (isfinite(cli_jnum(cJSON_GetObjectItem(s, "cost"), "total")))
 			fprintf(f, "<td class=\"n\" data-v=\"%.6g\">%.4f</td>",
-				jnum(cJSON_GetObjectItem(s, "cost"), "total"),
-				jnum(cJSON_GetObjectItem(s, "cost"), "total"));
+				cli_jnum(cJSON_GetObjectItem(s, "cost"), "total"),
+				cli_jnum(cJSON_GetObjectItem(s, "cost"), "total"));
 		else
 			fputs("<td class=\"n\" data-v=\"-1\">-</td>", f);
 		fputs("</tr>\n", f);

@@ -27,8 +27,8 @@
 
 static int cmp_cpu_desc(const void *a, const void *b)
 {
-	double x = jnum(**(const cJSON *const *const *)a, "cpu_s");
-	double y = jnum(**(const cJSON *const *const *)b, "cpu_s");
+	double x = cli_jnum(**(const cJSON *const *const *)a, "cpu_s");
+	double y = cli_jnum(**(const cJSON *const *const *)b, "cpu_s");
 
 	x = isnan(x) ? -1 : x;
 	y = isnan(y) ? -1 : y;
@@ -84,7 +84,7 @@ int html_tool_rank(const cJSON *tools, const char *tool)
 	int i = 0;
 
 	cJSON_ArrayForEach(t, tools) {
-		const char *name = jstr(t, "tool");
+		const char *name = cli_jstr(t, "tool");
 		if (name && tool && !strcmp(name, tool))
 			return i;
 		i++;
@@ -97,18 +97,18 @@ void html_proc_tip(FILE *f, const cJSON *p, int64_t t0)
 	char a[32], b[32], c[32], d[32], e[32], ex[32];
 	int64_t st = html_time_ns(p, "start");
 
-	h_cut(f, or_dash(jstr(p, "tool")), 200);
-	fprintf(f, " (pid %.0f, parent %.0f)%s%s\n", jnum(p, "pid"), jnum(p, "ppid"),
+	h_cut(f, fmt_or_dash(cli_jstr(p, "tool")), 200);
+	fprintf(f, " (pid %.0f, parent %.0f)%s%s\n", cli_jnum(p, "pid"), cli_jnum(p, "ppid"),
 		cJSON_IsTrue(cJSON_GetObjectItem(p, "oom_killed")) ? ", OOM-killed" : "",
 		cJSON_IsTrue(cJSON_GetObjectItem(p, "outlived")) ? ", outlived the job" : "");
-	h_cut(f, or_dash(jstr(p, "cmdline")), HTML_CMD_TITLE);
+	h_cut(f, fmt_or_dash(cli_jstr(p, "cmdline")), HTML_CMD_TITLE);
 	fprintf(f, "\nstart +%.3f s, wall %s, CPU %s, peak memory %s\nread %s, written %s, exit %s",
-		st && t0 ? (double)(st - t0) / 1e9 : 0.0, fmt_secs(jnum(p, "wall_s"), a, sizeof(a)),
-		fmt_secs(jnum(p, "cpu_s"), b, sizeof(b)),
-		fmt_bytes((uint64_t)fmax(jnum(p, "peak_rss_bytes"), 0), c, sizeof(c)),
-		fmt_bytes((uint64_t)fmax(jnum(p, "rchar"), 0), d, sizeof(d)),
-		fmt_bytes((uint64_t)fmax(jnum(p, "wchar"), 0), e, sizeof(e)),
-		exit_text(p, "code", ex, sizeof(ex)));
+		st && t0 ? (double)(st - t0) / 1e9 : 0.0, fmt_secs(cli_jnum(p, "wall_s"), a, sizeof(a)),
+		fmt_secs(cli_jnum(p, "cpu_s"), b, sizeof(b)),
+		fmt_bytes((uint64_t)fmax(cli_jnum(p, "peak_rss_bytes"), 0), c, sizeof(c)),
+		fmt_bytes((uint64_t)fmax(cli_jnum(p, "rchar"), 0), d, sizeof(d)),
+		fmt_bytes((uint64_t)fmax(cli_jnum(p, "wchar"), 0), e, sizeof(e)),
+		fmt_exit_text(p, "code", ex, sizeof(ex)));
 }
 
 /* ---- lanes ---- */
@@ -233,7 +233,7 @@ void html_job_timeline(FILE *f, const cJSON *s, const struct procs *ps)
 	cJSON_ArrayForEach(t, tools) {
 		if (nl == HTML_MAX_TOOL_LANES)
 			break;
-		lanes[nl].name = or_dash(jstr(t, "tool"));
+		lanes[nl].name = fmt_or_dash(cli_jstr(t, "tool"));
 		lanes[nl].first = html_time_ns(t, "first_start");
 		nl++;
 	}
@@ -247,14 +247,14 @@ void html_job_timeline(FILE *f, const cJSON *s, const struct procs *ps)
 	for (int i = 0; i < ps->n; i++) {
 		const cJSON *p = ps->v[i];
 		int64_t st = html_time_ns(p, "start"), en = html_time_ns(p, "end");
-		struct lane *l = &lanes[lane_of(lanes, nl, jstr(p, "tool"))];
+		struct lane *l = &lanes[lane_of(lanes, nl, cli_jstr(p, "tool"))];
 
 		if (cJSON_IsTrue(cJSON_GetObjectItem(p, "registrant")))
 			continue;
 		en = en ? en : t1;
 		if (!ps->keep[i]) {
 			l->agg_n++;
-			l->agg_cpu += fmax(jnum(p, "cpu_s"), 0);
+			l->agg_cpu += fmax(cli_jnum(p, "cpu_s"), 0);
 			count_bins(l, st, en, t0, t1);
 			aggregated++;
 			continue;
@@ -292,7 +292,7 @@ void html_job_timeline(FILE *f, const cJSON *s, const struct procs *ps)
 			int64_t st, en;
 
 			if (!ps->keep[i] || cJSON_IsTrue(cJSON_GetObjectItem(p, "registrant")) ||
-			    &lanes[lane_of(lanes, nl, jstr(p, "tool"))] != l)
+			    &lanes[lane_of(lanes, nl, cli_jstr(p, "tool"))] != l)
 				continue;
 			st = html_time_ns(p, "start");
 			en = html_time_ns(p, "end");
@@ -337,22 +337,22 @@ void html_run_timeline(FILE *f, const cJSON *summaries, int64_t t0, int64_t t1)
 		if (i == shown)
 			break;
 		fprintf(f, "<g class=\"lane\" data-lane=\"");
-		h_text(f, or_dash(jstr(id, "task_name")));
+		h_text(f, fmt_or_dash(cli_jstr(id, "task_name")));
 		fprintf(f, "\"><text x=\"4\" y=\"%d\">", y + ROWH);
-		h_cut(f, or_dash(jstr(id, "task_name")), 30);
+		h_cut(f, fmt_or_dash(cli_jstr(id, "task_name")), 30);
 		fprintf(f, "</text><rect data-p=\"t%d\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" "
 			   "fill=\"%s\"><title>", i, xpos(st, t0, t1), y + 2,
 			fmax(xpos(en, t0, t1) - xpos(st, t0, t1), 1.5), ROWH,
 			html_colour(i));
-		h_cut(f, or_dash(jstr(id, "task_name")), 200);
+		h_cut(f, fmt_or_dash(cli_jstr(id, "task_name")), 200);
 		fputs(" (", f);
-		h_cut(f, or_dash(jstr(s, "job")), 100);
+		h_cut(f, fmt_or_dash(cli_jstr(s, "job")), 100);
 		fputs(")\nstate ", f);
-		h_cut(f, or_dash(jstr(s, "state")), 40);
+		h_cut(f, fmt_or_dash(cli_jstr(s, "state")), 40);
 		fprintf(f, ", wall %s, CPU %s, peak memory %s</title></rect></g>\n",
-			fmt_secs(jnum(s, "wall_s"), a, sizeof(a)),
-			fmt_secs(jnum(cJSON_GetObjectItem(s, "totals"), "cpu_s"), b, sizeof(b)),
-			fmt_bytes((uint64_t)fmax(jnum(cJSON_GetObjectItem(s, "memory"), "peak_bytes"), 0),
+			fmt_secs(cli_jnum(s, "wall_s"), a, sizeof(a)),
+			fmt_secs(cli_jnum(cJSON_GetObjectItem(s, "totals"), "cpu_s"), b, sizeof(b)),
+			fmt_bytes((uint64_t)fmax(cli_jnum(cJSON_GetObjectItem(s, "memory"), "peak_bytes"), 0),
 				  c, sizeof(c)));
 		i++;
 	}

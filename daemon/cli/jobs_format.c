@@ -99,8 +99,8 @@ static const char *duration(double s, char *buf, size_t len)
 /* epoch ns (a decimal string or a number) as sacct's local time */
 static const char *local_time(const cJSON *o, const char *key, char *buf, size_t len)
 {
-	const char *text = jstr(o, key);
-	double ns = text ? strtod(text, NULL) : jnum(o, key);
+	const char *text = cli_jstr(o, key);
+	double ns = text ? strtod(text, NULL) : cli_jnum(o, key);
 	time_t t;
 	struct tm tm;
 
@@ -116,15 +116,15 @@ static const char *local_time(const cJSON *o, const char *key, char *buf, size_t
 static const char *job_id(const cJSON *s, char *buf, size_t len)
 {
 	const cJSON *id = cJSON_GetObjectItem(s, "identity");
-	const char *job = jstr(id, "job_id");
+	const char *job = cli_jstr(id, "job_id");
 	/* a job view is the job: no step (one of one step keeps its step_id) */
-	const char *step = jstr(s, "scope") ? NULL : jstr(id, "step_id");
-	const char *array = jstr(id, "array_job_id");
-	double index = jnum(id, "array_index");
+	const char *step = cli_jstr(s, "scope") ? NULL : cli_jstr(id, "step_id");
+	const char *array = cli_jstr(id, "array_job_id");
+	double index = cli_jnum(id, "array_index");
 	char base[256];
 
 	if (!job)
-		return or_dash(jstr(s, "job"));
+		return fmt_or_dash(cli_jstr(s, "job"));
 	if (array && !isnan(index))
 		snprintf(base, sizeof(base), "%s_%.0f", array, index);
 	else
@@ -153,9 +153,9 @@ static const char *flag_ids(const cJSON *s, char *buf, size_t len)
 
 	buf[0] = '\0';
 	cJSON_ArrayForEach(f, cJSON_GetObjectItem(s, "flags"))
-		if (jstr(f, "id") && off < len)
+		if (cli_jstr(f, "id") && off < len)
 			off += (size_t)snprintf(buf + off, len - off, "%s%s", off ? "," : "",
-						jstr(f, "id"));
+						cli_jstr(f, "id"));
 	return buf;
 }
 
@@ -177,7 +177,7 @@ static const char *number(double v, const char *fmt, char *buf, size_t len)
 
 static const char *exit_code(const cJSON *e, char *buf, size_t len)
 {
-	double code = jnum(e, "code"), sig = jnum(e, "signal");
+	double code = cli_jnum(e, "code"), sig = cli_jnum(e, "signal");
 
 	if (!e)
 		return "";
@@ -198,30 +198,30 @@ const char *jobs_format_value(int field, const cJSON *s, char *buf, size_t len)
 
 	switch (field) {
 	case JF_JOBID: return job_id(s, buf, len);
-	case JF_JOBNAME: return text(jstr(id, "task_name"));
-	case JF_USER: return text(jstr(id, "user"));
-	case JF_ACCOUNT: return text(jstr(id, "account"));
-	case JF_PARTITION: return text(jstr(id, "queue"));
-	case JF_QOS: return text(jstr(id, "qos"));
-	case JF_STATE: return text(jstr(s, "state"));
+	case JF_JOBNAME: return text(cli_jstr(id, "task_name"));
+	case JF_USER: return text(cli_jstr(id, "user"));
+	case JF_ACCOUNT: return text(cli_jstr(id, "account"));
+	case JF_PARTITION: return text(cli_jstr(id, "queue"));
+	case JF_QOS: return text(cli_jstr(id, "qos"));
+	case JF_STATE: return text(cli_jstr(s, "state"));
 	case JF_EXITCODE: return exit_code(cJSON_GetObjectItem(s, "exit"), buf, len);
-	case JF_ELAPSED: return duration(jnum(s, "wall_s"), buf, len);
+	case JF_ELAPSED: return duration(cli_jnum(s, "wall_s"), buf, len);
 	case JF_TOTALCPU:
-		return duration(jnum(cJSON_GetObjectItem(s, "totals"), "cpu_s"), buf, len);
-	case JF_ALLOCCPUS: return number(jnum(alloc, "cpus"), "%.0f", buf, len);
-	case JF_REQMEM: return req_mem(jnum(alloc, "mem_bytes"), buf, len);
-	case JF_MAXRSS: return number(ceil(jnum(mem, "peak_bytes") / 1024), "%.0fK", buf, len);
+		return duration(cli_jnum(cJSON_GetObjectItem(s, "totals"), "cpu_s"), buf, len);
+	case JF_ALLOCCPUS: return number(cli_jnum(alloc, "cpus"), "%.0f", buf, len);
+	case JF_REQMEM: return req_mem(cli_jnum(alloc, "mem_bytes"), buf, len);
+	case JF_MAXRSS: return number(ceil(cli_jnum(mem, "peak_bytes") / 1024), "%.0fK", buf, len);
 	case JF_NODELIST:
-		return text(jstr(id, "node_list") ? jstr(id, "node_list") : job_filter_node_of(s));
+		return text(cli_jstr(id, "node_list") ? cli_jstr(id, "node_list") : job_filter_node_of(s));
 	case JF_START: return local_time(s, "start_ns", buf, len);
 	case JF_END: return local_time(s, "end_ns", buf, len);
 	case JF_SUBMIT: return local_time(id, "submit_ns", buf, len);
-	case JF_CPUEFF: return pct(jnum(s, "cpu_efficiency"), buf, len);
-	case JF_MEMEFF: return pct(jnum(mem, "efficiency"), buf, len);
+	case JF_CPUEFF: return pct(cli_jnum(s, "cpu_efficiency"), buf, len);
+	case JF_MEMEFF: return pct(cli_jnum(mem, "efficiency"), buf, len);
 	case JF_FLAGS: return flag_ids(s, buf, len);
 	case JF_COST:
-		return number(jnum(cJSON_GetObjectItem(s, "cost"), "total"), "%.2f", buf, len);
-	case JF_JOB: return text(jstr(s, "job"));
+		return number(cli_jnum(cJSON_GetObjectItem(s, "cost"), "total"), "%.2f", buf, len);
+	case JF_JOB: return text(cli_jstr(s, "job"));
 	}
 	return "";
 }

@@ -224,7 +224,7 @@ static double end_time_s(const cJSON *s)
 
 static double num0(const cJSON *o, const char *key)
 {
-	double v = jnum(o, key);
+	double v = cli_jnum(o, key);
 	return isnan(v) ? 0 : v;
 }
 
@@ -234,8 +234,8 @@ static void add_cost(struct group *g, const cJSON *cost)
 	if (cJSON_IsNumber(cost)) {
 		g->cost += cost->valuedouble;
 		g->has_cost = true;
-	} else if (cJSON_IsObject(cost) && !isnan(jnum(cost, "total"))) {
-		g->cost += jnum(cost, "total");
+	} else if (cJSON_IsObject(cost) && !isnan(cli_jnum(cost, "total"))) {
+		g->cost += cli_jnum(cost, "total");
 		g->cost_unused += num0(cost, "unused");
 		g->has_cost = true;
 	}
@@ -243,12 +243,12 @@ static void add_cost(struct group *g, const cJSON *cost)
 
 static bool job_failed(const cJSON *s)
 {
-	const char *state = jstr(s, "state");
+	const char *state = cli_jstr(s, "state");
 	const cJSON *e = cJSON_GetObjectItem(s, "exit");
 
 	if (state)
 		return strcmp(state, "COMPLETED") != 0;
-	return !isnan(jnum(e, "signal")) || (!isnan(jnum(e, "code")) && jnum(e, "code") != 0);
+	return !isnan(cli_jnum(e, "signal")) || (!isnan(cli_jnum(e, "code")) && cli_jnum(e, "code") != 0);
 }
 
 /* the job's core-seconds: wall x allocated CPUs (or the host's), as
@@ -256,10 +256,10 @@ static bool job_failed(const cJSON *s)
 static double core_seconds(const cJSON *s)
 {
 	const cJSON *id = cJSON_GetObjectItem(s, "identity");
-	double cpus = jnum(cJSON_GetObjectItem(id, "allocation"), "cpus");
+	double cpus = cli_jnum(cJSON_GetObjectItem(id, "allocation"), "cpus");
 
 	if (isnan(cpus) || cpus <= 0)
-		cpus = jnum(cJSON_GetObjectItem(s, "host"), "cpus");
+		cpus = cli_jnum(cJSON_GetObjectItem(s, "host"), "cpus");
 	return isnan(cpus) ? 0 : num0(s, "wall_s") * cpus;
 }
 
@@ -285,7 +285,7 @@ static void add_job(struct group *g, const cJSON *s, double core_s)
 	}
 	add_cost(g, cJSON_GetObjectItem(s, "cost"));
 	cJSON_ArrayForEach(f, cJSON_GetObjectItem(s, "flags")) {
-		const char *id = cJSON_IsString(f) ? f->valuestring : jstr(f, "id");
+		const char *id = cJSON_IsString(f) ? f->valuestring : cli_jstr(f, "id");
 		if (id)
 			report_add_flag(g, id, 1);
 	}
@@ -307,7 +307,7 @@ static void add_tool(struct group *g, const cJSON *t, double core_s)
 		g->peak_bytes = peak;
 	add_cost(g, cJSON_GetObjectItem(t, "cost"));
 	cJSON_ArrayForEach(x, cJSON_GetObjectItem(t, "exit_codes"))
-		if (!isnan(jnum(x, "signal")) || num0(x, "code") != 0 || jstr(x, "other"))
+		if (!isnan(cli_jnum(x, "signal")) || num0(x, "code") != 0 || cli_jstr(x, "other"))
 			g->failed += num0(x, "count");
 }
 
@@ -318,16 +318,16 @@ static const char *key_of(const struct report *r, const cJSON *s)
 
 	switch (r->by) {
 	case REPORT_BY_RUN:
-		k = jstr(id, "run_id") ? jstr(id, "run_id") : jstr(id, "run_name");
+		k = cli_jstr(id, "run_id") ? cli_jstr(id, "run_id") : cli_jstr(id, "run_name");
 		break;
 	case REPORT_BY_TASK:
-		k = jstr(id, "task_name");
+		k = cli_jstr(id, "task_name");
 		break;
 	case REPORT_BY_USER:
-		k = jstr(id, "user");
+		k = cli_jstr(id, "user");
 		break;
 	case REPORT_BY_PIPELINE:
-		k = jstr(id, "pipeline");
+		k = cli_jstr(id, "pipeline");
 		break;
 	default:
 		return "all";
@@ -359,7 +359,7 @@ static int on_summary(const cJSON *s, void *ctx)
 {
 	struct report *r = ctx;
 	const cJSON *t;
-	const char *sched = jstr(cJSON_GetObjectItem(s, "identity"), "scheduler");
+	const char *sched = cli_jstr(cJSON_GetObjectItem(s, "identity"), "scheduler");
 	double end = end_time_s(s), core_s;
 
 	/* processes outside any job (trace_all) are not a job */
@@ -378,7 +378,7 @@ static int on_summary(const cJSON *s, void *ctx)
 		return 0; /* a job view: its steps were selected */
 	/* a scheduler's job may have several steps and nodes: kept to be
 	 * rolled up once every summary is read */
-	if (jstr(cJSON_GetObjectItem(s, "identity"), "job_id") && !r->rolled)
+	if (cli_jstr(cJSON_GetObjectItem(s, "identity"), "job_id") && !r->rolled)
 		return keep_step(r, s);
 	r->jobs++;
 	core_s = core_seconds(s);
@@ -390,7 +390,7 @@ static int on_summary(const cJSON *s, void *ctx)
 		return 0;
 	}
 	cJSON_ArrayForEach(t, cJSON_GetObjectItem(s, "tools")) {
-		struct group *g = report_group(r, jstr(t, "tool") ? jstr(t, "tool") : "-");
+		struct group *g = report_group(r, cli_jstr(t, "tool") ? cli_jstr(t, "tool") : "-");
 		if (!g)
 			return 1;
 		add_tool(g, t, core_s);
@@ -424,7 +424,7 @@ static int add_jobs(struct cli *c, struct report *r)
 	return rc;
 }
 
-int cmd_report(struct cli *c, int argc, char **argv)
+int report_command(struct cli *c, int argc, char **argv)
 {
 	struct report r = {.format = c->json ? REPORT_JSON : REPORT_TABLE};
 	struct group **v = NULL;

@@ -72,7 +72,7 @@ static int run(const struct tracer_config *cfg, const char *q, char **out)
 /* a number of the answer; 0 when absent */
 static double n0(const cJSON *o, const char *key)
 {
-	double v = jnum(o, key);
+	double v = cli_jnum(o, key);
 	return v == v ? v : 0; /* NaN: absent */
 }
 
@@ -81,7 +81,7 @@ static int take_rows(struct report *r, char *text, bool flags)
 {
 	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
 		cJSON *o = cJSON_Parse(line);
-		struct group *g = o ? report_group(r, jstr(o, "g") ? jstr(o, "g") : "-") : NULL;
+		struct group *g = o ? report_group(r, cli_jstr(o, "g") ? cli_jstr(o, "g") : "-") : NULL;
 
 		if (!g) {
 			cJSON_Delete(o);
@@ -89,8 +89,8 @@ static int take_rows(struct report *r, char *text, bool flags)
 			return -1;
 		}
 		if (flags) {
-			if (jstr(o, "flag"))
-				report_add_flag(g, jstr(o, "flag"), (uint64_t)n0(o, "n"));
+			if (cli_jstr(o, "flag"))
+				report_add_flag(g, cli_jstr(o, "flag"), (uint64_t)n0(o, "n"));
 		} else {
 			g->jobs += (uint64_t)n0(o, "jobs");
 			g->failed += (uint64_t)n0(o, "failed");

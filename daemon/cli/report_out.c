@@ -11,7 +11,7 @@
 #include <time.h>
 
 #include "csv.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "report.h"
 #include "term.h"
 #include "textsafe.h"

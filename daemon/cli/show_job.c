@@ -42,7 +42,7 @@ static int gather_one(const cJSON *s, void *ctx)
 static bool names_job(const cJSON *s, const char *name)
 {
 	const cJSON *id = cJSON_GetObjectItem(s, "identity");
-	const char *job_id = jstr(id, "job_id"), *uid = jstr(s, "job");
+	const char *job_id = cli_jstr(id, "job_id"), *uid = cli_jstr(s, "job");
 
 	return job_id && !strcmp(job_id, name) && !(uid && !strcmp(uid, name));
 }
@@ -80,7 +80,7 @@ cJSON *cli_job_view(struct cli *c, const char *name, const char *node)
 		return strchr(name, '.') ? step_on_node(c, name, node) : NULL;
 	}
 	job_filter_init(&f);
-	f.job_ids = jstr(cJSON_GetObjectItem(s, "identity"), "job_id");
+	f.job_ids = cli_jstr(cJSON_GetObjectItem(s, "identity"), "job_id");
 	f.nodes = node;
 	arr = cli_summaries_select(c, &f);
 	keep = cJSON_CreateArray();
@@ -101,7 +101,7 @@ cJSON *cli_job_view(struct cli *c, const char *name, const char *node)
 static bool of_cluster(const cJSON *s, const char *job_id, const char *cluster)
 {
 	const cJSON *id = cJSON_GetObjectItem(s, "identity");
-	const char *j = jstr(id, "job_id"), *cl = jstr(id, "cluster");
+	const char *j = cli_jstr(id, "job_id"), *cl = cli_jstr(id, "cluster");
 
 	return j && !strcmp(j, job_id) && (!cluster || (cl && !strcmp(cl, cluster)));
 }
@@ -158,7 +158,7 @@ void show_job_steps(const cJSON *view, int width)
 	int n = cJSON_GetArraySize(steps), listed = 0;
 	struct table *tb;
 
-	if (!jstr(view, "scope") || n < 2)
+	if (!cli_jstr(view, "scope") || n < 2)
 		return;
 	printf("\nSTEPS (%d on %d node(s), UTC)\n", n,
 	       cJSON_GetArraySize(cJSON_GetObjectItem(view, "hosts")));
@@ -169,12 +169,12 @@ void show_job_steps(const cJSON *view, int width)
 		if (listed++ == SHOW_STEPS)
 			break;
 		const char *row[] = {
-			or_dash(jstr(st, "step_id")), or_dash(jstr(st, "host")),
-			time_of_day(jstr(st, "start_ns"), t, sizeof(t)),
-			fmt_secs(jnum(st, "wall_s"), w, sizeof(w)),
-			fmt_secs(jnum(st, "cpu_s"), cpu, sizeof(cpu)),
-			fmt_bytes((uint64_t)jnum(st, "mem_peak_bytes"), peak, sizeof(peak)),
-			or_dash(jstr(st, "state")),
+			fmt_or_dash(cli_jstr(st, "step_id")), fmt_or_dash(cli_jstr(st, "host")),
+			time_of_day(cli_jstr(st, "start_ns"), t, sizeof(t)),
+			fmt_secs(cli_jnum(st, "wall_s"), w, sizeof(w)),
+			fmt_secs(cli_jnum(st, "cpu_s"), cpu, sizeof(cpu)),
+			fmt_bytes((uint64_t)cli_jnum(st, "mem_peak_bytes"), peak, sizeof(peak)),
+			fmt_or_dash(cli_jstr(st, "state")),
 		};
 		table_add(tb, row);
 	}

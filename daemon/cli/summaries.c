@@ -85,7 +85,7 @@ static int ask(struct cli *c, cJSON *req, struct collect *k, cJSON **last)
 		fprintf(stderr, "tracer: out of memory\n");
 		return -1;
 	}
-	rc = tracer_request_stream(c->cfg.socket_path, TRACER_ARCHIVE_TIMEOUT_MS, req,
+	rc = client_request_stream(c->cfg.socket_path, TRACER_ARCHIVE_TIMEOUT_MS, req,
 				   collect_line, k, last, err, sizeof(err));
 	cJSON_Delete(req);
 	if (rc == -2 && datalake_configured(&c->cfg)) {
@@ -103,10 +103,35 @@ static int ask(struct cli *c, cJSON *req, struct collect *k, cJSON **last)
 	if (cJSON_IsTrue(cJSON_GetObjectItem(*last, "truncated")))
 		fprintf(stderr, "tracer: tracerd's answer is incomplete (archive too large to "
 				"read at once); narrow the selection\n");
-	if (jnum(*last, "skipped_lines") > 0)
+	if (cli_jnum(*last, "skipped_lines") > 0)
 		fprintf(stderr, "tracer: %.0f unreadable line(s) skipped\n",
-			jnum(*last, "skipped_lines"));
+			cli_jnum(*last, "skipped_lines"));
 	return 0;
+}
+
+/*
+ * Ask tracerd for summaries kept in an array: 0 with it in *out; 1 when
+ * tracerd is not running (the caller reads the file itself); -1 after a
+ * message.
+ */
+static int ask_array(struct cli *c, cJSON *req, cJSON **out)
+{
+	struct collect k = {.arr = cJSON_CreateArray()};
+	cJSON *last = NULL;
+	int rc;
+
+	if (!k.arr) {
+		cJSON_Delete(req);
+		fprintf(stderr, "tracer: out of memory\n");
+		return -1;
+	}
+	rc = ask(c, req, &k, &last);
+	cJSON_Delete(last);
+	if (rc == 0)
+		*out = k.arr;
+	else
+		cJSON_Delete(k.arr);
+	return rc;
 }
 
 /* ---- root and the datalake ---- */
@@ -192,20 +217,14 @@ cJSON *cli_summaries_tail(struct cli *c, size_t max, const struct job_filter *f)
 		return lake_tail(c, max, f);
 	if (cli_archive_remote()) {
 		struct proto_query q;
-		struct collect k = {.arr = cJSON_CreateArray()};
-		cJSON *last = NULL;
 		int rc;
 
 		query_from_filter(&q, f, max);
-		rc = k.arr ? ask(c, proto_query_request(&q), &k, &last) : -1;
-		cJSON_Delete(last);
-		if (rc == 0)
-			return k.arr;
-		cJSON_Delete(k.arr);
-		if (rc < 0)
-			return NULL;
+		rc = ask_array(c, proto_query_request(&q), &out);
+		if (rc <= 0)
+			return rc == 0 ? out : NULL;
 	}
-	out = summaries_tail(c->cfg.file_path, max, f, &st);
+	out = sumfile_tail(c->cfg.file_path, max, f, &st);
 	report_status(c->cfg.file_path, &st);
 	return out;
 }
@@ -233,8 +252,6 @@ cJSON *cli_jobs_tail(struct cli *c, size_t jobs, const struct job_filter *f)
 	}
 	if (cli_archive_remote()) {
 		struct proto_query q;
-		struct collect k = {.arr = cJSON_CreateArray()};
-		cJSON *last = NULL;
 		int rc;
 
 		/* the window in jobs for a reader on a datalake; the window in
@@ -244,15 +261,11 @@ cJSON *cli_jobs_tail(struct cli *c, size_t jobs, const struct job_filter *f)
 				  TRACER_ARCHIVE_LIMIT_MAX : window);
 		q.jobs = (long)jobs;
 		snprintf(q.job_states, sizeof(q.job_states), "%s", f->states ? f->states : "");
-		rc = k.arr ? ask(c, proto_query_request(&q), &k, &last) : -1;
-		cJSON_Delete(last);
-		if (rc == 0)
-			return k.arr;
-		cJSON_Delete(k.arr);
-		if (rc < 0)
-			return NULL;
+		rc = ask_array(c, proto_query_request(&q), &out);
+		if (rc <= 0)
+			return rc == 0 ? out : NULL;
 	}
-	out = summaries_tail(c->cfg.file_path, window, &per_step, &st);
+	out = sumfile_tail(c->cfg.file_path, window, &per_step, &st);
 	report_status(c->cfg.file_path, &st);
 	return out;
 }
@@ -265,22 +278,18 @@ cJSON *cli_summary_find(struct cli *c, const char *name)
 	if (lake_direct(c))
 		return lake_find(c, name);
 	if (cli_archive_remote()) {
-		struct collect k = {.arr = cJSON_CreateArray()};
-		cJSON *last = NULL;
-		int rc;
+		cJSON *arr;
+		int rc = ask_array(c, proto_job_request("summary", name, -1), &arr);
 
-		rc = k.arr ? ask(c, proto_job_request("summary", name, -1), &k, &last) : -1;
-		cJSON_Delete(last);
-		if (rc == 0) {
-			out = cJSON_DetachItemFromArray(k.arr, 0);
-			cJSON_Delete(k.arr);
-			return out;
-		}
-		cJSON_Delete(k.arr);
 		if (rc < 0)
 			return NULL;
+		if (rc == 0) {
+			out = cJSON_DetachItemFromArray(arr, 0);
+			cJSON_Delete(arr);
+			return out;
+		}
 	}
-	out = summary_find(c->cfg.file_path, name, NULL, &st);
+	out = sumfile_find(c->cfg.file_path, name, NULL, &st);
 	report_status(c->cfg.file_path, &st);
 	return out;
 }
@@ -300,12 +309,12 @@ int cli_summaries_each(struct cli *c, summary_fn fn, void *ctx, int *files)
 		query_from_filter(&q, NULL, 0);
 		q.all_files = true;
 		rc = ask(c, proto_query_request(&q), &k, &last);
-		*files = (int)jnum(last, "files");
+		*files = (int)cli_jnum(last, "files");
 		cJSON_Delete(last);
 		if (rc <= 0)
 			return rc == 0 ? 0 : k.rc ? k.rc : -1;
 	}
-	rc = summaries_each(c->cfg.file_path, NULL, fn, ctx, files, &st);
+	rc = sumfile_each(c->cfg.file_path, NULL, fn, ctx, files, &st);
 	report_status(c->cfg.file_path, &st);
 	return rc;
 }
@@ -327,32 +336,24 @@ static int keep_copy(const cJSON *s, void *ctx)
 cJSON *cli_summaries_select(struct cli *c, const struct job_filter *f)
 {
 	struct sumfile_status st = {0};
-	cJSON *out = cJSON_CreateArray();
+	cJSON *out;
 	int files = 0, rc;
 
-	if (!out)
-		return NULL;
-	if (lake_direct(c)) {
-		cJSON_Delete(out);
+	if (lake_direct(c))
 		return lake_tail(c, TRACER_DEFAULT_JOBVIEW_MAX_STEPS, f);
-	}
 	if (cli_archive_remote()) {
 		struct proto_query q;
-		struct collect k = {.arr = out};
-		cJSON *last = NULL;
 
 		query_from_filter(&q, f, TRACER_DEFAULT_JOBVIEW_MAX_STEPS);
 		q.all_files = true;
-		rc = ask(c, proto_query_request(&q), &k, &last);
-		cJSON_Delete(last);
-		if (rc == 0)
-			return out;
-		if (rc < 0) {
-			cJSON_Delete(out);
-			return NULL;
-		}
+		rc = ask_array(c, proto_query_request(&q), &out);
+		if (rc <= 0)
+			return rc == 0 ? out : NULL;
 	}
-	rc = summaries_each(c->cfg.file_path, f, keep_copy, out, &files, &st);
+	out = cJSON_CreateArray();
+	if (!out)
+		return NULL;
+	rc = sumfile_each(c->cfg.file_path, f, keep_copy, out, &files, &st);
 	report_status(c->cfg.file_path, &st);
 	if (rc < 0 && cJSON_GetArraySize(out) == 0) {
 		cJSON_Delete(out);

@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "csv.h"
 #include "html.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "sweep_out.h"
 #include "term.h"
 #include "textsafe.h"
@@ -26,7 +26,7 @@ static double num0(const cJSON *o, const char *key)
 static const char *instance_text(const cJSON *row, char *buf, size_t len)
 {
 	const cJSON *e = cJSON_GetObjectItem(row, "ec2");
-	const char *id = jstr(e, "instance_id"), *type = jstr(e, "instance_type");
+	const char *id = cli_jstr(e, "instance_id"), *type = cli_jstr(e, "instance_type");
 
 	if (id && type)
 		snprintf(buf, len, "%s (%s)", id, type);
@@ -48,8 +48,8 @@ void sweep_idle_print_table(const cJSON *ans, bool wide)
 	char per[24], h[24], cpus[24], core[24], busy[24], cost[32];
 
 	if (!idle) {
-		if (jstr(ans, "idle_hosts_error"))
-			printf("\nIdle hosts: %s\n", jstr(ans, "idle_hosts_error"));
+		if (cli_jstr(ans, "idle_hosts_error"))
+			printf("\nIdle hosts: %s\n", cli_jstr(ans, "idle_hosts_error"));
 		return;
 	}
 	printf("\nIdle hosts (no job open, CPU quiet: idle_host): %.0f host(s), %.1f host-hours",
@@ -67,8 +67,8 @@ void sweep_idle_print_table(const cJSON *ans, bool wide)
 	cJSON_ArrayForEach(row, cJSON_GetObjectItem(idle, "rows")) {
 		const cJSON *c = cJSON_GetObjectItem(row, "cost");
 
-		text_safe(or_dash(jstr(row, "host")), host, sizeof(host));
-		text_safe(or_dash(jstr(row, "cluster")), cl, sizeof(cl));
+		text_safe(fmt_or_dash(cli_jstr(row, "host")), host, sizeof(host));
+		text_safe(fmt_or_dash(cli_jstr(row, "cluster")), cl, sizeof(cl));
 		text_safe(instance_text(row, inst, sizeof(inst)), inst_s, sizeof(inst_s));
 		snprintf(per, sizeof(per), "%.0f", num0(row, "periods"));
 		snprintf(h, sizeof(h), "%.1f", num0(row, "idle_hours"));
@@ -98,11 +98,11 @@ void sweep_idle_print_csv(const cJSON *ans)
 	       "instance_id,instance_type,instance_hours_without_job,cost\n");
 	cJSON_ArrayForEach(row, cJSON_GetObjectItem(idle, "rows")) {
 		const cJSON *e = cJSON_GetObjectItem(row, "ec2"), *c = cJSON_GetObjectItem(row, "cost");
-		const char *id = jstr(e, "instance_id"), *type = jstr(e, "instance_type");
+		const char *id = cli_jstr(e, "instance_id"), *type = cli_jstr(e, "instance_type");
 
-		csv_field(jstr(row, "host"));
+		csv_field(cli_jstr(row, "host"));
 		putchar(',');
-		csv_field(jstr(row, "cluster"));
+		csv_field(cli_jstr(row, "cluster"));
 		putchar(',');
 		csv_num(num0(row, "periods"));
 		putchar(',');
@@ -140,9 +140,9 @@ void sweep_idle_html(FILE *f, const cJSON *ans)
 	char inst[200];
 
 	if (!idle) {
-		if (jstr(ans, "idle_hosts_error")) {
+		if (cli_jstr(ans, "idle_hosts_error")) {
 			fputs("<h2>Idle hosts</h2>\n<p>", f);
-			h_text(f, jstr(ans, "idle_hosts_error"));
+			h_text(f, cli_jstr(ans, "idle_hosts_error"));
 			fputs("</p>\n", f);
 		}
 		return;
@@ -159,9 +159,9 @@ void sweep_idle_html(FILE *f, const cJSON *ans)
 		const cJSON *c = cJSON_GetObjectItem(row, "cost");
 
 		fputs("<tr><td>", f);
-		h_cut(f, or_dash(jstr(row, "host")), 200);
+		h_cut(f, fmt_or_dash(cli_jstr(row, "host")), 200);
 		fputs("</td><td>", f);
-		h_cut(f, or_dash(jstr(row, "cluster")), 100);
+		h_cut(f, fmt_or_dash(cli_jstr(row, "cluster")), 100);
 		fputs("</td>", f);
 		td_num(f, num0(row, "periods"), "%.0f");
 		td_num(f, num0(row, "idle_hours"), "%.2f");

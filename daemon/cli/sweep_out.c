@@ -13,14 +13,14 @@
 #include "cli.h"
 #include "csv.h"
 #include "html.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "sweep_out.h"
 #include "term.h"
 #include "textsafe.h"
 
 static const char *by_title(const cJSON *ans)
 {
-	const char *by = jstr(ans, "by");
+	const char *by = cli_jstr(ans, "by");
 
 	if (!by)
 		return "GROUP";
@@ -40,10 +40,10 @@ static const char *by_title(const cJSON *ans)
 /* --by tool: the answer says how the jobs' waste was shared */
 static const char *attribution(const cJSON *ans)
 {
-	return jstr(ans, "attribution");
+	return cli_jstr(ans, "attribution");
 }
 
-/* counts are written raw (jsonutil): json_get_num reads both */
+/* counts are written raw (json.c): json_get_num reads both */
 static double num0(const cJSON *o, const char *key)
 {
 	return json_get_num(o, key, 0);
@@ -71,8 +71,8 @@ static void print_header(const cJSON *ans, const char *since_text)
 	const cJSON *p = cJSON_GetObjectItem(ans, "prices");
 
 	printf("Waste since %s (%s) by %s, from the %s: %s; %.0f group(s)\n",
-	       or_dash(jstr(ans, "from")), since_text, or_dash(jstr(ans, "by")),
-	       or_dash(jstr(ans, "source")),
+	       fmt_or_dash(cli_jstr(ans, "from")), since_text, fmt_or_dash(cli_jstr(ans, "by")),
+	       fmt_or_dash(cli_jstr(ans, "source")),
 	       cJSON_IsTrue(cJSON_GetObjectItem(ans, "all_users")) ? "every user's jobs"
 								  : "your jobs",
 	       num0(ans, "groups"));
@@ -131,8 +131,8 @@ static void print_table(const cJSON *ans, const char *since_text, bool wide)
 
 	print_header(ans, since_text);
 	cJSON_ArrayForEach(row, cJSON_GetObjectItem(ans, "rows")) {
-		text_safe(or_dash(jstr(row, "key")), key, sizeof(key));
-		text_safe(or_dash(jstr(row, "worst_job")), worst, sizeof(worst));
+		text_safe(fmt_or_dash(cli_jstr(row, "key")), key, sizeof(key));
+		text_safe(fmt_or_dash(cli_jstr(row, "worst_job")), worst, sizeof(worst));
 		snprintf(nj, sizeof(nj), "%.0f", num0(row, "jobs"));
 		snprintf(to, sizeof(to), "%.0f", num0(row, "timeouts"));
 		snprintf(oom, sizeof(oom), "%.0f", num0(row, "ooms"));
@@ -164,11 +164,11 @@ static void print_csv(const cJSON *ans)
 
 	printf("%s,jobs,%sidle_core_hours,unused_mem_gib_hours,idle_gpu_hours,timeouts,ooms,"
 	       "cost_idle_cpu,cost_unused_memory,cost,%sworst_job\n",
-	       or_dash(jstr(ans, "by")), tool ? "cpu_hours," : "", idle ? "idle_host_hours," : "");
+	       fmt_or_dash(cli_jstr(ans, "by")), tool ? "cpu_hours," : "", idle ? "idle_host_hours," : "");
 	cJSON_ArrayForEach(row, cJSON_GetObjectItem(ans, "rows")) {
 		const cJSON *c = cJSON_GetObjectItem(row, "cost");
 
-		csv_field(jstr(row, "key"));
+		csv_field(cli_jstr(row, "key"));
 		putchar(',');
 		csv_num(num0(row, "jobs"));
 		putchar(',');
@@ -186,17 +186,17 @@ static void print_csv(const cJSON *ans)
 		putchar(',');
 		csv_num(num0(row, "ooms"));
 		putchar(',');
-		csv_num(c ? jnum(c, "idle_cpu") : NAN);
+		csv_num(c ? cli_jnum(c, "idle_cpu") : NAN);
 		putchar(',');
-		csv_num(c ? jnum(c, "unused_memory") : NAN);
+		csv_num(c ? cli_jnum(c, "unused_memory") : NAN);
 		putchar(',');
-		csv_num(c ? jnum(c, "total") : NAN);
+		csv_num(c ? cli_jnum(c, "total") : NAN);
 		putchar(',');
 		if (idle) {
 			csv_num(num0(row, "idle_hours"));
 			putchar(',');
 		}
-		csv_field(jstr(row, "worst_job"));
+		csv_field(cli_jstr(row, "worst_job"));
 		putchar('\n');
 	}
 	sweep_idle_print_csv(ans);
@@ -217,14 +217,14 @@ static void fill_page(FILE *f, const void *data, const char *since_text)
 	bool tool = attribution(ans) != NULL, idle = has_idle_hours(ans);
 	char title[200];
 
-	snprintf(title, sizeof(title), "tracer: waste by %s since %s", or_dash(jstr(ans, "by")),
+	snprintf(title, sizeof(title), "tracer: waste by %s since %s", fmt_or_dash(cli_jstr(ans, "by")),
 		 since_text);
 	html_begin(f, title);
 	fputs("<h1>", f);
 	h_text(f, title);
 	fputs("</h1>\n<p>", f);
-	fprintf(f, "From the %s, jobs that ended since ", or_dash(jstr(ans, "source")));
-	h_text(f, or_dash(jstr(ans, "from")));
+	fprintf(f, "From the %s, jobs that ended since ", fmt_or_dash(cli_jstr(ans, "source")));
+	h_text(f, fmt_or_dash(cli_jstr(ans, "from")));
 	fprintf(f, ", %s; ranked by the cost of the waste. ",
 		cJSON_IsTrue(cJSON_GetObjectItem(ans, "all_users")) ? "every user's jobs"
 								   : "your jobs");
@@ -239,7 +239,7 @@ static void fill_page(FILE *f, const void *data, const char *since_text)
 		fputs(".", f);
 	}
 	fputs("</p>\n<table class=\"data sortable\" id=\"sweep\"><thead><tr><th>", f);
-	h_text(f, or_dash(jstr(ans, "by")));
+	h_text(f, fmt_or_dash(cli_jstr(ans, "by")));
 	fputs("</th><th>Jobs</th>", f);
 	if (tool)
 		fputs("<th>CPU hours</th>", f);
@@ -252,7 +252,7 @@ static void fill_page(FILE *f, const void *data, const char *since_text)
 		const cJSON *c = cJSON_GetObjectItem(row, "cost");
 
 		fputs("<tr><td>", f);
-		h_cut(f, or_dash(jstr(row, "key")), 200);
+		h_cut(f, fmt_or_dash(cli_jstr(row, "key")), 200);
 		fputs("</td>", f);
 		html_num(f, num0(row, "jobs"), "%.0f");
 		if (tool)
@@ -269,7 +269,7 @@ static void fill_page(FILE *f, const void *data, const char *since_text)
 		if (idle)
 			html_num(f, num0(row, "idle_hours"), "%.2f");
 		fputs("<td>", f);
-		h_cut(f, or_dash(jstr(row, "worst_job")), 100);
+		h_cut(f, fmt_or_dash(cli_jstr(row, "worst_job")), 100);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody></table>\n", f);

@@ -81,7 +81,7 @@ static int fit(const struct table *t, int *w, bool *shown, int width, const char
 
 	memcpy(nat, w, sizeof(nat));
 
-	int room = width - (int)text_cells(indent), gap = GAP_WIDE;
+	int room = width - (int)term_cells(indent), gap = GAP_WIDE;
 
 	if (width <= 0 || line_width(w, shown, t->ncols, gap) <= room)
 		return gap;
@@ -138,7 +138,7 @@ static void print_row(const struct table *t, char *const *cells, const int *w,
 		buf = malloc(len);
 		if (!buf)
 			continue;
-		cells_n = text_cells(text_fit(cells[i], w[i], false, buf, len));
+		cells_n = term_cells(term_fit(cells[i], w[i], false, buf, len));
 		if (t->cols[i].align == 'r')
 			printf("%*s%s", w[i] - (int)cells_n, "", buf);
 		else if (i == last)
@@ -160,11 +160,11 @@ void table_print(struct table *t, int width, const char *indent)
 	if (!t)
 		return;
 	for (int i = 0; i < t->ncols; i++) {
-		w[i] = (int)text_cells(t->cols[i].head);
+		w[i] = (int)term_cells(t->cols[i].head);
 		shown[i] = true;
 		heads[i] = (char *)t->cols[i].head;
 		for (size_t r = 0; r < t->nrows; r++) {
-			int c = (int)text_cells(t->cells[r * (size_t)t->ncols + (size_t)i]);
+			int c = (int)term_cells(t->cells[r * (size_t)t->ncols + (size_t)i]);
 			if (c > w[i])
 				w[i] = c;
 		}
@@ -185,7 +185,7 @@ void table_print(struct table *t, int width, const char *indent)
 		if (off < sizeof(msg))
 			snprintf(msg + off, sizeof(msg) - off, ")");
 		term_flush(); /* the table first, then this line */
-		fprintf(stderr, "%s\n", text_fit(msg, width, false, out, sizeof(out)));
+		fprintf(stderr, "%s\n", term_fit(msg, width, false, out, sizeof(out)));
 	}
 	for (size_t i = 0; i < t->nrows * (size_t)t->ncols; i++)
 		free(t->cells[i]);

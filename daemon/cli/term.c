@@ -90,7 +90,7 @@ static size_t char_at(const unsigned char *s, int *cells)
 	return n;
 }
 
-size_t text_cells(const char *s)
+size_t term_cells(const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t total = 0;
@@ -105,7 +105,7 @@ size_t text_cells(const char *s)
 	return total;
 }
 
-char *text_fit(const char *s, int cells, bool pad, char *buf, size_t len)
+char *term_fit(const char *s, int cells, bool pad, char *buf, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : "");
 	size_t o = 0, used = 0, keep, el = strlen(TERM_ELLIPSIS);
@@ -113,7 +113,7 @@ char *text_fit(const char *s, int cells, bool pad, char *buf, size_t len)
 
 	if (len == 0)
 		return buf;
-	if (cells < 0 || text_cells((const char *)p) <= (size_t)cells) {
+	if (cells < 0 || term_cells((const char *)p) <= (size_t)cells) {
 		keep = (size_t)-1; /* all of it */
 	} else {
 		keep = (size_t)cells > el ? (size_t)cells - el : 0;
@@ -178,7 +178,7 @@ static void emit_line(bool newline)
 	if (filt.len == 0 && !newline)
 		return;
 	filt.line[filt.len] = '\0';
-	if (newline && is_header_line(filt.line) && text_cells(filt.line) > (size_t)filt.width) {
+	if (newline && is_header_line(filt.line) && term_cells(filt.line) > (size_t)filt.width) {
 		char label[HEADER_INDENT + 1];
 
 		memcpy(label, filt.line, HEADER_INDENT);
@@ -189,7 +189,7 @@ static void emit_line(bool newline)
 	}
 	out = malloc(filt.len + 1);
 	if (out) {
-		text_fit(filt.line, filt.width, false, out, filt.len + 1);
+		term_fit(filt.line, filt.width, false, out, filt.len + 1);
 		fputs(out, filt.real);
 		free(out);
 	} else {
@@ -278,7 +278,7 @@ static void wrap_to(FILE *out, const char *first, const char *rest, const char *
 	while (*p == ' ')
 		p++;
 	while (*p) {
-		int room = width > 0 ? width - (int)text_cells(lead) : -1;
+		int room = width > 0 ? width - (int)term_cells(lead) : -1;
 		const char *end = p, *brk = NULL, *clause = NULL;
 		size_t used = 0;
 		int w;

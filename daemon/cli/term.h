@@ -23,12 +23,12 @@
 int term_width(bool wide);
 
 /* Display cells of s (NULL: 0). */
-size_t text_cells(const char *s);
+size_t term_cells(const char *s);
 
 /* s in at most `cells` cells (cut with TERM_ELLIPSIS when longer), then
  * padded with spaces to exactly `cells` when pad; into buf (len bytes).
  * cells < 0: s whole.  Returns buf. */
-char *text_fit(const char *s, int cells, bool pad, char *buf, size_t len);
+char *term_fit(const char *s, int cells, bool pad, char *buf, size_t len);
 
 /* From here until term_end(), every line printed on stdout is cut to
  * width cells (0: left alone).  Returns 0, or -1 (stdout left as it was). */

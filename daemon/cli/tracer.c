@@ -170,7 +170,7 @@ int main(int argc, char **argv)
 	if (!strcmp(cmd, "run"))
 		return cmd_run(&c, argc, argv);
 	if (!strcmp(cmd, "report"))
-		return cmd_report(&c, argc, argv);
+		return report_command(&c, argc, argv);
 	if (!strcmp(cmd, "datalake"))
 		return cmd_datalake(&c, argc, argv);
 	if (!strcmp(cmd, "sweep"))

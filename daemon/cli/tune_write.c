@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "textsafe.h"
 #include "tune_write.h"
 

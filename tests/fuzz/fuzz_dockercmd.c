@@ -21,15 +21,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	have_cmd = docker_cmd_parse((const char *)data + 1, cut > 0 ? cut - 1 : 0, data[0] & 1,
 				    &cmd) == 0;
-	n = docker_list_parse((const char *)data + cut, size - cut, e, 16);
+	n = dockercmd_list_parse((const char *)data + cut, size - cut, e, 16);
 	if (n > 16)
 		abort();
 	for (int i = 0; i < n; i++) {
 		if (strlen(e[i].id) != 64)
 			abort(); /* only well-formed ids are kept */
-		docker_entry_live(&e[i]);
+		dockercmd_entry_live(&e[i]);
 		if (have_cmd)
-			docker_entry_matches(&cmd, (int64_t)data[0] << 24, &e[i]);
+			dockercmd_entry_matches(&cmd, (int64_t)data[0] << 24, &e[i]);
 	}
 	return 0;
 }

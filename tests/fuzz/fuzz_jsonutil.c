@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonutil.h"
+#include "json.h"
 #include "redact.h"
 #include "textsafe.h"
 

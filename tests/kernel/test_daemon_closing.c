@@ -64,7 +64,7 @@ static void test_end_answered_later(void)
 	char *reply;
 
 	JOB_UP();
-	js.answer = on_answer;
+	closing_set_answer(&js, on_answer, NULL);
 	answers = 0;
 	snprintf(uid, sizeof(uid), "%s", job->uid);
 	fork_rec(&f, FAKE_PID, (__u32)root_pid, job->tag, "ghost");
@@ -91,7 +91,7 @@ static void test_end_without_ticket(void)
 	char *reply;
 
 	JOB_UP();
-	js.answer = on_answer;
+	closing_set_answer(&js, on_answer, NULL);
 	answers = 0;
 	snprintf(uid, sizeof(uid), "%s", job->uid);
 	/* only a live process: settled at once, the reply says ok */

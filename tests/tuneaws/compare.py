@@ -36,7 +36,7 @@ import os
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tuneproof"))
-from proofcheck import HALF, MiB, Checks, fitted_steps, mean, print_table  # noqa: E402
+from proofcheck import MiB, Checks, compare_allocations, fitted_steps  # noqa: E402
 
 
 
@@ -172,52 +172,18 @@ def check(jobs_path, archive, aws_json, tune_json, sizes, oom_step):
         c.ok((j["vcpus"], j["mib"]) == want, f"run 4: {r} ran with the size of its overrides",
              f"ran {(j['vcpus'], j['mib'])}, overrides {want}")
 
-    tot = {n: [0.0, 0.0] for n in runs}
-    table = []
-    for r in steps:
-        if any(r not in runs[n] for n in runs):
-            continue
-        wall = {n: runs[n][r]["summary"].get("wall_s", 0) for n in runs}
-        core = {n: runs[n][r]["vcpus"] * wall[n] for n in runs}
-        gbs = {n: runs[n][r]["mib"] / 1024 * wall[n] for n in runs}
-        for n in runs:
-            tot[n][0] += core[n]
-            tot[n][1] += gbs[n]
-        norm = r in fitted
-        g = {n: gbs[n] / sizes[n - 1] * MiB if norm else gbs[n] for n in runs}
-        core_ratio = core[4] / mean([core[n] for n in (1, 2, 3)])
-        gb_ratio = g[4] / mean([g[n] for n in (1, 2, 3)])
-        c.ok(core_ratio <= HALF, f"{r}: run 4's vCPU-seconds at most half of runs 1-3's",
-             f"ratio {core_ratio:.2f} ({core})")
-        if r == oom_step:
-            before = max(runs[n][r]["mib"] for n in (1, 2, 3))
-            c.ok(runs[4][r]["mib"] > before, f"{r}: the OOM-killed step's MEMORY rose",
-                 f"{before} MiB before, {runs[4][r]['mib']} MiB after")
-        else:
-            c.ok(gb_ratio <= HALF, f"{r}: run 4's GB-seconds at most half of runs 1-3's"
-                 + (" (per input MiB: fit)" if norm else ""), f"ratio {gb_ratio:.2f} ({gbs})")
-        peak = max((runs[n][r]["summary"].get("memory", {}).get("peak_bytes", 0)
-                    for n in runs if runs[n][r]["rc"] == 0), default=0) / MiB
-        cpu = mean([runs[n][r]["summary"].get("totals", {}).get("cpu_s", 0) for n in runs])
-        b, a = runs[1][r], runs[4][r]
-        table.append((r, f"{b['vcpus']}v {b['mib']}M" + (" OOM" if r == oom_step else ""),
-                      f"{a['vcpus']}v {a['mib']}M {over.get(r, (0, 0, 0))[2]}s",
-                      f"{peak:.0f}M {cpu:.1f}s",
-                      " ".join(f"{core[n]:.1f}" for n in runs),
-                      " ".join(f"{gbs[n]:.2f}" for n in runs),
-                      f"{core_ratio:.2f}", f"{gb_ratio:.2f}" + ("*" if norm else "")))
-    if any(tot[n][0] for n in (1, 2, 3)):
-        t_core = tot[4][0] / mean([tot[n][0] for n in (1, 2, 3)])
-        t_gb = tot[4][1] / mean([tot[n][1] for n in (1, 2, 3)])
-        c.ok(t_core <= HALF and t_gb <= HALF,
-             "the pipeline: run 4's vCPU-seconds and GB-seconds at most half of runs 1-3's",
-             f"vCPU-s {t_core:.2f}, GB-s {t_gb:.2f}")
-        table.append(("(total)", "", "", "", " ".join(f"{tot[n][0]:.1f}" for n in runs),
-                      " ".join(f"{tot[n][1]:.2f}" for n in runs), f"{t_core:.2f}", f"{t_gb:.2f}"))
-    head = ("job definition", "before", "after (tune)", "used: peak, cpu",
-            "alloc vCPU-s run1 2 3 4", "alloc GB-s run1 2 3 4", "vCPU-s 4/mean", "GB-s 4/mean")
-    print_table(head, table, f"inputs (bytes) run 1-4: {', '.join(str(x) for x in sizes)}; sizes as vCPUs, "
-                "MiB (and attemptDurationSeconds); used: largest peak of a run that exited 0, mean CPU time", fitted)
+    for n in runs:
+        for j in runs[n].values():
+            j.update(cpus=j["vcpus"], secs=j["summary"].get("wall_s", 0), done=j["rc"] == 0,
+                     size=f"{j['vcpus']}v {j['mib']}M")
+    for r, j in runs[4].items():
+        j["size"] += f" {over.get(r, (0, 0, 0))[2]}s"
+    compare_allocations(
+        c, runs, steps, oom_step, sizes, fitted, "vCPU",
+        ("job definition", "before", "after (tune)", "used: peak, cpu", "alloc vCPU-s run1 2 3 4",
+         "alloc GB-s run1 2 3 4", "vCPU-s 4/mean", "GB-s 4/mean"),
+        f"inputs (bytes) run 1-4: {', '.join(str(x) for x in sizes)}; sizes as vCPUs, MiB "
+        "(and attemptDurationSeconds); used: largest peak of a run that exited 0, mean CPU time")
     return c.bad == 0
 
 

@@ -192,27 +192,12 @@ sizes=
 for run in 1 2 3 4; do sizes+=${sizes:+,}$(stat -c %s "$TMP/run$run/reads.fq" 2>/dev/null || echo 0); done
 python3 "$HERE/compare.py" check "$JOBS" "$ARCHIVE" "$TMP/aws.json" "$TMP/tune.json" "$sizes" "$OOM_STEP" \
 	>"$TMP/compare.out" 2>&1
-while IFS= read -r line; do
-	case $line in
-	ok\|*) pass "${line#ok|}" ;;
-	bad\|*) fail "${line#bad|}" ;;
-	table\|*) echo "  ${line#table|}" ;;
-	*) echo "  $line" ;;
-	esac
-done <"$TMP/compare.out"
-grep -q '^ok|' "$TMP/compare.out" || fail "compare.py checked nothing"
+checker_results compare.py <"$TMP/compare.out"
 # each job's own recommendation against tune over that job alone: one
 # memory request, whoever computes it
 check "tracer tune --run $PIPELINE-run4 --format json (each step: run 4's job alone)" \
 	"$BUILD/tracer" -o file="$ARCHIVE" -o datalake=none tune --run $PIPELINE-run4 --format json -o "$TMP/tune4.json"
 python3 "$HERE/compare.py" agree "$ARCHIVE" "$TMP/tune4.json" "$PIPELINE-run4" >"$TMP/agree.out" 2>&1
-while IFS= read -r line; do
-	case $line in
-	ok\|*) pass "${line#ok|}" ;;
-	bad\|*) fail "${line#bad|}" ;;
-	*) echo "  $line" ;;
-	esac
-done <"$TMP/agree.out"
-grep -q '^ok|' "$TMP/agree.out" || fail "compare.py agree checked nothing"
+checker_results "compare.py agree" <"$TMP/agree.out"
 validate_summaries "every summary is valid against docs/summary.schema.json" --min 28 "$ARCHIVE"
 finish

@@ -33,7 +33,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tuneproof"))
-from proofcheck import HALF, MiB, Checks, fitted_steps, mean, print_table  # noqa: E402
+from proofcheck import Checks, compare_allocations, fitted_steps  # noqa: E402
 
 ENDED = {"COMPLETED", "FAILED", "OUT_OF_MEMORY", "TIMEOUT", "CANCELLED", "NODE_FAIL",
          "PREEMPTED", "BOOT_FAIL", "DEADLINE"}
@@ -108,8 +108,6 @@ def load_profile(path):
     return rules
 
 
-
-
 def fmt_req(j):
     return f"{j['cpus']}c {j['mem_mb']:.0f}M {j['limit_min']}m"
 
@@ -167,51 +165,16 @@ def check(sacct, ndjson, profile, tune_json, sizes, oom_rule):
              f"profile {want}, Slurm {got}")
 
     # allocation over time, run 4 against the mean of runs 1-3
-    tot = {n: [0.0, 0.0] for n in (1, 2, 3, 4)}
-    table = []
-    for r in rules:
-        if any(r not in runs[n] for n in (1, 2, 3, 4)):
-            continue
-        core = {n: runs[n][r]["cpus"] * runs[n][r]["elapsed"] for n in runs}
-        gbs = {n: (runs[n][r]["mem_mb"] or 0) / 1024 * runs[n][r]["elapsed"] for n in runs}
-        for n in runs:
-            tot[n][0] += core[n]
-            tot[n][1] += gbs[n]
-        norm = r in fitted
-        g = {n: gbs[n] / sizes[n - 1] * MiB if norm else gbs[n] for n in runs}
-        core_ratio = core[4] / mean([core[n] for n in (1, 2, 3)])
-        gb_ratio = g[4] / mean([g[n] for n in (1, 2, 3)])
-        c.ok(core_ratio <= HALF, f"{r}: run 4's core-seconds at most half of runs 1-3's",
-             f"ratio {core_ratio:.2f} ({core})")
-        if r == oom_rule:
-            before = max(runs[n][r]["mem_mb"] for n in (1, 2, 3))
-            c.ok(runs[4][r]["mem_mb"] > before,
-                 f"{r}: the OOM-killed rule's memory request rose",
-                 f"{before:.0f} MiB before, {runs[4][r]['mem_mb']:.0f} MiB after")
-        else:
-            c.ok(gb_ratio <= HALF, f"{r}: run 4's memory GB-seconds at most half of runs 1-3's"
-                 + (" (per input MiB: fit)" if norm else ""),
-                 f"ratio {gb_ratio:.2f} ({gbs})")
-        peak = max(runs[n][r]["summary"].get("memory", {}).get("peak_bytes", 0)
-                   for n in runs if runs[n][r]["state"] == "COMPLETED") / MiB
-        cpu = mean([runs[n][r]["summary"].get("totals", {}).get("cpu_s", 0) for n in runs])
-        table.append((r, fmt_req(runs[1][r]) + (" OOM" if r == oom_rule else ""),
-                      fmt_req(runs[4][r]), f"{peak:.0f}M {cpu:.1f}s",
-                      " ".join(f"{core[n]:.0f}" for n in runs),
-                      " ".join(f"{gbs[n]:.1f}" for n in runs),
-                      f"{core_ratio:.2f}", f"{gb_ratio:.2f}" + ("*" if norm else "")))
-    t_core = tot[4][0] / mean([tot[n][0] for n in (1, 2, 3)])
-    t_gb = tot[4][1] / mean([tot[n][1] for n in (1, 2, 3)])
-    c.ok(t_core <= HALF and t_gb <= HALF,
-         "the pipeline: run 4's core-seconds and GB-seconds at most half of runs 1-3's",
-         f"core-s {t_core:.2f}, GB-s {t_gb:.2f}")
-    table.append(("(total)", "", "", "", " ".join(f"{tot[n][0]:.0f}" for n in runs),
-                  " ".join(f"{tot[n][1]:.1f}" for n in runs), f"{t_core:.2f}", f"{t_gb:.2f}"))
-
-    head = ("rule", "requested before", "after", "used: peak, cpu",
-            "alloc core-s run1 2 3 4", "alloc GB-s run1 2 3 4", "core-s 4/mean", "GB-s 4/mean")
-    print_table(head, table, f"inputs (bytes) run 1-4: {', '.join(str(s) for s in sizes)}; requests as "
-                "cpus, mem MiB, time limit min; used: largest peak of a completed run, mean CPU time", fitted)
+    for n in runs:
+        for j in runs[n].values():
+            j.update(mib=j["mem_mb"] or 0, secs=j["elapsed"], done=j["state"] == "COMPLETED",
+                     size=fmt_req(j))
+    compare_allocations(
+        c, runs, rules, oom_rule, sizes, fitted, "core",
+        ("rule", "requested before", "after", "used: peak, cpu", "alloc core-s run1 2 3 4",
+         "alloc GB-s run1 2 3 4", "core-s 4/mean", "GB-s 4/mean"),
+        f"inputs (bytes) run 1-4: {', '.join(str(s) for s in sizes)}; requests as cpus, mem MiB, "
+        "time limit min; used: largest peak of a completed run, mean CPU time", digits=(0, 1))
     return c.bad == 0
 
 

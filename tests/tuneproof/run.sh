@@ -222,14 +222,7 @@ wait_until 60 "sacct and tracerd to have every job of run 4" jobs_recorded $((4 
 # ---- before and after ----
 sizes=""
 for n in 1 2 3 4; do sizes="$sizes${sizes:+,}$(stat -c %s "$UDIR/run$n/reads.fq")"; done
-while IFS= read -r line; do
-	case $line in
-	ok\|*) pass "${line#ok|}" ;;
-	bad\|*) fail "${line#bad|}" ;;
-	table\|*) echo "    ${line#table|}" ;;
-	*) fail "compare.py: $line" ;;
-	esac
-done < <(python3 "$HERE/compare.py" check "$T/sacct.txt" "$NDJSON" "$UDIR/profile/config.yaml" \
+checker_results compare.py < <(python3 "$HERE/compare.py" check "$T/sacct.txt" "$NDJSON" "$UDIR/profile/config.yaml" \
 	"$UDIR/tune.json" "$sizes" profile 2>&1)
 
 # shellcheck disable=SC2046

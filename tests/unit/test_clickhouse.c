@@ -103,7 +103,7 @@ static cJSON *jobs_row(const char *summary)
 	cJSON *row = NULL;
 
 	memset(rows, 0, sizeof(rows));
-	if (clickhouse_sink_rows(summary, strlen(summary), rows) == 0 &&
+	if (sink_clickhouse_rows(summary, strlen(summary), rows) == 0 &&
 	    rows[CLICKHOUSE_SINK_JOBS].p)
 		row = cJSON_Parse(rows[CLICKHOUSE_SINK_JOBS].p);
 	for (int t = 0; t < CLICKHOUSE_SINK_TABLES; t++)

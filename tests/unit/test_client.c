@@ -205,7 +205,7 @@ static void test_register_ok(void)
 	identity_init(&id);
 	strcpy(id.scheduler, "local");
 	strcpy(id.task_name, "unit");
-	CU_ASSERT_EQUAL(tracer_register(sock_path, 200, &id, false, uid, sizeof(uid),
+	CU_ASSERT_EQUAL(client_register(sock_path, 200, &id, false, uid, sizeof(uid),
 					err, sizeof(err)), 0);
 	snprintf(want, sizeof(want), "job-%d", (int)getpid());
 	CU_ASSERT_STRING_EQUAL(uid, want);
@@ -214,11 +214,11 @@ static void test_register_ok(void)
 	CU_ASSERT_EQUAL(s.req.op, PROTO_OP_REGISTER);
 	CU_ASSERT_STRING_EQUAL(s.req.identity.task_name, "unit");
 	CU_ASSERT_EQUAL(s.peer_pid, getpid());
-	CU_ASSERT_EQUAL(tracer_task_exit(sock_path, 200, uid, 256, err,
+	CU_ASSERT_EQUAL(client_task_exit(sock_path, 200, uid, 256, err,
 					 sizeof(err)), 0);
 	CU_ASSERT_EQUAL(s.req.op, PROTO_OP_TASK_EXIT);
 	CU_ASSERT_EQUAL(s.req.status, 256);
-	CU_ASSERT_EQUAL(tracer_end(sock_path, 200, uid, -1, err, sizeof(err)), 0);
+	CU_ASSERT_EQUAL(client_end(sock_path, 200, uid, -1, err, sizeof(err)), 0);
 	CU_ASSERT_EQUAL(s.req.op, PROTO_OP_END);
 	CU_ASSERT_EQUAL(s.req.status, -1);
 	stop_server(&s);
@@ -235,7 +235,7 @@ static int64_t request_in_mode(enum mode mode, int timeout_ms, int *ret,
 	CU_ASSERT_FATAL(req != NULL);
 	CU_ASSERT_FATAL(start_server(&s, mode, 1) == 0);
 	t0 = (int64_t)clock_mono_ms();
-	*ret = tracer_request(sock_path, timeout_ms, req, &reply, err, errlen);
+	*ret = client_request(sock_path, timeout_ms, req, &reply, err, errlen);
 	t0 = (int64_t)clock_mono_ms() - t0;
 	CU_ASSERT(*ret == 0 ? reply != NULL : reply == NULL);
 	cJSON_Delete(reply);
@@ -325,7 +325,7 @@ static void test_full_backlog(void)
 	}
 	CU_ASSERT(nfds < 64);
 	t0 = (int64_t)clock_mono_ms();
-	ret = tracer_request(sock_path, 100, req, &reply, err, sizeof(err));
+	ret = client_request(sock_path, 100, req, &reply, err, sizeof(err));
 	ms = (int64_t)clock_mono_ms() - t0;
 	CU_ASSERT_EQUAL(ret, -1);
 	CU_ASSERT(strstr(err, "connect") != NULL);
@@ -347,7 +347,7 @@ static void test_no_daemon(void)
 
 	/* socket file missing */
 	t0 = (int64_t)clock_mono_ms();
-	CU_ASSERT_EQUAL(tracer_request("/nonexistent/dir/tracerd.sock", 200, req,
+	CU_ASSERT_EQUAL(client_request("/nonexistent/dir/tracerd.sock", 200, req,
 				       &reply, err, sizeof(err)), -1);
 	CU_ASSERT((int64_t)clock_mono_ms() - t0 < 50);
 	CU_ASSERT(strstr(err, "No such file or directory") != NULL);
@@ -363,7 +363,7 @@ static void test_no_daemon(void)
 		snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path);
 		CU_ASSERT_FATAL(bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0);
 		close(fd);
-		CU_ASSERT_EQUAL(tracer_request(sock_path, 200, req, &reply, err,
+		CU_ASSERT_EQUAL(client_request(sock_path, 200, req, &reply, err,
 					       sizeof(err)), -1);
 		CU_ASSERT(strstr(err, "Connection refused") != NULL);
 		unlink(sock_path);
@@ -372,22 +372,22 @@ static void test_no_daemon(void)
 	snprintf(path, sizeof(path), "%s/plain", dir);
 	fd = open(path, O_CREAT | O_WRONLY, 0600);
 	close(fd);
-	CU_ASSERT_EQUAL(tracer_request(path, 200, req, &reply, err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(client_request(path, 200, req, &reply, err, sizeof(err)), -1);
 	unlink(path);
 	/* a path too long for a unix socket */
 	memset(path, 'a', sizeof(path) - 1);
 	path[0] = '/';
 	path[sizeof(path) - 1] = '\0';
-	CU_ASSERT_EQUAL(tracer_request(path, 200, req, &reply, err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(client_request(path, 200, req, &reply, err, sizeof(err)), -1);
 	CU_ASSERT(strstr(err, "too long") != NULL);
 	/* bad arguments */
-	CU_ASSERT_EQUAL(tracer_request(sock_path, 200, NULL, &reply, err,
+	CU_ASSERT_EQUAL(client_request(sock_path, 200, NULL, &reply, err,
 				       sizeof(err)), -1);
-	CU_ASSERT_EQUAL(tracer_end(sock_path, 200, "", 0, err, sizeof(err)), -1);
-	CU_ASSERT_EQUAL(tracer_task_exit(sock_path, 200, NULL, 0, err,
+	CU_ASSERT_EQUAL(client_end(sock_path, 200, "", 0, err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(client_task_exit(sock_path, 200, NULL, 0, err,
 					 sizeof(err)), -1);
 	identity_init(&id);
-	CU_ASSERT_EQUAL(tracer_register("/nonexistent.sock", 200, &id, false, uid,
+	CU_ASSERT_EQUAL(client_register("/nonexistent.sock", 200, &id, false, uid,
 					sizeof(uid), NULL, 0), -1);
 	CU_ASSERT_STRING_EQUAL(uid, "");
 	cJSON_Delete(req);
@@ -401,20 +401,20 @@ static void test_reply_shapes(void)
 
 	identity_init(&id);
 	CU_ASSERT_FATAL(start_server(&s, M_PIECES, 1) == 0);
-	CU_ASSERT_EQUAL(tracer_register(sock_path, 200, &id, false, uid, sizeof(uid),
+	CU_ASSERT_EQUAL(client_register(sock_path, 200, &id, false, uid, sizeof(uid),
 					err, sizeof(err)), 0);
 	CU_ASSERT_STRING_EQUAL(uid, "pieces");
 	stop_server(&s);
 
 	CU_ASSERT_FATAL(start_server(&s, M_NO_JOB, 1) == 0);
-	CU_ASSERT_EQUAL(tracer_register(sock_path, 200, &id, false, uid, sizeof(uid),
+	CU_ASSERT_EQUAL(client_register(sock_path, 200, &id, false, uid, sizeof(uid),
 					err, sizeof(err)), -1);
 	CU_ASSERT(strstr(err, "no job uid") != NULL);
 	stop_server(&s);
 
 	/* a uid that does not fit the caller's buffer */
 	CU_ASSERT_FATAL(start_server(&s, M_OK, 1) == 0);
-	CU_ASSERT_EQUAL(tracer_register(sock_path, 200, &id, false, uid, 4, err,
+	CU_ASSERT_EQUAL(client_register(sock_path, 200, &id, false, uid, 4, err,
 					sizeof(err)), -1);
 	CU_ASSERT(strstr(err, "too long") != NULL);
 	stop_server(&s);
@@ -478,7 +478,7 @@ static void test_no_sigpipe(void)
 	sigaction(SIGPIPE, &dfl, &old);
 	CU_ASSERT_FATAL(start_server(&s, M_CLOSE, 50) == 0);
 	for (int i = 0; i < 50; i++) {
-		CU_ASSERT_EQUAL(tracer_request(sock_path, 200, req, &reply, err,
+		CU_ASSERT_EQUAL(client_request(sock_path, 200, req, &reply, err,
 					       sizeof(err)), -1);
 		CU_ASSERT_PTR_NULL(reply);
 	}
@@ -498,7 +498,7 @@ static void test_request_too_long(void)
 	memset(pad, 'p', PROTO_MAX_MSG + 9);
 	pad[PROTO_MAX_MSG + 9] = '\0';
 	cJSON_AddStringToObject(req, "pad", pad);
-	CU_ASSERT_EQUAL(tracer_request(sock_path, 200, req, &reply, err,
+	CU_ASSERT_EQUAL(client_request(sock_path, 200, req, &reply, err,
 				       sizeof(err)), -1);
 	CU_ASSERT(strstr(err, "request too long") != NULL);
 	cJSON_Delete(req);

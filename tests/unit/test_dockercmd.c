@@ -89,41 +89,41 @@ static void test_list(void)
 	struct docker_entry e[4];
 	struct docker_cmd c;
 
-	CU_ASSERT_EQUAL(docker_list_parse(LIST, sizeof(LIST) - 1, e, 4), 2);
+	CU_ASSERT_EQUAL(dockercmd_list_parse(LIST, sizeof(LIST) - 1, e, 4), 2);
 	CU_ASSERT_STRING_EQUAL(e[0].names, "/job1,/other/alias");
 	CU_ASSERT_EQUAL(e[0].created_s, 1700000010);
-	CU_ASSERT_TRUE(docker_entry_live(&e[0]));
-	CU_ASSERT_FALSE(docker_entry_live(&e[1]));
+	CU_ASSERT_TRUE(dockercmd_entry_live(&e[0]));
+	CU_ASSERT_FALSE(dockercmd_entry_live(&e[1]));
 	CU_ASSERT_EQUAL(e[1].created_s, 0);
-	CU_ASSERT_EQUAL(docker_list_parse(LIST, sizeof(LIST) - 1, e, 1), 1);
-	CU_ASSERT_EQUAL(docker_list_parse("{}", 2, e, 4), -1);
-	CU_ASSERT_EQUAL(docker_list_parse("[", 1, e, 4), -1);
+	CU_ASSERT_EQUAL(dockercmd_list_parse(LIST, sizeof(LIST) - 1, e, 1), 1);
+	CU_ASSERT_EQUAL(dockercmd_list_parse("{}", 2, e, 4), -1);
+	CU_ASSERT_EQUAL(dockercmd_list_parse("[", 1, e, 4), -1);
 
-	docker_list_parse(LIST, sizeof(LIST) - 1, e, 4);
+	dockercmd_list_parse(LIST, sizeof(LIST) - 1, e, 4);
 	/* by name; created before the client: not its container */
 	parse("docker|run|--name|job1|img", &c);
-	CU_ASSERT_TRUE(docker_entry_matches(&c, 1700000010, &e[0]));
-	CU_ASSERT_FALSE(docker_entry_matches(&c, 1700000011, &e[0]));
+	CU_ASSERT_TRUE(dockercmd_entry_matches(&c, 1700000010, &e[0]));
+	CU_ASSERT_FALSE(dockercmd_entry_matches(&c, 1700000011, &e[0]));
 	parse("docker|run|--name|job|img", &c);
-	CU_ASSERT_FALSE(docker_entry_matches(&c, 1700000000, &e[0]));
+	CU_ASSERT_FALSE(dockercmd_entry_matches(&c, 1700000000, &e[0]));
 	/* by image and command, the image normalised */
 	parse("docker|run|docker.io/library/busybox|sh|-c|gzip -c x", &c);
-	CU_ASSERT_TRUE(docker_entry_matches(&c, 1700000000, &e[0]));
+	CU_ASSERT_TRUE(dockercmd_entry_matches(&c, 1700000000, &e[0]));
 	parse("docker|run|busybox|sh|-c|gzip -c y", &c);
-	CU_ASSERT_FALSE(docker_entry_matches(&c, 1700000000, &e[0]));
+	CU_ASSERT_FALSE(dockercmd_entry_matches(&c, 1700000000, &e[0]));
 	parse("docker|run|busybox|-c|gzip -c x", &c); /* after an ENTRYPOINT sh */
-	CU_ASSERT_TRUE(docker_entry_matches(&c, 1700000000, &e[0]));
+	CU_ASSERT_TRUE(dockercmd_entry_matches(&c, 1700000000, &e[0]));
 	parse("docker|run|busybox", &c);
-	CU_ASSERT_TRUE(docker_entry_matches(&c, 1700000000, &e[0]));
+	CU_ASSERT_TRUE(dockercmd_entry_matches(&c, 1700000000, &e[0]));
 	parse("docker|run|alpine", &c);
-	CU_ASSERT_FALSE(docker_entry_matches(&c, 1700000000, &e[0]));
+	CU_ASSERT_FALSE(dockercmd_entry_matches(&c, 1700000000, &e[0]));
 	/* start: by name or id prefix, whenever it was created */
 	parse("docker|start|job1", &c);
-	CU_ASSERT_TRUE(docker_entry_matches(&c, 1800000000, &e[0]));
+	CU_ASSERT_TRUE(dockercmd_entry_matches(&c, 1800000000, &e[0]));
 	parse("docker|start|0123456789ab", &c);
-	CU_ASSERT_TRUE(docker_entry_matches(&c, 1800000000, &e[0]));
+	CU_ASSERT_TRUE(dockercmd_entry_matches(&c, 1800000000, &e[0]));
 	parse("docker|start|alias", &c);
-	CU_ASSERT_FALSE(docker_entry_matches(&c, 1800000000, &e[0]));
+	CU_ASSERT_FALSE(dockercmd_entry_matches(&c, 1800000000, &e[0]));
 }
 
 /* The docker CLI by its file: a copy or a link named docker is not it;

@@ -8,7 +8,7 @@
 #include "config.h"
 #include "gpu.h"
 #include "gpu_flags.h"
-#include "jsonutil.h"
+#include "json.h"
 #include "unit.h"
 
 #define GiB 1073741824ull

@@ -33,7 +33,7 @@ static void test_uid_of_summary(void)
 	cJSON *s = cJSON_Parse("{\"identity\":{\"task_name\":\"x\",\"uid\":1234},\"wall_s\":2}");
 	cJSON *bare = cJSON_Parse("{\"identity\":{\"task_name\":\"x\"},\"wall_s\":2}");
 	cJSON *raw = cJSON_Parse("{\"identity\":{\"task_name\":\"x\"},\"wall_s\":2}");
-	/* tracerd writes counts raw (jsonutil) */
+	/* tracerd writes counts raw (json.c) */
 	cJSON_AddItemToObject(cJSON_GetObjectItem(raw, "identity"), "uid", cJSON_CreateRaw("1235"));
 	struct history_run r;
 	char name[HISTORY_NAME_LEN];

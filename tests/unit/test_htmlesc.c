@@ -1,4 +1,4 @@
-/* test_htmlesc.c - the HTML escaper (html_escape): markup, quotes,
+/* test_htmlesc.c - the HTML escaper (htmlesc_escape): markup, quotes,
  * controls and invalid UTF-8 become text; cuts fall between characters. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@ static void is(const char *in, size_t max, const char *want)
 	FILE *f = open_memstream(&buf, &len);
 
 	CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-	html_escape(f, in, max);
+	htmlesc_escape(f, in, max);
 	fclose(f);
 	if (strcmp(buf, want))
 		fprintf(stderr, "\n  got  %s\n  want %s\n", buf, want);

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "jsonutil.h"
+#include "json.h"
 #include "unit.h"
 
 /* Print obj, parse it back: the output must always be valid JSON. */

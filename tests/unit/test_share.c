@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "jsonutil.h"
+#include "json.h"
 #include "share.h"
 #include "unit.h"
 

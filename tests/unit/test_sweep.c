@@ -12,7 +12,7 @@
 
 #include <unistd.h>
 
-#include "jsonutil.h"
+#include "json.h"
 #include "proto.h"
 #include "sumfile.h"
 #include "summary.h"
@@ -88,7 +88,7 @@ static cJSON *sweep_of(const struct sweep_query *q)
 	return ans;
 }
 
-/* counts are written raw (jsonutil) */
+/* counts are written raw (json.c) */
 static double rnum(const cJSON *row, const char *key)
 {
 	return json_get_num(row, key, -1);
@@ -317,12 +317,12 @@ static void test_archive_kinds(void)
 	close(fd);
 	/* the readers of summaries skip the other records; the sweep reads
 	 * the idle hosts' by their kind */
-	CU_ASSERT_EQUAL(summaries_each(path, NULL, count_one, &sums, &files, &st), 0);
+	CU_ASSERT_EQUAL(sumfile_each(path, NULL, count_one, &sums, &files, &st), 0);
 	CU_ASSERT_EQUAL(sums, 1);
 	CU_ASSERT_EQUAL(sumfile_records_each(path, SUMMARY_IDLE_HOST_RECORD, count_one, &idle, &files,
 					     &st), 0);
 	CU_ASSERT_EQUAL(idle, 1);
-	tail = summaries_tail(path, 0, NULL, &st);
+	tail = sumfile_tail(path, 0, NULL, &st);
 	CU_ASSERT_EQUAL(cJSON_GetArraySize(tail), 1);
 	cJSON_Delete(tail);
 	CU_ASSERT_EQUAL(st.bad, 0);

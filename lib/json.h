@@ -1,11 +1,11 @@
 /*
- * jsonutil.h - JSON that is always valid, whatever bytes a path or argv
+ * json.h - JSON that is always valid, whatever bytes a path or argv
  * holds: strings are made valid UTF-8 before they reach cJSON (each
  * invalid byte becomes the text "\xNN"), and integers beyond 2^53 are
  * written exactly.
  */
-#ifndef TRACER_JSONUTIL_H
-#define TRACER_JSONUTIL_H
+#ifndef TRACER_JSON_H
+#define TRACER_JSON_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /*
- * format.c - human units, JSON field access and small printing helpers
+ * fmt.c - human units, JSON field access and small printing helpers
  * for the tables of the `tracer` command.
  */
 #include <math.h>
@@ -47,26 +47,26 @@ const char *fmt_pct(double ratio, char *buf, size_t len)
 	return buf;
 }
 
-double jnum(const cJSON *o, const char *key)
+double cli_jnum(const cJSON *o, const char *key)
 {
 	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
 	return cJSON_IsNumber(v) ? v->valuedouble : NAN;
 }
 
-const char *jstr(const cJSON *o, const char *key)
+const char *cli_jstr(const cJSON *o, const char *key)
 {
 	const cJSON *v = o ? cJSON_GetObjectItemCaseSensitive(o, key) : NULL;
 	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-const char *or_dash(const char *s)
+const char *fmt_or_dash(const char *s)
 {
 	return s && *s ? s : "-";
 }
 
-const char *exit_text(const cJSON *o, const char *code_key, char *buf, size_t len)
+const char *fmt_exit_text(const cJSON *o, const char *code_key, char *buf, size_t len)
 {
-	double code = jnum(o, code_key), sig = jnum(o, "signal");
+	double code = cli_jnum(o, code_key), sig = cli_jnum(o, "signal");
 
 	if (!isnan(sig))
 		snprintf(buf, len, "sig %.0f", sig);
@@ -92,18 +92,18 @@ static void print_container_line(const char *label, const cJSON *c)
 	char mem[32];
 	const cJSON *cg = cJSON_GetObjectItem(c, "cgroup");
 
-	printf("%-8s %s %s", label, or_dash(jstr(c, "runtime")), or_dash(jstr(c, "short_id")));
-	if (jstr(c, "name"))
-		printf(" name %s", jstr(c, "name"));
-	if (jstr(c, "image"))
-		printf(" image %s", jstr(c, "image"));
-	if (!isnan(jnum(cg, "memory_peak_bytes")))
-		printf(", cgroup peak %s", fmt_bytes((uint64_t)jnum(cg, "memory_peak_bytes"),
+	printf("%-8s %s %s", label, fmt_or_dash(cli_jstr(c, "runtime")), fmt_or_dash(cli_jstr(c, "short_id")));
+	if (cli_jstr(c, "name"))
+		printf(" name %s", cli_jstr(c, "name"));
+	if (cli_jstr(c, "image"))
+		printf(" image %s", cli_jstr(c, "image"));
+	if (!isnan(cli_jnum(cg, "memory_peak_bytes")))
+		printf(", cgroup peak %s", fmt_bytes((uint64_t)cli_jnum(cg, "memory_peak_bytes"),
 						     mem, sizeof(mem)));
 	printf("\n");
 }
 
-void print_containers(const cJSON *s)
+void fmt_containers(const cJSON *s)
 {
 	const cJSON *c, *all = cJSON_GetObjectItem(s, "containers");
 
@@ -115,11 +115,12 @@ void print_containers(const cJSON *s)
 		print_container_line("  in", c);
 }
 
-/* NET: network bytes sent + received (TCP, UDP, other; not Unix sockets) */
-const char *fmt_net(const cJSON *o, char *buf, size_t len)
+/* Two byte counts of o's object name, added up, or "-". */
+static const char *bytes_sum(const cJSON *o, const char *name, const char *a, const char *b,
+			     char *buf, size_t len)
 {
-	const cJSON *n = cJSON_GetObjectItem(o, "net");
-	double v = jnum(n, "sent_bytes") + jnum(n, "recv_bytes");
+	const cJSON *n = cJSON_GetObjectItem(o, name);
+	double v = cli_jnum(n, a) + cli_jnum(n, b);
 
 	if (isnan(v))
 		snprintf(buf, len, "-");
@@ -128,17 +129,16 @@ const char *fmt_net(const cJSON *o, char *buf, size_t len)
 	return buf;
 }
 
+/* NET: network bytes sent + received (TCP, UDP, other; not Unix sockets) */
+const char *fmt_net(const cJSON *o, char *buf, size_t len)
+{
+	return bytes_sum(o, "net", "sent_bytes", "recv_bytes", buf, len);
+}
+
 /* DISK: bytes of the block requests it issued, read + written */
 const char *fmt_disk(const cJSON *o, char *buf, size_t len)
 {
-	const cJSON *b = cJSON_GetObjectItem(o, "block");
-	double v = jnum(b, "read_bytes") + jnum(b, "write_bytes");
-
-	if (isnan(v))
-		snprintf(buf, len, "-");
-	else
-		fmt_bytes((uint64_t)v, buf, len);
-	return buf;
+	return bytes_sum(o, "block", "read_bytes", "write_bytes", buf, len);
 }
 
 /* The job's GPU line (docs/gpu.md): GPUs allocated and used, memory
@@ -156,15 +156,15 @@ static void print_gpu(const cJSON *g, char *x, size_t xl, char *y, size_t yl)
 		idle += a && !u;
 	}
 	printf("GPU      %d allocated, %d used, %d idle; memory peak %s, busy %s",
-	       alloc, used, idle, fmt_bytes((uint64_t)fmax(jnum(g, "memory_peak_bytes"), 0), x, xl),
-	       fmt_secs(fmax(jnum(g, "busy_s"), 0), y, yl));
+	       alloc, used, idle, fmt_bytes((uint64_t)fmax(cli_jnum(g, "memory_peak_bytes"), 0), x, xl),
+	       fmt_secs(fmax(cli_jnum(g, "busy_s"), 0), y, yl));
 	if (cJSON_IsNumber(cJSON_GetObjectItem(g, "energy_j")))
-		printf(", energy %.1f kJ", jnum(g, "energy_j") / 1000);
-	printf(" (%s)\n", or_dash(jstr(g, "counting")));
+		printf(", energy %.1f kJ", cli_jnum(g, "energy_j") / 1000);
+	printf(" (%s)\n", fmt_or_dash(cli_jstr(g, "counting")));
 }
 
 /* The job's network, GPU and block lines of `tracer show` (absent in older summaries). */
-void print_netio_header(const cJSON *s)
+void fmt_netio_header(const cJSON *s)
 {
 	const cJSON *g = cJSON_GetObjectItem(s, "gpu");
 	const cJSON *tot = cJSON_GetObjectItem(s, "totals");
@@ -175,34 +175,34 @@ void print_netio_header(const cJSON *s)
 	if (n)
 		printf("Network  sent %s, received %s (TCP, UDP, other), Unix sockets %s, "
 		       "TCP connects %.0f, accepts %.0f\n",
-		       fmt_bytes((uint64_t)jnum(n, "sent_bytes"), x, sizeof(x)),
-		       fmt_bytes((uint64_t)jnum(n, "recv_bytes"), y, sizeof(y)),
-		       fmt_bytes((uint64_t)(jnum(n, "unix_sent_bytes") + jnum(n, "unix_recv_bytes")),
+		       fmt_bytes((uint64_t)cli_jnum(n, "sent_bytes"), x, sizeof(x)),
+		       fmt_bytes((uint64_t)cli_jnum(n, "recv_bytes"), y, sizeof(y)),
+		       fmt_bytes((uint64_t)(cli_jnum(n, "unix_sent_bytes") + cli_jnum(n, "unix_recv_bytes")),
 				 z, sizeof(z)),
-		       jnum(n, "tcp_connects"), jnum(n, "tcp_accepts"));
+		       cli_jnum(n, "tcp_connects"), cli_jnum(n, "tcp_accepts"));
 	/* a job that made and accepted no TCP connection has no endpoint
 	 * to count: the line would only say 0 */
 	if (n && cJSON_GetObjectItem(n, "tcp_remote_endpoints") &&
-	    (jnum(n, "tcp_remote_endpoints") > 0 || jnum(n, "tcp_connects") > 0 ||
-	     jnum(n, "tcp_accepts") > 0 || cJSON_IsTrue(cJSON_GetObjectItem(n, "tcp_remote_endpoints_capped"))))
-		printf("         TCP remote endpoints %.0f%s%s\n", jnum(n, "tcp_remote_endpoints"),
+	    (cli_jnum(n, "tcp_remote_endpoints") > 0 || cli_jnum(n, "tcp_connects") > 0 ||
+	     cli_jnum(n, "tcp_accepts") > 0 || cJSON_IsTrue(cJSON_GetObjectItem(n, "tcp_remote_endpoints_capped"))))
+		printf("         TCP remote endpoints %.0f%s%s\n", cli_jnum(n, "tcp_remote_endpoints"),
 		       cJSON_IsTrue(cJSON_GetObjectItem(n, "tcp_remote_endpoints_capped"))
 			       ? " at least (table full)" : "",
-		       jstr(s, "net_counting") && !strcmp(jstr(s, "net_counting"), "tcp_close_totals")
+		       cli_jstr(s, "net_counting") && !strcmp(cli_jstr(s, "net_counting"), "tcp_close_totals")
 			       ? "; bytes: TCP totals at close" : "");
 	if (cJSON_IsObject(g))
 		print_gpu(g, x, sizeof(x), y, sizeof(y));
 	if (b)
 		printf("Disk     read %s, written %s, %.0f requests (issued by its processes)\n",
-		       fmt_bytes((uint64_t)jnum(b, "read_bytes"), x, sizeof(x)),
-		       fmt_bytes((uint64_t)jnum(b, "write_bytes"), y, sizeof(y)),
-		       jnum(b, "requests"));
+		       fmt_bytes((uint64_t)cli_jnum(b, "read_bytes"), x, sizeof(x)),
+		       fmt_bytes((uint64_t)cli_jnum(b, "write_bytes"), y, sizeof(y)),
+		       cli_jnum(b, "requests"));
 	cJSON_ArrayForEach(d, cJSON_GetObjectItem(s, "block_devices")) {
 		printf("  %-12s read %s, written %s, %.0f requests, latency p50 %.3f ms, p99 %.3f ms\n",
-		       or_dash(jstr(d, "device")),
-		       fmt_bytes((uint64_t)jnum(d, "read_bytes"), x, sizeof(x)),
-		       fmt_bytes((uint64_t)jnum(d, "write_bytes"), y, sizeof(y)),
-		       jnum(d, "requests"), jnum(d, "latency_p50_s") * 1e3,
-		       jnum(d, "latency_p99_s") * 1e3);
+		       fmt_or_dash(cli_jstr(d, "device")),
+		       fmt_bytes((uint64_t)cli_jnum(d, "read_bytes"), x, sizeof(x)),
+		       fmt_bytes((uint64_t)cli_jnum(d, "write_bytes"), y, sizeof(y)),
+		       cli_jnum(d, "requests"), cli_jnum(d, "latency_p50_s") * 1e3,
+		       cli_jnum(d, "latency_p99_s") * 1e3);
 	}
 }

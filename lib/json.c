@@ -1,5 +1,5 @@
 /*
- * jsonutil.c - JSON output that stays valid whatever bytes it is given.
+ * json.c - JSON output that stays valid whatever bytes it is given.
  *
  * cJSON copies string bytes through unchanged, so a path or argument that
  * is not UTF-8 would make the whole document unparsable.  Every string
@@ -7,7 +7,7 @@
  * numbers as doubles, which lose precision beyond 2^53; byte and
  * nanosecond counters are written as raw number text instead.
  */
-#include "jsonutil.h"
+#include "json.h"
 
 #include <errno.h>
 #include <inttypes.h>
