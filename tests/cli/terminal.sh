@@ -69,7 +69,7 @@ check "a note: its id and evidence" \
 check "a note naming the idle CPU" grep -Eq '^  \* CPUs 0 of 0-1 ' "$TMP/show.txt"
 check "the request lines: Slurm syntax with 1 CPU" grep -Eq '^  Slurm +--cpus-per-task=1 ' "$TMP/show.txt"
 check "the Nextflow request on two lines (cpus, then memory)" \
-	sh -c "grep -A1 '^  Nextflow   cpus = 1\$' '$TMP/show.txt' | grep -q \"^             memory = '[0-9]* GB'\""
+	sh -c "grep -A1 '^  Nextflow   cpus = 1\$' '$TMP/show.txt' | grep -q \"^             memory = '[0-9]* [GM]B'\""
 check "the request lines: Nextflow, Snakemake, AWS Batch" \
 	sh -c "grep -q '^  Nextflow ' '$TMP/show.txt' && grep -q '^  Snakemake ' '$TMP/show.txt' && grep -q '^  AWS Batch ' '$TMP/show.txt'"
 
