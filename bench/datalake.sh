@@ -81,6 +81,10 @@ ch_start || exit 1
 # the sink does.  Job ids are 7000000 + the job's number.
 # the machine's load average over the last minute (it is shared)
 load1() { cut -d' ' -f1 /proc/loadavg; }
+# the CPU seconds the server has used (user and system; on a shared
+# machine a measure of the work that its load does not stretch as it
+# does the time)
+server_cpu() { awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) / hz) }' "/proc/$CH_PID/stat"; }
 gen_t0=$(now_us)
 read -r sink_sum sink_us <<<"$("$TMP/gen" sink "$CHURL" 0 "$R" "$PROCS")"
 [ -n "$sink_us" ] || { echo "FAIL: datalake_gen sink" >&2; exit 1; }
@@ -280,7 +284,7 @@ chq -q "SYSTEM STOP MERGES" || { echo "FAIL: SYSTEM STOP MERGES" >&2; exit 1; }
 for v in "${MVS[@]}"; do
 	chq -q "DETACH TABLE tracer.${v}_mv" || { echo "FAIL: DETACH TABLE tracer.${v}_mv" >&2; exit 1; }
 done
-t0=$(now_us)
+t0=$(now_us) cpu0=$(server_cpu)
 k=1
 # DL_LOAD_S: stop copying after that many seconds and measure at the
 # size reached (the table says how many jobs that is)
@@ -308,7 +312,7 @@ while [ "$k" -le "$copies" ]; do
 	done
 	[ -z "${DL_PROGRESS:-}" ] || echo "  ${HAVE[jobs]} summaries, ${HAVE[processes]} processes, $((($(now_us) - t0) / 1000000)) s, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 done
-load_us=$(($(now_us) - t0)) load_load=$(load1)
+load_us=$(($(now_us) - t0)) load_load=$(load1) load_cpu=$(($(server_cpu) - cpu0))
 for v in "${MVS[@]}"; do
 	chq -q "ATTACH TABLE tracer.${v}_mv" || { echo "FAIL: ATTACH TABLE tracer.${v}_mv" >&2; exit 1; }
 done
@@ -368,6 +372,7 @@ row "bulk load (copies): jobs per s" "" "$(((njobs - S) * 1000000 / bulk_us))" "
 row "  summaries per s" "" "$(((jobs_rows - sink_sum - cli_rows) * 1000000 / bulk_us))" "" ""
 row "  process rows per s" "" "$(((proc_rows - proc0) * 1000000 / bulk_us))" "" ""
 row "  load time (s)" "" "$((bulk_us / 1000000))" "$load_load" ""
+row "  server CPU during the load (s)" "" "$load_cpu" "" ""
 row "  merges after the load (s)" "" "$((merge_us / 1000000))" "" ""
 row "generation in all, merges included (s)" "" "$((gen_us / 1000000))" "${gen_load%% *}" ""
 row "rows: jobs / tools / processes / flags" "" "$jobs_rows" "$tool_rows" "$proc_rows"
@@ -413,6 +418,10 @@ row "show $job (a 2-node job, 3 summaries) (s)" "" "$(p50_cmd "${TRACER[@]}" sho
 row "show $job --brief (s)" "" "$(p50_cmd "${TRACER[@]}" show --brief "$job")" "$(load1)" ""
 row "tracer.job_view, one (cluster, job_id) (s)" "" \
 	"$(p50 "SELECT * FROM tracer.job_view WHERE cluster = '$cl' AND job_id = '$job'")" "$(load1)" ""
+# version 5's view (no FINAL) with the WHERE pushed into it: 18.16 does
+# it only when told
+row "  ... enable_optimize_predicate_expression = 1 (s)" "" \
+	"$(p50 "SELECT * FROM tracer.job_view WHERE cluster = '$cl' AND job_id = '$job' SETTINGS enable_optimize_predicate_expression = 1")" "$(load1)" ""
 # the same view of one job without FINAL: its rows by job_keys, a row
 # delivered twice folded by LIMIT 1 BY summary_id
 one_view="SELECT cluster, job_id, any(n_user) AS user, min(n_start) AS start, max(n_end) AS end,
