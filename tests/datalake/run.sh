@@ -242,7 +242,7 @@ check "tracer.job_view answers as version 4's did, row for row ($(wc -l <"$TMP/j
 q "INSERT INTO tracer.jobs SELECT * FROM tracer.jobs WHERE job_id = '1005' AND step_id = '1' LIMIT 1"
 check "job 1005's step 1 is in tracer.jobs more than once" \
 	test "$(q "SELECT count() > 1 FROM tracer.jobs WHERE job_id = '1005' AND step_id = '1'")" = 1
-view_1005() { q "SELECT nodes, summaries, round(cpu_s, 6) FROM tracer.job_view WHERE cluster = 'c1' AND job_id = '1005' $1 FORMAT TSV"; }
+view_1005() { q "SELECT nodes, summaries, round(cpu_s, 6) FROM tracer.job_view WHERE cluster = 'c1' AND job_id = '1005' ${1:-} FORMAT TSV"; }
 want_1005=$(q "SELECT 1, count(), round(sum(cpu_s), 6) FROM (SELECT summary_id, any(cpu_s) AS cpu_s FROM tracer.jobs WHERE cluster = 'c1' AND job_id = '1005' GROUP BY summary_id) FORMAT TSV")
 check "job_view counts the duplicated summary once: 1 node, 2 summaries, their CPU time" \
 	test "$(view_1005)" = "$want_1005"
