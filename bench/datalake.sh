@@ -14,8 +14,12 @@
 #     8192 rows, of jobs 512, one insert per table, jobs last) over the rest of the
 #     DL_TEMPLATES (20,000) template jobs;
 #   - the bulk load of the rest: ClickHouse copies the templates with new
-#     ids, users and days until there are DL_JOBS, counting the rows of
-#     every table after each copy;
+#     ids, users and days until there are DL_JOBS, DL_STREAMS (the CPUs)
+#     copies at once, merges stopped and the materialized views detached
+#     meanwhile (their rows inserted directly, by their own SELECT),
+#     counting the rows of every table after each round, then comparing
+#     job_keys and job_use with what the views make of jobs; the merges
+#     after it, and the whole generation's time;
 #   - bytes on disk per table, per job row and per process row;
 #   - p50 of 5 runs of every query of contrib/clickhouse/queries.sql, of
 #     `tracer jobs -u USER -S now-30days` and `tracer show JOB` (root's
@@ -30,6 +34,8 @@
 # Prints rows of bench/run.sh's table.  bench/run.sh runs it with
 # DL_JOBS=20000 unless told otherwise (make bench's quick mode).
 set -u
+# "&" in a ${v/p/r} replacement is the text replaced (bash 5.2): off
+shopt -u patsub_replacement 2>/dev/null
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 N=${DL_JOBS:-1000000}
@@ -57,6 +63,11 @@ cc -O2 -Wall -Wextra -Werror -D_GNU_SOURCE -I"$TOP/lib" -I"$BUILD" -I"$TOP/bpf" 
 	"$TOP/bench/datalake_gen.c" "$BUILD/libtracer.a" -lcjson -lcurl -lz -lm ||
 	{ echo "FAIL: cannot build bench/datalake_gen.c" >&2; exit 1; }
 ch_setup "$TMP/ch" "$TCP" "$HTTP"
+# merges wait while the copies load (below): a partition may then hold
+# hundreds of parts for a while, more than the default 150 / 300 at which
+# an insert is slowed / refused
+sed -i 's#</yandex>#  <merge_tree><parts_to_delay_insert>3000</parts_to_delay_insert><parts_to_throw_insert>6000</parts_to_throw_insert></merge_tree>\n</yandex>#' \
+	"$TMP/ch/config.xml" || { echo "FAIL: cannot write $TMP/ch/config.xml" >&2; exit 1; }
 # another server on these ports would answer for ours
 ! ch_ping || { echo "FAIL: port $HTTP is taken (DL_TCP, DL_HTTP choose others)" >&2; exit 1; }
 ch_start || exit 1
@@ -70,6 +81,11 @@ ch_start || exit 1
 # the sink does.  Job ids are 7000000 + the job's number.
 # the machine's load average over the last minute (it is shared)
 load1() { cut -d' ' -f1 /proc/loadavg; }
+# the CPU seconds the server has used (user and system; on a shared
+# machine a measure of the work that its load does not stretch as it
+# does the time)
+server_cpu() { awk -v hz="$(getconf CLK_TCK)" '{ print int(($14 + $15) / hz) }' "/proc/$CH_PID/stat"; }
+gen_t0=$(now_us)
 read -r sink_sum sink_us <<<"$("$TMP/gen" sink "$CHURL" 0 "$R" "$PROCS")"
 [ -n "$sink_us" ] || { echo "FAIL: datalake_gen sink" >&2; exit 1; }
 sink_load=$(load1)
@@ -105,9 +121,8 @@ rm -rf "$TMP/sink"
 # replaceAll takes constant patterns only: the summary is spliced at the
 # places datalake_gen writes its ids, user, uid and times, each as long
 # as what it replaces.)  Every copy is one INSERT per table, read from
-# templates kept in memory in blocks of 1024 rows so that no query nears
-# the server's memory limit; the rows of every table are counted after
-# each copy, and any shortfall ends the bench.
+# templates kept in memory; the rows of every table are counted after
+# each round of copies, and any shortfall ends the bench.
 NOW=$(( $(date +%s) / 86400 * 86400 )) WIN=$((35 * 86400))
 # the template's user number, and copy __K__'s: heavy users (u0000-u0099)
 # stay, the others move by 140 a copy within u0100-u9999 (a multiple of
@@ -124,7 +139,7 @@ USER_EXPR="concat('u', substring(toString(10000 + $NU), 2))"
 # constant place is a copy.
 HEAD=1024
 splice() {
-	local h="substring(summary, 1, $HEAD)"
+	local h="s_head"
 	local out="concat(" prev="" plen="" p
 	while [ $# -gt 0 ]; do
 		p="(position($h, '$1') + ${#1})"
@@ -136,7 +151,7 @@ splice() {
 		prev=$p plen=$2
 		shift 3
 	done
-	echo "$out, substring($h, $prev + $plen, $HEAD + 1 - $prev - $plen), substring(summary, $((HEAD + 1)), 1000000000))"
+	echo "$out, substring($h, $prev + $plen, $HEAD + 1 - $prev - $plen), s_tail)"
 }
 copy_expr() { # copy_expr COLUMN: the column of copy __K__ of a template row
 	local d="(toInt64(toUInt32(end)) - ($NOW - (($NOW - toInt64(toUInt32(end)) + __K__ * 104729) % $WIN)))"
@@ -171,10 +186,6 @@ declare -A SEL COLS
 late=$(chq -q "SELECT count() FROM tracer.jobs WHERE position(substring(summary, 1, $HEAD), '\"uid\":') = 0 OR position(summary, '\"uid\":') + 12 > $HEAD")
 [ "$late" = 0 ] || { echo "FAIL: $late summaries have their ids beyond byte $HEAD" >&2; exit 1; }
 for t in "${TABLES[@]}"; do
-	chq --max_block_size=1024 --min_insert_block_size_rows=1024 --min_insert_block_size_bytes=0 \
-		--allow_experimental_low_cardinality_type=1 \
-		-q "CREATE TABLE tracer.tpl_$t ENGINE = Memory AS SELECT * FROM tracer.$t" ||
-		{ echo "FAIL: templates of tracer.$t" >&2; exit 1; }
 	cols=() exprs=()
 	while read -r c; do
 		cols+=("$c")
@@ -182,42 +193,141 @@ for t in "${TABLES[@]}"; do
 	done < <(chq -q "SELECT name FROM system.columns WHERE database = 'tracer' AND table = '$t'")
 	SEL[$t]=$(IFS=,; echo "${exprs[*]}")
 	COLS[$t]=$(IFS=,; echo "${cols[*]}")
+	# the templates of jobs hold the summary cut once into its head (the
+	# places spliced) and the rest: on 18.16 here, substring() of the
+	# rest cost 2.0 s of CPU per 220 MB of summaries, as much again as
+	# the rest of the splice, on every copy.  Blocks of 8192 rows: an
+	# INSERT takes them as they are, not gathered again into larger ones
+	tcols='*'
+	if [ "$t" = jobs ]; then
+		tcols=""
+		for c in "${cols[@]}"; do
+			[ "$c" = summary ] && c="substring(summary, 1, $HEAD) AS s_head, substring(summary, $((HEAD + 1)), 1000000000) AS s_tail"
+			tcols+="${tcols:+, }$c"
+		done
+	fi
+	chq --max_block_size=8192 --min_insert_block_size_rows=8192 --min_insert_block_size_bytes=0 \
+		--allow_experimental_low_cardinality_type=1 --max_memory_usage=4000000000 \
+		-q "CREATE TABLE tracer.tpl_$t ENGINE = Memory AS SELECT $tcols FROM tracer.$t" ||
+		{ echo "FAIL: templates of tracer.$t" >&2; exit 1; }
 done
+# The materialized views are detached while the copies load, and their
+# rows inserted into job_keys and job_use directly: the view's own SELECT
+# (as the server holds it) over the copy's columns of jobs, summary left
+# out.  Through the view, job_keys_mv's ARRAY JOIN repeats the whole
+# block, summaries included, once per key: measured on 6,240 summaries,
+# the INSERT into jobs took 14.3 s of server CPU with the views, 5.8 s
+# without (query_log).  The rows are the views' own: checked after the
+# load against the views' SELECT over every row of jobs.
+MVS=(job_keys job_use)
+declare -A MVSEL
+for v in "${MVS[@]}"; do
+	MVSEL[$v]=$(chq -q "SELECT create_table_query FROM system.tables WHERE database = 'tracer' AND name = '${v}_mv' FORMAT TSVRaw" |
+		sed -n 's/^CREATE MATERIALIZED VIEW .* AS SELECT /SELECT /p')
+	[[ "${MVSEL[$v]}" == *"FROM tracer.jobs "* ]] || { echo "FAIL: cannot read the SELECT of tracer.${v}_mv" >&2; exit 1; }
+done
+# the copy's columns of jobs but the summary, under their own names (two
+# levels: ClickHouse substitutes an alias wherever its name appears)
+inner=() outer=()
+for c in ${COLS[jobs]//,/ }; do
+	[ "$c" = summary ] && continue
+	inner+=("$(copy_expr "$c") AS c__$c")
+	outer+=("c__$c AS $c")
+done
+NARROW="(SELECT $(IFS=,; echo "${outer[*]}") FROM (SELECT $(IFS=,; echo "${inner[*]}") FROM tracer.tpl_jobs WHERE __W__))"
 count() { chq -q "SELECT count() FROM tracer.$1"; }
-# the job_keys rows the view makes of the template rows of jobs selected by $1
-keys_of() { chq -q "SELECT sum(length(arrayFilter(k -> k != '', [job_id, array_job_id, job, summary_id, task_name]))) FROM tracer.tpl_jobs WHERE $1"; }
+# the rows copy K adds to table T: copy_rows T WHERE
+copy_rows() {
+	case $1 in
+	job_keys) chq -q "SELECT sum(length(arrayFilter(k -> k != '', [job_id, array_job_id, job, summary_id, task_name]))) FROM tracer.tpl_jobs WHERE $2" ;;
+	job_use) chq -q "SELECT count() FROM tracer.tpl_jobs WHERE scheduler != 'host' AND ($2)" ;;
+	*) chq -q "SELECT count() FROM tracer.tpl_$1 WHERE $2" ;;
+	esac
+}
+# copy_where K: the templates copy K copies (the last stops at N jobs)
+copy_where() {
+	local last=$((N - $1 * S))
+	if [ "$last" -lt "$S" ]; then
+		echo "summary_id IN (SELECT summary_id FROM tracer.tpl_jobs WHERE toUInt64(job_id) < $((7000000 + last)))"
+	else
+		echo 1
+	fi
+}
+# copy_one K: every table's rows of copy K, one INSERT each, their times
+# in $TMP/took.K.  Blocks of up to 256 MB or 4M rows (fewer parts), in
+# at most 4 GB a query.
+copy_one() {
+	local k=$1 t t1 where took=""
+	where=$(copy_where "$k")
+	for t in "${TABLES[@]}" "${MVS[@]}"; do
+		t1=$(now_us)
+		if [ -n "${SEL[$t]:-}" ]; then
+			q="INSERT INTO tracer.$t (${COLS[$t]}) SELECT ${SEL[$t]//__K__/$k} FROM tracer.tpl_$t WHERE $where"
+		else
+			q="INSERT INTO tracer.$t ${MVSEL[$t]/FROM tracer.jobs /FROM ${NARROW//__W__/$where} }"
+			q=${q//__K__/$k}
+		fi
+		chq --max_memory_usage=4000000000 --min_insert_block_size_rows=4194304 -q "$q" ||
+			{ echo "FAIL: copy $k into tracer.$t" >&2; return 1; }
+		took+=" $t $((($(now_us) - t1) / 1000)) ms"
+	done
+	echo "${took# }" >"$TMP/took.$k"
+}
 declare -A HAVE
-for t in "${TABLES[@]}" job_keys; do HAVE[$t]=$(count "$t"); done
+for t in "${TABLES[@]}" "${MVS[@]}"; do HAVE[$t]=$(count "$t"); done
 proc0=${HAVE[processes]}
-t0=$(now_us)
+# DL_STREAMS (the CPUs) copies load at once, in rounds; merges wait
+# until the load is done (each copy's parts are written once, not merged
+# again and again while the table grows)
+STREAMS=${DL_STREAMS:-$(nproc)}
+chq -q "SYSTEM STOP MERGES" || { echo "FAIL: SYSTEM STOP MERGES" >&2; exit 1; }
+for v in "${MVS[@]}"; do
+	chq -q "DETACH TABLE tracer.${v}_mv" || { echo "FAIL: DETACH TABLE tracer.${v}_mv" >&2; exit 1; }
+done
+t0=$(now_us) cpu0=$(server_cpu)
+k=1
 # DL_LOAD_S: stop copying after that many seconds and measure at the
 # size reached (the table says how many jobs that is)
-for k in $(seq 1 "$copies"); do
+while [ "$k" -le "$copies" ]; do
 	[ -z "${DL_LOAD_S:-}" ] || [ $(($(now_us) - t0)) -lt $((DL_LOAD_S * 1000000)) ] || break
-	took=""
-	# the last copy stops at N jobs
-	last=$((N - k * S))
-	where="1"
-	[ "$last" -lt "$S" ] && where="summary_id IN (SELECT summary_id FROM tracer.tpl_jobs WHERE toUInt64(job_id) < $((7000000 + last)))"
-	for t in "${TABLES[@]}"; do
-		want=$((HAVE[$t] + $(chq -q "SELECT count() FROM tracer.tpl_$t WHERE $where")))
-		[ "$t" = jobs ] && want_keys=$((HAVE[job_keys] + $(keys_of "$where")))
-		t1=$(now_us)
-		bs=()
-		[ "$t" = jobs ] && bs=("${JOBS_BLOCK[@]}")
-		chq "${bs[@]}" -q "INSERT INTO tracer.$t (${COLS[$t]}) SELECT ${SEL[$t]//__K__/$k} FROM tracer.tpl_$t WHERE $where" ||
-			{ echo "FAIL: copy $k into tracer.$t" >&2; exit 1; }
-		took+=" $t $((($(now_us) - t1) / 1000)) ms"
-		HAVE[$t]=$(count "$t")
-		[ "${HAVE[$t]}" = "$want" ] ||
-			{ echo "FAIL: copy $k: tracer.$t has ${HAVE[$t]} rows, not $want" >&2; exit 1; }
+	declare -A WANT=()
+	for t in "${TABLES[@]}" "${MVS[@]}"; do WANT[$t]=${HAVE[$t]}; done
+	pids=() round=()
+	while [ "${#round[@]}" -lt "$STREAMS" ] && [ "$k" -le "$copies" ]; do
+		for t in "${TABLES[@]}" "${MVS[@]}"; do
+			WANT[$t]=$((WANT[$t] + $(copy_rows "$t" "$(copy_where "$k")")))
+		done
+		copy_one "$k" &
+		pids+=($!) round+=("$k")
+		k=$((k + 1))
 	done
-	HAVE[job_keys]=$(count job_keys)
-	[ "${HAVE[job_keys]}" = "$want_keys" ] ||
-		{ echo "FAIL: copy $k: tracer.job_keys has ${HAVE[job_keys]} rows, not $want_keys" >&2; exit 1; }
-	[ -z "${DL_PROGRESS:-}" ] || echo "copy $k/$copies: ${HAVE[jobs]} summaries, ${HAVE[processes]} processes, $((($(now_us) - t0) / 1000000)) s (${took# }), load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+	for p in "${pids[@]}"; do wait "$p" || { echo "FAIL: copies ${round[*]}" >&2; exit 1; }; done
+	for t in "${TABLES[@]}" "${MVS[@]}"; do
+		HAVE[$t]=$(count "$t")
+		[ "${HAVE[$t]}" = "${WANT[$t]}" ] ||
+			{ echo "FAIL: copies ${round[*]}: tracer.$t has ${HAVE[$t]} rows, not ${WANT[$t]}" >&2; exit 1; }
+	done
+	[ -z "${DL_PROGRESS:-}" ] || for c in "${round[@]}"; do
+		echo "copy $c/$copies: $(cat "$TMP/took.$c")" >&2
+	done
+	[ -z "${DL_PROGRESS:-}" ] || echo "  ${HAVE[jobs]} summaries, ${HAVE[processes]} processes, $((($(now_us) - t0) / 1000000)) s, load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 done
+load_us=$(($(now_us) - t0)) load_load=$(load1) load_cpu=$(($(server_cpu) - cpu0))
+for v in "${MVS[@]}"; do
+	chq -q "ATTACH TABLE tracer.${v}_mv" || { echo "FAIL: ATTACH TABLE tracer.${v}_mv" >&2; exit 1; }
+done
+chq -q "SYSTEM START MERGES" || { echo "FAIL: SYSTEM START MERGES" >&2; exit 1; }
 for t in "${TABLES[@]}"; do chq -q "DROP TABLE tracer.tpl_$t"; done
+# job_keys and job_use hold exactly the rows their views make of every
+# row of jobs (templates through the views, copies inserted directly):
+# count and a sum of hashes of the rows, compared
+for v in "${MVS[@]}"; do
+	cols=$(chq -q "SELECT name FROM system.columns WHERE database = 'tracer' AND table = '$v'" | paste -sd,)
+	fp="SELECT count(), sum(cityHash64($cols)) FROM"
+	got=$(chq -q "$fp tracer.$v")
+	want=$(chq -q "$fp (${MVSEL[$v]})")
+	[ "$got" = "$want" ] || { echo "FAIL: tracer.$v has $got (rows, hash), its view makes $want" >&2; exit 1; }
+done
 # the copies agree with themselves: every summary's text names the ids,
 # user, uid and end of its row, account = user % 20 holds, and the rows
 # of the other tables carry their summary's user and end.  Reads every
@@ -229,13 +339,18 @@ if [ "${DL_CHECK:-$((N <= 100000))}" = 1 ]; then
 	done
 	[ "$bad" = 0 ] || { echo "FAIL: $bad copied rows disagree with their summaries" >&2; exit 1; }
 fi
-bulk_us=$(($(now_us) - t0))
+bulk_us=$load_us
 
 # sizes once the server has merged what it will (OPTIMIZE would be
 # unrealistic: a live datalake is never fully merged); queries are
 # timed once no merge runs, at most DL_MERGE_WAIT (600) seconds later
-merges_done() { [ "$(chq -q "SELECT count() FROM system.merges")" = 0 ]; }
+# (none running twice, 2 s apart: the next merge of a level starts
+# once one ends)
+no_merge() { [ "$(chq -q "SELECT count() FROM system.merges")" = 0 ]; }
+merges_done() { no_merge && sleep 2 && no_merge; }
+t0=$(now_us)
 poll_until "${DL_MERGE_WAIT:-600}" merges_done || echo "note: merges still running" >&2
+merge_us=$(($(now_us) - t0)) gen_us=$(($(now_us) - gen_t0)) gen_load=$(cut -d' ' -f1-3 /proc/loadavg)
 parts() { chq -q "SELECT sum(rows), sum(bytes_on_disk), count() FROM system.parts WHERE active AND database = 'tracer' AND table = '$1' FORMAT TSV"; }
 read -r jobs_rows jobs_bytes jobs_parts <<<"$(parts jobs)"
 read -r proc_rows proc_bytes proc_parts <<<"$(parts processes)"
@@ -256,7 +371,10 @@ row "insert, clickhouse-client: $cli_rows summaries (per s)" "" "$((cli_rows * 1
 row "bulk load (copies): jobs per s" "" "$(((njobs - S) * 1000000 / bulk_us))" "" ""
 row "  summaries per s" "" "$(((jobs_rows - sink_sum - cli_rows) * 1000000 / bulk_us))" "" ""
 row "  process rows per s" "" "$(((proc_rows - proc0) * 1000000 / bulk_us))" "" ""
-row "  load time (s)" "" "$((bulk_us / 1000000))" "" ""
+row "  load time (s)" "" "$((bulk_us / 1000000))" "$load_load" ""
+row "  server CPU during the load (s)" "" "$load_cpu" "" ""
+row "  merges after the load (s)" "" "$((merge_us / 1000000))" "" ""
+row "generation in all, merges included (s)" "" "$((gen_us / 1000000))" "${gen_load%% *}" ""
 row "rows: jobs / tools / processes / flags" "" "$jobs_rows" "$tool_rows" "$proc_rows"
 row "  flags / job_keys rows" "" "$flag_rows" "$key_rows" ""
 row "on disk, all tables (MiB)" "" "$((all_bytes / 1048576))" "" ""
@@ -300,6 +418,10 @@ row "show $job (a 2-node job, 3 summaries) (s)" "" "$(p50_cmd "${TRACER[@]}" sho
 row "show $job --brief (s)" "" "$(p50_cmd "${TRACER[@]}" show --brief "$job")" "$(load1)" ""
 row "tracer.job_view, one (cluster, job_id) (s)" "" \
 	"$(p50 "SELECT * FROM tracer.job_view WHERE cluster = '$cl' AND job_id = '$job'")" "$(load1)" ""
+# version 6's view (no FINAL) with the WHERE pushed into it: 18.16 does
+# it only when told
+row "  ... enable_optimize_predicate_expression = 1 (s)" "" \
+	"$(p50 "SELECT * FROM tracer.job_view WHERE cluster = '$cl' AND job_id = '$job' SETTINGS enable_optimize_predicate_expression = 1")" "$(load1)" ""
 # the same view of one job without FINAL: its rows by job_keys, a row
 # delivered twice folded by LIMIT 1 BY summary_id
 one_view="SELECT cluster, job_id, any(n_user) AS user, min(n_start) AS start, max(n_end) AS end,

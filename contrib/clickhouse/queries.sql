@@ -2,8 +2,11 @@
 -- contrib/clickhouse/migrations/).
 -- One query per statement, each ending with ';' on a line of its own:
 --   clickhouse-client --multiquery < contrib/clickhouse/queries.sql
--- FINAL folds rows a node delivered twice.  Prices are examples: set
--- your own cost per core-hour and per GiB-hour.
+-- A row a node delivered twice (a retried batch) is read once: each query
+-- reads its rows in a subquery that keeps one per summary (LIMIT 1 BY
+-- summary_id), not with FINAL, which merges every row of the table by
+-- its sorting key before the filter on the month applies.  Prices are
+-- examples: set your own cost per core-hour and per GiB-hour.
 
 -- CPU efficiency by user, last 30 days: CPU used / CPU allocated
 -- (a job without an allocation counts against its host's CPUs).
@@ -13,8 +16,14 @@ SELECT
     round(sum(cpu_s) / 3600, 2) AS cpu_hours,
     round(sum(wall_s * if(alloc_cpus > 0, alloc_cpus, host_cpus)) / 3600, 2) AS allocated_core_hours,
     round(sum(cpu_s) / sum(wall_s * if(alloc_cpus > 0, alloc_cpus, host_cpus)), 3) AS cpu_efficiency
-FROM tracer.jobs FINAL
-WHERE end >= now() - INTERVAL 30 DAY AND wall_s > 0
+FROM
+(
+    SELECT summary_id, user, cpu_s, wall_s, alloc_cpus, host_cpus
+    FROM tracer.jobs
+    PREWHERE end >= now() - INTERVAL 30 DAY
+    WHERE wall_s > 0
+    LIMIT 1 BY summary_id
+)
 GROUP BY user
 ORDER BY allocated_core_hours DESC
 ;
@@ -29,8 +38,14 @@ SELECT
     round(sum(cpu_s) / 3600, 3) AS cpu_hours,
     round(sum(cpu_s) / sum(wall_s), 3) AS cores_busy,
     round(sum(cpu_s) / nullIf(sum(job_wall_s * alloc_cpus), 0), 3) AS share_of_allocation
-FROM tracer.tools FINAL
-WHERE end >= now() - INTERVAL 30 DAY AND wall_s > 0
+FROM
+(
+    SELECT summary_id, tool, path, processes, cpu_s, wall_s, job_wall_s, alloc_cpus
+    FROM tracer.tools
+    PREWHERE end >= now() - INTERVAL 30 DAY
+    WHERE wall_s > 0
+    LIMIT 1 BY summary_id, tool, path
+)
 GROUP BY tool
 ORDER BY cpu_hours DESC
 LIMIT 50
@@ -46,8 +61,14 @@ SELECT
     round(sum(greatest(if(alloc_cpus > 0, alloc_cpus, host_cpus) * wall_s - cpu_s, 0)) / 3600, 4) AS idle_core_hours,
     round(avg(alloc_mem_bytes) / 1073741824, 2) AS avg_mem_gib_allocated,
     round(avg(mem_peak_bytes) / 1073741824, 2) AS avg_mem_gib_peak
-FROM tracer.jobs FINAL
-WHERE end >= now() - INTERVAL 30 DAY AND wall_s > 0
+FROM
+(
+    SELECT summary_id, task_name, alloc_cpus, host_cpus, cpu_s, wall_s, alloc_mem_bytes, mem_peak_bytes
+    FROM tracer.jobs
+    PREWHERE end >= now() - INTERVAL 30 DAY
+    WHERE wall_s > 0
+    LIMIT 1 BY summary_id
+)
 GROUP BY task_name
 ORDER BY idle_core_hours DESC
 LIMIT 20
@@ -61,8 +82,13 @@ SELECT
     round(sum(greatest(alloc_cpus * wall_s - cpu_s, 0)) / 3600, 2) AS idle_core_hours,
     round(sum(greatest(toFloat64(alloc_mem_bytes) - mem_peak_bytes, 0) * wall_s) / 1073741824 / 3600, 2) AS idle_gib_hours,
     round(idle_core_hours * 0.04 + idle_gib_hours * 0.005, 2) AS idle_cost
-FROM tracer.jobs FINAL
-WHERE end >= now() - INTERVAL 30 DAY
+FROM
+(
+    SELECT summary_id, pipeline, alloc_cpus, wall_s, cpu_s, alloc_mem_bytes, mem_peak_bytes
+    FROM tracer.jobs
+    PREWHERE end >= now() - INTERVAL 30 DAY
+    LIMIT 1 BY summary_id
+)
 GROUP BY pipeline
 ORDER BY idle_cost DESC
 ;
@@ -74,8 +100,13 @@ SELECT
     round(quantile(0.5)(wall_s), 3) AS p50_s,
     round(quantile(0.95)(wall_s), 3) AS p95_s,
     round(max(wall_s), 3) AS max_s
-FROM tracer.tools FINAL
-WHERE end >= now() - INTERVAL 30 DAY
+FROM
+(
+    SELECT summary_id, tool, path, wall_s
+    FROM tracer.tools
+    PREWHERE end >= now() - INTERVAL 30 DAY
+    LIMIT 1 BY summary_id, tool, path
+)
 GROUP BY tool
 ORDER BY p95_s DESC
 LIMIT 20
@@ -88,8 +119,13 @@ SELECT
     state,
     count() AS jobs,
     round(sum(cpu_s) / 3600, 2) AS cpu_hours
-FROM tracer.jobs FINAL
-WHERE end >= now() - INTERVAL 30 DAY
+FROM
+(
+    SELECT summary_id, user, state, cpu_s
+    FROM tracer.jobs
+    PREWHERE end >= now() - INTERVAL 30 DAY
+    LIMIT 1 BY summary_id
+)
 GROUP BY user, state
 ORDER BY user, jobs DESC
 ;
@@ -103,8 +139,13 @@ SELECT
     round(sum(cpu_s) / nullIf(sum(wall_s * req_cpus), 0), 3) AS cpu_of_request,
     round(sum(cost_total), 2) AS cost,
     round(sum(cost_unused), 2) AS cost_unused
-FROM tracer.jobs FINAL
-WHERE end >= now() - INTERVAL 30 DAY
+FROM
+(
+    SELECT summary_id, account, queue_wait_s, cpu_s, wall_s, req_cpus, cost_total, cost_unused
+    FROM tracer.jobs
+    PREWHERE end >= now() - INTERVAL 30 DAY
+    LIMIT 1 BY summary_id
+)
 GROUP BY account
 ORDER BY jobs DESC
 ;

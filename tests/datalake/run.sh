@@ -9,8 +9,10 @@
 # row lost, fills tracer.job_keys for the old rows and the new, and
 # `tracer show JOB` reads by it (and without it, from version 2);
 # version 4 adds tracer.job_use (backfilled, filled on insert, a
-# duplicated summary counted once by tracer sweep) and conc_p95, and
-# version 5 tracer.idle_hosts (the same migration run applies both); a
+# duplicated summary counted once by tracer sweep) and conc_p95;
+# version 5 adds tracer.idle_hosts, and version 6 redefines
+# tracer.job_view without FINAL (the same answers, a summary delivered
+# twice counted once, a WHERE on one job pushed in); a
 # tracerd facing an unknown schema version inserts nothing, keeps its
 # summaries spooled and says why in its status.
 # Needs root (BPF); run under the services lock.
@@ -23,6 +25,7 @@ TMP=$(mktemp -d /tmp/tracer-dl.XXXXXX)
 MIG=$TOP/contrib/clickhouse/migrations
 MIG2=$TMP/migrations-v2 # versions 1 and 2 only
 MIG3=$TMP/migrations-v3 # versions 1 to 3
+MIG4=$TMP/migrations-v4 # versions 1 to 4
 CH_TCP=18801 CH_HTTP=18824
 
 cleanup() {
@@ -52,8 +55,9 @@ local_jobs() {
 }
 rows_are() { [ "$(q "SELECT count() FROM tracer.jobs FINAL")" = "$1" ]; }
 
-mkdir -p "$MIG2" "$MIG3" && cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG2/" &&
-	cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG/003_v3.sql" "$MIG3/" || exit 1
+mkdir -p "$MIG2" "$MIG3" "$MIG4" && cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG2/" &&
+	cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG/003_v3.sql" "$MIG3/" &&
+	cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG/003_v3.sql" "$MIG/004_v4.sql" "$MIG4/" || exit 1
 ch_up "$TMP/ch" "$CH_TCP" "$CH_HTTP"
 check "the ClickHouse server is Debian's 18.16" ch_is_debian_1816
 
@@ -170,13 +174,12 @@ sweep_says() { local o; o=$(lake sweep --since 30d 2>&1); grep -q "$1" <<<"$o" |
 check "version 3: tracer sweep says the datalake must be migrated" \
 	sweep_says 'no tracer.job_use (schema version 4): run tracer datalake migrate'
 q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/pre4.ids"
-dl migrate --dir "$MIG" >"$TMP/m4.out" 2>&1
+dl migrate --dir "$MIG4" >"$TMP/m4.out" 2>&1
 rc=$?
 sed 's/^/    /' "$TMP/m4.out"
-check "migrate applies 004_v4.sql and 005_v5.sql only" \
-	sh -c "[ $rc = 0 ] && grep -q 'applying 004_v4.sql' '$TMP/m4.out' && grep -q 'applying 005_v5.sql' '$TMP/m4.out' && ! grep -q 003_v3 '$TMP/m4.out'"
-check "schema_version records version 5" test "$(q "SELECT max(version) FROM tracer.schema_version")" = 5
-check "version 5: tracer.idle_hosts is there" test "$(q "SELECT count() FROM tracer.idle_hosts")" = 0
+check "migrate applies 004_v4.sql only" \
+	sh -c "[ $rc = 0 ] && grep -q 'applying 004_v4.sql' '$TMP/m4.out' && ! grep -q 003_v3 '$TMP/m4.out'"
+check "schema_version records version 4" test "$(q "SELECT max(version) FROM tracer.schema_version")" = 4
 q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/v4.ids"
 check "no row lost: the 11 rows of version 3 are there" \
 	sh -c "cmp -s '$TMP/pre4.ids' '$TMP/v4.ids' && [ \$(wc -l <'$TMP/v4.ids') = 11 ]"
@@ -222,12 +225,38 @@ a, b = (json.load(open(f)) for f in sys.argv[1:])
 assert a["rows"] == b["rows"] and a["rows"], (a["rows"], b["rows"])' "$TMP/sw4a.json" "$TMP/sw4b.json"
 stop_tracerd
 
+echo "== versions 5 and 6: tracer.idle_hosts, job_view without FINAL"
+jv() { q "SELECT cluster, job_id, user, account, partition, pipeline, start, end, nodes, summaries,
+	round(cpu_s, 6), alloc_cpus, alloc_mem_bytes, mem_peak_bytes, state FROM tracer.job_view ORDER BY cluster, job_id FORMAT TSV"; }
+jv_same() { jv >"$TMP/jv5" && [ -s "$TMP/jv5" ] && cmp -s "$TMP/jv4" "$TMP/jv5"; }
+jv >"$TMP/jv4"
+dl migrate --dir "$MIG" >"$TMP/m5.out" 2>&1
+rc=$?
+sed 's/^/    /' "$TMP/m5.out"
+check "migrate applies 005_v5.sql and 006_v6.sql only" \
+	sh -c "[ $rc = 0 ] && grep -q 'applying 005_v5.sql' '$TMP/m5.out' && grep -q 'applying 006_v6.sql' '$TMP/m5.out' && ! grep -q 004_v4 '$TMP/m5.out'"
+check "schema_version records version 6" test "$(q "SELECT max(version) FROM tracer.schema_version")" = 6
+check "version 5: tracer.idle_hosts is there" test "$(q "SELECT count() FROM tracer.idle_hosts")" = 0
+check "tracer.job_view reads tracer.jobs without FINAL" \
+	test "$(q "SELECT count() FROM system.tables WHERE database = 'tracer' AND name = 'job_view' AND create_table_query NOT LIKE '%FINAL%'")" = 1
+check "tracer.job_view answers as version 4's did, row for row ($(wc -l <"$TMP/jv4") jobs)" jv_same
+# a retried delivery again: job 1005's step 1 twice, in a part of its own
+q "INSERT INTO tracer.jobs SELECT * FROM tracer.jobs WHERE job_id = '1005' AND step_id = '1' LIMIT 1"
+check "job 1005's step 1 is in tracer.jobs more than once" \
+	test "$(q "SELECT count() > 1 FROM tracer.jobs WHERE job_id = '1005' AND step_id = '1'")" = 1
+view_1005() { q "SELECT nodes, summaries, round(cpu_s, 6) FROM tracer.job_view WHERE cluster = 'c1' AND job_id = '1005' ${1:-} FORMAT TSV"; }
+want_1005=$(q "SELECT 1, count(), round(sum(cpu_s), 6) FROM (SELECT summary_id, any(cpu_s) AS cpu_s FROM tracer.jobs WHERE cluster = 'c1' AND job_id = '1005' GROUP BY summary_id) FORMAT TSV")
+check "job_view counts the duplicated summary once: 1 node, 2 summaries, their CPU time" \
+	test "$(view_1005)" = "$want_1005"
+check "the same with the WHERE pushed into the view (enable_optimize_predicate_expression)" \
+	test "$(view_1005 "SETTINGS enable_optimize_predicate_expression = 1")" = "$want_1005"
+
 echo "== a schema version this tracerd does not know"
 q "INSERT INTO tracer.schema_version SELECT 99, now(), 'from the future'"
 start_tracerd v99 -o sinks=file,clickhouse -o clickhouse_url="$CHURL" -o retry_max_ms=1000 || exit 1
 step c1 1099 0; step c1 1099 1
 wait_until 30 "the ClickHouse sink to refuse version 99" \
-	dtrue 'sink("clickhouse")["failures"] > 0 and "schema version 99 unknown (this tracerd writes 5)" in sink("clickhouse").get("last_error", "")' &&
+	dtrue 'sink("clickhouse")["failures"] > 0 and "schema version 99 unknown (this tracerd writes 6)" in sink("clickhouse").get("last_error", "")' &&
 	pass "refused: $(dstat 'sink("clickhouse")["last_error"]')"
 check "nothing inserted" test "$(q "SELECT count() FROM tracer.jobs WHERE job_id = '1099'")" = 0
 check "the 2 summaries stay spooled, the file sink has them" \

@@ -1,7 +1,7 @@
 # lake.sh - the cluster view through the datalake, sourced by run.sh:
 # tracerd's clickhouse sink delivers the summaries of a two-node job of
 # two srun steps, submitted by user nobody, into a private ClickHouse
-# (Debian's 18.16, schema version 5); a tracerd --reader answers
+# (Debian's 18.16, schema version 6); a tracerd --reader answers
 # `tracer show JOB` of nobody with the one job rolled up (its five
 # summaries: the batch step and two steps on both nodes, the allocation
 # once per node) and another user with nothing; `tracer report
@@ -19,7 +19,7 @@ MADE_GROUP=
 # shellcheck source=tests/delivery/clickhouse.sh
 . "$ROOT/tests/delivery/clickhouse.sh"
 
-# a ClickHouse at schema version 5 and the sink's lines for tracerd
+# a ClickHouse at schema version 6 and the sink's lines for tracerd
 lake_setup() {
 	local c
 	for c in clickhouse-server clickhouse-client useradd runuser; do
