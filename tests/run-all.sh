@@ -35,10 +35,30 @@ beside_pid=
 BESIDE_DIR=$(mktemp -d /tmp/tracer-beside.XXXXXX) || { echo "FAIL: mktemp"; exit 1; }
 trap '[ -n "$beside_pid" ] && kill -TERM "$beside_pid" 2>/dev/null; rm -rf "$BESIDE_DIR"' EXIT
 
-# account NAME RC LOG SECONDS: count a finished suite's checks
+# cpu_ticks: the machine's busy and total CPU ticks so far ("BUSY TOTAL"),
+# from /proc/stat's first line (idle and iowait are not busy)
+cpu_ticks() {
+	local _ user nice sys idle iowait rest t=0 v
+	read -r _ user nice sys idle iowait rest </proc/stat
+	for v in $user $nice $sys $idle $iowait $rest; do t=$((t + v)); done
+	echo "$((t - idle - iowait)) $t"
+}
+
+# busy_share "BUSY0 TOTAL0": the share of the machine's CPU busy since then
+busy_share() {
+	local b0 t0 b1 t1
+	read -r b0 t0 <<<"$1"
+	read -r b1 t1 <<<"$(cpu_ticks)"
+	[ "$t1" -gt "$t0" ] || { echo 0; return; }
+	echo $(((b1 - b0) * 100 / (t1 - t0)))
+}
+
+# account NAME RC LOG SECONDS [BUSY%]: count a finished suite's checks; the
+# machine's CPU share busy while it ran (lanes included) shows which
+# suites wait rather than work
 account() {
-	local name=$1 rc=$2 log=$3 secs=$4 p f
-	durations+=("$(printf '%5d s  %s' "$secs" "$name")")
+	local name=$1 rc=$2 log=$3 secs=$4 busy=${5:-} p f
+	durations+=("$(printf '%5d s %4s  %s' "$secs" "${busy:+$busy%}" "$name")")
 	p=$(grep -c '^PASS' "$log"); f=$(grep -c '^FAIL' "$log")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 	# a CUnit binary prints its own table, not PASS lines: it counts as one
@@ -49,15 +69,16 @@ account() {
 }
 
 suite() {
-	local name=$1 log t0 rc
+	local name=$1 log t0 c0 rc
 	shift
 	echo
 	echo "######## $name"
 	log=$(mktemp /tmp/tracer-suite.XXXXXX)
 	t0=$SECONDS
+	c0=$(cpu_ticks)
 	"$@" 2>&1 | tee "$log"
 	rc=${PIPESTATUS[0]}
-	account "$name" "$rc" "$log" $((SECONDS - t0))
+	account "$name" "$rc" "$log" $((SECONDS - t0)) "$(busy_share "$c0")"
 	rm -f "$log"
 }
 
@@ -190,7 +211,7 @@ suite "HTML report (headless chromium)" ./tests/html/run.sh build
 end_beside
 
 echo
-echo "durations:"
+echo "durations (and the machine's CPU busy share while each ran):"
 printf '  %s\n' "${durations[@]}"
 echo "total: $((SECONDS - start_all)) s"
 if [ ${#failed_suites[@]} -ne 0 ]; then
