@@ -23,9 +23,11 @@
 # delivery), count a job across a SIGKILL of tracerd (resilience, netio)
 # or whose notes come from what a job used (the demo): nothing runs
 # beside those.  A lane's output is printed whole where it ends, each
-# suite's under its name.
+# suite's under its name.  TEST_TIMELINE=DIR writes each suite's output
+# there with the second each line appeared (see timeline below).
 set -u
 cd "$(dirname "$0")/.."
+[ -z "${TEST_TIMELINE:-}" ] || mkdir -p "$TEST_TIMELINE" || exit 1
 total_pass=0
 total_fail=0
 failed_suites=()
@@ -68,6 +70,19 @@ account() {
 	echo "######## $name: rc=$rc, $p passed, $f failed"
 }
 
+# timeline NAME: with TEST_TIMELINE=DIR, each line of a suite's output
+# into DIR/NAME.txt after the seconds since the suite began (where its
+# time goes); else nothing
+timeline() {
+	local t0=$SECONDS line f
+	if [ -z "${TEST_TIMELINE:-}" ]; then
+		cat >/dev/null
+		return
+	fi
+	f="$TEST_TIMELINE/${1//[^A-Za-z0-9+-]/_}.txt"
+	while IFS= read -r line; do printf '%4d %s\n' $((SECONDS - t0)) "$line"; done >"$f"
+}
+
 suite() {
 	local name=$1 log t0 c0 rc
 	shift
@@ -76,7 +91,7 @@ suite() {
 	log=$(mktemp /tmp/tracer-suite.XXXXXX)
 	t0=$SECONDS
 	c0=$(cpu_ticks)
-	"$@" 2>&1 | tee "$log"
+	"$@" 2>&1 | tee "$log" | timeline "$name"
 	rc=${PIPESTATUS[0]}
 	account "$name" "$rc" "$log" $((SECONDS - t0)) "$(busy_share "$c0")"
 	rm -f "$log"
@@ -96,8 +111,9 @@ start_beside() {
 	(
 		for i in "${!BESIDE_CMDS[@]}"; do
 			t0=$SECONDS
-			eval "${BESIDE_CMDS[$i]}" >"$BESIDE_DIR/$i.log" 2>&1 </dev/null
-			echo "$? $((SECONDS - t0))" >"$BESIDE_DIR/$i.rc"
+			eval "${BESIDE_CMDS[$i]}" 2>&1 </dev/null | tee "$BESIDE_DIR/$i.log" |
+				timeline "${BESIDE_NAMES[$i]}"
+			echo "${PIPESTATUS[0]} $((SECONDS - t0))" >"$BESIDE_DIR/$i.rc"
 		done
 	) &
 	beside_pid=$!
