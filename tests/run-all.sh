@@ -30,6 +30,7 @@ cd "$(dirname "$0")/.."
 [ -z "${TEST_TIMELINE:-}" ] || mkdir -p "$TEST_TIMELINE" || exit 1
 total_pass=0
 total_fail=0
+total_cpu=0
 failed_suites=()
 durations=()
 start_all=$SECONDS
@@ -55,12 +56,23 @@ busy_share() {
 	echo $(((b1 - b0) * 100 / (t1 - t0)))
 }
 
-# account NAME RC LOG SECONDS [BUSY%]: count a finished suite's checks; the
-# machine's CPU share busy while it ran (lanes included) shows which
-# suites wait rather than work
+# child_cpu PID: CPU seconds (user and system) of the children of shell
+# PID that have ended and been waited for, and of theirs: a suite's own
+# work (a daemon that detached itself from the suite is not counted)
+child_cpu() {
+	local f
+	f=$(sed 's/.*) //' "/proc/$1/stat") || return
+	set -- $f
+	echo $(((${14} + ${15}) / $(getconf CLK_TCK)))
+}
+
+# account NAME RC LOG SECONDS [CPU_S [BUSY%]]: count a finished suite's
+# checks; its own CPU seconds, and the machine's CPU share busy while it
+# ran (lanes included), show which suites work and which wait
 account() {
-	local name=$1 rc=$2 log=$3 secs=$4 busy=${5:-} p f
-	durations+=("$(printf '%5d s %4s  %s' "$secs" "${busy:+$busy%}" "$name")")
+	local name=$1 rc=$2 log=$3 secs=$4 cpu=${5:-} busy=${6:-} p f
+	durations+=("$(printf '%5d s %5s %4s  %s' "$secs" "${cpu:+$cpu s}" "${busy:+$busy%}" "$name")")
+	total_cpu=$((total_cpu + ${cpu:-0}))
 	p=$(grep -c '^PASS' "$log"); f=$(grep -c '^FAIL' "$log")
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then f=1; fi
 	# a CUnit binary prints its own table, not PASS lines: it counts as one
@@ -84,16 +96,16 @@ timeline() {
 }
 
 suite() {
-	local name=$1 log t0 c0 rc
+	local name=$1 log t0 c0 u0 rc
 	shift
 	echo
 	echo "######## $name"
 	log=$(mktemp /tmp/tracer-suite.XXXXXX)
 	t0=$SECONDS
-	c0=$(cpu_ticks)
+	c0=$(cpu_ticks) u0=$(child_cpu $$)
 	"$@" 2>&1 | tee "$log" | timeline "$name"
 	rc=${PIPESTATUS[0]}
-	account "$name" "$rc" "$log" $((SECONDS - t0)) "$(busy_share "$c0")"
+	account "$name" "$rc" "$log" $((SECONDS - t0)) $(($(child_cpu $$) - u0)) "$(busy_share "$c0")"
 	rm -f "$log"
 }
 
@@ -109,17 +121,18 @@ start_beside() {
 	echo "######## beside the next suites: $(printf '%s; ' "${BESIDE_NAMES[@]}")"
 	rm -f "$BESIDE_DIR"/*.log "$BESIDE_DIR"/*.rc
 	(
+		lane=$BASHPID
 		for i in "${!BESIDE_CMDS[@]}"; do
-			t0=$SECONDS
+			t0=$SECONDS u0=$(child_cpu "$lane")
 			eval "${BESIDE_CMDS[$i]}" 2>&1 </dev/null | tee "$BESIDE_DIR/$i.log" |
 				timeline "${BESIDE_NAMES[$i]}"
-			echo "${PIPESTATUS[0]} $((SECONDS - t0))" >"$BESIDE_DIR/$i.rc"
+			echo "${PIPESTATUS[0]} $((SECONDS - t0)) $(($(child_cpu "$lane") - u0))" >"$BESIDE_DIR/$i.rc"
 		done
 	) &
 	beside_pid=$!
 }
 end_beside() {
-	local i rc secs t0=$SECONDS
+	local i rc secs cpu t0=$SECONDS
 	[ -n "$beside_pid" ] || return 0
 	wait "$beside_pid"
 	beside_pid=
@@ -130,11 +143,11 @@ end_beside() {
 		echo "######## ${BESIDE_NAMES[$i]} (ran beside the others)"
 		touch "$BESIDE_DIR/$i.log"
 		cat "$BESIDE_DIR/$i.log"
-		if ! read -r rc secs <"$BESIDE_DIR/$i.rc" 2>/dev/null; then
-			rc=1 secs=0
+		if ! read -r rc secs cpu <"$BESIDE_DIR/$i.rc" 2>/dev/null; then
+			rc=1 secs=0 cpu=
 			echo "FAIL: ${BESIDE_NAMES[$i]} left no exit status"
 		fi
-		account "${BESIDE_NAMES[$i]} (beside)" "$rc" "$BESIDE_DIR/$i.log" "$secs"
+		account "${BESIDE_NAMES[$i]} (beside)" "$rc" "$BESIDE_DIR/$i.log" "$secs" "$cpu"
 	done
 	BESIDE_NAMES=()
 	BESIDE_CMDS=()
@@ -227,9 +240,9 @@ suite "HTML report (headless chromium)" ./tests/html/run.sh build
 end_beside
 
 echo
-echo "durations (and the machine's CPU busy share while each ran):"
+echo "durations (seconds, the suite's CPU seconds, the machine's CPU busy share while it ran):"
 printf '  %s\n' "${durations[@]}"
-echo "total: $((SECONDS - start_all)) s"
+echo "total: $((SECONDS - start_all)) s, the suites' CPU $total_cpu s"
 if [ ${#failed_suites[@]} -ne 0 ]; then
 	echo "failed suites: ${failed_suites[*]}"
 fi
