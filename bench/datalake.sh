@@ -59,6 +59,8 @@ fi
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/delivery/clickhouse.sh"
 cleanup() {
+	# the bench's own shell only, not a subshell that inherited the trap
+	[ "$BASHPID" = "$$" ] || return 0
 	ch_stop
 	if [ -n "$REUSE" ] || [ "${DL_KEEP:-0}" = 1 ]; then
 		echo "the datalake is kept in $TMP (DL_REUSE=$TMP times its reads again)" >&2
