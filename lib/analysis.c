@@ -14,6 +14,7 @@
 
 #include "allocation.h"
 #include "cost.h"
+#include "fargate.h"
 #include "gpu_flags.h"
 #include "json.h"
 #include "sleep_flags.h"
@@ -116,6 +117,7 @@ static void add_recommendation(cJSON *root, const struct job *j, double wall_s,
 	double t;
 	char hms[32], buf[320], g_slurm[32] = "", g_nf[32] = "", g_smk[32] = "", g_aws[64] = "";
 	char m_slurm[32], m_nf[32];
+	struct fargate_size fs;
 
 	if (!r)
 		return;
@@ -167,10 +169,15 @@ static void add_recommendation(cJSON *root, const struct job *j, double wall_s,
 	snprintf(buf, sizeof(buf), "threads: %d\nresources: mem_mb=%llu%s", cpus,
 		 (unsigned long long)ceil((double)mem / 1e6), g_smk);
 	json_add_str(sx, "snakemake", buf);
+	/* on Fargate, the smallest size Fargate has that holds the request */
+	if (!fargate_job(&j->id) || fargate_fit(cpus, mib, &fs) != 0) {
+		snprintf(fs.vcpu, sizeof(fs.vcpu), "%d", cpus);
+		fs.mem_mib = mib;
+	}
 	snprintf(buf, sizeof(buf),
-		 "\"resourceRequirements\": [{\"type\": \"VCPU\", \"value\": \"%d\"}, "
+		 "\"resourceRequirements\": [{\"type\": \"VCPU\", \"value\": \"%s\"}, "
 		 "{\"type\": \"MEMORY\", \"value\": \"%llu\"}%s]",
-		 cpus, (unsigned long long)mib, g_aws);
+		 fs.vcpu, (unsigned long long)fs.mem_mib, g_aws);
 	json_add_str(sx, "aws_batch", buf);
 }
 

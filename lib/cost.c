@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fargate.h"
 #include "identity.h"
 #include "json.h"
 
@@ -79,20 +80,12 @@ static double fargate_vcpus(const struct job *j, int cpus)
 	return v && end != v && !*end && d > 0 && d < 1e6 ? d : cpus;
 }
 
-/* Is the job's task on AWS Fargate (the ECS task metadata's launch type)? */
-static bool on_fargate(const struct job *j)
-{
-	const char *lt = identity_label(&j->id, "ecs.launch_type");
-
-	return lt && !strcmp(lt, "FARGATE");
-}
-
 /* The per-resource prices that apply: Fargate's on Fargate (no instance
  * there to price), else the site's; false when neither is set. */
 static bool resource_prices(const struct job *j, const struct tracer_config *cfg,
 			    struct prices *p)
 {
-	if (on_fargate(j) && (cfg->price_fargate_vcpu_hour > 0 || cfg->price_fargate_gb_hour > 0)) {
+	if (fargate_job(&j->id) && (cfg->price_fargate_vcpu_hour > 0 || cfg->price_fargate_gb_hour > 0)) {
 		*p = (struct prices){"fargate", cfg->price_fargate_vcpu_hour, "price_fargate_vcpu_hour",
 				     cfg->price_fargate_gb_hour, "price_fargate_gb_hour"};
 		return true;
@@ -111,7 +104,7 @@ void cost_add(cJSON *root, const struct job *j, int cpus, const struct tracer_co
 	double alloc_mem = (double)j->id.alloc.mem_bytes, cpu_h = cpu_s / 3600.0;
 	double total = 0, cpu_used = 0, mem_used = 0, price;
 	bool spot = life && !strcmp(life, "spot");
-	bool fargate = on_fargate(j);
+	bool fargate = fargate_job(&j->id);
 	struct prices rp;
 	bool have_rp = resource_prices(j, cfg, &rp);
 	cJSON *c;

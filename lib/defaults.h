@@ -123,7 +123,7 @@
  * scheduler accepts; Slurm takes --mem in MB and AWS Batch on EC2 a
  * MEMORY of 4 MiB and up, both under it, and a scheduler with a larger
  * minimum (Fargate: 512 MiB, more with more vCPUs) has it applied where
- * that scheduler's request is written. */
+ * that scheduler's request is written (lib/fargate.c). */
 #define TRACER_MEM_REQUEST_STEP_MIB 64
 #define TRACER_MEM_REQUEST_MIN_MIB TRACER_MEM_REQUEST_STEP_MIB
 #define TRACER_DEFAULT_FLAG_SLOWER_FACTOR 1.5    /* wall above p90 of earlier runs x this */

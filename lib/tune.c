@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "defaults.h"
+#include "fargate.h"
 #include "tune.h"
 
 #define MiB (1024.0 * 1024.0)
@@ -80,7 +81,7 @@ static enum tune_end end_of(const char *state)
 bool tune_run_from_summary(const cJSON *s, struct tune_run *r)
 {
 	const cJSON *id = obj(s, "identity"), *alloc = obj(id, "allocation");
-	const cJSON *state = obj(s, "state"), *conc;
+	const cJSON *state = obj(s, "state"), *conc, *lt;
 	double nodes = num(id, "node_count"), mean;
 	bool rolled = cJSON_IsArray(obj(s, "steps")) && cJSON_GetArraySize(obj(s, "steps")) > 1;
 
@@ -103,6 +104,8 @@ bool tune_run_from_summary(const cJSON *s, struct tune_run *r)
 	r->wall_s = num(s, "wall_s");
 	r->cpu_s = num(obj(s, "totals"), "cpu_s");
 	r->input_bytes = (uint64_t)num(obj(s, "totals"), "rchar");
+	lt = obj(obj(id, "labels"), "ecs.launch_type");
+	r->fargate = cJSON_IsString(lt) && strcmp(lt->valuestring, "FARGATE") == 0;
 	/* one step: its sampled concurrency; a roll-up keeps none, but its
 	 * recommendation is made again from the steps' (without history) */
 	conc = obj(obj(s, "allocation_use"), "concurrency");
@@ -189,6 +192,7 @@ static void count_ends(struct tune_step *s, const struct tune_run *runs, size_t 
 		case TUNE_FAILED: s->failed++; break;
 		default: s->other++; break;
 		}
+		s->fargate |= r->fargate;
 		if (i == 0 || r->end_ns < s->first_end_ns)
 			s->first_end_ns = r->end_ns;
 		if (r->end_ns > s->last_end_ns)
@@ -267,17 +271,26 @@ static void request(struct tune_step *s, const struct tune_run *runs, size_t n,
 }
 
 /* What the runs were given minus what this request gives, over their
- * wall: where a run had no allocation of a kind, nothing is counted. */
+ * wall: where a run had no allocation of a kind, nothing is counted.  A
+ * step on Fargate is given, and billed, the Fargate size that holds the
+ * request. */
 static void saving(struct tune_step *s, const struct tune_run *runs, size_t n,
 		   const struct tune_params *p)
 {
+	double cpus = s->cpus, mem = (double)s->mem_bytes;
+	struct fargate_size fs;
+
+	if (s->fargate && fargate_fit(s->cpus, (uint64_t)(s->mem_bytes / MiB), &fs) == 0) {
+		cpus = fs.vcpus;
+		mem = (double)fs.mem_mib * MiB;
+	}
 	for (size_t i = 0; i < n; i++) {
 		double h = runs[i].wall_s / 3600.0;
 
 		if (runs[i].alloc_cpus > 0)
-			s->core_h_saved += (runs[i].alloc_cpus - s->cpus) * h;
+			s->core_h_saved += (runs[i].alloc_cpus - cpus) * h;
 		if (runs[i].alloc_mem > 0)
-			s->gb_h_saved += ((double)runs[i].alloc_mem - (double)s->mem_bytes) / GiB * h;
+			s->gb_h_saved += ((double)runs[i].alloc_mem - mem) / GiB * h;
 	}
 	s->has_cost = p->price_cpu_hour > 0 || p->price_gb_hour > 0;
 	if (s->has_cost)

@@ -40,6 +40,7 @@ struct tune_run {
 	double wall_s;
 	double cpu_s;
 	uint64_t input_bytes;         /* bytes read (totals.rchar) */
+	bool fargate;                 /* ran on AWS Fargate (ECS launch type) */
 };
 
 /* The request and what it would have saved. */
@@ -63,6 +64,7 @@ struct tune_step {
 	uint64_t mem_bytes;
 	double time_s;
 	bool retry_on_oom;            /* a run was OOM-killed */
+	bool fargate;                 /* a run was on Fargate: AWS requests a Fargate size */
 	/* over the runs seen: requested then minus this request (> 0 saved) */
 	double core_h_saved, gb_h_saved, cost_saved;
 	bool has_cost;                /* a price applies (else no cost at all) */

@@ -41,7 +41,7 @@ int tune_read_sql(const struct tracer_config *cfg, const struct job_filter *f,
 		       " max(n_alloc_cpus) AS t_alloc_cpus, max(n_alloc_mem) AS t_alloc_mem,"
 		       " max(n_limit) AS t_limit, max(n_peak) AS t_peak, sum(n_cpu_s) AS t_cpu_s,"
 		       " sum(n_input) AS t_input, count() AS t_nodes, sum(n_conc) AS t_conc,"
-		       " sum(n_steps) AS t_steps"
+		       " sum(n_steps) AS t_steps, max(n_fargate) AS t_fargate"
 		       " FROM (SELECT k_sched, k_cluster, k_job, any(task_name) AS n_task,"
 		       " any(pipeline) AS n_pipeline, any(user) AS n_user, any(uid) AS n_uid,"
 		       " max(end_ns) AS n_end, min(start_ns) AS n_start,"
@@ -50,11 +50,12 @@ int tune_read_sql(const struct tracer_config *cfg, const struct job_filter *f,
 		       " AS n_worst, max(alloc_cpus) AS n_alloc_cpus, max(alloc_mem_bytes) AS n_alloc_mem,"
 		       " max(ifNull(time_limit_s, 0)) AS n_limit, max(mem_peak_bytes) AS n_peak,"
 		       " sum(cpu_s) AS n_cpu_s, sum(rchar) AS n_input, max(conc_p95) AS n_conc,"
-		       " count() AS n_steps"
+		       " count() AS n_steps,"
+		       " max(visitParamExtractString(labels, 'ecs.launch_type') = 'FARGATE') AS n_fargate"
 		       " FROM (SELECT summary_id, scheduler AS k_sched, cluster AS k_cluster,"
 		       " if(job_id = '', job, job_id) AS k_job, task_name, pipeline, user, uid,"
 		       " start_ns, end_ns, state, alloc_cpus, alloc_mem_bytes, time_limit_s,"
-		       " mem_peak_bytes, cpu_s, rchar, host, conc_p95 FROM %s.jobs PREWHERE ",
+		       " mem_peak_bytes, cpu_s, rchar, host, conc_p95, labels FROM %s.jobs PREWHERE ",
 		       db);
 	if (datalake_where_buf(f, sql) != 0)
 		goto bad;
@@ -140,6 +141,7 @@ bool tune_read_obj(const cJSON *o, struct tune_run *r)
 	r->peak = (uint64_t)num(o, "t_peak");
 	r->cpu_s = num(o, "t_cpu_s");
 	r->input_bytes = (uint64_t)num(o, "t_input");
+	r->fargate = num(o, "t_fargate") > 0;
 	if (nodes < 1)
 		nodes = 1;
 	r->cpus_needed = tune_read_cpus(num(o, "t_conc"), num(o, "t_steps"), r->cpu_s, r->wall_s,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fargate.h"
 #include "json.h"
 #include "textsafe.h"
 #include "tune_write.h"
@@ -219,20 +220,27 @@ static void write_slurm(FILE *f, const struct tune_report *r)
 
 /* ---- AWS Batch: SubmitJob's containerOverrides and timeout ---- */
 
+/* VCPU and MEMORY; for a step that ran on Fargate, the smallest Fargate
+ * size that holds them (a request Fargate has no size for stays as it
+ * is: Batch will refuse it, which says more than a smaller size would) */
 static cJSON *aws_requirements(const struct tune_step *s)
 {
 	cJSON *a = cJSON_CreateArray(), *o;
+	struct fargate_size fs;
 	char v[32];
 
+	if (!s->fargate || fargate_fit(s->cpus, mem_mib(s), &fs) != 0) {
+		snprintf(fs.vcpu, sizeof(fs.vcpu), "%d", s->cpus);
+		fs.mem_mib = mem_mib(s);
+	}
 	o = cJSON_CreateObject();
 	cJSON_AddItemToArray(a, o);
 	json_add_str(o, "type", "VCPU");
-	snprintf(v, sizeof(v), "%d", s->cpus);
-	json_add_str(o, "value", v);
+	json_add_str(o, "value", fs.vcpu);
 	o = cJSON_CreateObject();
 	cJSON_AddItemToArray(a, o);
 	json_add_str(o, "type", "MEMORY");
-	snprintf(v, sizeof(v), "%lu", mem_mib(s));
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)fs.mem_mib);
 	json_add_str(o, "value", v);
 	return a;
 }
@@ -370,7 +378,8 @@ static void write_table_step(FILE *f, const struct tune_step *s, const struct tu
 		time_min(s));
 	fprintf(f, "  Snakemake threads: %d; resources: mem_mb=%lu, runtime=%lu\n", s->cpus,
 		mem_mb(s), time_min(s));
-	fprintf(f, "  AWS Batch %s\n", awss ? awss : "-");
+	fprintf(f, "  AWS Batch %s%s\n", awss ? awss : "-",
+		s->fargate ? " (Fargate)" : "");
 	free(awss);
 	cJSON_Delete(aws);
 }

@@ -63,7 +63,11 @@ def analysis(s, basis, flags):
     batch = (rec.get("syntax") or {}).get("aws_batch", "")
     try:
         req = {r["type"]: r["value"] for r in json.loads("{" + batch + "}")["resourceRequirements"]}
-        if req.get("VCPU") != str(rec["cpus"]) or int(req.get("MEMORY", 0)) * 1048576 != rec["mem_bytes"]:
+        mem = int(req.get("MEMORY", 0)) * 1048576
+        if basis == "fargate":  # a Fargate size that holds the recommendation
+            if float(req.get("VCPU", 0)) < rec["cpus"] or mem < rec["mem_bytes"]:
+                errors.append(f"aws_batch request {req} does not hold the recommendation {rec}")
+        elif req.get("VCPU") != str(rec["cpus"]) or mem != rec["mem_bytes"]:
             errors.append(f"aws_batch request {req} is not the recommendation {rec}")
     except (ValueError, KeyError, TypeError) as e:
         errors.append(f"no AWS Batch request in the recommendation ({e!r}): {rec}")

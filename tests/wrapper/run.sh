@@ -404,7 +404,7 @@ if meta fargate; then
 	S=$TMP/fargate.ndjson
 	env AWS_BATCH_JOB_ID=fargate-job-1 ECS_CONTAINER_METADATA_URI_V4="http://127.0.0.1:$PORT/v4/8f03e412-1234" \
 		unshare --pid --fork --mount-proc "$W" --socket "$NOSOCK" -o file="$S" "${ANALYSIS_OPTS[@]}" \
-		-- "$H/spin" 300 2>"$TMP/fargate.err"
+		--pipeline fargate-pipe -- "$H/spin" 300 2>"$TMP/fargate.err"
 	rc=$?
 	[ "$rc" = 0 ] && [ -s "$S" ] && pass "fargate: the standalone job ran and wrote its summary" \
 		|| fail "fargate: rc $rc; $(cat "$TMP/fargate.err")"
@@ -415,6 +415,18 @@ if meta fargate; then
 	check "fargate: the cost names Fargate's default prices" python3 "$CHECK" field "$S" \
 		cost.price_fargate_vcpu_hour="$(sed -n 's/.*PRICE_FARGATE_VCPU_HOUR \([0-9.]*\).*/\1/p' "$TOP/lib/defaults.h")" \
 		cost.price_fargate_gb_hour="$(sed -n 's/.*PRICE_FARGATE_GB_HOUR \([0-9.]*\).*/\1/p' "$TOP/lib/defaults.h")"
+	# a Fargate job asks a size Fargate has (1 vCPU and 64 MiB is none:
+	# 1 vCPU takes 2 to 8 GiB), in its summary and in tracer tune's
+	# overrides; the sizes as botocore's service model lists them
+	check "fargate: the summary's AWS Batch request is a size Fargate runs (botocore's list)" \
+		python3 "$TOP/tests/tune/awsshape.py" --fargate-summary "$S"
+	if "$BUILD/tracer" -o file="$S" tune --pipeline fargate-pipe --format aws-batch \
+		-o "$TMP/fargate.tune.json" >"$TMP/fargate.tune.err" 2>&1; then
+		check "fargate: tracer tune's AWS Batch overrides are a size Fargate runs" \
+			python3 "$TOP/tests/tune/awsshape.py" --fargate "$TMP/fargate.tune.json"
+	else
+		fail "fargate: tracer tune --pipeline fargate-pipe: $(cat "$TMP/fargate.tune.err")"
+	fi
 fi
 # without ECS metadata: the container's cgroup limits are its allocation
 # (the wrapper is the init of its pid namespace, in a memory cgroup of
