@@ -313,6 +313,7 @@ static void add_step_json(cJSON *arr, const struct tune_step *s)
 	json_add_u64(x, "mem_bytes", s->mem_bytes);
 	cJSON_AddNumberToObject(x, "time_s", s->time_s);
 	cJSON_AddBoolToObject(x, "retry_on_oom", s->retry_on_oom);
+	cJSON_AddBoolToObject(x, "fargate", s->fargate);
 	x = cJSON_AddObjectToObject(o, "saving");
 	cJSON_AddNumberToObject(x, "core_hours", s->core_h_saved);
 	cJSON_AddNumberToObject(x, "gb_hours", s->gb_h_saved);

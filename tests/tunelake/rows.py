@@ -14,6 +14,8 @@ summaries read through tracerd can be compared):
   UA  step "par":  2 runs whose sampled concurrency p95 (6) is above their
                    mean CPU use (1): tune asks for 6 CPUs, from the
                    datalake's conc_p95 as from the summaries
+  UA  step "fg":   2 runs, one on AWS Fargate (label ecs.launch_type): its
+                   AWS Batch request is a Fargate size
 """
 import json
 import sys
@@ -29,7 +31,7 @@ n = 0
 
 def row(user, uid, task, peak_mib, input_mib, wall, cpu_s, state="COMPLETED", job_id="",
         step_id="", host="h1", alloc_mem=4096 * MiB, limit=3600, age_s=3600, sid=None,
-        job=None, node_count=1, conc=None):
+        job=None, node_count=1, conc=None, labels=None):
     global n
     n += 1
     end = now - age_s
@@ -41,6 +43,8 @@ def row(user, uid, task, peak_mib, input_mib, wall, cpu_s, state="COMPLETED", jo
     ident = {"task_name": task, "pipeline": "PL", "user": user, "uid": uid,
              "scheduler": sched, "allocation": {"cpus": 4, "mem_bytes": alloc_mem,
                                                 "time_limit_s": limit}}
+    if labels:
+        ident["labels"] = labels
     if job_id:
         ident.update(cluster="c1", job_id=job_id, step_id=step_id, node_name=host,
                      node_count=node_count)
@@ -58,6 +62,7 @@ def row(user, uid, task, peak_mib, input_mib, wall, cpu_s, state="COMPLETED", jo
          "start_ns": start * NS, "end_ns": end * NS, "wall_s": wall, "cpu_s": cpu_s,
          "alloc_cpus": 4, "alloc_mem_bytes": alloc_mem, "mem_peak_bytes": peak_mib * MiB,
          "rchar": input_mib * MiB, "state": state, "time_limit_s": limit, "conc_p95": conc,
+         "labels": json.dumps(labels or {}, separators=(",", ":")),  # as the sink writes it
          "summary": json.dumps(summary, separators=(",", ":"))}
     print(json.dumps(r))
     return r
@@ -77,3 +82,7 @@ for i in range(3):
 row(UA, UIDA, "old", 100, 1, 60, 60, age_s=40 * 86400)
 for i in range(2):
     row(UA, UIDA, "par", 300, 1, 600, 600, age_s=5000 + 100 * i, conc=6)
+# an AWS Batch job on Fargate and one on EC2 of the same step: the
+# request fits a Fargate size (1 CPU, 300 MiB x 1.2 -> 1 vCPU, 2048 MiB)
+row(UA, UIDA, "fg", 300, 1, 600, 300, age_s=6000, labels={"ecs.launch_type": "FARGATE"})
+row(UA, UIDA, "fg", 250, 1, 600, 300, age_s=6100, labels={"ecs.launch_type": "EC2"})

@@ -53,7 +53,8 @@ doc = json.load(open(sys.argv[1]))
 ua, ub = sys.argv[2], sys.argv[3]
 assert doc["source"] == "datalake", doc["source"]
 st = {(s["task"], s.get("user")): s for s in doc["steps"]}
-assert sorted(st) == sorted([("bwa", ua), ("call", ua), ("par", ua), ("sort", ua), ("sort", ub)]), sorted(st)
+assert sorted(st) == sorted([("bwa", ua), ("call", ua), ("fg", ua), ("par", ua), ("sort", ua),
+                             ("sort", ub)]), sorted(st)
 MiB = 1 << 20
 a = st[("sort", ua)]
 assert a["runs"]["total"] == 4, a["runs"]
@@ -76,9 +77,26 @@ p = st[("par", ua)]
 assert p["request"]["cpus"] == 6, (p["cpus"], p["request"])
 b = st[("sort", ub)]
 assert b["runs"]["total"] == 3 and b["memory"]["peak_max_bytes"] == 3072 * MiB, b
+# a run on Fargate (the labels column): the step asks a Fargate size
+assert st[("fg", ua)]["request"]["fargate"] and not st[("sort", ua)]["request"]["fargate"]
 PY
 }
 check "steps per owner; the fit, the OOM and timeout floors; a Slurm job is one run" root_check
+root_lake tune --pipeline PL --since 30d --format aws-batch -o "$TMP/root.aws.json" 2>"$TMP/root.aws.err" ||
+	cat "$TMP/root.aws.err"
+fargate_size() {
+	python3 - "$TMP/root.aws.json" "$TOP/tests/tune" <<'PY'
+import json, sys
+sys.path.insert(0, sys.argv[2])
+import awsshape
+reqs = {r["jobDefinition"]: r["containerOverrides"]["resourceRequirements"]
+        for r in json.load(open(sys.argv[1]))}
+fg = {x["type"]: x["value"] for x in reqs["fg"]}
+assert not awsshape.fargate_problems(reqs["fg"], "fg"), awsshape.fargate_problems(reqs["fg"], "fg")
+assert fg == {"VCPU": "1", "MEMORY": "2048"}, fg
+PY
+}
+check "a step with a run on Fargate: its AWS Batch request is a Fargate size (botocore's list)" fargate_size
 # the same summaries as an archive file: tune asks for the same CPUs
 python3 -c 'import json, sys
 for l in sys.stdin:
