@@ -249,6 +249,23 @@ static void v4_columns(cJSON *r, const cJSON *s)
 	json_add_u64(r, "conc_p95", u64_at(s, "allocation_use.concurrency.p95"));
 }
 
+/* schema v7: what the summary adds to its job's totals on its node
+ * (jobinc.h; inc_kind 0 when the summary has none: the sweep folds the
+ * job from its summaries) */
+static void v7_columns(cJSON *r, const cJSON *s)
+{
+	const cJSON *inc = at(s, "node_increments");
+
+	json_add_u64(r, "inc_kind", cJSON_IsObject(inc));
+	if (!cJSON_IsObject(inc))
+		return;
+	json_add_u64(r, "inc_single", cJSON_IsTrue(at(inc, "single")));
+	json_add_u64(r, "inc_cpus", u64_at(inc, "alloc_cpus"));
+	put_num(r, "inc_cpu_s", num_at(inc, "cpu_s"));
+	json_add_i64(r, "inc_unused_mem_bytes", (int64_t)num_at(inc, "unused_mem_bytes"));
+	json_add_u64(r, "inc_gpus_idle", u64_at(inc, "gpus_idle"));
+}
+
 static void job_row(struct growbuf *b, const cJSON *s, const char *text)
 {
 	cJSON *r = cJSON_CreateObject();
@@ -297,6 +314,7 @@ static void job_row(struct growbuf *b, const cJSON *s, const char *text)
 	v2_columns(r, s, text);
 	v3_columns(r, s);
 	v4_columns(r, s);
+	v7_columns(r, s);
 	add_row(b, r);
 }
 
