@@ -28,7 +28,7 @@ struct totals {
 
 struct entry {
 	char key[KEY_LEN];
-	double job_start_ns;
+	uint64_t job_start_ns;
 	uint64_t last_ns; /* the latest summary's close */
 	struct totals t;
 };
@@ -37,7 +37,7 @@ struct jobinc_memo {
 	struct entry *e;
 	size_t n, max;
 	uint64_t max_idle_ns;
-	double since_ns;
+	uint64_t since_ns; /* jobs started at or after it: every summary seen */
 	struct jobinc_stats st;
 };
 
@@ -54,7 +54,7 @@ struct jobinc_memo *jobinc_new(size_t max_jobs, uint64_t max_idle_ns, uint64_t s
 	}
 	m->max = max_jobs ? max_jobs : 1;
 	m->max_idle_ns = max_idle_ns;
-	m->since_ns = (double)since_ns;
+	m->since_ns = since_ns;
 	return m;
 }
 
@@ -148,8 +148,8 @@ static int write_increments(cJSON *s, const struct totals *before, const struct 
  * memo can no longer vouch for */
 static void drop(struct jobinc_memo *m, size_t i, bool lost)
 {
-	if (lost)
-		m->since_ns = dmax(m->since_ns, m->e[i].job_start_ns + 1);
+	if (lost && m->e[i].job_start_ns + 1 > m->since_ns)
+		m->since_ns = m->e[i].job_start_ns + 1;
 	m->e[i] = m->e[--m->n];
 }
 
@@ -192,7 +192,8 @@ int jobinc_apply(struct jobinc_memo *m, cJSON *s, bool others_open, uint64_t now
 {
 	const cJSON *id = obj(s, "identity");
 	const char *step = json_get_str(id, "step_id", "");
-	double job_start = json_get_num(id, "job_start_ns", 0);
+	double start_d = json_get_num(id, "job_start_ns", 0);
+	uint64_t job_start = start_d > 0 && start_d < 1.8e19 ? (uint64_t)start_d : 0;
 	bool one_node = json_get_num(obj(id, "allocation"), "nodes", 0) == 1;
 	/* a 1-node job's batch step is the last of the job on its node */
 	bool job_ends = one_node && strcmp(step, "batch") == 0 && !others_open;

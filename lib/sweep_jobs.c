@@ -18,8 +18,10 @@
  * By host, a job's nodes stay apart (arrays hs, hc, hu, hm, hg, spread by
  * the caller's ARRAY JOIN), each node's rows summed first.  A row a
  * retried delivery left twice is identical to the first: LIMIT 1 BY its
- * summary's hash in the grouped parts, FINAL for the rows of one summary
- * (sweep_jobs_final); docs/sweep.md says what each costs.  Written for
+ * summary's hash in the grouped parts; the rows of one summary are read
+ * as they are, FINAL doubling the query's time, since the ClickHouse
+ * sink does not insert again a summary whose row is there
+ * (sink_clickhouse_seen.c; docs/sweep.md says what stays inexact).  Written for
  * ClickHouse 18.16: no WITH, no window functions, the types of the
  * UNION ALL's parts alike.
  */
@@ -29,8 +31,6 @@
 #include <stdio.h>
 
 #include "growbuf.h"
-
-#define SINGLES_FINAL 1
 
 /* the window and the user, after PREWHERE end >= ... */
 static void window(struct growbuf *b, const struct sweep_query *q, const char *db)
@@ -58,7 +58,9 @@ static void old_jobs(struct growbuf *b, const struct sweep_query *q, const char 
 static void single_jobs(struct growbuf *b, const struct sweep_query *q, const char *db,
 			const char *g, bool host)
 {
-	growbuf_printf(b, "SELECT jh, cityHash64(%s) AS j_gh,"
+	/* the group's hash as plain UInt64 (18.16 keeps a LowCardinality
+	 * column's hash LowCardinality, which UNION ALL refuses to mix) */
+	growbuf_printf(b, "SELECT jh, cityHash64(CAST(%s AS String)) AS j_gh,"
 			  " greatest(toFloat64(end_ns) - toFloat64(start_ns), 0) / 1e9 AS j_wall,"
 			  " limits AS j_lim,", g);
 	if (host)
@@ -69,8 +71,8 @@ static void single_jobs(struct growbuf *b, const struct sweep_query *q, const ch
 		growbuf_printf(b, " toFloat64(inc_cpus) AS j_cpus, inc_cpu_s AS j_cpu_s,"
 				  " toFloat64(inc_unused_mem_bytes) AS j_unused,"
 				  " toFloat64(inc_gpus_idle) AS j_gpus");
-	growbuf_printf(b, " FROM %s.job_use%s PREWHERE end >= toDateTime(%.0f)", db,
-		       SINGLES_FINAL ? " FINAL" : "", floor(q->from_s));
+	/* no FINAL: it would double the query's time (docs/sweep.md) */
+	window(b, q, db);
 	growbuf_printf(b, " WHERE inc_single = 1 AND inc_kind > 0");
 	owner(b, q);
 	growbuf_printf(b, " AND jh NOT IN ");

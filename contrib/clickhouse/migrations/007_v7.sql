@@ -46,9 +46,9 @@ ALTER TABLE tracer.job_use
     ADD COLUMN inc_unused_mem_bytes Int64,
     ADD COLUMN inc_gpus_idle UInt32;
 
--- The view with the increments, under a new name until the old one is
--- gone: a row inserted in between arrives twice (once without
--- increments), which the sweep folds exactly.
+-- The view with the increments, under a new name (18.16 renames no
+-- view), before the old one goes: a row inserted in between arrives
+-- twice (once without increments), which the sweep folds exactly.
 CREATE MATERIALIZED VIEW IF NOT EXISTS tracer.job_use_v7_mv TO tracer.job_use AS
 SELECT end,
     cityHash64(scheduler, cluster, if(job_id != '', job_id, job)) AS jh,
@@ -64,8 +64,6 @@ FROM tracer.jobs
 WHERE scheduler != 'host';
 
 DROP TABLE IF EXISTS tracer.job_use_mv;
-
-RENAME TABLE tracer.job_use_v7_mv TO tracer.job_use_mv;
 
 -- The rows already there, with increments by the per-node rule.
 INSERT INTO tracer.job_use
