@@ -8,8 +8,10 @@
 # ends over 35 days, one job in eight of three summaries on two nodes
 # (two steps on the first) with tracerd's node increments, the others of
 # one summary marked single; two tool rows a job in tracer.tools.
-# Prints, for every --by, the p50 of 5 runs of root's `tracer sweep
-# --since 30d` (ClickHouse itself) and the load average beside it; with
+# Prints, for every --by (SW_BY: those only), the p50 of 5 runs of
+# root's `tracer sweep --since 30d` (ClickHouse itself), the p50 of the
+# server's CPU time for its main query (system.query_log) and the load
+# average beside them; with
 # SW_OLD=1 also the same with every row's increments marked absent
 # (inc_kind 0: the rows of an older tracer, folded per (job, node)).
 set -u
@@ -21,6 +23,8 @@ TMP=$(mktemp -d "${SW_DIR:-/tmp}/tracer-bench-sweep.XXXXXX")
 . "$TOP/tests/delivery/clickhouse.sh"
 trap 'ch_stop; rm -rf "$TMP"' EXIT
 ch_setup "$TMP/ch" "${SW_TCP:-18931}" "${SW_HTTP:-18954}" || exit 1
+# query_log on: each query's CPU time, the figure a shared machine leaves comparable
+ch_users_xml "" ch-s3cret "<log_queries>1</log_queries>" >"$CH_DIR/users.xml" || exit 1
 ch_start || exit 1
 CHURL=http://127.0.0.1:$CH_HTTP/
 TRACER=("$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$TMP/none.ndjson" -o datalake=clickhouse
@@ -70,18 +74,29 @@ p50_ms() {
 	done
 	echo "$ts" | tr ' ' '\n' | grep . | sort -n | sed -n 3p
 }
-row() { printf "| %-44s | %10s | %6s |\n" "$@"; }
+# the p50 of the server's CPU time (user + system) of the sweep's main
+# query (its text has inc_kind) since epoch second $1, in ms
+cpu_ms() {
+	chq -q "SYSTEM FLUSH LOGS" 2>/dev/null
+	chq -q "SELECT round(quantileExact(0.5)((ProfileEvents.Values[indexOf(ProfileEvents.Names,
+		'UserTimeMicroseconds')] + ProfileEvents.Values[indexOf(ProfileEvents.Names,
+		'SystemTimeMicroseconds')]) / 1000)) FROM system.query_log WHERE type = 2
+		AND query LIKE '%inc_kind%' AND query NOT LIKE '%query_log%' AND event_time >= toDateTime($1)"
+}
+row() { printf "| %-44s | %10s | %10s | %6s |\n" "$@"; }
 echo "$N jobs, $rows rows of tracer.job_use, ClickHouse $(chq -q 'SELECT version()')"
-row "query" "p50 (ms)" "load"
-for by in user account partition pipeline host tool; do
+row "query" "p50 (ms)" "CPU (ms)" "load"
+for by in ${SW_BY:-user account partition pipeline host tool}; do
+	t=$(date +%s)
 	ms=$(p50_ms "${TRACER[@]}" sweep --since 30d --by "$by")
-	row "tracer sweep --since 30d --by $by" "$ms" "$(load1)"
+	row "tracer sweep --since 30d --by $by" "$ms" "$(cpu_ms "$t")" "$(load1)"
 done
 if [ "${SW_OLD:-0}" = 1 ]; then
 	chq -q "ALTER TABLE tracer.job_use UPDATE inc_kind = 0 WHERE inc_kind != 0"
 	until [ "$(chq -q "SELECT count() FROM system.mutations WHERE is_done = 0")" = 0 ]; do sleep 1; done
 	for by in user host; do
+		t=$(date +%s)
 		ms=$(p50_ms "${TRACER[@]}" sweep --since 30d --by "$by")
-		row "rows without increments: --by $by" "$ms" "$(load1)"
+		row "rows without increments: --by $by" "$ms" "$(cpu_ms "$t")" "$(load1)"
 	done
 fi

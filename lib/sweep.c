@@ -138,10 +138,9 @@ int sweep_sql(const struct sweep_query *q, const char *db, char *out, size_t out
 		     : "greatest(j_cpus * j_wall - j_cpu_s, 0) AS idle_cs",
 		host ? "m * j_wall AS unused_bs" : "j_unused * j_wall AS unused_bs",
 		host ? "gi * j_wall AS idle_gs" : "j_gpus * j_wall AS idle_gs", rank);
-	/* per job (sweep_jobs.c); by host its nodes spread out again */
+	/* per job (sweep_jobs.c); by host per (job, node) */
 	sweep_jobs_sql(q, db, g, host, &b);
-	growbuf_printf(&b, "%s) GROUP BY gh)",
-		       host ? " ARRAY JOIN hs AS h, hc AS c, hu AS u, hm AS m, hg AS gi" : "");
+	growbuf_printf(&b, ") GROUP BY gh)");
 	/* the groups' names: few keys of a LowCardinality column */
 	growbuf_printf(&b, " ANY LEFT JOIN (SELECT cityHash64(%s) AS gh, any(%s) AS g FROM %s.job_use"
 			   "  PREWHERE end >= toDateTime(%.0f)", g, g, db, from);

@@ -92,9 +92,9 @@ int sweep_tool_sql(const struct sweep_query *q, const char *db, char *out, size_
 /*
  * sweep_jobs.c: appends to b the rows of one job each of the window (a
  * parenthesized subquery over DB.job_use, schema v7): jh, j_gh (the
- * cityHash64 of column g), j_wall, j_lim and, by host, the arrays of its
- * nodes hs, hc, hu, hm, hg (host hash, CPUs, CPU time, unused bytes,
- * idle GPUs), else j_cpus, j_cpu_s, j_unused, j_gpus.
+ * cityHash64 of column g), j_wall, j_lim and j_cpus, j_cpu_s, j_unused,
+ * j_gpus; by host one row per (job, node) with h, c, u, m, gi (the
+ * host's hash, CPUs, CPU time, unused bytes, idle GPUs) instead.
  */
 struct growbuf;
 void sweep_jobs_sql(const struct sweep_query *q, const char *db, const char *g, bool host,

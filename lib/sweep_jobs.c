@@ -15,8 +15,9 @@
  *     tracer, or tracerd unsure it saw the job's earlier summaries):
  *     folded from their rows per (job, node), then per job, as schema v4
  *     did, so that a datalake of old and new rows counts both exactly.
- * By host, a job's nodes stay apart (arrays hs, hc, hu, hm, hg, spread by
- * the caller's ARRAY JOIN), each node's rows summed first.  A row a
+ * By host, a job's nodes stay apart: a row per (job, node), each node's
+ * rows summed first (h, c, u, m, gi: the host's hash, its CPUs, CPU
+ * time, unused bytes and idle GPUs), a job of one summary its row.  A row a
  * retried delivery left twice is identical to the first: LIMIT 1 BY its
  * summary's hash in the grouped parts; the rows of one summary are read
  * as they are, FINAL doubling the query's time, since the ClickHouse
@@ -63,10 +64,10 @@ static void single_jobs(struct growbuf *b, const struct sweep_query *q, const ch
 	growbuf_printf(b, "SELECT jh, cityHash64(CAST(%s AS String)) AS j_gh,"
 			  " greatest(toFloat64(end_ns) - toFloat64(start_ns), 0) / 1e9 AS j_wall,"
 			  " limits AS j_lim,", g);
-	if (host)
-		growbuf_printf(b, " [j_gh] AS hs, [toFloat64(inc_cpus)] AS hc, [inc_cpu_s] AS hu,"
-				  " [toFloat64(inc_unused_mem_bytes)] AS hm,"
-				  " [toFloat64(inc_gpus_idle)] AS hg");
+	if (host) /* its one node */
+		growbuf_printf(b, " j_gh AS h, toFloat64(inc_cpus) AS c, inc_cpu_s AS u,"
+				  " toFloat64(inc_unused_mem_bytes) AS m,"
+				  " toFloat64(inc_gpus_idle) AS gi");
 	else
 		growbuf_printf(b, " toFloat64(inc_cpus) AS j_cpus, inc_cpu_s AS j_cpu_s,"
 				  " toFloat64(inc_unused_mem_bytes) AS j_unused,"
@@ -150,14 +151,16 @@ static void folded_jobs(struct growbuf *b, const struct sweep_query *q, const ch
 void sweep_jobs_sql(const struct sweep_query *q, const char *db, const char *g, bool host,
 		    struct growbuf *b)
 {
-	const char *cols = host ? "jh, j_gh, j_wall, j_lim, hs, hc, hu, hm, hg"
+	const char *cols = host ? "jh, j_gh, j_wall, j_lim, h, c, u, m, gi"
 				: "jh, j_gh, j_wall, j_lim, j_cpus, j_cpu_s, j_unused, j_gpus";
+	/* by host, a grouped job's nodes spread out again, one row each */
+	const char *spread = host ? " ARRAY JOIN hs AS h, hc AS c, hu AS u, hm AS m, hg AS gi" : "";
 
 	growbuf_printf(b, "(SELECT %s FROM (", cols);
 	single_jobs(b, q, db, g, host);
 	growbuf_printf(b, ") UNION ALL SELECT %s FROM (", cols);
 	summed_jobs(b, q, db, g, host);
-	growbuf_printf(b, ") UNION ALL SELECT %s FROM (", cols);
+	growbuf_printf(b, ")%s UNION ALL SELECT %s FROM (", spread, cols);
 	folded_jobs(b, q, db, g, host);
-	growbuf_printf(b, "))");
+	growbuf_printf(b, ")%s)", spread);
 }
