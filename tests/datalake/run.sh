@@ -34,6 +34,7 @@ MIG6=$TMP/migrations-v6 # versions 1 to 6
 CH_TCP=18801 CH_HTTP=18824
 
 cleanup() {
+	[ -n "${RELAY_PID:-}" ] && kill "$RELAY_PID" 2>/dev/null
 	stop_tracerd
 	ch_stop
 	rm -rf "$TMP"
@@ -356,6 +357,27 @@ q "ALTER TABLE tracer.job_use UPDATE inc_kind = 0 WHERE jk = '1201' AND inc_cpus
 wait_until 60 "the mutation done" mutations_done
 check "old and new rows in one job and one datalake: the same sweep" same_sweep v7mixed
 stop_tracerd
+# an insert done by ClickHouse whose answer never reached tracerd: the
+# sink asks before inserting again, and a job of one summary (read as
+# its row, without FINAL) is not counted twice
+python3 "$TOP/tests/datalake/lostreply.py" 18835 "$CH_HTTP" "INSERT INTO tracer.jobs" 1 >"$TMP/relay.out" 2>&1 &
+RELAY_PID=$!
+wait_until 10 "the relay listening" grep -q ready "$TMP/relay.out" || exit 1
+q "SYSTEM STOP MERGES tracer.job_use"
+start_tracerd v7lost -o sinks=file,clickhouse -o clickhouse_url="http://127.0.0.1:18835/" -o retry_max_ms=1000 ||
+	exit 1
+STEP_CPUS=2 STEP_MEM_BYTES=1073741824 STEP_NODES=1 STEP_JOB_START_NS=$(date +%s%N) step c1 1301 batch
+check "the relay lost the answer of tracerd's insert into tracer.jobs" \
+	wait_until 30 "the lost answer" grep -q lost "$TMP/relay.out"
+logs_already() { grep -q "1 summaries already in the datalake" "$TRACERD_LOG"; }
+check "tracerd asked again and found the summary there: not inserted again" \
+	wait_until 60 "tracerd's note" logs_already
+check "1301's single row is once in job_use" \
+	test "$(q "SELECT count(), max(inc_single) FROM tracer.job_use WHERE jk = '1301'")" = "$(printf '1\t1')"
+stop_tracerd
+q "SYSTEM START MERGES tracer.job_use"
+kill "$RELAY_PID" && wait "$RELAY_PID" 2>/dev/null
+RELAY_PID=
 
 echo "== a schema version this tracerd does not know"
 q "INSERT INTO tracer.schema_version SELECT 99, now(), 'from the future'"

@@ -32,7 +32,8 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/delivery/clickhouse.sh"
-CH_TCP=18901 CH_HTTP=18924
+# SWEEP_CH_TCP, SWEEP_CH_HTTP: other ports (the bench's server may hold these)
+CH_TCP=${SWEEP_CH_TCP:-18901} CH_HTTP=${SWEEP_CH_HTTP:-18924}
 UA=tracer-swa
 UB=tracer-swb
 ADM=tracer-swadm
