@@ -629,7 +629,8 @@ int sink_clickhouse_deliver(struct sink *s, char *const *texts, const size_t *le
 	struct ch_ctx c = {.s = s, .timeout_ms = timeout_ms, .abort = abort};
 	struct growbuf rows[T_COUNT];
 	size_t bad = 0, idle_left = 0, found = 0;
-	bool *skip = calloc(n ? n : 1, sizeof(*skip));
+	bool *skip = calloc(n ? n : 1, sizeof(*skip)), note_failed = false;
+	char note[256] = "";
 	int rc = -1;
 
 	memset(rows, 0, sizeof(rows));
@@ -643,9 +644,14 @@ int sink_clickhouse_deliver(struct sink *s, char *const *texts, const size_t *le
 		free(skip);
 		return -1;
 	}
-	if (ch_version(&c, err, errlen) != 0 ||
-	    already_there(&c, texts, lens, n, skip, &found, err, errlen) != 0)
+	if (ch_version(&c, err, errlen) != 0)
 		goto out;
+	if (already_there(&c, texts, lens, n, skip, &found, note, sizeof(note)) != 0) {
+		/* not asked (no SELECT on job_use?): inserted as before, said */
+		memset(skip, 0, n * sizeof(*skip));
+		found = 0;
+		note_failed = true;
+	}
 	for (size_t i = 0; i < n; i++)
 		if (!skip[i] && sink_clickhouse_rows(texts[i], lens[i], rows) != 0)
 			bad++; /* the spool checked it: cannot happen short of memory */
@@ -671,8 +677,11 @@ int sink_clickhouse_deliver(struct sink *s, char *const *texts, const size_t *le
 	else if (found)
 		snprintf(err, errlen, "%zu summaries already in the datalake (an earlier try's "
 			 "answer was lost): not inserted again", found);
+	else if (note_failed)
+		snprintf(err, errlen, "could not ask which summaries are already in the "
+			 "datalake (inserted all the same): %s", note);
 	/* sure again once a batch asked about had none there */
-	s->ch_sure = !found;
+	s->ch_sure = !found && !note_failed;
 	s->ch_already += found;
 	rc = 0;
 out:

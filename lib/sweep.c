@@ -2,20 +2,17 @@
  * sweep.c - the cluster's waste per group from the datalake, summed by
  * ClickHouse, and the answer both sources share (sweep.h).
  *
- * The query reads tracer.job_use (schema v4): one narrow all-numeric row
+ * The query reads tracer.job_use (schema v7): one narrow all-numeric row
  * per summary, keyed by hashes of the job, its node and the summary, so
  * that every GROUP BY is on a UInt64 and no string is carried through
- * it.  It has three levels, as tracer.job_view does: per (job, node) the
- * largest allocation any step reports and the node's CPU time and peak;
- * per job the elapsed time and what it wasted; per group the sums.
- * A job of one summary is its own view (lib/jobview.c): its elapsed time
- * is its own; from several, it starts at the scheduler's job start when
- * that is earlier than the first step.
- * By host, each job's nodes are spread out again (ARRAY JOIN) so that a
- * node's share stays with its host.  The groups are named by a join on
- * the LowCardinality column, the worst jobs by a second lookup.  Written
- * for ClickHouse 18.16: no WITH clauses, no window functions; a row a
- * retried delivery left twice counts once (FINAL over job_use).
+ * it, with what each summary adds to its job's totals on its node.  The
+ * rows of one job each come from sweep_jobs.c (a job of one summary its
+ * row, the others summed per job, those with a row without increments
+ * folded per (job, node) then per job as tracer.job_view does); here
+ * they are summed per group, by host per (job, node) on its host.  The
+ * groups are named by a join on the LowCardinality column, the worst
+ * jobs by a second lookup.  Written for ClickHouse 18.16: no WITH
+ * clauses, no window functions.
  */
 #include "sweep.h"
 

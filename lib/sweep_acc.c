@@ -2,7 +2,9 @@
  * sweep_acc.c - the sweep over the local archive (sweep.h): summaries
  * folded one at a time into (job, node) entries, then jobs into groups,
  * with the rules of the datalake's query (sweep.c) so that both sources
- * give the same numbers.  Memory grows with the jobs in the window, not
+ * give the same numbers: a job whose summaries all carry node increments
+ * (jobinc.h) sums them, as the datalake does, the others are folded per
+ * node.  Memory grows with the jobs in the window, not
  * with their summaries' size (by tool, with their tools' names too, at
  * most TRACER_SWEEP_TOOLS_MAX of them).
  */
