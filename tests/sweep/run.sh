@@ -24,7 +24,7 @@
 # The known jobs carry node increments but one (5002, as an older
 # tracerd's): the same exact numbers come from a datalake of both kinds,
 # and the datalake's rows are the archive's for every --by; a summary
-# with increments and one of a single job delivered twice count once.
+# with increments delivered twice counts once.
 # The users and ClickHouse are made here and removed at the end.  Needs
 # root and the services lock (flock /tmp/tracer-services.lock).
 set -u
@@ -186,15 +186,17 @@ dup_rows() {
 	local q="clickhouse-client --port $CH_TCP -q" t j
 	$q "SYSTEM STOP MERGES tracer.jobs" && $q "SYSTEM STOP MERGES tracer.tools" &&
 		$q "SYSTEM STOP MERGES tracer.job_use" &&
-		$q "INSERT INTO tracer.jobs SELECT * FROM tracer.jobs WHERE job_id IN ('5001', '5003')" &&
-		$q "INSERT INTO tracer.tools SELECT * FROM tracer.tools WHERE job_id IN ('5001', '5003')" || return 1
+		$q "INSERT INTO tracer.jobs SELECT * FROM tracer.jobs WHERE job_id = '5001'" &&
+		$q "INSERT INTO tracer.tools SELECT * FROM tracer.tools WHERE job_id = '5001'" || return 1
 	t=$($q "SELECT count() FROM tracer.tools WHERE job_id = '5001'")
 	j=$($q "SELECT count() FROM tracer.jobs WHERE job_id = '5001'")
-	u=$($q "SELECT count() FROM tracer.job_use WHERE jk = '5003' AND inc_single = 1")
-	[ "$t" = 12 ] && [ "$j" = 6 ] && [ "$u" = 2 ] ||
-		{ echo "5001's rows: $t in tracer.tools, $j in tracer.jobs; 5003's single rows in job_use: $u"; return 1; }
+	u=$($q "SELECT count() FROM tracer.job_use WHERE jk = '5001' AND inc_kind = 1")
+	[ "$t" = 12 ] && [ "$j" = 6 ] && [ "$u" = 6 ] ||
+		{ echo "5001's rows: $t in tracer.tools, $j in tracer.jobs, $u in job_use"; return 1; }
 }
-check "5001's rows (increments) and 5003's (single) twice in tracer.jobs, tracer.tools, job_use" dup_rows
+# (a single summary's row is kept from arriving twice by the sink itself:
+# tests/datalake loses an insert's answer)
+check "5001's rows (with increments) twice in tracer.jobs, tracer.tools, job_use" dup_rows
 check "datalake, --by tool: a summary delivered twice counts once" \
 	expect tool datalake tool all -- root_lake --since 30d --by tool
 check "datalake, --by user: the same" expect user datalake user all -- root_lake --since 30d --by user
