@@ -16,7 +16,8 @@
 # node increments (the old rows backfilled per node, their originals
 # deleted, the same sweep as the old rows' fold; a real tracerd's steps
 # of one job carry increments that sum to the node's fold, the same
-# sweep, a duplicate counted once, old and new rows mixed exactly); a
+# sweep, a duplicate counted once, old and new rows mixed exactly, an
+# insert whose answer a relay loses not made again); a
 # tracerd facing an unknown schema version inserts nothing, keeps its
 # summaries spooled and says why in its status.
 # Needs root (BPF); run under the services lock.
