@@ -275,7 +275,7 @@ cJSON *sweep_from_datalake(const struct tracer_config *cfg, const struct sweep_q
 	}
 	/* read-only and bounded on the server, as every read of the datalake */
 	if (datalake_query(cfg, sql, &out, &len, err, errlen) != 0) {
-		if (clickhouse_is_unknown_table(err) || strstr(err, "inc_kind"))
+		if (clickhouse_is_unknown_table(err) || strstr(err, "identifier: inc_"))
 			snprintf(err, errlen, "the datalake has no %s.job_use of schema version 7: "
 				 "run tracer datalake migrate", cfg->clickhouse_database);
 		return NULL;
