@@ -242,11 +242,13 @@ generate() {
 	# without (query_log).  The rows are the views' own: checked after the
 	# load against the views' SELECT over every row of jobs.
 	MVS=(job_keys job_use)
+	# each table's view (job_use's made again by version 7 under this name)
+	declare -A MVOF=([job_keys]=job_keys_mv [job_use]=job_use_v7_mv)
 	declare -A MVSEL
 	for v in "${MVS[@]}"; do
-		MVSEL[$v]=$(chq -q "SELECT create_table_query FROM system.tables WHERE database = 'tracer' AND name = '${v}_mv' FORMAT TSVRaw" |
+		MVSEL[$v]=$(chq -q "SELECT create_table_query FROM system.tables WHERE database = 'tracer' AND name = '${MVOF[$v]}' FORMAT TSVRaw" |
 			sed -n 's/^CREATE MATERIALIZED VIEW .* AS SELECT /SELECT /p')
-		[[ "${MVSEL[$v]}" == *"FROM tracer.jobs "* ]] || { echo "FAIL: cannot read the SELECT of tracer.${v}_mv" >&2; exit 1; }
+		[[ "${MVSEL[$v]}" == *"FROM tracer.jobs "* ]] || { echo "FAIL: cannot read the SELECT of tracer.${MVOF[$v]}" >&2; exit 1; }
 	done
 	# the copy's columns of jobs but the summary, under their own names (two
 	# levels: ClickHouse substitutes an alias wherever its name appears)
@@ -304,7 +306,7 @@ generate() {
 	STREAMS=${DL_STREAMS:-$(nproc)}
 	chq -q "SYSTEM STOP MERGES" || { echo "FAIL: SYSTEM STOP MERGES" >&2; exit 1; }
 	for v in "${MVS[@]}"; do
-		chq -q "DETACH TABLE tracer.${v}_mv" || { echo "FAIL: DETACH TABLE tracer.${v}_mv" >&2; exit 1; }
+		chq -q "DETACH TABLE tracer.${MVOF[$v]}" || { echo "FAIL: DETACH TABLE tracer.${MVOF[$v]}" >&2; exit 1; }
 	done
 	t0=$(now_us) cpu0=$(server_cpu)
 	k=1
@@ -336,7 +338,7 @@ generate() {
 	done
 	load_us=$(($(now_us) - t0)) load_load=$(load1) load_cpu=$(($(server_cpu) - cpu0))
 	for v in "${MVS[@]}"; do
-		chq -q "ATTACH TABLE tracer.${v}_mv" || { echo "FAIL: ATTACH TABLE tracer.${v}_mv" >&2; exit 1; }
+		chq -q "ATTACH TABLE tracer.${MVOF[$v]}" || { echo "FAIL: ATTACH TABLE tracer.${MVOF[$v]}" >&2; exit 1; }
 	done
 	chq -q "SYSTEM START MERGES" || { echo "FAIL: SYSTEM START MERGES" >&2; exit 1; }
 	for t in "${TABLES[@]}"; do chq -q "DROP TABLE tracer.tpl_$t"; done

@@ -17,6 +17,7 @@
 #include "config.h"
 #include "hostinfo.h"
 #include "history.h"
+#include "jobinc.h"
 #include "job_record.h"
 #include "rules.h"
 #include "delivery.h"
@@ -76,6 +77,7 @@ struct jobs {
 	struct closing closing;    /* the jobs being closed (closing.c) */
 	struct journal journal;    /* the open jobs, for a restarted tracerd */
 	struct history history;         /* earlier runs per task name (analysis) */
+	struct jobinc_memo *jobinc;     /* the jobs' node totals so far (jobinc.h) */
 };
 
 int jobs_init(struct jobs *js, const struct tracer_config *cfg,

@@ -15,6 +15,21 @@
 /* Open jobs listed in a status reply (the newest). */
 #define STATUS_MAX_JOBS 50
 
+/* the memo of the node increments (jobinc.h): every entry dropped counted */
+static void add_increments(cJSON *o, const struct jobinc_memo *m)
+{
+	cJSON *n = cJSON_AddObjectToObject(o, "node_increments");
+	struct jobinc_stats st;
+
+	jobinc_stats(m, &st);
+	json_add_u64(n, "jobs_held", st.entries);
+	json_add_u64(n, "written", st.written);
+	json_add_u64(n, "unknown", st.unknown);
+	json_add_u64(n, "dropped_full", st.dropped_full);
+	json_add_u64(n, "dropped_idle", st.dropped_ttl);
+	json_add_u64(n, "ended", st.ended);
+}
+
 cJSON *jobs_status_json(const struct jobs *js)
 {
 	cJSON *o = cJSON_CreateObject(), *arr;
@@ -34,6 +49,7 @@ cJSON *jobs_status_json(const struct jobs *js)
 	json_add_u64(o, "exit_records_lost", js->stats.exits_lost);
 	json_add_u64(o, "samples_pid_reused", js->stats.pid_reused);
 	json_add_u64(o, "closing", closing_count(js));
+	add_increments(o, js->jobinc);
 	cJSON_AddItemToObject(o, "docker_joins", summary_container_joins(&js->stats.docker));
 	arr = cJSON_AddArrayToObject(o, "open_jobs");
 	size_t first = jobs_count(js) > STATUS_MAX_JOBS ? jobs_count(js) - STATUS_MAX_JOBS : 0;

@@ -17,6 +17,7 @@
 #include "bpf_loader.h"
 #include "clock.h"
 #include "closing.h"
+#include "defaults.h"
 #include "jobcontainers.h"
 #include "jobdocker.h"
 #include "jobgpu.h"
@@ -59,6 +60,10 @@ int jobs_init(struct jobs *js, const struct tracer_config *cfg,
 		if (n > 0)
 			log_info("history: %d earlier runs read from %s", n, cfg->file_path);
 	}
+	js->jobinc = jobinc_new(TRACER_JOBINC_MAX, TRACER_JOBINC_IDLE_S * 1000000000ull,
+				clock_real_ns());
+	if (!js->jobinc) /* summaries then carry no increments: the sweep folds them */
+		log_error("node increments: out of memory");
 	if (cfg->trace_all)
 		jobs_open_host(js);
 	return 0;
@@ -483,6 +488,21 @@ static void note_history(struct jobs *js, const cJSON *summary)
 		history_add(&js->history, uid, name, &r);
 }
 
+/* another step of oj's job is still open on this node */
+static bool job_steps_open(const struct jobs *js, const struct open_job *oj)
+{
+	const struct tracer_identity *a = &oj->job->id;
+
+	for (size_t i = 0; a->job_id[0] && i < js->nopen; i++) {
+		const struct tracer_identity *b = &js->open[i]->job->id;
+
+		if (js->open[i] != oj && !strcmp(a->job_id, b->job_id) &&
+		    !strcmp(a->cluster, b->cluster) && !strcmp(a->scheduler, b->scheduler))
+			return true;
+	}
+	return false;
+}
+
 /* Write the summary and forget the job: its processes are settled
  * (closing.c); those still live outlive it with the totals read then. */
 void jobs_finish(struct jobs *js, struct open_job *oj)
@@ -510,6 +530,10 @@ void jobs_finish(struct jobs *js, struct open_job *oj)
 	jobgpu_finish(oj);
 	summary = summary_finish(j, js->host, &so, js->cfg, bpf_loader_net_mode(js->bpf),
 				 history_find(&js->history, j->id.uid, j->id.task_name));
+	/* what it adds to the job's totals on this node (bounded memo) */
+	if (summary && js->jobinc &&
+	    jobinc_apply(js->jobinc, summary, job_steps_open(js, oj), clock_real_ns()) != 0)
+		log_error("job %s: node increments not written: out of memory", j->uid);
 	if (summary)
 		note_history(js, summary);
 	if (!summary)
@@ -574,4 +598,6 @@ void jobs_fini(struct jobs *js)
 	js->open = NULL;
 	js->nopen = 0;
 	history_free(&js->history);
+	jobinc_free(js->jobinc);
+	js->jobinc = NULL;
 }

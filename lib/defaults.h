@@ -40,7 +40,11 @@
 #define TRACER_SWEEP_HOSTS_MAX 100000
 /* the datalake's schema migrations (make install, the RPM), in order */
 #define TRACER_DEFAULT_MIGRATIONS_DIR "/usr/share/tracer/clickhouse/migrations"
-#define TRACER_CLICKHOUSE_SCHEMA 6 /* the schema version this tracer writes */
+#define TRACER_CLICKHOUSE_SCHEMA 7 /* the schema version this tracer writes */
+/* tracerd's memo of the jobs' node totals so far (jobinc.h): jobs held
+ * (about 300 bytes each), and how long one is kept without a summary */
+#define TRACER_JOBINC_MAX 4096
+#define TRACER_JOBINC_IDLE_S (8 * 24 * 3600)
 #define TRACER_DEFAULT_STATE_DIR "/var/lib/tracer/state" /* journal of open jobs */
 #define TRACER_DEFAULT_CONTAINER_STORAGE "/var/lib/containers/storage" /* podman, CRI-O */
 #define TRACER_DEFAULT_DOCKER_SOCKETS "/run/docker.sock" /* dockerd API, list endpoint only */

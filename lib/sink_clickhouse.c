@@ -249,6 +249,23 @@ static void v4_columns(cJSON *r, const cJSON *s)
 	json_add_u64(r, "conc_p95", u64_at(s, "allocation_use.concurrency.p95"));
 }
 
+/* schema v7: what the summary adds to its job's totals on its node
+ * (jobinc.h; inc_kind 0 when the summary has none: the sweep folds the
+ * job from its summaries) */
+static void v7_columns(cJSON *r, const cJSON *s)
+{
+	const cJSON *inc = at(s, "node_increments");
+
+	json_add_u64(r, "inc_kind", cJSON_IsObject(inc));
+	if (!cJSON_IsObject(inc))
+		return;
+	json_add_u64(r, "inc_single", cJSON_IsTrue(at(inc, "single")));
+	json_add_u64(r, "inc_cpus", u64_at(inc, "alloc_cpus"));
+	put_num(r, "inc_cpu_s", num_at(inc, "cpu_s"));
+	json_add_i64(r, "inc_unused_mem_bytes", (int64_t)num_at(inc, "unused_mem_bytes"));
+	json_add_u64(r, "inc_gpus_idle", u64_at(inc, "gpus_idle"));
+}
+
 static void job_row(struct growbuf *b, const cJSON *s, const char *text)
 {
 	cJSON *r = cJSON_CreateObject();
@@ -297,6 +314,7 @@ static void job_row(struct growbuf *b, const cJSON *s, const char *text)
 	v2_columns(r, s, text);
 	v3_columns(r, s);
 	v4_columns(r, s);
+	v7_columns(r, s);
 	add_row(b, r);
 }
 
@@ -422,6 +440,7 @@ struct ch_ctx {
 	char password[512];
 	long timeout_ms;
 	const _Atomic int *abort;
+	struct growbuf *out; /* when set: the whole answer (http_post.body_out) */
 };
 
 static int ch_post(struct ch_ctx *c, const char *query, const char *settings,
@@ -445,7 +464,7 @@ static int ch_post(struct ch_ctx *c, const char *query, const char *settings,
 	*r = (struct http_post){.url = url.p, .body = body, .len = len,
 				.ca_file = cfg->http_ca_file, .user = cfg->clickhouse_user,
 				.password = c->password, .timeout_ms = c->timeout_ms,
-				.abort = c->abort};
+				.abort = c->abort, .body_out = c->out};
 	rc = sink_http_post_run(r, err, errlen);
 	growbuf_free(&url);
 	return rc;
@@ -566,24 +585,75 @@ int sink_clickhouse_rows(const char *text, size_t len, struct growbuf *rows)
 	return 0;
 }
 
+/* Unsure whether an earlier try went in (sink_clickhouse_seen.c): mark
+ * in skip the summaries the datalake has (schema v7: the sweep counts a
+ * job of one summary from its row as it is).  0, -1 with err. */
+static int already_there(struct ch_ctx *c, char *const *texts, const size_t *lens, size_t n,
+			 bool *skip, size_t *found, char *err, size_t errlen)
+{
+	struct growbuf q = {0}, body = {.max = SINK_REPLY_BODY_MAX};
+	struct http_post r;
+	int asked, rc = -1;
+
+	*found = 0;
+	if (c->s->ch_sure || c->s->ch_schema < 7)
+		return 0;
+	asked = sink_clickhouse_seen_sql(c->s->cfg->clickhouse_database, texts, lens, n, &q);
+	if (q.oom || body.oom) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (!asked) { /* no summary to ask about */
+		rc = 0;
+		goto out;
+	}
+	c->out = &body;
+	rc = ch_post(c, "", NULL, q.p, q.len, &r, err, errlen); /* the query as the body */
+	c->out = NULL;
+	if (rc == 0 && body.oom) {
+		snprintf(err, errlen, "out of memory");
+		rc = -1;
+	}
+	if (rc == 0)
+		*found = sink_clickhouse_seen_mark(body.p ? body.p : "", texts, lens, n, skip);
+out:
+	growbuf_free(&q);
+	growbuf_free(&body);
+	return rc;
+}
+
 int sink_clickhouse_deliver(struct sink *s, char *const *texts, const size_t *lens,
 			    size_t n, long timeout_ms, const _Atomic int *abort,
 			    char *err, size_t errlen)
 {
 	struct ch_ctx c = {.s = s, .timeout_ms = timeout_ms, .abort = abort};
 	struct growbuf rows[T_COUNT];
-	size_t bad = 0, idle_left = 0;
+	size_t bad = 0, idle_left = 0, found = 0;
+	bool *skip = calloc(n ? n : 1, sizeof(*skip)), note_failed = false;
+	char note[256] = "";
 	int rc = -1;
 
 	memset(rows, 0, sizeof(rows));
+	if (!skip) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	if (s->cfg->clickhouse_password_file[0] &&
 	    sink_http_read_secret(s->cfg->clickhouse_password_file, c.password, sizeof(c.password), err,
-			errlen) != 0)
+			errlen) != 0) {
+		free(skip);
 		return -1;
+	}
 	if (ch_version(&c, err, errlen) != 0)
 		goto out;
+	if (already_there(&c, texts, lens, n, skip, &found, note, sizeof(note)) != 0) {
+		/* not asked (no SELECT on job_use?): inserted as before, said */
+		memset(skip, 0, n * sizeof(*skip));
+		found = 0;
+		note_failed = true;
+	}
 	for (size_t i = 0; i < n; i++)
-		if (sink_clickhouse_rows(texts[i], lens[i], rows) != 0)
+		if (!skip[i] && sink_clickhouse_rows(texts[i], lens[i], rows) != 0)
 			bad++; /* the spool checked it: cannot happen short of memory */
 	for (int t = 0; t < T_COUNT; t++)
 		if (rows[t].oom || (bad && bad == n)) {
@@ -604,8 +674,20 @@ int sink_clickhouse_deliver(struct sink *s, char *const *texts, const size_t *le
 		snprintf(err, errlen, "%zu idle_host records left out: the datalake is at schema "
 			 "version %u, tracer.idle_hosts needs 5 (tracer datalake migrate)",
 			 idle_left, s->ch_schema);
+	else if (found)
+		snprintf(err, errlen, "%zu summaries already in the datalake (an earlier try's "
+			 "answer was lost): not inserted again", found);
+	else if (note_failed)
+		snprintf(err, errlen, "could not ask which summaries are already in the "
+			 "datalake (inserted all the same): %s", note);
+	/* sure again once a batch asked about had none there */
+	s->ch_sure = !found && !note_failed;
+	s->ch_already += found;
 	rc = 0;
 out:
+	if (rc != 0)
+		s->ch_sure = false;
+	free(skip);
 	memset(c.password, 0, sizeof(c.password));
 	for (int t = 0; t < T_COUNT; t++)
 		growbuf_free(&rows[t]);

@@ -33,6 +33,11 @@ struct sink {
 	struct clickhouse_server ch_server;
 	unsigned ch_schema;
 	bool ch_known;
+	/* the datalake is known to hold none of the batches not yet
+	 * acknowledged (false at the start and after a failed insert:
+	 * sink_clickhouse_seen.c asks before the next insert) */
+	bool ch_sure;
+	uint64_t ch_already; /* summaries found there and not sent again */
 };
 
 /* a query's answer (http_post.body_out) beyond this is refused */
@@ -72,6 +77,13 @@ int sink_file_share_merge(const char *older, const char *newer, uint64_t budget,
 		     char *err, size_t errlen);
 int sink_http_deliver(struct sink *s, char *const *texts, const size_t *lens, size_t n,
 		      long timeout_ms, const _Atomic int *abort, char *err, size_t errlen);
+/* sink_clickhouse_seen.c: the query for which of the batch's summaries
+ * DB.job_use has (1), 0 when none is a summary to ask about; then skip[i]
+ * marked for those the answer lists: how many */
+int sink_clickhouse_seen_sql(const char *db, char *const *texts, const size_t *lens, size_t n,
+			     struct growbuf *q);
+size_t sink_clickhouse_seen_mark(const char *reply, char *const *texts, const size_t *lens,
+				 size_t n, bool *skip);
 /* sink_clickhouse_idle.c: an idle_host record's row of tracer.idle_hosts
  * appended to b (JSONEachRow): 0, or -1 out of memory (b->oom). */
 int sink_clickhouse_idle_row(struct growbuf *b, const cJSON *rec);

@@ -2,20 +2,17 @@
  * sweep.c - the cluster's waste per group from the datalake, summed by
  * ClickHouse, and the answer both sources share (sweep.h).
  *
- * The query reads tracer.job_use (schema v4): one narrow all-numeric row
+ * The query reads tracer.job_use (schema v7): one narrow all-numeric row
  * per summary, keyed by hashes of the job, its node and the summary, so
  * that every GROUP BY is on a UInt64 and no string is carried through
- * it.  It has three levels, as tracer.job_view does: per (job, node) the
- * largest allocation any step reports and the node's CPU time and peak;
- * per job the elapsed time and what it wasted; per group the sums.
- * A job of one summary is its own view (lib/jobview.c): its elapsed time
- * is its own; from several, it starts at the scheduler's job start when
- * that is earlier than the first step.
- * By host, each job's nodes are spread out again (ARRAY JOIN) so that a
- * node's share stays with its host.  The groups are named by a join on
- * the LowCardinality column, the worst jobs by a second lookup.  Written
- * for ClickHouse 18.16: no WITH clauses, no window functions; a row a
- * retried delivery left twice counts once (FINAL over job_use).
+ * it, with what each summary adds to its job's totals on its node.  The
+ * rows of one job each come from sweep_jobs.c (a job of one summary its
+ * row, the others summed per job, those with a row without increments
+ * folded per (job, node) then per job as tracer.job_view does); here
+ * they are summed per group, by host per (job, node) on its host.  The
+ * groups are named by a join on the LowCardinality column, the worst
+ * jobs by a second lookup.  Written for ClickHouse 18.16: no WITH
+ * clauses, no window functions.
  */
 #include "sweep.h"
 
@@ -103,73 +100,57 @@ double sweep_rank(const struct sweep_query *q, double idle_cs, double unused_bs)
 	return idle_cs + unused_bs / GIB;
 }
 
+int sweep_sql_copy(struct growbuf *b, char *out, size_t outlen)
+{
+	int rc = -1;
+
+	if (!b->oom && b->p && b->len < outlen) {
+		memcpy(out, b->p, b->len + 1);
+		rc = 0;
+	}
+	growbuf_free(b);
+	return rc;
+}
+
 int sweep_sql(const struct sweep_query *q, const char *db, char *out, size_t outlen)
 {
-	char owner[48] = "", rank[160], order[200], from[48];
+	struct growbuf b = {0};
+	char rank[160];
 	const char *g = group_column(q->by);
 	bool host = q->by == SWEEP_BY_HOST;
-	int n;
+	double from = floor(q->from_s);
 
-	if (q->uid >= 0)
-		snprintf(owner, sizeof(owner), " WHERE uid = %ld", q->uid);
-	snprintf(from, sizeof(from), "toDateTime(%.0f)", floor(q->from_s));
 	rank_sql(q, rank, sizeof(rank));
-	if (priced(q))
-		snprintf(order, sizeof(order),
-			 "idle_core_s * %.17g / 3600 + unused_mem_byte_s * %.17g / %.17g DESC,",
-			 q->price_cpu_hour, q->price_gb_hour, 3600 * GIB);
-	else
-		order[0] = '\0';
-	n = snprintf(
-		out, outlen,
+	growbuf_printf(
+		&b,
 		"SELECT g, jobs, timeouts, ooms, idle_core_s, unused_mem_byte_s, idle_gpu_s,"
 		" toString(worst_h) AS worst_h, worst_rank FROM"
 		" (SELECT gh, toFloat64(count()) AS jobs, toFloat64(sum(bitAnd(j_lim, 1))) AS timeouts,"
 		"  toFloat64(sum(bitShiftRight(j_lim, 1))) AS ooms, sum(idle_cs) AS idle_core_s,"
 		"  sum(unused_bs) AS unused_mem_byte_s, sum(idle_gs) AS idle_gpu_s,"
 		"  argMax(jh, rk) AS worst_h, max(rk) AS worst_rank"
-		"  FROM (SELECT jh, %s AS gh, %s, %s, %s, j_lim, %s AS rk FROM"
-		/* per job: its elapsed time, its nodes */
-		"   (SELECT jh, any(n_gh) AS j_gh,"
-		"    greatest(toFloat64(max(n_end)) - toFloat64(if(sum(n_steps) > 1, min(n_first),"
-		"      min(n_start))), 0) / 1e9 AS j_wall,"
-		"    sum(n_cpus) AS j_cpus, sum(n_cpu_s) AS j_cpu_s, sum(n_unused) AS j_unused,"
-		"    sum(n_gpus) AS j_gpus, groupBitOr(n_lim) AS j_lim%s"
-		/* per (job, node): the allocation once, whatever the steps */
-		"    FROM (SELECT nh, any(jh) AS jh, any(gh0) AS n_gh, min(first_ns) AS n_first,"
-		"     min(start_ns) AS n_start, count() AS n_steps, max(end_ns) AS n_end,"
-		"     toFloat64(max(alloc_cpus)) AS n_cpus, if(max(alloc_cpus) > 0, sum(cpu_s), 0) AS n_cpu_s,"
-		"     if(max(alloc_mem_bytes) > max(mem_peak_bytes),"
-		"       toFloat64(max(alloc_mem_bytes) - max(mem_peak_bytes)), 0) AS n_unused,"
-		"     toFloat64(max(gpus_idle)) AS n_gpus, groupBitOr(limits) AS n_lim"
-		/* a row delivered twice counts once: FINAL folds the identical
-		 * rows of job_use, sorted by job, node and summary, in one
-		 * streaming merge (schema v4, docs/sweep.md) */
-		"     FROM (SELECT jh, nh, cityHash64(%s) AS gh0, first_ns, start_ns, end_ns, alloc_cpus,"
-		"       cpu_s, alloc_mem_bytes, mem_peak_bytes, gpus_idle, limits"
-		"      FROM %s.job_use FINAL PREWHERE end >= %s%s)"
-		"     GROUP BY nh)"
-		"    GROUP BY jh)"
-		"   %s)"
-		"  GROUP BY gh)"
-		/* the groups' names: few keys of a LowCardinality column */
-		" ANY LEFT JOIN (SELECT cityHash64(%s) AS gh, any(%s) AS g FROM %s.job_use"
-		"  PREWHERE end >= %s%s GROUP BY %s) USING gh"
-		" ORDER BY %s idle_core_s DESC, unused_mem_byte_s DESC, g"
-		" LIMIT %d FORMAT JSONEachRow",
+		"  FROM (SELECT jh, %s AS gh, %s, %s, %s, j_lim, %s AS rk FROM ",
 		host ? "h" : "j_gh",
 		host ? "greatest(c * j_wall - u, 0) AS idle_cs"
 		     : "greatest(j_cpus * j_wall - j_cpu_s, 0) AS idle_cs",
 		host ? "m * j_wall AS unused_bs" : "j_unused * j_wall AS unused_bs",
-		host ? "gi * j_wall AS idle_gs" : "j_gpus * j_wall AS idle_gs", rank,
-		host ? ", groupArray(n_gh) AS hs, groupArray(n_cpus) AS hc, groupArray(n_cpu_s) AS hu,"
-		       " groupArray(n_unused) AS hm, groupArray(n_gpus) AS hg"
-		     : "",
-		g, db, from, owner,
-		host ? "ARRAY JOIN hs AS h, hc AS c, hu AS u, hm AS m, hg AS gi" : "",
-		g, g, db, from, owner, g,
-		order, q->limit);
-	return n > 0 && (size_t)n < outlen ? 0 : -1;
+		host ? "gi * j_wall AS idle_gs" : "j_gpus * j_wall AS idle_gs", rank);
+	/* per job (sweep_jobs.c); by host per (job, node) */
+	sweep_jobs_sql(q, db, g, host, &b);
+	growbuf_printf(&b, ") GROUP BY gh)");
+	/* the groups' names: few keys of a LowCardinality column */
+	growbuf_printf(&b, " ANY LEFT JOIN (SELECT cityHash64(%s) AS gh, any(%s) AS g FROM %s.job_use"
+			   "  PREWHERE end >= toDateTime(%.0f)", g, g, db, from);
+	if (q->uid >= 0)
+		growbuf_printf(&b, " WHERE uid = %ld", q->uid);
+	growbuf_printf(&b, " GROUP BY %s) USING gh ORDER BY ", g);
+	if (priced(q))
+		growbuf_printf(&b,
+			       "idle_core_s * %.17g / 3600 + unused_mem_byte_s * %.17g / %.17g DESC,",
+			       q->price_cpu_hour, q->price_gb_hour, 3600 * GIB);
+	growbuf_printf(&b, " idle_core_s DESC, unused_mem_byte_s DESC, g LIMIT %d FORMAT JSONEachRow",
+		       q->limit);
+	return sweep_sql_copy(&b, out, outlen);
 }
 
 /* a database name from tracer.conf, as an identifier */
@@ -277,7 +258,7 @@ static void free_rows(struct sweep_row *rows, size_t n)
 cJSON *sweep_from_datalake(const struct tracer_config *cfg, const struct sweep_query *q,
 			   char *err, size_t errlen)
 {
-	char sql[8192], *out = NULL, *save = NULL;
+	char sql[16384], *out = NULL, *save = NULL;
 	struct sweep_row *rows;
 	size_t len, n = 0;
 	cJSON *ans;
@@ -294,8 +275,8 @@ cJSON *sweep_from_datalake(const struct tracer_config *cfg, const struct sweep_q
 	}
 	/* read-only and bounded on the server, as every read of the datalake */
 	if (datalake_query(cfg, sql, &out, &len, err, errlen) != 0) {
-		if (clickhouse_is_unknown_table(err))
-			snprintf(err, errlen, "the datalake has no %s.job_use (schema version 4): "
+		if (clickhouse_is_unknown_table(err) || strstr(err, "identifier: inc_"))
+			snprintf(err, errlen, "the datalake has no %s.job_use of schema version 7: "
 				 "run tracer datalake migrate", cfg->clickhouse_database);
 		return NULL;
 	}
@@ -316,7 +297,7 @@ cJSON *sweep_from_datalake(const struct tracer_config *cfg, const struct sweep_q
 		n++;
 	}
 	free(out);
-	if (q->by != SWEEP_BY_TOOL && name_worst(cfg, rows, n, err, errlen) != 0) {
+	if (name_worst(cfg, rows, n, err, errlen) != 0) {
 		free_rows(rows, n);
 		return NULL;
 	}

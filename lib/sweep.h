@@ -89,6 +89,20 @@ int sweep_sql(const struct sweep_query *q, const char *db, char *out, size_t out
  * its tools (SWEEP_TOOL_RULE).  0, or -1 when it does not fit in out. */
 int sweep_tool_sql(const struct sweep_query *q, const char *db, char *out, size_t outlen);
 
+/*
+ * sweep_jobs.c: appends to b the rows of one job each of the window (a
+ * parenthesized subquery over DB.job_use, schema v7): jh, j_gh (the
+ * cityHash64 of column g), j_wall, j_lim and j_cpus, j_cpu_s, j_unused,
+ * j_gpus; by host one row per (job, node) with h, c, u, m, gi (the
+ * host's hash, CPUs, CPU time, unused bytes, idle GPUs) instead.
+ */
+struct growbuf;
+void sweep_jobs_sql(const struct sweep_query *q, const char *db, const char *g, bool host,
+		    struct growbuf *b);
+/* b's text into out and b freed: 0, -1 when it does not fit (or b is
+ * out of memory) */
+int sweep_sql_copy(struct growbuf *b, char *out, size_t outlen);
+
 /* A job's (or a tool's part of it) rank as SQL over the columns idle_cs
  * and unused_bs; sweep_rank in C. */
 void sweep_rank_sql(const struct sweep_query *q, char *out, size_t len);

@@ -2,7 +2,9 @@
  * sweep_acc.c - the sweep over the local archive (sweep.h): summaries
  * folded one at a time into (job, node) entries, then jobs into groups,
  * with the rules of the datalake's query (sweep.c) so that both sources
- * give the same numbers.  Memory grows with the jobs in the window, not
+ * give the same numbers: a job whose summaries all carry node increments
+ * (jobinc.h) sums them, as the datalake does, the others are folded per
+ * node.  Memory grows with the jobs in the window, not
  * with their summaries' size (by tool, with their tools' names too, at
  * most TRACER_SWEEP_TOOLS_MAX of them).
  */
@@ -23,6 +25,8 @@ struct sweep_node {
 	double start_ns, end_ns;
 	double own_start_ns; /* without the scheduler's job start */
 	unsigned steps;
+	/* the summaries' node_increments summed (jobinc.h) */
+	double inc_cpus, inc_cpu_s, inc_unused, inc_gpus;
 };
 
 /* by tool: one tool's CPU time in a job, over its steps and nodes */
@@ -36,6 +40,7 @@ struct sweep_job {
 	char *id;         /* the job id shown (or the job's uid) */
 	char *group;      /* the group's key (not by host) */
 	bool timeout, oom;
+	bool folded;      /* a summary without node_increments: fold the nodes */
 	struct sweep_node *nodes;
 	size_t nn;
 	struct sweep_tool *tools; /* by tool */
@@ -213,6 +218,21 @@ static double dmax(double a, double b)
 	return a > b ? a : b;
 }
 
+/* The datalake sums a job's increments where each of its summaries in
+ * the window has them, and folds its nodes otherwise (sweep_jobs.c):
+ * the same here, so that both sources count alike. */
+static void add_increments(struct sweep_job *j, struct sweep_node *nd, const cJSON *inc)
+{
+	if (!cJSON_IsObject(inc)) {
+		j->folded = true;
+		return;
+	}
+	nd->inc_cpus += json_get_num(inc, "alloc_cpus", 0);
+	nd->inc_cpu_s += json_get_num(inc, "cpu_s", 0);
+	nd->inc_unused += json_get_num(inc, "unused_mem_bytes", 0);
+	nd->inc_gpus += json_get_num(inc, "gpus_idle", 0);
+}
+
 /* by tool: summary s's tools' CPU time into its job, by name (a tool's
  * paths are one tool); 0, -1 when out of memory */
 static int add_tools(struct sweep_acc *a, struct sweep_job *j, const cJSON *s)
@@ -280,6 +300,7 @@ int sweep_acc_add(struct sweep_acc *a, const cJSON *s)
 	nd->peak = dmax(nd->peak, json_get_num(obj(s, "memory"), "peak_bytes", 0));
 	nd->cpu_s += json_get_num(obj(s, "totals"), "cpu_s", 0);
 	nd->gpus_idle = dmax(nd->gpus_idle, gpus_idle(s));
+	add_increments(j, nd, obj(s, "node_increments"));
 	j->timeout = j->timeout || strcmp(state, "TIMEOUT") == 0;
 	j->oom = j->oom || strcmp(state, "OUT_OF_MEMORY") == 0 ||
 		 json_get_num(s, "oom_kills", 0) > 0;
@@ -424,18 +445,26 @@ static int fold_job(const struct sweep_query *q, struct groups *g, const struct 
 		const struct sweep_node *nd = &j->nodes[i];
 		double n_cpu = nd->cpus > 0 ? nd->cpu_s : 0;
 		double n_unused = nd->alloc_mem > nd->peak ? nd->alloc_mem - nd->peak : 0;
+		double n_cpus = nd->cpus, n_gpus = nd->gpus_idle;
+
+		if (!j->folded) {
+			n_cpus = nd->inc_cpus;
+			n_cpu = nd->inc_cpu_s;
+			n_unused = nd->inc_unused;
+			n_gpus = nd->inc_gpus;
+		}
 
 		if (q->by == SWEEP_BY_HOST) {
 			if (add_waste(q, g, nd->host[0] ? nd->host : "-", j,
-				      dmax(nd->cpus * wall - n_cpu, 0), n_unused * wall,
-				      nd->gpus_idle * wall, 0) != 0)
+				      dmax(n_cpus * wall - n_cpu, 0), n_unused * wall, n_gpus * wall,
+				      0) != 0)
 				return -1;
 			continue;
 		}
-		cpus += nd->cpus;
+		cpus += n_cpus;
 		cpu_s += n_cpu;
 		unused += n_unused;
-		gpus += nd->gpus_idle;
+		gpus += n_gpus;
 	}
 	if (q->by == SWEEP_BY_HOST)
 		return 0;

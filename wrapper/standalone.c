@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "container_meta.h"
 #include "hostinfo.h"
+#include "jobinc.h"
 #include "job_record.h"
 #include "job_state.h"
 #include "json.h"
@@ -220,6 +221,10 @@ static void write_summary(const struct tracer_config *cfg,
 		log_error("summary: out of memory: job %s not written", j->uid);
 		return;
 	}
+	/* on its own, the summary is its job's only one on this host: its
+	 * own node totals (jobinc.h) */
+	if (jobinc_apply(NULL, summary, false, 0) != 0)
+		log_error("summary of job %s: node increments: out of memory", j->uid);
 	sinks = sinks_open(cfg, err, sizeof(err));
 	if (!sinks) {
 		log_error("summary of job %s not written: %s", j->uid, err);

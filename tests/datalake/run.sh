@@ -8,11 +8,16 @@
 # nothing; version 3 then re-sorts tracer.jobs by user and end with no
 # row lost, fills tracer.job_keys for the old rows and the new, and
 # `tracer show JOB` reads by it (and without it, from version 2);
-# version 4 adds tracer.job_use (backfilled, filled on insert, a
-# duplicated summary counted once by tracer sweep) and conc_p95;
+# version 4 adds tracer.job_use (backfilled, filled on insert) and
+# conc_p95;
 # version 5 adds tracer.idle_hosts, and version 6 redefines
 # tracer.job_view without FINAL (the same answers, a summary delivered
-# twice counted once, a WHERE on one job pushed in); a
+# twice counted once, a WHERE on one job pushed in); version 7 adds the
+# node increments (the old rows backfilled per node, their originals
+# deleted, the same sweep as the old rows' fold; a real tracerd's steps
+# of one job carry increments that sum to the node's fold, the same
+# sweep, a duplicate counted once, old and new rows mixed exactly, an
+# insert whose answer a relay loses not made again); a
 # tracerd facing an unknown schema version inserts nothing, keeps its
 # summaries spooled and says why in its status.
 # Needs root (BPF); run under the services lock.
@@ -26,9 +31,11 @@ MIG=$TOP/contrib/clickhouse/migrations
 MIG2=$TMP/migrations-v2 # versions 1 and 2 only
 MIG3=$TMP/migrations-v3 # versions 1 to 3
 MIG4=$TMP/migrations-v4 # versions 1 to 4
+MIG6=$TMP/migrations-v6 # versions 1 to 6
 CH_TCP=18801 CH_HTTP=18824
 
 cleanup() {
+	[ -n "${RELAY_PID:-}" ] && kill "$RELAY_PID" 2>/dev/null
 	stop_tracerd
 	ch_stop
 	rm -rf "$TMP"
@@ -55,7 +62,8 @@ local_jobs() {
 }
 rows_are() { [ "$(q "SELECT count() FROM tracer.jobs FINAL")" = "$1" ]; }
 
-mkdir -p "$MIG2" "$MIG3" "$MIG4" && cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG2/" &&
+mkdir -p "$MIG2" "$MIG3" "$MIG4" "$MIG6" && cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG2/" &&
+	cp "$MIG"/00[1-6]_v*.sql "$MIG6/" &&
 	cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG/003_v3.sql" "$MIG3/" &&
 	cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG/003_v3.sql" "$MIG/004_v4.sql" "$MIG4/" || exit 1
 ch_up "$TMP/ch" "$CH_TCP" "$CH_HTTP"
@@ -172,7 +180,7 @@ stop_tracerd
 echo "== version 4: job_use for the sweep, conc_p95"
 sweep_says() { local o; o=$(lake sweep --since 30d 2>&1); grep -q "$1" <<<"$o" || { echo "$o"; return 1; }; }
 check "version 3: tracer sweep says the datalake must be migrated" \
-	sweep_says 'no tracer.job_use (schema version 4): run tracer datalake migrate'
+	sweep_says 'no tracer.job_use of schema version 7: run tracer datalake migrate'
 q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/pre4.ids"
 dl migrate --dir "$MIG4" >"$TMP/m4.out" 2>&1
 rc=$?
@@ -189,14 +197,9 @@ check "job_use holds a row per old summary (backfilled)" \
 check "job_use: job 1001's 3 summaries under one job hash, on one node" \
 	test "$(q "SELECT uniqExact(jh), uniqExact(nh), count() FROM tracer.job_use FINAL WHERE jk = '1001'")" = "$(printf '1\t1\t3')"
 check "old rows read conc_p95 as 0" test "$(q "SELECT count() FROM tracer.jobs WHERE conc_p95 != 0")" = 0
-lake sweep --since 30d --by user --json >"$TMP/sw4.json" 2>"$TMP/sw4.err"
-check "version 4: tracer sweep answers, every job counted once" \
-	python3 - "$TMP/sw4.json" "$(q "SELECT uniqExact(scheduler, cluster, if(job_id != '', job_id, job)) FROM tracer.jobs FINAL WHERE scheduler != 'host'")" <<'PY'
-import json, sys
-a = json.load(open(sys.argv[1]))
-assert a["source"] == "datalake" and sum(r["jobs"] for r in a["rows"]) == int(sys.argv[2]), a
-PY
-cat "$TMP/sw4.err"
+# (this tracer's sweep needs version 7's increments: checked there)
+check "version 4: tracer sweep says version 7 is needed" \
+	sweep_says 'no tracer.job_use of schema version 7: run tracer datalake migrate'
 start_tracerd v4 -o sinks=file,clickhouse -o clickhouse_url="$CHURL" -o retry_max_ms=1000 || exit 1
 step c1 1005 0; step c1 1005 1
 rows_1005() { [ "$(q "SELECT count() FROM tracer.job_use FINAL WHERE jk = '1005'")" = 2 ]; }
@@ -213,16 +216,10 @@ for r in rows:
     assert int(r["conc_p95"]) == want, (r["conc_p95"], want)'
 }
 check "conc_p95 is the summary's sampled concurrency p95" conc_is_summary
-lake sweep --since 30d --by user --json >"$TMP/sw4a.json" || fail "tracer sweep after job 1005"
 # a retried delivery: the same summary inserted again (a second part)
 q "INSERT INTO tracer.jobs SELECT * FROM tracer.jobs WHERE job_id = '1005' AND step_id = '1'"
 check "the duplicate is in job_use twice until parts merge" \
 	test "$(q "SELECT count() FROM tracer.job_use WHERE jk = '1005'")" = 3
-lake sweep --since 30d --by user --json >"$TMP/sw4b.json" || fail "tracer sweep after the duplicate"
-check "the sweep counts the duplicated summary once: the same answer" \
-	python3 -c 'import json, sys
-a, b = (json.load(open(f)) for f in sys.argv[1:])
-assert a["rows"] == b["rows"] and a["rows"], (a["rows"], b["rows"])' "$TMP/sw4a.json" "$TMP/sw4b.json"
 stop_tracerd
 
 echo "== versions 5 and 6: tracer.idle_hosts, job_view without FINAL"
@@ -230,7 +227,7 @@ jv() { q "SELECT cluster, job_id, user, account, partition, pipeline, start, end
 	round(cpu_s, 6), alloc_cpus, alloc_mem_bytes, mem_peak_bytes, state FROM tracer.job_view ORDER BY cluster, job_id FORMAT TSV"; }
 jv_same() { jv >"$TMP/jv5" && [ -s "$TMP/jv5" ] && cmp -s "$TMP/jv4" "$TMP/jv5"; }
 jv >"$TMP/jv4"
-dl migrate --dir "$MIG" >"$TMP/m5.out" 2>&1
+dl migrate --dir "$MIG6" >"$TMP/m5.out" 2>&1
 rc=$?
 sed 's/^/    /' "$TMP/m5.out"
 check "migrate applies 005_v5.sql and 006_v6.sql only" \
@@ -251,12 +248,140 @@ check "job_view counts the duplicated summary once: 1 node, 2 summaries, their C
 check "the same with the WHERE pushed into the view (enable_optimize_predicate_expression)" \
 	test "$(view_1005 "SETTINGS enable_optimize_predicate_expression = 1")" = "$want_1005"
 
+echo "== version 7: node increments"
+sweep_json() { lake sweep --since 30d --by "$1" --json >"$2" 2>"$2.err" || { cat "$2.err"; return 1; }; }
+mutations_done() { [ "$(q "SELECT count() FROM system.mutations WHERE database = 'tracer' AND table = 'job_use' AND is_done = 0")" = 0 ]; }
+# every row of job_use as a row without increments (an older tracer's):
+# the sweep folds them all as version 4 did; then back
+as_old() { q "ALTER TABLE tracer.job_use UPDATE inc_kind = 0 WHERE inc_kind != 0" &&
+	wait_until 60 "the mutation done" mutations_done; }
+same_sweep() { # same_sweep TAG: the sweep by user and host with increments = the fold of the rows
+	local by ok=0
+	for by in user host; do sweep_json "$by" "$TMP/$1-$by.inc.json" || return 1; done
+	q "CREATE TABLE tracer.keep_kinds ENGINE = Memory AS SELECT sh, inc_kind FROM tracer.job_use" || return 1
+	as_old || ok=1
+	for by in user host; do
+		[ $ok = 0 ] && sweep_json "$by" "$TMP/$1-$by.old.json" &&
+			python3 -c 'import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+def same(x, y):
+    if isinstance(x, dict):
+        return x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
+    if isinstance(x, (int, float)) and isinstance(y, (int, float)):
+        return abs(x - y) <= 1e-5
+    return x == y
+x, y = a["rows"], b["rows"]
+assert x and len(x) == len(y) and all(same(i, j) for i, j in zip(x, y)), (x, y)' "$TMP/$1-$by.inc.json" "$TMP/$1-$by.old.json" || ok=1
+	done
+	# the kinds back, by summary hash
+	q "ALTER TABLE tracer.job_use UPDATE inc_kind = 2 WHERE inc_kind = 0 AND sh IN (SELECT sh FROM tracer.keep_kinds WHERE inc_kind = 2)" &&
+		wait_until 60 "the mutation done" mutations_done &&
+		q "ALTER TABLE tracer.job_use UPDATE inc_kind = 1 WHERE inc_kind = 0 AND sh IN (SELECT sh FROM tracer.keep_kinds WHERE inc_kind = 1)" &&
+		wait_until 60 "the mutation done" mutations_done && q "DROP TABLE tracer.keep_kinds" || ok=1
+	return $ok
+}
+q "SELECT count() FROM tracer.job_use FINAL" >"$TMP/pre7.rows"
+dl migrate --dir "$MIG" >"$TMP/m7.out" 2>&1
+rc=$?
+sed 's/^/    /' "$TMP/m7.out"
+check "migrate applies 007_v7.sql only" \
+	sh -c "[ $rc = 0 ] && grep -q 'applying 007_v7.sql' '$TMP/m7.out' && ! grep -q 006_v6 '$TMP/m7.out'"
+check "schema_version records version 7" test "$(q "SELECT max(version) FROM tracer.schema_version")" = 7
+check "one view fills job_use, job_use_v7_mv, with the increments" \
+	test "$(q "SELECT groupArray(name) FROM system.tables WHERE database = 'tracer' AND name LIKE 'job_use%mv' AND create_table_query LIKE '%inc_kind%'")" = "['job_use_v7_mv']"
+wait_until 60 "the backfill's mutation done" mutations_done
+check "every old row copied with increments (kind 2), none without left" \
+	test "$(q "SELECT countIf(inc_kind = 2), countIf(inc_kind = 0) FROM tracer.job_use FINAL")" = "$(printf '%s\t0' "$(cat "$TMP/pre7.rows")")"
+backfill_sums() { # per (job, node): the increments sum to the fold of its distinct summaries
+	test "$(q "SELECT count() FROM (SELECT nh, sum(inc_cpus) AS a, max(alloc_cpus) AS ma, sum(inc_cpu_s) AS c,
+		if(max(alloc_cpus) > 0, sum(cpu_s), 0) AS mc, sum(inc_unused_mem_bytes) AS u,
+		toInt64(if(max(alloc_mem_bytes) > max(mem_peak_bytes), max(alloc_mem_bytes) - max(mem_peak_bytes), 0)) AS mu,
+		sum(inc_gpus_idle) AS g, max(gpus_idle) AS mg
+		FROM (SELECT * FROM tracer.job_use LIMIT 1 BY sh) GROUP BY nh HAVING a != ma OR abs(c - mc) > 1e-6 OR u != mu OR g != mg)")" = 0 &&
+	test "$(q "SELECT uniqExact(nh) FROM tracer.job_use")" -gt 3
+}
+check "backfill: each (job, node)'s increments sum to the fold of its summaries" backfill_sums
+check "the sweep with the backfilled increments = the fold of the same rows (by user, by host)" same_sweep v7old
+sweep_json user "$TMP/sw7.json"
+check "version 7: tracer sweep answers, every job counted once" \
+	python3 - "$TMP/sw7.json" "$(q "SELECT uniqExact(scheduler, cluster, if(job_id != '', job_id, job)) FROM tracer.jobs FINAL WHERE scheduler != 'host'")" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))
+assert a["source"] == "datalake" and sum(r["jobs"] for r in a["rows"]) == int(sys.argv[2]), a
+PY
+start_tracerd v7 -o sinks=file,clickhouse -o clickhouse_url="$CHURL" -o retry_max_ms=1000 || exit 1
+NOW_NS=$(date +%s%N)
+# a job of three steps: 4 CPUs and 2 GiB, then 8 CPUs and 1 GiB, then 2 CPUs
+STEP_CPUS=4 STEP_MEM_BYTES=2147483648 STEP_NODES=2 STEP_JOB_START_NS=$NOW_NS step c1 1201 0
+STEP_CPUS=8 STEP_MEM_BYTES=1073741824 STEP_NODES=2 STEP_JOB_START_NS=$NOW_NS step c1 1201 1
+STEP_CPUS=2 STEP_MEM_BYTES=4294967296 STEP_NODES=2 STEP_JOB_START_NS=$NOW_NS step c1 1201 2
+# a 1-node job's batch step alone
+STEP_CPUS=2 STEP_MEM_BYTES=1073741824 STEP_NODES=1 STEP_JOB_START_NS=$NOW_NS step c1 1202 batch
+rows_120x() { [ "$(q "SELECT count() FROM tracer.job_use FINAL WHERE jk IN ('1201', '1202') AND inc_kind = 1")" = 4 ]; }
+check "tracerd's 4 summaries in job_use, with its increments (kind 1)" wait_until 60 "4 rows of kind 1" rows_120x
+file_sums() { # the file's summaries of 1201: increments that sum to the node's fold; 1202 single
+	python3 - "$TRACERD_FILE" <<'PY'
+import json, sys
+ss = [json.loads(l) for l in open(sys.argv[1]) if '"job_id":"120' in l]
+j1 = [s for s in ss if s["identity"]["job_id"] == "1201"]
+j2 = [s for s in ss if s["identity"]["job_id"] == "1202"]
+assert len(j1) == 3 and len(j2) == 1, (len(j1), len(j2))
+inc = [s["node_increments"] for s in j1]
+a = [s["identity"]["allocation"] for s in j1]
+assert sum(i["alloc_cpus"] for i in inc) == 8 and not any(i["single"] for i in inc), inc
+cpu = sum(s["totals"]["cpu_s"] for s in j1)
+assert abs(sum(i["cpu_s"] for i in inc) - cpu) < 1e-6, (inc, cpu)
+peak = max(s["memory"]["peak_bytes"] for s in j1)
+assert sum(i["unused_mem_bytes"] for i in inc) == max((4 << 30) - peak, 0), (inc, peak)
+assert j2[0]["node_increments"]["single"] is True and j2[0]["node_increments"]["alloc_cpus"] == 2, j2
+PY
+}
+check "the file's summaries: 1201's increments sum to its node's fold, 1202 single" file_sums
+check "the sweep with tracerd's increments = the fold of the same rows" same_sweep v7new
+sweep_json user "$TMP/v7dup-a.json"
+q "SYSTEM STOP MERGES tracer.job_use"
+q "INSERT INTO tracer.jobs SELECT * FROM tracer.jobs WHERE job_id = '1201' AND step_id = '1'"
+check "1201's step 1 twice in job_use" \
+	test "$(q "SELECT count() FROM tracer.job_use WHERE jk IN ('1201', '1202')")" = 5
+sweep_json user "$TMP/v7dup-b.json"
+check "the sweep counts the duplicated summary once: the same answer" \
+	python3 -c 'import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+assert a["rows"] == b["rows"] and a["rows"], (a["rows"], b["rows"])' "$TMP/v7dup-a.json" "$TMP/v7dup-b.json"
+q "SYSTEM START MERGES tracer.job_use"
+# an older tracerd's row in 1201's job (no increments): the job is folded
+q "ALTER TABLE tracer.job_use UPDATE inc_kind = 0 WHERE jk = '1201' AND inc_cpus = 0"
+wait_until 60 "the mutation done" mutations_done
+check "old and new rows in one job and one datalake: the same sweep" same_sweep v7mixed
+stop_tracerd
+# an insert done by ClickHouse whose answer never reached tracerd: the
+# sink asks before inserting again, and a job of one summary (read as
+# its row, without FINAL) is not counted twice
+python3 "$TOP/tests/datalake/lostreply.py" 18835 "$CH_HTTP" "INSERT INTO tracer.jobs" 1 >"$TMP/relay.out" 2>&1 &
+RELAY_PID=$!
+wait_until 10 "the relay listening" grep -q ready "$TMP/relay.out" || exit 1
+q "SYSTEM STOP MERGES tracer.job_use"
+start_tracerd v7lost -o sinks=file,clickhouse -o clickhouse_url="http://127.0.0.1:18835/" -o retry_max_ms=1000 ||
+	exit 1
+STEP_CPUS=2 STEP_MEM_BYTES=1073741824 STEP_NODES=1 STEP_JOB_START_NS=$(date +%s%N) step c1 1301 batch
+check "the relay lost the answer of tracerd's insert into tracer.jobs" \
+	wait_until 30 "the lost answer" grep -q lost "$TMP/relay.out"
+logs_already() { grep -q "1 summaries already in the datalake" "$TRACERD_LOG"; }
+check "tracerd asked again and found the summary there: not inserted again" \
+	wait_until 60 "tracerd's note" logs_already
+check "1301's single row is once in job_use" \
+	test "$(q "SELECT count(), max(inc_single) FROM tracer.job_use WHERE jk = '1301'")" = "$(printf '1\t1')"
+stop_tracerd
+q "SYSTEM START MERGES tracer.job_use"
+kill "$RELAY_PID" && wait "$RELAY_PID" 2>/dev/null
+RELAY_PID=
+
 echo "== a schema version this tracerd does not know"
 q "INSERT INTO tracer.schema_version SELECT 99, now(), 'from the future'"
 start_tracerd v99 -o sinks=file,clickhouse -o clickhouse_url="$CHURL" -o retry_max_ms=1000 || exit 1
 step c1 1099 0; step c1 1099 1
 wait_until 30 "the ClickHouse sink to refuse version 99" \
-	dtrue 'sink("clickhouse")["failures"] > 0 and "schema version 99 unknown (this tracerd writes 6)" in sink("clickhouse").get("last_error", "")' &&
+	dtrue 'sink("clickhouse")["failures"] > 0 and "schema version 99 unknown (this tracerd writes 7)" in sink("clickhouse").get("last_error", "")' &&
 	pass "refused: $(dstat 'sink("clickhouse")["last_error"]')"
 check "nothing inserted" test "$(q "SELECT count() FROM tracer.jobs WHERE job_id = '1099'")" = 0
 check "the 2 summaries stay spooled, the file sink has them" \

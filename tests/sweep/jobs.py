@@ -14,6 +14,11 @@ The jobs (cluster c1, Slurm), their waste worked out in tests/sweep/run.sh:
   5003 B acc1 p2  n2, 8 CPUs, 16 GiB, 30 min, CPU 1800, peak 16 GiB,
                   2 GPUs of which 1 unused; OUT_OF_MEMORY
   5004 B acc1 p2  n1, 16 CPUs, 40 days ago: outside a 30 d window
+Each summary carries its node_increments (lib/jobinc.c: what it adds to
+its job's totals on its node, worked out here in the steps' order as
+tracerd does; 5003 and 5004, 1-node batch steps alone, are "single"),
+but 5002's, which has none, as an older tracerd's: the datalake then
+holds rows of both kinds, and the same numbers come out.
 Their tools (name, CPU seconds; --by tool shares a job's waste by them):
   5001 n1 batch: bwa 400 (two paths, 300 + 100: one tool), samtools 200;
        n1 step 0: bwa 1800; n2 step 0: bwa 900, samtools 900
@@ -57,6 +62,29 @@ def iso(t):
     return time.strftime("%Y-%m-%dT%H:%M:%S.000Z", time.gmtime(t))
 
 
+# the node totals so far per (job, host), as lib/jobinc.c keeps them
+memo = {}
+NO_INCREMENTS = {"5002"}
+SINGLE = {"5003", "5004"}
+
+
+def folded(t):
+    return (t["cpus"], t["cpu"] if t["cpus"] > 0 else 0,
+            max(t["mem"] - t["peak"], 0), t["gpus"])
+
+
+def increments(job, host, cpus, mem, cpu, peak, gpus):
+    t = memo.setdefault((job, host), {"cpus": 0, "cpu": 0, "mem": 0, "peak": 0, "gpus": 0})
+    before = folded(t)
+    t["cpus"], t["mem"] = max(t["cpus"], cpus), max(t["mem"], mem * GiB)
+    t["peak"], t["cpu"] = max(t["peak"], peak * GiB), t["cpu"] + cpu
+    t["gpus"] = max(t["gpus"], gpus[0] - gpus[1] if gpus else 0)
+    after = folded(t)
+    return {"alloc_cpus": after[0] - before[0], "cpu_s": float(after[1] - before[1]),
+            "unused_mem_bytes": after[2] - before[2], "gpus_idle": after[3] - before[3],
+            "single": job in SINGLE}
+
+
 os.makedirs(spool, mode=0o700, exist_ok=True)
 for i, (job, step, host, user, uid, acct, part, start, wall, cpus, mem, cpu, peak, state, gpus,
         jstart) in enumerate(steps, 1):
@@ -94,6 +122,9 @@ for i, (job, step, host, user, uid, acct, part, start, wall, cpus, mem, cpu, pea
     if gpus:
         s["gpu"] = {"devices": [{"index": d, "allocated": True, "used": d >= gpus[1]}
                                 for d in range(gpus[0])]}
+    s.pop("node_increments", None)
+    if job not in NO_INCREMENTS:
+        s["node_increments"] = increments(job, host, cpus, mem, cpu, peak, gpus)
     body = json.dumps(s, separators=(",", ":")).encode()
     with open(os.path.join(spool, f"{i:016x}.rec"), "wb") as f:
         f.write(b"tracer-spool 1 %d %08x\n" % (len(body), zlib.crc32(body)) + body)

@@ -21,6 +21,10 @@
 # and in ClickHouse's tracer.idle_hosts, valid and self-consistent, and
 # tracer sweep shows it under its host - to root and admin_group, never
 # to another user.
+# The known jobs carry node increments but one (5002, as an older
+# tracerd's): the same exact numbers come from a datalake of both kinds,
+# and the datalake's rows are the archive's for every --by; a summary
+# with increments delivered twice counts once.
 # The users and ClickHouse are made here and removed at the end.  Needs
 # root and the services lock (flock /tmp/tracer-services.lock).
 set -u
@@ -28,7 +32,8 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/delivery/clickhouse.sh"
-CH_TCP=18901 CH_HTTP=18924
+# SWEEP_CH_TCP, SWEEP_CH_HTTP: other ports (the bench's server may hold these)
+CH_TCP=${SWEEP_CH_TCP:-18901} CH_HTTP=${SWEEP_CH_HTTP:-18924}
 UA=tracer-swa
 UB=tracer-swb
 ADM=tracer-swadm
@@ -70,6 +75,17 @@ stop_tracerd
 cp "$TRACERD_FILE" "$TMP/base.ndjson"
 check "the base summary is valid against docs/summary.schema.json" \
 	python3 "$TOP/tests/validate_summary.py" --min 1 "$TMP/base.ndjson"
+own_increments() { # a tracer run job is its own: its node_increments are its totals, single
+	python3 - "$TMP/base.ndjson" <<'PY'
+import json, sys
+s = json.loads([l for l in open(sys.argv[1]) if l.strip()][-1])
+inc, a = s.get("node_increments"), s["identity"].get("allocation", {})
+assert inc and inc["single"] is True, inc
+want = a.get("cpus", 0)
+assert inc["alloc_cpus"] == want and abs(inc["cpu_s"] - (s["totals"]["cpu_s"] if want else 0)) < 1e-9, (inc, a)
+PY
+}
+check "the real tracer run job's summary: node_increments of its own totals, single" own_increments
 NSTEPS=$(python3 "$TOP/tests/sweep/jobs.py" "$TMP/base.ndjson" "$TMP/sw.spool" \
 	"$(id -u "$UA")" "$UA" "$(id -u "$UB")" "$UB") || { fail "jobs.py did not write the spool"; exit 1; }
 IDLE=$TOP/tests/sweep/idle.py
@@ -95,6 +111,14 @@ idle_valid() {
 }
 check "the file's idle_host records are valid against docs/idle_host.schema.json" idle_valid
 
+# rows with increments and 5002's without: a datalake of both kinds
+kinds() {
+	local got
+	got=$(clickhouse-client --port "$CH_TCP" -q "SELECT jk, groupUniqArray(inc_kind), max(inc_single)
+		FROM tracer.job_use WHERE jk LIKE '500_' GROUP BY jk ORDER BY jk FORMAT CSV" | tr -d '"[]' | tr '\n' ' ')
+	[ "$got" = "5001,1,0 5002,0,0 5003,1,1 5004,1,1 " ] || { echo "job_use: $got"; return 1; }
+}
+check "tracer.job_use: increments in 5001's, 5003's and 5004's rows (5003, 5004 single), none in 5002's" kinds
 # root's CLI: ClickHouse itself, or the archive file itself (no tracerd)
 root_lake() { "$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$TMP/nonexistent.ndjson" "${LAKE[@]}" "${PRICES[@]}" sweep "$@"; }
 root_file() { "$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$TRACERD_FILE" "${PRICES[@]}" sweep "$@"; }
@@ -153,21 +177,31 @@ if not a or len(a) != len(b) or not all(same(x, y) for x, y in zip(a, b)):
 PY
 }
 check "--by tool: the datalake's rows are the archive's" same_rows tool
+for by in user host partition pipeline; do
+	check "--by $by: the datalake's rows are the archive's" same_rows "$by"
+done
 # a retried delivery: 5001's rows of tracer.jobs and tracer.tools twice
 # (merges stopped so that the copies stay apart while the sweep reads)
 dup_rows() {
 	local q="clickhouse-client --port $CH_TCP -q" t j
 	$q "SYSTEM STOP MERGES tracer.jobs" && $q "SYSTEM STOP MERGES tracer.tools" &&
+		$q "SYSTEM STOP MERGES tracer.job_use" &&
 		$q "INSERT INTO tracer.jobs SELECT * FROM tracer.jobs WHERE job_id = '5001'" &&
 		$q "INSERT INTO tracer.tools SELECT * FROM tracer.tools WHERE job_id = '5001'" || return 1
 	t=$($q "SELECT count() FROM tracer.tools WHERE job_id = '5001'")
 	j=$($q "SELECT count() FROM tracer.jobs WHERE job_id = '5001'")
-	[ "$t" = 12 ] && [ "$j" = 6 ] || { echo "5001's rows: $t in tracer.tools, $j in tracer.jobs"; return 1; }
+	u=$($q "SELECT count() FROM tracer.job_use WHERE jk = '5001' AND inc_kind = 1")
+	[ "$t" = 12 ] && [ "$j" = 6 ] && [ "$u" = 6 ] ||
+		{ echo "5001's rows: $t in tracer.tools, $j in tracer.jobs, $u in job_use"; return 1; }
 }
-check "5001's rows twice in tracer.jobs and tracer.tools" dup_rows
+# (a single summary's row is kept from arriving twice by the sink itself:
+# tests/datalake loses an insert's answer)
+check "5001's rows (with increments) twice in tracer.jobs, tracer.tools, job_use" dup_rows
 check "datalake, --by tool: a summary delivered twice counts once" \
 	expect tool datalake tool all -- root_lake --since 30d --by tool
 check "datalake, --by user: the same" expect user datalake user all -- root_lake --since 30d --by user
+check "datalake, --by host: the same" expect host datalake host all -- root_lake --since 30d --by host
+check "datalake, --by account: the same" expect account datalake account all -- root_lake --since 30d --by account
 check "datalake, --limit 1: only the costliest user" expect user1 datalake user all -- root_lake --since 30d --limit 1
 check "archive, --limit 1: only the costliest user" expect user1 archive user all -- root_file --since 30d --limit 1
 check "datalake, --since 1d: no job (they ended two days ago)" expect none datalake user all -- root_lake --since 1d

@@ -157,9 +157,12 @@ if [ -n "${TUNE_BENCH:-}" ]; then
 	# ten inserts of 100,000: one of a million goes past the server's
 	# memory limit while the job_keys view is filled
 	for k in 0 1 2 3 4 5 6 7 8 9; do
+		# each its own job (no job id): node increments of its own totals,
+		# single, as tracerd writes them (schema v7)
 		chq -q "INSERT INTO tracer.jobs (summary_id, job, host, scheduler, user, uid, pipeline,
 			task_name, start, end, start_ns, end_ns, wall_s, cpu_s, alloc_cpus, alloc_mem_bytes,
-			mem_peak_bytes, rchar, state, summary)
+			mem_peak_bytes, rchar, state, summary, inc_kind, inc_single, inc_cpus, inc_cpu_s,
+			inc_unused_mem_bytes)
 			SELECT toString(number), concat('b-', toString(number)), concat('n', toString(number % 50)),
 			'local', concat('u', toString(number % 20)), 20000 + number % 20,
 			if(number % 200 = 0, 'PL', concat('P', toString(number % 200))),
@@ -167,7 +170,8 @@ if [ -n "${TUNE_BENCH:-}" ]; then
 			toDateTime(now() - number % 5184000), (toUInt64(now()) - number % 5184000 - 600) * 1000000000,
 			(toUInt64(now()) - number % 5184000) * 1000000000, 600, 300, 4, 4294967296,
 			(number % 1000) * 1048576, (number % 977) * 1048576, 'COMPLETED',
-			'$PAD' FROM system.numbers LIMIT 100000 OFFSET $((k * 100000))" ||
+			'$PAD', 1, 1, 4, 300, 4294967296 - (number % 1000) * 1048576
+			FROM system.numbers LIMIT 100000 OFFSET $((k * 100000))" ||
 			fail "batch $k of the bench's rows not inserted"
 	done
 	# two tools a job (30 names), CPU time shared 2:1, for sweep --by tool

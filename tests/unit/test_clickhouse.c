@@ -13,6 +13,7 @@
 #include "clickhouse.h"
 #include "growbuf.h"
 #include "sink.h"
+#include "sink_priv.h"
 
 struct seen {
 	char stmt[8][256];
@@ -138,6 +139,61 @@ static void test_v3_columns(void)
 	cJSON_Delete(r);
 }
 
+/* version 7: the summary's node increments, inc_kind 0 without them */
+static void test_v7_columns(void)
+{
+	cJSON *r = jobs_row("{\"summary_id\":\"s1\",\"end_ns\":1000000000,"
+			    "\"node_increments\":{\"alloc_cpus\":4,\"cpu_s\":12.5,"
+			    "\"unused_mem_bytes\":-1024,\"gpus_idle\":1,\"single\":true}}");
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "inc_kind")), 1);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "inc_single")), 1);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "inc_cpus")), 4);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "inc_cpu_s")), 12.5);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "inc_unused_mem_bytes")), -1024);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "inc_gpus_idle")), 1);
+	cJSON_Delete(r);
+	r = jobs_row("{\"summary_id\":\"s2\",\"end_ns\":1000000000}");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "inc_kind")), 0);
+	CU_ASSERT_PTR_NULL(cJSON_GetObjectItem(r, "inc_cpus"));
+	cJSON_Delete(r);
+}
+
+/* the sink's question before inserting again: by the job's hash and the
+ * summary's, records and bad ids left out; the answer marks the batch */
+static void test_seen(void)
+{
+	const char *t[] = {
+		"{\"summary_id\":\"a-1\",\"job\":\"u1\",\"identity\":{\"scheduler\":\"slurm\","
+		"\"cluster\":\"c'1\",\"job_id\":\"5001\"}}",
+		"{\"summary_id\":\"b-2\",\"job\":\"u2\",\"identity\":{\"scheduler\":\"local\"}}",
+		"{\"record\":\"idle_host\",\"summary_id\":\"c-3\"}",
+		"{\"summary_id\":\"d'4\",\"job\":\"u4\"}",
+	};
+	size_t lens[4];
+	bool skip[4];
+	struct growbuf q = {0};
+
+	for (int i = 0; i < 4; i++)
+		lens[i] = strlen(t[i]);
+	CU_ASSERT_EQUAL_FATAL(sink_clickhouse_seen_sql("lake", (char *const *)t, lens, 4, &q), 1);
+	CU_ASSERT_PTR_NOT_NULL(strstr(q.p, "FROM lake.job_use PREWHERE jh IN (cityHash64('slurm', "
+					   "'c\\'1', '5001'), cityHash64('local', '', 'u2'))"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(q.p, "WHERE sh IN (cityHash64('a-1'), cityHash64('b-2'))"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(q.p, "arrayJoin(['a-1', 'b-2'])"));
+	CU_ASSERT_PTR_NULL(strstr(q.p, "c-3"));
+	CU_ASSERT_PTR_NULL(strstr(q.p, "d\\'4"));
+	growbuf_free(&q);
+	CU_ASSERT_EQUAL(sink_clickhouse_seen_mark("b-2\n", (char *const *)t, lens, 4, skip), 1);
+	CU_ASSERT(!skip[0] && skip[1] && !skip[2] && !skip[3]);
+	CU_ASSERT_EQUAL(sink_clickhouse_seen_mark("a-1\nb-22\n", (char *const *)t, lens, 4, skip), 1);
+	CU_ASSERT(skip[0] && !skip[1]);
+	CU_ASSERT_EQUAL(sink_clickhouse_seen_sql("lake", (char *const *)t + 2, lens + 2, 2, &q), 0);
+	growbuf_free(&q);
+}
+
 int main(void)
 {
 	static const struct unit_test tests[] = {
@@ -146,6 +202,8 @@ int main(void)
 		{"server versions and their settings", test_versions_and_settings},
 		{"answers that mean no such table", test_unknown_table},
 		{"the jobs row's version 3 columns", test_v3_columns},
+		{"the jobs row's version 7 columns", test_v7_columns},
+		{"which summaries are already there", test_seen},
 	};
 
 	return UNIT_RUN("clickhouse", tests);

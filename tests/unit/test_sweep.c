@@ -187,14 +187,16 @@ static void test_by_tool(void)
 static void test_tool_sql(void)
 {
 	struct sweep_query q = {.by = SWEEP_BY_TOOL, .from_s = 1800000000.5, .limit = 7, .uid = 42};
-	char sql[8192];
+	char sql[16384];
 	const char *p;
 
 	CU_ASSERT_FATAL(sweep_tool_sql(&q, "lake", sql, sizeof(sql)) == 0);
-	CU_ASSERT_PTR_NULL(strstr(sql, "FINAL"));
+	/* the jobs' waste of sweep_sql (job_use), tools found by summary hash */
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "sum(inc_cpus)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "cityHash64(summary_id) AS sh"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "FROM lake.tools PREWHERE end >= toDateTime(1800000000)"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "LIMIT 1 BY summary_id, t, path"));
-	/* both reads of lake.jobs keep the owner's rows only */
+	/* every read of lake.job_use keeps the owner's rows only */
 	p = strstr(sql, "AND uid = 42");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
 	CU_ASSERT_PTR_NOT_NULL(strstr(p + 1, "AND uid = 42"));
@@ -210,15 +212,23 @@ static void test_tool_sql(void)
 static void test_sql(void)
 {
 	struct sweep_query q = {.by = SWEEP_BY_ACCOUNT, .from_s = 1800000000.5, .limit = 7, .uid = 42};
-	char sql[8192];
+	char sql[16384];
 
 	CU_ASSERT_FATAL(sweep_sql(&q, "tracer", sql, sizeof(sql)) == 0);
-	/* schema v4's narrow table, a retried row once by FINAL */
-	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "FROM tracer.job_use FINAL "));
+	/* schema v7's increments: a single job's row as is, the others'
+	 * summed per job, a job with a row without them folded per node */
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "WHERE inc_single = 1 AND inc_kind > 0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "WHERE inc_single = 0 AND inc_kind > 0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "sum(inc_cpus)"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "WHERE inc_kind = 0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "max(alloc_cpus)"));
+	/* a retried row once */
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "LIMIT 1 BY sh"));
 	CU_ASSERT_PTR_NULL(strstr(sql, "tracer.jobs"));
 	CU_ASSERT_PTR_NULL(strstr(sql, "summary_id"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "end >= toDateTime(1800000000)"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "WHERE uid = 42"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "AND uid = 42"));
 	/* grouped by the account's hash, named by a join on the column */
 	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "cityHash64(account) AS gh0"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "any(account) AS g"));
