@@ -11,7 +11,9 @@
 #            stale socket, hung) and summary delay, on a local cluster
 #   clickhouse  job end -> row latency, replay of a 10,000-summary spool,
 #            tracerd's RSS with that spool (bench/clickhouse.sh)
-#   loop     tracerd's answers while a job with 3,000 live processes ends
+#   loop     tracerd's answers while a job with 3,000 live processes ends,
+#            and while the HTTP sink waits on a collector that never
+#            answers (p50 of REPS runs of each)
 #   netio    loopback TCP and direct I/O with tracerd running/stopped and
 #            tracked (bench/netio.sh)
 #   switch   the per-switch hook: JOBS (nproc) spawners' tracked exec
@@ -144,25 +146,76 @@ for l in open(sys.argv[1]):
 	row "tracerd peak RSS after $total processes (MiB)" "" "$(printf %.1f "$(echo "$hwm200 / 1024" | bc -l)")" "" "< 32, flat"
 }
 
+# probe_stats OUT...: p50 over runs (probe.py's OUT files) of each run's
+# median and max status round trip: "MEDIAN / MAX (N asked, F unanswered)"
+probe_stats() {
+	python3 - "$@" <<'PY'
+import json, statistics, sys
+d = [json.load(open(f)) for f in sys.argv[1:]]
+print("%.1f / %.1f (%d asked, %d unanswered)" % (
+    statistics.median(x["median_ms"] for x in d), statistics.median(x["max_ms"] for x in d),
+    sum(x["n"] for x in d), sum(x["failed"] for x in d)))
+PY
+}
+
 # tracer status asked every 10 ms while a job ends with 3,000 live
 # processes (20 of them zombie leaders with a live thread): the loop
-# settles them a few per step and answers in between.
-loop_part() {
-	local stats
+# settles them a few per step and answers in between.  REPS runs.
+loop_close() {
+	local r probe outs=()
 	start_tracerd bench >/dev/null || exit 1
-	mkfifo "$TMP/hold.fifo"
-	rm -f "$TMP/probe.stop"
-	python3 "$TOP/tests/resilience/probe.py" "$TRACERD_SOCK" "$TMP/probe.out" "$TMP/probe.stop" &
-	local probe=$!
-	trun "$TMP/jhold" -- "$H/holdkids" "$TMP/hold.fifo" 3000 20 >/dev/null 2>&1
-	wait_until 60 "the summary of the job with 3,000 live processes" summary_of_job "$TMP/jhold"
-	touch "$TMP/probe.stop"
-	wait "$probe"
-	python3 -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK))' "$TMP/hold.fifo" 2>/dev/null
+	for r in $(seq 1 "$REPS"); do
+		mkfifo "$TMP/hold.$r.fifo"
+		python3 "$TOP/tests/resilience/probe.py" "$TRACERD_SOCK" "$TMP/close.$r" "$TMP/close.$r.stop" &
+		probe=$!
+		poll_until 30 test -e "$TMP/close.$r.ready"
+		trun "$TMP/jhold.$r" -- "$H/holdkids" "$TMP/hold.$r.fifo" 3000 20 >/dev/null 2>&1
+		wait_until 60 "the summary of the job with 3,000 live processes" summary_of_job "$TMP/jhold.$r"
+		touch "$TMP/close.$r.stop"
+		wait "$probe"
+		python3 -c 'import os, sys; os.close(os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK))' "$TMP/hold.$r.fifo" 2>/dev/null
+		outs+=("$TMP/close.$r")
+	done
 	stop_tracerd
-	stats=$(python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print("%.1f / %.1f (%d asked, %d unanswered)" % (d["median_ms"], d["max_ms"], d["n"], d["failed"]))' "$TMP/probe.out")
 	header
-	row "status during a 3,000-process close: median / max ms" "" "$stats" "" "max < 100"
+	row "status during a 3,000-process close: median / max ms (p50 of $REPS)" "" "$(probe_stats "${outs[@]}")" "" "max < 100"
+}
+
+# tracer status asked every 10 ms while the HTTP sink waits on a collector
+# that holds its request (tests/delivery/httpd.py hang) and 10 jobs end:
+# the sink's thread waits, the loop answers.  REPS runs on one hang.
+loop_hung_sink() {
+	local r probe outs=() port=18195 httpd
+	python3 "$TOP/tests/delivery/httpd.py" hang "$port" "$TMP/hang.log" >/dev/null 2>&1 &
+	httpd=$!
+	poll_until 30 python3 -c "import socket; socket.create_connection(('127.0.0.1', $port), 1)"
+	start_tracerd benchhang -o sinks=file,http -o http_url="http://127.0.0.1:$port/" \
+		-o http_timeout_ms=120000 >/dev/null || { kill "$httpd"; exit 1; }
+	trun "$TMP/jfirst" -- /bin/true
+	wait_until 30 "the collector to hold the HTTP sink's request" grep -q '"held"' "$TMP/hang.log"
+	for r in $(seq 1 "$REPS"); do
+		python3 "$TOP/tests/resilience/probe.py" "$TRACERD_SOCK" "$TMP/hung.$r" "$TMP/hung.$r.stop" --min 20 &
+		probe=$!
+		for i in $(seq 1 10); do
+			tr_cli -o client_timeout_ms=2000 run -- /bin/sh -c '/bin/true; /bin/echo x >/dev/null' >/dev/null
+		done
+		touch "$TMP/hung.$r.stop"
+		wait "$probe"
+		outs+=("$TMP/hung.$r")
+	done
+	# the rows hold only if the sink was still waiting throughout
+	dtrue 'sink("http")["delivered"] == 0 and sink("http")["failures"] == 0' ||
+		echo "bench: the HTTP sink stopped waiting before the end: the row is not the hung case" >&2
+	stop_tracerd
+	kill -TERM "$httpd"
+	wait "$httpd" 2>/dev/null
+	header
+	row "status while the HTTP sink hangs, 10 jobs end: median / max ms (p50 of $REPS)" "" "$(probe_stats "${outs[@]}")" "" "max < 100"
+}
+
+loop_part() {
+	loop_close
+	loop_hung_sink
 }
 
 # redact_part: ns per exec record of job_proc_exec, this build against

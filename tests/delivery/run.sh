@@ -171,38 +171,46 @@ fi
 stop_httpd
 
 echo "== HTTP collector that accepts and never answers"
+# The collector holds the sink's transfer until it is stopped, and the
+# sink waits for it up to http_timeout_ms (120 s, its most): beyond every
+# deadline below.  Status replies counted after the collector logged the
+# request it holds, while it still holds it, prove the loop does not wait
+# for the sink; a loop that did would leave a request unanswered by the
+# probe's own deadline (30 s each).
 start_httpd hang $((HTTP_BASE + 2)) "$TMP/http3.log" || exit 1
 start_tracerd hang -o spool_dir="$TMP/spool.hang" -o sinks=file,http \
-	-o http_url="http://127.0.0.1:$((HTTP_BASE + 2))/" -o http_timeout_ms=60000 || exit 1
-# the socket's own round trip, without a process start per request
-python3 "$TOP/tests/resilience/probe.py" "$TRACERD_SOCK" "$TMP/probe.out" "$TMP/probe.stop" &
-PROBE_PID=$!
-wait_until 30 "the status probe's first reply" test -e "$TMP/probe.out.ready"
+	-o http_url="http://127.0.0.1:$((HTTP_BASE + 2))/" -o http_timeout_ms=120000 || exit 1
 jobs 10 phang &
 jobs_pid=$!
-slowest=0 samples=0
-while ! proc_gone "$jobs_pid" || [ "$samples" -lt 10 ]; do
-	s=$(now_us); tr_cli status >/dev/null 2>&1 || fail "tracer status failed while the collector hangs"
-	e=$(now_us); [ $((e - s)) -gt "$slowest" ] && slowest=$((e - s))
-	samples=$((samples + 1))
-done
-wait "$jobs_pid"
-touch "$TMP/probe.stop"; wait "$PROBE_PID"; PROBE_PID=
-echo "    slowest of $samples tracer status while 10 jobs ended: $((slowest / 1000)) ms"
-echo "    status round trips on the socket meanwhile: $(cat "$TMP/probe.out")"
-# the issue's target is 100 ms; on a shared, loaded test machine a bound
-# of 1 s still catches a loop that waits for the hung sink (60 s)
-check "every status request on the socket answered while the HTTP sink hangs" \
-	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d['failed'] == 0 and d['n'] >= 5 and d['max_ms'] < 1000))" "$TMP/probe.out"
-check "tracer status answers in under 1 s while the HTTP sink hangs (slowest $((slowest / 1000)) ms)" \
-	test "$slowest" -lt 1000000
+held() { grep -q '"held"' "$TMP/http3.log" 2>/dev/null; }
+wait_until 60 "the collector to hold the HTTP sink's first request" held
+# the socket's own round trip, without a process start per request
+python3 "$TOP/tests/resilience/probe.py" "$TRACERD_SOCK" "$TMP/probe.out" "$TMP/probe.stop" --min 20 &
+PROBE_PID=$!
+wait_until 60 "the 10 jobs to end" proc_gone "$jobs_pid"
+wait "$jobs_pid" || fail "the 10 jobs did not all run"
+touch "$TMP/probe.stop"
+wait_until 300 "the status probe's 20 replies" proc_gone "$PROBE_PID"
+wait "$PROBE_PID"; PROBE_PID=
+echo "    status round trips on the socket (information; make bench measures them): $(cat "$TMP/probe.out")"
+check "20 status requests answered after the collector took the request it holds, none unanswered (30 s each)" \
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d['failed'] == 0 and d['n'] >= 20))" "$TMP/probe.out"
+check "and the collector still holds it: the HTTP sink neither delivered nor failed" \
+	dtrue 'sink("http")["delivered"] == 0 and sink("http")["failures"] == 0'
 wait_until 30 "the 10 summaries in the file sink despite the hung collector" \
 	dtrue 'sink("file")["delivered"] == 10' && pass "a hung sink does not delay the file sink"
 check "the 10 summaries wait for the hung sink" dtrue 'sink("http")["pending"] == 10'
+# SIGTERM while the collector still holds the transfer (stopped only
+# after): tracerd exits long before the sink's own timeout of 120 s
 s=$(now_us)
-stop_tracerd
+kill -TERM "$TRACERD_PID"
+wait_until 60 "tracerd to exit on SIGTERM while the collector holds the transfer" proc_gone "$TRACERD_PID"
 e=$(now_us)
-check "SIGTERM with a hung sink: tracerd exits in under 10 s ($(( (e - s) / 1000 )) ms)" test $((e - s)) -lt 10000000
+echo "    tracerd exited $(( (e - s) / 1000 )) ms after SIGTERM (information)"
+# (the collector never lets go of what it holds: alive, it holds it)
+check "SIGTERM with a hung sink: tracerd exited while the collector still held the transfer" \
+	kill -0 "$HTTPD_PID"
+stop_tracerd
 check "what the hung sink did not take stays spooled" test "$(spool_files "$TMP/spool.hang")" -eq 10
 check "tracerd stopped on SIGTERM, cutting the hung transfer" \
 	sh -c "grep -q 'shutting down' '$TRACERD_LOG' && grep -q 'stay in the spool\|stay in $TMP' '$TRACERD_LOG'"

@@ -224,14 +224,29 @@ script "$(devices 0)" "energy 0 1000000" "hang nvmlDeviceGetComputeRunningProces
 TRACERD_TEST_NVML_LIB=$DOUBLE start_tracerd gpu4 -o sample_interval_ms=200 || exit 1
 check "tracer status answers, and names the hung call" poll_until 15 status_has \
 	"^gpu:      NVML call nvmlDeviceGetComputeRunningProcesses has not returned"
-check "tracer status still answers (within 10 s)" timeout 10 "$BUILD/tracer" -o socket="$TRACERD_SOCK" status
+# the call hangs while the script says so (this case never lets it go):
+# 10 status replies after tracerd named it, each with its own deadline
+# of 30 s, and still named after them
+python3 "$TOP/tests/resilience/probe.py" "$TRACERD_SOCK" "$TMP/probe.out" "$TMP/probe.stop" --min 10 &
+probe_pid=$!
+touch "$TMP/probe.stop"
+wait_until 300 "the status probe's 10 replies" proc_gone "$probe_pid"
+wait "$probe_pid"
+echo "    status round trips (information): $(cat "$TMP/probe.out")"
+check "tracer status answered 10 times while the NVML call hangs, none unanswered (30 s each)" \
+	"$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d['failed'] == 0 and d['n'] >= 10))" "$TMP/probe.out"
+check "and the call still hangs after them" status_has \
+	"^gpu:      NVML call nvmlDeviceGetComputeRunningProcesses has not returned"
 if trc run --job-file "$TMP/job.hung" --gpus 0 -- true; then
 	wait_until 60 "the summary of the job ended while NVML hangs" summary_in "$TMP/job.hung"
 	chk "its summary counts the GPU answers that did not come" "$TMP/job.hung" "g['answers_missing'] >= 1"
 else
 	fail "tracer run did not run while NVML hangs"
 fi
-check "tracerd stops while NVML hangs" true
+kill -TERM "$TRACERD_PID"
+wait_until 60 "tracerd to exit on SIGTERM while the NVML call hangs" proc_gone "$TRACERD_PID" &&
+	check "tracerd stopped while the NVML call hung (the script still holds it)" \
+		grep -qx "hang nvmlDeviceGetComputeRunningProcesses_v3" "$SCRIPT"
 stop_tracerd
 
 echo "== no NVIDIA library"

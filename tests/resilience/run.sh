@@ -92,18 +92,24 @@ start_tracerd res || exit 1
 
 echo "== frozen loop: a job ends with 3,000 live processes, 20 of them leaders gone before their threads"
 mkfifo "$TMP/hold.fifo"
-python3 "$DIR/probe.py" "$TRACERD_SOCK" "$TMP/probe.out" "$TMP/probe.stop" &
+# the probe's replies that show a job closing were answered between the
+# job's end and its summary: the loop answers while it settles the 3,000
+# (a close done in one turn of the loop shows none); each request has its
+# own deadline of 30 s
+python3 "$DIR/probe.py" "$TRACERD_SOCK" "$TMP/probe.out" "$TMP/probe.stop" \
+	--during 's["jobs"]["closing"] >= 1' &
 PROBE_PID=$!
+wait_until 30 "the status probe's first reply" test -e "$TMP/probe.out.ready"
 trun "$TMP/j.hold" -- "$H/holdkids" "$TMP/hold.fifo" 3000 20 >"$TMP/hold.last" 2>"$TMP/hold.err"
 wait_until 60 "the summary of the job with 3,000 live processes" summary_of_job "$TMP/j.hold"
 touch "$TMP/probe.stop"
+wait_until 60 "the status probe to end" proc_gone "$PROBE_PID"
 wait "$PROBE_PID"; PROBE_PID=
 release "$TMP/hold.fifo"
-cat "$TMP/probe.out"; echo
-expect "tracer status answered throughout the close: slowest reply in ms" \
-	"$(python3 -c "import json; print(json.load(open('$TMP/probe.out'))['max_ms'])")" "<" 1000
-expect "no status request went unanswered" \
-	"$(python3 -c "import json; print(json.load(open('$TMP/probe.out'))['failed'])")" "==" 0
+probe() { python3 -c "import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])" "$TMP/probe.out" "$1"; }
+echo "    status round trips (information; make bench measures them): $(cat "$TMP/probe.out")"
+expect "tracer status answered while the job closed (replies showing it closing)" "$(probe during)" ">=" 3
+expect "no status request went unanswered (30 s each)" "$(probe failed)" "==" 0
 expect "every held process outlived the job" "$(sumfield "$TMP/j.hold" processes.outlived)" "==" 3000
 expect "no exit record counted lost" "$(sumfield "$TMP/j.hold" drops.exit_records_lost)" "==" 0
 last=$(cat "$TMP/hold.last")

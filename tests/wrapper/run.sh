@@ -249,11 +249,13 @@ out=$(cd "$TMP" && "$W" --socket "$NOSOCK" -o file="$TMP/x.ndjson" echo -n plain
 	|| fail "without --: '$out'"
 
 echo "== metadata from a loopback server"
-# meta MODE: start the server, sets PORT; stopped by pid at exit
+# meta MODE [LIFETIME_S]: start the server, sets PORT and META_PID;
+# stopped by pid at exit
 meta() {
 	rm -f "$TMP/port.$1"
-	python3 "$HERE/metaserver.py" "$TMP/port.$1" "$TMP/meta.$1.log" "$1" 120 &
-	BG_PIDS+=("$!")
+	python3 "$HERE/metaserver.py" "$TMP/port.$1" "$TMP/meta.$1.log" "$1" "${2:-120}" &
+	META_PID=$!
+	BG_PIDS+=("$META_PID")
 	# python's start alone can take seconds on a loaded machine
 	wait_until 60 "the metadata server ($1) to listen (file $TMP/port.$1)" test -s "$TMP/port.$1" || return 1
 	PORT=$(cat "$TMP/port.$1")
@@ -317,19 +319,28 @@ if wait_until 60 "the metadata server (jobs) to listen (file $TMP/port.jobs)" te
 		python3 "$CHECK" identity "$TMP/jobdef.untagged.ndjson" task_name=align-jobdef labels.ecs.task_family=align-jobdef \
 		queue=genomics-od scheduler=aws-batch
 fi
-if meta hang; then
+# the hanging server holds every call until it stops (600 s): tracer-wrap
+# ends while it still holds them, or its per-call timeout was not kept
+# (what the hang costs is measured by make bench)
+if meta hang 600; then
 	for t in 300 1000; do
 		rm -f "$TMP/hang.ndjson"
+		calls0=$(wc -l <"$TMP/meta.hang.log")
 		s=$(date +%s%N)
-		aws_env "$W" --socket "$NOSOCK" -o file="$TMP/hang.ndjson" -o metadata_timeout_ms=$t -- true 2>"$TMP/hang.err"
+		aws_env "$W" --socket "$NOSOCK" -o file="$TMP/hang.ndjson" -o metadata_timeout_ms=$t -- true 2>"$TMP/hang.err" &
+		wpid=$!
+		wait_until 60 "tracer-wrap to end while the endpoints hold its calls (per-call timeout $t ms)" \
+			proc_gone "$wpid" || kill -KILL "$wpid"
+		wait "$wpid"
 		rc=$?
 		ms=$((($(date +%s%N) - s) / 1000000))
-		# Only "does not hang" here, with 10x the timeout for a loaded
-		# machine; what the hang costs is measured by make bench.
-		if [ "$rc" = 0 ] && [ "$ms" -lt $((10 * t)) ] && [ "$(grep -c warning "$TMP/hang.err")" = 1 ]; then
-			pass "hanging endpoints (per-call timeout $t ms): the job ran, one warning, no hang ($ms ms < $((10 * t)))"
+		calls=$(($(wc -l <"$TMP/meta.hang.log") - calls0))
+		echo "    information: tracer-wrap with hanging endpoints (per-call $t ms) took $ms ms, $calls calls"
+		if [ "$rc" = 0 ] && [ "$calls" -ge 1 ] && kill -0 "$META_PID" 2>/dev/null &&
+			[ "$(grep -c warning "$TMP/hang.err")" = 1 ]; then
+			pass "hanging endpoints (per-call timeout $t ms): the job ran and ended while they held its $calls calls, one warning"
 		else
-			fail "hanging endpoints (per-call $t ms): rc $rc after $ms ms (bound $((10 * t))); $(cat "$TMP/hang.err")"
+			fail "hanging endpoints (per-call $t ms): rc $rc, $calls calls held, server $(kill -0 "$META_PID" 2>/dev/null && echo up || echo gone); $(cat "$TMP/hang.err")"
 		fi
 		check "a hanging endpoint ($t ms) still leaves the environment's identity" \
 			python3 "$CHECK" identity "$TMP/hang.ndjson" "${AWS_IDENTITY[@]}"
