@@ -38,6 +38,7 @@
 
 #include "config.h"
 #include "growbuf.h"
+#include "jobinc.h"
 #include "sink.h"
 
 #define USERS 10000
@@ -174,6 +175,47 @@ static unsigned kept_procs(uint64_t g, unsigned keep)
 	return lo + r % (hi - lo + 1);
 }
 
+/*
+ * The summary's node_increments, as tracerd writes them (lib/jobinc.c):
+ * one memo per node, since tracerd's memo is its own node's.  A job's
+ * summaries come one after the other, so a few entries a node do; the
+ * increments are added as the summary's last member (its text before
+ * them stays as written: the bench splices it at fixed places).
+ */
+#define GEN_HOSTS 401
+static struct jobinc_memo *memos[GEN_HOSTS];
+
+static void node_increments(struct growbuf *b, unsigned host)
+{
+	struct growbuf c = {0};
+	cJSON *s, *inc;
+	char *text;
+
+	if (b->oom)
+		return;
+	if (!memos[host] && !(memos[host] = jobinc_new(8, UINT64_MAX / 2, 0))) {
+		b->oom = true;
+		return;
+	}
+	/* the summary so far, closed, as the object tracerd would have */
+	growbuf_add(&c, b->p, b->len);
+	growbuf_add(&c, "}", 1);
+	s = c.oom ? NULL : cJSON_ParseWithLength(c.p, c.len);
+	growbuf_free(&c);
+	if (!s || jobinc_apply(memos[host], s, false, (uint64_t)time(NULL) * 1000000000ull) != 0 ||
+	    !(inc = cJSON_GetObjectItemCaseSensitive(s, "node_increments"))) {
+		cJSON_Delete(s);
+		return; /* none: the sweep folds the job as before */
+	}
+	text = cJSON_PrintUnformatted(inc);
+	if (!text)
+		b->oom = true;
+	else
+		add(b, ",\"node_increments\":%s", text);
+	cJSON_free(text);
+	cJSON_Delete(s);
+}
+
 static void summary(struct growbuf *b, const struct job *j, unsigned part, unsigned keep)
 {
 	uint64_t g = mix(j->h + part);
@@ -278,7 +320,9 @@ static void summary(struct growbuf *b, const struct job *j, unsigned part, unsig
 		add(b, "%s{\"id\":\"time_overrequested\",\"severity\":\"info\",\"message\":"
 		    "\"ran %.0f s of the %llu s requested\",\"evidence\":{\"wall_s\":%.1f}}",
 		    sep, wall, (unsigned long long)j->limit_s, wall);
-	add(b, "]}");
+	add(b, "]");
+	node_increments(b, host);
+	add(b, "}");
 }
 
 /* write what b holds to f once it is large, or when last */
