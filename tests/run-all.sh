@@ -84,17 +84,21 @@ account() {
 	echo "######## $name: rc=$rc, $p passed, $f failed"
 }
 
-# timeline NAME: with TEST_TIMELINE=DIR, each line of a suite's output
-# into DIR/NAME.txt after the seconds since the suite began (where its
-# time goes); else nothing
+# timeline NAME: a suite's output, passed on; with TEST_TIMELINE=DIR also
+# into DIR/NAME.txt, each line after the seconds since the suite began
+# (where its time goes)
 timeline() {
 	local t0=$SECONDS line f
 	if [ -z "${TEST_TIMELINE:-}" ]; then
-		cat >/dev/null
+		cat
 		return
 	fi
 	f="$TEST_TIMELINE/${1//[^A-Za-z0-9+-]/_}.txt"
-	while IFS= read -r line; do printf '%4d %s\n' $((SECONDS - t0)) "$line"; done >"$f"
+	: >"$f"
+	while IFS= read -r line; do
+		printf '%s\n' "$line"
+		printf '%4d %s\n' $((SECONDS - t0)) "$line" >>"$f"
+	done
 }
 
 suite() {
@@ -126,8 +130,8 @@ start_beside() {
 		lane=$BASHPID
 		for i in "${!BESIDE_CMDS[@]}"; do
 			t0=$SECONDS u0=$(child_cpu "$lane")
-			eval "${BESIDE_CMDS[$i]}" 2>&1 </dev/null | tee "$BESIDE_DIR/$i.log" |
-				timeline "${BESIDE_NAMES[$i]}"
+			eval "${BESIDE_CMDS[$i]}" 2>&1 </dev/null |
+				timeline "${BESIDE_NAMES[$i]}" >"$BESIDE_DIR/$i.log"
 			echo "${PIPESTATUS[0]} $((SECONDS - t0)) $(($(child_cpu "$lane") - u0))" >"$BESIDE_DIR/$i.rc"
 		done
 	) &
