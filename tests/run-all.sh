@@ -102,15 +102,18 @@ timeline() {
 }
 
 suite() {
-	local name=$1 log t0 c0 u0 rc
+	local name=$1 log t0 c0 u0 lane0 rc
 	shift
 	echo
 	echo "######## $name"
 	log=$(mktemp /tmp/tracer-suite.XXXXXX)
 	t0=$SECONDS
-	c0=$(cpu_ticks) u0=$(child_cpu $$)
+	c0=$(cpu_ticks) u0=$(child_cpu $$) lane0=$(lane_done)
 	"$@" 2>&1 | tee "$log" | timeline "$name"
 	rc=${PIPESTATUS[0]}
+	# a lane that ended meanwhile was reaped by this shell: its CPU is
+	# its suites', not this one's
+	[ "$lane0" = 0 ] && [ "$(lane_done)" = 1 ] && u0=$((u0 + $(lane_cpu)))
 	account "$name" "$rc" "$log" $((SECONDS - t0)) $(($(child_cpu $$) - u0)) "$(busy_share "$c0")"
 	rm -f "$log"
 }
@@ -158,6 +161,11 @@ end_beside() {
 	BESIDE_NAMES=()
 	BESIDE_CMDS=()
 }
+
+# lane_done: 1 when the lane beside has ended (or none runs), else 0;
+# lane_cpu: the CPU seconds of its suites that have ended
+lane_done() { [ -n "$beside_pid" ] && kill -0 "$beside_pid" 2>/dev/null && echo 0 || echo 1; }
+lane_cpu() { cat "$BESIDE_DIR"/*.rc 2>/dev/null | awk '{ s += $3 } END { print s + 0 }'; }
 
 # The ASan+UBSan and ThreadSanitizer builds (make asan tsan) with make
 # test's job count (TEST_BUILD_JOBS, -jN), alone on every CPU; outside
