@@ -436,7 +436,7 @@ for f in $(ls "$TMP"/query.* | sort -t. -k2 -n); do
 	row "queries.sql $n: $(cut -c1-36 "$TMP/title.$n") (s)" "" "$(p50 "$(cat "$f")")" "$(load1)" ""
 done
 user=$(chq -q "SELECT user FROM tracer.jobs GROUP BY user ORDER BY count() DESC LIMIT 1")
-read -r cl job <<<"$(chq -q "SELECT cluster, job_id FROM tracer.jobs WHERE alloc_nodes > 1 LIMIT 1 OFFSET 1000 FORMAT TSV")"
+read -r cl job <<<"$(chq -q "SELECT cluster, job_id FROM tracer.jobs WHERE alloc_nodes > 1 LIMIT 1 OFFSET $((N >= 100000 ? 1000 : 0)) FORMAT TSV")"
 pipe=$(chq -q "SELECT pipeline FROM tracer.jobs GROUP BY pipeline ORDER BY count() DESC LIMIT 1")
 row "jobs -u $user -S now-30days (s)" "" \
 	"$(p50_cmd "${TRACER[@]}" jobs -u "$user" -S now-30days)" "$(load1)" ""
