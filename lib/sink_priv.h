@@ -1,6 +1,6 @@
 /*
  * sink_priv.h - what the sink files (sink_file.c, sink_http.c,
- * sink_clickhouse.c) share with sink.c; not for the rest of the tree.
+ * sink_clickhouse*.c) share with sink.c; not for the rest of the tree.
  */
 #ifndef TRACER_SINK_PRIV_H
 #define TRACER_SINK_PRIV_H
