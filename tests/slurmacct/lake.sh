@@ -1,11 +1,17 @@
 # lake.sh - the cluster view through the datalake, sourced by run.sh:
 # tracerd's clickhouse sink delivers the summaries of a two-node job of
 # two srun steps, submitted by user nobody, into a private ClickHouse
-# (Debian's 18.16, schema version 6); a tracerd --reader answers
-# `tracer show JOB` of nobody with the one job rolled up (its five
-# summaries: the batch step and two steps on both nodes, the allocation
-# once per node) and another user with nothing; `tracer report
-# --clickhouse` counts that job once, not once per summary.
+# (Debian's 18.16, the newest schema version); a tracerd --reader
+# answers `tracer show JOB` of nobody with the one job rolled up (its
+# five summaries: the batch step and two steps on both nodes, the
+# allocation once per node) and another user with nothing; `tracer
+# report --clickhouse` counts that job once, not once per summary.
+# tracer sweep over the suite's real jobs: every row carries tracerd's
+# node increments (the one-step job's marked single), and the datalake's
+# sweep (which sums them) gives the rows the archive's fold gives.
+# (Both slurmd's of the test cluster run on this one machine under one
+# tracerd: the sweep, which keys a node by its host name, sees one node
+# where the job view, keyed by Slurm's node name, sees two.)
 # lake_setup before tracerd_start, lake_checks once the job's summaries
 # are in the file sink, lake_stop from the cleanup.
 
@@ -118,4 +124,55 @@ PY
 		>"$T/lake-report.csv" 2>&1
 	expect "report --clickhouse: nobody's two-node job counts once, not per summary" \
 		"$(awk -F, '$1 == "nobody" { print $2 }' "$T/lake-report.csv")" 1
+	lake_sweep
+}
+
+lake_q() { clickhouse-client --port "$LAKE_TCP" -q "$1"; }
+# every summary of the archive file has its row in the datalake
+lake_all_in() {
+	[ "$(lake_q "SELECT count() FROM tracer.jobs FINAL")" = "$(python3 -c 'import json, sys
+print(sum(1 for l in open(sys.argv[1]) if l.strip() and "record" not in json.loads(l)))' "$NDJSON")" ]
+}
+# KIND,SINGLE of each of job $1's rows in tracer.job_use, sorted
+lake_incs() {
+	lake_q "SELECT inc_kind, inc_single FROM tracer.job_use WHERE jk = '$1' ORDER BY sh FORMAT CSV" |
+		tr '\n' ' '
+}
+# the sweep of root by $1, from the datalake and from the archive file
+lake_sweep_same() {
+	"$BUILD/tracer" -o socket="$T/none.sock" -o file="$T/nonexistent.ndjson" -o datalake=clickhouse \
+		-o clickhouse_url="$LAKE_URL" sweep --since 1d --by "$1" --json >"$T/sweep-lake-$1.json" &&
+		"$BUILD/tracer" -o socket="$T/none.sock" -o file="$NDJSON" sweep --since 1d --by "$1" \
+			--json >"$T/sweep-file-$1.json" || return 1
+	python3 - "$T/sweep-lake-$1.json" "$T/sweep-file-$1.json" <<'PY'
+import json, sys
+a, b = (json.load(open(p))["rows"] for p in sys.argv[1:3])
+def same(x, y):
+    if isinstance(x, dict):
+        return x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
+    if isinstance(x, float) or isinstance(y, float):
+        return abs(x - y) <= 1e-6 * max(1, abs(x))
+    return x == y
+if not a or len(a) != len(b) or not all(same(x, y) for x, y in zip(a, b)):
+    sys.exit(f"datalake {a}\narchive {b}")
+print(f"{len(a)} rows")
+PY
+}
+
+lake_sweep() {
+	wait_until 60 "every summary of the suite in ClickHouse" lake_all_in || return
+	expect "job_use: the one-step job $J1's row has tracerd's increments, single" \
+		"$(lake_incs "$J1")" "1,1 "
+	expect "job_use: the 4 rows of $J2 (batch and 3 steps) have increments, none single" \
+		"$(lake_incs "$J2")" "1,0 1,0 1,0 1,0 "
+	expect "job_use: the 5 rows of the two-node job $LJ have increments, none single" \
+		"$(lake_incs "$LJ")" "1,0 1,0 1,0 1,0 1,0 "
+	local by out
+	for by in user host tool; do
+		if out=$(lake_sweep_same "$by" 2>&1); then
+			pass "sweep --by $by: the datalake's rows (increments) are the archive's ($out)"
+		else
+			fail "sweep --by $by: the datalake and the archive differ: $(echo "$out" | head -c 600)"
+		fi
+	done
 }
