@@ -242,8 +242,8 @@ generate() {
 	# without (query_log).  The rows are the views' own: checked after the
 	# load against the views' SELECT over every row of jobs.
 	MVS=(job_keys job_use)
-	# each table's view (job_use's made again by version 7 under this name)
-	declare -A MVOF=([job_keys]=job_keys_mv [job_use]=job_use_v7_mv)
+	# each table's view (job_use's made again by version 8 under this name)
+	declare -A MVOF=([job_keys]=job_keys_mv [job_use]=job_use_v8_mv)
 	declare -A MVSEL
 	for v in "${MVS[@]}"; do
 		MVSEL[$v]=$(chq -q "SELECT create_table_query FROM system.tables WHERE database = 'tracer' AND name = '${MVOF[$v]}' FORMAT TSVRaw" |

@@ -7,7 +7,8 @@
 # 10,000 users in 20 accounts, 5 partitions, 100 pipelines, 500 hosts,
 # ends over 35 days, one job in eight of three summaries on two nodes
 # (two steps on the first) with tracerd's node increments, the others of
-# one summary marked single; two tool rows a job in tracer.tools.
+# one summary marked single; two tools a job (30 names, CPU time 2:1) in
+# its first summary's row (schema v8).
 # Prints, for every --by (SW_BY: those only), the p50 of 5 runs of
 # root's `tracer sweep --since 30d` (ClickHouse itself), the p50 of the
 # server's CPU time for its main query (system.query_log) and the load
@@ -40,7 +41,12 @@ SELECT toDateTime(re) AS end, cityHash64('slurm', 'c1', toString(j)) AS jh,
     toUInt32(cpus), toFloat64(cpus) * (re - rs) * 0.5, mem, pk, toUInt32(j % 50 = 0),
     toUInt8(if(j % 97 = 0, 1, if(j % 89 = 0, 2, 0))),
     1, toUInt8(NOT multi), toUInt32(if(k = 1, 0, cpus)), toFloat64(cpus) * (re - rs) * 0.5,
-    toInt64(if(k = 1, -209715200, mem - pk)), toUInt32(if(k = 1, 0, j % 50 = 0))
+    toInt64(if(k = 1, -209715200, mem - pk)), toUInt32(if(k = 1, 0, j % 50 = 0)),
+    if(k = 0, [concat('tool', toString(2 * j % 30)), concat('tool', toString((2 * j + 1) % 30))],
+       emptyArrayString()),
+    if(k = 0, [toFloat64(200), 100], emptyArrayFloat64()),
+    if(k = 0, [toFloat64(300), 300], emptyArrayFloat64()),
+    if(k = 0, [toUInt64(2), 1], emptyArrayUInt64()), toUInt8(1)
 FROM (SELECT j, multi, k, je, dur, cpus, mem,
         if(k = 2, concat('n', toString((j + 1) % 500)), concat('n', toString(j % 500))) AS hn,
         if(multi AND k = 0, je - intDiv(dur, 2), je) AS re,
@@ -52,16 +58,7 @@ FROM (SELECT j, multi, k, je, dur, cpus, mem,
             toUInt64(now()) - (number * 7919) % 3024000 AS je, 600 + number % 3000 AS dur,
             1 + number % 8 AS cpus, toUInt64(1 + number % 4) * 1073741824 AS mem
             FROM numbers($N)))" || { echo "FAIL: job_use's rows not inserted" >&2; exit 1; }
-# two tools a job (30 names), CPU time 2:1, on the job's first summary
-# (summary ids "JOB/K": sh = cityHash64(summary_id))
-chq -q "INSERT INTO tracer.tools (summary_id, end, user, tool, path, cpu_s)
-SELECT concat(toString(j), '/0'), toDateTime(toUInt64(now()) - (j * 7919) % 3024000),
-    concat('u', toString(j % 10000)), concat('tool', toString(number % 30)),
-    concat('/usr/bin/tool', toString(number % 30)), if(number % 2 = 0, 200, 100)
-FROM (SELECT number, intDiv(number, 2) AS j FROM numbers($((2 * N))))" ||
-	{ echo "FAIL: tools' rows not inserted" >&2; exit 1; }
 chq -q "OPTIMIZE TABLE tracer.job_use" 2>/dev/null
-chq -q "OPTIMIZE TABLE tracer.tools" 2>/dev/null
 rows=$(chq -q "SELECT count() FROM tracer.job_use")
 load1() { cut -d' ' -f1 /proc/loadavg; }
 p50_ms() {

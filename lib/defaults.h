@@ -40,7 +40,7 @@
 #define TRACER_SWEEP_HOSTS_MAX 100000
 /* the datalake's schema migrations (make install, the RPM), in order */
 #define TRACER_DEFAULT_MIGRATIONS_DIR "/usr/share/tracer/clickhouse/migrations"
-#define TRACER_CLICKHOUSE_SCHEMA 7 /* the schema version this tracer writes */
+#define TRACER_CLICKHOUSE_SCHEMA 8 /* the schema version this tracer writes */
 /* tracerd's memo of the jobs' node totals so far (jobinc.h): jobs held
  * (about 300 bytes each), and how long one is kept without a summary */
 #define TRACER_JOBINC_MAX 4096

@@ -250,6 +250,72 @@ static void v7_columns(cJSON *r, const cJSON *s)
 	json_add_u64(r, "inc_gpus_idle", u64_at(inc, "gpus_idle"));
 }
 
+/* schema v8: the summary's tools by name (a tool's paths are one tool:
+ * CPU seconds and processes summed, the longest wall time), as
+ * tracer.tools holds them, so that `tracer sweep --by tool` and the
+ * per-tool queries read the summary's row alone; tools_kind 1: the
+ * arrays are the summary's own.  At most JOB_MAX_TOOLS + 1 names: the
+ * scan is bounded.  false when out of memory (the arrays must be as
+ * long as each other). */
+enum { V8_NAMES, V8_CPU, V8_WALL, V8_PROCS, V8_ARRAYS };
+static const char *const v8_cols[V8_ARRAYS] = {"tool_names", "tool_cpu_s", "tool_wall_s",
+					       "tool_processes"};
+
+/* the array slot of name, added (zeros) when new; NULL when out of memory */
+static cJSON *v8_slot(cJSON **a, const char *name, cJSON **cells)
+{
+	cJSON *n;
+	int i = 0;
+
+	cJSON_ArrayForEach(n, a[V8_NAMES]) {
+		if (strcmp(n->valuestring, name) == 0)
+			break;
+		i++;
+	}
+	if (!n) {
+		cJSON *v[V8_ARRAYS] = {cJSON_CreateString(name), cJSON_CreateNumber(0),
+				       cJSON_CreateNumber(0), cJSON_CreateNumber(0)};
+		bool ok = true;
+
+		for (int k = 0; k < V8_ARRAYS; k++)
+			ok = ok && v[k];
+		if (!ok) {
+			for (int k = 0; k < V8_ARRAYS; k++)
+				cJSON_Delete(v[k]);
+			return NULL;
+		}
+		for (int k = 0; k < V8_ARRAYS; k++)
+			cJSON_AddItemToArray(a[k], v[k]);
+	}
+	for (int k = 0; k < V8_ARRAYS; k++)
+		cells[k] = cJSON_GetArrayItem(a[k], i);
+	return cells[V8_NAMES];
+}
+
+static bool v8_columns(cJSON *r, const cJSON *s)
+{
+	cJSON *a[V8_ARRAYS], *c[V8_ARRAYS];
+	const cJSON *t;
+
+	for (int k = 0; k < V8_ARRAYS; k++)
+		if (!(a[k] = cJSON_AddArrayToObject(r, v8_cols[k])))
+			return false;
+	if (!cJSON_AddNumberToObject(r, "tools_kind", 1))
+		return false;
+	cJSON_ArrayForEach(t, at(s, "tools")) {
+		double wall = num_at(t, "wall_s");
+
+		if (!v8_slot(a, str_at(t, "tool"), c))
+			return false;
+		cJSON_SetNumberValue(c[V8_CPU], c[V8_CPU]->valuedouble + num_at(t, "cpu_s"));
+		if (wall > c[V8_WALL]->valuedouble)
+			cJSON_SetNumberValue(c[V8_WALL], wall);
+		cJSON_SetNumberValue(c[V8_PROCS],
+				     c[V8_PROCS]->valuedouble + (double)u64_at(t, "processes"));
+	}
+	return true;
+}
+
 static void job_row(struct growbuf *b, const cJSON *s, const char *text)
 {
 	cJSON *r = cJSON_CreateObject();
@@ -299,6 +365,8 @@ static void job_row(struct growbuf *b, const cJSON *s, const char *text)
 	v3_columns(r, s);
 	v4_columns(r, s);
 	v7_columns(r, s);
+	if (!v8_columns(r, s))
+		b->oom = true;
 	add_row(b, r);
 }
 

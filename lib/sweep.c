@@ -136,7 +136,7 @@ int sweep_sql(const struct sweep_query *q, const char *db, char *out, size_t out
 		host ? "m * j_wall AS unused_bs" : "j_unused * j_wall AS unused_bs",
 		host ? "gi * j_wall AS idle_gs" : "j_gpus * j_wall AS idle_gs", rank);
 	/* per job (sweep_jobs.c); by host per (job, node) */
-	sweep_jobs_sql(q, db, g, host, &b);
+	sweep_jobs_sql(q, db, g, host, false, &b);
 	growbuf_printf(&b, ") GROUP BY gh)");
 	/* the groups' names: few keys of a LowCardinality column */
 	growbuf_printf(&b, " ANY LEFT JOIN (SELECT cityHash64(%s) AS gh, any(%s) AS g FROM %s.job_use"
@@ -275,8 +275,9 @@ cJSON *sweep_from_datalake(const struct tracer_config *cfg, const struct sweep_q
 	}
 	/* read-only and bounded on the server, as every read of the datalake */
 	if (datalake_query(cfg, sql, &out, &len, err, errlen) != 0) {
-		if (clickhouse_is_unknown_table(err) || strstr(err, "identifier: inc_"))
-			snprintf(err, errlen, "the datalake has no %s.job_use of schema version 7: "
+		if (clickhouse_is_unknown_table(err) || strstr(err, "identifier: inc_") ||
+		    strstr(err, "identifier: tool") || strstr(err, "Missing columns"))
+			snprintf(err, errlen, "the datalake has no %s.job_use of schema version 8: "
 				 "run tracer datalake migrate", cfg->clickhouse_database);
 		return NULL;
 	}

@@ -85,20 +85,22 @@ double sweep_rank(const struct sweep_query *q, double idle_core_s, double unused
 int sweep_sql(const struct sweep_query *q, const char *db, char *out, size_t outlen);
 
 /* sweep_tool.c: the same for --by tool, over DB's tracer.jobs and
- * tracer.tools (schema 3): each job's waste as sweep_sql's, shared among
- * its tools (SWEEP_TOOL_RULE).  0, or -1 when it does not fit in out. */
+ * the tools of tracer.job_use (schema 8): each job's waste as
+ * sweep_sql's, shared among its tools (SWEEP_TOOL_RULE).  0, or -1 when it does not fit in out. */
 int sweep_tool_sql(const struct sweep_query *q, const char *db, char *out, size_t outlen);
 
 /*
  * sweep_jobs.c: appends to b the rows of one job each of the window (a
- * parenthesized subquery over DB.job_use, schema v7): jh, j_gh (the
+ * parenthesized subquery over DB.job_use, schema v8): jh, j_gh (the
  * cityHash64 of column g), j_wall, j_lim and j_cpus, j_cpu_s, j_unused,
- * j_gpus; by host one row per (job, node) with h, c, u, m, gi (the
- * host's hash, CPUs, CPU time, unused bytes, idle GPUs) instead.
+ * j_gpus, with tools also j_t (the job's tools as (name, CPU seconds)
+ * over its summaries, a name maybe more than once); by host one row per
+ * (job, node) with h, c, u, m, gi (the host's hash, CPUs, CPU time,
+ * unused bytes, idle GPUs) instead.
  */
 struct growbuf;
 void sweep_jobs_sql(const struct sweep_query *q, const char *db, const char *g, bool host,
-		    struct growbuf *b);
+		    bool tools, struct growbuf *b);
 /* b's text into out and b freed: 0, -1 when it does not fit (or b is
  * out of memory) */
 int sweep_sql_copy(struct growbuf *b, char *out, size_t outlen);

@@ -3,10 +3,13 @@
  * (sweep.h): what every job of the window wasted, the part of the SQL
  * that sweep_sql and sweep_tool_sql share.
  *
- * Over tracer.job_use of schema v7, whose rows carry what each summary
+ * Over tracer.job_use of schema v8, whose rows carry what each summary
  * adds to its job's totals on its node (inc_*, lib/jobinc.c): the sum of
  * a node's rows is its allocation, CPU time, unused memory and idle
- * GPUs, so no GROUP BY per (job, node) is needed.  Three parts, UNION ALL:
+ * GPUs, so no GROUP BY per (job, node) is needed.  Only rows with
+ * tools_kind > 0 are read: `tracer datalake migrate` to version 8 gave
+ * every older row (tools_kind 0) a twin with its tools, and deletes the
+ * older one in the background (008_v8.sql).  Three parts, UNION ALL:
  *   - the rows of a job known to be one summary (inc_single): each is
  *     its job, read with no GROUP BY at all;
  *   - the other rows with increments: one GROUP BY per job, for its
@@ -15,7 +18,9 @@
  *     tracer, or tracerd unsure it saw the job's earlier summaries):
  *     folded from their rows per (job, node), then per job, as schema v4
  *     did, so that a datalake of old and new rows counts both exactly.
- * By host, a job's nodes stay apart: a row per (job, node), each node's
+ * For --by tool, each job's row also carries j_t, its tools' names and
+ * CPU seconds over its summaries (a name may come more than once: the
+ * caller sums them).  By host, a job's nodes stay apart: a row per (job, node), each node's
  * rows summed first (h, c, u, m, gi: the host's hash, its CPUs, CPU
  * time, unused bytes and idle GPUs), a job of one summary its row.  A row a
  * retried delivery left twice is identical to the first: LIMIT 1 BY its
@@ -33,11 +38,16 @@
 
 #include "growbuf.h"
 
-/* the window and the user, after PREWHERE end >= ... */
+/* the window's rows of version 8, a condition to follow with AND */
 static void window(struct growbuf *b, const struct sweep_query *q, const char *db)
 {
-	growbuf_printf(b, " FROM %s.job_use PREWHERE end >= toDateTime(%.0f)", db, floor(q->from_s));
+	growbuf_printf(b, " FROM %s.job_use PREWHERE end >= toDateTime(%.0f) WHERE tools_kind > 0",
+		       db, floor(q->from_s));
 }
+
+/* a row's tools as (name, CPU seconds) pairs */
+#define ROW_TOOLS "arrayMap((n, c) -> (n, c), tool_names, tool_cpu_s)"
+
 
 static void owner(struct growbuf *b, const struct sweep_query *q)
 {
@@ -50,14 +60,14 @@ static void old_jobs(struct growbuf *b, const struct sweep_query *q, const char 
 {
 	growbuf_printf(b, "(SELECT jh");
 	window(b, q, db);
-	growbuf_printf(b, " WHERE inc_kind = 0");
+	growbuf_printf(b, " AND inc_kind = 0");
 	owner(b, q);
 	growbuf_printf(b, ")");
 }
 
 /* a job known to be one summary: its row */
 static void single_jobs(struct growbuf *b, const struct sweep_query *q, const char *db,
-			const char *g, bool host)
+			const char *g, bool host, bool tools)
 {
 	/* the group's hash as plain UInt64 (18.16 keeps a LowCardinality
 	 * column's hash LowCardinality, which UNION ALL refuses to mix) */
@@ -72,9 +82,11 @@ static void single_jobs(struct growbuf *b, const struct sweep_query *q, const ch
 		growbuf_printf(b, " toFloat64(inc_cpus) AS j_cpus, inc_cpu_s AS j_cpu_s,"
 				  " toFloat64(inc_unused_mem_bytes) AS j_unused,"
 				  " toFloat64(inc_gpus_idle) AS j_gpus");
+	if (tools)
+		growbuf_printf(b, ", " ROW_TOOLS " AS j_t");
 	/* no FINAL: it would double the query's time (docs/sweep.md) */
 	window(b, q, db);
-	growbuf_printf(b, " WHERE inc_single = 1 AND inc_kind > 0");
+	growbuf_printf(b, " AND inc_single = 1 AND inc_kind > 0");
 	owner(b, q);
 	growbuf_printf(b, " AND jh NOT IN ");
 	old_jobs(b, q, db);
@@ -82,7 +94,7 @@ static void single_jobs(struct growbuf *b, const struct sweep_query *q, const ch
 
 /* per job over its nodes' rows n_*: the elapsed time (a job of one
  * summary: its own start), the limits, the sums or the node arrays */
-static void per_job(struct growbuf *b, bool host)
+static void per_job(struct growbuf *b, bool host, bool tools)
 {
 	growbuf_printf(b, "SELECT jh, any(n_gh) AS j_gh,"
 			  " greatest(toFloat64(max(n_end)) - toFloat64(if(sum(n_steps) > 1, min(n_first),"
@@ -94,15 +106,17 @@ static void per_job(struct growbuf *b, bool host)
 	else
 		growbuf_printf(b, " sum(n_cpus) AS j_cpus, sum(n_cpu_s) AS j_cpu_s,"
 				  " sum(n_unused) AS j_unused, sum(n_gpus) AS j_gpus");
+	if (tools)
+		growbuf_printf(b, ", groupArrayArray(n_t) AS j_t");
 }
 
 /* the rows of the jobs with increments and several summaries, each
  * once: by host per (job, node) first, else per job at once */
 static void summed_jobs(struct growbuf *b, const struct sweep_query *q, const char *db,
-			const char *g, bool host)
+			const char *g, bool host, bool tools)
 {
 	if (host)
-		per_job(b, true);
+		per_job(b, true, false);
 	if (host)
 		growbuf_printf(b, " FROM (SELECT nh, any(jh) AS jh, any(gh0) AS n_gh,"
 				  " min(first_ns) AS n_first, min(start_ns) AS n_start,"
@@ -116,11 +130,13 @@ static void summed_jobs(struct growbuf *b, const struct sweep_query *q, const ch
 				  " AS j_wall, groupBitOr(limits) AS j_lim,"
 				  " toFloat64(sum(inc_cpus)) AS j_cpus, sum(inc_cpu_s) AS j_cpu_s,"
 				  " toFloat64(sum(inc_unused_mem_bytes)) AS j_unused,"
-				  " toFloat64(sum(inc_gpus_idle)) AS j_gpus");
+				  " toFloat64(sum(inc_gpus_idle)) AS j_gpus%s",
+			       tools ? ", groupArrayArray(" ROW_TOOLS ") AS j_t" : "");
 	growbuf_printf(b, " FROM (SELECT jh, nh, sh, cityHash64(%s) AS gh0, first_ns, start_ns, end_ns,"
-			  " limits, inc_cpus, inc_cpu_s, inc_unused_mem_bytes, inc_gpus_idle", g);
+			  " limits, inc_cpus, inc_cpu_s, inc_unused_mem_bytes, inc_gpus_idle%s", g,
+		       tools ? ", tool_names, tool_cpu_s" : "");
 	window(b, q, db);
-	growbuf_printf(b, " WHERE inc_single = 0 AND inc_kind > 0");
+	growbuf_printf(b, " AND inc_single = 0 AND inc_kind > 0");
 	owner(b, q);
 	growbuf_printf(b, " AND jh NOT IN ");
 	old_jobs(b, q, db);
@@ -129,38 +145,42 @@ static void summed_jobs(struct growbuf *b, const struct sweep_query *q, const ch
 
 /* the jobs with a row without increments, folded from their rows */
 static void folded_jobs(struct growbuf *b, const struct sweep_query *q, const char *db,
-			const char *g, bool host)
+			const char *g, bool host, bool tools)
 {
-	per_job(b, host);
+	per_job(b, host, tools);
 	growbuf_printf(b, " FROM (SELECT nh, any(jh) AS jh, any(gh0) AS n_gh, min(first_ns) AS n_first,"
 			  " min(start_ns) AS n_start, count() AS n_steps, max(end_ns) AS n_end,"
 			  " toFloat64(max(alloc_cpus)) AS n_cpus,"
 			  " toFloat64(if(max(alloc_cpus) > 0, sum(cpu_s), 0)) AS n_cpu_s,"
 			  " if(max(alloc_mem_bytes) > max(mem_peak_bytes),"
 			  " toFloat64(max(alloc_mem_bytes) - max(mem_peak_bytes)), 0) AS n_unused,"
-			  " toFloat64(max(gpus_idle)) AS n_gpus, groupBitOr(limits) AS n_lim"
+			  " toFloat64(max(gpus_idle)) AS n_gpus, groupBitOr(limits) AS n_lim%s"
 			  " FROM (SELECT jh, nh, sh, cityHash64(%s) AS gh0, first_ns, start_ns, end_ns,"
-			  " alloc_cpus, cpu_s, alloc_mem_bytes, mem_peak_bytes, gpus_idle, limits", g);
+			  " alloc_cpus, cpu_s, alloc_mem_bytes, mem_peak_bytes, gpus_idle, limits%s",
+		       tools ? ", groupArrayArray(" ROW_TOOLS ") AS n_t" : "", g,
+		       tools ? ", tool_names, tool_cpu_s" : "");
 	window(b, q, db);
-	growbuf_printf(b, " WHERE jh IN ");
+	growbuf_printf(b, " AND jh IN ");
 	old_jobs(b, q, db);
 	owner(b, q);
 	growbuf_printf(b, " LIMIT 1 BY sh) GROUP BY nh) GROUP BY jh");
 }
 
 void sweep_jobs_sql(const struct sweep_query *q, const char *db, const char *g, bool host,
-		    struct growbuf *b)
+		    bool tools, struct growbuf *b)
 {
-	const char *cols = host ? "jh, j_gh, j_wall, j_lim, h, c, u, m, gi"
-				: "jh, j_gh, j_wall, j_lim, j_cpus, j_cpu_s, j_unused, j_gpus";
+	const char *cols = host	 ? "jh, j_gh, j_wall, j_lim, h, c, u, m, gi"
+			   : tools ? "jh, j_gh, j_wall, j_lim, j_cpus, j_cpu_s, j_unused, j_gpus, j_t"
+				   : "jh, j_gh, j_wall, j_lim, j_cpus, j_cpu_s, j_unused, j_gpus";
 	/* by host, a grouped job's nodes spread out again, one row each */
 	const char *spread = host ? " ARRAY JOIN hs AS h, hc AS c, hu AS u, hm AS m, hg AS gi" : "";
 
 	growbuf_printf(b, "(SELECT %s FROM (", cols);
-	single_jobs(b, q, db, g, host);
+	tools = tools && !host;
+	single_jobs(b, q, db, g, host, tools);
 	growbuf_printf(b, ") UNION ALL SELECT %s FROM (", cols);
-	summed_jobs(b, q, db, g, host);
+	summed_jobs(b, q, db, g, host, tools);
 	growbuf_printf(b, ")%s UNION ALL SELECT %s FROM (", spread, cols);
-	folded_jobs(b, q, db, g, host);
+	folded_jobs(b, q, db, g, host, tools);
 	growbuf_printf(b, ")%s)", spread);
 }

@@ -6,14 +6,16 @@
  * time in the job (SWEEP_TOOL_RULE); lib/sweep_acc.c folds the archive
  * with the same rule.
  *
- * Two sides, joined by job: the jobs' waste (sweep_jobs.c, over
- * tracer.job_use), and per job the tools' names and CPU seconds from
- * tracer.tools (summed over the job's steps and nodes), which carries no
- * scheduler or job uid, so its rows find their job through job_use by
- * their summary's hash.  A job without tool rows keeps its waste under
- * the tool '' (shown "-").  Written for ClickHouse 18.16 (no WITH, no
- * window functions, the old JOIN syntax); a tool row a retried delivery
- * left twice counts once (LIMIT 1 BY its id, not FINAL).
+ * Each job's row (sweep_jobs.c) carries its tools' names and CPU
+ * seconds over its summaries (schema v8: the sink writes them into the
+ * summary's row of job_use), so no join with tracer.tools is needed.  A
+ * job of several summaries may name a tool more than once: its pairs are
+ * sorted by name and each name's CPU seconds summed (the differences of
+ * a running sum at the last pair of each name), so that every (job,
+ * tool) is one row, as the archive's fold makes it.  A job without tools
+ * keeps its waste under the tool '' (shown "-").  Written for ClickHouse
+ * 18.16 (no WITH, no window functions, no lambda that captures a
+ * column: each would copy the job's array once per element).
  */
 #include "sweep.h"
 
@@ -28,7 +30,6 @@ int sweep_tool_sql(const struct sweep_query *q, const char *db, char *out, size_
 {
 	struct growbuf b = {0};
 	char rank[160];
-	double from = floor(q->from_s);
 
 	sweep_rank_sql(q, rank, sizeof(rank));
 	growbuf_printf(
@@ -42,28 +43,22 @@ int sweep_tool_sql(const struct sweep_query *q, const char *db, char *out, size_
 		" FROM (SELECT jh, g, tc, j_lim,"
 		"  if(j_tc > 0, tc / j_tc, 1 / j_n) AS part, j_idle * part AS idle_cs,"
 		"  j_ub * part AS unused_bs, j_gs * part AS idle_gs, %s AS rk"
-		"  FROM (SELECT jh, j_lim, greatest(j_cpus * j_wall - j_cpu_s, 0) AS j_idle,"
-		"    j_unused * j_wall AS j_ub, j_gpus * j_wall AS j_gs,"
-		"    if(empty(tns), [''], tns) AS tn, if(empty(tns), [toFloat64(0)], tcs) AS tcv,"
-		"    arraySum(tcv) AS j_tc, length(tn) AS j_n"
-		"   FROM ",
+		/* per job: its tools, each name once with its CPU seconds */
+		"  FROM (SELECT jh, j_lim, j_idle, j_ub, j_gs, tn, tcv, arraySum(tcv) AS j_tc,"
+		"    length(tn) AS j_n"
+		"   FROM (SELECT jh, j_lim, j_idle, j_ub, j_gs,"
+		"     arrayMap(x -> x.1, st) AS ns, arrayCumSum(arrayMap(x -> x.2, st)) AS cum,"
+		"     arrayMap((n, m) -> n != m, ns, arrayPushBack(arrayPopFront(ns), '\\0')) AS last,"
+		"     arrayFilter((n, l) -> l, ns, last) AS tn, arrayFilter((c, l) -> l, cum, last) AS lc,"
+		"     arrayMap((a, p) -> a - p, lc, arrayPushFront(arrayPopBack(lc), toFloat64(0))) AS tcv"
+		"    FROM (SELECT jh, j_lim, greatest(j_cpus * j_wall - j_cpu_s, 0) AS j_idle,"
+		"      j_unused * j_wall AS j_ub, j_gpus * j_wall AS j_gs,"
+		"      arraySort(if(empty(j_t), [('', toFloat64(0))], j_t)) AS st"
+		"     FROM ",
 		rank);
-	/* per job: what it wasted (sweep_jobs.c) */
-	sweep_jobs_sql(q, db, "user", false, &b);
-	/* per job: its tools' names and CPU seconds, found by summary hash */
-	growbuf_printf(&b,
-		       "   ANY LEFT JOIN (SELECT jh, groupArray(t) AS tns, groupArray(tc) AS tcs"
-		       "    FROM (SELECT jh, t, sum(t_cpu) AS tc"
-		       "     FROM (SELECT cityHash64(summary_id) AS sh, toString(tool) AS t, path,"
-		       "       cpu_s AS t_cpu FROM %s.tools PREWHERE end >= toDateTime(%.0f)"
-		       "      LIMIT 1 BY summary_id, t, path)"
-		       "     ANY INNER JOIN (SELECT sh, jh FROM %s.job_use"
-		       "      PREWHERE end >= toDateTime(%.0f)%s",
-		       db, from, db, from, q->uid >= 0 ? " WHERE uid = " : "");
-	if (q->uid >= 0)
-		growbuf_printf(&b, "%ld", q->uid);
-	growbuf_printf(&b, ") USING sh GROUP BY jh, t) GROUP BY jh) USING jh)"
-			   "  ARRAY JOIN tn AS g, tcv AS tc)"
+	/* per job: what it wasted and its tools (sweep_jobs.c) */
+	sweep_jobs_sql(q, db, "user", false, true, &b);
+	growbuf_printf(&b, ")))  ARRAY JOIN tn AS g, tcv AS tc)"
 			   " GROUP BY g ORDER BY ");
 	if (q->price_cpu_hour > 0 || q->price_gb_hour > 0)
 		growbuf_printf(&b, "sum(idle_cs) * %.17g / 3600 + sum(unused_bs) * %.17g / %.17g DESC,",

@@ -1,12 +1,17 @@
--- queries.sql - questions a site asks its tracer datalake (schema version 2,
+-- queries.sql - questions a site asks its tracer datalake (schema version 8,
 -- contrib/clickhouse/migrations/).
 -- One query per statement, each ending with ';' on a line of its own:
 --   clickhouse-client --multiquery < contrib/clickhouse/queries.sql
 -- A row a node delivered twice (a retried batch) is read once: each query
 -- reads its rows in a subquery that keeps one per summary (LIMIT 1 BY
--- summary_id), not with FINAL, which merges every row of the table by
--- its sorting key before the filter on the month applies.  Prices are
--- examples: set your own cost per core-hour and per GiB-hour.
+-- summary_id, or its hash sh in tracer.job_use), not with FINAL, which
+-- merges every row of the table by its sorting key before the filter on
+-- the month applies.  Questions per tool read the tools of each summary
+-- from its row of tracer.job_use (version 8: by tool name, a tool's paths
+-- folded), one row per summary, rather than tracer.tools, several rows a
+-- summary that only LIMIT 1 BY three strings reads once each (three
+-- times slower).  Prices are examples: set your own cost per core-hour
+-- and per GiB-hour.
 
 -- CPU efficiency by user, last 30 days: CPU used / CPU allocated
 -- (a job without an allocation counts against its host's CPUs).
@@ -34,18 +39,21 @@ ORDER BY allocated_core_hours DESC
 SELECT
     tool,
     count() AS jobs,
-    sum(processes) AS processes,
-    round(sum(cpu_s) / 3600, 3) AS cpu_hours,
-    round(sum(cpu_s) / sum(wall_s), 3) AS cores_busy,
-    round(sum(cpu_s) / nullIf(sum(job_wall_s * alloc_cpus), 0), 3) AS share_of_allocation
+    sum(procs) AS processes,
+    round(sum(cpu) / 3600, 3) AS cpu_hours,
+    round(sum(cpu) / sum(wall), 3) AS cores_busy,
+    round(sum(cpu) / nullIf(sum(job_wall_s * alloc_cpus), 0), 3) AS share_of_allocation
 FROM
 (
-    SELECT summary_id, tool, path, processes, cpu_s, wall_s, job_wall_s, alloc_cpus
-    FROM tracer.tools
+    SELECT tool_names, tool_cpu_s, tool_wall_s, tool_processes, alloc_cpus,
+        (end_ns - start_ns) / 1e9 AS job_wall_s
+    FROM tracer.job_use
     PREWHERE end >= now() - INTERVAL 30 DAY
-    WHERE wall_s > 0
-    LIMIT 1 BY summary_id, tool, path
+    WHERE tools_kind > 0
+    LIMIT 1 BY sh
 )
+ARRAY JOIN tool_names AS tool, tool_cpu_s AS cpu, tool_wall_s AS wall, tool_processes AS procs
+WHERE wall > 0
 GROUP BY tool
 ORDER BY cpu_hours DESC
 LIMIT 50
@@ -97,16 +105,18 @@ ORDER BY idle_cost DESC
 SELECT
     tool,
     count() AS runs,
-    round(quantile(0.5)(wall_s), 3) AS p50_s,
-    round(quantile(0.95)(wall_s), 3) AS p95_s,
-    round(max(wall_s), 3) AS max_s
+    round(quantile(0.5)(wall), 3) AS p50_s,
+    round(quantile(0.95)(wall), 3) AS p95_s,
+    round(max(wall), 3) AS max_s
 FROM
 (
-    SELECT summary_id, tool, path, wall_s
-    FROM tracer.tools
+    SELECT tool_names, tool_wall_s
+    FROM tracer.job_use
     PREWHERE end >= now() - INTERVAL 30 DAY
-    LIMIT 1 BY summary_id, tool, path
+    WHERE tools_kind > 0
+    LIMIT 1 BY sh
 )
+ARRAY JOIN tool_names AS tool, tool_wall_s AS wall
 GROUP BY tool
 ORDER BY p95_s DESC
 LIMIT 20

@@ -17,7 +17,9 @@
 # deleted, the same sweep as the old rows' fold; a real tracerd's steps
 # of one job carry increments that sum to the node's fold, the same
 # sweep, a duplicate counted once, old and new rows mixed exactly, an
-# insert whose answer a relay loses not made again); a
+# insert whose answer a relay loses not made again); version 8 adds
+# each summary's tools to job_use (the old rows copied with theirs from
+# tracer.tools, the originals deleted; the sweep's answers unchanged); a
 # tracerd facing an unknown schema version inserts nothing, keeps its
 # summaries spooled and says why in its status.
 # Needs root (BPF); run under the services lock.
@@ -32,6 +34,7 @@ MIG2=$TMP/migrations-v2 # versions 1 and 2 only
 MIG3=$TMP/migrations-v3 # versions 1 to 3
 MIG4=$TMP/migrations-v4 # versions 1 to 4
 MIG6=$TMP/migrations-v6 # versions 1 to 6
+MIG7=$TMP/migrations-v7 # versions 1 to 7
 CH_TCP=18801 CH_HTTP=18824
 
 cleanup() {
@@ -62,8 +65,8 @@ local_jobs() {
 }
 rows_are() { [ "$(q "SELECT count() FROM tracer.jobs FINAL")" = "$1" ]; }
 
-mkdir -p "$MIG2" "$MIG3" "$MIG4" "$MIG6" && cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG2/" &&
-	cp "$MIG"/00[1-6]_v*.sql "$MIG6/" &&
+mkdir -p "$MIG2" "$MIG3" "$MIG4" "$MIG6" "$MIG7" && cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG2/" &&
+	cp "$MIG"/00[1-6]_v*.sql "$MIG6/" && cp "$MIG"/00[1-7]_v*.sql "$MIG7/" &&
 	cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG/003_v3.sql" "$MIG3/" &&
 	cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG/003_v3.sql" "$MIG/004_v4.sql" "$MIG4/" || exit 1
 ch_up "$TMP/ch" "$CH_TCP" "$CH_HTTP"
@@ -180,7 +183,7 @@ stop_tracerd
 echo "== version 4: job_use for the sweep, conc_p95"
 sweep_says() { local o; o=$(lake sweep --since 30d 2>&1); grep -q "$1" <<<"$o" || { echo "$o"; return 1; }; }
 check "version 3: tracer sweep says the datalake must be migrated" \
-	sweep_says 'no tracer.job_use of schema version 7: run tracer datalake migrate'
+	sweep_says 'no tracer.job_use of schema version 8: run tracer datalake migrate'
 q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/pre4.ids"
 dl migrate --dir "$MIG4" >"$TMP/m4.out" 2>&1
 rc=$?
@@ -197,9 +200,9 @@ check "job_use holds a row per old summary (backfilled)" \
 check "job_use: job 1001's 3 summaries under one job hash, on one node" \
 	test "$(q "SELECT uniqExact(jh), uniqExact(nh), count() FROM tracer.job_use FINAL WHERE jk = '1001'")" = "$(printf '1\t1\t3')"
 check "old rows read conc_p95 as 0" test "$(q "SELECT count() FROM tracer.jobs WHERE conc_p95 != 0")" = 0
-# (this tracer's sweep needs version 7's increments: checked there)
-check "version 4: tracer sweep says version 7 is needed" \
-	sweep_says 'no tracer.job_use of schema version 7: run tracer datalake migrate'
+# (this tracer's sweep needs version 8: checked there)
+check "version 4: tracer sweep says version 8 is needed" \
+	sweep_says 'no tracer.job_use of schema version 8: run tracer datalake migrate'
 start_tracerd v4 -o sinks=file,clickhouse -o clickhouse_url="$CHURL" -o retry_max_ms=1000 || exit 1
 step c1 1005 0; step c1 1005 1
 rows_1005() { [ "$(q "SELECT count() FROM tracer.job_use FINAL WHERE jk = '1005'")" = 2 ]; }
@@ -281,7 +284,7 @@ assert x and len(x) == len(y) and all(same(i, j) for i, j in zip(x, y)), (x, y)'
 	return $ok
 }
 q "SELECT count() FROM tracer.job_use FINAL" >"$TMP/pre7.rows"
-dl migrate --dir "$MIG" >"$TMP/m7.out" 2>&1
+dl migrate --dir "$MIG7" >"$TMP/m7.out" 2>&1
 rc=$?
 sed 's/^/    /' "$TMP/m7.out"
 check "migrate applies 007_v7.sql only" \
@@ -301,6 +304,44 @@ backfill_sums() { # per (job, node): the increments sum to the fold of its disti
 	test "$(q "SELECT uniqExact(nh) FROM tracer.job_use")" -gt 3
 }
 check "backfill: each (job, node)'s increments sum to the fold of its summaries" backfill_sums
+check "version 7: tracer sweep says version 8 is needed" \
+	sweep_says 'no tracer.job_use of schema version 8: run tracer datalake migrate'
+
+echo "== version 8: tools in job_use"
+# the job_use rows of tools_kind K: their count, and their tools by
+# summary hash, each name's CPU seconds, wall time, processes, sorted
+kind_rows() { q "SELECT count() FROM tracer.job_use WHERE tools_kind $1"; }
+use_tools() {
+	q "SELECT sh, arraySort(arrayMap((n, c, w, p) -> (n, round(c, 6), round(w, 6), p), tool_names,
+		tool_cpu_s, tool_wall_s, tool_processes))
+		FROM tracer.job_use WHERE tools_kind > 0 ORDER BY sh LIMIT 1 BY sh FORMAT TSV"
+}
+# the same from tracer.tools, as the sink folds a summary's tools by name
+tools_tools() {
+	q "SELECT sh, arraySort(groupArray((t, round(c, 6), round(w, 6), p))) FROM (SELECT cityHash64(summary_id) AS sh,
+		toString(tool) AS t, sum(cpu_s) AS c, max(wall_s) AS w, sum(processes) AS p
+		FROM (SELECT * FROM tracer.tools LIMIT 1 BY summary_id, tool, path)
+		GROUP BY sh, t) GROUP BY sh ORDER BY sh FORMAT TSV"
+}
+# every row with tools has them as tracer.tools holds them (a summary
+# without tools: no line in tools_tools, an empty array in use_tools)
+same_tools() {
+	use_tools | grep -v $'\t\\[\\]$' >"$TMP/use.tools" && tools_tools >"$TMP/tools.tools" &&
+		[ -s "$TMP/tools.tools" ] && cmp "$TMP/use.tools" "$TMP/tools.tools"
+}
+q "SELECT count() FROM (SELECT sh FROM tracer.job_use LIMIT 1 BY sh)" >"$TMP/pre8.rows"
+dl migrate --dir "$MIG" >"$TMP/m8.out" 2>&1
+rc=$?
+sed 's/^/    /' "$TMP/m8.out"
+check "migrate applies 008_v8.sql only" \
+	sh -c "[ $rc = 0 ] && grep -q 'applying 008_v8.sql' '$TMP/m8.out' && ! grep -q 007_v7 '$TMP/m8.out'"
+check "schema_version records version 8" test "$(q "SELECT max(version) FROM tracer.schema_version")" = 8
+check "one view fills job_use, job_use_v8_mv, with the tools" \
+	test "$(q "SELECT groupArray(name) FROM system.tables WHERE database = 'tracer' AND name LIKE 'job_use%mv' AND create_table_query LIKE '%tools_kind%'")" = "['job_use_v8_mv']"
+wait_until 60 "the copy's mutation done" mutations_done
+check "every old summary copied once with its tools (kind 2), no row of kind 0 left" \
+	test "$(kind_rows '= 2') $(kind_rows '= 0')" = "$(cat "$TMP/pre8.rows") 0"
+check "the copies' tools are tracer.tools' (each name's CPU seconds, per summary)" same_tools
 check "the sweep with the backfilled increments = the fold of the same rows (by user, by host)" same_sweep v7old
 sweep_json user "$TMP/sw7.json"
 check "version 7: tracer sweep answers, every job counted once" \
@@ -319,6 +360,8 @@ STEP_CPUS=2 STEP_MEM_BYTES=4294967296 STEP_NODES=2 STEP_JOB_START_NS=$NOW_NS ste
 STEP_CPUS=2 STEP_MEM_BYTES=1073741824 STEP_NODES=1 STEP_JOB_START_NS=$NOW_NS step c1 1202 batch
 rows_120x() { [ "$(q "SELECT count() FROM tracer.job_use FINAL WHERE jk IN ('1201', '1202') AND inc_kind = 1")" = 4 ]; }
 check "tracerd's 4 summaries in job_use, with its increments (kind 1)" wait_until 60 "4 rows of kind 1" rows_120x
+new_tools() { [ "$(q "SELECT count() FROM tracer.job_use WHERE jk IN ('1201', '1202') AND tools_kind = 1 AND notEmpty(tool_names)")" = 4 ] && same_tools; }
+check "tracerd's rows carry their tools (tools_kind 1), as tracer.tools holds them" new_tools
 file_sums() { # the file's summaries of 1201: increments that sum to the node's fold; 1202 single
 	python3 - "$TRACERD_FILE" <<'PY'
 import json, sys
@@ -381,7 +424,7 @@ q "INSERT INTO tracer.schema_version SELECT 99, now(), 'from the future'"
 start_tracerd v99 -o sinks=file,clickhouse -o clickhouse_url="$CHURL" -o retry_max_ms=1000 || exit 1
 step c1 1099 0; step c1 1099 1
 wait_until 30 "the ClickHouse sink to refuse version 99" \
-	dtrue 'sink("clickhouse")["failures"] > 0 and "schema version 99 unknown (this tracerd writes 7)" in sink("clickhouse").get("last_error", "")' &&
+	dtrue 'sink("clickhouse")["failures"] > 0 and "schema version 99 unknown (this tracerd writes 8)" in sink("clickhouse").get("last_error", "")' &&
 	pass "refused: $(dstat 'sink("clickhouse")["last_error"]')"
 check "nothing inserted" test "$(q "SELECT count() FROM tracer.jobs WHERE job_id = '1099'")" = 0
 check "the 2 summaries stay spooled, the file sink has them" \

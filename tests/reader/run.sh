@@ -67,7 +67,7 @@ ch_lake_rw "$RW_PW"
 root_lake() { "$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$TMP/nonexistent.ndjson" "${LAKE[@]}" "$@" 2>&1; }
 v1_error() { local o; o=$(root_lake jobs --json); grep -q "schema version 1 has no summary column: run tracer datalake migrate" <<<"$o" || { echo "$o"; return 1; }; }
 check "schema v1: tracer jobs of root says to migrate" v1_error
-check "tracer datalake migrate brings it to version 7" sh -c "'$BUILD/tracer' ${LAKE[*]} datalake migrate --dir '$MIG' >/dev/null 2>&1 && '$BUILD/tracer' ${LAKE[*]} datalake status 2>&1 | grep -q '^schema version 7'"
+check "tracer datalake migrate brings it to version 8" sh -c "'$BUILD/tracer' ${LAKE[*]} datalake migrate --dir '$MIG' >/dev/null 2>&1 && '$BUILD/tracer' ${LAKE[*]} datalake status 2>&1 | grep -q '^schema version 8'"
 
 echo "== jobs of A and B delivered by a full tracerd's clickhouse sink"
 start_tracerd full -o sinks=file,clickhouse -o clickhouse_url="http://127.0.0.1:$CH_HTTP/" \

@@ -161,6 +161,50 @@ static void test_v7_columns(void)
 	cJSON_Delete(r);
 }
 
+/* version 8: the summary's tools by name (a tool's paths summed),
+ * tools_kind 1; empty arrays without tools */
+static void test_v8_columns(void)
+{
+	cJSON *r = jobs_row("{\"summary_id\":\"s1\",\"end_ns\":1000000000,\"tools\":["
+			    "{\"tool\":\"bwa\",\"path\":\"/a/bwa\",\"cpu_s\":10,\"wall_s\":4,"
+			    "\"processes\":3},"
+			    "{\"tool\":\"samtools\",\"path\":\"/b/samtools\",\"cpu_s\":2.5,"
+			    "\"wall_s\":2,\"processes\":1},"
+			    "{\"tool\":\"bwa\",\"path\":\"/c/bwa\",\"cpu_s\":1.5,\"wall_s\":6,"
+			    "\"processes\":2},{\"cpu_s\":1}]}");
+	const cJSON *n, *c, *w, *p;
+
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "tools_kind")), 1);
+	n = cJSON_GetObjectItem(r, "tool_names");
+	c = cJSON_GetObjectItem(r, "tool_cpu_s");
+	CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(n), 3);
+	CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(c), 3);
+	CU_ASSERT_STRING_EQUAL(cJSON_GetArrayItem(n, 0)->valuestring, "bwa");
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetArrayItem(c, 0)), 11.5);
+	CU_ASSERT_STRING_EQUAL(cJSON_GetArrayItem(n, 1)->valuestring, "samtools");
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetArrayItem(c, 1)), 2.5);
+	CU_ASSERT_STRING_EQUAL(cJSON_GetArrayItem(n, 2)->valuestring, ""); /* as tracer.tools */
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetArrayItem(c, 2)), 1);
+	/* a name's longest wall time, its processes summed */
+	w = cJSON_GetObjectItem(r, "tool_wall_s");
+	p = cJSON_GetObjectItem(r, "tool_processes");
+	CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(w), 3);
+	CU_ASSERT_EQUAL_FATAL(cJSON_GetArraySize(p), 3);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetArrayItem(w, 0)), 6);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetArrayItem(p, 0)), 5);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetArrayItem(w, 1)), 2);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetArrayItem(p, 1)), 1);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetArrayItem(w, 2)), 0);
+	cJSON_Delete(r);
+	r = jobs_row("{\"summary_id\":\"s2\",\"end_ns\":1000000000}");
+	CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+	CU_ASSERT_EQUAL(cJSON_GetNumberValue(cJSON_GetObjectItem(r, "tools_kind")), 1);
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItem(r, "tool_names")), 0);
+	CU_ASSERT_EQUAL(cJSON_GetArraySize(cJSON_GetObjectItem(r, "tool_cpu_s")), 0);
+	cJSON_Delete(r);
+}
+
 /* the sink's question before inserting again: by the job's hash and the
  * summary's, records and bad ids left out; the answer marks the batch */
 static void test_seen(void)
@@ -203,6 +247,7 @@ int main(void)
 		{"answers that mean no such table", test_unknown_table},
 		{"the jobs row's version 3 columns", test_v3_columns},
 		{"the jobs row's version 7 columns", test_v7_columns},
+		{"the jobs row's version 8 columns", test_v8_columns},
 		{"which summaries are already there", test_seen},
 	};
 

@@ -191,11 +191,15 @@ static void test_tool_sql(void)
 	const char *p;
 
 	CU_ASSERT_FATAL(sweep_tool_sql(&q, "lake", sql, sizeof(sql)) == 0);
-	/* the jobs' waste of sweep_sql (job_use), tools found by summary hash */
+	/* the jobs' waste of sweep_sql (job_use) with their tools (schema
+	 * v8), each name's CPU seconds summed per job; no join with tools */
 	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "sum(inc_cpus)"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "cityHash64(summary_id) AS sh"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "FROM lake.tools PREWHERE end >= toDateTime(1800000000)"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "LIMIT 1 BY summary_id, t, path"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "arrayMap((n, c) -> (n, c), tool_names, tool_cpu_s) AS j_t"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "groupArrayArray(arrayMap((n, c) -> (n, c), tool_names,"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "arrayFilter((c, l) -> l, cum, last) AS lc"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "WHERE tools_kind > 0"));
+	CU_ASSERT_PTR_NULL(strstr(sql, "lake.tools"));
+	CU_ASSERT_PTR_NULL(strstr(sql, "summary_id"));
 	/* every read of lake.job_use keeps the owner's rows only */
 	p = strstr(sql, "AND uid = 42");
 	CU_ASSERT_PTR_NOT_NULL_FATAL(p);
@@ -217,10 +221,13 @@ static void test_sql(void)
 	CU_ASSERT_FATAL(sweep_sql(&q, "tracer", sql, sizeof(sql)) == 0);
 	/* schema v7's increments: a single job's row as is, the others'
 	 * summed per job, a job with a row without them folded per node */
-	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "WHERE inc_single = 1 AND inc_kind > 0"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "WHERE inc_single = 0 AND inc_kind > 0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "WHERE tools_kind > 0 AND inc_single = 1 AND inc_kind > 0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "WHERE tools_kind > 0 AND inc_single = 0 AND inc_kind > 0"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "sum(inc_cpus)"));
-	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "WHERE inc_kind = 0"));
+	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "WHERE tools_kind > 0 AND inc_kind = 0"));
+	/* schema v8's older rows (tools_kind 0) have twins: never read */
+	CU_ASSERT_PTR_NULL(strstr(sql, "tools_kind = 0"));
+	CU_ASSERT_PTR_NULL(strstr(sql, "tool_names"));
 	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "max(alloc_cpus)"));
 	/* a retried row once */
 	CU_ASSERT_PTR_NOT_NULL(strstr(sql, "LIMIT 1 BY sh"));
