@@ -6,9 +6,12 @@
  * it merged every part's sorting key across the window and took seconds;
  * a row of a batch delivered twice (identical) is folded by its table's
  * key instead (LIMIT 1 BY summary_id, ...), the filter on end read
- * first (PREWHERE).  Queries run on ClickHouse 18.16 and later, read-only
- * and bounded on the server (datalake_read.c).  The tables hold no cost:
- * --clickhouse shows none.
+ * first (PREWHERE).  A group's flags come in the same query, from the
+ * ids each jobs row carries (flag_ids, version 3), counted by their
+ * hash (sumMap takes no strings on 18.16); tracer.flags is asked only
+ * for rows with flags and no ids (before version 3).  Queries run on
+ * ClickHouse 18.16 and later, read-only and bounded on the server
+ * (datalake_read.c).  The tables hold no cost: --clickhouse shows none.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,9 +23,11 @@
 /*
  * A job is counted once, however many steps and nodes it ran on: its
  * (cluster, job_id) when it has a job id, its summary otherwise (tracer
- * run).  A job failed when any of its summaries did.
+ * run), by a 64-bit hash (counting a million of them takes a sixth less
+ * time than of strings; two keys alike by chance are about 1 in 10^7 at
+ * a million jobs).  A job failed when any of its summaries did.
  */
-#define JOB_KEY "if(job_id != '', concat(cluster, '/', job_id), summary_id)"
+#define JOB_KEY "if(job_id != '', cityHash64(cluster, job_id), cityHash64(summary_id))"
 
 /* the group's expression over a table of the datalake */
 static const char *key_expr(enum report_by by)
@@ -76,8 +81,25 @@ static double n0(const cJSON *o, const char *key)
 	return v == v ? v : 0; /* NaN: absent */
 }
 
-/* one JSONEachRow line per group: fill it */
-static int take_rows(struct report *r, char *text, bool flags)
+/* a group's flags from its line: f_names and f_counts, alike in length */
+static void take_flags(struct group *g, const cJSON *o)
+{
+	const cJSON *names = cJSON_GetObjectItemCaseSensitive(o, "f_names");
+	const cJSON *counts = cJSON_GetObjectItemCaseSensitive(o, "f_counts");
+	const cJSON *n, *c = cJSON_IsArray(counts) ? counts->child : NULL;
+
+	cJSON_ArrayForEach(n, names) {
+		if (!c)
+			break;
+		if (cJSON_IsString(n) && cJSON_IsNumber(c) && c->valuedouble > 0)
+			report_add_flag(g, n->valuestring, (uint64_t)c->valuedouble);
+		c = c->next;
+	}
+}
+
+/* one JSONEachRow line per group: fill it; *old: the summaries whose
+ * flags are in tracer.flags only (before version 3) */
+static int take_rows(struct report *r, char *text, bool flags, double *old)
 {
 	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
 		cJSON *o = cJSON_Parse(line);
@@ -104,6 +126,8 @@ static int take_rows(struct report *r, char *text, bool flags)
 			g->read_bytes += n0(o, "rchar");
 			g->write_bytes += n0(o, "wchar");
 			r->jobs += r->by == REPORT_BY_TOOL ? 0 : (uint64_t)n0(o, "jobs");
+			take_flags(g, o);
+			*old += n0(o, "f_old");
 		}
 		cJSON_Delete(o);
 	}
@@ -113,6 +137,7 @@ static int take_rows(struct report *r, char *text, bool flags)
 int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 {
 	char db[80], q[4096], *out = NULL;
+	double old = 0;
 	long from = (long)r->from_s;
 	const char *k = key_expr(r->by);
 	int rc = -1;
@@ -150,14 +175,20 @@ int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 			 " toFloat64(max(mem_peak_bytes)) AS peak,"
 			 " toFloat64(sumIf(mem_peak_bytes, alloc_mem_bytes > 0)) AS mem_used,"
 			 " toFloat64(sum(alloc_mem_bytes)) AS mem_alloc,"
-			 " toFloat64(sum(rchar)) AS rchar, toFloat64(sum(wchar)) AS wchar"
+			 " toFloat64(sum(rchar)) AS rchar, toFloat64(sum(wchar)) AS wchar,"
+			 /* the flags raised, counted by their id's hash */
+			 " groupUniqArrayArray(flag_ids) AS f_names,"
+			 " sumMap(arrayMap(f -> cityHash64(f), flag_ids),"
+			 "  arrayMap(f -> toUInt64(1), flag_ids)) AS f_map,"
+			 " arrayMap(n -> toFloat64((f_map.2)[indexOf(f_map.1, cityHash64(n))]), f_names) AS f_counts,"
+			 " toFloat64(countIf(flags > 0 AND empty(flag_ids))) AS f_old"
 			 " FROM (SELECT %s AS g, job_id, cluster, summary_id, exit_code, exit_signal,"
 			 "  wall_s, cpu_s, alloc_cpus, host_cpus, mem_peak_bytes, alloc_mem_bytes,"
-			 "  rchar, wchar FROM %s.jobs PREWHERE end >= toDateTime(%ld)"
+			 "  rchar, wchar, flags, flag_ids FROM %s.jobs PREWHERE end >= toDateTime(%ld)"
 			 "  WHERE scheduler != 'host' LIMIT 1 BY summary_id)"
 			 " GROUP BY g FORMAT JSONEachRow",
 			 k, db, from);
-	if (run(cfg, q, &out) != 0 || take_rows(r, out, false) != 0)
+	if (run(cfg, q, &out) != 0 || take_rows(r, out, false, &old) != 0)
 		goto out;
 	free(out);
 	out = NULL;
@@ -175,13 +206,21 @@ int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 		r->jobs = (uint64_t)n0(o, "jobs");
 		cJSON_Delete(o);
 	} else {
+		/* the flags of rows with flags but no ids (before version 3,
+		 * f_old) from tracer.flags, asked only when there are any */
 		snprintf(q, sizeof(q),
 			 "SELECT g, flag, toFloat64(count()) AS n FROM (SELECT %s AS g, flag"
-			 " FROM %s.flags PREWHERE end >= toDateTime(%ld)"
+			 " FROM %s.flags PREWHERE end >= toDateTime(%ld) WHERE summary_id IN"
+			 " (SELECT summary_id FROM %s.jobs PREWHERE end >= toDateTime(%ld)"
+			 "  WHERE flags > 0 AND empty(flag_ids))"
 			 " LIMIT 1 BY summary_id, flag, severity, n) GROUP BY g, flag"
 			 " FORMAT JSONEachRow",
-			 k, db, from);
-		if (run(cfg, q, &out) != 0 || take_rows(r, out, true) != 0)
+			 k, db, from, db, from);
+		if (old == 0) {
+			rc = 0;
+			goto out;
+		}
+		if (run(cfg, q, &out) != 0 || take_rows(r, out, true, &old) != 0)
 			goto out;
 	}
 	rc = 0;

@@ -147,7 +147,7 @@ if [ "$CH_OK" = 1 ] && start_tracerd rep -o sinks=file,clickhouse -o spool_dir="
 	-o clickhouse_url=http://127.0.0.1:18221/ -o retry_max_ms=2000; then
 	for i in 1 2 3 4 5 6; do
 		tr_cli run --name "task-$((i % 3))" --pipeline "p$((i % 2))" -- \
-			/bin/sh -c "$spin; /bin/true; exit \$(( $i == 4 ? 2 : 0 ))" >/dev/null 2>&1
+			/bin/sh -c "$spin; /bin/true; exit \$(( $i == 4 || $i == 5 ? 2 : 0 ))" >/dev/null 2>&1
 	done
 	ch6() { [ "$(clickhouse-client --port 18220 -q 'SELECT count() FROM tracer.jobs FINAL')" = 6 ]; }
 	wait_until 60 "the 6 jobs in ClickHouse" ch6
@@ -157,6 +157,29 @@ if [ "$CH_OK" = 1 ] && start_tracerd rep -o sinks=file,clickhouse -o spool_dir="
 			--by "$by" --json >"$TMP/c.$by.json" 2>"$TMP/c.$by.err"
 		check "--clickhouse --by $by: the same groups and sums as the local archive" \
 			sh -c "python3 $TOP/tests/report/same.py $by $TMP/f.$by.json $TMP/c.$by.json || { cat $TMP/c.$by.err; false; }"
+	done
+	# the flags compared above are some (from each summary's flag_ids)
+	has_flags() { python3 -c 'import json, sys
+n = sum(sum(g["flags"].values()) for g in json.load(open(sys.argv[1]))["groups"])
+sys.exit(0 if n > 0 else f"no flag in {sys.argv[1]}")' "$TMP/c.pipeline.json"; }
+	check "--clickhouse --by pipeline: the jobs' flags, counted as the archive counts them" has_flags
+	# rows from before version 3 (no flag_ids): their flags from
+	# tracer.flags, beside the others' from their rows
+	chq_r() { clickhouse-client --port 18220 -q "$1"; }
+	mutated() { [ "$(chq_r "SELECT count() FROM system.mutations WHERE table = 'jobs' AND is_done = 0")" = 0 ]; }
+	chq_r "ALTER TABLE tracer.jobs UPDATE flag_ids = emptyArrayString() WHERE pipeline = 'p0'" &&
+		wait_until 30 "the mutation done" mutated
+	p0_old() {
+		local v
+		v=$(chq_r "SELECT countIf(flags > 0 AND empty(flag_ids) AND pipeline = 'p0') > 0, countIf(notEmpty(flag_ids)) > 0 FROM tracer.jobs")
+		[ "$v" = "$(printf '1\t1')" ] || { echo "flagged p0 rows without ids, rows with ids: $v"; return 1; }
+	}
+	check "p0's rows without flag_ids now, the others with theirs" p0_old
+	for by in pipeline user; do
+		"$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:18221/ report --clickhouse \
+			--by "$by" --json >"$TMP/o.$by.json" 2>"$TMP/o.$by.err"
+		check "--clickhouse --by $by, old rows and new: the same flags and sums as the archive" \
+			sh -c "python3 $TOP/tests/report/same.py $by $TMP/f.$by.json $TMP/o.$by.json || { cat $TMP/o.$by.err; false; }"
 	done
 	"$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:18222/ report --clickhouse >/dev/null 2>"$TMP/c.down"
 	rc=$?

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """same.py - two `tracer report --json` answers (the local archive and
-ClickHouse) give the same groups and sums.
+ClickHouse) give the same groups and sums (and flags, but by tool).
 
 usage: same.py BY FILE_REPORT.json CLICKHOUSE_REPORT.json
 """
@@ -29,9 +29,12 @@ def main(argv):
         for f in ("cpu_s", "wall_s", "core_s", "read_bytes", "write_bytes", "peak_bytes"):
             if not close(x[f], y[f]):
                 errors.append(f"{k}: {f} {x[f]} != {y[f]}")
+        if by != "tool" and x.get("flags") != y.get("flags"):
+            errors.append(f"{k}: flags {x.get('flags')} != {y.get('flags')}")
+    nflags = sum(sum((g.get("flags") or {}).values()) for g in a["groups"])
     for e in errors:
         print(e)
-    print(f"--by {by}: {len(ga)} groups, {a['jobs']} jobs, same from both")
+    print(f"--by {by}: {len(ga)} groups, {a['jobs']} jobs, {nflags} flags, same from both")
     return 1 if errors else 0
 
 
