@@ -29,7 +29,8 @@
 #     LIMIT 1 BY summary_id and with neither (the SQL alone), of
 #     `tracer report --clickhouse --by pipeline --since 30d`, and,
 #     when the tracer of BUILD has them, of `tracer tune --pipeline P
-#     --since 30d` and `tracer sweep --since 30d --by user`; the load
+#     --since 30d` and `tracer sweep --since 30d --by G` for every group
+#     (DL_SWEEP_BY: those only); the load
 #     average of the machine beside each.
 # DL_KEEP=1 keeps the datalake (the server's directory) when the bench
 # ends, and says where; DL_REUSE=THAT_DIR starts the server on it again
@@ -487,8 +488,10 @@ else
 	row "tune --pipeline P --since 30d" "" "(no tune)" "" ""
 fi
 if "$BUILD/tracer" sweep --help >/dev/null 2>&1; then
-	row "sweep --since 30d --by user (s)" "" \
-		"$(p50_cmd "${TRACER[@]}" sweep --since 30d --by user)" "$(load1)" ""
+	for by in ${DL_SWEEP_BY:-user account partition pipeline host tool}; do
+		row "sweep --since 30d --by $by (s)" "" \
+			"$(p50_cmd "${TRACER[@]}" sweep --since 30d --by "$by")" "$(load1)" ""
+	done
 else
 	row "sweep --since 30d --by user" "" "(no sweep)" "" ""
 fi
