@@ -20,14 +20,6 @@
 #include "json.h"
 #include "summary.h"
 
-enum {
-	T_JOBS = CLICKHOUSE_SINK_JOBS,
-	T_TOOLS = CLICKHOUSE_SINK_TOOLS,
-	T_PROCESSES = CLICKHOUSE_SINK_PROCESSES,
-	T_FLAGS = CLICKHOUSE_SINK_FLAGS,
-	T_IDLE = CLICKHOUSE_SINK_IDLE_HOSTS,
-};
-
 /* obj.a.b */
 static const cJSON *at(const cJSON *o, const char *path)
 {
@@ -478,7 +470,7 @@ int sink_clickhouse_rows(const char *text, size_t len, struct growbuf *rows)
 	char *copy = strndup(text, len);
 
 	if (!cJSON_IsObject(sum) || !copy) {
-		rows[T_JOBS].oom |= !copy;
+		rows[CLICKHOUSE_SINK_JOBS].oom |= !copy;
 		cJSON_Delete(sum);
 		free(copy);
 		return -1;
@@ -487,12 +479,12 @@ int sink_clickhouse_rows(const char *text, size_t len, struct growbuf *rows)
 		/* not a summary: an idle host's period has its own table;
 		 * a record kind this tracerd does not know has none */
 		if (!strcmp(str_at(sum, "record"), SUMMARY_IDLE_HOST_RECORD))
-			sink_clickhouse_idle_row(&rows[T_IDLE], sum);
+			sink_clickhouse_idle_row(&rows[CLICKHOUSE_SINK_IDLE_HOSTS], sum);
 	} else {
-		job_row(&rows[T_JOBS], sum, copy);
-		tool_rows(&rows[T_TOOLS], sum);
-		process_rows(&rows[T_PROCESSES], sum);
-		flag_rows(&rows[T_FLAGS], sum);
+		job_row(&rows[CLICKHOUSE_SINK_JOBS], sum, copy);
+		tool_rows(&rows[CLICKHOUSE_SINK_TOOLS], sum);
+		process_rows(&rows[CLICKHOUSE_SINK_PROCESSES], sum);
+		flag_rows(&rows[CLICKHOUSE_SINK_FLAGS], sum);
 	}
 	cJSON_Delete(sum);
 	free(copy);

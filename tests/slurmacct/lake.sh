@@ -144,19 +144,7 @@ lake_sweep_same() {
 		-o clickhouse_url="$LAKE_URL" sweep --since 1d --by "$1" --json >"$T/sweep-lake-$1.json" &&
 		"$BUILD/tracer" -o socket="$T/none.sock" -o file="$NDJSON" sweep --since 1d --by "$1" \
 			--json >"$T/sweep-file-$1.json" || return 1
-	python3 - "$T/sweep-lake-$1.json" "$T/sweep-file-$1.json" <<'PY'
-import json, sys
-a, b = (json.load(open(p))["rows"] for p in sys.argv[1:3])
-def same(x, y):
-    if isinstance(x, dict):
-        return x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
-    if isinstance(x, float) or isinstance(y, float):
-        return abs(x - y) <= 1e-6 * max(1, abs(x))
-    return x == y
-if not a or len(a) != len(b) or not all(same(x, y) for x, y in zip(a, b)):
-    sys.exit(f"datalake {a}\narchive {b}")
-print(f"{len(a)} rows")
-PY
+	python3 "$ROOT/tests/sweep/same_rows.py" "$T/sweep-lake-$1.json" "$T/sweep-file-$1.json"
 }
 
 lake_sweep() {

@@ -160,21 +160,10 @@ check "tracer jobs over the archive lists the jobs, no idle_host record" no_idle
 check "datalake, --by tool: each job's waste shared by its tools' CPU time" \
 	expect tool datalake tool all -- root_lake --since 30d --by tool
 check "archive file, --by tool: the same shares" expect tool archive tool all -- root_file --since 30d --by tool
-same_rows() { # same_rows BY: the datalake's and the archive's rows agree to 1e-6
+same_rows() { # same_rows BY: the datalake's and the archive's rows agree (same_rows.py)
 	root_lake --since 30d --by "$1" --json >"$TMP/same-lake.json" || return 1
 	root_file --since 30d --by "$1" --json >"$TMP/same-file.json" || return 1
-	python3 - "$TMP/same-lake.json" "$TMP/same-file.json" <<'PY'
-import json, sys
-a, b = (json.load(open(p))["rows"] for p in sys.argv[1:3])
-def same(x, y):
-    if isinstance(x, dict):
-        return x.keys() == y.keys() and all(same(x[k], y[k]) for k in x)
-    if isinstance(x, float) or isinstance(y, float):
-        return abs(x - y) <= 1e-6
-    return x == y
-if not a or len(a) != len(b) or not all(same(x, y) for x, y in zip(a, b)):
-    sys.exit(f"datalake {a}\narchive {b}")
-PY
+	python3 "$TOP/tests/sweep/same_rows.py" "$TMP/same-lake.json" "$TMP/same-file.json" >/dev/null
 }
 check "--by tool: the datalake's rows are the archive's" same_rows tool
 for by in user host partition pipeline; do
