@@ -16,12 +16,14 @@
 #   - suites that start a tracerd of their own (socket, pins, state and
 #     jobs of its own), make no test user but their own, use ports no
 #     suite beside them uses, and measure no time, beside those that wait
-#     for ClickHouse, Prometheus, podman, dockerd or chromium.
+#     for ClickHouse, Prometheus, podman, dockerd or chromium;
+#   - suites that each keep one core busy and measure no time, two at
+#     once (tracer-wrap beside tune, tunelake and delivery).
 # A lane ends before what needs its builds starts, and before the suites
 # that compare elapsed times or measure run delay (analysis, tuneproof,
-# tuneaws, tune), count a job across a SIGKILL of tracerd (resilience,
-# netio) or whose notes come from what a job used (the demo): nothing
-# runs beside those.  No suite bounds tracer status's replies in time:
+# tuneaws), count a job across a SIGKILL of tracerd (resilience, netio)
+# or whose notes come from what a job used (the demo): nothing runs
+# beside those.  No suite bounds tracer status's replies in time:
 # they are proved by the order of events (replies counted while what the
 # loop must not wait for is held) and measured by make bench.  A lane's
 # output is printed whole where it ends, each suite's under its name.
@@ -213,18 +215,38 @@ suite "Slurm accounting (sacct against tracer, two nodes)" ./tests/slurmacct/run
 # tuneproof compares the elapsed times of its jobs: nothing beside it
 end_beside
 suite "tracer tune on a Snakemake pipeline (Slurm, memory enforced)" ./tests/tuneproof/run.sh build
+# tuneaws compares its jobs' vCPU-seconds (vCPUs x elapsed) before and
+# after tuning, as tuneproof: nothing beside it
 suite "tracer tune on AWS Batch jobs (tracer-wrap standalone, cgroups, ECS metadata)" ./tests/tuneaws/run.sh build
-suite "tracer-wrap" ./tests/wrapper/run.sh build
-suite "tracer tune (real jobs, every format, snakemake, botocore, two users)" ./tests/tune/run.sh build
-suite "tracer tune on the datalake (ClickHouse, root and a reader)" ./tests/tunelake/run.sh build
 # alone: its restart case counts a job's bytes across a SIGKILL and
 # restart of tracerd, which failed once beside another suite on a loaded
 # machine (a tool missing from the summary)
 suite "network and block I/O" ./tests/netio/run.sh build
-# its status replies while a sink hangs are counted, not timed: nothing
-# it checks needs it alone but its jobs' registrations, which give up
-# after 2 s (client_timeout_ms=2000: a deadline, not a measure)
+# Suites that each keep one core busy (about 1 CPU-second per second:
+# one job, one python or tracer run after another) and the other idle,
+# two at once.  Neither side measures time.  tracer-wrap's checks are
+# counts and shares of CPU time: each tool's CPU against wait4's (CPU
+# time is not stretched by a busy core), the wrapper's own CPU under 25%
+# of one core (a busy core can only lower it), its metadata calls ended
+# by their own timeouts within a 60 s deadline; its tracerd, pid
+# namespaces and cgroups (tracer-wrap-PID) are its own, it makes no user
+# and its metadata servers listen on ports the kernel gives them.  tune's
+# checks are the memory its steps held (each process's peak, not a
+# rate), the formats and the users' runs; it makes its own users
+# (tracer-tu*).  tunelake's ClickHouse listens on 18741/18742 (its users
+# are its own), delivery's on 18101/18124 and its collector on 18150-.
+# delivery's status replies while a sink hangs are counted, not timed,
+# its batching bound (inserts per second) only loosens as it slows, and
+# its jobs' registrations may wait 2 s (client_timeout_ms=2000: a
+# deadline, not a measure) where one takes milliseconds with
+# tracer-wrap beside it (all four passed as paired here, 35 s, where
+# one after the other took 60 s).
+beside "tracer-wrap" ./tests/wrapper/run.sh build
+start_beside
+suite "tracer tune (real jobs, every format, snakemake, botocore, two users)" ./tests/tune/run.sh build
+suite "tracer tune on the datalake (ClickHouse, root and a reader)" ./tests/tunelake/run.sh build
 suite "delivery (spool, file, HTTP, ClickHouse)" ./tests/delivery/run.sh build
+end_beside
 # suites that start tracerd but no service, on ports of their own, and
 # measure no time, beside those that mostly wait for a service
 # (ClickHouse, Prometheus): two tracerds at once, each with its own
