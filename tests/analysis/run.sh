@@ -275,7 +275,11 @@ else
 fi
 
 echo "== stalled, live"
-tr_cli run --job-file "$TMP/j.stall" --name stall-test -- sleep 12 &
+# asleep 8 s: stalled after the 3 s threshold, seen in tracer status (a
+# 10 s deadline) while it sleeps on; its summary's flag needs a stall of
+# 3 s (stalled_max_ns).  The usual runs below take about 4 s meanwhile,
+# and its end is waited for (its wall is not checked).
+tr_cli run --job-file "$TMP/j.stall" --name stall-test -- sleep 8 &
 spid=$!
 stalled_in_status() {
 	tr_cli status --json | python3 -c '
