@@ -11,14 +11,16 @@
 #   - what shares nothing with any suite (no tracerd, no service, no port,
 #     no user; build directories of its own): the ASan+UBSan and
 #     ThreadSanitizer builds (make test builds build/ first) beside the
-#     suites on build/ alone, the fuzzer and the RPMs beside the first two
-#     Slurm suites;
+#     suites on build/ alone, the fuzzer and the RPMs beside the Slurm
+#     SPANK suite;
 #   - suites that start a tracerd of their own (socket, pins, state and
 #     jobs of its own), make no test user but their own, use ports no
 #     suite beside them uses, and measure no time, beside those that wait
 #     for ClickHouse, Prometheus, podman, dockerd or chromium;
 #   - suites that each keep one core busy and measure no time, two at
-#     once (tracer-wrap beside tune, tunelake and delivery).
+#     once (tracer-wrap beside tune, tunelake and delivery), and the Slurm
+#     accounting suite (a cluster of its own) in the last minute of the
+#     SPANK suite, which waits for a job's time limit then.
 # A lane ends before what needs its builds starts, and before the suites
 # that compare elapsed times or measure run delay (analysis, tuneproof,
 # tuneaws), count a job across a SIGKILL of tracerd (resilience, netio)
@@ -209,9 +211,23 @@ suite "analysis (own peak, run delay, state, flags)" ./tests/analysis/run.sh bui
 # `make fuzz` runs 60 s (FUZZ_SECONDS) for a longer search.
 beside "fuzzing (30 s)" ./tests/fuzz/run.sh 30
 beside "RPM packaging" ./rpm/build.sh build/rpm
+# then the accounting suite, in the lane too: the SPANK suite's checks
+# are over within about 40 s, after which it waits for its --time=1 job
+# to be stopped at its limit (slurmctld looks at limits every 30 s: 60-90
+# s after the job started), 50 s doing nothing.  Two clusters side by
+# side share nothing: each its own munged (key and socket), slurmctld and
+# slurmd ports (picked free when each starts; the SPANK suite's are bound
+# by then), node names (the host's; tn1 and tn2), state, spool and log
+# directories, tracerd, socket and pins; accounting (MariaDB on a port of
+# its own, slurmdbd) and the ClickHouse lake (18711/18734) are the
+# accounting suite's alone, and its cgroups slurm_tn1/tn2.  Its jobs run
+# no sleep (the SPANK suite finds its own job's sleep by SLURM_JOB_ID, a
+# number both clusters give).  Its comparisons (sacct against tracer,
+# elapsed within 2 s) passed beside the fuzzer and the RPM build; here
+# the SPANK suite beside it is mostly asleep.
+beside "Slurm accounting (sacct against tracer, two nodes)" ./tests/slurmacct/run.sh build
 start_beside
 suite "Slurm SPANK plugin" ./tests/slurm/run.sh build
-suite "Slurm accounting (sacct against tracer, two nodes)" ./tests/slurmacct/run.sh build
 # tuneproof compares the elapsed times of its jobs: nothing beside it
 end_beside
 suite "tracer tune on a Snakemake pipeline (Slurm, memory enforced)" ./tests/tuneproof/run.sh build
