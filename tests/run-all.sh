@@ -11,8 +11,8 @@
 #   - what shares nothing with any suite (no tracerd, no service, no port,
 #     no user; build directories of its own): the ASan+UBSan and
 #     ThreadSanitizer builds (make test builds build/ first) beside the
-#     suites on build/ alone, the fuzzer and the RPMs beside the Slurm
-#     SPANK suite;
+#     suites on build/ alone, the fuzzer beside the Slurm SPANK suite,
+#     the RPMs beside the container suites;
 #   - suites that start a tracerd of their own (socket, pins, state and
 #     jobs of its own), make no test user but their own, use ports no
 #     suite beside them uses, and measure no time, beside those that wait
@@ -204,13 +204,12 @@ suite "tracerd resilience" ./tests/resilience/run.sh build
 # restart of tracerd
 suite "tracerd resilience (ASan+UBSan)" ./tests/resilience/run.sh build-asan --memory
 suite "analysis (own peak, run delay, state, flags)" ./tests/analysis/run.sh build
-# CPU work (a compile, a fuzzer) while Slurm's suites wait for the
+# CPU work (a compile, a fuzzer) while Slurm's SPANK suite waits for the
 # scheduler.  The fuzzer gets 30 s in all here, 3 s for each of its 9
 # targets, every one built and run on its whole seed corpus first (2-10
 # small inputs: milliseconds), a crash failing the suite as before;
 # `make fuzz` runs 60 s (FUZZ_SECONDS) for a longer search.
 beside "fuzzing (30 s)" ./tests/fuzz/run.sh 30
-beside "RPM packaging" ./rpm/build.sh build/rpm
 # then the accounting suite, in the lane too: the SPANK suite's checks
 # are over within about 40 s, after which it waits for its --time=1 job
 # to be stopped at its limit (slurmctld looks at limits every 30 s: 60-90
@@ -224,7 +223,9 @@ beside "RPM packaging" ./rpm/build.sh build/rpm
 # no sleep (the SPANK suite finds its own job's sleep by SLURM_JOB_ID, a
 # number both clusters give).  Its comparisons (sacct against tracer,
 # elapsed within 2 s) passed beside the fuzzer and the RPM build; here
-# the SPANK suite beside it is mostly asleep.
+# the SPANK suite beside it is mostly asleep.  (The RPM build went to the
+# containers' lane: with it, this lane outlasted the SPANK suite on a
+# loaded machine.)
 beside "Slurm accounting (sacct against tracer, two nodes)" ./tests/slurmacct/run.sh build
 start_beside
 suite "Slurm SPANK plugin" ./tests/slurm/run.sh build
@@ -289,7 +290,11 @@ suite "delivery (ThreadSanitizer)" ./tests/delivery/run.sh build-tsan --threads
 # the demo's notes come from what its pipeline used: nothing beside it
 suite "terminal report (80 columns, --wide)" ./tests/cli/terminal.sh build
 suite "make demo's run, the README's sample" ./tests/cli/demo.sh build
-# the same beside the suites that wait for podman, dockerd or chromium
+# the same beside the suites that wait for podman, dockerd or chromium,
+# after the RPM build, which shares nothing with any suite (a compile in
+# build/rpm, no tracerd, port or user): CPU work while they wait, where
+# this lane had time to spare (and the Slurm lane had none)
+beside "RPM packaging" ./rpm/build.sh build/rpm
 beside "GPUs (NVML test double)" ./tests/gpu/run.sh build
 beside "configuration (--check-config, SIGHUP reload)" ./tests/config/run.sh build
 beside "command lines (tracer, tracerd, tracer-wrap)" ./tests/cli/run.sh build
