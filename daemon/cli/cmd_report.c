@@ -18,6 +18,13 @@
 #define MAX_DEPTH 32
 /* tools listed without --tools: one screen, as seff's report fits one */
 #define SHOW_TOP_TOOLS 10
+/* a screen: the report's lines without --tools and --tree when it can
+ * (a job of many notes lists fewer tools, SHOW_MIN_TOOLS at least) */
+#define SHOW_SCREEN_LINES 60
+#define SHOW_MIN_TOOLS 5
+/* the table's lines besides its rows: a blank line, its head, what was
+ * left out, "N more tools", the process tree's line */
+#define SHOW_TOOLS_EXTRA 5
 #define SHOW_TOOL_NOTES 2 /* notes on tools without --tools */
 
 /* What `tracer show` prints past the header, notes and request. */
@@ -82,7 +89,7 @@ static void print_header(const cJSON *s)
 	       cli_jnum(procs, "oom_killed"), cli_jnum(drops, "events"));
 }
 
-static void print_tools(const cJSON *s, int width, bool all)
+static void print_tools(const cJSON *s, int width, bool all, int top)
 {
 	/* SPAN: CPU over the tool's own time span (cores busy while it ran);
 	 * ALLOC: its share of the job's allocation, as seff */
@@ -99,7 +106,7 @@ static void print_tools(const cJSON *s, int width, bool all)
 	putchar('\n');
 	/* the summary's tools come sorted by CPU (lib/summary.c): the top ones first */
 	cJSON_ArrayForEach(t, tools) {
-		if (!all && listed++ == SHOW_TOP_TOOLS)
+		if (!all && listed++ == top)
 			break;
 		char exits[128] = "", n[32], k[32], procs[32];
 		char a[32], b[32], b2[32], c2[32], d[32], e[32];
@@ -126,8 +133,20 @@ static void print_tools(const cJSON *s, int width, bool all)
 		table_add(tb, row);
 	}
 	table_print(tb, width, "");
-	if (!all && ntools > SHOW_TOP_TOOLS)
-		printf("%d more tools (--tools lists them)\n", ntools - SHOW_TOP_TOOLS);
+	if (!all && ntools > top)
+		printf("%d more tools (--tools lists them)\n", ntools - top);
+}
+
+/* How many tools the table lists when `used` lines are printed already:
+ * SHOW_TOP_TOOLS, fewer (SHOW_MIN_TOOLS at least) where the screen ends
+ * before; all of them when the lines are not counted (--wide). */
+static int top_tools(int used)
+{
+	int left = SHOW_SCREEN_LINES - used - SHOW_TOOLS_EXTRA;
+
+	if (used < 0 || left >= SHOW_TOP_TOOLS)
+		return SHOW_TOP_TOOLS;
+	return left > SHOW_MIN_TOOLS ? left : SHOW_MIN_TOOLS;
 }
 
 /* Without --tree: one line that says the tree is there and how to see it. */
@@ -239,7 +258,7 @@ static void show_usage(FILE *f)
 		"                   JOB|JOB.STEP|last\n"
 		"One finished job on one screen: run, task, allocation and totals, the\n"
 		"notes, the request to make next time and the %d tools that used the most\n"
-		"CPU.  JOB is a Slurm or AWS Batch job id (1234): the whole job, every\n"
+		"CPU (fewer when the notes fill the screen).  JOB is a Slurm or AWS Batch job id (1234): the whole job, every\n"
 		"step on every node, rolled up, with a table of its steps; JOB.STEP\n"
 		"(1234.0, 1234.batch) one step; a job uid or a task name that one job;\n"
 		"the newest match wins; \"last\" is the newest job.\n"
@@ -347,7 +366,7 @@ int cmd_show(struct cli *c, int argc, char **argv)
 		print_header(s);
 		advice_print(s, width, parts & SHOW_ALL_TOOLS, SHOW_TOOL_NOTES);
 		show_job_steps(s, width);
-		print_tools(s, width, parts & SHOW_ALL_TOOLS);
+		print_tools(s, width, parts & SHOW_ALL_TOOLS, top_tools(term_lines()));
 		if (parts & SHOW_TREE)
 			print_tree(s, width);
 		else

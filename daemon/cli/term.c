@@ -140,7 +140,7 @@ char *term_fit(const char *s, int cells, bool pad, char *buf, size_t len)
 	return buf;
 }
 
-static void wrap_to(FILE *out, const char *first, const char *rest, const char *text, int width);
+static int wrap_to(FILE *out, const char *first, const char *rest, const char *text, int width);
 
 /* The stdout filter: bytes gather into a line; a complete line goes to
  * the real stdout cut to the width, but for a header line ("Label    text",
@@ -150,6 +150,7 @@ static struct {
 	int width;
 	char *line;
 	size_t len, cap;
+	int lines; /* lines written to the real stdout since term_begin */
 } filt;
 
 #define HEADER_INDENT 9
@@ -183,7 +184,8 @@ static void emit_line(bool newline)
 
 		memcpy(label, filt.line, HEADER_INDENT);
 		label[HEADER_INDENT] = '\0';
-		wrap_to(filt.real, label, "         ", filt.line + HEADER_INDENT, filt.width);
+		filt.lines += wrap_to(filt.real, label, "         ", filt.line + HEADER_INDENT,
+				      filt.width);
 		filt.len = 0;
 		return;
 	}
@@ -195,8 +197,10 @@ static void emit_line(bool newline)
 	} else {
 		fputs(filt.line, filt.real); /* uncut rather than lost */
 	}
-	if (newline)
+	if (newline) {
 		fputc('\n', filt.real);
+		filt.lines++;
+	}
 	filt.len = 0;
 }
 
@@ -242,6 +246,7 @@ int term_begin(int width)
 		return 0;
 	fflush(stdout);
 	filt.width = width;
+	filt.lines = 0;
 	f = fopencookie(NULL, "w", io);
 	if (!f)
 		return -1;
@@ -255,6 +260,14 @@ void term_flush(void)
 	fflush(stdout);
 	if (filt.real)
 		fflush(filt.real);
+}
+
+int term_lines(void)
+{
+	if (!filt.real)
+		return -1;
+	fflush(stdout);
+	return filt.lines;
 }
 
 void term_end(void)
@@ -271,9 +284,11 @@ void term_wrap(const char *first, const char *rest, const char *text, int width)
 	wrap_to(stdout, first, rest, text, width);
 }
 
-static void wrap_to(FILE *out, const char *first, const char *rest, const char *text, int width)
+/* the lines written */
+static int wrap_to(FILE *out, const char *first, const char *rest, const char *text, int width)
 {
 	const char *p = text, *lead = first;
+	int lines = 0;
 
 	while (*p == ' ')
 		p++;
@@ -306,9 +321,11 @@ static void wrap_to(FILE *out, const char *first, const char *rest, const char *
 		else if (end == p) /* not even one character fits */
 			end += char_at((const unsigned char *)end, &w);
 		fprintf(out, "%s%.*s\n", lead, (int)(end - p), p);
+		lines++;
 		p = end;
 		while (*p == ' ')
 			p++;
 		lead = rest;
 	}
+	return lines;
 }

@@ -34,6 +34,9 @@ char *term_fit(const char *s, int cells, bool pad, char *buf, size_t len);
  * width cells (0: left alone).  Returns 0, or -1 (stdout left as it was). */
 int term_begin(int width);
 void term_end(void);
+/* The lines written since term_begin (what was printed flushed first);
+ * -1 outside term_begin/term_end, or with no width. */
+int term_lines(void);
 /* Everything printed so far written out (before a line on stderr). */
 void term_flush(void);
 

@@ -62,7 +62,8 @@ for r in (s.get("allocation_use") or {}).get("idle_cpus", "").split(","):
 if missing or bad or slept.get("tool") != "sleep" or not idle or int(sys.argv[2]) in idle:
     sys.exit(f"flags {sorted(f)}, missing {missing}; syntaxes missing {bad}; sleeping_tool {slept}; "
              f"idle CPUs {sorted(idle)}, pinned to {sys.argv[2]}")' "$TMP/show.json" "$(sed -n 's/.* runs pinned to CPU \([0-9]*\),.*/\1/p' "$TMP/demo.out")"
-check "the report fits one screen (at most 60 lines)" test "$(wc -l <"$TMP/show.txt")" -le 60
+fits_screen() { local n; n=$(wc -l <"$TMP/show.txt"); [ "$n" -le 60 ] || { echo "$n lines:"; cat "$TMP/show.txt"; return 1; }; }
+check "the report fits one screen (at most 60 lines)" fits_screen
 check "the report leaves the process tree out" sh -c "! grep -q '^PROCESS TREE' '$TMP/show.txt'"
 check "the HTML report is written where the demo says" \
 	sh -c "grep -qF 'The HTML report:  $BUILD/demo-report.html' '$TMP/demo.out' && test -s '$BUILD/demo-report.html'"

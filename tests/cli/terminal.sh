@@ -126,6 +126,24 @@ check "tracer show: says how many tools are left out" \
 check "tracer show: no process tree, a line that says where it is" \
 	sh -c "! grep -q '^PROCESS TREE' '$TMP/many.txt' && grep -Eqx 'Process tree: [0-9]+ of [0-9]+ processes kept \(--tree shows it\)' '$TMP/many.txt'"
 check "tracer show: one screen (at most 50 lines)" test "$(wc -l <"$TMP/many.txt")" -le 50
+# the same job with 16 notes of its own more: the table lists fewer
+# tools (5 at least) so that the report stays one screen (60 lines)
+tr_cli show --json "$MANY" | python3 -c 'import json, sys
+s = json.load(sys.stdin)
+s["flags"] = [{"id": f"made_up_{i}", "severity": "warning",
+               "message": f"a note of the job made up for the test, number {i}, long enough to wrap once",
+               "evidence": {"value_s": i}} for i in range(16)] + s.get("flags", [])
+print(json.dumps(s))' >"$TMP/notes.ndjson"
+"$BUILD/tracer" -o socket="$TMP/none.sock" -o file="$TMP/notes.ndjson" show "$MANY" >"$TMP/notes.txt" 2>&1
+many_notes() {
+	local n r
+	n=$(wc -l <"$TMP/notes.txt")
+	r=$(tool_rows "$TMP/notes.txt")
+	[ "$(grep -c "made_up_" "$TMP/notes.txt")" = 16 ] && [ "$n" -le 60 ] && [ "$r" -ge 5 ] && [ "$r" -lt 10 ] &&
+		grep -qx "$((NTOOLS - r)) more tools (--tools lists them)" "$TMP/notes.txt" ||
+		{ echo "$n lines, $r tool rows:"; cat "$TMP/notes.txt"; return 1; }
+}
+check "tracer show, 16 notes more: one screen (60 lines), fewer tools listed (5 at least)" many_notes
 tr_cli show --tools "$MANY" >"$TMP/many.tools" 2>&1
 check "tracer show --tools: every tool, no tree" \
 	sh -c "test $(tool_rows "$TMP/many.tools") = $NTOOLS && ! grep -q 'more tools' '$TMP/many.tools' && ! grep -q '^PROCESS TREE' '$TMP/many.tools'"
