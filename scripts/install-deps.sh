@@ -88,10 +88,12 @@ rivals_of() {
 }
 
 # command_of PACKAGE: the command a package provides that another package
-# may provide as well (docker-ce's docker, a tarball's clickhouse)
+# may provide as well (docker-ce's dockerd, a tarball's clickhouse).  For
+# docker.io it is the daemon the container suites start: a docker client
+# alone (a static CLI that talks to a remote daemon) does not replace it
 command_of() {
 	case $1 in
-	docker.io) echo docker ;;
+	docker.io) echo dockerd ;;
 	podman) echo podman ;;
 	runc) echo runc ;;
 	prometheus) echo prometheus ;;

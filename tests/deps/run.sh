@@ -69,15 +69,26 @@ else
 	echo "$out" | sed 's/^/    /'
 fi
 
-# a docker command from elsewhere (a static binary), no package of it
-mkdir -p "$TMP/docker-bin"
-printf '#!/bin/sh\nexit 0\n' >"$TMP/docker-bin/docker"
-chmod 0755 "$TMP/docker-bin/docker"
-out=$(dry "$TMP/bin:$TMP/docker-bin" "$(admindir none2)")
-if ! would_install "$out" docker.io && grep -qx "install-deps: docker.io skipped: $TMP/docker-bin/docker is already installed" <<<"$out"; then
-	pass "a docker command on PATH: docker.io is not installed"
+# a docker client alone from elsewhere (a static CLI for a remote
+# daemon): the suites need a dockerd, docker.io is installed
+mkdir -p "$TMP/docker-cli" "$TMP/docker-bin"
+printf '#!/bin/sh\nexit 0\n' >"$TMP/docker-cli/docker"
+chmod 0755 "$TMP/docker-cli/docker"
+out=$(dry "$TMP/bin:$TMP/docker-cli" "$(admindir none4)")
+if would_install "$out" docker.io; then
+	pass "a docker client alone on PATH (no dockerd): docker.io would be installed"
 else
-	fail "a docker command on PATH: docker.io would still be installed"
+	fail "a docker client alone on PATH: docker.io would not be installed"
+	echo "$out" | sed 's/^/    /'
+fi
+# docker and dockerd from elsewhere (a static tarball), no package of them
+cp "$TMP/docker-cli/docker" "$TMP/docker-bin/docker"
+cp "$TMP/docker-cli/docker" "$TMP/docker-bin/dockerd"
+out=$(dry "$TMP/bin:$TMP/docker-bin" "$(admindir none2)")
+if ! would_install "$out" docker.io && grep -qx "install-deps: docker.io skipped: $TMP/docker-bin/dockerd is already installed" <<<"$out"; then
+	pass "docker and dockerd on PATH: docker.io is not installed"
+else
+	fail "docker and dockerd on PATH: docker.io would still be installed"
 	echo "$out" | sed 's/^/    /'
 fi
 
