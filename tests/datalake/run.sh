@@ -64,6 +64,24 @@ local_jobs() {
 	done
 }
 rows_are() { [ "$(q "SELECT count() FROM tracer.jobs FINAL")" = "$1" ]; }
+# migrate_to DIR PREV FILE...: `tracer datalake migrate --dir DIR` exits 0
+# having applied FILE... (NNN_vN.sql) and not PREV, the version before;
+# schema_version then records the last FILE's version
+migrate_to() {
+	local dir=$1 prev=$2 out rc f v applied=""
+	shift 2
+	out=$TMP/migrate.${1%.sql}.out
+	dl migrate --dir "$dir" >"$out" 2>&1
+	rc=$?
+	sed 's/^/    /' "$out"
+	for f; do applied+=" && grep -q 'applying $f' '$out'"; done
+	check "migrate applies $(echo "$@" | sed 's/ / and /g') only and exits 0" \
+		sh -c "[ $rc = 0 ]$applied && ! grep -q '$prev' '$out'"
+	v=${!#}
+	v=${v%.sql}
+	v=${v##*_v}
+	check "schema_version records version $v" test "$(q "SELECT max(version) FROM tracer.schema_version")" = "$v"
+}
 
 mkdir -p "$MIG2" "$MIG3" "$MIG4" "$MIG6" "$MIG7" && cp "$MIG/001_v1.sql" "$MIG/002_v2.sql" "$MIG2/" &&
 	cp "$MIG"/00[1-6]_v*.sql "$MIG6/" && cp "$MIG"/00[1-7]_v*.sql "$MIG7/" &&
@@ -88,12 +106,7 @@ echo "== tracer datalake migrate"
 check "--dry-run prints 002_v2.sql's statements" says 'ALTER TABLE tracer.jobs' dl migrate --dry-run --dir "$MIG2"
 check "--dry-run changed nothing (no column state)" \
 	test "$(q "SELECT count() FROM system.columns WHERE database = 'tracer' AND table = 'jobs' AND name = 'state'")" = 0
-dl migrate --dir "$MIG2" >"$TMP/migrate.out" 2>&1
-rc=$?
-check "migrate applies 002_v2.sql only and exits 0" \
-	sh -c "[ $rc = 0 ] && grep -q 'applying 002_v2.sql' '$TMP/migrate.out' && ! grep -q 001_v1 '$TMP/migrate.out'"
-sed 's/^/    /' "$TMP/migrate.out"
-check "schema_version records version 2" test "$(q "SELECT max(version) FROM tracer.schema_version")" = 2
+migrate_to "$MIG2" 001_v1 002_v2.sql
 q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/v2.ids"
 check "no row lost: the 5 version 1 rows are there" cmp -s "$TMP/v1.ids" "$TMP/v2.ids"
 check "old rows read the new columns' defaults" test "$(q "SELECT count() FROM tracer.jobs WHERE summary = '' AND state = ''")" = 5
@@ -151,12 +164,7 @@ assert (i["job_id"], steps) == (sys.argv[1], int(sys.argv[2])), (i["job_id"], st
 }
 check "version 2: tracer show 1003 reads without job_keys (2 steps)" view_is 1003 2
 q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/pre3.ids"
-dl migrate --dir "$MIG3" >"$TMP/m3.out" 2>&1
-rc=$?
-sed 's/^/    /' "$TMP/m3.out"
-check "migrate applies 003_v3.sql only" \
-	sh -c "[ $rc = 0 ] && grep -q 'applying 003_v3.sql' '$TMP/m3.out' && ! grep -q 002_v2 '$TMP/m3.out'"
-check "schema_version records version 3" test "$(q "SELECT max(version) FROM tracer.schema_version")" = 3
+migrate_to "$MIG3" 002_v2 003_v3.sql
 q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/v3.ids"
 check "no row lost: the 9 rows of version 2 are there" cmp -s "$TMP/pre3.ids" "$TMP/v3.ids"
 check "tracer.jobs is sorted by user, then end" \
@@ -185,12 +193,7 @@ sweep_says() { local o; o=$(lake sweep --since 30d 2>&1); grep -q "$1" <<<"$o" |
 check "version 3: tracer sweep says the datalake must be migrated" \
 	sweep_says 'no tracer.job_use of schema version 8: run tracer datalake migrate'
 q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/pre4.ids"
-dl migrate --dir "$MIG4" >"$TMP/m4.out" 2>&1
-rc=$?
-sed 's/^/    /' "$TMP/m4.out"
-check "migrate applies 004_v4.sql only" \
-	sh -c "[ $rc = 0 ] && grep -q 'applying 004_v4.sql' '$TMP/m4.out' && ! grep -q 003_v3 '$TMP/m4.out'"
-check "schema_version records version 4" test "$(q "SELECT max(version) FROM tracer.schema_version")" = 4
+migrate_to "$MIG4" 003_v3 004_v4.sql
 q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/v4.ids"
 check "no row lost: the 11 rows of version 3 are there" \
 	sh -c "cmp -s '$TMP/pre4.ids' '$TMP/v4.ids' && [ \$(wc -l <'$TMP/v4.ids') = 11 ]"
@@ -230,12 +233,7 @@ jv() { q "SELECT cluster, job_id, user, account, partition, pipeline, start, end
 	round(cpu_s, 6), alloc_cpus, alloc_mem_bytes, mem_peak_bytes, state FROM tracer.job_view ORDER BY cluster, job_id FORMAT TSV"; }
 jv_same() { jv >"$TMP/jv5" && [ -s "$TMP/jv5" ] && cmp -s "$TMP/jv4" "$TMP/jv5"; }
 jv >"$TMP/jv4"
-dl migrate --dir "$MIG6" >"$TMP/m5.out" 2>&1
-rc=$?
-sed 's/^/    /' "$TMP/m5.out"
-check "migrate applies 005_v5.sql and 006_v6.sql only" \
-	sh -c "[ $rc = 0 ] && grep -q 'applying 005_v5.sql' '$TMP/m5.out' && grep -q 'applying 006_v6.sql' '$TMP/m5.out' && ! grep -q 004_v4 '$TMP/m5.out'"
-check "schema_version records version 6" test "$(q "SELECT max(version) FROM tracer.schema_version")" = 6
+migrate_to "$MIG6" 004_v4 005_v5.sql 006_v6.sql
 check "version 5: tracer.idle_hosts is there" test "$(q "SELECT count() FROM tracer.idle_hosts")" = 0
 check "tracer.job_view reads tracer.jobs without FINAL" \
 	test "$(q "SELECT count() FROM system.tables WHERE database = 'tracer' AND name = 'job_view' AND create_table_query NOT LIKE '%FINAL%'")" = 1
@@ -284,12 +282,7 @@ assert x and len(x) == len(y) and all(same(i, j) for i, j in zip(x, y)), (x, y)'
 	return $ok
 }
 q "SELECT count() FROM tracer.job_use FINAL" >"$TMP/pre7.rows"
-dl migrate --dir "$MIG7" >"$TMP/m7.out" 2>&1
-rc=$?
-sed 's/^/    /' "$TMP/m7.out"
-check "migrate applies 007_v7.sql only" \
-	sh -c "[ $rc = 0 ] && grep -q 'applying 007_v7.sql' '$TMP/m7.out' && ! grep -q 006_v6 '$TMP/m7.out'"
-check "schema_version records version 7" test "$(q "SELECT max(version) FROM tracer.schema_version")" = 7
+migrate_to "$MIG7" 006_v6 007_v7.sql
 check "one view fills job_use, job_use_v7_mv, with the increments" \
 	test "$(q "SELECT groupArray(name) FROM system.tables WHERE database = 'tracer' AND name LIKE 'job_use%mv' AND create_table_query LIKE '%inc_kind%'")" = "['job_use_v7_mv']"
 wait_until 60 "the backfill's mutation done" mutations_done
@@ -330,12 +323,7 @@ same_tools() {
 		[ -s "$TMP/tools.tools" ] && cmp "$TMP/use.tools" "$TMP/tools.tools"
 }
 q "SELECT count() FROM (SELECT sh FROM tracer.job_use LIMIT 1 BY sh)" >"$TMP/pre8.rows"
-dl migrate --dir "$MIG" >"$TMP/m8.out" 2>&1
-rc=$?
-sed 's/^/    /' "$TMP/m8.out"
-check "migrate applies 008_v8.sql only" \
-	sh -c "[ $rc = 0 ] && grep -q 'applying 008_v8.sql' '$TMP/m8.out' && ! grep -q 007_v7 '$TMP/m8.out'"
-check "schema_version records version 8" test "$(q "SELECT max(version) FROM tracer.schema_version")" = 8
+migrate_to "$MIG" 007_v7 008_v8.sql
 check "one view fills job_use, job_use_v8_mv, with the tools" \
 	test "$(q "SELECT groupArray(name) FROM system.tables WHERE database = 'tracer' AND name LIKE 'job_use%mv' AND create_table_query LIKE '%tools_kind%'")" = "['job_use_v8_mv']"
 wait_until 60 "the copy's mutation done" mutations_done
