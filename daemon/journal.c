@@ -6,7 +6,12 @@
  * second.  A closed job stays in it ("finished") until the spool has
  * its summary: a crash between the close and the spool's fsync would
  * lose the summary otherwise; the next tracerd finishes such a job again
- * from the journal, with the same summary_id.  No fsync: the journal must survive tracerd, not the machine;
+ * from the journal, with the same summary_id.  The summary reaches
+ * delivery only once a journal that says "finished" was written: were
+ * the journal on disk still to list the job as open, a crash after the
+ * spool took its summary would have the next tracerd resume it and close
+ * it again, a second summary under a new id (journal_flush, at most every
+ * JOURNAL_FLUSH_NS after closes, and every tick).  No fsync: the journal must survive tracerd, not the machine;
  * after a reboot the jobs' processes and the pinned maps are gone too.
  *
  * 64-bit numbers are written as strings: a JSON number holds 53 bits.
@@ -31,10 +36,14 @@
 #define JOURNAL_SCHEMA "tracer.journal/1"
 #define JOURNAL_MAX_BYTES (64u << 20)
 #define JOURNAL_PERIOD_NS 1000000000ull
+/* closed jobs' summaries wait at most this long for the journal that
+ * lets them go (a write grows with the open jobs: not one per close) */
+#define JOURNAL_FLUSH_NS 100000000ull
 
 struct journal_done {
 	cJSON *entry;  /* job_json() at the close, with summary_id and end_ns */
-	uint64_t seq;  /* delivery_submit()'s number */
+	uint64_t seq;  /* delivery_submit()'s number; 0 while summary waits */
+	cJSON *summary; /* for delivery once the journal says "finished" */
 };
 
 /* struct proc_totals is only uint64_t: written as one array */
@@ -221,12 +230,21 @@ int journal_write(struct jobs *js)
 }
 
 static void prune_done(struct jobs *js);
+static void submit_waiting(struct jobs *js);
 
 void journal_tick(struct jobs *js)
 {
 	prune_done(js);
 	if (js->journal.dirty || clock_mono_ns() - js->journal.at_ns >= JOURNAL_PERIOD_NS)
 		journal_write(js);
+	submit_waiting(js);
+}
+
+void journal_flush(struct jobs *js)
+{
+	if (js->journal.ndone && js->journal.done[js->journal.ndone - 1].summary &&
+	    clock_mono_ns() - js->journal.at_ns >= JOURNAL_FLUSH_NS)
+		journal_tick(js);
 }
 
 /* ---- resume ---- */
@@ -365,7 +383,6 @@ void journal_submit(struct jobs *js, struct open_job *oj, cJSON *summary)
 {
 	const struct job *j = oj->job;
 	cJSON *e = NULL;
-	uint64_t seq;
 
 	if (oj->journaled.recovered && oj->journaled.summary_id[0]) {
 		/* the same id as the lost one: a copy that did reach a sink
@@ -382,10 +399,7 @@ void journal_submit(struct jobs *js, struct open_job *oj, cJSON *summary)
 		add_u64s(e, "events_dropped", j->events_dropped);
 		add_u64s(e, "procs_over_cap", j->procs_over_cap);
 	}
-	seq = delivery_submit(js->delivery, summary); /* summary is not ours now */
-	if (!e)
-		return;
-	if (seq && js->journal.ndone == js->journal.done_cap) {
+	if (e && js->journal.ndone == js->journal.done_cap) {
 		size_t cap = js->journal.done_cap ? js->journal.done_cap * 2 : 16;
 		struct journal_done *d = realloc(js->journal.done, cap * sizeof(*d));
 		if (d) {
@@ -393,12 +407,37 @@ void journal_submit(struct jobs *js, struct open_job *oj, cJSON *summary)
 			js->journal.done_cap = cap;
 		}
 	}
-	if (!seq || js->journal.ndone == js->journal.done_cap) { /* dropped (logged), or no memory */
+	if (!e || js->journal.ndone == js->journal.done_cap) { /* no journal, or no memory */
 		cJSON_Delete(e);
+		delivery_submit(js->delivery, summary); /* summary is not ours now */
 		return;
 	}
-	js->journal.done[js->journal.ndone++] = (struct journal_done){e, seq};
+	/* to delivery after the next journal write (journal_flush) */
+	js->journal.done[js->journal.ndone++] = (struct journal_done){e, 0, summary};
 	js->journal.dirty = true;
+}
+
+/* The summaries of the jobs a written journal says are finished, to
+ * delivery; a summary delivery dropped (logged there) leaves no entry */
+static void submit_waiting(struct jobs *js)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < js->journal.ndone; i++) {
+		struct journal_done *d = &js->journal.done[i];
+
+		if (d->summary) {
+			d->seq = delivery_submit(js->delivery, d->summary); /* not ours now */
+			d->summary = NULL;
+			if (!d->seq) {
+				cJSON_Delete(d->entry);
+				js->journal.dirty = true;
+				continue;
+			}
+		}
+		js->journal.done[k++] = *d;
+	}
+	js->journal.ndone = k;
 }
 
 /* Forget the closed jobs whose summaries the spool has now. */
@@ -410,7 +449,7 @@ static void prune_done(struct jobs *js)
 	if (!js->journal.ndone)
 		return;
 	upto = delivery_spooled(js->delivery);
-	while (k < js->journal.ndone && js->journal.done[k].seq <= upto)
+	while (k < js->journal.ndone && !js->journal.done[k].summary && js->journal.done[k].seq <= upto)
 		cJSON_Delete(js->journal.done[k++].entry);
 	if (!k)
 		return;
@@ -421,6 +460,7 @@ static void prune_done(struct jobs *js)
 
 void journal_settle(struct jobs *js, unsigned timeout_ms)
 {
+	journal_tick(js); /* the summaries still waiting for it, to delivery */
 	if (js->journal.ndone && !delivery_wait_spooled(js->delivery, js->journal.done[js->journal.ndone - 1].seq,
 						timeout_ms))
 		log_warn("journal: %zu closed jobs not spooled in time: kept for the next start",
@@ -431,8 +471,10 @@ void journal_settle(struct jobs *js, unsigned timeout_ms)
 
 void journal_free(struct jobs *js)
 {
-	for (size_t k = 0; k < js->journal.ndone; k++)
+	for (size_t k = 0; k < js->journal.ndone; k++) {
 		cJSON_Delete(js->journal.done[k].entry);
+		cJSON_Delete(js->journal.done[k].summary);
+	}
 	free(js->journal.done);
 	js->journal.done = NULL;
 	js->journal.ndone = js->journal.done_cap = 0;

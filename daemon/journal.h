@@ -46,8 +46,12 @@ uint64_t journal_end_ns(const struct open_job *oj);
 
 /* Write js->journal.path now (0 or -1; a failure is logged once). */
 int journal_write(struct jobs *js);
-/* From the loop's tick: write when a job opened or closed, and every second. */
+/* From the loop's tick: write when a job opened or closed, and every
+ * second; then the closed jobs' summaries to delivery. */
 void journal_tick(struct jobs *js);
+/* After each turn of the loop: when closed jobs' summaries wait, the
+ * tick, at most every JOURNAL_FLUSH_NS (journal.c). */
+void journal_flush(struct jobs *js);
 /*
  * Re-open the jobs of the journal left by a previous tracerd.  maps:
  * its kernel state was kept (bpf_loader_resumed()): their live processes
@@ -57,9 +61,11 @@ void journal_tick(struct jobs *js);
 int journal_resume(struct jobs *js, bool maps);
 
 /*
- * Hand a closed job's summary to delivery (jobs_finish): the job stays in
- * the journal until the spool has it.  A job rebuilt from the journal
- * (journal_rebuilt()) keeps its summary_id and is marked incomplete.
+ * Hand a closed job's summary to delivery (jobs_finish), once a journal
+ * that lists the job as finished is written (journal_flush, journal_tick):
+ * the job stays in the journal until the spool has it.  A job rebuilt
+ * from the journal (journal_rebuilt()) keeps its summary_id and is marked
+ * incomplete.  Without a journal, to delivery at once.
  */
 void journal_submit(struct jobs *js, struct open_job *oj, cJSON *summary);
 /* Shutdown: wait (timeout_ms at most) for the spool to have the closed

@@ -383,6 +383,8 @@ static int run_loop(struct tracerd *d)
 			server_expire(d->server);
 		}
 		closing_step(&d->jobs);
+		/* closed jobs' summaries, once the journal says they closed */
+		journal_flush(&d->jobs);
 	}
 	return 0;
 }
