@@ -68,7 +68,11 @@ static int run(const struct tracer_config *cfg, const char *q, char **out)
 
 	if (datalake_query_within(cfg, q, TRACER_DATALAKE_AGGREGATE_TIMEOUT_MS, out, &len, err,
 				  sizeof(err)) != 0) {
-		fprintf(stderr, "tracer report: ClickHouse: %s\n", err);
+		if (strstr(err, "identifier: flag_ids") || strstr(err, "Missing columns: 'flag_ids'"))
+			fprintf(stderr, "tracer report: the datalake has no %s.jobs.flag_ids of schema "
+				"version 3: run tracer datalake migrate\n", cfg->clickhouse_database);
+		else
+			fprintf(stderr, "tracer report: ClickHouse: %s\n", err);
 		return -1;
 	}
 	return 0;

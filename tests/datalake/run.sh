@@ -163,8 +163,14 @@ steps = len(v.get("steps", [])) or 1
 assert (i["job_id"], steps) == (sys.argv[1], int(sys.argv[2])), (i["job_id"], steps)' "$1" "$2"
 }
 check "version 2: tracer show 1003 reads without job_keys (2 steps)" view_is 1003 2
+# report --clickhouse counts flags from each jobs row's flag_ids (version 3)
+report_says() { local o; o=$(lake report --clickhouse --since 30d --by user 2>&1) && { echo "$o"; return 1; }
+	grep -q "$1" <<<"$o" || { echo "$o"; return 1; }; }
+check "version 2: tracer report --clickhouse says to migrate (version 3's flag_ids)" \
+	report_says 'no tracer.jobs.flag_ids of schema version 3: run tracer datalake migrate'
 q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/pre3.ids"
 migrate_to "$MIG3" 002_v2 003_v3.sql
+check "version 3: tracer report --clickhouse answers" sh -c "'$BUILD/tracer' -o datalake=clickhouse -o clickhouse_url='$CHURL' report --clickhouse --since 30d --by user >/dev/null"
 q "SELECT summary_id FROM tracer.jobs FINAL ORDER BY summary_id" >"$TMP/v3.ids"
 check "no row lost: the 9 rows of version 2 are there" cmp -s "$TMP/pre3.ids" "$TMP/v3.ids"
 check "tracer.jobs is sorted by user, then end" \
