@@ -289,8 +289,10 @@ assert x and len(x) == len(y) and all(same(i, j) for i, j in zip(x, y)), (x, y)'
 }
 q "SELECT count() FROM tracer.job_use FINAL" >"$TMP/pre7.rows"
 migrate_to "$MIG7" 006_v6 007_v7.sql
+# the views that fill job_use and select column $1
+use_views() { q "SELECT groupArray(name) FROM system.tables WHERE database = 'tracer' AND name LIKE 'job_use%mv' AND create_table_query LIKE '%$1%'"; }
 check "one view fills job_use, job_use_v7_mv, with the increments" \
-	test "$(q "SELECT groupArray(name) FROM system.tables WHERE database = 'tracer' AND name LIKE 'job_use%mv' AND create_table_query LIKE '%inc_kind%'")" = "['job_use_v7_mv']"
+	test "$(use_views inc_kind)" = "['job_use_v7_mv']"
 wait_until 60 "the backfill's mutation done" mutations_done
 check "every old row copied with increments (kind 2), none without left" \
 	test "$(q "SELECT countIf(inc_kind = 2), countIf(inc_kind = 0) FROM tracer.job_use FINAL")" = "$(printf '%s\t0' "$(cat "$TMP/pre7.rows")")"
@@ -331,7 +333,7 @@ same_tools() {
 q "SELECT count() FROM (SELECT sh FROM tracer.job_use LIMIT 1 BY sh)" >"$TMP/pre8.rows"
 migrate_to "$MIG" 007_v7 008_v8.sql
 check "one view fills job_use, job_use_v8_mv, with the tools" \
-	test "$(q "SELECT groupArray(name) FROM system.tables WHERE database = 'tracer' AND name LIKE 'job_use%mv' AND create_table_query LIKE '%tools_kind%'")" = "['job_use_v8_mv']"
+	test "$(use_views tools_kind)" = "['job_use_v8_mv']"
 wait_until 60 "the copy's mutation done" mutations_done
 check "every old summary copied once with its tools (kind 2), no row of kind 0 left" \
 	test "$(kind_rows '= 2') $(kind_rows '= 0')" = "$(cat "$TMP/pre8.rows") 0"
