@@ -74,6 +74,8 @@ cJSON *jobs_status_json(const struct jobs *js)
 		json_add_u64(e, "rss_bytes", rss);
 		json_add_u64(e, "mem_peak_bytes", j->mem_peak_bytes);
 		cJSON_AddBoolToObject(e, "stalled", j->stalled);
+		if (j->gpu) /* points of the GPU lane so far (gpu.h) */
+			json_add_u64(e, "gpu_points", j->gpu->npoints);
 		cJSON_AddItemToArray(arr, e);
 	}
 	arr = cJSON_AddArrayToObject(o, "recent");

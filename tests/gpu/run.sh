@@ -50,6 +50,10 @@ status_has() { tr_cli status | grep -q -- "$1"; }
 gpu_status() { tr_cli status --json | "$PY" -c 'import json, sys
 g = json.load(sys.stdin)["gpu"]; print(g.get(sys.argv[1], ""))' "$1"; }
 samples_past() { [ "$(gpu_status samples)" -ge "$1" ]; }
+# the points of the open job's GPU lane (one job with GPUs open at a time)
+lane_points() { tr_cli status --json | "$PY" -c 'import json, sys
+print(max([j.get("gpu_points", 0) for j in json.load(sys.stdin)["jobs"]["open_jobs"]] + [0]))'; }
+lane_past() { [ "$(lane_points)" -ge "$1" ]; }
 calls() { grep -c "^$1" "$NVLOG" 2>/dev/null || true; }
 calls_at_least() { [ "$(calls "$1")" -ge "$2" ]; }
 # a free port for metrics_listen (another copy of this suite may run)
@@ -161,7 +165,11 @@ if start_job sampled --gpus 1; then
 	pid=$(cat "$TMP/pid.sampled")
 	s0=$(gpu_status samples)
 	script "$(devices 0)" "energy 0 1000000" "energy 1 5000000" "proc 1 $pid 2147483648 60"
+	p0=$(lane_points)
 	check "the sampler sees the job's process" poll_until 10 samples_past $((s0 + 4))
+	# the loop takes the sampler's latest: the first point after p0 may
+	# predate the script, the next three do not
+	check "the job's GPU lane: 3 points since" poll_until 10 lane_past $((p0 + 4))
 	script "$(devices 0)" "energy 0 1000000" "energy 1 5000000"
 	touch "$TMP/go.sampled"
 	wait_until 60 "the summary of job sampled" summary_in "$TMP/job.sampled"
