@@ -21,16 +21,11 @@
 
 #define KEY_LEN 256
 
-/* a node's totals so far */
-struct totals {
-	double cpus, cpu_s, mem, peak, gpus;
-};
-
 struct entry {
 	char key[KEY_LEN];
 	uint64_t job_start_ns;
 	uint64_t last_ns; /* the latest summary's close */
-	struct totals t;
+	struct jobinc_node t;
 };
 
 struct jobinc_memo {
@@ -88,13 +83,14 @@ static double dmax(double a, double b)
 	return a > b ? a : b;
 }
 
-/* the node's folded values from its totals, as the sweep counts them */
-static void fold(const struct totals *t, double out[4])
+struct jobinc_fold jobinc_node_fold(const struct jobinc_node *t)
 {
-	out[0] = t->cpus;
-	out[1] = t->cpus > 0 ? t->cpu_s : 0;
-	out[2] = t->mem > t->peak ? t->mem - t->peak : 0;
-	out[3] = t->gpus;
+	return (struct jobinc_fold){
+		.cpus = t->cpus,
+		.cpu_s = t->cpus > 0 ? t->cpu_s : 0,
+		.unused_mem = t->mem > t->peak ? t->mem - t->peak : 0,
+		.gpus_idle = t->gpus,
+	};
 }
 
 static double gpus_idle(const cJSON *s)
@@ -107,8 +103,7 @@ static double gpus_idle(const cJSON *s)
 	return n;
 }
 
-/* t grown by summary s */
-static void add_summary(struct totals *t, const cJSON *s)
+void jobinc_node_add(struct jobinc_node *t, const cJSON *s)
 {
 	const cJSON *alloc = obj(obj(s, "identity"), "allocation");
 
@@ -119,19 +114,16 @@ static void add_summary(struct totals *t, const cJSON *s)
 	t->gpus = dmax(t->gpus, gpus_idle(s));
 }
 
-static int write_increments(cJSON *s, const struct totals *before, const struct totals *after,
-			    bool single)
+static int write_increments(cJSON *s, const struct jobinc_node *before,
+			    const struct jobinc_node *after, bool single)
 {
-	double b[4], a[4];
-	cJSON *o;
+	struct jobinc_fold b = jobinc_node_fold(before), a = jobinc_node_fold(after);
+	cJSON *o = cJSON_CreateObject();
 
-	fold(before, b);
-	fold(after, a);
-	o = cJSON_CreateObject();
-	if (!o || !json_add_u64(o, "alloc_cpus", (uint64_t)(a[0] - b[0])) ||
-	    !cJSON_AddNumberToObject(o, "cpu_s", a[1] - b[1]) ||
-	    !json_add_i64(o, "unused_mem_bytes", (int64_t)a[2] - (int64_t)b[2]) ||
-	    !json_add_u64(o, "gpus_idle", (uint64_t)(a[3] - b[3])) ||
+	if (!o || !json_add_u64(o, "alloc_cpus", (uint64_t)(a.cpus - b.cpus)) ||
+	    !cJSON_AddNumberToObject(o, "cpu_s", a.cpu_s - b.cpu_s) ||
+	    !json_add_i64(o, "unused_mem_bytes", (int64_t)a.unused_mem - (int64_t)b.unused_mem) ||
+	    !json_add_u64(o, "gpus_idle", (uint64_t)(a.gpus_idle - b.gpus_idle)) ||
 	    !cJSON_AddBoolToObject(o, "single", single)) {
 		cJSON_Delete(o);
 		return -1;
@@ -197,7 +189,7 @@ int jobinc_apply(struct jobinc_memo *m, cJSON *s, bool others_open, uint64_t now
 	bool one_node = json_get_num(obj(id, "allocation"), "nodes", 0) == 1;
 	/* a 1-node job's batch step is the last of the job on its node */
 	bool job_ends = one_node && strcmp(step, "batch") == 0 && !others_open;
-	struct totals none = {0}, t = {0};
+	struct jobinc_node none = {0}, t = {0};
 	char key[KEY_LEN];
 	struct entry *e;
 	size_t at = 0;
@@ -206,7 +198,7 @@ int jobinc_apply(struct jobinc_memo *m, cJSON *s, bool others_open, uint64_t now
 
 	if (!*job_id) {
 		/* no job id: the summary is its job (tracer run, tracer-wrap) */
-		add_summary(&t, s);
+		jobinc_node_add(&t, s);
 		if (m)
 			m->st.written++;
 		return write_increments(s, &none, &t, true);
@@ -218,7 +210,7 @@ int jobinc_apply(struct jobinc_memo *m, cJSON *s, bool others_open, uint64_t now
 		return 0;
 	}
 	if (!m) { /* on its own: its node's only summary of the job */
-		add_summary(&t, s);
+		jobinc_node_add(&t, s);
 		return write_increments(s, &none, &t, false);
 	}
 	expire(m, now_ns);
@@ -229,7 +221,7 @@ int jobinc_apply(struct jobinc_memo *m, cJSON *s, bool others_open, uint64_t now
 	}
 	if (e)
 		t = e->t;
-	add_summary(&t, s);
+	jobinc_node_add(&t, s);
 	if (write_increments(s, e ? &e->t : &none, &t, !e && job_ends) != 0)
 		return -1;
 	m->st.written++;

@@ -27,6 +27,25 @@
 
 struct jobinc_memo;
 
+/* One job's totals on one node so far: the largest allocation (CPUs,
+ * memory) and peak any step reports, every step's CPU time, the most
+ * GPUs a step left idle.  The sweep over the archive keeps the same
+ * (sweep_acc.c), so that both count alike. */
+struct jobinc_node {
+	double cpus, cpu_s, mem, peak, gpus;
+};
+
+/* What the node's totals count in the sweep: its allocated CPUs, its CPU
+ * time (none without an allocation), its unused memory (at least 0) and
+ * its idle GPUs. */
+struct jobinc_fold {
+	double cpus, cpu_s, unused_mem, gpus_idle;
+};
+
+/* t grown by summary s */
+void jobinc_node_add(struct jobinc_node *t, const cJSON *s);
+struct jobinc_fold jobinc_node_fold(const struct jobinc_node *t);
+
 struct jobinc_stats {
 	uint64_t entries;      /* jobs held now */
 	uint64_t written;      /* summaries given increments */

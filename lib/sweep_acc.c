@@ -15,13 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "jobinc.h"
 #include "json.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
 struct sweep_node {
 	char *host;
-	double cpus, cpu_s, alloc_mem, peak, gpus_idle;
+	struct jobinc_node t; /* as tracerd's increments count them */
 	double start_ns, end_ns;
 	double own_start_ns; /* without the scheduler's job start */
 	unsigned steps;
@@ -145,16 +146,6 @@ static const char *group_of(const struct sweep_acc *a, const cJSON *s)
 	}
 }
 
-static double gpus_idle(const cJSON *s)
-{
-	const cJSON *d;
-	double n = 0;
-
-	cJSON_ArrayForEach(d, obj(obj(s, "gpu"), "devices"))
-		n += !cJSON_IsTrue(obj(d, "used")) && cJSON_IsTrue(obj(d, "allocated"));
-	return n;
-}
-
 /* the job of summary s, made when new; NULL when out of memory */
 static struct sweep_job *job_of(struct sweep_acc *a, const cJSON *s)
 {
@@ -269,7 +260,7 @@ static int add_tools(struct sweep_acc *a, struct sweep_job *j, const cJSON *s)
 
 int sweep_acc_add(struct sweep_acc *a, const cJSON *s)
 {
-	const cJSON *id = obj(s, "identity"), *alloc = obj(id, "allocation");
+	const cJSON *id = obj(s, "identity");
 	double end = ns_of(s, "end_ns"), start = ns_of(s, "start_ns");
 	double js = ns_of(id, "job_start_ns");
 	const char *state = json_get_str(s, "state", "");
@@ -295,11 +286,7 @@ int sweep_acc_add(struct sweep_acc *a, const cJSON *s)
 	nd->start_ns = nd->steps && nd->start_ns < start ? nd->start_ns : start;
 	nd->steps++;
 	nd->end_ns = dmax(nd->end_ns, end);
-	nd->cpus = dmax(nd->cpus, json_get_num(alloc, "cpus", 0));
-	nd->alloc_mem = dmax(nd->alloc_mem, json_get_num(alloc, "mem_bytes", 0));
-	nd->peak = dmax(nd->peak, json_get_num(obj(s, "memory"), "peak_bytes", 0));
-	nd->cpu_s += json_get_num(obj(s, "totals"), "cpu_s", 0);
-	nd->gpus_idle = dmax(nd->gpus_idle, gpus_idle(s));
+	jobinc_node_add(&nd->t, s);
 	add_increments(j, nd, obj(s, "node_increments"));
 	j->timeout = j->timeout || strcmp(state, "TIMEOUT") == 0;
 	j->oom = j->oom || strcmp(state, "OUT_OF_MEMORY") == 0 ||
@@ -443,9 +430,9 @@ static int fold_job(const struct sweep_query *q, struct groups *g, const struct 
 	wall = end > start ? (end - start) / 1e9 : 0;
 	for (size_t i = 0; i < j->nn; i++) {
 		const struct sweep_node *nd = &j->nodes[i];
-		double n_cpu = nd->cpus > 0 ? nd->cpu_s : 0;
-		double n_unused = nd->alloc_mem > nd->peak ? nd->alloc_mem - nd->peak : 0;
-		double n_cpus = nd->cpus, n_gpus = nd->gpus_idle;
+		struct jobinc_fold f = jobinc_node_fold(&nd->t);
+		double n_cpu = f.cpu_s, n_unused = f.unused_mem;
+		double n_cpus = f.cpus, n_gpus = f.gpus_idle;
 
 		if (!j->folded) {
 			n_cpus = nd->inc_cpus;
