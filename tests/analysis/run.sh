@@ -43,11 +43,7 @@ done
 # (and a GiB price, a spot instance price)
 command -v curl >/dev/null || { echo "FAIL: curl is not installed"; exit 1; }
 # the first free port of 18411-18499 (another copy of this suite may run)
-MPORT=
-for p in $(seq 18411 18499); do
-	ss -ltnH "sport = :$p" | grep -q . || { MPORT=$p; break; }
-done
-[ -n "$MPORT" ] || { echo "FAIL: no free port in 18411-18499 for metrics_listen"; exit 1; }
+MPORT=$(free_port 18411 18499) || { echo "FAIL: no free port in 18411-18499 for metrics_listen"; exit 1; }
 start_tracerd an -o advice_min_runtime_s=1 -o sample_interval_ms=200 -o price_cpu_hour=3.6 -o stall_threshold_s=3 \
 	-o idle_host_cpu_share=1 -o idle_host_after_s=2 -o metrics_listen=127.0.0.1:$MPORT \
 	-o price_gb_hour=0.5 -o price_spot_instance_hour=0.9 || exit 1

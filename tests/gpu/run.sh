@@ -57,11 +57,7 @@ lane_past() { [ "$(lane_points)" -ge "$1" ]; }
 calls() { grep -c "^$1" "$NVLOG" 2>/dev/null || true; }
 calls_at_least() { [ "$(calls "$1")" -ge "$2" ]; }
 # a free port for metrics_listen (another copy of this suite may run)
-MPORT=
-for p in $(seq 18611 18699); do
-	ss -ltnH "sport = :$p" | grep -q . || { MPORT=$p; break; }
-done
-[ -n "$MPORT" ] || { echo "FAIL: no free port in 18611-18699 for metrics_listen"; exit 1; }
+MPORT=$(free_port 18611 18699) || { echo "FAIL: no free port in 18611-18699 for metrics_listen"; exit 1; }
 metrics() { curl -sf --max-time 5 "http://127.0.0.1:$MPORT/metrics"; }
 metric_has() { metrics | grep -q -- "$1"; }
 

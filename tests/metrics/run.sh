@@ -13,8 +13,6 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 TMP=$(mktemp -d /tmp/tracer-metrics.XXXXXX)
 . "$TOP/tests/lib.sh"
-MPORT=18210
-PPORT=18211
 PROM_PID=
 JOB_PID=
 HOLD_PID=
@@ -34,12 +32,15 @@ cleanup() {
 }
 trap cleanup EXIT
 need_root
-for c in prometheus promtool curl python3; do
+for c in prometheus promtool curl python3 ss; do
 	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed (apt-get install prometheus curl)"; exit 1; }
 done
 for b in tracerd tracer; do
 	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
 done
+# tracerd's and Prometheus's ports: the first free ones of the range
+MPORT=$(free_port 18210 18219) && PPORT=$(free_port 18210 18219 "$MPORT") ||
+	{ echo "FAIL: no two free ports in 18210-18219"; exit 1; }
 
 metrics() { curl -sf --max-time 5 "http://127.0.0.1:$MPORT/metrics"; }
 start_tracerd metrics -o metrics_listen=127.0.0.1:$MPORT -o sample_interval_ms=200 || exit 1

@@ -13,7 +13,6 @@ BUILD=$(cd "${1:-$TOP/build}" && pwd)
 UA=tracer-pa
 UB=tracer-pb
 ADM=tracer-padm
-MPORT=18201
 
 cleanup() {
 	kill_owned
@@ -25,7 +24,8 @@ need_root
 suite_tmp priv
 trap cleanup EXIT
 need_built tracerd tracer
-need_commands python3 curl
+need_commands python3 curl ss
+MPORT=$(free_port 18201 18209) || { echo "FAIL: no free port in 18201-18209 for metrics_listen"; exit 1; }
 make_test_users "$ADM" "$UA" "$UB"
 # the CLI the test users run, copied where they can read it (user_copy)
 UTRACER=$(user_copy "$BUILD/tracer") || exit 1
