@@ -115,17 +115,23 @@ check "the escaped tool label comes back whole" \
 check "the target is up" $PROMQ 'up{job="tracerd"}'
 
 echo "== idle clients cannot hold the endpoint"
-python3 - "$MPORT" <<'PY' &
-import socket, sys, time
+# 16 idle connections (2 kept: the limit per client), held from the
+# marker on: the checks below are made while they are
+python3 - "$MPORT" "$TMP/held" <<'PY' &
+import os, socket, sys, time
 socks = []
 for _ in range(16):
     try:
         socks.append(socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2))
     except OSError:
         pass
+with open(sys.argv[2] + ".tmp", "w") as f:
+    f.write("%d\n" % len(socks))
+os.rename(sys.argv[2] + ".tmp", sys.argv[2])
 time.sleep(30)
 PY
 HOLD_PID=$!
+wait_until 30 "the idle connections to be made" test -s "$TMP/held"
 check "tracer status answers while idle connections are held" tr_cli status
 wait_until 30 "/metrics to answer again once idle connections time out" metrics && \
 	pass "/metrics answers again after the idle connections time out"
