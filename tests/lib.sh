@@ -157,6 +157,19 @@ wait_until() {
 	return 1
 }
 
+# free_port FIRST LAST [TAKEN...]: the first TCP port of FIRST-LAST that
+# nothing listens on (another copy of a suite, a leftover server) and
+# that is not one of TAKEN; 1 when there is none
+free_port() {
+	local first=$1 last=$2 p t
+	shift 2
+	for p in $(seq "$first" "$last"); do
+		for t in "$@"; do [ "$p" = "$t" ] && continue 2; done
+		ss -ltnH "sport = :$p" | grep -q . || { echo "$p"; return 0; }
+	done
+	return 1
+}
+
 # not COMMAND...: succeeds when COMMAND fails (for poll_until/wait_until)
 not() { ! "$@"; }
 

@@ -21,6 +21,7 @@ MADE_GROUP=
 
 cleanup() {
 	[ -n "$META_PID" ] && kill "$META_PID" 2>/dev/null
+	[ -p "$TMP/oom.fifo" ] && touch "$TMP/oom.go" # the OOM job lets holder go
 	stop_tracerd
 	[ -n "$CG_DIR" ] && rmdir "$CG_DIR" 2>/dev/null
 	for d in $JOB_CGS; do rmdir "$d" 2>/dev/null; done
@@ -43,11 +44,7 @@ done
 # (and a GiB price, a spot instance price)
 command -v curl >/dev/null || { echo "FAIL: curl is not installed"; exit 1; }
 # the first free port of 18411-18499 (another copy of this suite may run)
-MPORT=
-for p in $(seq 18411 18499); do
-	ss -ltnH "sport = :$p" | grep -q . || { MPORT=$p; break; }
-done
-[ -n "$MPORT" ] || { echo "FAIL: no free port in 18411-18499 for metrics_listen"; exit 1; }
+MPORT=$(free_port 18411 18499) || { echo "FAIL: no free port in 18411-18499 for metrics_listen"; exit 1; }
 start_tracerd an -o advice_min_runtime_s=1 -o sample_interval_ms=200 -o price_cpu_hour=3.6 -o stall_threshold_s=3 \
 	-o idle_host_cpu_share=1 -o idle_host_after_s=2 -o metrics_listen=127.0.0.1:$MPORT \
 	-o price_gb_hour=0.5 -o price_spot_instance_hour=0.9 || exit 1
@@ -121,17 +118,37 @@ elif [ -f /sys/fs/cgroup/cgroup.controllers ]; then
 fi
 if [ -n "$CG_DIR" ] && [ -d "$CG_DIR" ]; then
 	cp "$H/touchmem" "$TMP/holder"
+	mkfifo "$TMP/oom.fifo"
 	# holder keeps 80 MiB; touchmem, preferred by the OOM killer
 	# (oom_score_adj 1000), grows until the 128 MiB limit: it is the
-	# victim, holder the largest holder (alive 2 s after the kill:
-	# tracerd reads the job's RSS when the kill's record arrives; ended
-	# then, not by a timer that a loaded machine can outrun)
-	trun "$TMP/j.oom" -- /bin/bash -c ". '$TOP/tests/lib.sh'; echo \$\$ > $CG_DIR/cgroup.procs
+	# victim, holder the largest holder.  tracerd reads the job's RSS
+	# when the kill's record arrives: holder lives on until it has (the
+	# go file), the job's shell waiting without a process of its own
+	# (read -t on a silent FIFO is a builtin wait)
+	tr_cli run --job-file "$TMP/j.oom" -- /bin/bash -c ". '$TOP/tests/lib.sh'; echo \$\$ > $CG_DIR/cgroup.procs
 		'$TMP/holder' 80 120000 & h=\$!
 		holding() { [ \$(awk '/VmRSS/ {print \$2}' /proc/\$h/status) -ge 81000 ]; }
 		poll_until 20 holding || { kill \$h; exit 9; }
 		/bin/sh -c 'echo 1000 > /proc/self/oom_score_adj && exec $H/touchmem 512 100'
-		sleep 2; kill \$h; wait \$h; exit 0" 2>/dev/null
+		: >'$TMP/oom.killed'; exec 9<>'$TMP/oom.fifo'
+		until [ -e '$TMP/oom.go' ] || [ \$SECONDS -gt 120 ]; do read -t 0.05 -u 9; done
+		kill \$h; wait \$h; exit 0" >/dev/null 2>&1 &
+	opid=$!
+	# the kill's record came before the victim's exit record (one ring
+	# buffer, in order): taken in once the job is down to tracer run, its
+	# shell and holder, after the shell saw the victim end
+	live_is() {
+		tr_cli status --json | python3 -c '
+import json, sys
+uid = open(sys.argv[1]).read().strip()
+sys.exit(0 if [j["live"] for j in json.load(sys.stdin)["jobs"]["open_jobs"] if j["job"] == uid] == [int(sys.argv[2])] else 1)' "$1" "$2"
+	}
+	oom_taken() { [ -e "$TMP/oom.killed" ] && live_is "$TMP/j.oom" 3; }
+	oom_taken_or_ended() { oom_taken || proc_gone "$opid"; }
+	poll_until 60 oom_taken_or_ended
+	check "tracerd took the OOM kill in (the victim's exit record read) while holder lived" oom_taken
+	touch "$TMP/oom.go"
+	wait "$opid"
 	chk "cgroup OOM: state OUT_OF_MEMORY" "$TMP/j.oom" state OUT_OF_MEMORY
 	chk "cgroup OOM: victim touchmem, largest holder named, kind cgroup" "$TMP/j.oom" oom_detail touchmem holder cgroup
 else

@@ -150,23 +150,33 @@ pid_t spawn(void (*fn)(void *), void *arg)
 	return pid;
 }
 
+static long long mono_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
+}
+
 /*
  * The exit record is sent at the dead thread's last context switch, which
- * may come a moment after the parent's wait4() has returned.
+ * may come a moment after the parent's wait4() has returned (later on a
+ * loaded machine, where the dead thread waits for a CPU to make it): up
+ * to 10 s, by the clock (a poll woken by other records ends early).
  */
 struct rec *wait_rec(pid_t pid, __u32 type)
 {
 	struct pollfd pfd = {.fd = bpf_loader_ringbuf_fd(L), .events = POLLIN};
+	long long end = mono_ms() + 10000;
 	struct rec *r;
 
-	for (int i = 0; i < 200; i++) {
+	for (;;) {
 		bpf_loader_consume(L);
 		r = find(pid, type);
-		if (r)
+		if (r || mono_ms() >= end)
 			return r;
 		poll(&pfd, 1, 10);
 	}
-	return NULL;
 }
 
 int reap_quiet(pid_t pid, struct rusage *ru)

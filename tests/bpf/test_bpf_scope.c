@@ -175,14 +175,17 @@ static void test_cgroup_tag(void)
 	CU_ASSERT_EQUAL(count_recs(child, TRACER_EV_EXIT), 0);
 }
 
-/* Wait for one byte on the fd, then become a short sleep. */
-static void exec_sleep_on_cmd(void *p)
+/* Wait for one byte on the pipe, then become a cat of it: alive until
+ * the test closes its end (not a sleep: the checks run while it lives). */
+static void exec_cat_on_cmd(void *p)
 {
+	int *cmd = p;
 	char c;
 
-	if (read(*(int *)p, &c, 1) != 1)
+	close(cmd[1]);
+	if (read(cmd[0], &c, 1) != 1 || dup2(cmd[0], STDIN_FILENO) < 0)
 		_exit(1);
-	execl("/bin/sleep", "sleep", "0.5", (char *)NULL);
+	execl("/bin/cat", "cat", (char *)NULL);
 	_exit(127);
 }
 
@@ -209,11 +212,11 @@ static void test_cgroup_exec_counted(void)
 		CU_FAIL_FATAL("cannot create a cgroup v2 directory for the test");
 	CU_ASSERT_FATAL(stat(dir, &st) == 0 && pipe(cmd) == 0);
 	CU_ASSERT_EQUAL(bpf_loader_job_open(L, CG_JOB, 0), 0);
-	child = spawn_untagged(exec_sleep_on_cmd, &cmd[0]);
+	child = spawn_untagged(exec_cat_on_cmd, cmd);
 	join_cgroup(child, dir); /* moved in, then tagged: no fork after it */
 	CU_ASSERT_EQUAL(bpf_loader_lookup_proc(L, child, &p), -ENOENT);
 	CU_ASSERT(write(cmd[1], "x", 1) == 1);
-	for (int i = 0; i < 200 && !found; i++) { /* the exec: within 2 s */
+	for (int i = 0; i < 1000 && !found; i++) { /* the exec: within 10 s */
 		found = bpf_loader_lookup_proc(L, child, &p) == 0;
 		if (!found)
 			usleep(10 * 1000);
@@ -223,6 +226,8 @@ static void test_cgroup_exec_counted(void)
 	CU_ASSERT(p.flags & TRACER_F_COUNTED);
 	CU_ASSERT_EQUAL(bpf_loader_job_stats(L, CG_JOB, &js), 0);
 	CU_ASSERT_EQUAL(js.live, 1);
+	close(cmd[0]);
+	close(cmd[1]); /* cat reads EOF and exits */
 	CU_ASSERT_EQUAL(reap_quiet(child, NULL), 0);
 	CU_ASSERT(wait_rec(child, TRACER_EV_EXIT) != NULL);
 	CU_ASSERT_EQUAL(bpf_loader_job_stats(L, CG_JOB, &js), 0);
@@ -230,8 +235,6 @@ static void test_cgroup_exec_counted(void)
 	CU_ASSERT_EQUAL(bpf_loader_job_close(L, CG_JOB), 0);
 	CU_ASSERT_EQUAL(bpf_loader_untag_cgroup(L, st.st_ino), 0);
 	CU_ASSERT(rmdir(dir) == 0);
-	close(cmd[0]);
-	close(cmd[1]);
 }
 
 static void double_fork(void *arg)

@@ -57,11 +57,7 @@ lane_past() { [ "$(lane_points)" -ge "$1" ]; }
 calls() { grep -c "^$1" "$NVLOG" 2>/dev/null || true; }
 calls_at_least() { [ "$(calls "$1")" -ge "$2" ]; }
 # a free port for metrics_listen (another copy of this suite may run)
-MPORT=
-for p in $(seq 18611 18699); do
-	ss -ltnH "sport = :$p" | grep -q . || { MPORT=$p; break; }
-done
-[ -n "$MPORT" ] || { echo "FAIL: no free port in 18611-18699 for metrics_listen"; exit 1; }
+MPORT=$(free_port 18611 18699) || { echo "FAIL: no free port in 18611-18699 for metrics_listen"; exit 1; }
 metrics() { curl -sf --max-time 5 "http://127.0.0.1:$MPORT/metrics"; }
 metric_has() { metrics | grep -q -- "$1"; }
 
@@ -142,7 +138,12 @@ if start_job shared --gpus 0; then
 	pid=$(cat "$TMP/pid.shared")
 	s0=$(gpu_status samples)
 	script "$(devices 1)" "energy 0 1750000" "energy 1 5250000" "proc 0 $pid 1073741824 90" "proc 0 1 1073741824 5"
+	p0=$(lane_points)
 	check "the sampler sees both" poll_until 10 samples_past $((s0 + 3))
+	# what the summary says of them is what the loop took from the
+	# sampler (its latest, at its own ticks): the third point after p0
+	# is from a sample begun after the script
+	check "the job's GPU lane: a point of both" poll_until 10 lane_past $((p0 + 3))
 	script "$(devices 1)" "energy 0 2750000" "energy 1 5250000"
 	touch "$TMP/go.shared"
 	wait_until 60 "the summary of job shared" summary_in "$TMP/job.shared"
@@ -168,7 +169,7 @@ if start_job sampled --gpus 1; then
 	p0=$(lane_points)
 	check "the sampler sees the job's process" poll_until 10 samples_past $((s0 + 4))
 	# the loop takes the sampler's latest: the first point after p0 may
-	# predate the script, the next three do not
+	# predate the script and the second straddle it, the next two do not
 	check "the job's GPU lane: 3 points since" poll_until 10 lane_past $((p0 + 4))
 	script "$(devices 0)" "energy 0 1000000" "energy 1 5000000"
 	touch "$TMP/go.sampled"
@@ -207,7 +208,9 @@ if start_job mig --gpus "$M1"; then
 	pid=$(cat "$TMP/pid.mig")
 	s0=$(gpu_status samples)
 	mig_script "proc 100 $pid 3221225472 50"
+	p0=$(lane_points)
 	check "the sampler sees the job's process on the slice" poll_until 10 samples_past $((s0 + 3))
+	check "the job's GPU lane: a point of it (the third since the script)" poll_until 10 lane_past $((p0 + 3))
 	mig_script
 	touch "$TMP/go.mig"
 	wait_until 60 "the summary of job mig" summary_in "$TMP/job.mig"

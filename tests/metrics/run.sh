@@ -13,8 +13,6 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 TMP=$(mktemp -d /tmp/tracer-metrics.XXXXXX)
 . "$TOP/tests/lib.sh"
-MPORT=18210
-PPORT=18211
 PROM_PID=
 JOB_PID=
 HOLD_PID=
@@ -34,12 +32,15 @@ cleanup() {
 }
 trap cleanup EXIT
 need_root
-for c in prometheus promtool curl python3; do
+for c in prometheus promtool curl python3 ss; do
 	command -v "$c" >/dev/null || { echo "FAIL: $c is not installed (apt-get install prometheus curl)"; exit 1; }
 done
 for b in tracerd tracer; do
 	[ -x "$BUILD/$b" ] || { echo "FAIL: $BUILD/$b missing (make all)"; exit 1; }
 done
+# tracerd's and Prometheus's ports: the first free ones of the range
+MPORT=$(free_port 18210 18219) && PPORT=$(free_port 18210 18219 "$MPORT") ||
+	{ echo "FAIL: no two free ports in 18210-18219"; exit 1; }
 
 metrics() { curl -sf --max-time 5 "http://127.0.0.1:$MPORT/metrics"; }
 start_tracerd metrics -o metrics_listen=127.0.0.1:$MPORT -o sample_interval_ms=200 || exit 1
@@ -114,17 +115,23 @@ check "the escaped tool label comes back whole" \
 check "the target is up" $PROMQ 'up{job="tracerd"}'
 
 echo "== idle clients cannot hold the endpoint"
-python3 - "$MPORT" <<'PY' &
-import socket, sys, time
+# 16 idle connections (2 kept: the limit per client), held from the
+# marker on: the checks below are made while they are
+python3 - "$MPORT" "$TMP/held" <<'PY' &
+import os, socket, sys, time
 socks = []
 for _ in range(16):
     try:
         socks.append(socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=2))
     except OSError:
         pass
+with open(sys.argv[2] + ".tmp", "w") as f:
+    f.write("%d\n" % len(socks))
+os.rename(sys.argv[2] + ".tmp", sys.argv[2])
 time.sleep(30)
 PY
 HOLD_PID=$!
+wait_until 30 "the idle connections to be made" test -s "$TMP/held"
 check "tracer status answers while idle connections are held" tr_cli status
 wait_until 30 "/metrics to answer again once idle connections time out" metrics && \
 	pass "/metrics answers again after the idle connections time out"

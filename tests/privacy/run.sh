@@ -13,7 +13,6 @@ BUILD=$(cd "${1:-$TOP/build}" && pwd)
 UA=tracer-pa
 UB=tracer-pb
 ADM=tracer-padm
-MPORT=18201
 
 cleanup() {
 	kill_owned
@@ -25,7 +24,8 @@ need_root
 suite_tmp priv
 trap cleanup EXIT
 need_built tracerd tracer
-need_commands python3 curl
+need_commands python3 curl ss
+MPORT=$(free_port 18201 18209) || { echo "FAIL: no free port in 18201-18209 for metrics_listen"; exit 1; }
 make_test_users "$ADM" "$UA" "$UB"
 # the CLI the test users run, copied where they can read it (user_copy)
 UTRACER=$(user_copy "$BUILD/tracer") || exit 1
@@ -88,15 +88,21 @@ MARK=pa-MARK-$$
 BMARK=pb-MARK-$$
 
 echo "== user A's finished job, as A, B, an admin and root"
+# open until the metrics are checked (the go file), then it exits 0
 as "$UA" "$UTRACER" -o socket="$TRACERD_SOCK" run --name "$MARK" --job-file "$TMP/$UA/a.job" -- \
-	/bin/sh -c "exec sleep 2 # ARGV-$MARK" &
+	/bin/sh -c "while [ ! -e '$TMP/$UA/a.go' ]; do sleep 0.05; done # ARGV-$MARK" &
 A_PID=$!
 OWNED_PIDS+=("$A_PID")
 wait_until 20 "A's job to be open" sh -c "'$BUILD/tracer' -o socket='$TRACERD_SOCK' status --json | grep -q '$MARK'"
-# the metrics endpoint while A's job runs: no argv of A in it
-curl -s --max-time 5 "http://127.0.0.1:$MPORT/metrics" >"$TMP/metrics.txt"
-check "the metrics endpoint answers" grep -q '^tracer_' "$TMP/metrics.txt"
+# the metrics endpoint while A's job runs, in a copy that has the job's
+# series (rendered since it opened): no argv of A in it
+a_in_metrics() {
+	curl -s --max-time 5 "http://127.0.0.1:$MPORT/metrics" >"$TMP/metrics.txt" &&
+		grep -q "job_uid=\"$(cat "$TMP/$UA/a.job")\"" "$TMP/metrics.txt"
+}
+check "the metrics endpoint answers with A's running job" poll_until 30 a_in_metrics
 if grep -q "ARGV-$MARK\|$MARK" "$TMP/metrics.txt"; then fail "the metrics endpoint shows A's command line or job name"; else pass "the metrics endpoint shows neither A's command line nor job name"; fi
+touch "$TMP/$UA/a.go"
 wait "$A_PID"
 wait_until 30 "A's summary" summary_of_job "$TMP/$UA/a.job"
 A_JOB=$(cat "$TMP/$UA/a.job")

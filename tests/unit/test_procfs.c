@@ -301,17 +301,15 @@ static void test_zombie(void)
 {
 	struct procfs_stat st;
 	char buf[64];
+	siginfo_t si;
 	pid_t pid = fork();
 
 	CU_ASSERT_FATAL(pid >= 0);
 	if (pid == 0)
 		_exit(3);
-	/* wait until it is a zombie without reaping it */
-	for (int i = 0; i < 200; i++) {
-		if (procfs_read_stat(pid, &st) == 0 && st.state == 'Z')
-			break;
-		usleep(5000);
-	}
+	/* wait until it is a zombie without reaping it (WNOWAIT) */
+	CU_ASSERT_EQUAL(waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT), 0);
+	CU_ASSERT_EQUAL(procfs_read_stat(pid, &st), 0);
 	CU_ASSERT_EQUAL(st.state, 'Z');
 	CU_ASSERT_EQUAL(procfs_read_cmdline(pid, buf, sizeof(buf)), 0);
 	CU_ASSERT_EQUAL(procfs_read_exe(pid, buf, sizeof(buf)), -1);
