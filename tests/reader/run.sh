@@ -23,7 +23,8 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/delivery/clickhouse.sh"
-CH_TCP=18611 CH_HTTP=18634
+# READER_CH_TCP, READER_CH_HTTP: other ports (another run may hold these)
+CH_TCP=${READER_CH_TCP:-18611} CH_HTTP=${READER_CH_HTTP:-18634}
 UA=tracer-ra
 UB=tracer-rb
 GRP=tracer-rg
