@@ -233,6 +233,16 @@ static int db_ident(const struct tracer_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* ClickHouse's error code `code` in its message */
+static bool ch_code(const char *why, int code)
+{
+	char a[24], b[24];
+
+	snprintf(a, sizeof(a), "Code: %d,", code);
+	snprintf(b, sizeof(b), "Code: %d.", code);
+	return strstr(why, a) || strstr(why, b);
+}
+
 /* Run one query over clickhouse.c: the answer in *out (malloc'd,
  * NUL-terminated).  The server stops it too: at the deadline and past
  * the answer's cap. */
@@ -256,11 +266,18 @@ static int run_query(const struct tracer_config *cfg, const char *sql, long time
 			    sizeof(why)) == 0)
 		return 0;
 	/* MEMORY_LIMIT_EXCEEDED (241) on every version */
-	if (strstr(why, "Code: 241,") || strstr(why, "Code: 241.")) {
+	if (ch_code(why, 241)) {
 		snprintf(err, errlen, "ClickHouse at %s: the query needed more than "
 			 "datalake_max_memory (%u bytes) on the server: select fewer jobs "
-			 "(-S, -u, -j) or raise datalake_max_memory", cfg->clickhouse_url,
-			 cfg->datalake_max_memory);
+			 "(a shorter window, fewer users or jobs) or raise datalake_max_memory",
+			 cfg->clickhouse_url, cfg->datalake_max_memory);
+		return -1;
+	}
+	/* TOO_MANY_ROWS_OR_BYTES (396): the answer past its cap */
+	if (ch_code(why, 396)) {
+		snprintf(err, errlen, "ClickHouse at %s: the answer is larger than %u MiB: select "
+			 "fewer jobs (a shorter window, fewer users or jobs)", cfg->clickhouse_url,
+			 TRACER_DATALAKE_REPLY_MAX >> 20);
 		return -1;
 	}
 	/* "POST URL: what" -> "ClickHouse at URL: what" (a URL has no ": ") */
