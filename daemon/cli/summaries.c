@@ -193,7 +193,8 @@ static cJSON *lake_find(struct cli *c, const char *name)
 	return out;
 }
 
-static int lake_each(struct cli *c, summary_fn fn, void *ctx, int *files)
+static int lake_each(struct cli *c, const struct job_filter *f, summary_fn fn, void *ctx,
+		     int *files)
 {
 	struct collect k = {.fn = fn, .ctx = ctx};
 	struct job_filter all;
@@ -201,7 +202,8 @@ static int lake_each(struct cli *c, summary_fn fn, void *ctx, int *files)
 
 	job_filter_init(&all);
 	*files = 1;
-	if (datalake_read_summaries(&c->cfg, &all, 0, lake_line, &k, err, sizeof(err)) != 0) {
+	if (datalake_read_summaries(&c->cfg, f ? f : &all, 0, lake_line, &k, err,
+				    sizeof(err)) != 0) {
 		fprintf(stderr, "tracer: %s\n", err);
 		return -1;
 	}
@@ -294,19 +296,20 @@ cJSON *cli_summary_find(struct cli *c, const char *name)
 	return out;
 }
 
-int cli_summaries_each(struct cli *c, summary_fn fn, void *ctx, int *files)
+int cli_summaries_each(struct cli *c, const struct job_filter *f, summary_fn fn, void *ctx,
+		       int *files)
 {
 	struct sumfile_status st = {0};
 	int rc;
 
 	if (lake_direct(c))
-		return lake_each(c, fn, ctx, files);
+		return lake_each(c, f, fn, ctx, files);
 	if (cli_archive_remote()) {
 		struct proto_query q;
 		struct collect k = {.fn = fn, .ctx = ctx};
 		cJSON *last = NULL;
 
-		query_from_filter(&q, NULL, 0);
+		query_from_filter(&q, f, 0);
 		q.all_files = true;
 		rc = ask(c, proto_query_request(&q), &k, &last);
 		*files = (int)cli_jnum(last, "files");
@@ -314,7 +317,7 @@ int cli_summaries_each(struct cli *c, summary_fn fn, void *ctx, int *files)
 		if (rc <= 0)
 			return rc == 0 ? 0 : k.rc ? k.rc : -1;
 	}
-	rc = sumfile_each(c->cfg.file_path, NULL, fn, ctx, files, &st);
+	rc = sumfile_each(c->cfg.file_path, f, fn, ctx, files, &st);
 	report_status(c->cfg.file_path, &st);
 	return rc;
 }

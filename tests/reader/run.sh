@@ -336,5 +336,31 @@ reader_up
 check "with the default, A's listing works again" jobs_are "$UA" "$A_JOB" "$INJ_JOB" 77001
 reader_stop
 
+echo "== tracer report reads its window only"
+# 2,400 summaries of A's of 30 KB that ended 40 days ago: more than one
+# answer of the datalake holds (64 MiB)
+old_history() { chq -q "SELECT summary FROM tracer.jobs WHERE job = '$A_JOB' LIMIT 1" | python3 -c '
+import json, sys, time
+s = json.loads(sys.stdin.readline())
+uid, user = int(sys.argv[1]), sys.argv[2]
+end = int(time.time()) - 40 * 86400
+for i in range(2400):
+    sid = "old-%08d" % i
+    t = dict(s, job=sid, summary_id=sid, end_ns=str((end + i) * 10**9), pad="x" * 30000)
+    print(json.dumps({"summary_id": sid, "job": sid, "scheduler": "local", "uid": uid, "user": user,
+                      "task_name": "old-history", "end_ns": (end + i) * 10**9,
+                      "end": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(end + i)),
+                      "summary": json.dumps(t, separators=(",", ":"))}))' "$UA_UID" "$UA" |
+	chq -q "INSERT INTO tracer.jobs FORMAT JSONEachRow"; }
+check "A's 70 MiB of summaries of 40 days ago are in the datalake" old_history
+reader_up
+report_window() { # report_window COMMAND...: its report --since 7d has A's task, not the old ones
+	local o; o=$("$@" report --since 7d --by task --csv) || { echo "$o"; return 1; }
+	grep -qF "$MARK" <<<"$o" && ! grep -q old-history <<<"$o" || { echo "$o"; return 1; }
+}
+check "A's report --since 7d through the reader: A's task of today" report_window ucli "$UA"
+check "root's report --since 7d from the datalake: the same" report_window root_lake
+reader_stop
+
 no_sanitizer_reports "no sanitizer report in the reader's log" "$RLOG"
 finish
