@@ -151,6 +151,11 @@ check "jobs --name 'a\\' of B: nothing (a backslash ends no literal)" sh -c "tes
 check "show \"' OR '1'='1\" of B: not found" not_found "$UB" "' OR '1'='1"
 check "show \"$A_JOB' OR uid != 0 OR '\" of B: not found" not_found "$UB" "$A_JOB' OR uid != 0 OR '"
 check "B's listing still works after the attempts (the reader is up)" jobs_are "$UB" "$B_JOB"
+# tracerd takes 255 bytes of a list: one cut there would ask for other
+# jobs than asked (here without A's own task)
+LONG=$(printf 'x%.0s' $(seq 300)),$MARK
+long_list() { local o; if o=$(ucli "$UA" jobs --limit 0 --json --name "$LONG"); then echo "$o"; return 1; fi; grep -qF "tracerd takes at most 255" <<<"$o" || { echo "$o"; return 1; }; }
+check "jobs --name of more than 255 bytes of A: refused, saying the limit, not cut" long_list
 
 echo "== B cannot query ClickHouse with what it was given"
 check "an unauthenticated HTTP query fails" not as "$UB" curl -sf --max-time 5 "http://127.0.0.1:$CH_HTTP/?query=SELECT%201"
