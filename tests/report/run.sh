@@ -183,6 +183,20 @@ sys.exit(0 if n > 0 else f"no flag in {sys.argv[1]}")' "$TMP/c.pipeline.json"; }
 		check "--clickhouse --by $by, old rows and new: the same flags and sums as the archive" \
 			sh -c "python3 $TOP/tests/report/same.py $by $TMP/f.$by.json $TMP/o.$by.json || { cat $TMP/o.$by.err; false; }"
 	done
+	# the selection applies as to the archive: a report of one user, one
+	# node or a time is not the site's
+	HOST=$(python3 -c 'import socket; print(socket.gethostname())')
+	for sel in "-u nobody" "-u root -N $HOST" "-E now-1days"; do
+		for by in task tool; do
+			# shellcheck disable=SC2086 # sel: the options, split
+			"$BUILD/tracer" -o file="$TRACERD_FILE" report --by "$by" $sel --json >"$TMP/fs.json" 2>/dev/null
+			# shellcheck disable=SC2086
+			"$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:$RCH_HTTP/ report --clickhouse \
+				--by "$by" $sel --json >"$TMP/cs.json" 2>"$TMP/cs.err"
+			check "--clickhouse --by $by $sel: the same groups and sums as the local archive's" \
+				sh -c "python3 $TOP/tests/report/same.py $by $TMP/fs.json $TMP/cs.json || { cat $TMP/cs.err; false; }"
+		done
+	done
 	"$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:$((RCH_HTTP + 1))/ report --clickhouse >/dev/null 2>"$TMP/c.down"
 	rc=$?
 	check "--clickhouse with no server: exit 1, saying so" sh -c "[ $rc = 1 ] && grep -q 'tracer report: ClickHouse: ' $TMP/c.down"
