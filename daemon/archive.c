@@ -68,6 +68,7 @@ struct archive {
 	int nqueued, nbusy;
 	_Atomic int stop; /* set by archive_stop on the loop, read by the workers */
 	uint64_t served, refused_busy, truncated, failed;
+	uint64_t errors; /* answered with an error (the datalake's, the archive's) */
 	uint64_t held_back; /* requests that waited: their user had a worker */
 };
 
@@ -166,6 +167,15 @@ static void send_error(int fd, const char *msg)
 	free(line);
 }
 
+/* A request answered with an error: said to the asker, counted */
+static void answer_error(struct archive *a, int fd, const char *msg)
+{
+	send_error(fd, msg);
+	pthread_mutex_lock(&a->lock);
+	a->errors++;
+	pthread_mutex_unlock(&a->lock);
+}
+
 /* The answer from the datalake: 0, or -1 when an error line was sent. */
 static int answer_lake(struct archive *a, struct areq *r, struct job_filter *f,
 		       struct out *o, bool *capped)
@@ -202,7 +212,7 @@ static int answer_lake(struct archive *a, struct areq *r, struct job_filter *f,
 	}
 	if (rc < 0 && !o->broken) {
 		log_warn("datalake answer to uid %d: %s", (int)r->peer.uid, err);
-		send_error(r->fd, err);
+		answer_error(a, r->fd, err);
 		return -1;
 	}
 	return 0;
@@ -218,7 +228,7 @@ static void answer_sweep(struct archive *a, struct areq *r, struct out *o)
 	cJSON *ans, *reply;
 
 	if (sweep_by_parse(sw->by, &q.by) != 0) {
-		send_error(r->fd, "\"by\": user, account, partition, pipeline, host or tool");
+		answer_error(a, r->fd, "\"by\": user, account, partition, pipeline, host or tool");
 		return;
 	}
 	q.from_s = (double)clock_real_ns() / 1e9 - sw->since_s;
@@ -227,7 +237,7 @@ static void answer_sweep(struct archive *a, struct areq *r, struct out *o)
 			clock_mono_ns() + ARCHIVE_READ_MS * 1000000ull, &a->stop, err, sizeof(err));
 	if (!ans) {
 		log_warn("sweep for uid %d: %s", (int)r->peer.uid, err);
-		send_error(r->fd, err);
+		answer_error(a, r->fd, err);
 		return;
 	}
 	reply = cJSON_CreateObject();
@@ -276,8 +286,8 @@ static void answer(struct archive *a, struct areq *r)
 			return;
 		files = 0;
 	} else if (r->req.op == PROTO_OP_TUNE_RUNS) {
-		send_error(r->fd, "tune_runs is answered from the datalake only (datalake = "
-				  "clickhouse): ask for summaries");
+		answer_error(a, r->fd, "tune_runs is answered from the datalake only (datalake = "
+				       "clickhouse): ask for summaries");
 		return;
 	} else if (r->req.op == PROTO_OP_SUMMARY) {
 		got = sumfile_find(a->path, r->req.job, &f, &st);
@@ -312,7 +322,7 @@ static void answer(struct archive *a, struct areq *r)
 
 		snprintf(msg, sizeof(msg), "cannot read the archive %s: %s", st.failed_path,
 			 strerror(st.open_errno));
-		send_error(r->fd, msg);
+		answer_error(a, r->fd, msg);
 		return;
 	}
 	end = cJSON_CreateObject();
@@ -522,6 +532,7 @@ cJSON *archive_stats_json(struct archive *a)
 	json_add_u64(o, "refused_busy", a->refused_busy);
 	json_add_u64(o, "truncated", a->truncated);
 	json_add_u64(o, "reply_failed", a->failed);
+	json_add_u64(o, "errors", a->errors);
 	json_add_u64(o, "held_for_fairness", a->held_back);
 	json_add_u64(o, "in_progress", (uint64_t)(a->nqueued + a->nbusy));
 	pthread_mutex_unlock(&a->lock);

@@ -336,6 +336,10 @@ check "root's tracer jobs past 1 MiB: a clear error" lake_error "$MEMMSG" \
 reader_up -o datalake_max_memory=1048576
 user_mem_error() { local o; if o=$(ucli "$UA" jobs --limit 0 --json); then echo "$o"; return 1; fi; grep -qF "$MEMMSG" <<<"$o" || { echo "$o"; return 1; }; }
 check "A's tracer jobs through the reader past 1 MiB: the same error" user_mem_error
+errors_counted() { "$BUILD/tracer" -o socket="$RSOCK" status --json | python3 -c 'import json,sys
+a = json.load(sys.stdin)["archive_requests"]
+sys.exit(0 if a.get("errors", 0) >= 1 else f"archive_requests {a}")'; }
+check "the reader counts the answer it gave as an error (archive_requests.errors)" errors_counted
 reader_stop
 reader_up
 check "with the default, A's listing works again" jobs_are "$UA" "$A_JOB" "$INJ_JOB" 77001
