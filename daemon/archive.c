@@ -70,6 +70,7 @@ struct archive {
 	uint64_t served, refused_busy, truncated, failed;
 	uint64_t errors; /* answered with an error (the datalake's, the archive's) */
 	uint64_t held_back; /* requests that waited: their user had a worker */
+	char qid[64]; /* "tracerd-HOST-PID": the datalake's query ids (answer_as) */
 };
 
 /* One reply being streamed. */
@@ -343,6 +344,27 @@ static void answer(struct archive *a, struct areq *r)
 	pthread_mutex_unlock(&a->lock);
 }
 
+/*
+ * answer() with the datalake's questions named by their asker: a user's
+ * "tracerd-HOST-PID-uUID" (one worker at a time answers a user), root's
+ * by the worker ("-wSLOT").  ClickHouse refuses a query while one of the
+ * same id runs, so a user whose question outlived its deadline (the
+ * server goes on with it) cannot start another beside it: one query of a
+ * user at a time on the server, as in the workers.
+ */
+static void answer_as(struct archive *a, struct areq *r, int slot)
+{
+	char id[DATALAKE_QUERY_ID_MAX];
+
+	if (r->peer.uid == 0)
+		snprintf(id, sizeof(id), "%s-w%d", a->qid, slot);
+	else
+		snprintf(id, sizeof(id), "%s-u%u", a->qid, (unsigned)r->peer.uid);
+	datalake_set_query_id(id);
+	answer(a, r);
+	datalake_set_query_id(NULL);
+}
+
 static bool uid_busy(const struct archive *a, uid_t uid)
 {
 	for (int i = 0; i < ARCHIVE_WORKERS; i++)
@@ -409,7 +431,7 @@ static void *worker(void *arg)
 		a->busy_fd[slot] = r->fd;
 		a->nbusy++;
 		pthread_mutex_unlock(&a->lock);
-		answer(a, r);
+		answer_as(a, r, slot);
 		close(r->fd);
 		free(r);
 		pthread_mutex_lock(&a->lock);
@@ -432,6 +454,12 @@ struct archive *archive_start(const struct tracer_config *cfg, char *err, size_t
 		return NULL;
 	}
 	snprintf(a->path, sizeof(a->path), "%s", cfg->file_path);
+	{
+		char host[64] = "";
+
+		(void)gethostname(host, sizeof(host) - 1);
+		snprintf(a->qid, sizeof(a->qid), "tracerd-%.40s-%d", host, (int)getpid());
+	}
 	a->conf = malloc(sizeof(*a->conf));
 	if (!a->conf) {
 		free(a);

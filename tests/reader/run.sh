@@ -28,7 +28,9 @@ CH_TCP=${READER_CH_TCP:-18611} CH_HTTP=${READER_CH_HTTP:-18634}
 UA=tracer-ra
 UB=tracer-rb
 GRP=tracer-rg
+SLEEPER=
 cleanup() {
+	[ -n "$SLEEPER" ] && kill "$SLEEPER" 2>/dev/null
 	reader_stop
 	kill_owned
 	stop_tracerd
@@ -343,6 +345,24 @@ check "the reader counts the answer it gave as an error (archive_requests.errors
 reader_stop
 reader_up
 check "with the default, A's listing works again" jobs_are "$UA" "$A_JOB" "$INJ_JOB" 77001
+
+echo "== one question of a user at a time on the server"
+# ClickHouse 18.16 goes on with a query whose client gave up (the reader's
+# deadline passed): a question of A's still running there (here one that
+# sleeps, under the id the reader gives A's questions) holds A's next
+# question off, not B's
+QID=tracerd-$(hostname | cut -c1-40 | tr -c 'A-Za-z0-9._\n-' _)-$READER_PID-u$UA_UID
+curl -s -u "tracer_rw:$RW_PW" --max-time 30 "http://127.0.0.1:$CH_HTTP/?query_id=$QID&max_block_size=1" \
+	--data-binary "SELECT sum(sleep(1)) FROM numbers(8)" >/dev/null &
+SLEEPER=$!
+sleeping() { [ "$(chq -q "SELECT count() FROM system.processes WHERE query_id = '$QID'")" = 1 ]; }
+wait_until 10 "the query $QID on the server" sleeping
+a_busy() { local o; if o=$(ucli "$UA" jobs --limit 0 --json); then echo "$o"; return 1; fi; grep -qF "busy: your earlier question is still running on the datalake's server" <<<"$o" || { echo "$o"; return 1; }; }
+check "A's listing while A's earlier question runs on the server: busy, saying why" a_busy
+check "B's listing meanwhile: B's job" jobs_are "$UB" "$B_JOB"
+wait "$SLEEPER"
+SLEEPER=
+check "A's listing once it ended: A's jobs" jobs_are "$UA" "$A_JOB" "$INJ_JOB" 77001
 reader_stop
 
 echo "== tracer report reads its window only"
