@@ -68,7 +68,9 @@ struct archive {
 	int nqueued, nbusy;
 	_Atomic int stop; /* set by archive_stop on the loop, read by the workers */
 	uint64_t served, refused_busy, truncated, failed;
+	uint64_t errors; /* answered with an error (the datalake's, the archive's) */
 	uint64_t held_back; /* requests that waited: their user had a worker */
+	char qid[64]; /* "tracerd-HOST-PID": the datalake's query ids (answer_as) */
 };
 
 /* One reply being streamed. */
@@ -166,6 +168,15 @@ static void send_error(int fd, const char *msg)
 	free(line);
 }
 
+/* A request answered with an error: said to the asker, counted */
+static void answer_error(struct archive *a, int fd, const char *msg)
+{
+	send_error(fd, msg);
+	pthread_mutex_lock(&a->lock);
+	a->errors++;
+	pthread_mutex_unlock(&a->lock);
+}
+
 /* The answer from the datalake: 0, or -1 when an error line was sent. */
 static int answer_lake(struct archive *a, struct areq *r, struct job_filter *f,
 		       struct out *o, bool *capped)
@@ -202,7 +213,7 @@ static int answer_lake(struct archive *a, struct areq *r, struct job_filter *f,
 	}
 	if (rc < 0 && !o->broken) {
 		log_warn("datalake answer to uid %d: %s", (int)r->peer.uid, err);
-		send_error(r->fd, err);
+		answer_error(a, r->fd, err);
 		return -1;
 	}
 	return 0;
@@ -218,7 +229,7 @@ static void answer_sweep(struct archive *a, struct areq *r, struct out *o)
 	cJSON *ans, *reply;
 
 	if (sweep_by_parse(sw->by, &q.by) != 0) {
-		send_error(r->fd, "\"by\": user, account, partition, pipeline, host or tool");
+		answer_error(a, r->fd, "\"by\": user, account, partition, pipeline, host or tool");
 		return;
 	}
 	q.from_s = (double)clock_real_ns() / 1e9 - sw->since_s;
@@ -227,7 +238,7 @@ static void answer_sweep(struct archive *a, struct areq *r, struct out *o)
 			clock_mono_ns() + ARCHIVE_READ_MS * 1000000ull, &a->stop, err, sizeof(err));
 	if (!ans) {
 		log_warn("sweep for uid %d: %s", (int)r->peer.uid, err);
-		send_error(r->fd, err);
+		answer_error(a, r->fd, err);
 		return;
 	}
 	reply = cJSON_CreateObject();
@@ -276,8 +287,8 @@ static void answer(struct archive *a, struct areq *r)
 			return;
 		files = 0;
 	} else if (r->req.op == PROTO_OP_TUNE_RUNS) {
-		send_error(r->fd, "tune_runs is answered from the datalake only (datalake = "
-				  "clickhouse): ask for summaries");
+		answer_error(a, r->fd, "tune_runs is answered from the datalake only (datalake = "
+				       "clickhouse): ask for summaries");
 		return;
 	} else if (r->req.op == PROTO_OP_SUMMARY) {
 		got = sumfile_find(a->path, r->req.job, &f, &st);
@@ -312,7 +323,7 @@ static void answer(struct archive *a, struct areq *r)
 
 		snprintf(msg, sizeof(msg), "cannot read the archive %s: %s", st.failed_path,
 			 strerror(st.open_errno));
-		send_error(r->fd, msg);
+		answer_error(a, r->fd, msg);
 		return;
 	}
 	end = cJSON_CreateObject();
@@ -331,6 +342,27 @@ static void answer(struct archive *a, struct areq *r)
 	if (st.truncated || o.cut || capped)
 		a->truncated++;
 	pthread_mutex_unlock(&a->lock);
+}
+
+/*
+ * answer() with the datalake's questions named by their asker: a user's
+ * "tracerd-HOST-PID-uUID" (one worker at a time answers a user), root's
+ * by the worker ("-wSLOT").  ClickHouse refuses a query while one of the
+ * same id runs, so a user whose question outlived its deadline (the
+ * server goes on with it) cannot start another beside it: one query of a
+ * user at a time on the server, as in the workers.
+ */
+static void answer_as(struct archive *a, struct areq *r, int slot)
+{
+	char id[DATALAKE_QUERY_ID_MAX];
+
+	if (r->peer.uid == 0)
+		snprintf(id, sizeof(id), "%s-w%d", a->qid, slot);
+	else
+		snprintf(id, sizeof(id), "%s-u%u", a->qid, (unsigned)r->peer.uid);
+	datalake_set_query_id(id);
+	answer(a, r);
+	datalake_set_query_id(NULL);
 }
 
 static bool uid_busy(const struct archive *a, uid_t uid)
@@ -399,7 +431,7 @@ static void *worker(void *arg)
 		a->busy_fd[slot] = r->fd;
 		a->nbusy++;
 		pthread_mutex_unlock(&a->lock);
-		answer(a, r);
+		answer_as(a, r, slot);
 		close(r->fd);
 		free(r);
 		pthread_mutex_lock(&a->lock);
@@ -422,6 +454,12 @@ struct archive *archive_start(const struct tracer_config *cfg, char *err, size_t
 		return NULL;
 	}
 	snprintf(a->path, sizeof(a->path), "%s", cfg->file_path);
+	{
+		char host[64] = "";
+
+		(void)gethostname(host, sizeof(host) - 1);
+		snprintf(a->qid, sizeof(a->qid), "tracerd-%.40s-%d", host, (int)getpid());
+	}
 	a->conf = malloc(sizeof(*a->conf));
 	if (!a->conf) {
 		free(a);
@@ -522,6 +560,7 @@ cJSON *archive_stats_json(struct archive *a)
 	json_add_u64(o, "refused_busy", a->refused_busy);
 	json_add_u64(o, "truncated", a->truncated);
 	json_add_u64(o, "reply_failed", a->failed);
+	json_add_u64(o, "errors", a->errors);
 	json_add_u64(o, "held_for_fairness", a->held_back);
 	json_add_u64(o, "in_progress", (uint64_t)(a->nqueued + a->nbusy));
 	pthread_mutex_unlock(&a->lock);

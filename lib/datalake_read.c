@@ -233,34 +233,76 @@ static int db_ident(const struct tracer_config *cfg, char *err, size_t errlen)
 	return 0;
 }
 
+/* this thread's query id (datalake_set_query_id): "" for none */
+static _Thread_local char query_id[DATALAKE_QUERY_ID_MAX];
+
+void datalake_set_query_id(const char *id)
+{
+	size_t n = 0;
+
+	/* a URL parameter as it is: letters, digits, '.', '_', '-' only */
+	for (; id && id[n] && n + 1 < sizeof(query_id); n++)
+		query_id[n] = isalnum((unsigned char)id[n]) || strchr("._-", id[n]) ? id[n] : '_';
+	query_id[n] = '\0';
+}
+
+/* ClickHouse's error code `code` in its message */
+static bool ch_code(const char *why, int code)
+{
+	char a[24], b[24];
+
+	snprintf(a, sizeof(a), "Code: %d,", code);
+	snprintf(b, sizeof(b), "Code: %d.", code);
+	return strstr(why, a) || strstr(why, b);
+}
+
 /* Run one query over clickhouse.c: the answer in *out (malloc'd,
  * NUL-terminated).  The server stops it too: at the deadline and past
  * the answer's cap. */
 static int run_query(const struct tracer_config *cfg, const char *sql, long timeout_ms,
 		     char **out, size_t *len, char *err, size_t errlen)
 {
-	char settings[200], why[600];
+	char settings[200 + DATALAKE_QUERY_ID_MAX], why[600];
 	const char *msg;
 
 	/*
 	 * A user's question may read, never write, and is bounded in time,
 	 * answer and memory on the server, so that one user cannot use up
 	 * what the others' questions and the inserts need.  readonly comes
-	 * last: it forbids changing the settings that follow it.
+	 * last: it forbids changing the settings that follow it.  With a
+	 * query id, the server refuses a second query of that id while the
+	 * first runs: ClickHouse 18.16 goes on with a query whose client
+	 * gave up (its deadline passed) until the query's own limits stop it.
 	 */
 	snprintf(settings, sizeof(settings),
 		 "&max_execution_time=%d&max_result_bytes=%u&result_overflow_mode=throw"
-		 "&max_memory_usage=%u&readonly=1", (int)(timeout_ms / 1000),
-		 TRACER_DATALAKE_REPLY_MAX, cfg->datalake_max_memory);
+		 "&max_memory_usage=%u&readonly=1%s%s", (int)(timeout_ms / 1000),
+		 TRACER_DATALAKE_REPLY_MAX, cfg->datalake_max_memory,
+		 query_id[0] ? "&query_id=" : "", query_id);
 	if (clickhouse_exec(cfg, sql, settings, timeout_ms, out, len, why,
 			    sizeof(why)) == 0)
 		return 0;
 	/* MEMORY_LIMIT_EXCEEDED (241) on every version */
-	if (strstr(why, "Code: 241,") || strstr(why, "Code: 241.")) {
+	if (ch_code(why, 241)) {
 		snprintf(err, errlen, "ClickHouse at %s: the query needed more than "
 			 "datalake_max_memory (%u bytes) on the server: select fewer jobs "
-			 "(-S, -u, -j) or raise datalake_max_memory", cfg->clickhouse_url,
-			 cfg->datalake_max_memory);
+			 "(a shorter window, fewer users or jobs) or raise datalake_max_memory",
+			 cfg->clickhouse_url, cfg->datalake_max_memory);
+		return -1;
+	}
+	/* TOO_MANY_ROWS_OR_BYTES (396): the answer past its cap */
+	if (ch_code(why, 396)) {
+		snprintf(err, errlen, "ClickHouse at %s: the answer is larger than %u MiB: select "
+			 "fewer jobs (a shorter window, fewer users or jobs)", cfg->clickhouse_url,
+			 TRACER_DATALAKE_REPLY_MAX >> 20);
+		return -1;
+	}
+	/* QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING (216): this asker's earlier
+	 * query, given up, still runs on the server */
+	if (query_id[0] && ch_code(why, 216)) {
+		snprintf(err, errlen, "busy: your earlier question is still running on the "
+			 "datalake's server (ClickHouse at %s stops it at its time limit): try again "
+			 "in a few seconds", cfg->clickhouse_url);
 		return -1;
 	}
 	/* "POST URL: what" -> "ClickHouse at URL: what" (a URL has no ": ") */

@@ -85,6 +85,16 @@ int datalake_query(const struct tracer_config *cfg, const char *sql, char **out,
 /* datalake_query within timeout_ms instead (an aggregate over a month) */
 int datalake_query_within(const struct tracer_config *cfg, const char *sql, long timeout_ms,
 			  char **out, size_t *len, char *err, size_t errlen);
+/*
+ * The query id of this thread's next questions (tracerd's archive
+ * workers: one per asker), sent to the server with each; NULL or "":
+ * none.  Characters other than letters, digits, '.', '_' and '-' become
+ * '_'.  The server refuses a question while one of the same id runs
+ * (the error says "busy: ..."), so that an asker whose question outlived
+ * its deadline cannot start another beside it.
+ */
+#define DATALAKE_QUERY_ID_MAX 96
+void datalake_set_query_id(const char *id);
 /* cfg's database as an identifier: NULL with err when it is not a plain
  * name. */
 const char *datalake_database(const struct tracer_config *cfg, char *err, size_t errlen);

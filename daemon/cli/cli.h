@@ -53,7 +53,12 @@ cJSON *cli_summaries_tail(struct cli *c, size_t max, const struct job_filter *f)
  */
 cJSON *cli_jobs_tail(struct cli *c, size_t jobs, const struct job_filter *f);
 cJSON *cli_summary_find(struct cli *c, const char *name);
-int cli_summaries_each(struct cli *c, summary_fn fn, void *ctx, int *files);
+/* Every summary of the whole archive (rotated files too) that passes f
+ * (NULL: all), oldest first, handed to fn: 0, or non-zero after a message
+ * (or fn's non-zero).  f goes to tracerd and the datalake as the
+ * selection, so that they read only what is asked. */
+int cli_summaries_each(struct cli *c, const struct job_filter *f, summary_fn fn, void *ctx,
+		       int *files);
 /* Every summary of the whole archive (rotated files too) that passes f,
  * oldest first, at most TRACER_DEFAULT_JOBVIEW_MAX_STEPS (the newest of
  * tracerd's answer, the oldest of the files); NULL after a message. */

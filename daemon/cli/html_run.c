@@ -397,7 +397,7 @@ int html_report_run(struct cli *cli, const char *run, const char *path)
 	c.filter.runs = run;
 	if (!c.out || !sorted)
 		goto out;
-	if (cli_summaries_each(cli, collect_one, &c, &files) != 0)
+	if (cli_summaries_each(cli, &c.filter, collect_one, &c, &files) != 0)
 		goto out; /* the file was named, or out of memory */
 	n = cJSON_GetArraySize(c.out);
 	if (n == 0) {

@@ -438,10 +438,21 @@ int report_command(struct cli *c, int argc, char **argv)
 	r.now_s = (double)clock_real_ns() / 1e9;
 	r.from_s = r.now_s - r.since_s;
 	r.path = r.clickhouse ? c->cfg.clickhouse_url : c->cfg.file_path;
-	if (r.clickhouse)
+	if (r.clickhouse) {
 		rc = report_from_clickhouse(&r, &c->cfg) == 0 ? 0 : -1;
-	else
-		rc = cli_summaries_each(c, on_summary, &r, &r.files);
+	} else {
+		/* the selection goes to where the summaries are (tracerd, the
+		 * datalake), so that only the window's are read: on_summary
+		 * checks each again */
+		struct job_filter f = r.filter;
+		int64_t from = (int64_t)floor(r.from_s) * 1000000000;
+
+		if (f.since_ns == INT64_MIN || f.since_ns < from)
+			f.since_ns = from;
+		if (r.run)
+			f.runs = r.run;
+		rc = cli_summaries_each(c, &f, on_summary, &r, &r.files);
+	}
 	if (rc == 0 && r.steps)
 		rc = add_jobs(c, &r);
 	if (rc != 0) {

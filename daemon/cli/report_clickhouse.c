@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "datalake_read.h"
+#include "growbuf.h"
 #include "report.h"
 /*
  * A job is counted once, however many steps and nodes it ran on: its
@@ -138,9 +139,29 @@ static int take_rows(struct report *r, char *text, bool flags, double *old)
 	return 0;
 }
 
+/* The jobs rows a report reads, after "FROM db.jobs": the window on end
+ * first (PREWHERE), then the report's selection (-j, -u, -A, --partition,
+ * -N, -S, -E, --run) as tracer jobs turns it into SQL; 0, or -1 (said)
+ * for a value that cannot be a name. */
+static int jobs_rows(struct growbuf *q, const struct report *r, long from)
+{
+	struct job_filter f = r->filter;
+
+	if (r->run)
+		f.runs = r->run;
+	growbuf_printf(q, " PREWHERE end >= toDateTime(%ld) WHERE scheduler != 'host' AND (", from);
+	if (datalake_where_buf(&f, q) != 0) {
+		fprintf(stderr, "tracer report: a filter value holds a control character\n");
+		return -1;
+	}
+	growbuf_printf(q, ")");
+	return 0;
+}
+
 int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 {
-	char db[80], q[4096], *out = NULL;
+	char db[80], *out = NULL;
+	struct growbuf q = {0};
 	double old = 0;
 	long from = (long)r->from_s;
 	const char *k = key_expr(r->by);
@@ -151,8 +172,8 @@ int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 			cfg->clickhouse_database);
 		return -1;
 	}
-	if (r->by == REPORT_BY_TOOL)
-		snprintf(q, sizeof(q),
+	if (r->by == REPORT_BY_TOOL) {
+		growbuf_printf(&q,
 			 "SELECT g, toFloat64(uniqExact(" JOB_KEY ")) AS jobs,"
 			 " toFloat64(sum(failed)) AS failed,"
 			 " toFloat64(sum(processes)) AS processes, sum(wall_s) AS wall,"
@@ -165,12 +186,14 @@ int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 			 "  FROM %s.tools PREWHERE end >= toDateTime(%ld)"
 			 "  LIMIT 1 BY summary_id, tool, path)"
 			 " ANY INNER JOIN"
-			 " (SELECT summary_id, host_cpus FROM %s.jobs PREWHERE end >= toDateTime(%ld)"
-			 "  WHERE scheduler != 'host' LIMIT 1 BY summary_id) USING summary_id"
-			 " GROUP BY g FORMAT JSONEachRow",
-			 k, db, from, db, from);
-	else
-		snprintf(q, sizeof(q),
+			 " (SELECT summary_id, host_cpus FROM %s.jobs",
+			 k, db, from, db);
+		if (jobs_rows(&q, r, from) != 0)
+			goto out;
+		growbuf_printf(&q, " LIMIT 1 BY summary_id) USING summary_id"
+			       " GROUP BY g FORMAT JSONEachRow");
+	} else {
+		growbuf_printf(&q,
 			 "SELECT g, toFloat64(uniqExact(" JOB_KEY ")) AS jobs,"
 			 " toFloat64(uniqExactIf(" JOB_KEY ", ifNull(exit_code, 0) != 0"
 			 " OR exit_signal IS NOT NULL)) AS failed,"
@@ -188,23 +211,33 @@ int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 			 " toFloat64(countIf(flags > 0 AND empty(flag_ids))) AS f_old"
 			 " FROM (SELECT %s AS g, job_id, cluster, summary_id, exit_code, exit_signal,"
 			 "  wall_s, cpu_s, alloc_cpus, host_cpus, mem_peak_bytes, alloc_mem_bytes,"
-			 "  rchar, wchar, flags, flag_ids FROM %s.jobs PREWHERE end >= toDateTime(%ld)"
-			 "  WHERE scheduler != 'host' LIMIT 1 BY summary_id)"
-			 " GROUP BY g FORMAT JSONEachRow",
-			 k, db, from);
-	if (run(cfg, q, &out) != 0 || take_rows(r, out, false, &old) != 0)
+			 "  rchar, wchar, flags, flag_ids FROM %s.jobs",
+			 k, db);
+		if (jobs_rows(&q, r, from) != 0)
+			goto out;
+		growbuf_printf(&q, " LIMIT 1 BY summary_id) GROUP BY g FORMAT JSONEachRow");
+	}
+	if (q.oom) {
+		fprintf(stderr, "tracer report: out of memory\n");
+		goto out;
+	}
+	if (run(cfg, q.p, &out) != 0 || take_rows(r, out, false, &old) != 0)
 		goto out;
 	free(out);
 	out = NULL;
+	q.len = 0;
 	if (r->by == REPORT_BY_TOOL) {
-		/* the jobs in the window: once, not once per tool */
-		snprintf(q, sizeof(q),
-			 /* a count of distinct jobs: a duplicate row changes nothing */
-			 "SELECT toFloat64(uniqExact(" JOB_KEY ")) AS jobs FROM %s.jobs"
-			 " PREWHERE end >= toDateTime(%ld) WHERE scheduler != 'host'"
-			 " FORMAT JSONEachRow",
-			 db, from);
-		if (run(cfg, q, &out) != 0)
+		/* the jobs in the window: once, not once per tool; a count of
+		 * distinct jobs: a duplicate row changes nothing */
+		growbuf_printf(&q, "SELECT toFloat64(uniqExact(" JOB_KEY ")) AS jobs FROM %s.jobs", db);
+		if (jobs_rows(&q, r, from) != 0)
+			goto out;
+		growbuf_printf(&q, " FORMAT JSONEachRow");
+		if (q.oom) {
+			fprintf(stderr, "tracer report: out of memory\n");
+			goto out;
+		}
+		if (run(cfg, q.p, &out) != 0)
 			goto out;
 		cJSON *o = cJSON_Parse(out);
 		r->jobs = (uint64_t)n0(o, "jobs");
@@ -212,23 +245,30 @@ int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 	} else {
 		/* the flags of rows with flags but no ids (before version 3,
 		 * f_old) from tracer.flags, asked only when there are any */
-		snprintf(q, sizeof(q),
-			 "SELECT g, flag, toFloat64(count()) AS n FROM (SELECT %s AS g, flag"
-			 " FROM %s.flags PREWHERE end >= toDateTime(%ld) WHERE summary_id IN"
-			 " (SELECT summary_id FROM %s.jobs PREWHERE end >= toDateTime(%ld)"
-			 "  WHERE flags > 0 AND empty(flag_ids))"
-			 " LIMIT 1 BY summary_id, flag, severity, n) GROUP BY g, flag"
-			 " FORMAT JSONEachRow",
-			 k, db, from, db, from);
 		if (old == 0) {
 			rc = 0;
 			goto out;
 		}
-		if (run(cfg, q, &out) != 0 || take_rows(r, out, true, &old) != 0)
+		growbuf_printf(&q,
+			 "SELECT g, flag, toFloat64(count()) AS n FROM (SELECT %s AS g, flag"
+			 " FROM %s.flags PREWHERE end >= toDateTime(%ld) WHERE summary_id IN"
+			 " (SELECT summary_id FROM %s.jobs",
+			 k, db, from, db);
+		if (jobs_rows(&q, r, from) != 0)
+			goto out;
+		growbuf_printf(&q, " AND flags > 0 AND empty(flag_ids))"
+			       " LIMIT 1 BY summary_id, flag, severity, n) GROUP BY g, flag"
+			       " FORMAT JSONEachRow");
+		if (q.oom) {
+			fprintf(stderr, "tracer report: out of memory\n");
+			goto out;
+		}
+		if (run(cfg, q.p, &out) != 0 || take_rows(r, out, true, &old) != 0)
 			goto out;
 	}
 	rc = 0;
 out:
+	growbuf_free(&q);
 	free(out);
 	return rc;
 }

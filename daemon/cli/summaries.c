@@ -33,23 +33,35 @@ static void report_status(const char *path, const struct sumfile_status *st)
 		fprintf(stderr, "tracer: %lu unreadable line(s) skipped\n", st->bad);
 }
 
-static void query_from_filter(struct proto_query *q, const struct job_filter *f, size_t max)
+/* one filter list into a query's field: 0, or -1 (said) when it is longer
+ * than tracerd takes; cutting it would ask for other jobs than asked */
+static int query_list(char *dst, const char *list)
+{
+	if (list && strlen(list) >= PROTO_QUERY_LIST_MAX) {
+		fprintf(stderr, "tracer: a filter list of %zu bytes (\"%.40s...\"): tracerd takes "
+			"at most %d: ask for fewer at a time\n", strlen(list), list,
+			PROTO_QUERY_LIST_MAX - 1);
+		return -1;
+	}
+	snprintf(dst, PROTO_QUERY_LIST_MAX, "%s", list ? list : "");
+	return 0;
+}
+
+/* f as a request's selection: 0, or -1 after a message */
+static int query_from_filter(struct proto_query *q, const struct job_filter *f, size_t max)
 {
 	memset(q, 0, sizeof(*q));
 	q->limit = (long)max;
 	q->since_ns = f ? f->since_ns : INT64_MIN;
 	q->until_ns = f ? f->until_ns : INT64_MAX;
 	if (!f)
-		return;
-	snprintf(q->users, sizeof(q->users), "%s", f->users ? f->users : "");
-	snprintf(q->states, sizeof(q->states), "%s", f->states ? f->states : "");
-	snprintf(q->names, sizeof(q->names), "%s", f->names ? f->names : "");
-	snprintf(q->runs, sizeof(q->runs), "%s", f->runs ? f->runs : "");
-	snprintf(q->job_ids, sizeof(q->job_ids), "%s", f->job_ids ? f->job_ids : "");
-	snprintf(q->accounts, sizeof(q->accounts), "%s", f->accounts ? f->accounts : "");
-	snprintf(q->partitions, sizeof(q->partitions), "%s",
-		 f->partitions ? f->partitions : "");
-	snprintf(q->nodes, sizeof(q->nodes), "%s", f->nodes ? f->nodes : "");
+		return 0;
+	if (query_list(q->users, f->users) || query_list(q->states, f->states) ||
+	    query_list(q->names, f->names) || query_list(q->runs, f->runs) ||
+	    query_list(q->job_ids, f->job_ids) || query_list(q->accounts, f->accounts) ||
+	    query_list(q->partitions, f->partitions) || query_list(q->nodes, f->nodes))
+		return -1;
+	return 0;
 }
 
 struct collect {
@@ -193,7 +205,8 @@ static cJSON *lake_find(struct cli *c, const char *name)
 	return out;
 }
 
-static int lake_each(struct cli *c, summary_fn fn, void *ctx, int *files)
+static int lake_each(struct cli *c, const struct job_filter *f, summary_fn fn, void *ctx,
+		     int *files)
 {
 	struct collect k = {.fn = fn, .ctx = ctx};
 	struct job_filter all;
@@ -201,7 +214,8 @@ static int lake_each(struct cli *c, summary_fn fn, void *ctx, int *files)
 
 	job_filter_init(&all);
 	*files = 1;
-	if (datalake_read_summaries(&c->cfg, &all, 0, lake_line, &k, err, sizeof(err)) != 0) {
+	if (datalake_read_summaries(&c->cfg, f ? f : &all, 0, lake_line, &k, err,
+				    sizeof(err)) != 0) {
 		fprintf(stderr, "tracer: %s\n", err);
 		return -1;
 	}
@@ -219,7 +233,8 @@ cJSON *cli_summaries_tail(struct cli *c, size_t max, const struct job_filter *f)
 		struct proto_query q;
 		int rc;
 
-		query_from_filter(&q, f, max);
+		if (query_from_filter(&q, f, max) != 0)
+			return NULL;
 		rc = ask_array(c, proto_query_request(&q), &out);
 		if (rc <= 0)
 			return rc == 0 ? out : NULL;
@@ -257,8 +272,9 @@ cJSON *cli_jobs_tail(struct cli *c, size_t jobs, const struct job_filter *f)
 		/* the window in jobs for a reader on a datalake; the window in
 		 * summaries (tracerd answers at most TRACER_ARCHIVE_LIMIT_MAX)
 		 * for a file archive and a tracerd that predates "jobs" */
-		query_from_filter(&q, &per_step, window > TRACER_ARCHIVE_LIMIT_MAX ?
-				  TRACER_ARCHIVE_LIMIT_MAX : window);
+		if (query_from_filter(&q, &per_step, window > TRACER_ARCHIVE_LIMIT_MAX ?
+				      TRACER_ARCHIVE_LIMIT_MAX : window) != 0)
+			return NULL;
 		q.jobs = (long)jobs;
 		snprintf(q.job_states, sizeof(q.job_states), "%s", f->states ? f->states : "");
 		rc = ask_array(c, proto_query_request(&q), &out);
@@ -294,19 +310,21 @@ cJSON *cli_summary_find(struct cli *c, const char *name)
 	return out;
 }
 
-int cli_summaries_each(struct cli *c, summary_fn fn, void *ctx, int *files)
+int cli_summaries_each(struct cli *c, const struct job_filter *f, summary_fn fn, void *ctx,
+		       int *files)
 {
 	struct sumfile_status st = {0};
 	int rc;
 
 	if (lake_direct(c))
-		return lake_each(c, fn, ctx, files);
+		return lake_each(c, f, fn, ctx, files);
 	if (cli_archive_remote()) {
 		struct proto_query q;
 		struct collect k = {.fn = fn, .ctx = ctx};
 		cJSON *last = NULL;
 
-		query_from_filter(&q, NULL, 0);
+		if (query_from_filter(&q, f, 0) != 0)
+			return -1;
 		q.all_files = true;
 		rc = ask(c, proto_query_request(&q), &k, &last);
 		*files = (int)cli_jnum(last, "files");
@@ -314,7 +332,7 @@ int cli_summaries_each(struct cli *c, summary_fn fn, void *ctx, int *files)
 		if (rc <= 0)
 			return rc == 0 ? 0 : k.rc ? k.rc : -1;
 	}
-	rc = sumfile_each(c->cfg.file_path, NULL, fn, ctx, files, &st);
+	rc = sumfile_each(c->cfg.file_path, f, fn, ctx, files, &st);
 	report_status(c->cfg.file_path, &st);
 	return rc;
 }
@@ -344,7 +362,8 @@ cJSON *cli_summaries_select(struct cli *c, const struct job_filter *f)
 	if (cli_archive_remote()) {
 		struct proto_query q;
 
-		query_from_filter(&q, f, TRACER_DEFAULT_JOBVIEW_MAX_STEPS);
+		if (query_from_filter(&q, f, TRACER_DEFAULT_JOBVIEW_MAX_STEPS) != 0)
+			return NULL;
 		q.all_files = true;
 		rc = ask_array(c, proto_query_request(&q), &out);
 		if (rc <= 0)

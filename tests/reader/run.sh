@@ -23,11 +23,14 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/delivery/clickhouse.sh"
-CH_TCP=18611 CH_HTTP=18634
+# READER_CH_TCP, READER_CH_HTTP: other ports (another run may hold these)
+CH_TCP=${READER_CH_TCP:-18611} CH_HTTP=${READER_CH_HTTP:-18634}
 UA=tracer-ra
 UB=tracer-rb
 GRP=tracer-rg
+SLEEPER=
 cleanup() {
+	[ -n "$SLEEPER" ] && kill "$SLEEPER" 2>/dev/null
 	reader_stop
 	kill_owned
 	stop_tracerd
@@ -150,6 +153,11 @@ check "jobs --name 'a\\' of B: nothing (a backslash ends no literal)" sh -c "tes
 check "show \"' OR '1'='1\" of B: not found" not_found "$UB" "' OR '1'='1"
 check "show \"$A_JOB' OR uid != 0 OR '\" of B: not found" not_found "$UB" "$A_JOB' OR uid != 0 OR '"
 check "B's listing still works after the attempts (the reader is up)" jobs_are "$UB" "$B_JOB"
+# tracerd takes 255 bytes of a list: one cut there would ask for other
+# jobs than asked (here without A's own task)
+LONG=$(printf 'x%.0s' $(seq 300)),$MARK
+long_list() { local o; if o=$(ucli "$UA" jobs --limit 0 --json --name "$LONG"); then echo "$o"; return 1; fi; grep -qF "tracerd takes at most 255" <<<"$o" || { echo "$o"; return 1; }; }
+check "jobs --name of more than 255 bytes of A: refused, saying the limit, not cut" long_list
 
 echo "== B cannot query ClickHouse with what it was given"
 check "an unauthenticated HTTP query fails" not as "$UB" curl -sf --max-time 5 "http://127.0.0.1:$CH_HTTP/?query=SELECT%201"
@@ -330,9 +338,57 @@ check "root's tracer jobs past 1 MiB: a clear error" lake_error "$MEMMSG" \
 reader_up -o datalake_max_memory=1048576
 user_mem_error() { local o; if o=$(ucli "$UA" jobs --limit 0 --json); then echo "$o"; return 1; fi; grep -qF "$MEMMSG" <<<"$o" || { echo "$o"; return 1; }; }
 check "A's tracer jobs through the reader past 1 MiB: the same error" user_mem_error
+errors_counted() { "$BUILD/tracer" -o socket="$RSOCK" status --json | python3 -c 'import json,sys
+a = json.load(sys.stdin)["archive_requests"]
+sys.exit(0 if a.get("errors", 0) >= 1 else f"archive_requests {a}")'; }
+check "the reader counts the answer it gave as an error (archive_requests.errors)" errors_counted
 reader_stop
 reader_up
 check "with the default, A's listing works again" jobs_are "$UA" "$A_JOB" "$INJ_JOB" 77001
+
+echo "== one question of a user at a time on the server"
+# ClickHouse 18.16 goes on with a query whose client gave up (the reader's
+# deadline passed): a question of A's still running there (here one that
+# sleeps, under the id the reader gives A's questions) holds A's next
+# question off, not B's
+QID=tracerd-$(hostname | cut -c1-40 | tr -c 'A-Za-z0-9._\n-' _)-$READER_PID-u$UA_UID
+curl -s -u "tracer_rw:$RW_PW" --max-time 30 "http://127.0.0.1:$CH_HTTP/?query_id=$QID&max_block_size=1" \
+	--data-binary "SELECT sum(sleep(1)) FROM numbers(8)" >/dev/null &
+SLEEPER=$!
+sleeping() { [ "$(chq -q "SELECT count() FROM system.processes WHERE query_id = '$QID'")" = 1 ]; }
+wait_until 10 "the query $QID on the server" sleeping
+a_busy() { local o; if o=$(ucli "$UA" jobs --limit 0 --json); then echo "$o"; return 1; fi; grep -qF "busy: your earlier question is still running on the datalake's server" <<<"$o" || { echo "$o"; return 1; }; }
+check "A's listing while A's earlier question runs on the server: busy, saying why" a_busy
+check "B's listing meanwhile: B's job" jobs_are "$UB" "$B_JOB"
+wait "$SLEEPER"
+SLEEPER=
+check "A's listing once it ended: A's jobs" jobs_are "$UA" "$A_JOB" "$INJ_JOB" 77001
+reader_stop
+
+echo "== tracer report reads its window only"
+# 2,400 summaries of A's of 30 KB that ended 40 days ago: more than one
+# answer of the datalake holds (64 MiB)
+old_history() { chq -q "SELECT summary FROM tracer.jobs WHERE job = '$A_JOB' LIMIT 1" | python3 -c '
+import json, sys, time
+s = json.loads(sys.stdin.readline())
+uid, user = int(sys.argv[1]), sys.argv[2]
+end = int(time.time()) - 40 * 86400
+for i in range(2400):
+    sid = "old-%08d" % i
+    t = dict(s, job=sid, summary_id=sid, end_ns=str((end + i) * 10**9), pad="x" * 30000)
+    print(json.dumps({"summary_id": sid, "job": sid, "scheduler": "local", "uid": uid, "user": user,
+                      "task_name": "old-history", "end_ns": (end + i) * 10**9,
+                      "end": time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(end + i)),
+                      "summary": json.dumps(t, separators=(",", ":"))}))' "$UA_UID" "$UA" |
+	chq -q "INSERT INTO tracer.jobs FORMAT JSONEachRow"; }
+check "A's 70 MiB of summaries of 40 days ago are in the datalake" old_history
+reader_up
+report_window() { # report_window COMMAND...: its report --since 7d has A's task, not the old ones
+	local o; o=$("$@" report --since 7d --by task --csv) || { echo "$o"; return 1; }
+	grep -qF "$MARK" <<<"$o" && ! grep -q old-history <<<"$o" || { echo "$o"; return 1; }
+}
+check "A's report --since 7d through the reader: A's task of today" report_window ucli "$UA"
+check "root's report --since 7d from the datalake: the same" report_window root_lake
 reader_stop
 
 no_sanitizer_reports "no sanitizer report in the reader's log" "$RLOG"

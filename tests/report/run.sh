@@ -130,13 +130,15 @@ check "--by host and --since 7x: exit 2 with the reason" \
 out=$("$BUILD/tracer" -o file="$TMP/none.ndjson" report 2>&1); rc=$?
 check "no archive: no job, exit 0" sh -c "[ $rc = 0 ] && echo '$out' | grep -q '0 job(s) in 0 file(s)'"
 
-echo "== --clickhouse: the same from ClickHouse (Debian's server, private, ports 18220-18221)"
+# REPORT_CH_TCP, REPORT_CH_HTTP: other ports (another run may hold these)
+RCH_TCP=${REPORT_CH_TCP:-18220} RCH_HTTP=${REPORT_CH_HTTP:-18221}
+echo "== --clickhouse: the same from ClickHouse (Debian's server, private, ports $RCH_TCP-$RCH_HTTP)"
 CH_OK=0
 if [ "$(id -u)" != 0 ]; then
 	fail "--clickhouse needs root (tracerd delivers to ClickHouse)"
 else
-	ch_up "$TMP/ch" 18220 18221
-	if "$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:18221/ datalake migrate \
+	ch_up "$TMP/ch" "$RCH_TCP" "$RCH_HTTP"
+	if "$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:$RCH_HTTP/ datalake migrate \
 		--dir "$TOP/contrib/clickhouse/migrations" >/dev/null; then
 		CH_OK=1
 	else
@@ -144,16 +146,16 @@ else
 	fi
 fi
 if [ "$CH_OK" = 1 ] && start_tracerd rep -o sinks=file,clickhouse -o spool_dir="$TMP/spool" \
-	-o clickhouse_url=http://127.0.0.1:18221/ -o retry_max_ms=2000; then
+	-o clickhouse_url=http://127.0.0.1:$RCH_HTTP/ -o retry_max_ms=2000; then
 	for i in 1 2 3 4 5 6; do
 		tr_cli run --name "task-$((i % 3))" --pipeline "p$((i % 2))" -- \
 			/bin/sh -c "$spin; /bin/true; exit \$(( $i == 4 || $i == 5 ? 2 : 0 ))" >/dev/null 2>&1
 	done
-	ch6() { [ "$(clickhouse-client --port 18220 -q 'SELECT count() FROM tracer.jobs FINAL')" = 6 ]; }
+	ch6() { [ "$(clickhouse-client --port $RCH_TCP -q 'SELECT count() FROM tracer.jobs FINAL')" = 6 ]; }
 	wait_until 60 "the 6 jobs in ClickHouse" ch6
 	for by in task tool user pipeline run; do
 		"$BUILD/tracer" -o file="$TRACERD_FILE" report --by "$by" --json >"$TMP/f.$by.json" 2>/dev/null
-		"$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:18221/ report --clickhouse \
+		"$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:$RCH_HTTP/ report --clickhouse \
 			--by "$by" --json >"$TMP/c.$by.json" 2>"$TMP/c.$by.err"
 		check "--clickhouse --by $by: the same groups and sums as the local archive" \
 			sh -c "python3 $TOP/tests/report/same.py $by $TMP/f.$by.json $TMP/c.$by.json || { cat $TMP/c.$by.err; false; }"
@@ -165,7 +167,7 @@ sys.exit(0 if n > 0 else f"no flag in {sys.argv[1]}")' "$TMP/c.pipeline.json"; }
 	check "--clickhouse --by pipeline: the jobs' flags, counted as the archive counts them" has_flags
 	# rows from before version 3 (no flag_ids): their flags from
 	# tracer.flags, beside the others' from their rows
-	chq_r() { clickhouse-client --port 18220 -q "$1"; }
+	chq_r() { clickhouse-client --port $RCH_TCP -q "$1"; }
 	mutated() { [ "$(chq_r "SELECT count() FROM system.mutations WHERE table = 'jobs' AND is_done = 0")" = 0 ]; }
 	chq_r "ALTER TABLE tracer.jobs UPDATE flag_ids = emptyArrayString() WHERE pipeline = 'p0'" &&
 		wait_until 30 "the mutation done" mutated
@@ -176,12 +178,26 @@ sys.exit(0 if n > 0 else f"no flag in {sys.argv[1]}")' "$TMP/c.pipeline.json"; }
 	}
 	check "p0's rows without flag_ids now, the others with theirs" p0_old
 	for by in pipeline user; do
-		"$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:18221/ report --clickhouse \
+		"$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:$RCH_HTTP/ report --clickhouse \
 			--by "$by" --json >"$TMP/o.$by.json" 2>"$TMP/o.$by.err"
 		check "--clickhouse --by $by, old rows and new: the same flags and sums as the archive" \
 			sh -c "python3 $TOP/tests/report/same.py $by $TMP/f.$by.json $TMP/o.$by.json || { cat $TMP/o.$by.err; false; }"
 	done
-	"$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:18222/ report --clickhouse >/dev/null 2>"$TMP/c.down"
+	# the selection applies as to the archive: a report of one user, one
+	# node or a time is not the site's
+	HOST=$(python3 -c 'import socket; print(socket.gethostname())')
+	for sel in "-u nobody" "-u root -N $HOST" "-E now-1days"; do
+		for by in task tool; do
+			# shellcheck disable=SC2086 # sel: the options, split
+			"$BUILD/tracer" -o file="$TRACERD_FILE" report --by "$by" $sel --json >"$TMP/fs.json" 2>/dev/null
+			# shellcheck disable=SC2086
+			"$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:$RCH_HTTP/ report --clickhouse \
+				--by "$by" $sel --json >"$TMP/cs.json" 2>"$TMP/cs.err"
+			check "--clickhouse --by $by $sel: the same groups and sums as the local archive's" \
+				sh -c "python3 $TOP/tests/report/same.py $by $TMP/fs.json $TMP/cs.json || { cat $TMP/cs.err; false; }"
+		done
+	done
+	"$BUILD/tracer" -o clickhouse_url=http://127.0.0.1:$((RCH_HTTP + 1))/ report --clickhouse >/dev/null 2>"$TMP/c.down"
 	rc=$?
 	check "--clickhouse with no server: exit 1, saying so" sh -c "[ $rc = 1 ] && grep -q 'tracer report: ClickHouse: ' $TMP/c.down"
 	stop_tracerd

@@ -13,7 +13,8 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 BUILD=$(cd "${1:-$TOP/build}" && pwd)
 . "$TOP/tests/lib.sh"
 . "$TOP/tests/delivery/clickhouse.sh"
-CH_TCP=18741 CH_HTTP=18742
+# TUNELAKE_CH_TCP, TUNELAKE_CH_HTTP: other ports (another run may hold these)
+CH_TCP=${TUNELAKE_CH_TCP:-18741} CH_HTTP=${TUNELAKE_CH_HTTP:-18742}
 UA=tracer-tla
 UB=tracer-tlb
 GRP=tracer-tlg
