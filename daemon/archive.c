@@ -457,7 +457,9 @@ struct archive *archive_start(const struct tracer_config *cfg, char *err, size_t
 	{
 		char host[64] = "";
 
-		(void)gethostname(host, sizeof(host) - 1);
+		/* without a name the ids stay apart by the pid alone */
+		if (gethostname(host, sizeof(host) - 1) != 0)
+			log_warn("gethostname: %s: the datalake's query ids lack it", strerror(errno));
 		snprintf(a->qid, sizeof(a->qid), "tracerd-%.40s-%d", host, (int)getpid());
 	}
 	a->conf = malloc(sizeof(*a->conf));
