@@ -263,21 +263,6 @@ static void test_gone_client(void)
 				r[i].job_tag == 7 ? DOCKERWATCH_UNMATCHED : DOCKERWATCH_FAILED);
 }
 
-/* ns this thread has waited for a CPU so far (run_delay of
- * /proc/thread-self/schedstat; 0 where the kernel does not say) */
-static uint64_t queued_ns(void)
-{
-	unsigned long long run, queued = 0;
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-
-	if (f) {
-		if (fscanf(f, "%llu %llu", &run, &queued) != 2)
-			queued = 0;
-		fclose(f);
-	}
-	return queued;
-}
-
 static void test_cap_and_hang(void)
 {
 	struct dockerwatch_result r[DOCKERWATCH_MAX];
@@ -295,11 +280,11 @@ static void test_cap_and_hang(void)
 	 * (a call's time, less what this thread waited for a CPU meanwhile:
 	 * a loaded machine may keep it off the CPU, which is not a wait) */
 	for (int i = 0; i < 50; i++) {
-		q0 = queued_ns();
+		q0 = unit_queued_ns();
 		t0 = clock_mono_ns();
 		dockerwatch_take(r, DOCKERWATCH_MAX);
 		took = clock_mono_ns() - t0;
-		q0 = queued_ns() - q0;
+		q0 = unit_queued_ns() - q0;
 		took = took > q0 ? took - q0 : 0;
 		if (took > worst)
 			worst = took;

@@ -243,22 +243,9 @@ struct span {
 	int64_t ms, own_ms;
 };
 
-static uint64_t queued_ns(void)
-{
-	unsigned long long run, queued = 0;
-	FILE *f = fopen("/proc/thread-self/schedstat", "r");
-
-	if (f) {
-		if (fscanf(f, "%llu %llu", &run, &queued) != 2)
-			queued = 0;
-		fclose(f);
-	}
-	return queued;
-}
-
 static void span_start(struct span *s)
 {
-	s->queued0_ns = queued_ns();
+	s->queued0_ns = unit_queued_ns();
 	s->t0_ms = (int64_t)clock_mono_ms();
 }
 
@@ -267,7 +254,7 @@ static void span_end(struct span *s)
 	uint64_t q;
 
 	s->ms = (int64_t)clock_mono_ms() - s->t0_ms;
-	q = queued_ns() - s->queued0_ns;
+	q = unit_queued_ns() - s->queued0_ns;
 	s->own_ms = s->ms - (int64_t)(q / 1000000);
 }
 

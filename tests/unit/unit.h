@@ -116,4 +116,20 @@ static inline const char *source_file(const char *rel)
 	return rel;
 }
 
+/* ns this thread has waited for a CPU so far (run_delay of
+ * /proc/thread-self/schedstat; 0 where the kernel does not say): what a
+ * bound on a call's own time subtracts on a loaded machine */
+static inline unsigned long long unit_queued_ns(void)
+{
+	unsigned long long run, queued = 0;
+	FILE *f = fopen("/proc/thread-self/schedstat", "r");
+
+	if (f) {
+		if (fscanf(f, "%llu %llu", &run, &queued) != 2)
+			queued = 0;
+		fclose(f);
+	}
+	return queued;
+}
+
 #endif
