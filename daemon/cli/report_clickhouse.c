@@ -62,12 +62,16 @@ static int db_name(const char *db, char *out, size_t len)
 	return 0;
 }
 
-static int run(const struct tracer_config *cfg, const char *q, char **out)
+static int run(const struct tracer_config *cfg, const struct growbuf *q, char **out)
 {
 	char err[600];
 	size_t len;
 
-	if (datalake_query_within(cfg, q, TRACER_DATALAKE_AGGREGATE_TIMEOUT_MS, out, &len, err,
+	if (q->oom) {
+		fprintf(stderr, "tracer report: out of memory\n");
+		return -1;
+	}
+	if (datalake_query_within(cfg, q->p, TRACER_DATALAKE_AGGREGATE_TIMEOUT_MS, out, &len, err,
 				  sizeof(err)) != 0) {
 		if (strstr(err, "identifier: flag_ids") || strstr(err, "Missing columns: 'flag_ids'"))
 			fprintf(stderr, "tracer report: the datalake has no %s.jobs.flag_ids of schema "
@@ -217,11 +221,7 @@ int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 			goto out;
 		growbuf_printf(&q, " LIMIT 1 BY summary_id) GROUP BY g FORMAT JSONEachRow");
 	}
-	if (q.oom) {
-		fprintf(stderr, "tracer report: out of memory\n");
-		goto out;
-	}
-	if (run(cfg, q.p, &out) != 0 || take_rows(r, out, false, &old) != 0)
+	if (run(cfg, &q, &out) != 0 || take_rows(r, out, false, &old) != 0)
 		goto out;
 	free(out);
 	out = NULL;
@@ -233,11 +233,7 @@ int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 		if (jobs_rows(&q, r, from) != 0)
 			goto out;
 		growbuf_printf(&q, " FORMAT JSONEachRow");
-		if (q.oom) {
-			fprintf(stderr, "tracer report: out of memory\n");
-			goto out;
-		}
-		if (run(cfg, q.p, &out) != 0)
+		if (run(cfg, &q, &out) != 0)
 			goto out;
 		cJSON *o = cJSON_Parse(out);
 		r->jobs = (uint64_t)n0(o, "jobs");
@@ -259,11 +255,7 @@ int report_from_clickhouse(struct report *r, const struct tracer_config *cfg)
 		growbuf_printf(&q, " AND flags > 0 AND empty(flag_ids))"
 			       " LIMIT 1 BY summary_id, flag, severity, n) GROUP BY g, flag"
 			       " FORMAT JSONEachRow");
-		if (q.oom) {
-			fprintf(stderr, "tracer report: out of memory\n");
-			goto out;
-		}
-		if (run(cfg, q.p, &out) != 0 || take_rows(r, out, true, &old) != 0)
+		if (run(cfg, &q, &out) != 0 || take_rows(r, out, true, &old) != 0)
 			goto out;
 	}
 	rc = 0;
