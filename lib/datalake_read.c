@@ -1,11 +1,10 @@
 /*
  * datalake_read.c - summaries back from ClickHouse (datalake_read.h).
  *
- * A user controls the names a filter holds, so every value goes into the
- * SQL as a quoted string literal with its backslashes and quotes escaped,
- * and a value with a control character is refused; numbers are printed
- * from integers.  The answer is TabSeparatedRaw: one summary per line as
- * stored (a summary is one line of JSON, without tabs).  The query runs
+ * A user controls the names a filter holds: the conditions are built by
+ * datalake_sql.c, which quotes every value.  The answer is
+ * TabSeparatedRaw: one summary per line as stored (a summary is one line
+ * of JSON, without tabs).  The query runs
  * over the HTTP interface through clickhouse.c (the sinks' request
  * helper), within a deadline and a cap on the answer's size, both also
  * told to the server.
@@ -20,9 +19,15 @@
 
 #include "clickhouse.h"
 #include "datalake_read.h"
+#include "datalake_sql.h"
 #include "defaults.h"
 #include "growbuf.h"
 #include "sink_priv.h"
+
+static void adds(struct growbuf *b, const char *s)
+{
+	growbuf_add(b, s, strlen(s));
+}
 
 bool datalake_configured(const struct tracer_config *cfg)
 {
@@ -51,169 +56,6 @@ int datalake_check_credentials(const struct tracer_config *cfg, char *err, size_
 	}
 	rc = sink_http_read_secret(path, password, sizeof(password), err, errlen);
 	memset(password, 0, sizeof(password));
-	return rc;
-}
-
-static void adds(struct growbuf *b, const char *s)
-{
-	growbuf_add(b, s, strlen(s));
-}
-
-/* 'value' as a ClickHouse string literal; -1 for a control character */
-static int add_literal(struct growbuf *b, const char *v, size_t n)
-{
-	adds(b, "'");
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)v[i];
-
-		if (c < 0x20 || c == 0x7f)
-			return -1;
-		if (c == '\\' || c == '\'')
-			adds(b, "\\");
-		growbuf_add(b, (const char *)&v[i], 1);
-	}
-	adds(b, "'");
-	return 0;
-}
-
-static bool all_digits(const char *w, size_t n)
-{
-	if (n == 0 || n > 18)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!isdigit((unsigned char)w[i]))
-			return false;
-	return true;
-}
-
-enum list_kind { L_PLAIN, L_USER, L_STATE, L_JOB };
-
-/* One word of a list as a condition. */
-static int add_word(struct growbuf *b, enum list_kind kind, const char *col, const char *w,
-		    size_t n)
-{
-	char buf[64];
-	const char *dot, *us;
-
-	switch (kind) {
-	case L_USER:
-		if (all_digits(w, n))
-			return growbuf_printf(b, "uid = %.*s", (int)n, w), 0;
-		break;
-	case L_STATE:
-		w = job_filter_state_word(w, n, buf, sizeof(buf));
-		n = strlen(w);
-		growbuf_printf(b, "upper(%s) = upper(", col);
-		if (add_literal(b, w, n) != 0)
-			return -1;
-		return adds(b, ")"), 0;
-	case L_JOB:
-		/* as job_filter_match: the job or array job id, JOB.STEP, or
-		 * ARRAYJOB_TASK (each split at its last separator) */
-		dot = memrchr(w, '.', n);
-		us = memrchr(w, '_', n);
-		adds(b, "(job_id = ");
-		if (add_literal(b, w, n) != 0)
-			return -1;
-		adds(b, " OR array_job_id = ");
-		add_literal(b, w, n);
-		if (dot) {
-			adds(b, " OR (job_id = ");
-			add_literal(b, w, (size_t)(dot - w));
-			adds(b, " AND step_id = ");
-			add_literal(b, dot + 1, n - (size_t)(dot - w) - 1);
-			adds(b, ")");
-		}
-		if (us && all_digits(us + 1, n - (size_t)(us - w) - 1)) {
-			adds(b, " OR (array_job_id = ");
-			add_literal(b, w, (size_t)(us - w));
-			growbuf_printf(b, " AND array_task_id = %.*s)",
-				       (int)(n - (size_t)(us - w) - 1), us + 1);
-		}
-		return adds(b, ")"), 0;
-	default:
-		break;
-	}
-	growbuf_printf(b, "%s = ", col);
-	return add_literal(b, w, n);
-}
-
-/* " AND (col = 'a' OR col = 'b')" for a comma list; nothing for NULL */
-static int add_list(struct growbuf *b, const char *list, enum list_kind kind,
-		    const char *col, const char *col2)
-{
-	const char *p = list;
-	bool first = true;
-
-	if (!list)
-		return 0;
-	adds(b, " AND (");
-	while (*p) {
-		size_t n = strcspn(p, ",");
-
-		if (n > 0) {
-			if (!first)
-				adds(b, " OR ");
-			first = false;
-			if (add_word(b, kind, col, p, n) != 0)
-				return -1;
-			if (col2) {
-				adds(b, " OR ");
-				if (add_word(b, kind, col2, p, n) != 0)
-					return -1;
-			}
-		}
-		p += n;
-		if (*p == ',')
-			p++;
-	}
-	if (first) /* an empty list matches nothing, as in job_filter_match */
-		adds(b, "0");
-	adds(b, ")");
-	return 0;
-}
-
-static int where_into(const struct job_filter *f, struct growbuf *b)
-{
-	adds(b, "1");
-	if (f->owner_uid >= 0)
-		growbuf_printf(b, " AND uid = %" PRId64, f->owner_uid);
-	if (add_list(b, f->users, L_USER, "user", NULL) != 0 ||
-	    add_list(b, f->states, L_STATE, "state", NULL) != 0 ||
-	    add_list(b, f->names, L_PLAIN, "task_name", NULL) != 0 ||
-	    add_list(b, f->runs, L_PLAIN, "run_id", "run_name") != 0 ||
-	    add_list(b, f->job_ids, L_JOB, "job_id", NULL) != 0 ||
-	    add_list(b, f->accounts, L_PLAIN, "account", NULL) != 0 ||
-	    add_list(b, f->partitions, L_PLAIN, "partition", NULL) != 0 ||
-	    add_list(b, f->nodes, L_PLAIN, "host", NULL) != 0)
-		return -1;
-	/* as job_filter_match: -S keeps what ended then or later, -E what
-	 * had started by then */
-	if (f->since_ns != INT64_MIN) {
-		int64_t since = f->since_ns < 0 ? 0 : f->since_ns;
-
-		/* end (seconds) too: it is in the sorting key, end_ns is not */
-		growbuf_printf(b, " AND end >= toDateTime(%" PRId64 ") AND end_ns >= %" PRId64,
-			       since / 1000000000, since);
-	}
-	if (f->until_ns != INT64_MAX)
-		growbuf_printf(b, " AND start_ns <= %" PRId64, f->until_ns < 0 ? 0 : f->until_ns);
-	return 0;
-}
-
-int datalake_where(const struct job_filter *f, char *out, size_t outlen, char *err,
-		   size_t errlen)
-{
-	struct growbuf b = {0};
-	int rc = -1;
-
-	if (where_into(f, &b) != 0)
-		snprintf(err, errlen, "a filter value holds a control character");
-	else if (b.oom || b.len >= outlen)
-		snprintf(err, errlen, "the selection is too long");
-	else
-		rc = snprintf(out, outlen, "%s", b.p) < 0 ? -1 : 0;
-	growbuf_free(&b);
 	return rc;
 }
 
@@ -431,14 +273,14 @@ static void add_keys_of(struct growbuf *b, const char *w, size_t n, bool first)
 
 	if (!first)
 		adds(b, ", ");
-	add_literal(b, w, n);
+	datalake_sql_literal(b, w, n);
 	if (dot) {
 		adds(b, ", ");
-		add_literal(b, w, (size_t)(dot - w));
+		datalake_sql_literal(b, w, (size_t)(dot - w));
 	}
 	if (us) {
 		adds(b, ", ");
-		add_literal(b, w, (size_t)(us - w));
+		datalake_sql_literal(b, w, (size_t)(us - w));
 	}
 }
 
@@ -507,7 +349,7 @@ int datalake_read_summaries(const struct tracer_config *cfg, const struct job_fi
 	struct selection sel = {.limit = limit < 0 ? 0 : limit};
 	int rc = -1;
 
-	if (where_into(f, &where) != 0)
+	if (datalake_sql_where(f, &where) != 0)
 		snprintf(err, errlen, "a filter value holds a control character");
 	else if (where.oom)
 		snprintf(err, errlen, "out of memory");
@@ -530,7 +372,7 @@ int datalake_read_jobs(const struct tracer_config *cfg, const struct job_filter 
 		return datalake_read_summaries(cfg, f, 0, each, ctx, err, errlen);
 	/* the state is the job's, of all its steps: in HAVING, not per row */
 	adds(&having, "1");
-	if (where_into(f, &where) != 0 || add_list(&having, job_states, L_STATE, JOB_STATE, NULL) != 0)
+	if (datalake_sql_where(f, &where) != 0 || datalake_sql_list(&having, job_states, DATALAKE_L_STATE, JOB_STATE, NULL) != 0)
 		snprintf(err, errlen, "a filter value holds a control character");
 	else if (where.oom || having.oom)
 		snprintf(err, errlen, "out of memory");
@@ -553,7 +395,7 @@ int datalake_read_job(const struct tracer_config *cfg, const char *name,
 	const char *dot = strchr(name, '.');
 	int rc = -1;
 
-	if (where_into(f, &where) != 0)
+	if (datalake_sql_where(f, &where) != 0)
 		goto bad;
 	if (strcmp(name, "last") != 0) {
 		/*
@@ -564,20 +406,20 @@ int datalake_read_job(const struct tracer_config *cfg, const char *name,
 		 * task named "1234" cannot shadow Slurm's job 1234.
 		 */
 		adds(&id, "(job = ");
-		if (add_literal(&id, name, strlen(name)) != 0)
+		if (datalake_sql_literal(&id, name, strlen(name)) != 0)
 			goto bad;
 		adds(&id, " OR summary_id = ");
-		add_literal(&id, name, strlen(name));
+		datalake_sql_literal(&id, name, strlen(name));
 		adds(&id, ")");
 		adds(&sched, "(job_id = ");
-		add_literal(&sched, name, strlen(name));
+		datalake_sql_literal(&sched, name, strlen(name));
 		if (dot) {
 			adds(&sched, " OR ");
-			add_word(&sched, L_JOB, "job_id", name, strlen(name));
+			datalake_sql_word(&sched, DATALAKE_L_JOB, "job_id", name, strlen(name));
 		}
 		adds(&sched, ")");
 		growbuf_printf(&where, " AND (%s OR %s OR task_name = ", id.p, sched.p);
-		add_literal(&where, name, strlen(name));
+		datalake_sql_literal(&where, name, strlen(name));
 		adds(&where, ")");
 		growbuf_printf(&rank, "multiIf(%s, 3, scheduler IN ('slurm', 'aws-batch') AND %s,"
 			       " 2, 1)", id.p, sched.p);
@@ -604,11 +446,6 @@ out:
 
 /* ---- for other readers of the datalake (tune_read.c) ---- */
 
-int datalake_literal(struct growbuf *b, const char *v)
-{
-	return add_literal(b, v, strlen(v));
-}
-
 int datalake_query(const struct tracer_config *cfg, const char *sql, char **out, size_t *len,
 		   char *err, size_t errlen)
 {
@@ -625,11 +462,6 @@ int datalake_query_within(const struct tracer_config *cfg, const char *sql, long
 		return -1;
 	}
 	return 0;
-}
-
-int datalake_where_buf(const struct job_filter *f, struct growbuf *b)
-{
-	return where_into(f, b);
 }
 
 const char *datalake_database(const struct tracer_config *cfg, char *err, size_t errlen)

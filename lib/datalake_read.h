@@ -61,22 +61,10 @@ int datalake_read_job(const struct tracer_config *cfg, const char *name,
 		      const struct job_filter *f, datalake_each_fn each, void *ctx, char *err,
 		      size_t errlen);
 
-/*
- * The SQL of a selection, for datalake_read_summaries (exposed for the
- * tests): the WHERE condition of f into out ("1" when f selects all).
- * 0, or -1 with err (a value that cannot be a name: a control character).
- */
-int datalake_where(const struct job_filter *f, char *out, size_t outlen, char *err,
-		   size_t errlen);
-
 /* ---- for other readers of the datalake (tune_read.c, sweep.c, tracer
  * report --clickhouse): every query is read-only (readonly=1) and bounded
  * in time, memory (datalake_max_memory) and answer on the server ---- */
-struct growbuf;
-/* v as a quoted string literal into b: 0, or -1 for a control character. */
-int datalake_literal(struct growbuf *b, const char *v);
-/* f's WHERE condition appended to b: 0, or -1 (a control character). */
-int datalake_where_buf(const struct job_filter *f, struct growbuf *b);
+/* (their conditions: datalake_sql.h) */
 /* Run sql (its database named through datalake_database) within the
  * deadline and the answer's cap: the answer in *out (malloc'd,
  * NUL-terminated), 0; or -1 with err. */

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "datalake_read.h"
+#include "datalake_sql.h"
 #include "growbuf.h"
 #include "tune_read.h"
 
@@ -57,11 +58,11 @@ int tune_read_sql(const struct tracer_config *cfg, const struct job_filter *f,
 		       " start_ns, end_ns, state, alloc_cpus, alloc_mem_bytes, time_limit_s,"
 		       " mem_peak_bytes, cpu_s, rchar, host, conc_p95, labels FROM %s.jobs PREWHERE ",
 		       db);
-	if (datalake_where_buf(f, sql) != 0)
+	if (datalake_sql_where(f, sql) != 0)
 		goto bad;
 	if (pipeline) {
 		growbuf_printf(sql, " AND pipeline = ");
-		if (datalake_literal(sql, pipeline) != 0)
+		if (datalake_sql_literal(sql, pipeline, strlen(pipeline)) != 0)
 			goto bad;
 	}
 	growbuf_printf(sql, " AND task_name != '' LIMIT 1 BY summary_id)"

@@ -2,8 +2,8 @@
  * tune_read.h - the runs `tracer tune` learns from, read from the
  * ClickHouse datalake as one row per job with only the columns tuning
  * needs (never the whole summary), so that a pipeline's month stays
- * fast on a table of millions of jobs.  Selection, quoting and bounds
- * are datalake_read.c's.
+ * fast on a table of millions of jobs.  Selection and quoting are
+ * datalake_sql.c's, the bounds datalake_read.c's.
  */
 #ifndef TRACER_TUNE_READ_H
 #define TRACER_TUNE_READ_H

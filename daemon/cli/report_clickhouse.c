@@ -19,6 +19,7 @@
 
 #include "config.h"
 #include "datalake_read.h"
+#include "datalake_sql.h"
 #include "growbuf.h"
 #include "report.h"
 /*
@@ -154,7 +155,7 @@ static int jobs_rows(struct growbuf *q, const struct report *r, long from)
 	if (r->run)
 		f.runs = r->run;
 	growbuf_printf(q, " PREWHERE end >= toDateTime(%ld) WHERE scheduler != 'host' AND (", from);
-	if (datalake_where_buf(&f, q) != 0) {
+	if (datalake_sql_where(&f, q) != 0) {
 		fprintf(stderr, "tracer report: a filter value holds a control character\n");
 		return -1;
 	}

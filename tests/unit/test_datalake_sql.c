@@ -1,5 +1,5 @@
 /*
- * test_datalake_read.c - the SQL a job_filter becomes (datalake_read.c):
+ * test_datalake_sql.c - the SQL a job_filter becomes (datalake_sql.c):
  * each field its condition, values quoted with quotes and backslashes
  * escaped (a name a user chose cannot end the literal), control
  * characters refused, sacct's state abbreviations and the job id forms.
@@ -7,7 +7,7 @@
  */
 #include "unit.h"
 
-#include "datalake_read.h"
+#include "datalake_sql.h"
 
 static char sql[8192];
 
@@ -15,7 +15,7 @@ static const char *where(const struct job_filter *f)
 {
 	char err[256];
 
-	if (datalake_where(f, sql, sizeof(sql), err, sizeof(err)) != 0)
+	if (datalake_sql_where_str(f, sql, sizeof(sql), err, sizeof(err)) != 0)
 		return NULL;
 	return sql;
 }
@@ -88,7 +88,7 @@ static void test_injection(void)
 	f.users = "1 OR 1=1";
 	CU_ASSERT_STRING_EQUAL(where(&f), "1 AND uid = 7 AND (user = '1 OR 1=1')");
 	f.users = "a\nb";
-	CU_ASSERT_EQUAL(datalake_where(&f, sql, sizeof(sql), err, sizeof(err)), -1);
+	CU_ASSERT_EQUAL(datalake_sql_where_str(&f, sql, sizeof(sql), err, sizeof(err)), -1);
 	CU_ASSERT_PTR_NOT_NULL(strstr(err, "control character"));
 	f.users = NULL;
 	f.job_ids = "1.2' OR '1'='1";
@@ -119,5 +119,5 @@ int main(void)
 		{"an empty list matches nothing", test_empty_list},
 	};
 
-	return UNIT_RUN("datalake_read", tests);
+	return UNIT_RUN("datalake_sql", tests);
 }
