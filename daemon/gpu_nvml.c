@@ -70,6 +70,7 @@ static void sample(uint64_t interval_ms)
 {
 	work_snap.n = 0;
 	work_snap.interval_ms = interval_ms;
+	work_snap.taken_ns = clock_mono_ns();
 	for (int d = 0; d < gpu_nvml_st.ndev; d++) {
 		unsigned n = GPU_SEEN_MAX, nu = GPU_SEEN_MAX;
 		unsigned long long since = last_util_us[d];
@@ -392,6 +393,7 @@ bool gpu_nvml_snapshot(struct gpu_snapshot *out, uint64_t seq)
 	if (newer) {
 		out->seq = gpu_nvml_st.snap.seq;
 		out->interval_ms = gpu_nvml_st.snap.interval_ms;
+		out->taken_ns = gpu_nvml_st.snap.taken_ns;
 		out->n = gpu_nvml_st.snap.n;
 		memcpy(out->seen, gpu_nvml_st.snap.seen, gpu_nvml_st.snap.n * sizeof(out->seen[0]));
 	}

@@ -49,6 +49,7 @@ struct gpu_answer {
 struct gpu_snapshot {
 	uint64_t seq;             /* 0: none yet */
 	uint64_t interval_ms;     /* since the previous sample */
+	uint64_t taken_ns;        /* CLOCK_MONOTONIC when the sample began */
 	size_t n;
 	struct gpu_seen {
 		pid_t pid;

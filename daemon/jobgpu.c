@@ -19,6 +19,43 @@
 
 static uint64_t snapshot_seq;
 
+/*
+ * The loop takes the NVML thread's latest snapshot at its own ticks, so a
+ * snapshot begun while a process ran may be taken in after the loop saw
+ * the process exit: its pid is then no job's, and counted as a stranger
+ * it would mark the device shared (and the job's energy lost).  The
+ * processes the last snapshot showed on a GPU are remembered when they
+ * exit (a few: GONE_MAX, the oldest forgotten), and a snapshot begun
+ * before such an exit passes over the pid.
+ */
+#define GONE_MAX 64
+static struct gpu_snapshot snap; /* the last taken in */
+static struct {
+	pid_t pid;
+	uint64_t at_ns; /* CLOCK_MONOTONIC when the loop saw it exit */
+} gone[GONE_MAX];
+static unsigned gone_next;
+
+static void note_gone(pid_t pid)
+{
+	for (size_t k = 0; k < snap.n; k++)
+		if (snap.seen[k].pid == pid) {
+			gone[gone_next % GONE_MAX].pid = pid;
+			gone[gone_next % GONE_MAX].at_ns = clock_mono_ns();
+			gone_next++;
+			return;
+		}
+}
+
+/* pid exited after the snapshot taken at taken_ns began */
+static bool gone_since(pid_t pid, uint64_t taken_ns)
+{
+	for (unsigned i = 0; i < GONE_MAX && i < gone_next; i++)
+		if (gone[i].pid == pid && gone[i].at_ns >= taken_ns)
+			return true;
+	return false;
+}
+
 static void ask_energy(struct open_job *oj, enum gpu_ask_kind kind)
 {
 	struct gpu_ask a = {.kind = kind, .tag = oj->job->tag};
@@ -53,7 +90,10 @@ void jobgpu_exit(struct jobs *js, struct open_job *oj, const struct job_proc *p)
 			    .start_us = p->start_ns / 1000};
 
 	(void)js;
-	if (!g || !g->accounting || (p->flags & PROC_F_REGISTRANT))
+	if (!g)
+		return;
+	note_gone(p->pid);
+	if (!g->accounting || (p->flags & PROC_F_REGISTRANT))
 		return;
 	snprintf(a.tool, sizeof(a.tool), "%s", p->tool ? p->tool : p->comm);
 	if (gpu_nvml_ask(&a))
@@ -189,30 +229,31 @@ static void note_points(struct jobs *js, const struct gpu_snapshot *s,
 
 void jobgpu_sample(struct jobs *js)
 {
-	static struct gpu_snapshot s;
 	static struct open_job *owners[GPU_SEEN_MAX];
 	struct dev_users u[GPU_MAX_DEVICES];
 
-	if (!gpu_nvml_snapshot(&s, snapshot_seq))
+	if (!gpu_nvml_snapshot(&snap, snapshot_seq))
 		return;
-	snapshot_seq = s.seq;
+	snapshot_seq = snap.seq;
 	memset(u, 0, sizeof(u));
-	for (size_t k = 0; k < s.n; k++) {
-		const struct gpu_seen *e = &s.seen[k];
+	for (size_t k = 0; k < snap.n; k++) {
+		const struct gpu_seen *e = &snap.seen[k];
 		struct job_proc *p = NULL;
 		struct open_job *oj = owner_of(js, e->pid, &p);
 
 		owners[k] = oj;
 		if (e->dev < 0 || e->dev >= GPU_MAX_DEVICES)
 			continue;
+		if (!oj && gone_since(e->pid, snap.taken_ns))
+			continue; /* a job's, gone since: no stranger */
 		if (u[e->dev].seen && u[e->dev].owner != oj)
 			u[e->dev].mixed = true;
 		u[e->dev].seen = true;
 		u[e->dev].owner = oj;
 		if (oj && oj->job->gpu)
 			gpu_job_note_sample(oj->job->gpu, e->pid, p->tool ? p->tool : p->comm, e->dev,
-					    e->mem, e->sm_util, s.interval_ms);
+					    e->mem, e->sm_util, snap.interval_ms);
 	}
 	mark_shared(js, u, GPU_MAX_DEVICES);
-	note_points(js, &s, owners);
+	note_points(js, &snap, owners);
 }

@@ -54,6 +54,10 @@ samples_past() { [ "$(gpu_status samples)" -ge "$1" ]; }
 lane_points() { tr_cli status --json | "$PY" -c 'import json, sys
 print(max([j.get("gpu_points", 0) for j in json.load(sys.stdin)["jobs"]["open_jobs"]] + [0]))'; }
 lane_past() { [ "$(lane_points)" -ge "$1" ]; }
+# an open job's processes alive, as tracerd counts them (-1: not open)
+job_live() { tr_cli status --json | "$PY" -c 'import json, sys
+print(next((j["live"] for j in json.load(sys.stdin)["jobs"]["open_jobs"] if j["job"] == sys.argv[1]), -1))' "$1"; }
+live_is() { [ "$(job_live "$1")" = "$2" ]; }
 calls() { grep -c "^$1" "$NVLOG" 2>/dev/null || true; }
 calls_at_least() { [ "$(calls "$1")" -ge "$2" ]; }
 # a free port for metrics_listen (another copy of this suite may run)
@@ -190,6 +194,48 @@ if start_job sampled --gpus 1; then
 	else
 		fail "tracer show --html failed for a GPU job"
 	fi
+fi
+
+echo "== a sample that still lists a process taken in after its exit"
+# The loop takes the NVML thread's latest sample at its own ticks, so a
+# sample begun while work.py ran may be taken in after tracerd saw it
+# exit, its pid no job's any more: not a stranger on the GPU (which
+# would mark it shared and lose the job's energy).  The double holds a
+# sample in nvmlDeviceGetProcessUtilization, after it listed work.py,
+# until tracerd has seen the exit, then holds the next sample at its
+# start until the loop took in the first; the job's shell stays, reading
+# a fifo.
+mkfifo "$TMP/hold.stale"
+trc run --job-file "$TMP/job.stale" --name gpu-stale --gpus 0 -- sh -c '"$1" "$2" "$3" "$4"; read x <"$5"' \
+	sh "$PY" "$WORK" "$TMP/pid.stale" "$TMP/go.stale" "$TMP/hold.stale" >/dev/null 2>&1 &
+JOBPIDS+=($!)
+if wait_until 60 "job stale to register" test -s "$TMP/job.stale" &&
+	wait_until 60 "job stale's process to start" test -s "$TMP/pid.stale"; then
+	pid=$(cat "$TMP/pid.stale")
+	job=$(cat "$TMP/job.stale")
+	script "$(devices 0)" "energy 0 1000000" "energy 1 5000000" "proc 0 $pid 1073741824 40"
+	p0=$(lane_points)
+	check "the loop took in samples that list work.py" poll_until 10 lane_past $((p0 + 3))
+	live0=$(job_live "$job")
+	script "$(devices 0)" "energy 0 1000000" "energy 1 5000000" "proc 0 $pid 1073741824 40" \
+		"hang nvmlDeviceGetProcessUtilization"
+	check "a sample held after it listed work.py" \
+		poll_until 10 grep -q "^hanging nvmlDeviceGetProcessUtilization" "$NVLOG"
+	touch "$TMP/go.stale"
+	check "tracerd saw work.py exit ($live0 processes alive before)" poll_until 10 live_is "$job" $((live0 - 1))
+	# let the held sample go, and hold the next at its start, so that the
+	# loop's next tick takes in the held one
+	p1=$(lane_points)
+	script "$(devices 0)" "energy 0 1500000" "energy 1 5000000" \
+		"hang nvmlDeviceGetComputeRunningProcesses_v3 0"
+	check "the held sample taken in after the exit" poll_until 10 lane_past $((p1 + 1))
+	check "the next sample held at its start" \
+		poll_until 10 grep -q "^hanging nvmlDeviceGetComputeRunningProcesses_v3 0" "$NVLOG"
+	script "$(devices 0)" "energy 0 1500000" "energy 1 5000000"
+	echo >"$TMP/hold.stale"
+	wait_until 60 "the summary of job stale" summary_in "$TMP/job.stale"
+	chk "GPU 0 not shared: the gone pid was the job's; its 500 J counted" "$TMP/job.stale" \
+		"not dev(0).get('shared') and dev(0)['energy_j'] == 500"
 fi
 validate_summaries "summaries (sampled) valid against docs/summary.schema.json" "$TRACERD_FILE"
 stop_tracerd

@@ -11,12 +11,14 @@
  *   proc INDEX PID MEMORY_BYTES SM_UTIL  a process running on the GPU
  *   acct INDEX PID GPU_UTIL MEM_UTIL MAX_MEMORY_BYTES TIME_MS
  *                                        the driver's record of a process
- *   hang FUNCTION                        that call blocks while the line is there
+ *   hang FUNCTION [INDEX]                that call (on device INDEX) blocks
+ *                                        while the line is there
  *   fail_init                            nvmlInit_v2 fails
  * NVML_DOUBLE_LOG=FILE: one line per energy, accounting-stats and
- * set-accounting call ("FUNCTION INDEX [PID]"), for a test to see when
- * tracerd asked.
+ * set-accounting call ("FUNCTION INDEX [PID]"), and "hanging FUNCTION"
+ * when a call begins to hang, for a test to see when tracerd asked.
  */
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,20 +69,27 @@ static void log_call(const char *fn, int index, long pid)
 	fclose(f);
 }
 
-/* "hang FN": block while the line stays in the script */
-static void maybe_hang(const char *fn)
+/* "hang FN" (or "hang FN INDEX", on device INDEX only; dev -1: none):
+ * block while the line stays in the script (logged once as "hanging FN
+ * INDEX", for a test to know the call is held) */
+static void maybe_hang(const char *fn, int dev)
 {
-	for (;;) {
+	for (bool said = false;; said = true) {
 		struct script s;
 		int hang = 0;
-		char want[128];
+		char want[128], on_dev[140];
 
 		snprintf(want, sizeof(want), "hang %s", fn);
+		snprintf(on_dev, sizeof(on_dev), "hang %s %d", fn, dev);
 		read_script(&s);
 		for (int i = 0; i < s.nlines; i++)
-			hang |= !strcmp(s.line[i], want);
+			hang |= !strcmp(s.line[i], want) || (dev >= 0 && !strcmp(s.line[i], on_dev));
 		if (!hang)
 			return;
+		if (!said) {
+			snprintf(want, sizeof(want), "hanging %s", fn);
+			log_call(want, dev, -1);
+		}
 		usleep(50000);
 	}
 }
@@ -121,7 +130,7 @@ nvmlReturn_t nvmlInit_v2(void)
 {
 	struct script s;
 
-	maybe_hang("nvmlInit_v2");
+	maybe_hang("nvmlInit_v2", -1);
 	read_script(&s);
 	for (int i = 0; i < s.nlines; i++)
 		if (!strcmp(s.line[i], "fail_init"))
@@ -319,7 +328,7 @@ nvmlReturn_t nvmlDeviceGetComputeRunningProcesses_v3(nvmlDevice_t d, unsigned in
 	struct script s;
 	unsigned n = 0;
 
-	maybe_hang("nvmlDeviceGetComputeRunningProcesses_v3");
+	maybe_hang("nvmlDeviceGetComputeRunningProcesses_v3", (int)proc_dev(d));
 	read_script(&s);
 	for (int i = 0; i < s.nlines; i++) {
 		unsigned idx, pid, util;
@@ -351,6 +360,7 @@ nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t d, nvmlProcessUtilizat
 	unsigned n = 0;
 
 	(void)last;
+	maybe_hang("nvmlDeviceGetProcessUtilization", (int)proc_dev(d));
 	clock_gettime(CLOCK_REALTIME, &ts);
 	read_script(&s);
 	for (int i = 0; i < s.nlines; i++) {
@@ -381,7 +391,7 @@ nvmlReturn_t nvmlDeviceGetAccountingPids(nvmlDevice_t d, unsigned int *count, un
 	struct script s;
 	unsigned n = 0;
 
-	maybe_hang("nvmlDeviceGetAccountingPids");
+	maybe_hang("nvmlDeviceGetAccountingPids", (int)dev_index(d));
 	read_script(&s);
 	for (int i = 0; i < s.nlines; i++) {
 		unsigned idx, pid;
