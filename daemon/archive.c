@@ -1,7 +1,8 @@
 /*
  * archive.c - tracerd's answers about finished jobs (archive.h): the
  * loop queues, worker threads read the archive with lib/sumfile and
- * stream one summary per line, then the closing {"ok":true,...} line.
+ * stream one summary per line (archive_reply.c), then the closing
+ * {"ok":true,...} line.
  *
  * The source is the file archive, or the datalake (datalake_read.c) when
  * tracer.conf has `datalake = clickhouse`: the same queue, fairness,
@@ -14,15 +15,14 @@
  * user's request goes past theirs.  Root's requests are never held back.
  */
 #include "archive.h"
+#include "archive_reply.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include "caps.h"
@@ -39,11 +39,6 @@
 #define ARCHIVE_QUEUE_MAX 8     /* queued or being answered, in all */
 #define ARCHIVE_PER_UID 2       /* ... of one non-root user */
 #define ARCHIVE_READ_MS 10000   /* reading stops then; the reply says truncated */
-#define ARCHIVE_SEND_TIMEOUT_S 5 /* a client that stops reading loses its reply */
-/* ... and one that reads a few bytes every few seconds, after this in all:
- * SO_SNDTIMEO bounds each send, not the reply, and a worker is shared */
-#define ARCHIVE_SEND_TOTAL_MS 60000
-#define ARCHIVE_REPLY_MAX (64u << 20) /* bytes of summaries in one reply */
 
 struct areq {
 	int fd;
@@ -73,56 +68,6 @@ struct archive {
 	char qid[64]; /* "tracerd-HOST-PID": the datalake's query ids (answer_as) */
 };
 
-/* One reply being streamed. */
-struct out {
-	int fd;
-	size_t bytes;
-	unsigned long count;
-	uint64_t skipped; /* datalake rows that are no summary */
-	uint64_t deadline_ns; /* monotonic: the reply is given up after it */
-	bool cut, broken;
-};
-
-static int send_line(struct out *o, const cJSON *obj)
-{
-	char *line = proto_render_line(obj);
-	size_t len, off = 0;
-
-	if (!line) {
-		o->broken = true;
-		return 1;
-	}
-	len = strlen(line);
-	if (o->bytes + len > ARCHIVE_REPLY_MAX) {
-		o->cut = true;
-		free(line);
-		return 1;
-	}
-	while (off < len) {
-		/* blocking, bounded by SO_SNDTIMEO and the reply's deadline */
-		ssize_t n = clock_mono_ns() > o->deadline_ns
-				    ? 0
-				    : send(o->fd, line + off, len - off, MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			o->broken = true;
-			free(line);
-			return 1;
-		}
-		off += (size_t)n;
-	}
-	o->bytes += len;
-	o->count++;
-	free(line);
-	return 0;
-}
-
-static int send_summary(const cJSON *s, void *ctx)
-{
-	return send_line(ctx, s);
-}
-
 static void filter_from_query(struct job_filter *f, const struct proto_query *q)
 {
 	f->users = q->users[0] ? q->users : NULL;
@@ -137,41 +82,10 @@ static void filter_from_query(struct job_filter *f, const struct proto_query *q)
 	f->until_ns = q->until_ns;
 }
 
-/* datalake_each_fn: one summary line of the datalake, checked and sent */
-static int send_lake_line(void *ctx, const char *line, size_t len)
-{
-	struct out *o = ctx;
-	cJSON *s = cJSON_ParseWithLength(line, len);
-	int rc;
-
-	if (!cJSON_IsObject(s)) {
-		cJSON_Delete(s);
-		/* ClickHouse's error after its answer began (its deadline, its
-		 * size cap) comes as a last line of text: the reply is cut */
-		if (len >= 6 && !memcmp(line, "Code: ", 6))
-			o->cut = true;
-		else /* not as tracerd wrote it: skipped, counted */
-			o->skipped++;
-		return 0;
-	}
-	rc = send_line(o, s);
-	cJSON_Delete(s);
-	return rc;
-}
-
-static void send_error(int fd, const char *msg)
-{
-	char *line = proto_error_reply(msg);
-
-	if (line)
-		(void)!send(fd, line, strlen(line), MSG_NOSIGNAL);
-	free(line);
-}
-
 /* A request answered with an error: said to the asker, counted */
 static void answer_error(struct archive *a, int fd, const char *msg)
 {
-	send_error(fd, msg);
+	archive_reply_error(fd, msg);
 	pthread_mutex_lock(&a->lock);
 	a->errors++;
 	pthread_mutex_unlock(&a->lock);
@@ -179,20 +93,20 @@ static void answer_error(struct archive *a, int fd, const char *msg)
 
 /* The answer from the datalake: 0, or -1 when an error line was sent. */
 static int answer_lake(struct archive *a, struct areq *r, struct job_filter *f,
-		       struct out *o, bool *capped)
+		       struct archive_reply *o, bool *capped)
 {
 	char err[512];
 	int rc;
 
 	if (r->req.op == PROTO_OP_SUMMARY) {
-		rc = datalake_read_job(a->lake, r->req.job, f, send_lake_line, o, err,
+		rc = datalake_read_job(a->lake, r->req.job, f, archive_reply_lake_line, o, err,
 				       sizeof(err));
 	} else if (r->req.op == PROTO_OP_TUNE_RUNS) {
 		/* rows of a few hundred bytes: TRACER_TUNE_MAX_RUNS stay far
 		 * within the reply's cap */
 		filter_from_query(f, &r->req.query);
 		rc = tune_read_lines(a->lake, f, r->req.query.pipeline[0] ? r->req.query.pipeline : NULL,
-				     TRACER_TUNE_MAX_RUNS, send_lake_line, o, err, sizeof(err));
+				     TRACER_TUNE_MAX_RUNS, archive_reply_lake_line, o, err, sizeof(err));
 	} else {
 		const struct proto_query *q = &r->req.query;
 		/* every one (0) stays within the answer's size cap */
@@ -204,10 +118,10 @@ static int answer_lake(struct archive *a, struct areq *r, struct job_filter *f,
 
 			*capped = j < q->jobs;
 			rc = datalake_read_jobs(a->lake, f, q->job_states[0] ? q->job_states : NULL, j,
-						send_lake_line, o, err, sizeof(err));
+						archive_reply_lake_line, o, err, sizeof(err));
 		} else {
 			*capped = n < q->limit;
-			rc = datalake_read_summaries(a->lake, f, n, send_lake_line, o, err,
+			rc = datalake_read_summaries(a->lake, f, n, archive_reply_lake_line, o, err,
 						     sizeof(err));
 		}
 	}
@@ -220,7 +134,7 @@ static int answer_lake(struct archive *a, struct areq *r, struct job_filter *f,
 }
 
 /* A sweep (proto.h): one line, the asker's jobs only unless sees_all. */
-static void answer_sweep(struct archive *a, struct areq *r, struct out *o)
+static void answer_sweep(struct archive *a, struct areq *r, struct archive_reply *o)
 {
 	const struct proto_sweep *sw = &r->req.sweep;
 	struct sweep_query q = {.since_s = sw->since_s, .limit = sw->limit,
@@ -244,7 +158,7 @@ static void answer_sweep(struct archive *a, struct areq *r, struct out *o)
 	reply = cJSON_CreateObject();
 	if (reply && cJSON_AddTrueToObject(reply, "ok") &&
 	    cJSON_AddItemToObject(reply, "sweep", ans))
-		send_line(o, reply);
+		archive_reply_line(o, reply);
 	else
 		cJSON_Delete(ans);
 	cJSON_Delete(reply);
@@ -261,11 +175,7 @@ static void answer(struct archive *a, struct areq *r)
 		.deadline_ns = clock_mono_ns() + ARCHIVE_READ_MS * 1000000ull,
 		.cancel = &a->stop,
 	};
-	struct timeval tv = {.tv_sec = ARCHIVE_SEND_TIMEOUT_S};
-	struct out o = {
-		.fd = r->fd,
-		.deadline_ns = clock_mono_ns() + ARCHIVE_SEND_TOTAL_MS * 1000000ull,
-	};
+	struct archive_reply o;
 	struct job_filter f;
 	cJSON *got = NULL, *end;
 	int files = 1;
@@ -274,10 +184,7 @@ static void answer(struct archive *a, struct areq *r)
 	job_filter_init(&f);
 	if (!r->sees_all)
 		f.owner_uid = (int64_t)r->peer.uid;
-	/* the loop's socket was non-blocking: here sends wait, boundedly */
-	if (fcntl(r->fd, F_SETFL, 0) != 0 ||
-	    setsockopt(r->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) != 0)
-		log_warn("archive reply to pid %d: %s", (int)r->peer.pid, strerror(errno));
+	archive_reply_open(&o, r->fd, r->peer.pid);
 	if (r->req.op == PROTO_OP_SWEEP) {
 		answer_sweep(a, r, &o);
 		return;
@@ -293,21 +200,21 @@ static void answer(struct archive *a, struct areq *r)
 	} else if (r->req.op == PROTO_OP_SUMMARY) {
 		got = sumfile_find(a->path, r->req.job, &f, &st);
 		if (got)
-			send_line(&o, got);
+			archive_reply_line(&o, got);
 	} else {
 		const struct proto_query *q = &r->req.query;
 
 		filter_from_query(&f, q);
 		if (q->all_files) {
-			sumfile_each(a->path, &f, send_summary, &o, &files, &st);
+			sumfile_each(a->path, &f, archive_reply_summary, &o, &files, &st);
 		} else if (q->limit == 0) {
-			sumfile_each_file(a->path, &f, send_summary, &o, &st);
+			sumfile_each_file(a->path, &f, archive_reply_summary, &o, &st);
 		} else {
 			long n = q->limit > TRACER_ARCHIVE_LIMIT_MAX ? TRACER_ARCHIVE_LIMIT_MAX : q->limit;
 
 			capped = n < q->limit;
 			got = sumfile_tail(a->path, (size_t)n, &f, &st);
-			for (cJSON *s = got ? got->child : NULL; s && !send_line(&o, s); s = s->next)
+			for (cJSON *s = got ? got->child : NULL; s && !archive_reply_line(&o, s); s = s->next)
 				;
 		}
 	}
@@ -335,7 +242,7 @@ static void answer(struct archive *a, struct areq *r)
 	cJSON_AddBoolToObject(end, "truncated", st.truncated || o.cut || capped);
 	json_add_u64(end, "skipped_lines", st.bad + o.skipped);
 	o.bytes = 0; /* the closing line always fits */
-	send_line(&o, end);
+	archive_reply_line(&o, end);
 	cJSON_Delete(end);
 	pthread_mutex_lock(&a->lock);
 	a->served++;
