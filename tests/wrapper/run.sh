@@ -376,9 +376,15 @@ fi
 
 echo "== standalone recording against wait4"
 S=$TMP/standalone.ndjson
+# spin_b and spin_c start together and end 2 s (two sampling intervals)
+# apart: each is seen alive between the two ends and gets its own time.
+# Ending within one interval, with their spawners, they would be sampled
+# last at the same CPU time, and the rest of their time, known only as
+# the sum their parent reaped, shared by their rates (tracker.c): a
+# sample a little late made 3 s and 2 s read 2.5 s and 2.5 s.
 for mode in sub ns; do
 	rm -f "$S" "$TMP"/truth.*
-	script="cd $TMP; $B/spawner truth.a 1 $B/spin_a 2500; $B/spawner truth.b 1 $B/spin_b 3000 &
+	script="cd $TMP; $B/spawner truth.a 1 $B/spin_a 2500; $B/spawner truth.b 1 $B/spin_b 4000 &
 		$B/spawner truth.c 1 $B/spin_c 2000; wait; sleep 1.3; exit 0"
 	if [ $mode = ns ]; then
 		unshare --pid --fork --mount-proc "$W" -v --socket "$NOSOCK" -o file="$S" -- bash -c "$script" 2>"$TMP/sa.err"
