@@ -38,6 +38,7 @@
 #include "log.h"
 #include "netio_kernel.h"
 #include "procfs.h"
+#include "proto.h"
 
 /* processes settled per step, over every closing job */
 #define SETTLE_PER_STEP 16
@@ -240,7 +241,7 @@ void closing_step(struct jobs *js)
 			continue;
 		}
 		if (oj->closing.answer_ticket && now >= oj->closing.answer_by_ns)
-			answer(js, oj, jobs_ok_reply());
+			answer(js, oj, proto_ok_reply(NULL, 0));
 		i++;
 	}
 }
@@ -310,10 +311,10 @@ char *closing_end(struct jobs *js, struct open_job *oj, uint64_t ticket)
 	bpf_loader_consume(js->bpf);
 	if (settle_some(js, oj, &budget) && jobgpu_settled(js, oj)) {
 		jobs_finish(js, oj);
-		return jobs_ok_reply();
+		return proto_ok_reply(NULL, 0);
 	}
 	if (!ticket)
-		return jobs_ok_reply();
+		return proto_ok_reply(NULL, 0);
 	oj->closing.answer_ticket = ticket;
 	oj->closing.answer_by_ns = clock_mono_ns() + ANSWER_WAIT_NS;
 	return NULL;
@@ -328,7 +329,7 @@ void closing_finish_now(struct jobs *js, struct open_job *oj, const char *why)
 void closing_forget(struct jobs *js, struct open_job *oj)
 {
 	if (oj->closing.answer_ticket)
-		answer(js, oj, jobs_ok_reply());
+		answer(js, oj, proto_ok_reply(NULL, 0));
 	if (oj->closing.active)
 		js->closing.nclosing--;
 	closing_free(oj);

@@ -144,9 +144,6 @@ struct open_job *jobs_adopt(struct jobs *js, const struct tracer_identity *id,
 /* Add live process pid to oj as /proc shows it now (exe, argv, tool). */
 struct job_proc *jobs_proc_from_proc(struct jobs *js, struct open_job *oj, pid_t pid);
 
-/* {"ok":true} (malloc'd line) */
-char *jobs_ok_reply(void);
-
 /* CLOCK_MONOTONIC ns (kernel timestamps) to CLOCK_REALTIME ns */
 uint64_t jobs_real_ns(const struct jobs *js, uint64_t mono_ns);
 

@@ -7,7 +7,6 @@
 #include "jobs.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,35 +66,6 @@ int jobs_init(struct jobs *js, const struct tracer_config *cfg,
 	if (cfg->trace_all)
 		jobs_open_host(js);
 	return 0;
-}
-
-static char *reply_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *reply_error(const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	return proto_error_reply(msg);
-}
-
-static char *reply_ok(const char *job, uint64_t tag)
-{
-	cJSON *o = cJSON_CreateObject();
-	char *line;
-
-	if (!o)
-		return NULL;
-	cJSON_AddTrueToObject(o, "ok");
-	if (job) {
-		json_add_str(o, "job", job);
-		json_add_u64(o, "tag", tag);
-	}
-	line = proto_render_line(o);
-	cJSON_Delete(o);
-	return line;
 }
 
 size_t jobs_count(const struct jobs *js)
@@ -392,20 +362,20 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 	int err;
 
 	if (peer->pid <= 0)
-		return reply_error("peer pid not visible from tracerd's pid namespace");
+		return proto_error_replyf("peer pid not visible from tracerd's pid namespace");
 	why = vet_identity(id, peer);
 	if (why)
-		return reply_error("%s", why);
+		return proto_error_replyf("%s", why);
 	identity_join_key(id, key, sizeof(key));
 	oj = key[0] ? jobs_find_name(js, key) : NULL;
 	if (oj && (oj == js->host_job || !peer_owns(peer, oj->owner_uid, oj->owner_scope)))
-		return reply_error("job %s belongs to another user", key);
+		return proto_error_replyf("job %s belongs to another user", key);
 	if (oj) {
 		js->stats.joined++;
 	} else {
 		oj = jobs_open_new(js, id);
 		if (!oj)
-			return reply_error("out of memory");
+			return proto_error_replyf("out of memory");
 		oj->owner_uid = peer->uid;
 		oj->owner_scope = peer->scope;
 		/* the user's first open job: a share a previous tracerd left
@@ -436,7 +406,7 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 			job_free(oj->job);
 			free(oj);
 		}
-		return reply_error("cannot tag pid %d: %s", (int)peer->pid, strerror(-err));
+		return proto_error_replyf("cannot tag pid %d: %s", (int)peer->pid, strerror(-err));
 	}
 	oj->job->ntasks++;
 	oj->empty_since_ns = 0;
@@ -448,7 +418,7 @@ char *jobs_register(struct jobs *js, struct tracer_identity *id, bool stays,
 		 (int)peer->pid, id->scheduler[0] ? id->scheduler : "local",
 		 oj->join_key[0] ? " " : "", oj->join_key, oj->job->ntasks,
 		 id->task_name[0] ? ", name " : "", id->task_name);
-	return reply_ok(oj->job->uid, oj->job->tag);
+	return proto_ok_reply(oj->job->uid, oj->job->tag);
 }
 
 char *jobs_task_exit(struct jobs *js, const char *name, int status,
@@ -457,22 +427,17 @@ char *jobs_task_exit(struct jobs *js, const char *name, int status,
 	struct open_job *oj = jobs_find_name(js, name);
 
 	if (!oj || !may_act_on(js, oj, peer))
-		return reply_error("no open job %s of yours", name);
+		return proto_error_replyf("no open job %s of yours", name);
 	oj->job->ntasks_exited++;
 	if (status > 0 && !oj->job->task_failed_status)
 		oj->job->task_failed_status = status;
-	return reply_ok(NULL, 0);
+	return proto_ok_reply(NULL, 0);
 }
 
 static void remember_recent(struct jobs *js, const char *uid)
 {
 	snprintf(js->recent[js->nrecent % RECENT_JOBS], sizeof(js->recent[0]), "%s", uid);
 	js->nrecent++;
-}
-
-char *jobs_ok_reply(void)
-{
-	return reply_ok(NULL, 0);
 }
 
 /* This run joins its user's earlier runs of the task name, which its
@@ -561,7 +526,7 @@ char *jobs_end(struct jobs *js, const char *name, int status,
 	struct job_proc *registrant;
 
 	if (!oj || !may_act_on(js, oj, peer))
-		return reply_error("no open job %s of yours", name);
+		return proto_error_replyf("no open job %s of yours", name);
 	/* Events already in the ring buffer belong to the job: take them
 	 * before closing (the child's exit is there before its parent
 	 * could wait for it). */

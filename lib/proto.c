@@ -6,6 +6,7 @@
  */
 #include "proto.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +253,31 @@ char *proto_error_reply(const char *msg)
 		return NULL;
 	if (cJSON_AddFalseToObject(o, "ok") &&
 	    json_add_str(o, "error", msg ? msg : "error"))
+		line = proto_render_line(o);
+	cJSON_Delete(o);
+	return line;
+}
+
+char *proto_error_replyf(const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return proto_error_reply(msg);
+}
+
+char *proto_ok_reply(const char *job, uint64_t tag)
+{
+	cJSON *o = cJSON_CreateObject();
+	char *line = NULL;
+
+	if (!o)
+		return NULL;
+	if (cJSON_AddTrueToObject(o, "ok") &&
+	    (!job || (json_add_str(o, "job", job) && json_add_u64(o, "tag", tag))))
 		line = proto_render_line(o);
 	cJSON_Delete(o);
 	return line;

@@ -126,6 +126,10 @@ cJSON *proto_tune_request(const struct proto_query *q);
 
 /* Render an error reply line {"ok":false,"error":msg}\n into a malloc'd string. */
 char *proto_error_reply(const char *msg);
+/* The same with the message formatted (at most 511 bytes of it). */
+char *proto_error_replyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Render {"ok":true}\n, with "job" and "tag" when job is not NULL. */
+char *proto_ok_reply(const char *job, uint64_t tag);
 
 /* Serialize obj unformatted with a trailing '\n' (malloc'd), NULL on OOM. */
 char *proto_render_line(const cJSON *obj);
